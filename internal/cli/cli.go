@@ -1,0 +1,162 @@
+// Package cli owns benchforge's command line: cobra commands, flag parsing
+// into option structs, rendering of results (text or --json), progress on
+// stderr, and the mapping of sentinel errors to exit codes. It holds no
+// domain logic; every command calls into an internal/ package and renders
+// what comes back.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/benchforge/benchforge/internal/errs"
+)
+
+// Exit codes. They are documented in `benchforge --help` (see exitHelp) and
+// decided only by exitCode.
+const (
+	exitOK          = 0
+	exitError       = 1 // anything not listed below
+	exitUsage       = 2
+	exitInput       = 3
+	exitNotFound    = 4
+	exitBudget      = 5
+	exitUnavailable = 6
+	exitUnsupported = 7
+	exitCanceled    = 130
+)
+
+var exitTable = []struct {
+	code int
+	err  error
+	what string
+}{
+	{exitUsage, errs.ErrUsage, "bad command line (unknown flag, missing argument)"},
+	{exitInput, errs.ErrInput, "malformed input: file, record, diff, date or commit"},
+	{exitNotFound, errs.ErrNotFound, "repository, commit, file or model not found"},
+	{exitBudget, errs.ErrBudget, "--max-cost budget reached; the run can be resumed"},
+	{exitUnavailable, errs.ErrUnavailable, "external service failed or absent (model API, JDK, git)"},
+	{exitUnsupported, errs.ErrUnsupported, "operation not supported by that provider or language"},
+	{exitCanceled, context.Canceled, "interrupted (Ctrl-C); finished records are kept"},
+}
+
+func exitHelp() string {
+	var b strings.Builder
+	b.WriteString("Exit codes:\n")
+	fmt.Fprintf(&b, "  %3d  success\n  %3d  other error\n", exitOK, exitError)
+	for _, e := range exitTable {
+		fmt.Fprintf(&b, "  %3d  %s\n", e.code, e.what)
+	}
+	return b.String()
+}
+
+// exitCode is the one place where errors become exit codes.
+func exitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	for _, e := range exitTable {
+		if errors.Is(err, e.err) {
+			return e.code
+		}
+	}
+	return exitError
+}
+
+// app carries what every command needs: where to write and the context.
+type app struct {
+	ctx    context.Context
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// commandCtors lists the constructors of the top-level commands. Each
+// command file adds itself with register in an init function so command
+// files stay independent of each other.
+var commandCtors = map[string]func(*app) *cobra.Command{}
+
+func register(name string, ctor func(*app) *cobra.Command) {
+	if _, dup := commandCtors[name]; dup {
+		panic("cli: command registered twice: " + name)
+	}
+	commandCtors[name] = ctor
+}
+
+// Run executes the benchforge command line args (args[0] is the program
+// name) and returns the process exit code.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	a := &app{ctx: ctx, stdout: stdout, stderr: stderr}
+	root := newRoot(a)
+	if len(args) > 0 {
+		args = args[1:]
+	}
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
+			err = fmt.Errorf("%w: %w", context.Canceled, err)
+		}
+		fmt.Fprintf(stderr, "benchforge: %v\n", err)
+	}
+	return exitCode(err)
+}
+
+func newRoot(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "benchforge",
+		Short: "Audit LLM bug-fixing benchmarks for contamination; grow synthetic bug/fix corpora",
+		Long: `benchforge audits LLM bug-fixing benchmarks for training-data contamination
+(repository presence by black-box probing, patch presence at the training
+cutoff) and grows provenance-tracked synthetic runtime-exception bug/fix
+corpora from real seed pairs.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		// With Args set, cobra reports an unknown subcommand through it, so
+		// `benchforge bogus` exits with exitUsage like any bad flag.
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w: %v (see '%s --help')", errs.ErrUsage, err, c.CommandPath())
+	})
+	names := make([]string, 0, len(commandCtors))
+	for n := range commandCtors {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		root.AddCommand(commandCtors[n](a))
+	}
+	root.SetUsageTemplate(root.UsageTemplate() + "\n" + exitHelp())
+	return root
+}
+
+// usageArgs wraps cobra's positional-argument validators so that a wrong
+// argument count maps to exitUsage.
+func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := v(cmd, args); err != nil {
+			return fmt.Errorf("%w: %v (see '%s --help')", errs.ErrUsage, err, cmd.CommandPath())
+		}
+		return nil
+	}
+}
+
+// isTerminal reports whether w is a terminal, for progress bars.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
