@@ -1,0 +1,307 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/benchforge/benchforge/internal/errs"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+const (
+	dataRoot      = "/work/shared/data"
+	defects4jRoot = dataRoot + "/defects4j"
+	verifiedFile  = dataRoot + "/swebench/swebench_verified.jsonl"
+	multiFile     = dataRoot + "/swebench/multi_swe_bench_java.jsonl"
+)
+
+func needData(t *testing.T, path string) {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("real data absent: %v", err)
+	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if d := cmp.Diff(string(want), string(got)); d != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", path, d)
+	}
+}
+
+// TestLoadRealData loads every record of the real benchmark files and
+// expects no problems.
+func TestLoadRealData(t *testing.T) {
+	tests := []struct {
+		path      string
+		format    Format
+		n         int
+		benchmark string
+		language  string
+	}{
+		{verifiedFile, FormatSWEBench, 500, "swe-bench-verified", "python"},
+		{multiFile, FormatMultiSWEBench, 48, "multi-swe-bench", "java"},
+		{defects4jRoot, FormatDefects4J, 854, "defects4j", "java"},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.path), func(t *testing.T) {
+			needData(t, tt.path)
+			if got, err := Detect(tt.path); err != nil || got != tt.format {
+				t.Fatalf("Detect = %q, %v; want %q", got, err, tt.format)
+			}
+			samples, problems, err := Load(context.Background(), tt.path, FormatAuto, LoadOptions{Strict: true})
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if len(problems) != 0 || len(samples) != tt.n {
+				t.Fatalf("got %d samples, %d problems (%v); want %d, 0", len(samples), len(problems), problems, tt.n)
+			}
+			ids := map[string]bool{}
+			for _, s := range samples {
+				if ids[s.ID] {
+					t.Errorf("duplicate id %s", s.ID)
+				}
+				ids[s.ID] = true
+				if s.Benchmark != tt.benchmark || s.Language != tt.language || s.Repo == "" || s.BaseCommit == "" || s.Patch == "" {
+					t.Errorf("%s: incomplete sample: benchmark %q language %q repo %q base %q patch %d bytes", s.ID, s.Benchmark, s.Language, s.Repo, s.BaseCommit, len(s.Patch))
+				}
+				if tt.format != FormatMultiSWEBench && len(s.Tests.FailToPass) == 0 {
+					t.Errorf("%s: no fail_to_pass tests", s.ID)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadSpotChecks(t *testing.T) {
+	needData(t, dataRoot)
+	byID := map[string]Sample{}
+	for _, p := range []string{verifiedFile, multiFile, defects4jRoot + "/Lang"} {
+		samples, _, err := Load(context.Background(), p, FormatAuto, LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range samples {
+			byID[s.ID] = s
+		}
+	}
+	a := byID["astropy__astropy-12907"]
+	if a.Repo != "astropy/astropy" || a.BaseCommit != "d16bfe05a744909de4b27f5875fe0d4ed41ce607" ||
+		!a.CreatedAt.Equal(time.Date(2022, 3, 3, 15, 14, 54, 0, time.UTC)) || a.Difficulty != "15 min - 1 hour" ||
+		len(a.Tests.FailToPass) != 2 || len(a.Tests.PassToPass) != 13 || a.Meta["version"] != "4.3" {
+		t.Errorf("astropy__astropy-12907 = %+v", a)
+	}
+	m := byID["apache__dubbo-7041"]
+	if m.Repo != "apache/dubbo" || m.BaseCommit[:8] != "e84cdc21" || len(m.Tests.FailToPass) != 1 || len(m.Tests.PassToPass) != 127 ||
+		m.Meta["pr_url"] != "https://github.com/apache/dubbo/pull/7041" || m.Meta["run_result"] != nil {
+		t.Errorf("apache__dubbo-7041 = %+v", m)
+	}
+	l := byID["Lang-1"]
+	if l.Repo != "apache/commons-lang" || l.BaseCommit != "396afc3e4693cfee182efe582455f2d97058c068" ||
+		l.FixCommit != "d1a45e9738de5b3e299bb51e987565dcce55fee6" ||
+		!cmp.Equal(l.Tests.FailToPass, []string{"org.apache.commons.lang3.math.NumberUtilsTest::TestLang747"}) ||
+		l.Meta["src_dir"] != "src/main/java" || l.Meta["report_id"] != "LANG-747" {
+		t.Errorf("Lang-1 = %+v", l)
+	}
+	// The stored src.patch deletes the leading-zero loop (fixed → buggy);
+	// the fix direction adds it.
+	if !strings.Contains(l.Patch, "\n+            char firstSigDigit = 0; // strip leading zeroes\n") ||
+		!strings.Contains(l.TestPatch, "\n+    public void TestLang747() {\n") {
+		t.Errorf("Lang-1 patch is not in the fix direction:\n%s", l.Patch)
+	}
+}
+
+// TestGenericRoundTrip writes real samples as generic JSONL and reads them
+// back unchanged.
+func TestGenericRoundTrip(t *testing.T) {
+	needData(t, verifiedFile)
+	var all []Sample
+	for _, p := range []string{verifiedFile, multiFile, defects4jRoot + "/Chart"} {
+		s, _, err := Load(context.Background(), p, FormatAuto, LoadOptions{Strict: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, s...)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for _, s := range all {
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "samples.jsonl")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := Detect(path); err != nil || f != FormatJSONL {
+		t.Fatalf("Detect = %q, %v; want jsonl", f, err)
+	}
+	back, problems, err := Load(context.Background(), path, FormatAuto, LoadOptions{Strict: true})
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("Load: %v %v", err, problems)
+	}
+	// JSON numbers come back as float64 in meta; compare through JSON.
+	var again bytes.Buffer
+	enc = json.NewEncoder(&again)
+	for _, s := range back {
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := cmp.Diff(buf.String(), again.String()); d != "" {
+		t.Errorf("round trip changed samples (-want +got):\n%.2000s", d)
+	}
+}
+
+// TestLoadProblems checks the problems reported for hand-made bad records
+// against testdata/problems.golden.json, and that strict mode fails on the
+// first with errs.ErrInput.
+func TestLoadProblems(t *testing.T) {
+	tests := []struct {
+		path    string
+		format  Format
+		samples []string
+	}{
+		{"testdata/bad_swebench.jsonl", FormatSWEBench, []string{"o__r-1", "o__r-5"}},
+		{"testdata/bad_multi_java.jsonl", FormatMultiSWEBench, []string{"o__r-1", "o__r-4"}},
+		{"testdata/bad_generic.jsonl", FormatJSONL, []string{"g-1"}},
+		{"testdata/d4j_bad", FormatDefects4J, []string{"Lang-1"}},
+	}
+	var all []Problem
+	for _, tt := range tests {
+		samples, problems, err := Load(context.Background(), tt.path, tt.format, LoadOptions{})
+		if err != nil {
+			t.Fatalf("Load(%s): %v", tt.path, err)
+		}
+		var ids []string
+		for _, s := range samples {
+			ids = append(ids, s.ID)
+		}
+		if !cmp.Equal(ids, tt.samples) {
+			t.Errorf("Load(%s) samples = %v, want %v", tt.path, ids, tt.samples)
+		}
+		if len(problems) == 0 {
+			t.Errorf("Load(%s): no problems", tt.path)
+		}
+		all = append(all, problems...)
+
+		_, _, err = Load(context.Background(), tt.path, tt.format, LoadOptions{Strict: true})
+		if !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), problems[0].String()) {
+			t.Errorf("strict Load(%s) = %v, want ErrInput naming %q", tt.path, err, problems[0])
+		}
+	}
+	var lines []string
+	for _, p := range all {
+		lines = append(lines, p.String())
+	}
+	golden(t, "problems.golden", []byte(strings.Join(lines, "\n")+"\n"))
+
+	got, _, err := Load(context.Background(), "testdata/bad_multi_java.jsonl", FormatMultiSWEBench, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Tests{FailToPass: []string{"T0", "T1"}, PassToPass: []string{"T2"}}
+	if d := cmp.Diff(want, got[0].Tests); d != "" || got[0].Language != "java" || got[1].Language != "java" {
+		t.Errorf("multi tests/language: %s %q %q", d, got[0].Language, got[1].Language)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	badHeader := filepath.Join(dir, "P")
+	if err := os.MkdirAll(badHeader, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(badHeader, "active-bugs.csv"), []byte("a,b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unknown := filepath.Join(dir, "unknown.jsonl")
+	if err := os.WriteFile(unknown, []byte("\n{\"x\":1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty.jsonl")
+	if err := os.WriteFile(empty, []byte("\n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name   string
+		ctx    context.Context
+		path   string
+		format Format
+		want   error
+		msg    string
+	}{
+		{"missing file", context.Background(), filepath.Join(dir, "nope.jsonl"), FormatSWEBench, errs.ErrNotFound, "nope.jsonl"},
+		{"missing auto", context.Background(), filepath.Join(dir, "nope.jsonl"), FormatAuto, errs.ErrNotFound, "nope.jsonl"},
+		{"bad header", context.Background(), badHeader, FormatDefects4J, errs.ErrInput, "active-bugs.csv:1"},
+		{"not defects4j", context.Background(), dir + "/..", FormatAuto, errs.ErrInput, "not a Defects4J"},
+		{"undetectable", context.Background(), unknown, FormatAuto, errs.ErrInput, "unknown.jsonl:2"},
+		{"no records", context.Background(), empty, FormatAuto, errs.ErrInput, "no records"},
+		{"bad format", context.Background(), unknown, Format("csv"), errs.ErrUsage, "unknown format"},
+		{"canceled", canceled, "testdata/bad_generic.jsonl", FormatJSONL, context.Canceled, "bad_generic.jsonl:1"},
+		{"canceled d4j", canceled, "testdata/d4j_bad/Lang", FormatDefects4J, context.Canceled, "d4j_bad/Lang"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := Load(tt.ctx, tt.path, tt.format, LoadOptions{})
+			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("Load = %v, want %v naming %q", err, tt.want, tt.msg)
+			}
+		})
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	for _, s := range []string{"", "auto", "swebench", "multi-swebench", "defects4j", "jsonl"} {
+		if _, err := ParseFormat(s); err != nil {
+			t.Errorf("ParseFormat(%q): %v", s, err)
+		}
+	}
+	if _, err := ParseFormat("parquet"); !errors.Is(err, errs.ErrUsage) {
+		t.Errorf("ParseFormat(parquet) = %v, want ErrUsage", err)
+	}
+}
+
+func TestLanguageInference(t *testing.T) {
+	tests := []struct{ name, patch, want string }{
+		{"multi_swe_bench_java.jsonl", "", "java"},
+		{"ts-instances.jsonl", "", "typescript"},
+		{"data.jsonl", "", ""},
+	}
+	for _, tt := range tests {
+		if got := languageFromName(tt.name); got != tt.want {
+			t.Errorf("languageFromName(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	patch := "--- a/x.py\n+++ b/x.py\n--- a/A.java\n+++ b/A.java\n--- a/B.java\n+++ b/B.java\t(rev 2)\n--- a/c\n+++ /dev/null\n"
+	if got := languageFromPatch(patch); got != "java" {
+		t.Errorf("languageFromPatch = %q, want java", got)
+	}
+	if got := languageFromPatch("--- a/x.py\n+++ b/x.py\n--- a/y.go\n+++ b/y.go\n"); got != "go" {
+		t.Errorf("languageFromPatch tie = %q, want go (alphabetical)", got)
+	}
+}

@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/benchforge/benchforge/internal/bench"
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/synth/seeds"
+)
+
+func init() { register("seeds", newSeedsCmd) }
+
+func newSeedsCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "seeds",
+		Short: "Real bug/fix seeds: scan benchmark failures for in-scope runtime exceptions",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newSeedsScanCmd(a))
+	return cmd
+}
+
+// seedsScanJSON is what `seeds scan --json` prints.
+type seedsScanJSON struct {
+	Rows     []seeds.Row          `json:"rows"`
+	Pooled   seeds.Row            `json:"pooled"`
+	Bugs     []seedsBugJSON       `json:"bugs"`
+	Unknown  []seeds.UnknownClass `json:"unknown_classes"`
+	Problems []bench.Problem      `json:"problems"`
+}
+
+type seedsBugJSON struct {
+	ID     string       `json:"id"`
+	Status seeds.Status `json:"status"`
+	Types  []seeds.Type `json:"types,omitempty"`
+}
+
+func newSeedsScanCmd(a *app) *cobra.Command {
+	var (
+		dir    string
+		opts   seeds.ScanOptions
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "scan --defects4j DIR",
+		Short: "Bug-level prevalence of the seven in-scope runtime exceptions (rxsynth §3.2, Table 2)",
+		Long: `scan reads every active bug's trigger_tests file under a Defects4J
+framework/projects directory (or one project directory), classifies the
+thrown exceptions and their "Caused by:" chains into the seven in-scope
+types (NPE IAE AIOOBE NFE CCE SIOOBE ISE), applies filters F1 (JUnit
+artefacts only) and F2 (checked exceptions only), and prints per project
+and pooled: total bugs, runtime bugs, their percentage, the bugs per type
+(a bug with two types counts in both), and why the others fall out.
+Classes the built-in hierarchy does not know are listed, not counted.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if dir == "" {
+				return fmt.Errorf("%w: --defects4j DIR is required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+			}
+			p, err := seeds.ScanDefects4J(a.ctx, dir, opts)
+			if err != nil {
+				return err
+			}
+			for _, pr := range p.Problems {
+				fmt.Fprintf(a.stderr, "benchforge: warning: skipped %s\n", pr)
+			}
+			if asJSON {
+				out := seedsScanJSON{Rows: p.Rows, Pooled: p.Pooled, Unknown: p.Unknown, Problems: p.Problems, Bugs: []seedsBugJSON{}}
+				for _, b := range p.Bugs {
+					out.Bugs = append(out.Bugs, seedsBugJSON{ID: b.ID, Status: b.Status, Types: b.Types})
+				}
+				if out.Unknown == nil {
+					out.Unknown = []seeds.UnknownClass{}
+				}
+				if out.Problems == nil {
+					out.Problems = []bench.Problem{}
+				}
+				return writeJSON(a.stdout, out)
+			}
+			return writeSeedsTable(a, p)
+		},
+	}
+	cmd.Flags().StringVar(&dir, "defects4j", "", "Defects4J framework/projects directory, or one project directory")
+	cmd.Flags().BoolVar(&opts.ExactNames, "exact", false, "count only the seven java.lang classes, not their project subclasses")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: rows, pooled row, per-bug status, unknown classes")
+	return cmd
+}
+
+func writeSeedsTable(a *app, p *seeds.Prevalence) error {
+	t := table{header: []string{"project", "bugs", "runtime", "%"}}
+	for _, ty := range seeds.Types {
+		t.header = append(t.header, string(ty))
+	}
+	t.header = append(t.header, "F1-junit", "F2-checked", "other-unchecked", "unknown")
+	for _, r := range append(append([]seeds.Row{}, p.Rows...), p.Pooled) {
+		cells := []any{r.Project, r.Total, r.Runtime, fmt.Sprintf("%.1f", r.Percent)}
+		for _, ty := range seeds.Types {
+			cells = append(cells, r.ByType[ty])
+		}
+		cells = append(cells, r.JUnitOnly, r.CheckedOnly, r.Unchecked, r.Unknown)
+		t.add(cells...)
+	}
+	if err := t.write(a.stdout); err != nil {
+		return err
+	}
+	if len(p.Unknown) == 0 {
+		return nil
+	}
+	if _, err := fmt.Fprintln(a.stdout, "\nUnknown exception classes (not counted as in scope):"); err != nil {
+		return err
+	}
+	for _, u := range p.Unknown {
+		if _, err := fmt.Fprintf(a.stdout, "  %s  %s  bugs: %s\n", u.Class, u.Guess, strings.Join(u.Bugs, " ")); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The -update flag may be defined by another test file of this package;
+// register it only when nobody has (package-level vars initialise before
+// init functions, so a `var update = flag.Bool(...)` elsewhere wins).
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite golden files under testdata/")
+	}
+}
+
+func seedsGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if d := cmp.Diff(string(want), got); d != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", path, d)
+	}
+}
+
+const seedsSynthetic = "../synth/seeds/testdata/d4j"
+
+func TestSeedsScanGolden(t *testing.T) {
+	tests := []struct {
+		name, dir, golden string
+		args              []string
+		wantStderr        string
+	}{
+		{"synthetic text", seedsSynthetic, "seeds_scan_synthetic.golden", nil, "skipped ../synth/seeds/testdata/d4j/Demo/active-bugs.csv:9"},
+		{"synthetic json", seedsSynthetic, "seeds_scan_synthetic_json.golden", []string{"--json"}, "skipped"},
+		{"defects4j text", "/work/shared/data/defects4j", "seeds_scan_defects4j.golden", nil, ""},
+		{"defects4j exact", "/work/shared/data/defects4j", "seeds_scan_defects4j_exact.golden", []string{"--exact"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := os.Stat(tt.dir); err != nil {
+				t.Skipf("data absent: %v", err)
+			}
+			out, errOut, code := run(t, append([]string{"seeds", "scan", "--defects4j", tt.dir}, tt.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if !strings.Contains(errOut, tt.wantStderr) || (tt.wantStderr == "" && errOut != "") {
+				t.Errorf("stderr %q, want %q", errOut, tt.wantStderr)
+			}
+			seedsGolden(t, tt.golden, out)
+		})
+	}
+}
+
+func TestSeedsScanJSONShape(t *testing.T) {
+	out, _, code := run(t, "seeds", "scan", "--defects4j", seedsSynthetic+"/Demo", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var v seedsScanJSON
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Rows) != 1 || v.Pooled.Total != 7 || v.Pooled.Runtime != 3 || len(v.Bugs) != 7 || len(v.Unknown) != 2 || len(v.Problems) != 1 {
+		t.Errorf("unexpected JSON: %+v", v)
+	}
+}
+
+func TestSeedsScanErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"missing flag", []string{"seeds", "scan"}, exitUsage, "--defects4j DIR is required"},
+		{"extra arg", []string{"seeds", "scan", "x"}, exitUsage, "usage error"},
+		{"not a layout", []string{"seeds", "scan", "--defects4j", t.TempDir()}, exitInput, "no active-bugs.csv"},
+		{"missing dir", []string{"seeds", "scan", "--defects4j", filepath.Join(t.TempDir(), "nope")}, exitNotFound, "nope"},
+		{"seeds alone prints help", []string{"seeds"}, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, code := run(t, tt.args...)
+			if code != tt.code || !strings.Contains(errOut, tt.msg) {
+				t.Errorf("exit %d stderr %q; want %d containing %q", code, errOut, tt.code, tt.msg)
+			}
+		})
+	}
+}

@@ -1,0 +1,221 @@
+package seeds
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/benchforge/benchforge/internal/bench"
+	"github.com/benchforge/benchforge/internal/errs"
+)
+
+// Status is the bug-level outcome of the §3.1 scope and filters F1/F2.
+type Status string
+
+const (
+	StatusRuntime     Status = "runtime"      // fails with an in-scope runtime exception
+	StatusJUnitOnly   Status = "junit_only"   // F1: only JUnit artefacts
+	StatusCheckedOnly Status = "checked_only" // F2: only checked exceptions (besides JUnit artefacts)
+	StatusUnchecked   Status = "unchecked"    // unchecked, but none of the seven types
+	StatusUnknown     Status = "unknown"      // no in-scope type and some class unclassified
+)
+
+// Bug is the classification of one benchmark bug.
+type Bug struct {
+	ID       string       `json:"id"`
+	Project  string       `json:"project"`
+	Status   Status       `json:"status"`
+	Types    []Type       `json:"types,omitempty"` // in-scope types, Table 3 order
+	Failures []Failure    `json:"failures"`
+	Classes  []Resolution `json:"classes"` // every distinct class met, in order of appearance
+}
+
+// Row is one line of the prevalence table (Table 2 shape, with the
+// per-type split and the reasons bugs fall out of scope).
+type Row struct {
+	Project     string       `json:"project"`
+	Total       int          `json:"total_bugs"`
+	Runtime     int          `json:"runtime_bugs"`
+	Percent     float64      `json:"percent"`
+	ByType      map[Type]int `json:"by_type"` // bugs having the type; a bug with two types counts in both
+	MultiType   int          `json:"multi_type"`
+	JUnitOnly   int          `json:"junit_only"`
+	CheckedOnly int          `json:"checked_only"`
+	Unchecked   int          `json:"unchecked_other"`
+	Unknown     int          `json:"unknown"`
+}
+
+// UnknownClass is a class the hierarchy could not classify, with the bugs
+// it was met in.
+type UnknownClass struct {
+	Class string   `json:"class"`
+	Guess string   `json:"guess"`
+	Bugs  []string `json:"bugs"`
+}
+
+// Prevalence is the result of Scan.
+type Prevalence struct {
+	Rows     []Row           `json:"rows"` // one per project, by name
+	Pooled   Row             `json:"pooled"`
+	Bugs     []Bug           `json:"bugs"`
+	Unknown  []UnknownClass  `json:"unknown_classes"`
+	Problems []bench.Problem `json:"problems,omitempty"` // active-bugs.csv rows that were skipped
+}
+
+// ScanOptions tune Scan.
+type ScanOptions struct {
+	// ExactNames counts only the seven java.lang classes as in scope;
+	// their subclasses (project exceptions) become other unchecked.
+	ExactNames bool
+}
+
+// ScanDefects4J classifies every active bug of the Defects4J layout at dir
+// (the projects root or one project directory) from its trigger_tests
+// file, and tabulates prevalence per project and pooled (rxsynth §3.2,
+// Table 2).
+func ScanDefects4J(ctx context.Context, dir string, opts ScanOptions) (*Prevalence, error) {
+	projects, err := bench.Defects4JProjectDirs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("seeds.ScanDefects4J: %w", err)
+	}
+	p := &Prevalence{}
+	unknown := map[string]*UnknownClass{}
+	for _, pdir := range projects {
+		bugs, problems, err := bench.ReadActiveBugs(pdir, false)
+		if err != nil {
+			return nil, fmt.Errorf("seeds.ScanDefects4J: %w", err)
+		}
+		p.Problems = append(p.Problems, problems...)
+		row := Row{Project: filepath.Base(filepath.Clean(pdir)), ByType: map[Type]int{}}
+		for _, b := range bugs {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("seeds.ScanDefects4J(%s): %w", b.ID(), err)
+			}
+			file := filepath.Join(pdir, "trigger_tests", strconv.Itoa(b.Number))
+			data, err := os.ReadFile(file)
+			if err != nil {
+				return nil, fmt.Errorf("seeds.ScanDefects4J(%s): %w: %v (every active bug needs its trigger_tests file)", b.ID(), errs.ErrInput, err)
+			}
+			failures, err := ParseTriggerTests(file, data)
+			if err != nil {
+				return nil, fmt.Errorf("seeds.ScanDefects4J(%s): %w", b.ID(), err)
+			}
+			bug := Classify(b.ID(), b.Project, failures, opts)
+			for _, r := range bug.Classes {
+				if r.Kind != KindUnknown {
+					continue
+				}
+				u := unknown[r.Class]
+				if u == nil {
+					u = &UnknownClass{Class: r.Class, Guess: r.Via}
+					unknown[r.Class] = u
+				}
+				u.Bugs = append(u.Bugs, bug.ID)
+			}
+			row.add(bug)
+			p.Bugs = append(p.Bugs, bug)
+		}
+		row.finish()
+		p.Rows = append(p.Rows, row)
+	}
+	p.Pooled = Row{Project: "Pooled", ByType: map[Type]int{}}
+	for _, b := range p.Bugs {
+		p.Pooled.add(b)
+	}
+	p.Pooled.finish()
+	for _, u := range unknown {
+		p.Unknown = append(p.Unknown, *u)
+	}
+	sort.Slice(p.Unknown, func(i, j int) bool { return p.Unknown[i].Class < p.Unknown[j].Class })
+	return p, nil
+}
+
+func (r *Row) add(b Bug) {
+	r.Total++
+	switch b.Status {
+	case StatusRuntime:
+		r.Runtime++
+		for _, t := range b.Types {
+			r.ByType[t]++
+		}
+		if len(b.Types) > 1 {
+			r.MultiType++
+		}
+	case StatusJUnitOnly:
+		r.JUnitOnly++
+	case StatusCheckedOnly:
+		r.CheckedOnly++
+	case StatusUnchecked:
+		r.Unchecked++
+	case StatusUnknown:
+		r.Unknown++
+	}
+}
+
+func (r *Row) finish() {
+	if r.Total > 0 {
+		r.Percent = float64(r.Runtime) * 100 / float64(r.Total)
+	}
+	for _, t := range Types {
+		if _, ok := r.ByType[t]; !ok {
+			r.ByType[t] = 0
+		}
+	}
+}
+
+// Classify decides a bug's status and in-scope types from its trigger
+// failures (see the package doc for the rules).
+func Classify(id, project string, failures []Failure, opts ScanOptions) Bug {
+	b := Bug{ID: id, Project: project, Failures: failures}
+	seen := map[string]bool{}
+	types := map[Type]bool{}
+	note := func(r Resolution) {
+		if !seen[r.Class] {
+			seen[r.Class] = true
+			b.Classes = append(b.Classes, r)
+		}
+	}
+	for _, f := range failures {
+		var root Type
+		top := Resolve(f.Exception, f.TopFrame, opts.ExactNames)
+		note(top)
+		if top.Kind == KindTarget {
+			root = top.Type
+		}
+		for _, c := range f.CausedBy {
+			r := Resolve(c, "", opts.ExactNames)
+			note(r)
+			if r.Kind == KindTarget {
+				root = r.Type // deeper causes win: the root cause
+			}
+		}
+		if root != "" {
+			types[root] = true
+		}
+	}
+	for _, t := range Types {
+		if types[t] {
+			b.Types = append(b.Types, t)
+		}
+	}
+	kinds := map[Kind]bool{}
+	for _, r := range b.Classes {
+		kinds[r.Kind] = true
+	}
+	switch {
+	case len(b.Types) > 0:
+		b.Status = StatusRuntime
+	case kinds[KindUnknown]:
+		b.Status = StatusUnknown
+	case kinds[KindUnchecked] || kinds[KindTarget]:
+		b.Status = StatusUnchecked
+	case kinds[KindChecked]:
+		b.Status = StatusCheckedOnly
+	default:
+		b.Status = StatusJUnitOnly
+	}
+	return b
+}

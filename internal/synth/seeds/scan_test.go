@@ -1,0 +1,149 @@
+package seeds
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/benchforge/benchforge/internal/errs"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if d := cmp.Diff(string(want), string(got)); d != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", path, d)
+	}
+}
+
+// render prints a Prevalence compactly: the rows as JSON, one line per bug
+// and the unknown-class log.
+func render(t *testing.T, p *Prevalence) []byte {
+	t.Helper()
+	var b strings.Builder
+	for _, r := range append(p.Rows, p.Pooled) {
+		j, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	for _, bug := range p.Bugs {
+		var classes []string
+		for _, c := range bug.Classes {
+			classes = append(classes, fmt.Sprintf("%s=%s%s", c.Class, c.Kind, c.Type))
+		}
+		fmt.Fprintf(&b, "%s %s %v %s\n", bug.ID, bug.Status, bug.Types, strings.Join(classes, " "))
+	}
+	for _, u := range p.Unknown {
+		fmt.Fprintf(&b, "unknown %s (%s) in %v\n", u.Class, u.Guess, u.Bugs)
+	}
+	for _, pr := range p.Problems {
+		fmt.Fprintf(&b, "problem %s\n", pr)
+	}
+	return []byte(b.String())
+}
+
+func TestScanSynthetic(t *testing.T) {
+	p, err := ScanDefects4J(context.Background(), "testdata/d4j", ScanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "synthetic_prevalence.golden", render(t, p))
+	want := map[string]Status{"Demo-1": StatusRuntime, "Demo-2": StatusJUnitOnly, "Demo-3": StatusRuntime, "Demo-4": StatusCheckedOnly,
+		"Demo-5": StatusUnknown, "Demo-6": StatusRuntime, "Demo-7": StatusUnknown}
+	for _, b := range p.Bugs {
+		if want[b.ID] != b.Status {
+			t.Errorf("%s: status %s, want %s", b.ID, b.Status, want[b.ID])
+		}
+	}
+	if len(p.Problems) != 1 || p.Problems[0].Line != 9 {
+		t.Errorf("problems = %v, want the bad bug.id on line 9", p.Problems)
+	}
+}
+
+func TestScanDefects4J(t *testing.T) {
+	if _, err := os.Stat(defects4jRoot); err != nil {
+		t.Skip("no Defects4J data")
+	}
+	for _, exact := range []bool{false, true} {
+		p, err := ScanDefects4J(context.Background(), defects4jRoot, ScanOptions{ExactNames: exact})
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "defects4j_prevalence.golden"
+		if exact {
+			name = "defects4j_prevalence_exact.golden"
+		}
+		golden(t, name, render(t, p))
+		if p.Pooled.Total != 854 || len(p.Unknown) != 0 || len(p.Problems) != 0 {
+			t.Errorf("pooled %d bugs, %d unknown classes, %d problems; want 854, 0, 0", p.Pooled.Total, len(p.Unknown), len(p.Problems))
+		}
+		sum := 0
+		for _, r := range p.Rows {
+			sum += r.Runtime
+		}
+		if sum != p.Pooled.Runtime {
+			t.Errorf("project rows sum to %d runtime bugs, pooled says %d", sum, p.Pooled.Runtime)
+		}
+	}
+}
+
+func TestScanErrors(t *testing.T) {
+	dir := t.TempDir()
+	proj := filepath.Join(dir, "Lang")
+	if err := os.MkdirAll(filepath.Join(proj, "trigger_tests"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(proj, "active-bugs.csv"), []byte("bug.id,revision.id.buggy,revision.id.fixed\n1,a,b\n2,c,d\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(proj, "trigger_tests", "1"), []byte("--- a.B::c\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name string
+		ctx  context.Context
+		dir  string
+		want error
+		msg  string
+	}{
+		{"bad trigger file", context.Background(), dir, errs.ErrInput, "Lang-1"},
+		{"not a layout", context.Background(), t.TempDir(), errs.ErrInput, "no active-bugs.csv"},
+		{"canceled", canceled, dir, context.Canceled, "Lang-1"},
+	}
+	for _, tt := range tests {
+		_, err := ScanDefects4J(tt.ctx, tt.dir, ScanOptions{})
+		if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%s: err = %v, want %v naming %q", tt.name, err, tt.want, tt.msg)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(proj, "trigger_tests", "1"), []byte("--- a.B::c\nx.Y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ScanDefects4J(context.Background(), dir, ScanOptions{}); !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), "Lang-2") {
+		t.Errorf("missing trigger file: err = %v, want ErrInput naming Lang-2", err)
+	}
+}
