@@ -1,0 +1,92 @@
+package diff
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// defects4jPatches returns the Defects4J patch files (src and test) from
+// $BENCHFORGE_DEFECTS4J or the shared data directory.
+func defects4jPatches(t testing.TB, pattern string) []string {
+	t.Helper()
+	dir := os.Getenv("BENCHFORGE_DEFECTS4J")
+	if dir == "" {
+		dir = "/work/shared/data/defects4j"
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*", "patches", pattern))
+	if err != nil || len(files) == 0 {
+		t.Skipf("no Defects4J patches under %s (set BENCHFORGE_DEFECTS4J): %v", dir, err)
+	}
+	return files
+}
+
+// TestDefects4J parses every Defects4J patch, renders it back, and checks
+// that the rendering is byte-exact up to the documented normalisations,
+// that it parses back to the same files, and that reversing twice is the
+// identity.
+func TestDefects4J(t *testing.T) {
+	paths := defects4jPatches(t, "*.patch")
+	var nfiles, nhunks, svn, exact int
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := ParseBytes(data)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		if len(files) == 0 && len(data) > 0 {
+			t.Errorf("%s: no files parsed", path)
+			continue
+		}
+		for _, f := range files {
+			nfiles++
+			nhunks += len(f.Hunks)
+			if !f.Git {
+				svn++
+			}
+			if !f.IsBinary && len(f.Hunks) == 0 && f.OldMode == f.NewMode {
+				t.Errorf("%s: %s has neither hunks nor a mode change", path, f.Name())
+			}
+			if rr := Reverse(Reverse(f)); !reflect.DeepEqual(f, rr) {
+				t.Errorf("%s: Reverse(Reverse(%s)) differs: %s", path, f.Name(), cmp.Diff(f, rr))
+			}
+		}
+		out := render(t, files)
+		if out == string(data) {
+			exact++
+		} else if want := normalise(string(data)); out != want {
+			t.Errorf("%s: rendering differs beyond normalisation (-want +got):\n%s", path, cmp.Diff(want, out))
+		}
+		again, err := ParseString(out)
+		if err != nil {
+			t.Errorf("%s: reparse: %v", path, err)
+		} else if !reflect.DeepEqual(files, again) {
+			t.Errorf("%s: reparse differs (-first +second):\n%s", path, cmp.Diff(files, again))
+		}
+	}
+	t.Logf("%d patches (%d byte-exact), %d files (%d non-git), %d hunks", len(paths), exact, nfiles, svn, nhunks)
+	if exact < len(paths)-5 {
+		t.Errorf("only %d of %d patches render byte-exact", exact, len(paths))
+	}
+}
+
+// normalise applies the package's documented normalisations: a blank line
+// inside a hunk gets its space back and trailing blank lines are dropped.
+func normalise(s string) string {
+	s = strings.TrimRight(s, "\n") + "\n"
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		if l == "\n" {
+			lines[i] = " \n"
+		}
+	}
+	return strings.Join(lines, "")
+}
