@@ -15,15 +15,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/shareddata"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
-const (
-	dataRoot      = "/work/shared/data"
-	defects4jRoot = dataRoot + "/defects4j"
-	verifiedFile  = dataRoot + "/swebench/swebench_verified.jsonl"
-	multiFile     = dataRoot + "/swebench/multi_swe_bench_java.jsonl"
+var (
+	dataRoot      = shareddata.Dir()
+	defects4jRoot = filepath.Join(dataRoot, "defects4j")
+	verifiedFile  = filepath.Join(dataRoot, "swebench", "swebench_verified.jsonl")
+	multiFile     = filepath.Join(dataRoot, "swebench", "multi_swe_bench_java.jsonl")
 )
 
 func needData(t *testing.T, path string) {

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/benchforge/benchforge/internal/shareddata"
 )
 
 // The -update flag may be defined by another test file of this package;
@@ -50,8 +52,8 @@ func TestSeedsScanGolden(t *testing.T) {
 	}{
 		{"synthetic text", seedsSynthetic, "seeds_scan_synthetic.golden", nil, "skipped ../synth/seeds/testdata/d4j/Demo/active-bugs.csv:9"},
 		{"synthetic json", seedsSynthetic, "seeds_scan_synthetic_json.golden", []string{"--json"}, "skipped"},
-		{"defects4j text", "/work/shared/data/defects4j", "seeds_scan_defects4j.golden", nil, ""},
-		{"defects4j exact", "/work/shared/data/defects4j", "seeds_scan_defects4j_exact.golden", []string{"--exact"}, ""},
+		{"defects4j text", filepath.Join(shareddata.Dir(), "defects4j"), "seeds_scan_defects4j.golden", nil, ""},
+		{"defects4j exact", filepath.Join(shareddata.Dir(), "defects4j"), "seeds_scan_defects4j_exact.golden", []string{"--exact"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

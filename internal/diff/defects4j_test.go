@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/benchforge/benchforge/internal/shareddata"
 )
 
 // defects4jPatches returns the Defects4J patch files (src and test) from
@@ -16,7 +18,7 @@ func defects4jPatches(t testing.TB, pattern string) []string {
 	t.Helper()
 	dir := os.Getenv("BENCHFORGE_DEFECTS4J")
 	if dir == "" {
-		dir = "/work/shared/data/defects4j"
+		dir = filepath.Join(shareddata.Dir(), "defects4j")
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "*", "patches", pattern))
 	if err != nil || len(files) == 0 {

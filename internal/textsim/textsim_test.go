@@ -109,7 +109,7 @@ func TestClusterSimHash(t *testing.T) {
 	texts := []string{
 		apache,
 		"Returns the number of elements in this list, or zero when the list is empty and no element was ever added to it by any caller",
-		strings.Replace(apache, "2.0", "2.0.", 1),                          // must match: punctuation only
+		strings.Replace(apache, "2.0", "2.0.", 1),                           // must match: punctuation only
 		strings.Replace(apache, "more contributor", "more contributors", 1), // must match: one word
 		"Parses the given date string using the configured locale and time zone, falling back to ISO-8601 when no pattern is set",
 	}

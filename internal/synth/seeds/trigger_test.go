@@ -11,9 +11,10 @@ import (
 
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/shareddata"
 )
 
-const defects4jRoot = "/work/shared/data/defects4j"
+var defects4jRoot = filepath.Join(shareddata.Dir(), "defects4j")
 
 func TestParseTriggerTests(t *testing.T) {
 	tests := []struct {
