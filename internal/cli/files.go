@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/benchforge/benchforge/internal/errs"
+)
+
+// readSource reads a source file named on the command line. A file larger
+// than maxSize is skipped with a warning (ok=false); a missing file or a
+// directory is an error naming it.
+func readSource(a *app, op, path string, maxSize int64) (src []byte, ok bool, err error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, false, fmt.Errorf("%s: %s: no such file: %w", op, path, errs.ErrNotFound)
+		}
+		return nil, false, fmt.Errorf("%s: %w", op, err)
+	}
+	if st.IsDir() {
+		return nil, false, fmt.Errorf("%s: %s is a directory; pass source files: %w", op, path, errs.ErrUsage)
+	}
+	if st.Size() > maxSize {
+		fmt.Fprintf(a.stderr, "benchforge: warning: %s: %d bytes is over --max-size %d; skipped\n", path, st.Size(), maxSize)
+		return nil, false, nil
+	}
+	src, err = os.ReadFile(path)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", op, err)
+	}
+	return src, true, nil
+}
+
+// warn prints a warning line on stderr.
+func warn(a *app, format string, args ...any) {
+	fmt.Fprintf(a.stderr, "benchforge: warning: "+format+"\n", args...)
+}

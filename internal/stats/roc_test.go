@@ -1,0 +1,148 @@
+package stats
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestROCHand(t *testing.T) {
+	// Scores 0.9 (P), 0.8 (N), 0.8 (P), 0.3 (N). By hand:
+	// ≥0.9: TP 1/2, FP 0; ≥0.8: TP 2/2, FP 1/2; ≥0.3: 1, 1.
+	scores := []float64{0.9, 0.8, 0.8, 0.3}
+	labels := []bool{true, false, true, false}
+	pts, err := ROC(scores, labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ROCPoint{{math.Inf(1), 0, 0}, {0.9, 0, 0.5}, {0.8, 0.5, 1}, {0.3, 1, 1}}
+	if d := cmp.Diff(want, pts); d != "" {
+		t.Errorf("ROC (-want +got):\n%s", d)
+	}
+	// AUC by hand: P0.9 beats both N; P0.8 ties N0.8 (½) and beats N0.3:
+	// (3 + ½)/4 = 0.875.
+	auc, err := AUC(scores, labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertNear(t, "AUC", auc, 0.875, 1e-15)
+	tpr, fpr, err := RatesAt(scores, labels, 0.85)
+	if err != nil || tpr != 0.5 || fpr != 0 {
+		t.Errorf("RatesAt(0.85) = %v, %v, %v", tpr, fpr, err)
+	}
+	// Youden J: 0, 0.5, 0.5, 0 → first (highest threshold) maximiser 0.9.
+	y, err := Youden(scores, labels)
+	if err != nil || y.Threshold != 0.9 {
+		t.Errorf("Youden = %+v, %v", y, err)
+	}
+	b, err := json.Marshal(pts[:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(b); got != `[{"threshold":null,"fpr":0,"tpr":0},{"threshold":0.9,"fpr":0,"tpr":0.5}]` {
+		t.Errorf("JSON = %s", got)
+	}
+}
+
+// TestROCProperties: on random scores with ties, AUC equals the
+// trapezoidal area of the ROC curve and U/(n₁n₀) from MannWhitney; every
+// ROC point equals RatesAt at its threshold; Youden equals the brute-force
+// maximum of TPR − FPR over all candidate thresholds.
+func TestROCProperties(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 26))
+	for trial := range 100 {
+		n := 2 + r.IntN(60)
+		scores := make([]float64, n)
+		labels := make([]bool, n)
+		for i := range scores {
+			labels[i] = r.IntN(2) == 0
+			scores[i] = float64(r.IntN(8))
+			if labels[i] {
+				scores[i] += float64(r.IntN(3))
+			}
+		}
+		labels[0], labels[1] = true, false
+		pts, err := ROC(scores, labels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var area float64
+		for i := 1; i < len(pts); i++ {
+			area += (pts[i].FPR - pts[i-1].FPR) * (pts[i].TPR + pts[i-1].TPR) / 2
+		}
+		auc, err := AUC(scores, labels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pos, neg []float64
+		for i, s := range scores {
+			if labels[i] {
+				pos = append(pos, s)
+			} else {
+				neg = append(neg, s)
+			}
+		}
+		u, _ := MannWhitney(pos, neg, TwoSided, MWUNormal)
+		assertNear(t, "AUC vs trapezoid", auc, area, 1e-12)
+		assertNear(t, "AUC vs U/(n1 n0)", auc, u.U/float64(len(pos)*len(neg)), 1e-12)
+		best := math.Inf(-1)
+		for _, p := range pts[1:] {
+			tpr, fpr, _ := RatesAt(scores, labels, p.Threshold)
+			if tpr != p.TPR || fpr != p.FPR {
+				t.Errorf("trial %d: point %+v, RatesAt %v %v", trial, p, tpr, fpr)
+			}
+			best = math.Max(best, tpr-fpr)
+		}
+		y, _ := Youden(scores, labels)
+		if y.TPR-y.FPR != math.Max(0, best) {
+			t.Errorf("trial %d: Youden %+v J=%v, brute max %v", trial, y, y.TPR-y.FPR, best)
+		}
+		last := pts[len(pts)-1]
+		if last.FPR != 1 || last.TPR != 1 {
+			t.Errorf("curve ends at %+v", last)
+		}
+	}
+}
+
+func TestROCErrors(t *testing.T) {
+	cases := []struct {
+		s []float64
+		l []bool
+	}{
+		{nil, nil},
+		{[]float64{1, 2}, []bool{true}},
+		{[]float64{1, 2}, []bool{true, true}},
+		{[]float64{1, math.NaN()}, []bool{true, false}},
+		{[]float64{1, math.Inf(1)}, []bool{true, false}},
+	}
+	for _, c := range cases {
+		_, err := ROC(c.s, c.l)
+		assertErrIs(t, err, errs.ErrInput)
+		_, err = AUC(c.s, c.l)
+		assertErrIs(t, err, errs.ErrInput)
+		_, err = Youden(c.s, c.l)
+		assertErrIs(t, err, errs.ErrInput)
+	}
+	_, _, err := RatesAt([]float64{1, 2}, []bool{true, false}, math.NaN())
+	assertErrIs(t, err, errs.ErrInput)
+}
+
+func TestECDF(t *testing.T) {
+	// {3, 1, 3, 2}: F(1) = 1/4, F(2) = 2/4, F(3) = 4/4 (hand).
+	got, err := ECDF([]float64{3, 1, 3, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ECDFPoint{{1, 0.25}, {2, 0.5}, {3, 1}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("ECDF (-want +got):\n%s", d)
+	}
+	_, err = ECDF(nil)
+	assertErrIs(t, err, errs.ErrInput)
+	_, err = ECDF([]float64{math.NaN()})
+	assertErrIs(t, err, errs.ErrInput)
+}

@@ -1,0 +1,50 @@
+package org.example.text;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Splits "key=value" option strings and looks up typed settings.
+ */
+public class OptionParser {
+    private final Map<String, String> options;
+
+    public OptionParser(Map<String, String> options) {
+        this.options = options;
+    }
+
+    /** Returns the value of {@code key} as an int, or {@code fallback}. */
+    public int getInt(String key, int fallback) {
+        String raw = options.get(key);
+        if (raw == null || raw.isEmpty()) {
+            return fallback;
+        }
+        try {
+            return Integer.parseInt(raw.trim());
+        } catch (NumberFormatException e) {
+            return fallback;
+        }
+    }
+
+    public String[] split(String option) {
+        int eq = option.indexOf('=');
+        if (eq < 0) {
+            throw new IllegalArgumentException("missing '=' in option: " + option);
+        }
+        String key = option.substring(0, eq);
+        String value = option.substring(eq + 1);
+        return new String[] {key, value};
+    }
+
+    public static int countFlags(List<String> args) {
+        int n = 0;
+        for (String a : args) {
+            if (a.startsWith("--") && a.length() > 2) {
+                n++;
+            } else if (a.equals("-v")) {
+                n += 2;
+            }
+        }
+        return n;
+    }
+}
