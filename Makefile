@@ -8,7 +8,7 @@ FUZZTIME ?= 30s
 
 .PHONY: help
 help: ## Show this help
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: build
 build: ## Build bin/benchforge
@@ -17,13 +17,13 @@ build: ## Build bin/benchforge
 .PHONY: demo
 demo: build ## Run the demo on the files in testdata/demo (offline, no API key)
 	@echo "== benchforge metrics testdata/demo/* =="
-	$(BIN) metrics testdata/demo/Buggy.java testdata/demo/Fixed.java testdata/demo/buggy.py testdata/demo/fixed.py
+	@$(BIN) metrics testdata/demo/Buggy.java testdata/demo/Fixed.java testdata/demo/buggy.py testdata/demo/fixed.py
 	@echo
 	@echo "== benchforge diff methods (Java) =="
-	$(BIN) diff methods --old testdata/demo/Buggy.java --new testdata/demo/Fixed.java
+	@$(BIN) diff methods --old testdata/demo/Buggy.java --new testdata/demo/Fixed.java
 	@echo
 	@echo "== benchforge diff methods (Python) =="
-	$(BIN) diff methods --old testdata/demo/buggy.py --new testdata/demo/fixed.py
+	@$(BIN) diff methods --old testdata/demo/buggy.py --new testdata/demo/fixed.py
 
 .PHONY: test
 test: ## Run vet, format and module checks, then all tests
