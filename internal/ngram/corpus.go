@@ -1,0 +1,218 @@
+package ngram
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/benchforge/benchforge/internal/errs"
+)
+
+// Corpus names the training text: directories (walked recursively), ZIP
+// archives (such as the JDK's lib/src.zip) and single files. Include and
+// Exclude are globs over the slash-separated path of a file relative to its
+// directory or archive root ("java.base/java/lang/String.java"); a pattern
+// without "/" matches the base name, "*" and "?" stay within one path
+// element and "**" crosses elements. With no Include, DefaultInclude is
+// used. Files are read in a fixed order (sorted directory walk, archive
+// order) so training is deterministic.
+type Corpus struct {
+	Paths        []string
+	Include      []string
+	Exclude      []string
+	MaxBytes     int64 // stop adding files once this many bytes are taken; 0 = no limit
+	MaxFileBytes int64 // skip larger files (generated code); 0 = 4 MiB
+}
+
+// DefaultInclude is the source-file globs used when Corpus.Include is empty.
+var DefaultInclude = []string{
+	"*.java", "*.py", "*.go", "*.c", "*.h", "*.cc", "*.cpp", "*.hpp", "*.js", "*.ts",
+	"*.kt", "*.scala", "*.rs", "*.rb", "*.cs", "*.php", "*.swift",
+}
+
+const defaultMaxFileBytes = 4 << 20
+
+// sourceFile is one selected corpus member.
+type sourceFile struct {
+	name string // root path plus relative path, for errors
+	size int64
+	open func() (io.ReadCloser, error)
+}
+
+type globSet []*regexp.Regexp
+
+func compileGlobs(pats []string) (globSet, error) {
+	var gs globSet
+	for _, p := range pats {
+		if p == "" {
+			return nil, fmt.Errorf("glob %q: empty pattern: %w", p, errs.ErrUsage)
+		}
+		var b strings.Builder
+		b.WriteString("^")
+		if !strings.Contains(p, "/") {
+			b.WriteString("(?:.*/)?")
+		}
+		for i := 0; i < len(p); i++ {
+			switch c := p[i]; c {
+			case '*':
+				if i+1 < len(p) && p[i+1] == '*' {
+					i++
+					if i+1 < len(p) && p[i+1] == '/' {
+						i++
+						b.WriteString("(?:.*/)?")
+					} else {
+						b.WriteString(".*")
+					}
+				} else {
+					b.WriteString("[^/]*")
+				}
+			case '?':
+				b.WriteString("[^/]")
+			default:
+				b.WriteString(regexp.QuoteMeta(string(c)))
+			}
+		}
+		b.WriteString("$")
+		re, err := regexp.Compile(b.String())
+		if err != nil {
+			return nil, fmt.Errorf("glob %q: %v: %w", p, err, errs.ErrUsage)
+		}
+		gs = append(gs, re)
+	}
+	return gs, nil
+}
+
+func (gs globSet) match(rel string) bool {
+	for _, re := range gs {
+		if re.MatchString(rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// files lists the selected corpus members in training order and their
+// total size. Archives stay open until closeAll is called.
+func (c Corpus) files(ctx context.Context) (files []sourceFile, total int64, closeAll func(), err error) {
+	inc := c.Include
+	if len(inc) == 0 {
+		inc = DefaultInclude
+	}
+	incG, err := compileGlobs(inc)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	excG, err := compileGlobs(c.Exclude)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	maxFile := c.MaxFileBytes
+	if maxFile <= 0 {
+		maxFile = defaultMaxFileBytes
+	}
+	var closers []io.Closer
+	closeAll = func() {
+		for _, cl := range closers {
+			cl.Close()
+		}
+	}
+	full := false
+	add := func(f sourceFile, rel string) {
+		if full || f.size > maxFile || !incG.match(rel) || excG.match(rel) {
+			return
+		}
+		files = append(files, f)
+		total += f.size
+		if c.MaxBytes > 0 && total >= c.MaxBytes {
+			full = true
+		}
+	}
+	if len(c.Paths) == 0 {
+		return nil, 0, closeAll, fmt.Errorf("corpus: no paths given: %w", errs.ErrUsage)
+	}
+	for _, root := range c.Paths {
+		if err := ctx.Err(); err != nil {
+			closeAll()
+			return nil, 0, nil, err
+		}
+		st, err := os.Stat(root)
+		if err != nil {
+			closeAll()
+			return nil, 0, nil, fmt.Errorf("corpus %s: %w: %w", root, err, errs.ErrNotFound)
+		}
+		switch {
+		case st.IsDir():
+			err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				if !d.Type().IsRegular() {
+					return nil
+				}
+				info, err := d.Info()
+				if err != nil {
+					return err
+				}
+				rel, err := filepath.Rel(root, p)
+				if err != nil {
+					return err
+				}
+				add(sourceFile{name: p, size: info.Size(), open: func() (io.ReadCloser, error) { return os.Open(p) }}, filepath.ToSlash(rel))
+				return nil
+			})
+			if err != nil {
+				closeAll()
+				return nil, 0, nil, fmt.Errorf("corpus %s: walk: %w: %w", root, err, errs.ErrInput)
+			}
+		case strings.EqualFold(filepath.Ext(root), ".zip") || strings.EqualFold(filepath.Ext(root), ".jar"):
+			zr, err := zip.OpenReader(root)
+			if err != nil {
+				closeAll()
+				return nil, 0, nil, fmt.Errorf("corpus %s: open zip: %w: %w", root, err, errs.ErrInput)
+			}
+			closers = append(closers, zr)
+			for _, zf := range zr.File {
+				if zf.FileInfo().IsDir() {
+					continue
+				}
+				zf := zf
+				add(sourceFile{name: root + "!" + zf.Name, size: int64(zf.UncompressedSize64), open: zf.Open}, path.Clean(zf.Name))
+			}
+		default:
+			p := root
+			f := sourceFile{name: p, size: st.Size(), open: func() (io.ReadCloser, error) { return os.Open(p) }}
+			if st.Size() <= maxFile && !full {
+				files = append(files, f) // named explicitly: globs do not apply
+				total += f.size
+			}
+		}
+	}
+	return files, total, closeAll, nil
+}
+
+// readSource reads f, returning ok=false for binary files (a NUL byte in
+// the first 8 KiB).
+func readSource(f sourceFile, buf *bytes.Buffer) (ok bool, err error) {
+	rc, err := f.open()
+	if err != nil {
+		return false, fmt.Errorf("corpus file %s: %w: %w", f.name, err, errs.ErrInput)
+	}
+	defer rc.Close()
+	buf.Reset()
+	if _, err := io.Copy(buf, io.LimitReader(rc, f.size+1)); err != nil {
+		return false, fmt.Errorf("corpus file %s: read: %w: %w", f.name, err, errs.ErrInput)
+	}
+	head := buf.Bytes()
+	if len(head) > 8192 {
+		head = head[:8192]
+	}
+	return bytes.IndexByte(head, 0) < 0, nil
+}

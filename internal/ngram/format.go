@@ -1,0 +1,342 @@
+package ngram
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+
+	"github.com/benchforge/benchforge/internal/errs"
+)
+
+// The .bfng file format, version 1. All integers are little-endian.
+//
+//	magic "BFNG", version u32
+//	order u32, vocab size u32, files u64, bytes u64, tokens u64
+//	nodes u64 × order                 (distinct k-grams, k = 1..order)
+//	discounts f64 × 3 × order         (D1, D2, D3+ per order)
+//	spelling f64 × 257                (byte log-probs, end mark)
+//	vocab: (len u32, bytes) × vocab size
+//	per order k: word u32 × n, adj u32 × n, and for k < order:
+//	             first u32 × (n+1), den u32 × n, gamma f32 × n
+//	crc32 (Castagnoli) u32 of everything before it
+const (
+	fileMagic   = "BFNG"
+	fileVersion = 1
+)
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// Save writes the model to path in the .bfng format.
+func (m *Model) Save(path string) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("ngram save %s: %w", path, err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("ngram save %s: %w", path, cerr)
+		}
+	}()
+	if err := m.Encode(f); err != nil {
+		return fmt.Errorf("ngram save %s: %w", path, err)
+	}
+	return nil
+}
+
+// Encode writes the model in the .bfng format.
+func (m *Model) Encode(w io.Writer) error {
+	crc := crc32.New(crcTable)
+	bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 1<<20)
+	e := &encoder{w: bw}
+	e.bytes([]byte(fileMagic))
+	e.u32(fileVersion)
+	e.u32(uint32(m.order))
+	e.u32(uint32(len(m.vocab)))
+	e.u64(uint64(m.stats.Files))
+	e.u64(uint64(m.stats.Bytes))
+	e.u64(uint64(m.stats.Tokens))
+	for k := range m.lv {
+		e.u64(uint64(len(m.lv[k].word)))
+	}
+	for k := range m.disc {
+		for _, d := range m.disc[k] {
+			e.u64(math.Float64bits(d))
+		}
+	}
+	for _, p := range m.spell {
+		e.u64(math.Float64bits(p))
+	}
+	for _, t := range m.vocab {
+		e.u32(uint32(len(t)))
+		e.bytes([]byte(t))
+	}
+	for k := range m.lv {
+		l := &m.lv[k]
+		e.u32s(l.word)
+		e.u32s(l.adj)
+		if k < m.order-1 {
+			e.u32s(l.first)
+			e.u32s(l.den)
+			for _, g := range l.gamma {
+				e.u32(math.Float32bits(g))
+			}
+		}
+	}
+	if e.err != nil {
+		return e.err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	var tail [4]byte
+	binary.LittleEndian.PutUint32(tail[:], crc.Sum32())
+	_, err := w.Write(tail[:])
+	return err
+}
+
+type encoder struct {
+	w   *bufio.Writer
+	buf [8]byte
+	err error
+}
+
+func (e *encoder) bytes(b []byte) {
+	if e.err == nil {
+		_, e.err = e.w.Write(b)
+	}
+}
+
+func (e *encoder) u32(v uint32) {
+	binary.LittleEndian.PutUint32(e.buf[:4], v)
+	e.bytes(e.buf[:4])
+}
+
+func (e *encoder) u64(v uint64) {
+	binary.LittleEndian.PutUint64(e.buf[:8], v)
+	e.bytes(e.buf[:8])
+}
+
+func (e *encoder) u32s(vs []uint32) {
+	chunk := make([]byte, 0, 64<<10)
+	for len(vs) > 0 {
+		n := min(len(vs), cap(chunk)/4)
+		chunk = chunk[:0]
+		for _, v := range vs[:n] {
+			chunk = binary.LittleEndian.AppendUint32(chunk, v)
+		}
+		e.bytes(chunk)
+		vs = vs[n:]
+	}
+}
+
+// Load reads a model written by Save. A file that is not a valid .bfng
+// model (wrong magic or version, truncated, corrupt) yields an error
+// wrapping errs.ErrInput that names path.
+func Load(path string) (*Model, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("ngram load %s: %w: %w", path, err, errs.ErrNotFound)
+		}
+		return nil, fmt.Errorf("ngram load %s: %w: %w", path, err, errs.ErrInput)
+	}
+	m, err := decode(data, true)
+	if err != nil {
+		return nil, fmt.Errorf("ngram load %s: %w (retrain it with 'benchforge lm train'): %w", path, err, errs.ErrInput)
+	}
+	return m, nil
+}
+
+// errFormat describes why a file is not a model.
+var errFormat = errors.New("not a valid .bfng model")
+
+type decoder struct {
+	b   []byte
+	off int
+	err error
+}
+
+func (d *decoder) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: at byte %d: %s", errFormat, d.off, fmt.Sprintf(format, args...))
+	}
+}
+
+func (d *decoder) take(n uint64) []byte {
+	if d.err != nil {
+		return nil
+	}
+	if n > uint64(len(d.b)-d.off) {
+		d.fail("truncated: need %d more bytes, have %d", n, len(d.b)-d.off)
+		return nil
+	}
+	s := d.b[d.off : d.off+int(n)]
+	d.off += int(n)
+	return s
+}
+
+func (d *decoder) u32() uint32 {
+	if s := d.take(4); s != nil {
+		return binary.LittleEndian.Uint32(s)
+	}
+	return 0
+}
+
+func (d *decoder) u64() uint64 {
+	if s := d.take(8); s != nil {
+		return binary.LittleEndian.Uint64(s)
+	}
+	return 0
+}
+
+func (d *decoder) f64() float64 {
+	v := math.Float64frombits(d.u64())
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		d.fail("non-finite number")
+	}
+	return v
+}
+
+func (d *decoder) u32s(n uint64) []uint32 {
+	s := d.take(n * 4)
+	if s == nil {
+		return nil
+	}
+	out := make([]uint32, n)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(s[4*i:])
+	}
+	return out
+}
+
+// decode parses a .bfng image, validating every index so that a model
+// that loads can be used without out-of-range accesses.
+func decode(b []byte, checkCRC bool) (*Model, error) {
+	if checkCRC {
+		if len(b) < 8 {
+			return nil, fmt.Errorf("%w: %d bytes is too short", errFormat, len(b))
+		}
+		body, tail := b[:len(b)-4], b[len(b)-4:]
+		if string(body[:4]) != fileMagic {
+			return nil, fmt.Errorf("%w: bad magic %q", errFormat, body[:4])
+		}
+		if crc32.Checksum(body, crcTable) != binary.LittleEndian.Uint32(tail) {
+			return nil, fmt.Errorf("%w: checksum mismatch (truncated or corrupt)", errFormat)
+		}
+		b = body
+	}
+	d := &decoder{b: b}
+	if string(d.take(4)) != fileMagic {
+		return nil, fmt.Errorf("%w: bad magic", errFormat)
+	}
+	if v := d.u32(); v != fileVersion && d.err == nil {
+		return nil, fmt.Errorf("%w: version %d, this build reads version %d", errFormat, v, fileVersion)
+	}
+	m := &Model{order: int(d.u32())}
+	nv := uint64(d.u32())
+	m.stats.Files = int(d.u64() & math.MaxInt32)
+	m.stats.Bytes = int64(d.u64() & math.MaxInt64)
+	m.stats.Tokens = int64(d.u64() & math.MaxInt64)
+	if d.err == nil && (m.order < 1 || m.order > MaxOrder) {
+		d.fail("order %d out of range 1..%d", m.order, MaxOrder)
+	}
+	if d.err == nil && (nv < firstWordID || nv > uint64(len(b))) {
+		d.fail("vocabulary size %d", nv)
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	nodes := make([]uint64, m.order)
+	for k := range nodes {
+		nodes[k] = d.u64()
+		if d.err == nil && nodes[k] > uint64(len(b)) {
+			d.fail("level %d: %d nodes exceed the file size", k+1, nodes[k])
+		}
+	}
+	if d.err == nil && nodes[0] != nv {
+		d.fail("level 1 has %d nodes, want the vocabulary size %d", nodes[0], nv)
+	}
+	m.disc = make([][3]float64, m.order)
+	for k := range m.disc {
+		for i := range m.disc[k] {
+			m.disc[k][i] = d.f64()
+			if d.err == nil && (m.disc[k][i] < 0 || m.disc[k][i] > float64(i+1)) {
+				d.fail("discount D%d of order %d is %g", i+1, k+1, m.disc[k][i])
+			}
+		}
+	}
+	for i := range m.spell {
+		m.spell[i] = d.f64()
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	m.vocab = make([]string, nv)
+	for i := range m.vocab {
+		n := d.u32()
+		m.vocab[i] = string(d.take(uint64(n)))
+		if d.err != nil {
+			return nil, d.err
+		}
+	}
+	m.lv = make([]level, m.order)
+	for k := range m.lv {
+		l := &m.lv[k]
+		n := nodes[k]
+		l.word = d.u32s(n)
+		l.adj = d.u32s(n)
+		if k < m.order-1 {
+			l.first = d.u32s(n + 1)
+			l.den = d.u32s(n)
+			raw := d.u32s(n)
+			l.gamma = make([]float32, len(raw))
+			for i, r := range raw {
+				g := math.Float32frombits(r)
+				if !(g >= 0 && g <= 1) {
+					d.fail("level %d: backoff weight %g", k+1, g)
+					break
+				}
+				l.gamma[i] = g
+			}
+		}
+		if d.err != nil {
+			return nil, d.err
+		}
+		for i, w := range l.word {
+			if uint64(w) >= nv || (k == 0 && uint64(w) != uint64(i)) {
+				d.fail("level %d node %d: word id %d", k+1, i, w)
+				return nil, d.err
+			}
+		}
+		if k < m.order-1 {
+			if l.first[0] != 0 || uint64(l.first[n]) != nodes[k+1] {
+				d.fail("level %d: child index does not span level %d", k+1, k+2)
+				return nil, d.err
+			}
+			for i := uint64(1); i <= n; i++ {
+				if l.first[i] < l.first[i-1] {
+					d.fail("level %d: child index decreases at node %d", k+1, i)
+					return nil, d.err
+				}
+			}
+		}
+	}
+	if d.off != len(d.b) {
+		return nil, fmt.Errorf("%w: %d trailing bytes", errFormat, len(d.b)-d.off)
+	}
+	m.stats.Vocab = len(m.vocab)
+	m.stats.NGrams = make([]int64, m.order)
+	for k := range nodes {
+		m.stats.NGrams[k] = int64(nodes[k])
+	}
+	m.finish()
+	if math.IsNaN(m.uniGamma) || m.uniDen <= 0 {
+		return nil, fmt.Errorf("%w: unigram level has no counts", errFormat)
+	}
+	return m, nil
+}

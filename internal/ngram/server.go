@@ -1,0 +1,474 @@
+package ngram
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Server limits. Requests beyond them get a 400 error.
+const (
+	maxBodyBytes     = 1 << 20
+	maxServerTokens  = 4096 // max_tokens
+	maxServerChoices = 128  // prompts × n
+	maxServerLogprob = 20   // logprobs
+	maxStopStrings   = 4
+	defaultMaxTokens = 16 // as in the OpenAI completions API
+)
+
+// NewServer returns an http.Handler serving the model under the name id in
+// the OpenAI wire format:
+//
+//	GET  /v1/models, /v1/models/{id}
+//	POST /v1/completions        (prompt, max_tokens, n, temperature, top_p,
+//	                             seed, stop, logprobs, echo; top_k as an extension)
+//	POST /v1/chat/completions   (messages joined by newlines into a prompt)
+//
+// With echo and logprobs the prompt's tokens are scored, the first one with
+// a null log-probability as in OpenAI; max_tokens 0 then scores text
+// without generating. Errors use OpenAI's {"error":{...}} shape with
+// status 400, 404, 405 or 413. The handler is safe for concurrent use.
+func NewServer(m *Model, id string) http.Handler {
+	return &server{m: m, id: id, created: time.Now().Unix()}
+}
+
+type server struct {
+	m       *Model
+	id      string
+	created int64
+	seq     atomic.Uint64
+}
+
+type apiError struct {
+	Message string  `json:"message"`
+	Type    string  `json:"type"`
+	Param   *string `json:"param"`
+	Code    *string `json:"code"`
+}
+
+func (s *server) fail(w http.ResponseWriter, status int, param, code, format string, args ...any) {
+	e := apiError{Message: fmt.Sprintf(format, args...), Type: "invalid_request_error"}
+	if param != "" {
+		e.Param = &param
+	}
+	if code != "" {
+		e.Code = &code
+	}
+	writeJSONResponse(w, status, map[string]apiError{"error": e})
+}
+
+func writeJSONResponse(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // the client has gone; nothing to do
+}
+
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	method := func(want string) bool {
+		if r.Method == want || (want == http.MethodGet && r.Method == http.MethodHead) {
+			return true
+		}
+		w.Header().Set("Allow", want)
+		s.fail(w, http.StatusMethodNotAllowed, "", "method_not_allowed", "%s %s is not supported; use %s", r.Method, r.URL.Path, want)
+		return false
+	}
+	switch {
+	case path == "/v1/models":
+		if method(http.MethodGet) {
+			writeJSONResponse(w, http.StatusOK, map[string]any{"object": "list", "data": []modelInfo{s.info()}})
+		}
+	case strings.HasPrefix(path, "/v1/models/"):
+		if !method(http.MethodGet) {
+			return
+		}
+		if name := strings.TrimPrefix(path, "/v1/models/"); name != s.id {
+			s.fail(w, http.StatusNotFound, "model", "model_not_found", "the model %q does not exist; this server serves %q", name, s.id)
+			return
+		}
+		writeJSONResponse(w, http.StatusOK, s.info())
+	case path == "/v1/completions":
+		if method(http.MethodPost) {
+			s.completions(w, r)
+		}
+	case path == "/v1/chat/completions":
+		if method(http.MethodPost) {
+			s.chat(w, r)
+		}
+	default:
+		s.fail(w, http.StatusNotFound, "", "not_found", "unknown path %s; this server offers /v1/models, /v1/completions and /v1/chat/completions", r.URL.Path)
+	}
+}
+
+type modelInfo struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	OwnedBy string `json:"owned_by"`
+}
+
+func (s *server) info() modelInfo {
+	return modelInfo{ID: s.id, Object: "model", Created: s.created, OwnedBy: "benchforge"}
+}
+
+// samplingRequest holds the fields shared by both completion endpoints.
+type samplingRequest struct {
+	Model       string          `json:"model"`
+	MaxTokens   *int            `json:"max_tokens"`
+	N           *int            `json:"n"`
+	Temperature *float64        `json:"temperature"`
+	TopP        *float64        `json:"top_p"`
+	TopK        *int            `json:"top_k"`
+	Seed        *int64          `json:"seed"`
+	Stop        json.RawMessage `json:"stop"`
+	Stream      bool            `json:"stream"`
+}
+
+type completionRequest struct {
+	samplingRequest
+	Prompt   json.RawMessage `json:"prompt"`
+	Logprobs *int            `json:"logprobs"`
+	Echo     bool            `json:"echo"`
+}
+
+type logprobs struct {
+	Tokens        []string             `json:"tokens"`
+	TokenLogprobs []*float64           `json:"token_logprobs"`
+	TopLogprobs   []map[string]float64 `json:"top_logprobs"`
+	TextOffset    []int                `json:"text_offset"`
+}
+
+type completionChoice struct {
+	Text         string    `json:"text"`
+	Index        int       `json:"index"`
+	Logprobs     *logprobs `json:"logprobs"`
+	FinishReason string    `json:"finish_reason"`
+}
+
+type usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+type completionResponse struct {
+	ID      string             `json:"id"`
+	Object  string             `json:"object"`
+	Created int64              `json:"created"`
+	Model   string             `json:"model"`
+	Choices []completionChoice `json:"choices"`
+	Usage   usage              `json:"usage"`
+}
+
+// reqError is a request validation failure.
+type reqError struct {
+	status      int
+	param, code string
+	msg         string
+}
+
+func (e *reqError) Error() string { return e.msg }
+
+func badParam(param, format string, args ...any) *reqError {
+	return &reqError{status: http.StatusBadRequest, param: param, msg: fmt.Sprintf(format, args...)}
+}
+
+// decode reads the JSON body into v.
+func (s *server) decode(w http.ResponseWriter, r *http.Request, v any) *reqError {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			return &reqError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("request body exceeds %d bytes", maxBodyBytes)}
+		}
+		return badParam("", "reading request body: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		return badParam("", "request body is not valid JSON for this endpoint: %v", err)
+	}
+	if dec.More() {
+		return badParam("", "request body has data after the JSON object")
+	}
+	return nil
+}
+
+// options validates the sampling fields and converts them.
+func (s *server) options(q *samplingRequest, prompts int) (SampleOptions, *reqError) {
+	if q.Model == "" {
+		return SampleOptions{}, badParam("model", "you must provide a model parameter")
+	}
+	if q.Model != s.id {
+		return SampleOptions{}, &reqError{status: http.StatusNotFound, param: "model", code: "model_not_found",
+			msg: fmt.Sprintf("the model %q does not exist; this server serves %q", q.Model, s.id)}
+	}
+	if q.Stream {
+		return SampleOptions{}, badParam("stream", "streaming is not supported by this server")
+	}
+	o := SampleOptions{N: 1, MaxTokens: defaultMaxTokens, Temperature: 1}
+	if q.N != nil {
+		o.N = *q.N
+	}
+	if o.N < 1 || o.N*prompts > maxServerChoices {
+		return o, badParam("n", "n must be between 1 and %d per request (prompts × n)", maxServerChoices)
+	}
+	if q.MaxTokens != nil {
+		o.MaxTokens = *q.MaxTokens
+	}
+	if o.MaxTokens < 0 || o.MaxTokens > maxServerTokens {
+		return o, badParam("max_tokens", "max_tokens must be between 0 and %d", maxServerTokens)
+	}
+	if q.Temperature != nil {
+		o.Temperature = *q.Temperature
+	}
+	if !(o.Temperature >= 0 && o.Temperature <= 2) {
+		return o, badParam("temperature", "temperature must be between 0 and 2")
+	}
+	if q.TopP != nil {
+		o.TopP = *q.TopP
+		if !(o.TopP > 0 && o.TopP <= 1) {
+			return o, badParam("top_p", "top_p must be in (0, 1]")
+		}
+	}
+	if q.TopK != nil {
+		o.TopK = *q.TopK
+		if o.TopK < 0 {
+			return o, badParam("top_k", "top_k must be >= 0")
+		}
+	}
+	if q.Seed != nil {
+		o.Seed = uint64(*q.Seed)
+	} else {
+		var b [8]byte
+		_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+		o.Seed = binary.LittleEndian.Uint64(b[:])
+	}
+	stop, err := stringOrList(q.Stop, "stop")
+	if err != nil {
+		return o, err
+	}
+	if len(stop) > maxStopStrings {
+		return o, badParam("stop", "at most %d stop sequences are allowed", maxStopStrings)
+	}
+	o.Stop = stop
+	return o, nil
+}
+
+// stringOrList decodes a JSON string or array of strings; null or absent
+// gives nil.
+func stringOrList(raw json.RawMessage, param string) ([]string, *reqError) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var one string
+	if err := json.Unmarshal(raw, &one); err == nil {
+		return []string{one}, nil
+	}
+	var many []string
+	if err := json.Unmarshal(raw, &many); err == nil {
+		return many, nil
+	}
+	return nil, badParam(param, "%s must be a string or an array of strings (token-id arrays are not supported)", param)
+}
+
+func (s *server) completions(w http.ResponseWriter, r *http.Request) {
+	var q completionRequest
+	if e := s.decode(w, r, &q); e != nil {
+		s.fail(w, e.status, e.param, e.code, "%s", e.msg)
+		return
+	}
+	prompts, e := stringOrList(q.Prompt, "prompt")
+	if e == nil && prompts == nil {
+		e = badParam("prompt", "you must provide a prompt")
+	}
+	if e == nil && len(prompts) == 0 {
+		e = badParam("prompt", "prompt must not be an empty array")
+	}
+	var opts SampleOptions
+	if e == nil {
+		opts, e = s.options(&q.samplingRequest, len(prompts))
+	}
+	nlp := 0
+	if e == nil && q.Logprobs != nil {
+		nlp = *q.Logprobs
+		if nlp < 0 || nlp > maxServerLogprob {
+			e = badParam("logprobs", "logprobs must be between 0 and %d", maxServerLogprob)
+		}
+	}
+	if e != nil {
+		s.fail(w, e.status, e.param, e.code, "%s", e.msg)
+		return
+	}
+	resp := completionResponse{
+		ID: fmt.Sprintf("cmpl-%d-%d", s.created, s.seq.Add(1)), Object: "text_completion",
+		Created: time.Now().Unix(), Model: s.id, Choices: []completionChoice{},
+	}
+	for pi, prompt := range prompts {
+		promptScores, promptTop := s.m.scoreWithTop(prompt, nlp)
+		resp.Usage.PromptTokens += len(promptScores)
+		comps, err := s.m.sample(r.Context(), prompt, opts, nlp)
+		if err != nil {
+			return // the client went away
+		}
+		for ci, c := range comps {
+			ch := completionChoice{Text: c.Text, Index: pi*opts.N + ci, FinishReason: c.FinishReason}
+			if q.Echo {
+				ch.Text = prompt + c.Text
+			}
+			if q.Logprobs != nil {
+				ch.Logprobs = buildLogprobs(q.Echo, prompt, promptScores, promptTop, c, nlp)
+			}
+			resp.Usage.CompletionTokens += len(c.Tokens)
+			resp.Choices = append(resp.Choices, ch)
+		}
+	}
+	resp.Usage.TotalTokens = resp.Usage.PromptTokens + resp.Usage.CompletionTokens
+	writeJSONResponse(w, http.StatusOK, resp)
+}
+
+func buildLogprobs(echo bool, prompt string, ps []TokenLogProb, ptop [][]Candidate, c Completion, k int) *logprobs {
+	lp := &logprobs{Tokens: []string{}, TokenLogprobs: []*float64{}, TopLogprobs: []map[string]float64{}, TextOffset: []int{}}
+	topMap := func(cs []Candidate) map[string]float64 {
+		if k == 0 {
+			return nil
+		}
+		m := make(map[string]float64, len(cs))
+		for _, x := range cs {
+			m[x.Token] = x.LogProb
+		}
+		return m
+	}
+	if echo {
+		for i, t := range ps {
+			lp.Tokens = append(lp.Tokens, t.Token)
+			lp.TextOffset = append(lp.TextOffset, t.Offset)
+			if i == 0 {
+				lp.TokenLogprobs = append(lp.TokenLogprobs, nil)
+				lp.TopLogprobs = append(lp.TopLogprobs, nil)
+				continue
+			}
+			v := t.LogProb
+			lp.TokenLogprobs = append(lp.TokenLogprobs, &v)
+			var top []Candidate
+			if i < len(ptop) {
+				top = ptop[i]
+			}
+			lp.TopLogprobs = append(lp.TopLogprobs, topMap(top))
+		}
+	}
+	off := len(prompt)
+	for i, t := range c.Tokens {
+		v := c.LogProbs[i]
+		lp.Tokens = append(lp.Tokens, t)
+		lp.TokenLogprobs = append(lp.TokenLogprobs, &v)
+		var top []Candidate
+		if i < len(c.TopLogProbs) {
+			top = c.TopLogProbs[i]
+		}
+		lp.TopLogprobs = append(lp.TopLogprobs, topMap(top))
+		lp.TextOffset = append(lp.TextOffset, off)
+		off += len(t)
+	}
+	if k == 0 {
+		lp.TopLogprobs = nil
+	}
+	return lp
+}
+
+// scoreWithTop scores every token of text (the first without context) and,
+// when k > 0, lists the k most likely tokens at each position.
+func (m *Model) scoreWithTop(text string, k int) ([]TokenLogProb, [][]Candidate) {
+	toks := Tokenize(text)
+	out := make([]TokenLogProb, len(toks))
+	var tops [][]Candidate
+	if k > 0 {
+		tops = make([][]Candidate, len(toks))
+	}
+	s := m.newState(false)
+	var buf []cand
+	for i, t := range toks {
+		w := m.id(t.Text)
+		lp := math.Log(m.prob(&s, w))
+		if w == unkID {
+			lp += m.spellLogProb(t.Text)
+		}
+		out[i] = TokenLogProb{Token: t.Text, Offset: t.Offset, LogProb: lp, Unknown: w == unkID}
+		if k > 0 {
+			var cs []cand
+			cs, _ = m.candidates(&s, buf)
+			buf = cs
+			tops[i] = m.toCandidates(cs, k)
+		}
+		m.push(&s, w)
+	}
+	return out, tops
+}
+
+type chatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type chatRequest struct {
+	samplingRequest
+	Messages []chatMessage `json:"messages"`
+}
+
+type chatChoice struct {
+	Index        int         `json:"index"`
+	Message      chatMessage `json:"message"`
+	Logprobs     any         `json:"logprobs"`
+	FinishReason string      `json:"finish_reason"`
+}
+
+func (s *server) chat(w http.ResponseWriter, r *http.Request) {
+	var q chatRequest
+	if e := s.decode(w, r, &q); e != nil {
+		s.fail(w, e.status, e.param, e.code, "%s", e.msg)
+		return
+	}
+	if len(q.Messages) == 0 {
+		s.fail(w, http.StatusBadRequest, "messages", "", "you must provide at least one message")
+		return
+	}
+	opts, e := s.options(&q.samplingRequest, 1)
+	if e != nil {
+		s.fail(w, e.status, e.param, e.code, "%s", e.msg)
+		return
+	}
+	parts := make([]string, len(q.Messages))
+	for i, m := range q.Messages {
+		parts[i] = m.Content
+	}
+	prompt := strings.Join(parts, "\n")
+	comps, err := s.m.sample(r.Context(), prompt, opts, 0)
+	if err != nil {
+		return
+	}
+	resp := map[string]any{
+		"id": fmt.Sprintf("chatcmpl-%d-%d", s.created, s.seq.Add(1)), "object": "chat.completion",
+		"created": time.Now().Unix(), "model": s.id,
+	}
+	choices := make([]chatChoice, len(comps))
+	u := usage{PromptTokens: len(Tokenize(prompt))}
+	for i, c := range comps {
+		choices[i] = chatChoice{Index: i, Message: chatMessage{Role: "assistant", Content: c.Text}, FinishReason: c.FinishReason}
+		u.CompletionTokens += len(c.Tokens)
+	}
+	u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	resp["choices"] = choices
+	resp["usage"] = u
+	writeJSONResponse(w, http.StatusOK, resp)
+}

@@ -1,0 +1,321 @@
+package ngram
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/benchforge/benchforge/internal/errs"
+)
+
+// DefaultOrder is the n-gram order used when Options.Order is 0.
+const DefaultOrder = 6
+
+// MaxOrder is the largest supported order.
+const MaxOrder = 12
+
+// Options configures Train.
+type Options struct {
+	Order int // n-gram order, 1..MaxOrder; 0 = DefaultOrder
+	// Progress, when set, is called after each file with the bytes read so
+	// far and the total size of the selected files.
+	Progress func(done, total int64)
+}
+
+// Train builds a model from the corpus. Each file is one sequence,
+// bracketed by <s> and </s>; n-grams never cross files. It fails with
+// errs.ErrInput when the corpus selects no text.
+func Train(ctx context.Context, src Corpus, opts Options) (*Model, error) {
+	order := opts.Order
+	if order == 0 {
+		order = DefaultOrder
+	}
+	if order < 1 || order > MaxOrder {
+		return nil, fmt.Errorf("ngram.Train: order %d: want 1..%d: %w", order, MaxOrder, errs.ErrUsage)
+	}
+	files, total, closeAll, err := src.files(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("ngram.Train: %w", err)
+	}
+	defer closeAll()
+
+	m := &Model{order: order, ids: make(map[string]uint32)}
+	m.vocab = []string{UnkToken, BOSToken, EOSToken}
+	tokens := make([]uint32, 0, total/4+16)
+	var buf bytes.Buffer
+	var toks []Token
+	var done int64
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		ok, err := readSource(f, &buf)
+		if err != nil {
+			return nil, fmt.Errorf("ngram.Train: %w", err)
+		}
+		done += f.size
+		if ok {
+			text := buf.String()
+			toks = appendTokens(toks[:0], text)
+			tokens = append(tokens, bosID)
+			for _, t := range toks {
+				id, known := m.ids[t.Text]
+				if !known {
+					id = uint32(len(m.vocab))
+					s := strings.Clone(t.Text)
+					m.vocab = append(m.vocab, s)
+					m.ids[s] = id
+				}
+				tokens = append(tokens, id)
+			}
+			tokens = append(tokens, eosID)
+			m.stats.Files++
+			m.stats.Bytes += int64(len(text))
+			m.stats.Tokens += int64(len(toks))
+		}
+		if opts.Progress != nil {
+			opts.Progress(done, total)
+		}
+	}
+	if m.stats.Tokens == 0 {
+		return nil, fmt.Errorf("ngram.Train: corpus %v selects no non-empty text files (check --include/--exclude): %w", src.Paths, errs.ErrInput)
+	}
+	if len(tokens) >= math.MaxUint32 || len(m.vocab) >= math.MaxUint32 {
+		return nil, fmt.Errorf("ngram.Train: corpus too large (%d tokens); limit it with MaxBytes: %w", len(tokens), errs.ErrInput)
+	}
+	m.stats.Vocab = len(m.vocab)
+	if err := m.build(ctx, tokens); err != nil {
+		return nil, err
+	}
+	m.trainSpelling()
+	m.finish()
+	return m, nil
+}
+
+// build counts the n-grams of tokens into the trie levels. Level k nodes
+// are created by grouping the positions of k-grams by their (k-1)-gram
+// prefix node (a counting sort) and sorting each group by last word, so
+// node ids come out in trie order with no hash table. Continuation counts
+// N1+(•w) of level k-1 come from the distinct level-k nodes' suffixes.
+func (m *Model) build(ctx context.Context, tokens []uint32) error {
+	n := len(tokens)
+	V := len(m.vocab)
+	m.lv = make([]level, m.order)
+	// Level 1: node id = word id; adjusted counts start as raw counts.
+	l1 := level{word: make([]uint32, V), adj: make([]uint32, V)}
+	for i := range l1.word {
+		l1.word[i] = uint32(i)
+	}
+	for _, t := range tokens {
+		l1.adj[t]++
+	}
+	m.lv[0] = l1
+	bosStart := make([]bool, V) // k-grams starting with <s> keep raw counts
+	bosStart[bosID] = true
+
+	prev := tokens // node of the (k-1)-gram ending at each position
+	var cur []uint32
+	if m.order > 1 {
+		cur = make([]uint32, n)
+	}
+	grouped := make([]uint64, 0, n)
+	for k := 2; k <= m.order; k++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		pl := &m.lv[k-2]
+		parents := len(pl.word)
+		start := make([]uint32, parents+1)
+		for i := 1; i < n; i++ {
+			if p := prev[i-1]; p != invalid && tokens[i] != bosID && tokens[i-1] != eosID {
+				start[p+1]++
+			}
+		}
+		for p := 1; p <= parents; p++ {
+			start[p] += start[p-1]
+		}
+		grouped = grouped[:start[parents]]
+		fill := slices.Clone(start[:parents])
+		for i := 1; i < n; i++ {
+			cur[i] = invalid
+			if p := prev[i-1]; p != invalid && tokens[i] != bosID && tokens[i-1] != eosID {
+				grouped[fill[p]] = uint64(tokens[i])<<32 | uint64(i)
+				fill[p]++
+			}
+		}
+		cur[0] = invalid
+		fill = nil
+
+		cont := make([]uint32, parents) // N1+(• v) for level k-1 nodes v
+		var nl level
+		nl.word = make([]uint32, 0, len(grouped)/2+1)
+		nl.adj = make([]uint32, 0, len(grouped)/2+1)
+		pl.first = make([]uint32, parents+1)
+		var nextBOS []bool
+		for p := 0; p < parents; p++ {
+			pl.first[p] = uint32(len(nl.word))
+			g := grouped[start[p]:start[p+1]]
+			if len(g) > 1 {
+				slices.Sort(g)
+			}
+			last := invalid
+			for _, e := range g {
+				w, pos := uint32(e>>32), uint32(e)
+				if w != last {
+					last = w
+					nl.word = append(nl.word, w)
+					nl.adj = append(nl.adj, 0)
+					nextBOS = append(nextBOS, bosStart[p])
+					cont[prev[pos]]++
+				}
+				id := uint32(len(nl.word) - 1)
+				nl.adj[id]++
+				cur[pos] = id
+			}
+		}
+		pl.first[parents] = uint32(len(nl.word))
+		// Finalise level k-1: continuation counts except for <s>-initial
+		// k-grams, whose raw counts stay.
+		for v := range pl.adj {
+			if !bosStart[v] {
+				pl.adj[v] = cont[v]
+			}
+		}
+		m.lv[k-1] = nl
+		bosStart = nextBOS
+		if k == 2 {
+			prev = make([]uint32, n)
+		}
+		prev, cur = cur, prev
+	}
+	m.lv[m.order-1].first = nil
+	m.stats.NGrams = make([]int64, m.order)
+	for k := range m.lv {
+		m.stats.NGrams[k] = int64(len(m.lv[k].word))
+	}
+	m.stats.NGrams[0] = int64(V)
+	m.computeDiscounts()
+	m.computeContexts()
+	return nil
+}
+
+// computeDiscounts sets D1, D2, D3+ per order from the counts-of-counts of
+// the adjusted counts (Chen & Goodman 1998, eq. 26). Orders with too few
+// counts to estimate them (tiny corpora) fall back to 0.5, 1.0, 1.5.
+func (m *Model) computeDiscounts() {
+	m.disc = make([][3]float64, m.order)
+	for k := range m.lv {
+		var nr [5]float64
+		for v, a := range m.lv[k].adj {
+			if k == 0 && v < firstWordID && v != eosID {
+				continue
+			}
+			if a >= 1 && a <= 4 {
+				nr[a]++
+			}
+		}
+		m.disc[k] = discountsFromCounts(nr)
+	}
+}
+
+func discountsFromCounts(nr [5]float64) [3]float64 {
+	d := [3]float64{0.5, 1.0, 1.5}
+	if nr[1] == 0 || nr[2] == 0 {
+		return d
+	}
+	y := nr[1] / (nr[1] + 2*nr[2])
+	for i := 1; i <= 3; i++ {
+		if nr[i] == 0 || nr[i+1] == 0 {
+			continue
+		}
+		v := float64(i) - float64(i+1)*y*nr[i+1]/nr[i]
+		if v > 0 && v <= float64(i) && !math.IsNaN(v) {
+			d[i-1] = v
+		}
+	}
+	return d
+}
+
+// computeContexts sets, for every context node, the sum of its children's
+// adjusted counts and its backoff weight
+// γ(h) = (D1·N1(h•) + D2·N2(h•) + D3+·N3+(h•)) / Σ_w a(hw).
+func (m *Model) computeContexts() {
+	for k := 0; k < m.order-1; k++ {
+		l, nl, d := &m.lv[k], &m.lv[k+1], &m.disc[k+1]
+		nodes := len(l.word)
+		l.den = make([]uint32, nodes)
+		l.gamma = make([]float32, nodes)
+		for h := 0; h < nodes; h++ {
+			var sum, g float64
+			for c := l.first[h]; c < l.first[h+1]; c++ {
+				a := nl.adj[c]
+				sum += float64(a)
+				g += discount(d, a)
+			}
+			if sum > 0 {
+				l.den[h] = uint32(min(sum, math.MaxUint32))
+				l.gamma[h] = float32(g / sum)
+			} else {
+				l.gamma[h] = 1
+			}
+		}
+	}
+}
+
+// trainSpelling fits the byte unigram model used for unknown tokens on the
+// vocabulary's token types (add-one smoothed, with an end-of-token mark).
+func (m *Model) trainSpelling() {
+	var counts [257]float64
+	for _, t := range m.vocab[firstWordID:] {
+		for i := 0; i < len(t); i++ {
+			counts[t[i]]++
+		}
+		counts[256]++
+	}
+	total := 0.0
+	for i := range counts {
+		counts[i]++
+		total += counts[i]
+	}
+	for i := range counts {
+		m.spell[i] = math.Log(counts[i] / total)
+	}
+}
+
+// finish computes the derived unigram quantities after Train or Load.
+func (m *Model) finish() {
+	l := &m.lv[0]
+	d := &m.disc[0]
+	var sum, g float64
+	for v, a := range l.adj {
+		if v == bosID {
+			continue
+		}
+		sum += float64(a)
+		g += discount(d, a)
+	}
+	m.uniDen = sum
+	m.uniGamma = 1
+	if sum > 0 {
+		m.uniGamma = g / sum
+	}
+	m.uniform = 1 / float64(len(m.vocab)-1)
+	m.uniCum = make([]float64, len(l.adj))
+	acc := 0.0
+	for v, a := range l.adj {
+		if v != bosID {
+			acc += math.Max(float64(a)-discount(d, a), 0)
+		}
+		m.uniCum[v] = acc
+	}
+	if m.ids == nil {
+		m.ids = make(map[string]uint32, len(m.vocab))
+		for i, t := range m.vocab[firstWordID:] {
+			m.ids[t] = uint32(i + firstWordID)
+		}
+	}
+	m.initUnigramTop()
+}
