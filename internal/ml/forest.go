@@ -1,0 +1,194 @@
+package ml
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+)
+
+// RandomForest is Breiman's random forest of Gini CART trees. The zero
+// value is scikit-learn's RandomForestClassifier default: 100 fully grown
+// trees, bootstrap samples, ⌊√d⌋ features per split.
+type RandomForest struct {
+	// NTrees is the number of trees; 0 means 100.
+	NTrees int
+	// MaxDepth limits each tree's depth; 0 means unlimited.
+	MaxDepth int
+	// MinSamplesSplit (0 = 2) and MinSamplesLeaf (0 = 1) count distinct
+	// rows of the bootstrap sample.
+	MinSamplesSplit, MinSamplesLeaf int
+	// MaxFeatures is the number of features tried per split; 0 means ⌊√d⌋
+	// (at least 1), a value ≥ d means all.
+	MaxFeatures int
+	// MaxBins caps candidate thresholds per feature (2–256); 0 means 256.
+	MaxBins int
+	// NoBootstrap grows every tree on all rows with unit weights.
+	NoBootstrap bool
+	// OOB computes out-of-bag probabilities during Fit (see OOBProba).
+	OOB bool
+	// Seed: tree t draws its bootstrap and features from PCG(Seed, t).
+	Seed uint64
+	// Workers is how many trees grow at once; 0 means GOMAXPROCS. The
+	// result does not depend on it.
+	Workers int
+
+	d     int
+	trees []tree
+	imp   []float64
+	oob   []float64
+}
+
+// Fit grows the forest.
+func (m *RandomForest) Fit(ctx context.Context, X [][]float64, y []int) error {
+	const op = "ml.RandomForest.Fit"
+	m.d, m.trees, m.imp, m.oob = 0, nil, nil, nil
+	nTrees := m.NTrees
+	if nTrees == 0 {
+		nTrees = 100
+	}
+	if nTrees < 0 {
+		return usageErr(op, "NTrees = %d must be ≥ 1", m.NTrees)
+	}
+	if m.Workers < 0 {
+		return usageErr(op, "Workers = %d must be ≥ 0", m.Workers)
+	}
+	cfg := treeConfig{m.MaxDepth, m.MinSamplesSplit, m.MinSamplesLeaf, m.MaxFeatures, m.MaxBins}
+	if err := cfg.check(op); err != nil {
+		return err
+	}
+	d, err := validateXY(op, X, y)
+	if err != nil {
+		return err
+	}
+	if cfg.maxFeatures == 0 {
+		cfg.maxFeatures = max(1, int(math.Sqrt(float64(d))))
+	}
+	b := binFeatures(X, d, cfg.maxBins)
+	n := len(X)
+	params := growParams{
+		crit: gini, maxDepth: cfg.maxDepth, minSamplesSplit: cfg.minSplit,
+		minSamplesLeaf: cfg.minLeaf, maxFeatures: cfg.maxFeatures,
+	}
+	trees := make([]tree, nTrees)
+	imps := make([][]float64, nTrees)
+	inBag := make([][]bool, nTrees)
+	workers := m.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, nTrees)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g := newGrower(&b, d, params)
+			s1, s2 := make([]float64, n), make([]float64, n)
+			rows := make([]int32, 0, n)
+			for t := range next {
+				rng := rand.New(rand.NewPCG(m.Seed, uint64(t)))
+				clear(s1)
+				if m.NoBootstrap {
+					for i := range s1 {
+						s1[i] = 1
+					}
+				} else {
+					for range n {
+						s1[rng.IntN(n)]++
+					}
+				}
+				rows = rows[:0]
+				var bag []bool
+				if m.OOB {
+					bag = make([]bool, n)
+				}
+				for i, w := range s1 {
+					s2[i] = w * float64(y[i])
+					if w > 0 {
+						rows = append(rows, int32(i))
+						if bag != nil {
+							bag[i] = true
+						}
+					}
+				}
+				imp := make([]float64, d)
+				trees[t] = g.grow(rows, s1, s2, rng, imp)
+				imps[t], inBag[t] = normalise(imp), bag
+			}
+		}()
+	}
+	var cancelled error
+	for t := range nTrees {
+		if cancelled = ctx.Err(); cancelled != nil {
+			break
+		}
+		next <- t
+	}
+	close(next)
+	wg.Wait()
+	if cancelled != nil {
+		return ctxErr(op, cancelled)
+	}
+	m.imp = make([]float64, d)
+	for _, imp := range imps {
+		for j, v := range imp {
+			m.imp[j] += v / float64(nTrees)
+		}
+	}
+	if m.OOB && !m.NoBootstrap {
+		m.oob = oobScores(X, trees, inBag)
+	}
+	m.trees, m.d = trees, d
+	return nil
+}
+
+// oobScores averages, for each training row, the trees whose bootstrap
+// left it out; NaN when every tree saw it.
+func oobScores(X [][]float64, trees []tree, inBag [][]bool) []float64 {
+	out := make([]float64, len(X))
+	for i, row := range X {
+		var s float64
+		var k int
+		for t := range trees {
+			if !inBag[t][i] {
+				s += trees[t].predict(row)
+				k++
+			}
+		}
+		if k == 0 {
+			out[i] = math.NaN()
+		} else {
+			out[i] = s / float64(k)
+		}
+	}
+	return out
+}
+
+// PredictProba returns the mean over trees of the leaf's class-1 fraction.
+func (m *RandomForest) PredictProba(X [][]float64) []float64 {
+	out := make([]float64, len(X))
+	for i, row := range X {
+		if !rowOK(row, m.d) || len(m.trees) == 0 {
+			out[i] = math.NaN()
+			continue
+		}
+		var s float64
+		for t := range m.trees {
+			s += m.trees[t].predict(row)
+		}
+		out[i] = s / float64(len(m.trees))
+	}
+	return out
+}
+
+// OOBProba returns the out-of-bag P(y = 1) of each training row (NaN for a
+// row that was in every bootstrap sample); nil unless fitted with OOB and
+// bootstrap.
+func (m *RandomForest) OOBProba() []float64 { return append([]float64(nil), m.oob...) }
+
+// FeatureImportance returns the mean over trees of each tree's normalised
+// Gini decrease.
+func (m *RandomForest) FeatureImportance() []float64 { return append([]float64(nil), m.imp...) }

@@ -1,0 +1,105 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+func TestTableMarkdown(t *testing.T) {
+	tb := &Table{Caption: "Verdicts", Header: []string{"repo", "p", "present"}, Note: "α = 0.05"}
+	tb.AddRow("apache/commons-lang", 0.00123, true)
+	tb.AddRow("a|b", 0.5, false)
+	got := tb.Markdown()
+	path := filepath.Join("testdata", "table.md")
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		os.WriteFile(path, []byte(got), 0o644)
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(string(want), got); d != "" {
+		t.Errorf("markdown (-want +got):\n%s", d)
+	}
+}
+
+func TestRenderSelfContained(t *testing.T) {
+	roc, err := ROC("ROC", []Series{{Label: "BenchChecker", X: []float64{0, 0.1, 1}, Y: []float64{0, 0.8, 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	strip, err := Strip("p-values", "p", []string{"a", "b"}, [][]float64{{0.01, 0.2}, {1e-6}}, 0.05, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ecdf, err := Lines("ECDF", "tokens", "F", []Series{{Label: "corpus", X: []float64{1, 2, 3}, Y: []float64{1. / 3, 2. / 3, 1}}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bars, err := Bars("drop", "%", []string{"easy", "hard"}, []Series{{Label: "all", Y: []float64{50, 20}}, {Label: "clean", Y: []float64{40, 18}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Page{Title: "Audit <report>", Subtitle: "demo", Generated: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		Nav: []Link{{Text: "Synth", Href: "synth.html"}}}
+	tb := &Table{Header: []string{"x"}}
+	tb.AddRow("<script>alert(1)</script>")
+	p.AddSection("summary", "Summary").Add(&KeyValues{Items: []KV{{"AUC", "0.91"}}}, &Paragraph{Text: "a & b"}, tb)
+	p.AddSection("plots", "Plots").Add(&Plot{Caption: "roc", SVG: roc}, &Plot{Caption: "strip", SVG: strip},
+		&Plot{Caption: "ecdf", SVG: ecdf}, &Plot{Caption: "bars", SVG: bars})
+	var b bytes.Buffer
+	if err := Render(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	for _, want := range []string{"<nav", `href="#summary"`, `href="synth.html"`, "Audit &lt;report&gt;", "&lt;script&gt;alert(1)", "<svg", "table.sortable", "2026-01-02T03:04:05Z"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"<?xml", "http://", "https://", "<link ", "src=\""} {
+		if strings.Contains(strings.ReplaceAll(html, "http://www.w3.org", ""), bad) {
+			t.Errorf("report is not self-contained: has %q", bad)
+		}
+	}
+	if strings.Count(html, "<svg") != 4 {
+		t.Errorf("want 4 inline SVGs, got %d", strings.Count(html, "<svg"))
+	}
+	// Each plot must be well-formed XML on its own.
+	for _, s := range [][]byte{roc, strip, ecdf, bars} {
+		d := xml.NewDecoder(bytes.NewReader(s))
+		for {
+			_, err := d.Token()
+			if err != nil {
+				if err.Error() != "EOF" {
+					t.Fatalf("plot SVG is not well-formed: %v", err)
+				}
+				break
+			}
+		}
+	}
+}
+
+func TestPlotErrors(t *testing.T) {
+	if _, err := Lines("x", "", "", []Series{{Label: "bad", X: []float64{1}, Y: nil}}, false); err == nil {
+		t.Error("mismatched series accepted")
+	}
+	if _, err := Strip("x", "", []string{"a"}, nil, math.NaN(), false); err == nil {
+		t.Error("mismatched strip accepted")
+	}
+	if _, err := Bars("x", "", []string{"a", "b"}, []Series{{Y: []float64{1}}}); err == nil {
+		t.Error("mismatched bars accepted")
+	}
+}
