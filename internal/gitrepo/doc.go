@@ -1,0 +1,54 @@
+// Package gitrepo owns read access to git history: opening a local
+// repository (bare or not) or cloning one into a cache, finding a default
+// branch, the cutoff snapshot (BenchChecker §3.1: the last first-parent
+// commit on the default branch committed strictly before a model's
+// training cutoff), reading files and listing trees at any revision, and
+// rename-following file history. It never writes to a repository other
+// than by Clone.
+//
+// # Definitions
+//
+//   - Cutoff snapshot: walking the default branch's first-parent chain from
+//     its tip, the first commit whose committer date is < cutoff. See
+//     SnapshotOn for why committer date and what non-monotonic dates do.
+//   - Revision: anything `git rev-parse` accepts (hash, abbreviated hash,
+//     branch, tag, "main~3"); it is always resolved to a commit first.
+//   - Paths are slash-separated and relative to the repository root.
+//
+// # Implementation: the git CLI, chosen by measurement
+//
+// Every object read (commits, files) goes through one long-lived
+// `git cat-file --batch` process per Repo, guarded by a mutex and fed by a
+// writer goroutine so a batch of N reads is pipelined rather than N round
+// trips; it is killed on Close, on context cancellation (and restarted by
+// the next call), and by a runtime cleanup if a Repo is dropped unclosed.
+// The first-parent walk streams `git rev-list --first-parent` and stops it
+// at the first match; listing uses `git ls-tree -r -z`; history uses
+// `git log --follow --name-status -z`. All children run with
+// GIT_LITERAL_PATHSPECS, GIT_NO_REPLACE_OBJECTS, no prompts, LC_ALL=C, and
+// with GIT_DIR-style variables from the caller's environment removed.
+//
+// go-git v5 (pure Go) was measured against this on the same task —
+// BenchmarkSnapshotRead100: resolve the cutoff snapshot (2020-01-01 for the
+// real repositories, mid-history for the synthetic one) and read 100 .java
+// files at it; both implementations are cross-checked to return the same
+// commit and bytes. Figures in ms/op, 2-core VM shared with other jobs
+// (load average ≈ 14), -benchtime 5x:
+//
+//	repository (commits, branch)                 CLI warm  CLI cold  go-git warm  go-git cold
+//	FasterXML/jackson-databind (11,345, 3.x)        194       350         565         1180
+//	apache/commons-lang (9,738, master)             235       401         726         1929
+//	synthetic fast-import (10,000, main)            179       263         860         1525
+//
+// "warm" reuses an open repository; "cold" opens (and, for the CLI, starts
+// cat-file) every iteration. The CLI is 3–5× faster and well under the 1 s
+// target, so it is the implementation; go-git remains only in the
+// benchmark. Reproduce with
+//
+//	go test -run '^$' -bench SnapshotRead100 -benchtime 5x ./internal/gitrepo
+//	BENCHFORGE_BIG_REPO=/path/to/jackson-databind.git BENCHFORGE_BIG_REF=3.x \
+//	    go test -run '^$' -bench SnapshotRead100/big -benchtime 5x ./internal/gitrepo
+//
+// Requires git ≥ 2.33 on PATH (rev-list --no-commit-header); its absence
+// is reported as errs.ErrUnavailable.
+package gitrepo
