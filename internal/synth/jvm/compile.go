@@ -1,0 +1,205 @@
+package jvm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// maxStubRounds bounds the javac rounds spent growing one pair's stubs.
+const maxStubRounds = 8
+
+// compileBatch compiles all harnesses of a batch with as few javac runs
+// as possible: every round compiles every still-active pair in one javac
+// invocation, which writes the class files of all error-free classes; the
+// diagnostics, mapped to pairs by file name, grow stubs, drop argument
+// candidates that do not compile, or mark a pair as uncompilable, and only
+// those pairs go round again.
+func (v *Verifier) compileBatch(ctx context.Context, hs []*harness, batch int) error {
+	var active, pending []*harness
+	for _, h := range hs {
+		if h.failed == "" {
+			active = append(active, h)
+		}
+	}
+	srcRoot := filepath.Join(v.work, "src", strconv.Itoa(batch))
+	for len(active) > 0 || len(pending) > 0 {
+		if len(active) == 0 {
+			// Pairs that were error-free but whose classes javac did not
+			// write because of other pairs' errors: compile them alone.
+			active, pending = pending, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		byFile := map[string]*harness{}
+		texts := map[string]string{}
+		var files []string
+		run := active[:0:0]
+		for _, h := range active {
+			h.rounds++
+			if h.rounds > maxStubRounds {
+				h.failed = fmt.Sprintf("cannot compile: stubs did not converge in %d javac rounds", maxStubRounds)
+				continue
+			}
+			run = append(run, h)
+			// Clear the pair's class files: after this round their presence
+			// means javac generated them in it.
+			if err := os.RemoveAll(h.classDir(v.classes)); err != nil {
+				return fmt.Errorf("clean classes of %s: %w", h.pair.PairID, err)
+			}
+			dir := filepath.Join(srcRoot, "p"+strconv.Itoa(h.n))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("write harness for %s: %w", h.pair.PairID, err)
+			}
+			for name, text := range h.sources(v.opts.Budget) {
+				p := filepath.Join(dir, name)
+				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+					return fmt.Errorf("write harness for %s: %w", h.pair.PairID, err)
+				}
+				byFile[name] = h
+				texts[name] = text
+				files = append(files, p)
+			}
+		}
+		active = run
+		if len(active) == 0 {
+			continue
+		}
+		slices.Sort(files)
+		args := append([]string{"-d", v.classes, "-cp", v.classes, "-sourcepath", v.emptyDir, "-implicit:none", "-proc:none",
+			"-encoding", "UTF-8", "-nowarn", "-g:source,lines", "-XDrawDiagnostics", "-XDshould-stop.ifError=GENERATE", "-Xmaxerrs", "1000000"}, files...)
+		rc, out, err := v.javac.compile(ctx, filepath.Join(v.work, "diag.txt"), args)
+		if err != nil {
+			return fmt.Errorf("compile batch %d (%d pairs, first %s): %w", batch, len(active), active[0].pair.PairID, err)
+		}
+		v.stats.javacRuns++
+		if rc == 0 {
+			active = nil
+			continue
+		}
+		ds := parseDiagnostics(out)
+		if len(ds) == 0 {
+			return fmt.Errorf("compile batch %d (%d pairs, first %s): javac failed (exit %d) without diagnostics: %s",
+				batch, len(active), active[0].pair.PairID, rc, firstLines(out, 5))
+		}
+		perPair := map[*harness][]diagnostic{}
+		for _, d := range ds {
+			h := byFile[d.File]
+			if h == nil {
+				return fmt.Errorf("compile batch %d: javac reported %q, which maps to no pair", batch, d.Raw)
+			}
+			perPair[h] = append(perPair[h], d)
+		}
+		// With should-stop.ifError=GENERATE javac writes the class files
+		// of error-free classes, but not always (a parse error anywhere, or
+		// an erroneous class ahead in its queue, stops it): a pair with no
+		// diagnostics is done when its classes exist, else pending.
+		next := active[:0:0]
+		for _, h := range active {
+			if d := perPair[h]; len(d) > 0 {
+				h.repair(d, texts)
+				if h.failed == "" {
+					next = append(next, h)
+				}
+			} else if !h.generated(v.classes) {
+				h.rounds-- // not its fault
+				pending = append(pending, h)
+			}
+		}
+		active = next
+	}
+	return nil
+}
+
+// repair applies one round's diagnostics to a pair; it sets h.failed when
+// one of them is a real compile error.
+func (h *harness) repair(ds []diagnostic, texts map[string]string) {
+	drops := map[int][]int{}
+	harness := h.harnessNames()
+	// Argument errors caused by a missing class (new Node()) vanish once
+	// the method's own errors have grown the stubs: judge them only in a
+	// round where the methods compiled.
+	argsOnly := true
+	for _, d := range ds {
+		if d.File != h.class("A")+".java" {
+			argsOnly = false
+		}
+	}
+	for _, d := range ds {
+		if d.File == h.class("A")+".java" {
+			if !argsOnly {
+				continue
+			}
+			pk, ok := h.argLines[d.Line]
+			if !ok {
+				h.failed = "cannot compile: argument class: " + d.Raw
+				return
+			}
+			drops[pk[0]] = append(drops[pk[0]], pk[1])
+			continue
+		}
+		text := lineOf(texts[d.File], d.Line)
+		if err := h.stubs.fix(d, text, harness); err != nil {
+			where := d.File
+			switch {
+			case strings.HasPrefix(d.File, "B"):
+				where = fmt.Sprintf("buggy method line %d", d.Line-methodOffset)
+			case strings.HasPrefix(d.File, "F"):
+				where = fmt.Sprintf("fixed method line %d", d.Line-methodOffset)
+			}
+			h.failed = fmt.Sprintf("cannot compile: %s: %s", where, strings.TrimSpace(strings.SplitN(d.Raw, ": ", 2)[1]))
+			return
+		}
+	}
+	for p, ks := range drops {
+		slices.Sort(ks)
+		ks = slices.Compact(ks)
+		for i := len(ks) - 1; i >= 0; i-- {
+			if !h.dropCandidate(p, ks[i]) {
+				h.failed = fmt.Sprintf("cannot compile: no value of parameter %d (%s) compiles", p+1, h.bsig.Params[p].Type)
+				return
+			}
+		}
+	}
+}
+
+func lineOf(text string, n int) string {
+	for i := 1; i < n; i++ {
+		j := strings.IndexByte(text, '\n')
+		if j < 0 {
+			return ""
+		}
+		text = text[j+1:]
+	}
+	if j := strings.IndexByte(text, '\n'); j >= 0 {
+		return text[:j]
+	}
+	return text
+}
+
+func firstLines(s string, n int) string {
+	ls := strings.SplitN(s, "\n", n+1)
+	if len(ls) > n {
+		ls = ls[:n]
+	}
+	return strings.Join(ls, " | ")
+}
+
+func (h *harness) classDir(classes string) string {
+	return filepath.Join(classes, pkgRoot, "p"+strconv.Itoa(h.n))
+}
+
+// generated reports whether javac wrote the pair's three main classes.
+func (h *harness) generated(classes string) bool {
+	for _, k := range []string{"B", "F", "A"} {
+		if _, err := os.Stat(filepath.Join(h.classDir(classes), h.class(k)+".class")); err != nil {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,53 @@
+// Package jvm owns the independent JVM verification of bug/fix pairs
+// (rxsynth §5.4): it runs the buggy and the fixed method on a real JVM
+// and records whether a concrete input makes the buggy method raise the
+// labelled exception at the patched site while the fixed method does not.
+//
+// Pipeline, per batch of pairs:
+//
+//  1. Harness: each pair gets a package bfv.p<n> with classes B<n> and
+//     F<n> holding the buggy and the fixed method verbatim (common
+//     java.util/io/math/text/regex/function/stream imports, a no-arg
+//     constructor for instance methods), A<n> holding the argument
+//     vectors, and stub classes where needed.
+//  2. Stubs: javac's raw diagnostics ("cannot find symbol", Object used
+//     where a type is required) grow static stub fields, methods and
+//     classes over at most 8 rounds. Stub values are never null (0, "",
+//     empty collections, new T()): the harness must not manufacture the
+//     failure (§5.4). A pair that still does not compile is
+//     "unconfirmed: cannot compile", not invalid.
+//  3. Compilation: all pairs of a batch (default 100) go through one
+//     in-process javac run per round, in a long-lived compile-server JVM;
+//     errors are mapped back to pairs by file name.
+//  4. Inputs: per parameter type a list of candidates — an ordinary value
+//     first, then null and boundary values (0, ±1, MIN/MAX, NaN, "", " ",
+//     "-", "1.5", "0x1", a 100k-char string, empty/one/three-element
+//     arrays and collections, collections and maps holding null, a
+//     default instance for other types) — combined in order of total
+//     deviation from the all-ordinary vector, up to the call budget
+//     (default 200 calls per pair).
+//  5. Execution: one long-lived worker JVM (more with Workers) invokes the
+//     methods reflectively, one call at a time on an executor thread with
+//     a per-call timeout. A timeout halts the worker; System.exit is
+//     trapped by a SecurityManager on JDK 17–23 and otherwise kills the
+//     worker; either way the Go side records "timeout"/"exited" and
+//     restarts it. StackOverflowError and OutOfMemoryError (-Xmx256m) are
+//     ordinary outcomes. Workers run in their own process group and, as
+//     root, their own network namespace (no network), with a private cwd
+//     and java.io.tmpdir.
+//  6. Criteria (§5.4, Table 8): (a) the buggy method raises the labelled
+//     type T (or a subclass that is not itself one of the seven labels);
+//     (b) (a) and the fixed method returns normally on that input; (c)
+//     the buggy method raises T with its innermost frame inside the
+//     method on a patched-site line, and the fixed method does not raise
+//     T on a patched-site line. The patched site is the line diff's
+//     deleted lines plus two context lines around each change (for an
+//     inserted guard, the statement it protects), and the added lines
+//     plus context on the fixed side. A pair is confirmed when (c) holds.
+//
+// Results go to executions.jsonl (append-only, resumable by pair_id) and
+// a per-type table with Wilson 95% intervals (Tables 8 and 9's shape).
+//
+// Not done: the model-built harnesses of Table 8 (judge-fed, diff-aided,
+// methods-only builders); receiver field states beyond the stub defaults.
+package jvm

@@ -1,0 +1,160 @@
+package jvm
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+)
+
+// Harness layout. Each pair n gets its own package bfv.p<n> (so stubs of
+// different pairs never clash) holding B<n> (the buggy method verbatim),
+// F<n> (the fixed method verbatim), A<n> (the argument vectors) and, when
+// needed, S<n>.java with stub classes. File base names are unique across
+// the batch so javac's diagnostics map to one pair.
+const (
+	pkgRoot = "bfv"
+	// methodOffset is the number of source lines above the method in
+	// B<n>/F<n>; stubs go below the method so this never changes.
+	methodOffset = 4
+	imports      = "import java.util.*; import java.util.function.*; import java.util.regex.*; import java.util.stream.*; " +
+		"import java.io.*; import java.math.*; import java.text.*; import java.nio.charset.*;"
+)
+
+type harness struct {
+	n          int
+	pair       corpus.Pair
+	bsig, fsig Signature
+	stubs      stubSet
+	cands      [][]string // per parameter, Java expressions
+	vecs       [][]int    // argument vectors: candidate index per parameter
+	argLines   map[int][2]int
+	failed     string // why it cannot compile ("" when it can)
+	rounds     int
+}
+
+func newHarness(n int, p corpus.Pair) *harness {
+	h := &harness{n: n, pair: p}
+	var err error
+	if h.bsig, err = ParseSignature(p.BuggyMethod); err != nil {
+		h.failed = "buggy method: " + err.Error()
+		return h
+	}
+	if h.fsig, err = ParseSignature(p.FixedMethod); err != nil {
+		h.failed = "fixed method: " + err.Error()
+		return h
+	}
+	if len(h.bsig.Params) != len(h.fsig.Params) {
+		h.failed = fmt.Sprintf("the fixed method has %d parameters, the buggy %d: no common input", len(h.fsig.Params), len(h.bsig.Params))
+		return h
+	}
+	for i, prm := range h.bsig.Params {
+		if parseType(prm.Type).erasure() != parseType(h.fsig.Params[i].Type).erasure() {
+			h.failed = fmt.Sprintf("parameter %d is %s in the buggy and %s in the fixed method: no common input", i+1, prm.Type, h.fsig.Params[i].Type)
+			return h
+		}
+		h.cands = append(h.cands, candidates(prm.Type, h.bsig.TypeVars))
+	}
+	return h
+}
+
+func (h *harness) pkg() string              { return fmt.Sprintf("%s.p%d", pkgRoot, h.n) }
+func (h *harness) class(kind string) string { return fmt.Sprintf("%s%d", kind, h.n) }
+func (h *harness) fqcn(kind string) string  { return h.pkg() + "." + h.class(kind) }
+
+func (h *harness) harnessNames() map[string]bool {
+	return map[string]bool{h.class("B"): true, h.class("F"): true}
+}
+
+// sources renders the pair's Java files (base name → text), choosing up
+// to limit argument vectors from the surviving candidates.
+func (h *harness) sources(limit int) map[string]string {
+	out := map[string]string{
+		h.class("B") + ".java": h.methodClass("B", h.pair.BuggyMethod),
+		h.class("F") + ".java": h.methodClass("F", h.pair.FixedMethod),
+		h.class("A") + ".java": h.argsClass(limit),
+	}
+	if len(h.stubs.classes) > 0 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "package %s;\n%s\n", h.pkg(), imports)
+		h.stubs.renderClasses(&b)
+		out[h.class("S")+".java"] = b.String()
+	}
+	return out
+}
+
+func (h *harness) methodClass(kind, method string) string {
+	var b strings.Builder
+	c := h.class(kind)
+	// Exactly methodOffset lines before the method.
+	fmt.Fprintf(&b, "package %s;\n%s\n@SuppressWarnings(\"all\") public class %s {\n  public %s() {}\n", h.pkg(), imports, c, c)
+	b.WriteString(method)
+	if !strings.HasSuffix(method, "\n") {
+		b.WriteByte('\n')
+	}
+	renderMembers(&b, h.stubs.harness)
+	b.WriteString("}\n")
+	return b.String()
+}
+
+func (h *harness) argsClass(limit int) string {
+	var b strings.Builder
+	line := 1
+	w := func(format string, a ...any) {
+		s := fmt.Sprintf(format, a...)
+		b.WriteString(s)
+		line += strings.Count(s, "\n")
+	}
+	w("package %s;\n%s\n", h.pkg(), imports)
+	w("@SuppressWarnings(\"all\") final class %s {\n", h.class("A"))
+	w("  static <M extends Map> M bfMap(M m, Object... kv) { for (int i = 0; i + 1 < kv.length; i += 2) m.put(kv[i], kv[i + 1]); return m; }\n")
+	// v(p, k) is candidate k of parameter p; one candidate per line so a
+	// compile error names the candidate.
+	w("  static Object v(int p, int k) {\n    switch (p) {\n")
+	h.argLines = map[int][2]int{}
+	for p, cs := range h.cands {
+		w("    case %d: switch (k) {\n", p)
+		for k, e := range cs {
+			h.argLines[line] = [2]int{p, k}
+			w("      case %d: return %s;\n", k, e)
+		}
+		w("    }\n")
+	}
+	w("    }\n    throw new IndexOutOfBoundsException(\"candidate \" + p + \",\" + k);\n  }\n}\n")
+	sizes := make([]int, len(h.cands))
+	for i, cs := range h.cands {
+		sizes[i] = len(cs)
+	}
+	h.vecs = vectors(sizes, limit)
+	return b.String()
+}
+
+// vector renders argument vector i for the worker: "k0,k1,...".
+func (h *harness) vector(i int) string {
+	ks := make([]string, len(h.vecs[i]))
+	for p, k := range h.vecs[i] {
+		ks[p] = fmt.Sprint(k)
+	}
+	return strings.Join(ks, ",")
+}
+
+// input renders argument vector i as Java source: "f(null, 0)".
+func (h *harness) input(i int) string {
+	if i < 0 || i >= len(h.vecs) {
+		return ""
+	}
+	args := make([]string, len(h.vecs[i]))
+	for p, k := range h.vecs[i] {
+		args[p] = h.cands[p][k]
+	}
+	return h.bsig.Name + "(" + strings.Join(args, ", ") + ")"
+}
+
+// dropCandidate removes candidate k of parameter p (it did not compile).
+func (h *harness) dropCandidate(p, k int) bool {
+	if p < 0 || p >= len(h.cands) || k < 0 || k >= len(h.cands[p]) || len(h.cands[p]) == 1 {
+		return false
+	}
+	h.cands[p] = append(h.cands[p][:k:k], h.cands[p][k+1:]...)
+	return true
+}

@@ -1,0 +1,193 @@
+package jvm
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+)
+
+// Pair statuses. A pair is confirmed when criterion (c) holds; anything
+// else is unconfirmed, which is not evidence that the pair is invalid
+// (rxsynth §5.4).
+const (
+	StatusConfirmed   = "confirmed"
+	StatusUnconfirmed = "unconfirmed"
+)
+
+// Execution is one pair's record in executions.jsonl.
+type Execution struct {
+	PairID    string `json:"pair_id"`
+	ErrorType string `json:"error_type"`
+	// Status is confirmed or unconfirmed; Reason says why not.
+	Status  string        `json:"status"`
+	Reason  string        `json:"reason,omitempty"`
+	Compile CompileResult `json:"compile"`
+	Method  string        `json:"method,omitempty"`
+	Static  bool          `json:"static,omitempty"`
+	Params  []Param       `json:"params,omitempty"`
+	// Site is the patched site the (c) criterion is judged against.
+	Site Site `json:"site"`
+	// Candidates is the number of argument vectors generated; InputsTried
+	// how many were run on the buggy method; Calls all calls made.
+	Candidates  int `json:"candidates"`
+	InputsTried int `json:"inputs_tried"`
+	Calls       int `json:"calls"`
+	Budget      int `json:"budget"`
+	// Criteria are the verdicts of rxsynth §5.4 / Table 8.
+	Criteria Criteria `json:"criteria"`
+	// A, B and C are the first inputs meeting each criterion, as Java
+	// source, with what each method did.
+	A *Trigger `json:"a,omitempty"`
+	B *Trigger `json:"b,omitempty"`
+	C *Trigger `json:"c,omitempty"`
+	// Hazards are calls that timed out or exited the JVM.
+	Hazards []Hazard `json:"hazards,omitempty"`
+	// Network is how the worker was isolated ("isolated", "shared");
+	// ExitTrap whether System.exit was trapped in-process.
+	Network  string `json:"network,omitempty"`
+	ExitTrap bool   `json:"exit_trap,omitempty"`
+	JDK      string `json:"jdk"`
+	Millis   int64  `json:"millis"`
+
+	firstBuggy Outcome
+	firstFixed *Outcome
+}
+
+// CompileResult says whether the harness compiled and with which stubs.
+type CompileResult struct {
+	OK     bool     `json:"ok"`
+	Reason string   `json:"reason,omitempty"`
+	Rounds int      `json:"rounds"`
+	Stubs  []string `json:"stubs,omitempty"`
+}
+
+// Criteria are rxsynth §5.4's three execution criteria:
+//
+//	(a) some input makes the buggy method raise the labelled type;
+//	(b) some input does (a) and the fixed method returns normally on it;
+//	(c) some input makes the buggy method raise it at the patched site
+//	    and the fixed method does not raise it there.
+type Criteria struct {
+	A bool `json:"a"`
+	B bool `json:"b"`
+	C bool `json:"c"`
+}
+
+// Trigger is a confirming input and what each side did with it.
+type Trigger struct {
+	Input string   `json:"input"`
+	Buggy Outcome  `json:"buggy"`
+	Fixed *Outcome `json:"fixed,omitempty"`
+}
+
+// Hazard is a call that did not come back normally.
+type Hazard struct {
+	Input   string  `json:"input"`
+	Side    string  `json:"side"` // "B" buggy or "F" fixed
+	Outcome Outcome `json:"outcome"`
+}
+
+func (e *Execution) judge() {
+	e.Criteria = Criteria{A: e.A != nil, B: e.B != nil, C: e.C != nil}
+	switch {
+	case e.Criteria.C:
+		e.Status = StatusConfirmed
+	case e.Status != "":
+		// already decided (compile or harness failure)
+	case !e.Criteria.A && len(e.Hazards) > 0:
+		e.Status, e.Reason = StatusUnconfirmed, fmt.Sprintf("no input raised %s; %d calls timed out or exited", e.ErrorType, len(e.Hazards))
+	case !e.Criteria.A:
+		e.Status, e.Reason = StatusUnconfirmed, fmt.Sprintf("no input tried raised %s", e.ErrorType)
+	case e.firstFixed != nil && raises(*e.firstFixed, e.ErrorType) && e.firstFixed.Line > 0 &&
+		contains(e.Site.Fixed, e.firstFixed.Line):
+		e.Status, e.Reason = StatusUnconfirmed, fmt.Sprintf("the fixed method also raises %s at the patched site", e.ErrorType)
+	default:
+		e.Status, e.Reason = StatusUnconfirmed, fmt.Sprintf("%s raised, but not at the patched site (buggy lines %v)", e.ErrorType, e.Site.Buggy)
+	}
+}
+
+func contains(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// ExecutionsFile is the record log's name inside the output directory.
+const ExecutionsFile = "executions.jsonl"
+
+// Summary is what Run returns.
+type Summary struct {
+	// Verified counts the pairs checked in this run; Skipped those already
+	// in executions.jsonl from an earlier run.
+	Verified, Skipped int
+	Path              string
+	Table             Table
+	Warnings          []string
+}
+
+// Run verifies every pair not yet in outDir/executions.jsonl, appending
+// one record per pair as it finishes, and returns the confirmation table
+// over the whole file. A killed or cancelled run resumes where it stopped
+// without duplicating a record.
+func Run(ctx context.Context, pairs []corpus.Pair, outDir string, opts Options) (Summary, error) {
+	path := filepath.Join(outDir, ExecutionsFile)
+	s := Summary{Path: path}
+	seen := map[string]bool{}
+	for i, p := range pairs {
+		if err := p.Validate(); err != nil {
+			return s, fmt.Errorf("corpus pair %d: %w", i+1, err)
+		}
+		if seen[p.PairID] {
+			return s, fmt.Errorf("corpus pair %d: pair_id %q appears twice: %w", i+1, p.PairID, errs.ErrInput)
+		}
+		seen[p.PairID] = true
+	}
+	log, err := jsonl.Open(path, func(e Execution) string { return e.PairID }, jsonl.Options{Sync: jsonl.SyncBatch, BatchSize: 20})
+	if err != nil {
+		return s, err
+	}
+	s.Warnings = log.Warnings()
+	var todo []corpus.Pair
+	for _, p := range pairs {
+		if log.Has(p.PairID) {
+			s.Skipped++
+		} else {
+			todo = append(todo, p)
+		}
+	}
+	if len(todo) > 0 {
+		v, err := New(ctx, opts)
+		if err != nil {
+			log.Close()
+			return s, err
+		}
+		err = v.Verify(ctx, todo, func(e Execution) error {
+			if err := log.Append(e); err != nil {
+				return err
+			}
+			s.Verified++
+			return nil
+		})
+		v.Close()
+		if err != nil {
+			log.Close()
+			return s, err
+		}
+	}
+	if err := log.Close(); err != nil {
+		return s, err
+	}
+	recs, err := jsonl.ReadFile[Execution](path)
+	if err != nil {
+		return s, err
+	}
+	s.Table = Confirmation(recs)
+	return s, nil
+}

@@ -1,0 +1,120 @@
+package jvm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+)
+
+// genPairs makes n compilable pairs cycling through the seven types.
+func genPairs(n int) []corpus.Pair {
+	tmpl := []struct{ typ, buggy, fixed string }{
+		{corpus.NullPointer, "int m%d(String s) {\n    return s.length();\n}\n", "int m%d(String s) {\n    return s == null ? 0 : s.length();\n}\n"},
+		{corpus.IllegalArgument, "List<String> m%d(int n) {\n    return new ArrayList<>(n);\n}\n", "List<String> m%d(int n) {\n    return new ArrayList<>(Math.max(0, n));\n}\n"},
+		{corpus.ArrayIndexOOB, "static int m%d(int[] a, int i) {\n    return a[i];\n}\n", "static int m%d(int[] a, int i) {\n    return i >= 0 && a != null && i < a.length ? a[i] : 0;\n}\n"},
+		{corpus.NumberFormat, "long m%d(String s) {\n    return Long.parseLong(s);\n}\n", "long m%d(String s) {\n    try { return Long.parseLong(s); } catch (NumberFormatException e) { return 0; }\n}\n"},
+		{corpus.ClassCast, "Integer m%d(Object o) {\n    return (Integer) o;\n}\n", "Integer m%d(Object o) {\n    return o instanceof Integer ? (Integer) o : 0;\n}\n"},
+		{corpus.StringIndexOOB, "char m%d(String s, int i) {\n    return s.charAt(i);\n}\n", "char m%d(String s, int i) {\n    return s != null && i >= 0 && i < s.length() ? s.charAt(i) : ' ';\n}\n"},
+		{corpus.IllegalState, "String m%d(List<String> xs) {\n    Iterator<String> it = xs.iterator();\n    it.remove();\n    return \"\";\n}\n", "String m%d(List<String> xs) {\n    Iterator<String> it = xs.iterator();\n    if (it.hasNext()) { it.next(); it.remove(); }\n    return \"\";\n}\n"},
+	}
+	out := make([]corpus.Pair, n)
+	for i := range out {
+		t := tmpl[i%len(tmpl)]
+		out[i] = corpus.Pair{PairID: fmt.Sprintf("gen-%03d", i), ErrorType: t.typ, Generator: "test",
+			BuggyMethod: fmt.Sprintf(t.buggy, i), FixedMethod: fmt.Sprintf(t.fixed, i)}
+	}
+	return out
+}
+
+func TestRunResumes(t *testing.T) {
+	opts := needJDK(t)
+	opts.Batch = 4
+	pairs := genPairs(10)
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	first := opts
+	first.Progress = func(done, total int) {
+		if done == 5 {
+			cancel()
+		}
+	}
+	s, err := Run(ctx, pairs, out, first)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("first run: err = %v, want context.Canceled", err)
+	}
+	if s.Verified < 5 || s.Verified >= len(pairs) {
+		t.Fatalf("first run verified %d, want a partial run of at least 5", s.Verified)
+	}
+	s2, err := Run(context.Background(), pairs, out, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2.Skipped != s.Verified || s2.Verified != len(pairs)-s.Verified {
+		t.Errorf("resume: skipped %d verified %d; first run verified %d of %d", s2.Skipped, s2.Verified, s.Verified, len(pairs))
+	}
+	recs, err := jsonl.ReadFile[Execution](filepath.Join(out, ExecutionsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, r := range recs {
+		seen[r.PairID]++
+	}
+	for _, p := range pairs {
+		if seen[p.PairID] != 1 {
+			t.Errorf("%s recorded %d times", p.PairID, seen[p.PairID])
+		}
+	}
+	if s2.Table.Pooled.N != len(pairs) || s2.Table.Pooled.C.K != len(pairs) {
+		t.Errorf("pooled row %+v, want all %d confirmed", s2.Table.Pooled, len(pairs))
+	}
+	if len(s2.Table.Rows) != len(corpus.Types) {
+		t.Errorf("%d type rows, want %d", len(s2.Table.Rows), len(corpus.Types))
+	}
+	// A duplicate pair_id in the corpus is an input error.
+	if _, err := Run(context.Background(), append(pairs, pairs[0]), t.TempDir(), opts); err == nil || !strings.Contains(err.Error(), "appears twice") {
+		t.Errorf("duplicate pair_id: err = %v", err)
+	}
+}
+
+func TestFindJDKMissing(t *testing.T) {
+	t.Setenv("JAVA_HOME", "")
+	t.Setenv("PATH", t.TempDir())
+	_, err := FindJDK(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "javac not found") {
+		t.Fatalf("err = %v", err)
+	}
+	_ = os.Getenv
+}
+
+func BenchmarkVerify(b *testing.B) {
+	opts := needJDK(b)
+	pairs := genPairs(100)
+	ctx := context.Background()
+	v, err := New(ctx, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	b.ResetTimer()
+	n := 0
+	for i := 0; i < b.N; i++ {
+		if err := v.Verify(ctx, pairs, func(e Execution) error {
+			if !e.Criteria.C {
+				b.Errorf("%s not confirmed: %s", e.PairID, e.Reason)
+			}
+			n++
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "pairs/s")
+}

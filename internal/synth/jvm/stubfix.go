@@ -1,0 +1,331 @@
+package jvm
+
+import (
+	"errors"
+	"strings"
+	"unicode"
+)
+
+var errNoStub = errors.New("no stub can fix this")
+
+// owner maps a javac location to a stub owner: "" for the harness class,
+// a stub class name, or ok=false for a real (JDK) type we must not touch.
+// A variable of type Object that is one of our own stubs is retyped to a
+// fresh stub class so that members can be added to it.
+func (s *stubSet) owner(loc location, harness map[string]bool) (string, bool) {
+	switch loc.Kind {
+	case "class", "interface":
+		n := simple(loc.Name)
+		if harness[n] {
+			return "", true
+		}
+		if s.class(n) != nil {
+			return n, true
+		}
+	case "variable":
+		vt := simple(parseType(loc.VType).base)
+		if s.class(vt) != nil {
+			return vt, true
+		}
+		if isObject(loc.VType) {
+			if m := s.anyMember(loc.Name); m != nil && !m.method && s.class(m.typ) != nil {
+				return m.typ, true // retyped earlier in this round
+			}
+			if m := s.anyMember(loc.Name); m != nil && isObject(m.typ) && !m.method {
+				n := stubTypeName(loc.Name)
+				s.addClass(n)
+				m.typ = n
+				return n, true
+			}
+		}
+	}
+	return "", false
+}
+
+func stubTypeName(v string) string {
+	r := []rune(v)
+	r[0] = unicode.ToUpper(r[0])
+	return "T" + string(r)
+}
+
+// fix updates the stubs for one diagnostic on source line text. It
+// returns errNoStub when the error is not about a missing or stubbed
+// symbol (a real compile error of the method, or beyond these rules).
+func (s *stubSet) fix(d diagnostic, text string, harness map[string]bool) error {
+	a := d.Args
+	switch d.Key {
+	case "compiler.err.cant.resolve.location", "compiler.err.cant.resolve.location.args",
+		"compiler.err.cant.resolve", "compiler.err.cant.resolve.args":
+		if len(a) < 2 {
+			return errNoStub
+		}
+		kind, name := strings.TrimPrefix(a[0], "kindname."), a[1]
+		if !isIdent(name) || strings.Contains(name, ".") {
+			return errNoStub
+		}
+		own, inst := "", false
+		if len(a) >= 5 {
+			loc, ok := parseLocation(a[4])
+			if !ok {
+				return errNoStub
+			}
+			if own, ok = s.owner(loc, harness); !ok {
+				return errNoStub
+			}
+			inst = own != "" && loc.Kind == "variable"
+		}
+		switch kind {
+		case "class":
+			if harness[name] {
+				return errNoStub
+			}
+			s.addClass(name)
+			return nil
+		case "variable":
+			i := d.Col - 1 + len(name)
+			if unicode.IsUpper(rune(name[0])) && i < len(text) && text[i] == '.' {
+				s.addClass(name) // Util.parse(x): a class used statically
+				return nil
+			}
+			ms := s.members(own)
+			if findMember(*ms, name, false, nil) != nil {
+				return nil // reported twice in one round
+			}
+			typ := "Object"
+			before := strings.TrimSpace(text[:max(0, min(d.Col-1, len(text)))])
+			switch {
+			case strings.HasSuffix(before, "!"):
+				typ = "boolean"
+			case strings.HasPrefix(text[min(i, len(text)):], ".length") && !strings.HasPrefix(text[min(i, len(text)):], ".length("):
+				typ = "int[]"
+			}
+			*ms = append(*ms, &stubMember{name: name, typ: typ, inst: inst})
+			return nil
+		case "method":
+			var params []string
+			if len(a) >= 4 {
+				params = javaTypes(splitTypeList(a[3]))
+			}
+			ms := s.members(own)
+			if findMember(*ms, name, true, params) != nil {
+				return nil // reported twice in one round
+			}
+			typ := guessReturn(name, text, d.Col)
+			if m := findMember(*ms, name, true, nil); m != nil {
+				typ = m.typ // an overload: keep the known result type
+			}
+			*ms = append(*ms, &stubMember{name: name, typ: typ, params: params, method: true, inst: inst})
+			return nil
+		}
+		return errNoStub
+
+	case "compiler.err.non-static.cant.be.ref":
+		// An instance stub member also used statically: make it static.
+		if len(a) < 2 {
+			return errNoStub
+		}
+		for _, c := range s.classes {
+			for _, m := range c.members {
+				if m.name == a[1] && m.inst {
+					m.inst = false
+					return nil
+				}
+			}
+		}
+		return errNoStub
+
+	case "compiler.err.cant.apply.symbol":
+		// kindname.constructor|method, name, required, found, kindname.class, owner, reason
+		if len(a) < 6 {
+			return errNoStub
+		}
+		kind, name, req, found, ownerName := strings.TrimPrefix(a[0], "kindname."), a[1], a[2], a[3], simple(a[5])
+		if c := s.class(ownerName); c != nil {
+			ps := javaTypes(splitTypeList(found))
+			if kind == "constructor" {
+				c.ctors = append(c.ctors, ps)
+				return nil
+			}
+			if m := findMember(c.members, name, true, nil); m != nil && findMember(c.members, name, true, ps) == nil {
+				c.members = append(c.members, &stubMember{name: name, typ: m.typ, params: ps, method: true, inst: m.inst})
+				return nil
+			}
+			return errNoStub
+		}
+		if harness[ownerName] && kind == "method" {
+			if m := findMember(s.harness, name, true, nil); m != nil {
+				ps := javaTypes(splitTypeList(found))
+				if findMember(s.harness, name, true, ps) == nil {
+					s.harness = append(s.harness, &stubMember{name: name, typ: m.typ, params: ps, method: true})
+					return nil
+				}
+			}
+		}
+		// A JDK method given one of our Object stubs: retype the stub
+		// to the parameter type the method requires.
+		rs, fs := splitTypeList(req), splitTypeList(found)
+		if len(rs) != len(fs) {
+			return errNoStub
+		}
+		args := callArgs(text, d.Col-1)
+		changed := false
+		for i := range fs {
+			if isObject(fs[i]) && !isObject(rs[i]) && i < len(args) {
+				if m := s.anyMember(exprName(args[i])); m != nil && isObject(m.typ) {
+					m.typ = javaType(rs[i])
+					changed = true
+				}
+			}
+		}
+		if changed {
+			return nil
+		}
+		return errNoStub
+
+	case "compiler.err.prob.found.req":
+		if len(a) < 1 {
+			return errNoStub
+		}
+		// Unwrap "(compiler.misc.X: (compiler.misc.inconvertible.types: A, B))".
+		arg := a[0]
+		for {
+			_, body, ok := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(arg, "("), ")"), ": ")
+			if !ok {
+				return errNoStub
+			}
+			p := splitDiagArgs(body)
+			if len(p) == 1 && strings.HasPrefix(p[0], "(compiler.misc.") {
+				arg = p[0]
+				continue
+			}
+			if len(p) != 2 {
+				return errNoStub
+			}
+			return s.retype(identAt(text, d.Col), p[0], p[1])
+		}
+
+	case "compiler.err.operator.cant.be.applied.1", "compiler.err.incomparable.types":
+		var op, l, r string
+		if d.Key == "compiler.err.incomparable.types" {
+			if len(a) != 2 {
+				return errNoStub
+			}
+			op, l, r = "==", a[0], a[1]
+			if i := d.Col - 1; i >= 0 && i+1 < len(text) && text[i:i+2] == "!=" {
+				op = "!="
+			}
+		} else {
+			if len(a) != 3 {
+				return errNoStub
+			}
+			op, l, r = a[0], a[1], a[2]
+		}
+		i := d.Col - 1
+		if i < 0 || i > len(text) {
+			return errNoStub
+		}
+		want := func(other string) string {
+			if op == "&&" || op == "||" {
+				return "boolean"
+			}
+			if isObject(other) || s.class(simple(other)) != nil {
+				return "int"
+			}
+			return javaType(other)
+		}
+		if isObject(l) || s.class(simple(l)) != nil {
+			if err := s.retype(identEndingAt(text, i), l, want(r)); err == nil {
+				return nil
+			}
+		}
+		if isObject(r) || s.class(simple(r)) != nil {
+			j := min(i+len(op), len(text))
+			return s.retype(identStartingAfter(text, j), r, want(l))
+		}
+		return errNoStub
+
+	case "compiler.err.operator.cant.be.applied":
+		if len(a) != 2 || !(isObject(a[1]) || s.class(simple(a[1])) != nil) {
+			return errNoStub
+		}
+		want := "int"
+		if a[0] == "!" {
+			want = "boolean"
+		}
+		i := d.Col - 1
+		if i < 0 || i > len(text) {
+			return errNoStub
+		}
+		if err := s.retype(identStartingAfter(text, min(i+len(a[0]), len(text))), a[1], want); err == nil {
+			return nil
+		}
+		return s.retype(identEndingAt(text, i), a[1], want)
+	}
+	return errNoStub
+}
+
+// retype changes stub member name from type from to type to.
+func (s *stubSet) retype(name, from, to string) error {
+	if name == "" {
+		return errNoStub
+	}
+	m := s.anyMember(name)
+	to = javaType(to)
+	if m == nil || to == "void" || to == "Object" || !(isObject(from) || simple(parseType(from).base) == simple(parseType(m.typ).base)) {
+		return errNoStub
+	}
+	if m.typ == to {
+		return nil // reported twice in one round
+	}
+	m.typ = to
+	return nil
+}
+
+// callArgs returns the top-level argument texts of the call whose name or
+// '(' is at index i of line.
+func callArgs(line string, i int) []string {
+	if i < 0 || i >= len(line) {
+		return nil
+	}
+	o := strings.IndexByte(line[i:], '(')
+	if o < 0 {
+		return nil
+	}
+	o += i
+	c := matchParen(line, o)
+	if c < 0 {
+		return nil
+	}
+	var out []string
+	depth, start := 0, o+1
+	for k := o + 1; k < c; k++ {
+		switch line[k] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(line[start:k]))
+				start = k + 1
+			}
+		}
+	}
+	return append(out, strings.TrimSpace(line[start:c]))
+}
+
+// exprName returns the member an argument expression names: "x", "this.x",
+// "foo()" or "a.foo(1)" → the last identifier before any call parens.
+func exprName(e string) string {
+	e = strings.TrimSpace(e)
+	if i := strings.IndexByte(e, '('); i >= 0 {
+		e = e[:i]
+	}
+	if i := strings.LastIndexByte(e, '.'); i >= 0 {
+		e = e[i+1:]
+	}
+	if !isIdent(e) {
+		return ""
+	}
+	return e
+}

@@ -1,0 +1,336 @@
+package jvm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+)
+
+// Options configure a Verifier. Zero values take the defaults.
+type Options struct {
+	// Budget is the most method calls spent on one pair, buggy and fixed
+	// together (default 200).
+	Budget int
+	// Timeout is the wall-clock limit of one call (default 2s).
+	Timeout time.Duration
+	// Workers is the number of worker JVMs running calls (default 1).
+	Workers int
+	// Batch is the number of pairs compiled per javac run (default 100).
+	Batch int
+	// Heap is the worker JVM's -Xmx (default "256m").
+	Heap string
+	// CacheDir keeps the compiled worker between runs (default the user
+	// cache dir, benchforge/jvm).
+	CacheDir string
+	// JDK is the toolchain; nil means FindJDK.
+	JDK *JDK
+	// Progress, when set, is called after each pair.
+	Progress func(done, total int)
+}
+
+func (o *Options) defaults() error {
+	if o.Budget == 0 {
+		o.Budget = 200
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 2 * time.Second
+	}
+	if o.Workers == 0 {
+		o.Workers = 1
+	}
+	if o.Batch == 0 {
+		o.Batch = 100
+	}
+	if o.Heap == "" {
+		o.Heap = "256m"
+	}
+	switch {
+	case o.Budget < 1:
+		return fmt.Errorf("jvm options: %w: budget %d: need at least 1 call per pair", errs.ErrUsage, o.Budget)
+	case o.Timeout < time.Millisecond:
+		return fmt.Errorf("jvm options: %w: timeout %v: need at least 1ms", errs.ErrUsage, o.Timeout)
+	case o.Workers < 1 || o.Batch < 1:
+		return fmt.Errorf("jvm options: %w: workers %d and batch %d must be positive", errs.ErrUsage, o.Workers, o.Batch)
+	}
+	if o.CacheDir == "" {
+		d, err := os.UserCacheDir()
+		if err != nil {
+			d = os.TempDir()
+		}
+		o.CacheDir = filepath.Join(d, "benchforge", "jvm")
+	}
+	return nil
+}
+
+// Verifier runs bug/fix pairs on a real JVM: a warm javac compiles
+// batches of harnesses, and long-lived sandboxed worker JVMs run the
+// calls. It is not safe for concurrent Verify calls.
+type Verifier struct {
+	opts      Options
+	jdk       JDK
+	work      string
+	classes   string
+	emptyDir  string
+	workerDir string
+	javac     *compiler
+	workers   []*worker
+	next      int // pair counter: package bfv.p<next>
+	stats     struct{ javacRuns int }
+}
+
+// New locates the JDK, compiles (or reuses) the worker and starts the
+// javac server. Close it when done.
+func New(ctx context.Context, opts Options) (*Verifier, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	v := &Verifier{opts: opts}
+	if opts.JDK != nil {
+		v.jdk = *opts.JDK
+	} else {
+		j, err := FindJDK(ctx)
+		if err != nil {
+			return nil, err
+		}
+		v.jdk = j
+	}
+	var err error
+	if v.workerDir, err = prepareWorker(ctx, v.jdk, opts.CacheDir); err != nil {
+		return nil, err
+	}
+	if v.work, err = os.MkdirTemp("", "benchforge-jvm-"); err != nil {
+		return nil, fmt.Errorf("jvm verifier: %w", err)
+	}
+	v.classes, v.emptyDir = filepath.Join(v.work, "classes"), filepath.Join(v.work, "empty")
+	for _, d := range []string{v.classes, v.emptyDir, filepath.Join(v.work, "run")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			v.Close()
+			return nil, fmt.Errorf("jvm verifier: %w", err)
+		}
+	}
+	if v.javac, err = startCompiler(ctx, v.jdk, v.workerDir, filepath.Join(v.work, "run")); err != nil {
+		v.Close()
+		return nil, err
+	}
+	for i := 0; i < opts.Workers; i++ {
+		dir := filepath.Join(v.work, "run", fmt.Sprint(i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			v.Close()
+			return nil, fmt.Errorf("jvm verifier: %w", err)
+		}
+		v.workers = append(v.workers, &worker{jdk: v.jdk, classpath: v.workerDir + string(os.PathListSeparator) + v.classes,
+			dir: dir, heap: opts.Heap})
+	}
+	return v, nil
+}
+
+// JDK returns the toolchain in use.
+func (v *Verifier) JDK() JDK { return v.jdk }
+
+// Close stops the JVMs and removes the work directory.
+func (v *Verifier) Close() error {
+	if v.javac != nil {
+		v.javac.close()
+	}
+	for _, w := range v.workers {
+		w.stop()
+	}
+	if v.work != "" {
+		return os.RemoveAll(v.work)
+	}
+	return nil
+}
+
+// Verify checks pairs batch by batch and calls emit with each record as
+// soon as it is final (in no particular order within a batch). It stops
+// at the first emit error or when ctx ends; records already emitted stay
+// valid.
+func (v *Verifier) Verify(ctx context.Context, pairs []corpus.Pair, emit func(Execution) error) error {
+	done := 0
+	for start := 0; start < len(pairs); start += v.opts.Batch {
+		batch := pairs[start:min(start+v.opts.Batch, len(pairs))]
+		hs := make([]*harness, len(batch))
+		for i, p := range batch {
+			hs[i] = newHarness(v.next, p)
+			v.next++
+		}
+		if err := v.compileBatch(ctx, hs, start/v.opts.Batch); err != nil {
+			return err
+		}
+		if err := v.runBatch(ctx, hs, func(e Execution) error {
+			done++
+			if v.opts.Progress != nil {
+				v.opts.Progress(done, len(pairs))
+			}
+			return emit(e)
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runBatch runs the compiled harnesses on the worker pool.
+func (v *Verifier) runBatch(ctx context.Context, hs []*harness, emit func(Execution) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan *harness)
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+	for _, w := range v.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for h := range jobs {
+				e, err := v.run(ctx, w, h)
+				if err != nil {
+					fail(err)
+					continue
+				}
+				mu.Lock()
+				err = emit(e)
+				mu.Unlock()
+				if err != nil {
+					fail(err)
+				}
+			}
+		}()
+	}
+send:
+	for _, h := range hs {
+		select {
+		case jobs <- h:
+		case <-ctx.Done():
+			break send
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
+}
+
+// maxHazards stops the search on a pair after this many timeouts or
+// exits: each costs a worker restart.
+const maxHazards = 3
+
+// run searches inputs for one compiled pair and judges criteria (a)–(c)
+// of rxsynth §5.4.
+func (v *Verifier) run(ctx context.Context, w *worker, h *harness) (e Execution, err error) {
+	e = Execution{PairID: h.pair.PairID, ErrorType: h.pair.ErrorType, JDK: v.jdk.Version, Budget: v.opts.Budget}
+	t0 := time.Now()
+	defer func() { e.Millis = time.Since(t0).Milliseconds() }()
+	e.Compile = CompileResult{OK: h.failed == "", Reason: h.failed, Rounds: h.rounds, Stubs: h.stubs.describe()}
+	if h.failed != "" {
+		e.Status, e.Reason = StatusUnconfirmed, "cannot compile"
+		return e, nil
+	}
+	e.Method, e.Static, e.Params = h.bsig.Name, h.bsig.Static, h.bsig.Params
+	e.Site = PatchedSite(h.pair.BuggyMethod, h.pair.FixedMethod)
+	e.Candidates = len(h.vecs)
+	call := func(kind, name string, i int) (Outcome, error) {
+		o, err := w.call(ctx, h.fqcn(kind), name, h.fqcn("A"), h.vector(i), v.opts.Timeout)
+		if err != nil {
+			return o, fmt.Errorf("run pair %s input %d: %w", h.pair.PairID, i, err)
+		}
+		e.Calls++
+		e.Network = w.net
+		e.ExitTrap = w.sm
+		if o.Line > 0 {
+			o.Line -= methodOffset
+		}
+		switch o.Kind {
+		case "timeout", "exited":
+			e.Hazards = append(e.Hazards, Hazard{Input: h.input(i), Side: kind, Outcome: o})
+		}
+		return o, nil
+	}
+	hazards := 0
+	for i := range h.vecs {
+		if e.Calls >= v.opts.Budget || e.A != nil && e.B != nil && e.C != nil || hazards >= maxHazards {
+			break
+		}
+		bo, err := call("B", h.bsig.Name, i)
+		if err != nil {
+			return e, err
+		}
+		e.InputsTried++
+		switch bo.Kind {
+		case "timeout", "exited":
+			hazards++
+			continue
+		case "harness_error":
+			e.Status, e.Reason = StatusUnconfirmed, "harness error: "+bo.Message
+			return e, nil
+		}
+		if !raises(bo, h.pair.ErrorType) {
+			continue
+		}
+		if e.A == nil {
+			e.A = &Trigger{Input: h.input(i), Buggy: bo}
+		}
+		if e.Calls >= v.opts.Budget {
+			break
+		}
+		fo, err := call("F", h.fsig.Name, i)
+		if err != nil {
+			return e, err
+		}
+		if fo.Kind == "timeout" || fo.Kind == "exited" {
+			hazards++
+		}
+		if e.B == nil && fo.Kind == "returned" {
+			e.B = &Trigger{Input: h.input(i), Buggy: bo, Fixed: &fo}
+		}
+		atSite := slices.Contains(e.Site.Buggy, bo.Line)
+		fixedAtSite := raises(fo, h.pair.ErrorType) && slices.Contains(e.Site.Fixed, fo.Line)
+		if e.C == nil && atSite && !fixedAtSite && (fo.Kind == "returned" || fo.Kind == "threw") {
+			e.C = &Trigger{Input: h.input(i), Buggy: bo, Fixed: &fo}
+		}
+		if e.firstFixed == nil {
+			e.firstFixed = &fo
+			e.firstBuggy = bo
+		}
+	}
+	e.judge()
+	return e, nil
+}
+
+// raises reports whether o is the labelled exception t (one of the seven
+// java.lang types) or a subclass of it that is not itself another
+// in-scope label (NumberFormatException extends IllegalArgumentException
+// but is its own label).
+func raises(o Outcome, t string) bool {
+	if o.Kind != "threw" {
+		return false
+	}
+	want := "java.lang." + t
+	if o.Exception == want {
+		return true
+	}
+	if corpus.ValidType(simple(o.Exception)) && strings.HasPrefix(o.Exception, "java.lang.") {
+		return false
+	}
+	return slices.Contains(o.Supers, want)
+}

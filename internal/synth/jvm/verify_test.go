@@ -1,0 +1,135 @@
+package jvm
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+)
+
+func crit(e Execution) string {
+	s := ""
+	if e.Criteria.A {
+		s += "a"
+	}
+	if e.Criteria.B {
+		s += "b"
+	}
+	if e.Criteria.C {
+		s += "c"
+	}
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func verifyAll(t *testing.T, opts Options, tps []testPair) map[string]Execution {
+	t.Helper()
+	ctx := context.Background()
+	v, err := New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	pairs := make([]corpus.Pair, len(tps))
+	for i, tp := range tps {
+		pairs[i] = tp.pair
+	}
+	got := map[string]Execution{}
+	if err := v.Verify(ctx, pairs, func(e Execution) error { got[e.PairID] = e; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestVerify runs the hand-written pairs and the hazard pairs through one
+// verifier (one javac server and worker start, to keep the test fast).
+func TestVerify(t *testing.T) {
+	opts := needJDK(t)
+	opts.Timeout = 1500 * time.Millisecond
+	tps := readPairs(t, "testdata/pairs.txt")
+	hz := readPairs(t, "testdata/hazards.txt")
+	start := time.Now()
+	got := verifyAll(t, opts, append(append([]testPair(nil), tps...), hz...))
+	t.Logf("%d pairs in %v", len(tps)+len(hz), time.Since(start))
+	t.Run("pairs", func(t *testing.T) { checkPairs(t, tps, got) })
+	t.Run("hazards", func(t *testing.T) { checkHazards(t, hz, got) })
+}
+
+func checkPairs(t *testing.T, tps []testPair, got map[string]Execution) {
+	seen := map[string]bool{}
+	for _, tp := range tps {
+		e, ok := got[tp.pair.PairID]
+		if !ok {
+			t.Errorf("%s: no record", tp.pair.PairID)
+			continue
+		}
+		if tp.pair.Generator == "hand" && tp.expect == "abc" {
+			seen[tp.pair.ErrorType] = true
+		}
+		if tp.expect == "nocompile" {
+			if e.Compile.OK || e.Status != StatusUnconfirmed {
+				t.Errorf("%s: compiled=%v status=%s, want cannot compile", tp.pair.PairID, e.Compile.OK, e.Status)
+			}
+			continue
+		}
+		if !e.Compile.OK {
+			t.Errorf("%s: did not compile: %s (stubs %v)", tp.pair.PairID, e.Compile.Reason, e.Compile.Stubs)
+			continue
+		}
+		if c := crit(e); c != tp.expect {
+			t.Errorf("%s: criteria %s, want %s; reason %q; a=%+v b=%+v c=%+v site=%v tried=%d", tp.pair.PairID, c, tp.expect, e.Reason, e.A, e.B, e.C, e.Site, e.InputsTried)
+		}
+		wantStatus := StatusUnconfirmed
+		if e.Criteria.C {
+			wantStatus = StatusConfirmed
+		}
+		if e.Status != wantStatus {
+			t.Errorf("%s: status %s, want %s", tp.pair.PairID, e.Status, wantStatus)
+		}
+		if e.Criteria.C && (e.C.Input == "" || e.C.Buggy.Line == 0) {
+			t.Errorf("%s: confirmed without an input or site line: %+v", tp.pair.PairID, e.C)
+		}
+		if e.Calls > e.Budget {
+			t.Errorf("%s: %d calls exceed the budget", tp.pair.PairID, e.Calls)
+		}
+	}
+	for _, ty := range corpus.Types {
+		if !seen[ty] {
+			t.Errorf("no valid hand-written pair for %s", ty)
+		}
+	}
+	// Spot-check recorded detail.
+	if e := got["npe-valid"]; e.C == nil || e.C.Input != "len(null)" || e.C.Buggy.Exception != "java.lang.NullPointerException" || e.C.Buggy.Line != 2 {
+		t.Errorf("npe-valid trigger = %+v, want len(null) raising NPE on line 2", e.C)
+	}
+	if e := got["iae-fix-adds-throw"]; e.Reason == "" || e.B != nil {
+		t.Errorf("iae-fix-adds-throw: reason %q, b=%+v", e.Reason, e.B)
+	}
+	if e := got["npe-stub-field"]; len(e.Compile.Stubs) == 0 {
+		t.Errorf("npe-stub-field compiled without stubs?")
+	}
+}
+
+func checkHazards(t *testing.T, tps []testPair, got map[string]Execution) {
+	for _, tp := range tps {
+		e := got[tp.pair.PairID]
+		if c := crit(e); c != tp.expect {
+			t.Errorf("%s: criteria %s, want %s (%s)", tp.pair.PairID, c, tp.expect, e.Reason)
+		}
+	}
+	if e := got["exit"]; len(e.Hazards) == 0 || e.Hazards[0].Outcome.Kind != "exited" {
+		t.Errorf("exit: hazards %+v, want an exited call", e.Hazards)
+	}
+	if e := got["loop"]; len(e.Hazards) == 0 || e.Hazards[0].Outcome.Kind != "timeout" || e.InputsTried > maxHazards {
+		t.Errorf("loop: hazards %+v tried %d, want timeouts and an early stop", e.Hazards, e.InputsTried)
+	}
+	if e := got["recursion"]; len(e.Hazards) != 0 || e.InputsTried == 0 {
+		t.Errorf("recursion: hazards %+v tried %d: StackOverflowError should be an ordinary outcome", e.Hazards, e.InputsTried)
+	}
+	if e := got["alloc"]; e.InputsTried == 0 {
+		t.Errorf("alloc: nothing tried")
+	}
+}
