@@ -1,0 +1,313 @@
+package testverify
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/sandbox"
+)
+
+// Defaults for Options.
+const (
+	DefaultTimeout = 10 * time.Minute
+	DefaultMemory  = 4 << 30
+)
+
+// Options configure how runners execute tests in the sandbox.
+type Options struct {
+	// Timeout bounds each sandboxed run (one per test in per-test mode);
+	// 0 means DefaultTimeout.
+	Timeout time.Duration
+	// MemoryBytes caps each run (RLIMIT_DATA); 0 means DefaultMemory,
+	// negative means no cap.
+	MemoryBytes int64
+	// AllowNetwork lets tests reach the network (they are isolated by
+	// default where the OS allows).
+	AllowNetwork bool
+	// Env holds KEY=VALUE entries passed to the tests unscrubbed.
+	Env []string
+	// MaxOutput caps the bytes kept of each output stream; 0 means the
+	// sandbox default.
+	MaxOutput int
+}
+
+func (o Options) timeout() time.Duration {
+	if o.Timeout > 0 {
+		return o.Timeout
+	}
+	return DefaultTimeout
+}
+
+func (o Options) spec(argv []string, dir, tmp string) sandbox.Spec {
+	mem := o.MemoryBytes
+	if mem == 0 {
+		mem = DefaultMemory
+	} else if mem < 0 {
+		mem = 0
+	}
+	return sandbox.Spec{
+		Argv: argv, Dir: dir, Env: o.Env, Timeout: o.timeout(), MemoryBytes: mem,
+		NoNetwork: !o.AllowNetwork, MaxOutput: o.MaxOutput, TempDir: tmp,
+	}
+}
+
+// run executes argv(tmp) in the sandbox, where tmp is a fresh private dir
+// (HOME, TMPDIR) that the caller may read until it calls cleanup.
+func (o Options) run(ctx context.Context, argv func(tmp string) []string, dir string) (sandbox.Result, string, func(), error) {
+	tmp, err := os.MkdirTemp("", "benchforge-tests-*")
+	if err != nil {
+		return sandbox.Result{}, "", nil, fmt.Errorf("private dir: %v: %w", err, errs.ErrUnavailable)
+	}
+	cleanup := func() { forceRemove(tmp) }
+	res, err := sandbox.Run(ctx, o.spec(argv(tmp), dir, tmp))
+	if err != nil {
+		cleanup()
+		return res, "", nil, err
+	}
+	return res, tmp, cleanup, nil
+}
+
+// fixed adapts a ready argv to Options.run.
+func fixed(argv []string) func(string) []string { return func(string) []string { return argv } }
+
+// CommandRunner runs a user-supplied argv template. Placeholders:
+//
+//	{tests}  a whole word: replaced by the requested tests as separate words;
+//	         one run for all tests
+//	{test}   inside any word: one run per test (pass = exit status 0)
+//	{dir}    inside any word: the work tree's absolute path
+//
+// A template with neither {test} nor {tests} runs once. In a single run,
+// per-test outcomes come from the JUnit XML reports matched by JUnitXML;
+// without it, exit status 0 passes every test and any other status fails
+// them all (the Detail says why).
+type CommandRunner struct {
+	Argv []string
+	// JUnitXML is a glob, relative to the work tree unless absolute ({dir}
+	// allowed), of the JUnit XML reports a single run writes.
+	JUnitXML string
+	Options
+}
+
+// ParseCommand splits template into words the way a POSIX shell would
+// (single and double quotes, backslash escapes; no expansions, no
+// operators) and validates its placeholders.
+func ParseCommand(template string, opts Options) (*CommandRunner, error) {
+	argv, err := SplitWords(template)
+	if err != nil {
+		return nil, err
+	}
+	r := &CommandRunner{Argv: argv, Options: opts}
+	if err := r.validate(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *CommandRunner) validate() error {
+	if len(r.Argv) == 0 || r.Argv[0] == "" {
+		return fmt.Errorf("test command: empty: %w", errs.ErrUsage)
+	}
+	one, all := false, false
+	for _, w := range r.Argv {
+		if strings.Contains(w, "{test}") {
+			one = true
+		}
+		if strings.Contains(w, "{tests}") {
+			if w != "{tests}" {
+				return fmt.Errorf("test command: {tests} must be a word of its own, not part of %q (use {test} for one run per test): %w", w, errs.ErrUsage)
+			}
+			all = true
+		}
+	}
+	if one && all {
+		return fmt.Errorf("test command %q: use either {test} or {tests}, not both: %w", strings.Join(r.Argv, " "), errs.ErrUsage)
+	}
+	return nil
+}
+
+func (r *CommandRunner) perTest() bool {
+	for _, w := range r.Argv {
+		if strings.Contains(w, "{test}") {
+			return true
+		}
+	}
+	return false
+}
+
+// expand builds one argv from the template.
+func (r *CommandRunner) expand(dir string, tests []string, test string) []string {
+	var out []string
+	for _, w := range r.Argv {
+		if w == "{tests}" {
+			out = append(out, tests...)
+			continue
+		}
+		w = strings.ReplaceAll(w, "{dir}", dir)
+		w = strings.ReplaceAll(w, "{test}", test)
+		out = append(out, w)
+	}
+	return out
+}
+
+// Run implements Runner.
+func (r *CommandRunner) Run(ctx context.Context, dir string, tests []string) ([]TestResult, error) {
+	if err := r.validate(); err != nil {
+		return nil, err
+	}
+	if r.perTest() {
+		out := make([]TestResult, 0, len(tests))
+		for _, t := range tests {
+			res, _, cleanup, err := r.run(ctx, fixed(r.expand(dir, tests, t)), dir)
+			if err != nil {
+				return nil, fmt.Errorf("test command for %s: %w", t, err)
+			}
+			cleanup()
+			out = append(out, exitResult(t, res, r.timeout()))
+		}
+		return out, nil
+	}
+	if r.JUnitXML != "" {
+		if err := removeReports(dir, r.JUnitXML); err != nil {
+			return nil, err
+		}
+	}
+	res, _, cleanup, err := r.run(ctx, fixed(r.expand(dir, tests, "")), dir)
+	if err != nil {
+		return nil, fmt.Errorf("test command: %w", err)
+	}
+	defer cleanup()
+	if r.JUnitXML == "" {
+		out := make([]TestResult, 0, len(tests))
+		for _, t := range tests {
+			tr := exitResult(t, res, r.timeout())
+			if !tr.Passed && !tr.TimedOut {
+				tr.Detail = fmt.Sprintf("command exited %d (one run for all tests: per-test outcomes need {test} or a JUnit XML report); %s", res.ExitCode, tr.Detail)
+			}
+			out = append(out, tr)
+		}
+		return out, nil
+	}
+	cases, err := readReports(dir, strings.ReplaceAll(r.JUnitXML, "{dir}", dir))
+	if err != nil {
+		return nil, err
+	}
+	return matchCases(tests, cases, res, r.timeout()), nil
+}
+
+// exitResult judges one test by its run's exit status.
+func exitResult(name string, res sandbox.Result, timeout time.Duration) TestResult {
+	switch {
+	case res.TimedOut:
+		return TestResult{Name: name, TimedOut: true, Detail: "timed out after " + durationText(timeout)}
+	case res.OOM:
+		return TestResult{Name: name, Detail: "ran out of memory"}
+	case res.Success():
+		return TestResult{Name: name, Passed: true}
+	case res.Signal != "":
+		return TestResult{Name: name, Detail: "killed by signal " + res.Signal}
+	}
+	return TestResult{Name: name, Detail: fmt.Sprintf("exit status %d: %s", res.ExitCode, lastLine(res.Stderr, res.Stdout))}
+}
+
+// lastLine is the last non-blank line of the first stream that has one.
+func lastLine(streams ...[]byte) string {
+	for _, s := range streams {
+		lines := strings.Split(strings.TrimSpace(string(s)), "\n")
+		if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
+			return oneLine(l, 200)
+		}
+	}
+	return "no output"
+}
+
+// removeReports deletes stale reports matching glob before a run.
+func removeReports(dir, glob string) error {
+	matches, err := filepath.Glob(reportGlob(dir, glob))
+	if err != nil {
+		return fmt.Errorf("JUnit XML glob %q: %v: %w", glob, err, errs.ErrUsage)
+	}
+	for _, m := range matches {
+		_ = os.Remove(m)
+	}
+	return nil
+}
+
+func reportGlob(dir, glob string) string {
+	glob = strings.ReplaceAll(glob, "{dir}", dir)
+	if !filepath.IsAbs(glob) {
+		glob = filepath.Join(dir, glob)
+	}
+	return glob
+}
+
+// SplitWords splits s into words like a POSIX shell without expanding
+// anything: whitespace separates words; '...' is literal; "..." is literal
+// except for \" \\ \$ \` and backslash-newline; an unquoted backslash
+// quotes the next character. Unterminated quotes are an error.
+func SplitWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		c := rs[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '\'':
+			inWord = true
+			j := i + 1
+			for j < len(rs) && rs[j] != '\'' {
+				j++
+			}
+			if j >= len(rs) {
+				return nil, fmt.Errorf("split %q: unterminated single quote at offset %d: %w", s, i, errs.ErrUsage)
+			}
+			cur.WriteString(string(rs[i+1 : j]))
+			i = j
+		case c == '"':
+			inWord = true
+			j := i + 1
+			for ; j < len(rs) && rs[j] != '"'; j++ {
+				if rs[j] == '\\' && j+1 < len(rs) && strings.ContainsRune("\"\\$`\n", rs[j+1]) {
+					if rs[j+1] != '\n' {
+						cur.WriteRune(rs[j+1])
+					}
+					j++
+					continue
+				}
+				cur.WriteRune(rs[j])
+			}
+			if j >= len(rs) {
+				return nil, fmt.Errorf("split %q: unterminated double quote at offset %d: %w", s, i, errs.ErrUsage)
+			}
+			i = j
+		case c == '\\':
+			if i+1 >= len(rs) {
+				return nil, fmt.Errorf("split %q: trailing backslash: %w", s, errs.ErrUsage)
+			}
+			i++
+			if rs[i] != '\n' {
+				cur.WriteRune(rs[i])
+				inWord = true
+			}
+		default:
+			cur.WriteRune(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}

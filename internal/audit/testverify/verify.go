@@ -1,0 +1,205 @@
+// Package testverify owns the test-suite fallback of Stage II (BenchChecker
+// §3.4 "Testing Verification", §4.2): when similarity matching of a gold
+// patch against the cutoff snapshot is inconclusive, a modified diff — the
+// gold fix with each patch block replaced by its aligned snapshot code — is
+// applied to the sample's buggy version and the benchmark's own tests decide:
+// if the diff applies and every FAIL_TO_PASS and PASS_TO_PASS test passes,
+// the snapshot already contains a fix and the sample counts as present.
+//
+// Verify builds a private copy of the base commit (git read-tree and
+// checkout-index into a temporary directory with a temporary index, so bare
+// clones work, the repository is never written and export-ignore attributes
+// do not drop files), applies the SWE-bench test patch when there is one and
+// then the modified patch with internal/diff, and runs the tests through a
+// Runner. Every runner executes the tests with internal/sandbox: own process
+// group, timeout, memory cap, private HOME/TMPDIR, no network when the OS
+// allows, scrubbed environment.
+//
+// Runners: CommandRunner (an argv template such as
+// `python3 -m pytest -q {tests}`, split into words without a shell),
+// PytestRunner, UnittestRunner, MavenRunner, GradleRunner and AntRunner.
+// Detect picks one from the work tree and what is installed.
+//
+// Definitions:
+//   - A Runner returns one TestResult per requested test, named exactly as
+//     requested. A test the runner found no result for is failed, with a
+//     Detail saying so; a skipped test is not a pass (it demonstrates
+//     nothing).
+//   - passed = the modified patch applied and every listed test passed. A
+//     sample that lists no tests cannot be verified and is an error.
+//
+// Test names are matched to what the tools report by their components (see
+// TestKey): "pkg/test_x.py::TestC::test_m", "pkg.test_x.TestC.test_m",
+// "test_m (pkg.test_x.TestC)" and a JUnit testcase with classname
+// "pkg.test_x.TestC" and name "test_m" are the same test, as are Defects4J's
+// "org.Foo::testBar" and Maven's "org.Foo#testBar".
+package testverify
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/benchforge/benchforge/internal/bench"
+	"github.com/benchforge/benchforge/internal/diff"
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/gitrepo"
+)
+
+// Verifier runs the test-suite fallback for samples. The zero value detects
+// a runner per sample with default Options.
+type Verifier struct {
+	// Runner runs the tests; nil means Detect(worktree, sample.Language).
+	Runner Runner
+	// Options configure the runners Detect builds (timeout, memory, ...).
+	Options Options
+	// Apply tunes patch application (fuzz, offset); the zero value is
+	// patch(1)'s default tolerance.
+	Apply diff.ApplyOptions
+	// TempDir is where work trees are made; empty means os.TempDir().
+	TempDir string
+}
+
+// TestResult is the outcome of one requested test.
+type TestResult struct {
+	Name     string `json:"name"`
+	Passed   bool   `json:"passed"`
+	TimedOut bool   `json:"timed_out,omitempty"`
+	Detail   string `json:"detail,omitempty"`
+}
+
+// Runner runs tests in a prepared work tree.
+type Runner interface {
+	// Run runs tests in dir and returns one result per test, in order. An
+	// error means the runner itself could not run (tool missing, context
+	// cancelled), not that tests failed.
+	Run(ctx context.Context, dir string, tests []string) ([]TestResult, error)
+}
+
+// Verify applies modifiedPatch to sample's buggy version (BaseCommit, after
+// its TestPatch) in a temporary work tree and runs the sample's tests; passed
+// is true when every FAIL_TO_PASS and PASS_TO_PASS test passes. detail says
+// what happened in one line. A patch that does not apply returns passed=false
+// and an error wrapping a *diff.ApplyError (errs.ErrInput) that names the file
+// and hunk.
+func (v *Verifier) Verify(ctx context.Context, sample bench.Sample, repo *gitrepo.Repo, modifiedPatch []byte) (passed bool, detail string, err error) {
+	op := fmt.Sprintf("testverify.Verify(%s)", sample.ID)
+	if repo == nil {
+		return false, "", fmt.Errorf("%s: no repository: %w", op, errs.ErrUsage)
+	}
+	tests := sampleTests(sample)
+	if len(tests) == 0 {
+		return false, "sample lists no tests", fmt.Errorf("%s: the sample lists no FAIL_TO_PASS or PASS_TO_PASS tests, so nothing can verify the patch: %w", op, errs.ErrInput)
+	}
+	if len(strings.TrimSpace(string(modifiedPatch))) == 0 {
+		return false, "empty modified patch", fmt.Errorf("%s: empty modified patch: %w", op, errs.ErrInput)
+	}
+	commit, err := repo.Resolve(ctx, sample.BaseCommit)
+	if err != nil {
+		return false, "", fmt.Errorf("%s: base commit %q in %s: %w", op, sample.BaseCommit, repo.Path(), err)
+	}
+	tmp, err := os.MkdirTemp(v.TempDir, "benchforge-verify-*")
+	if err != nil {
+		return false, "", fmt.Errorf("%s: work tree: %v: %w", op, err, errs.ErrUnavailable)
+	}
+	defer forceRemove(tmp)
+	work := filepath.Join(tmp, "src")
+	if err := Checkout(ctx, repo.GitDir(), commit.Hash, work, filepath.Join(tmp, "index")); err != nil {
+		return false, "", fmt.Errorf("%s: %w", op, err)
+	}
+	if strings.TrimSpace(sample.TestPatch) != "" {
+		if err := ApplyPatch(work, []byte(sample.TestPatch), v.Apply); err != nil {
+			return false, "test patch does not apply", fmt.Errorf("%s: test patch on %.12s: %w", op, commit.Hash, err)
+		}
+	}
+	if err := ApplyPatch(work, modifiedPatch, v.Apply); err != nil {
+		return false, "modified patch does not apply: " + err.Error(), fmt.Errorf("%s: modified patch on %.12s: %w", op, commit.Hash, err)
+	}
+	runner := v.Runner
+	if runner == nil {
+		if runner, err = Detect(work, sample.Language, v.Options); err != nil {
+			return false, "", fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	results, err := runner.Run(ctx, work, tests)
+	if err != nil {
+		return false, "", fmt.Errorf("%s: %w", op, err)
+	}
+	passed, detail = Summarise(tests, results)
+	return passed, detail, nil
+}
+
+// sampleTests is FAIL_TO_PASS then PASS_TO_PASS without duplicates or
+// blanks.
+func sampleTests(s bench.Sample) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range append(append([]string(nil), s.Tests.FailToPass...), s.Tests.PassToPass...) {
+		if t = strings.TrimSpace(t); t != "" && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Summarise decides pass/fail over the requested tests and describes the
+// outcome in one line, naming up to five failing tests.
+func Summarise(tests []string, results []TestResult) (bool, string) {
+	byName := map[string]TestResult{}
+	for _, r := range results {
+		byName[r.Name] = r
+	}
+	var failed []string
+	timedOut := 0
+	for _, t := range tests {
+		r, ok := byName[t]
+		switch {
+		case !ok:
+			failed = append(failed, t+": no result")
+		case !r.Passed:
+			if r.TimedOut {
+				timedOut++
+			}
+			msg := t
+			if r.Detail != "" {
+				msg += ": " + r.Detail
+			}
+			failed = append(failed, msg)
+		}
+	}
+	if len(failed) == 0 {
+		return true, fmt.Sprintf("all %d tests passed", len(tests))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %d tests failed", len(failed), len(tests))
+	if timedOut > 0 {
+		fmt.Fprintf(&b, " (%d timed out)", timedOut)
+	}
+	b.WriteString(": ")
+	for i, f := range failed {
+		if i == 5 {
+			fmt.Fprintf(&b, "; and %d more", len(failed)-5)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(oneLine(f, 200))
+	}
+	return false, b.String()
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
+
+// durationText renders d for messages ("30s").
+func durationText(d time.Duration) string { return d.Round(time.Millisecond).String() }
