@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/report"
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/synth/fidelity"
+)
+
+func init() { synthSubcommands = append(synthSubcommands, newSynthFidelityCmd) }
+
+func newSynthFidelityCmd(a *app) *cobra.Command {
+	var (
+		corpusPath, seedsPath, refPath, out string
+		fixed, renderOnly, asJSON           bool
+		workers                             int
+	)
+	cmd := &cobra.Command{
+		Use:   "fidelity --corpus FILE --seeds FILE --out DIR",
+		Short: "Measure how closely a synthetic corpus resembles its real seeds (rxsynth §6)",
+		Long: `fidelity compares the corpus's methods with the real seed pairs: Table 10
+(seven structural metrics, pooled and per type, vs the fidelity reference
+set and the whole seed pool: medians, KS D and p, Cliff's δ), per-type
+token-count ECDFs, Table 11 (thirteen constructs per type, Mann–Whitney U
+with Benjamini–Hochberg at q = 0.05), repair style (fixes introducing a
+throw, Wilson 95% CIs), distance from seeds (nearest same-type seed under
+token-set and token 5-gram Jaccard, exact reproductions) and exemplar
+fidelity (generated/exemplar LLOC and PLOC by exemplar size band).
+
+The fidelity reference set is the seeds left after excluding, within each
+type, buggy methods with LLOC > Q3 + 1.5·IQR, unless --reference-set names
+the seed bug_ids (one per line, # comments allowed).
+
+Writes DIR/fidelity.json (every statistic), DIR/fidelity.md,
+DIR/fidelity.html and DIR/ecdf-<type>.svg. --render-only rewrites the
+Markdown, HTML and SVG files from DIR/fidelity.json alone.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return fmt.Errorf("%w: --out DIR is required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+			}
+			var r *fidelity.Report
+			if renderOnly {
+				path := filepath.Join(out, "fidelity.json")
+				b, err := os.ReadFile(path)
+				if err != nil {
+					return fmt.Errorf("render fidelity report: %w: %w (run without --render-only first)", errs.ErrNotFound, err)
+				}
+				r = new(fidelity.Report)
+				if err := json.Unmarshal(b, r); err != nil {
+					return fmt.Errorf("render fidelity report: %s: %w: %w", path, errs.ErrInput, err)
+				}
+			} else {
+				if corpusPath == "" || seedsPath == "" {
+					return fmt.Errorf("%w: --corpus FILE and --seeds FILE are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+				}
+				pairs, err := jsonl.ReadFile[corpus.Pair](corpusPath)
+				if err != nil {
+					return err
+				}
+				seeds, err := jsonl.ReadFile[corpus.Seed](seedsPath)
+				if err != nil {
+					return err
+				}
+				opt := fidelity.Options{Fixed: fixed, Workers: workers}
+				if refPath != "" {
+					f, err := os.Open(refPath)
+					if err != nil {
+						return fmt.Errorf("reference set: %w: %w", errs.ErrNotFound, err)
+					}
+					opt.ReferenceSet, err = fidelity.ParseReferenceSet(refPath, f)
+					f.Close()
+					if err != nil {
+						return err
+					}
+				}
+				if r, err = fidelity.Run(a.ctx, pairs, seeds, opt); err != nil {
+					return err
+				}
+				if err := os.MkdirAll(out, 0o755); err != nil {
+					return fmt.Errorf("synth fidelity: %w", err)
+				}
+				if err := writeFileJSON(filepath.Join(out, "fidelity.json"), r); err != nil {
+					return err
+				}
+			}
+			if err := writeFidelityReports(out, r); err != nil {
+				return err
+			}
+			for _, s := range r.Skipped {
+				fmt.Fprintf(a.stderr, "benchforge: warning: %s %s %s method not measured: %s\n", s.Kind, s.ID, s.Side, s.Reason)
+			}
+			if asJSON {
+				return writeJSON(a.stdout, r)
+			}
+			fmt.Fprintf(a.stdout, "%d pairs vs %d seeds; reference set %d seeds (%s rule); reports in %s\n\n", r.Pairs, r.Seeds, r.Reference.N, r.Reference.Rule, out)
+			return writeReportTables(a.stdout, r.Table10("buggy", false), r.Table11(true), r.RepairTable(), r.DistanceTable(), r.ExemplarTable())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&corpusPath, "corpus", "", "synthetic pairs JSONL (corpus.Pair records)")
+	f.StringVar(&seedsPath, "seeds", "", "real seed pairs JSONL (corpus.Seed records)")
+	f.StringVar(&refPath, "reference-set", "", "file listing the seed bug_ids of the fidelity reference set")
+	f.StringVar(&out, "out", "", "output directory")
+	f.BoolVar(&fixed, "fixed", false, "also compare fixed methods (Table 10)")
+	f.BoolVar(&renderOnly, "render-only", false, "re-render DIR/fidelity.json without recomputing")
+	f.IntVar(&workers, "workers", 0, "parallel parsers (0 = all CPUs)")
+	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	return cmd
+}
+
+func writeFidelityReports(dir string, r *fidelity.Report) error {
+	if err := os.WriteFile(filepath.Join(dir, "fidelity.md"), []byte(r.Markdown()), 0o644); err != nil {
+		return fmt.Errorf("synth fidelity: %w", err)
+	}
+	for _, e := range r.TokenECDF {
+		svg, err := fidelity.ECDFPlot(e)
+		if err != nil {
+			return err
+		}
+		name := "ecdf-" + strings.ToLower(strings.TrimSuffix(e.Type, "Exception")) + ".svg"
+		if err := os.WriteFile(filepath.Join(dir, name), svg, 0o644); err != nil {
+			return fmt.Errorf("synth fidelity: %w", err)
+		}
+	}
+	page, err := r.Page()
+	if err != nil {
+		return err
+	}
+	return writePage(filepath.Join(dir, "fidelity.html"), page)
+}
+
+// writePage renders an HTML report to path.
+func writePage(path string, p *report.Page) error {
+	var b bytes.Buffer
+	if err := report.Render(&b, p); err != nil {
+		return fmt.Errorf("render %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+// writeFileJSON writes v as indented JSON to path.
+func writeFileJSON(path string, v any) error {
+	var b bytes.Buffer
+	if err := writeJSON(&b, v); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeReportTables prints report tables as aligned text, each under its
+// caption.
+func writeReportTables(w io.Writer, ts ...*report.Table) error {
+	for _, t := range ts {
+		fmt.Fprintln(w, t.Caption)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, strings.Join(t.Header, "\t"))
+		for _, r := range t.Rows {
+			fmt.Fprintln(tw, strings.Join(r, "\t"))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if t.Note != "" {
+			fmt.Fprintln(w, t.Note)
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/synth/fidelity"
+	"github.com/benchforge/benchforge/internal/synth/fidelity/fidelitytest"
+)
+
+// synthFixture writes a small seed pool and corpus to dir.
+func synthFixture(t *testing.T, dir string, nSeeds, nPairs int) (corpusPath, seedsPath string) {
+	t.Helper()
+	seeds := fidelitytest.Seeds(nSeeds, 11)
+	pairs := fidelitytest.Pairs(seeds, nPairs, 11)
+	corpusPath, seedsPath = filepath.Join(dir, "core.jsonl"), filepath.Join(dir, "seeds.jsonl")
+	if err := jsonl.Rewrite(corpusPath, pairs); err != nil {
+		t.Fatal(err)
+	}
+	if err := jsonl.Rewrite(seedsPath, seeds); err != nil {
+		t.Fatal(err)
+	}
+	return corpusPath, seedsPath
+}
+
+func runSynthCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), append([]string{"benchforge"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestSynthFidelity(t *testing.T) {
+	dir := t.TempDir()
+	corpusPath, seedsPath := synthFixture(t, dir, 30, 60)
+	out := filepath.Join(dir, "fid")
+	code, stdout, stderr := runSynthCLI(t, "synth", "fidelity", "--corpus", corpusPath, "--seeds", seedsPath, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"Table 10 (pooled", "Distance from seeds", "Exemplar fidelity", "tokens"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, f := range []string{"fidelity.json", "fidelity.md", "fidelity.html", "ecdf-nullpointer.svg"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("missing output: %v", err)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "fidelity.md"))
+	// --render-only regenerates the same Markdown from the JSON alone.
+	os.Remove(filepath.Join(out, "fidelity.md"))
+	if code, _, stderr := runSynthCLI(t, "synth", "fidelity", "--render-only", "--out", out); code != 0 {
+		t.Fatalf("render-only: exit %d: %s", code, stderr)
+	}
+	again, _ := os.ReadFile(filepath.Join(out, "fidelity.md"))
+	if !bytes.Equal(md, again) {
+		t.Error("--render-only Markdown differs from the original")
+	}
+	// --json and an explicit reference set.
+	ref := filepath.Join(dir, "ref.txt")
+	os.WriteFile(ref, []byte("# two seeds\nProj-1#0\nProj-2#0\n"), 0o644)
+	code, stdout, stderr = runSynthCLI(t, "synth", "fidelity", "--corpus", corpusPath, "--seeds", seedsPath, "--reference-set", ref, "--out", out, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r fidelity.Report
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Reference.Rule != "file" || r.Reference.N != 2 {
+		t.Errorf("reference = %+v, want 2 seeds from the file", r.Reference)
+	}
+}
+
+func TestSynthFidelityErrors(t *testing.T) {
+	dir := t.TempDir()
+	corpusPath, seedsPath := synthFixture(t, dir, 10, 10)
+	ref := filepath.Join(dir, "ref.txt")
+	os.WriteFile(ref, []byte("Nope-1#0\n"), 0o644)
+	cases := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"--corpus", corpusPath, "--seeds", seedsPath}, exitUsage},
+		{[]string{"--seeds", seedsPath, "--out", dir}, exitUsage},
+		{[]string{"--corpus", corpusPath, "--seeds", seedsPath, "--out", dir, "--reference-set", ref}, exitInput},
+		{[]string{"--render-only", "--out", filepath.Join(dir, "none")}, exitNotFound},
+	}
+	for _, c := range cases {
+		if code, _, stderr := runSynthCLI(t, append([]string{"synth", "fidelity"}, c.args...)...); code != c.code {
+			t.Errorf("%v: exit %d, want %d (%s)", c.args, code, c.code, stderr)
+		}
+	}
+}
