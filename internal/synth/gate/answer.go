@@ -1,0 +1,201 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/benchforge/benchforge/internal/code"
+)
+
+// Reject is why a candidate failed a gate.
+type Reject struct {
+	Cause  string
+	Detail string
+}
+
+func (r *Reject) Error() string { return r.Cause + ": " + r.Detail }
+
+func reject(cause, format string, args ...any) *Reject {
+	return &Reject{Cause: cause, Detail: fmt.Sprintf(format, args...)}
+}
+
+// Block is one fenced code block of a model answer.
+type Block struct {
+	Info string // the info string after the opening fence, trimmed
+	Code string
+	Line int // 1-based line of the opening fence
+}
+
+// FencedBlocks returns the fenced code blocks of a Markdown answer
+// (CommonMark fences: a line of three or more backticks or tildes indented
+// at most three spaces opens; a line of the same character, at least as
+// long, with nothing else, closes). An unterminated block is returned with
+// ok false.
+func FencedBlocks(text string) (blocks []Block, ok bool) {
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	var cur *Block
+	var fence string
+	var body []string
+	for i, l := range lines {
+		trimmed := strings.TrimLeft(l, " ")
+		indent := len(l) - len(trimmed)
+		if cur == nil {
+			if indent > 3 {
+				continue
+			}
+			f := fenceRun(trimmed)
+			if f == "" || (f[0] == '`' && strings.Contains(trimmed[len(f):], "`")) {
+				continue
+			}
+			cur, fence, body = &Block{Info: strings.TrimSpace(trimmed[len(f):]), Line: i + 1}, f, nil
+			continue
+		}
+		if f := fenceRun(trimmed); indent <= 3 && f != "" && f[0] == fence[0] && len(f) >= len(fence) && strings.TrimSpace(trimmed[len(f):]) == "" {
+			cur.Code = strings.Join(body, "\n")
+			blocks = append(blocks, *cur)
+			cur = nil
+			continue
+		}
+		body = append(body, l)
+	}
+	if cur != nil {
+		cur.Code = strings.Join(body, "\n")
+		return append(blocks, *cur), false
+	}
+	return blocks, true
+}
+
+// fenceRun returns the leading run of three or more backticks or tildes.
+func fenceRun(s string) string {
+	if len(s) < 3 || (s[0] != '`' && s[0] != '~') {
+		return ""
+	}
+	n := 0
+	for n < len(s) && s[n] == s[0] {
+		n++
+	}
+	if n < 3 {
+		return ""
+	}
+	return s[:n]
+}
+
+// javaInfo reports whether a fence's info string marks Java code (or none).
+func javaInfo(info string) bool {
+	w := strings.ToLower(strings.Fields(info + " x")[0])
+	return info == "" || w == "java"
+}
+
+// ParseAnswer splits a model answer into its buggy and fixed methods
+// (rxsynth §4.4, syntactic gate): exactly two fenced Java blocks, buggy
+// first; each has imports, package lines and a class wrapper holding just
+// that method removed (Method). It never panics; every failure is a
+// *Reject naming the cause.
+func ParseAnswer(text string) (buggy, fixed string, rej *Reject) {
+	blocks, ok := FencedBlocks(text)
+	if !ok {
+		return "", "", reject(CauseTruncated, "code block opened at line %d is never closed", blocks[len(blocks)-1].Line)
+	}
+	if len(blocks) != 2 {
+		return "", "", reject(CauseBlockCount, "want exactly 2 fenced Java blocks, found %d", len(blocks))
+	}
+	for _, b := range blocks {
+		if !javaInfo(b.Info) {
+			return "", "", reject(CauseNotJava, "block at line %d is marked %q", b.Line, b.Info)
+		}
+	}
+	if buggy, rej = Method(blocks[0].Code); rej != nil {
+		rej.Detail = "buggy block: " + rej.Detail
+		return "", "", rej
+	}
+	if fixed, rej = Method(blocks[1].Code); rej != nil {
+		rej.Detail = "fixed block: " + rej.Detail
+		return "", "", rej
+	}
+	return buggy, fixed, nil
+}
+
+var typeDecls = map[string]bool{"class_declaration": true, "interface_declaration": true, "enum_declaration": true,
+	"record_declaration": true, "annotation_type_declaration": true}
+
+// Method reduces a code block to one method declaration: package and import
+// lines are dropped, and a single class whose body holds exactly that one
+// method (or constructor) is unwrapped. Any other type declaration — a
+// class with fields or several methods, an interface, enum or record, two
+// types — is rejected with CauseTypeDecl; empty code with CauseMethodCount.
+func Method(block string) (string, *Reject) {
+	if strings.TrimSpace(block) == "" {
+		return "", reject(CauseMethodCount, "empty code block")
+	}
+	f, err := code.Parse(code.LangJava, "answer.java", []byte(block))
+	if err != nil {
+		return "", reject(CauseParse, "%v", err)
+	}
+	defer f.Close()
+	n := f.Nodes()
+	src := []byte(block)
+	var cut [][2]int
+	var types []int
+	for c := range f.Children(0) {
+		switch {
+		case n[c].Kind == "package_declaration" || n[c].Kind == "import_declaration":
+			cut = append(cut, [2]int{n[c].StartByte, n[c].EndByte})
+		case typeDecls[n[c].Kind]:
+			types = append(types, c)
+		}
+	}
+	if len(types) > 0 {
+		if len(types) > 1 || n[types[0]].Kind != "class_declaration" {
+			return "", reject(CauseTypeDecl, "block declares %s", declNames(f, types))
+		}
+		body := f.ChildByField(types[0], "body")
+		var members []int
+		if body >= 0 {
+			for c := range f.Children(body) {
+				if n[c].Named && n[c].Kind != "line_comment" && n[c].Kind != "block_comment" {
+					members = append(members, c)
+				}
+			}
+		}
+		if len(members) != 1 || (n[members[0]].Kind != "method_declaration" && n[members[0]].Kind != "constructor_declaration") {
+			return "", reject(CauseTypeDecl, "block is a class (%s) with %d members, not a wrapper around one method", declNames(f, types), len(members))
+		}
+		m := members[0]
+		start := strings.LastIndexByte(block[:n[m].StartByte], '\n') + 1
+		return dedent(block[start:n[m].EndByte]), nil
+	}
+	var b strings.Builder
+	pos := 0
+	for _, c := range cut {
+		b.Write(src[pos:c[0]])
+		pos = c[1]
+	}
+	b.Write(src[pos:])
+	return strings.Trim(b.String(), "\n"), nil
+}
+
+func declNames(f *code.File, types []int) string {
+	var out []string
+	for _, t := range types {
+		name := "?"
+		if nm := f.ChildByField(t, "name"); nm >= 0 {
+			name = f.Text(nm)
+		}
+		out = append(out, strings.TrimSuffix(f.Nodes()[t].Kind, "_declaration")+" "+name)
+	}
+	return strings.Join(out, ", ")
+}
+
+// dedent removes the first line's indentation from every line that starts
+// with it.
+func dedent(s string) string {
+	lines := strings.Split(s, "\n")
+	ind := lines[0][:len(lines[0])-len(strings.TrimLeft(lines[0], " \t"))]
+	if ind == "" {
+		return s
+	}
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(l, ind)
+	}
+	return strings.Join(lines, "\n")
+}

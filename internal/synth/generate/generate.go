@@ -1,0 +1,231 @@
+// Package generate owns the generation step of the synthesis pipeline
+// (rxsynth §4): the Generator interface every generator implements (the
+// offline mutation generator in generate/mutation now; seed-grounded and
+// zero-shot LLM generators through internal/llm later), the Candidate and
+// Attempt records they produce, and Run, which drives a generator to
+// per-type quotas while appending candidates.jsonl and attempts.jsonl so a
+// killed run resumes without losing or duplicating a record.
+//
+// Work is split into numbered chunks (Request.Chunk): a generator defines
+// what a chunk is (mutation: a group of corpus files; an LLM generator: one
+// prompt). Run asks for chunks 0, 1, 2, … until every quota is met or the
+// generator reports ErrExhausted. Because a generator must answer the same
+// chunk with the same candidates given the same Want, a resumed run replays
+// from chunk 0, skips what is already recorded (counting it towards the
+// quotas), and continues exactly where the killed run stopped.
+package generate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+)
+
+// ErrExhausted is returned (wrapped) by Generate when the chunk asked for is
+// past the end of the generator's input: no later chunk can yield anything.
+var ErrExhausted = errors.New("generator input exhausted")
+
+// Generator produces candidate bug/fix pairs.
+type Generator interface {
+	// ID names the generator and its configuration, recorded in every
+	// candidate ("mutation/v1", a model spec, …).
+	ID() string
+	// Generate works through one chunk. It must be deterministic in
+	// (chunk, Want) and report every attempt through req.OnAttempt.
+	Generate(ctx context.Context, req Request) ([]Candidate, error)
+}
+
+// Request asks a generator for one chunk of work.
+type Request struct {
+	Chunk int
+	// Want is how many more candidates of each exception type (corpus long
+	// names) are still needed; types absent or at zero are not generated.
+	Want map[string]int
+	// Seeds are the real seed pairs (may be empty): exemplars for an LLM
+	// generator, mined fix patterns for the mutation generator.
+	Seeds []corpus.Seed
+	// OnAttempt, when set, receives every attempt, successful or not.
+	OnAttempt func(Attempt)
+}
+
+// Source locates the real code a candidate was derived from.
+type Source struct {
+	File      string `json:"file"`
+	Method    string `json:"method"` // qualified name and signature
+	StartLine int    `json:"start_line,omitempty"`
+	EndLine   int    `json:"end_line,omitempty"`
+	SiteLine  int    `json:"site_line,omitempty"` // line of the mutated site in File
+}
+
+// Candidate is one generated pair before the gates. A generator either
+// fills BuggyMethod and FixedMethod itself (mutation) or leaves them empty
+// and records the model's raw Answer, which the gates parse.
+type Candidate struct {
+	ID            string   `json:"id"`
+	ErrorType     string   `json:"error_type"`
+	Generator     string   `json:"generator"`
+	Operator      string   `json:"operator,omitempty"`
+	BuggyMethod   string   `json:"buggy_method,omitempty"`
+	FixedMethod   string   `json:"fixed_method,omitempty"`
+	Answer        string   `json:"answer,omitempty"`
+	Source        *Source  `json:"source,omitempty"`
+	ExampleBugIDs []string `json:"example_bug_ids"`
+	PromptHash    string   `json:"prompt_hash,omitempty"`
+	SizeTarget    int      `json:"size_target,omitempty"`
+}
+
+// Outcomes of an attempt.
+const (
+	OutcomeCandidate   = "candidate"    // produced a candidate
+	OutcomeUnparsable  = "unparsable"   // the mutated method did not parse cleanly
+	OutcomeUnchanged   = "unchanged"    // the edit left the method's tokens unchanged
+	OutcomeSourceError = "source_error" // the source file could not be read or parsed
+	OutcomeDuplicate   = "duplicate"    // same candidate text as an earlier one
+)
+
+// Attempt is one logged generation attempt.
+type Attempt struct {
+	ID          string  `json:"id"`
+	Generator   string  `json:"generator"`
+	Operator    string  `json:"operator,omitempty"`
+	ErrorType   string  `json:"error_type,omitempty"`
+	Source      *Source `json:"source,omitempty"`
+	Outcome     string  `json:"outcome"`
+	Detail      string  `json:"detail,omitempty"`
+	CandidateID string  `json:"candidate_id,omitempty"`
+}
+
+// HashID returns a short stable id from parts: prefix + 16 hex digits of
+// their SHA-256.
+func HashID(prefix string, parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return prefix + hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// RunOptions configure Run.
+type RunOptions struct {
+	Dir     string         // output directory (candidates.jsonl, attempts.jsonl)
+	PerType map[string]int // candidates wanted per exception type
+	Seeds   []corpus.Seed
+	// MaxChunks stops after this many chunks (0: no limit), a guard
+	// against generators that never exhaust.
+	MaxChunks int
+	// Progress, when set, is called after each chunk with the candidate
+	// counts so far.
+	Progress func(chunk int, have map[string]int)
+}
+
+// Stats summarise a Run.
+type Stats struct {
+	Chunks   int            `json:"chunks"`
+	Have     map[string]int `json:"have"`     // candidates per type, old and new
+	New      int            `json:"new"`      // appended by this run
+	Resumed  int            `json:"resumed"`  // already recorded by an earlier run
+	Attempts int            `json:"attempts"` // attempts appended by this run
+	Warnings []string       `json:"warnings,omitempty"`
+}
+
+// Candidate and attempt log names inside RunOptions.Dir.
+const (
+	CandidatesFile = "candidates.jsonl"
+	AttemptsFile   = "attempts.jsonl"
+)
+
+// Run drives g chunk by chunk until every PerType quota is met or g is
+// exhausted, appending new candidates and attempts to the logs in
+// opts.Dir. See the package doc for how resumption works.
+func Run(ctx context.Context, g Generator, opts RunOptions) (*Stats, error) {
+	cands, err := jsonl.Open(filepath.Join(opts.Dir, CandidatesFile), func(c Candidate) string { return c.ID }, jsonl.Options{Sync: jsonl.SyncBatch})
+	if err != nil {
+		return nil, fmt.Errorf("generate.Run(%s): %w", opts.Dir, err)
+	}
+	defer cands.Close()
+	atts, err := jsonl.Open(filepath.Join(opts.Dir, AttemptsFile), func(a Attempt) string { return a.ID }, jsonl.Options{Sync: jsonl.SyncBatch})
+	if err != nil {
+		return nil, fmt.Errorf("generate.Run(%s): %w", opts.Dir, err)
+	}
+	defer atts.Close()
+	st := &Stats{Have: map[string]int{}}
+	st.Warnings = append(append(st.Warnings, cands.Warnings()...), atts.Warnings()...)
+	for t, n := range opts.PerType {
+		if !corpus.ValidType(t) {
+			return nil, fmt.Errorf("generate.Run: unknown exception type %q (want one of %s): %w", t, strings.Join(corpus.Types, ", "), errs.ErrUsage)
+		}
+		if n < 0 {
+			return nil, fmt.Errorf("generate.Run: negative quota %d for %s: %w", n, t, errs.ErrUsage)
+		}
+	}
+	var attErr error
+	onAttempt := func(a Attempt) {
+		if attErr != nil || atts.Has(a.ID) {
+			return
+		}
+		if err := atts.Append(a); err != nil {
+			attErr = err
+			return
+		}
+		st.Attempts++
+	}
+	for chunk := 0; opts.MaxChunks == 0 || chunk < opts.MaxChunks; chunk++ {
+		want := map[string]int{}
+		for t, n := range opts.PerType {
+			if n > st.Have[t] {
+				want[t] = n - st.Have[t]
+			}
+		}
+		if len(want) == 0 {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		out, err := g.Generate(ctx, Request{Chunk: chunk, Want: want, Seeds: opts.Seeds, OnAttempt: onAttempt})
+		if errors.Is(err, ErrExhausted) {
+			break
+		}
+		if err != nil {
+			return st, fmt.Errorf("generate.Run: generator %s chunk %d: %w", g.ID(), chunk, err)
+		}
+		if attErr != nil {
+			return st, fmt.Errorf("generate.Run: %w", attErr)
+		}
+		st.Chunks++
+		for _, c := range out {
+			if want[c.ErrorType] <= 0 {
+				continue // over quota: the generator gave more than asked
+			}
+			want[c.ErrorType]--
+			st.Have[c.ErrorType]++
+			if cands.Has(c.ID) {
+				st.Resumed++
+				continue
+			}
+			if err := cands.Append(c); err != nil {
+				return st, fmt.Errorf("generate.Run: %w", err)
+			}
+			st.New++
+		}
+		if opts.Progress != nil {
+			opts.Progress(chunk, st.Have)
+		}
+	}
+	if err := cands.Close(); err != nil {
+		return st, fmt.Errorf("generate.Run: %w", err)
+	}
+	if err := atts.Close(); err != nil {
+		return st, fmt.Errorf("generate.Run: %w", err)
+	}
+	return st, nil
+}

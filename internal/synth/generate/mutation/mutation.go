@@ -1,0 +1,428 @@
+// Package mutation owns benchforge's offline generator (issue 6, item 2,
+// "mutation"): it applies the inverse of real fix patterns to correct Java
+// methods from a source corpus (default: the JDK's src.zip), giving bug/fix
+// pairs whose FIXED member is the original method and whose BUGGY member is
+// the mutated one. It also classifies seed fixes into the same pattern
+// taxonomy (ClassifyFix, MinePatterns).
+//
+// Operators (Operators; each works on the tree-sitter tree of internal/code,
+// never on raw text, and carries must-apply / must-not-apply examples in its
+// tests), by the exception type of rxsynth §3.1 the buggy member risks:
+//
+//	remove_null_guard          NPE            inverse of an added null guard
+//	remove_bounds_check        AIOOBE/SIOOBE  inverse of an added bounds check
+//	loosen_comparison          AIOOBE/SIOOBE  inverse of a changed comparison (< vs <=)
+//	index_off_by_one           AIOOBE/SIOOBE  inverse of a corrected index or length (length-1)
+//	remove_nfe_catch           NFE            inverse of a caught NumberFormatException
+//	remove_instanceof_guard    CCE            inverse of an added instanceof check
+//	throw_on_lenient_argument  IAE            inverse of a removed unintended throw
+//	throw_on_lenient_state     ISE            inverse of a removed unintended throw
+//
+// Arrays (`a.length`, `a[i]`) give ArrayIndexOutOfBoundsException, strings
+// (`s.length()`, `s.charAt(i)`, `substring`) StringIndexOutOfBoundsException.
+// Every guard-removing operator requires the guarded use to follow (the
+// null-tested x dereferenced, the bounds-tested array indexed, the
+// instanceof-tested object cast), so the buggy method can actually throw.
+//
+// IAE and ISE follow rxsynth §3.2 F4: a real IAE/ISE fix must remove or
+// restructure an unintended throw, never add a missing one (that would teach
+// that defensive code is buggy). The mutation therefore INTRODUCES an
+// unintended throw where the original is lenient: an `if` on a parameter
+// that clamps it or returns early becomes `throw new
+// IllegalArgumentException(…)` (the method rejects an argument it should
+// accept); an `if` reading only fields in an instance method that returns
+// early (an idempotent `if (closed) return;`) becomes `throw new
+// IllegalStateException(…)` (the method throws too eagerly for a state it
+// should tolerate). The fix — the original — removes the throw.
+//
+// Generation is deterministic: the corpus's files are shuffled by the seed
+// and cut into chunks of Options.ChunkFiles; within a chunk, files and
+// methods are visited in order and each method gives at most one pair, of
+// the wanted type with the most candidates still missing (ties: NFE, CCE,
+// SIOOBE, AIOOBE, NPE, ISE, IAE), at a site picked by a hash of the seed and the
+// method. Methods must have a body, span MinLines..MaxLines lines, parse
+// without errors and (with PublicOnly) be public. A method whose text equals
+// an earlier one's is skipped (the JDK repeats code across primitive
+// specialisations).
+//
+// Provenance: generator id, operator, source file, method signature and
+// line. example_bug_ids are the ids of the given seeds whose fix
+// ClassifyFix assigns to the operator's pattern, for the candidate's type;
+// with no seeds, or none of that pattern and type, it is empty: a mutation
+// pair is then grounded in the operator's pattern, not in a seed.
+package mutation
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/benchforge/benchforge/internal/code"
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/synth/generate"
+)
+
+// ID is the generator id recorded in candidates.
+const ID = "mutation/v1"
+
+// Options configure New.
+type Options struct {
+	Corpus     string // src.zip or directory; "" means DefaultCorpus
+	Seed       uint64 // shuffles files and picks sites
+	ChunkFiles int    // files per chunk; 0 means 64
+	MinLines   int    // 0 means 5
+	MaxLines   int    // 0 means 60
+	PublicOnly bool
+	Workers    int // parsing goroutines; 0 means GOMAXPROCS
+}
+
+// Generator is the mutation generator. It is not safe for concurrent
+// Generate calls.
+type Generator struct {
+	opts   Options
+	corpus *Corpus
+	order  []string
+	seen   map[uint64]bool // hashes of fixed methods already used
+
+	once sync.Once
+	ex   map[[2]string][]string
+}
+
+// New opens the corpus and fixes the file order.
+func New(opts Options) (*Generator, error) {
+	if opts.Corpus == "" {
+		p, err := DefaultCorpus()
+		if err != nil {
+			return nil, err
+		}
+		opts.Corpus = p
+	}
+	if opts.ChunkFiles <= 0 {
+		opts.ChunkFiles = 64
+	}
+	if opts.MinLines <= 0 {
+		opts.MinLines = 5
+	}
+	if opts.MaxLines <= 0 {
+		opts.MaxLines = 60
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	c, err := OpenCorpus(opts.Corpus)
+	if err != nil {
+		return nil, err
+	}
+	g := &Generator{opts: opts, corpus: c, order: slices.Clone(c.Files()), seen: map[uint64]bool{}}
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x6d757461))
+	rng.Shuffle(len(g.order), func(i, j int) { g.order[i], g.order[j] = g.order[j], g.order[i] })
+	return g, nil
+}
+
+// Close releases the corpus.
+func (g *Generator) Close() error { return g.corpus.Close() }
+
+// ID implements generate.Generator.
+func (g *Generator) ID() string { return ID }
+
+// Chunks is the number of chunks the corpus holds.
+func (g *Generator) Chunks() int { return (len(g.order) + g.opts.ChunkFiles - 1) / g.opts.ChunkFiles }
+
+// triggers are substrings a file must contain to be worth parsing for a type.
+var triggers = map[string][]string{
+	corpus.NullPointer:     {"null"},
+	corpus.ArrayIndexOOB:   {".length"},
+	corpus.StringIndexOOB:  {".length()"},
+	corpus.NumberFormat:    {"NumberFormatException"},
+	corpus.ClassCast:       {"instanceof"},
+	corpus.IllegalArgument: {"if"},
+	corpus.IllegalState:    {"if"},
+}
+
+// fileSites is what a worker finds in one file.
+type fileSites struct {
+	name    string
+	src     []byte
+	err     error
+	methods []methodSites
+}
+
+type methodSites struct {
+	fn    code.Function
+	start int // byte offset of the method's first line
+	sites []Site
+}
+
+// Generate implements generate.Generator.
+func (g *Generator) Generate(ctx context.Context, req generate.Request) ([]generate.Candidate, error) {
+	g.once.Do(func() { g.ex = exemplars(MinePatterns(req.Seeds)) })
+	lo := req.Chunk * g.opts.ChunkFiles
+	if req.Chunk < 0 || lo >= len(g.order) {
+		return nil, fmt.Errorf("mutation chunk %d of %d: %w", req.Chunk, g.Chunks(), generate.ErrExhausted)
+	}
+	names := g.order[lo:min(lo+g.opts.ChunkFiles, len(g.order))]
+	want := map[string]int{}
+	for t, n := range req.Want {
+		if n > 0 {
+			want[t] = n
+		}
+	}
+	results := g.scan(ctx, names, want)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	attempt := func(a generate.Attempt) {
+		if req.OnAttempt != nil {
+			req.OnAttempt(a)
+		}
+	}
+	var out []generate.Candidate
+	for _, fs := range results {
+		if fs.err != nil {
+			attempt(generate.Attempt{ID: generate.HashID("att-", ID, fs.name, "source"), Generator: ID,
+				Source: &generate.Source{File: fs.name}, Outcome: generate.OutcomeSourceError, Detail: fs.err.Error()})
+			continue
+		}
+		for _, ms := range fs.methods {
+			typ := pickType(ms.sites, want)
+			if typ == "" {
+				continue
+			}
+			if c, ok := g.mutate(fs, ms, typ, attempt); ok {
+				out = append(out, c)
+				want[typ]--
+			}
+		}
+	}
+	return out, nil
+}
+
+// pickOrder breaks ties between types: types with scarce, specific sites
+// first, the broad lenient-branch operators (IAE, ISE) last, since nearly
+// every null or bounds guard is also a lenient branch.
+var pickOrder = []string{corpus.NumberFormat, corpus.ClassCast, corpus.StringIndexOOB, corpus.ArrayIndexOOB,
+	corpus.NullPointer, corpus.IllegalState, corpus.IllegalArgument}
+
+// pickType returns the wanted type with sites in the method that has the
+// most candidates missing (ties in pickOrder), or "".
+func pickType(sites []Site, want map[string]int) string {
+	best := ""
+	for _, t := range pickOrder {
+		if want[t] <= 0 || (best != "" && want[t] <= want[best]) {
+			continue
+		}
+		if slices.ContainsFunc(sites, func(s Site) bool { return s.Type == t }) {
+			best = t
+		}
+	}
+	return best
+}
+
+// mutate tries the method's sites of type typ in a seeded order until one
+// gives a valid buggy method.
+func (g *Generator) mutate(fs fileSites, ms methodSites, typ string, attempt func(generate.Attempt)) (generate.Candidate, bool) {
+	var sites []Site
+	for _, s := range ms.sites {
+		if s.Type == typ {
+			sites = append(sites, s)
+		}
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d\x00%s\x00%s\x00%d", g.opts.Seed, fs.name, ms.fn.Signature, ms.fn.StartLine)
+	rng := rand.New(rand.NewPCG(h.Sum64(), 1))
+	rng.Shuffle(len(sites), func(i, j int) { sites[i], sites[j] = sites[j], sites[i] })
+	src := fs.src[ms.start:ms.fn.EndByte]
+	fixed := dedent(string(src))
+	fh := fnv.New64a()
+	fh.Write([]byte(fixed))
+	if g.seen[fh.Sum64()] {
+		return generate.Candidate{}, false
+	}
+	method := ms.fn.Signature
+	if ms.fn.Class != "" {
+		method = ms.fn.Class + ": " + method
+	}
+	for _, s := range sites {
+		loc := &generate.Source{File: fs.name, Method: method, StartLine: ms.fn.StartLine, EndLine: ms.fn.EndLine, SiteLine: s.Line}
+		edits := make([]Edit, len(s.Edits))
+		for k, e := range s.Edits {
+			edits[k] = Edit{Start: e.Start - ms.start, End: e.End - ms.start, Text: e.Text}
+		}
+		a := generate.Attempt{Generator: ID, Operator: s.Operator, ErrorType: typ, Source: loc}
+		a.ID = generate.HashID("att-", ID, fs.name, method, s.Operator, strconv.Itoa(s.Line), strconv.Itoa(edits[0].Start))
+		buggyB, ok := apply(src, edits)
+		buggy := dedent(string(buggyB))
+		switch detail := checkBuggy(fixed, buggy); {
+		case !ok:
+			a.Outcome, a.Detail = generate.OutcomeUnparsable, "overlapping edits"
+		case detail != "":
+			a.Outcome, a.Detail = detail, ""
+			if detail != generate.OutcomeUnchanged {
+				a.Outcome, a.Detail = generate.OutcomeUnparsable, detail
+			}
+		default:
+			c := generate.Candidate{
+				ID:        generate.HashID("mut-", ID, s.Operator, fs.name, method, buggy),
+				ErrorType: typ, Generator: ID, Operator: s.Operator,
+				BuggyMethod: buggy, FixedMethod: fixed, Source: loc,
+				ExampleBugIDs: append([]string{}, g.ex[[2]string{typ, s.Operator}]...),
+			}
+			a.Outcome, a.CandidateID = generate.OutcomeCandidate, c.ID
+			attempt(a)
+			g.seen[fh.Sum64()] = true
+			return c, true
+		}
+		attempt(a)
+	}
+	return generate.Candidate{}, false
+}
+
+// checkBuggy returns "" when buggy parses cleanly as exactly one method and
+// differs from fixed in its tokens, OutcomeUnchanged when the tokens are
+// equal, else what is wrong.
+func checkBuggy(fixed, buggy string) string {
+	f, err := code.ParseJavaMethod([]byte(buggy))
+	if err != nil {
+		return err.Error()
+	}
+	if se := f.SyntaxErrors(); len(se) > 0 {
+		return "syntax error: " + se[0].Error()
+	}
+	if n := topLevel(f.Functions()); n != 1 {
+		return fmt.Sprintf("%d methods", n)
+	}
+	ft, _ := methodTokens(fixed)
+	var bt []string
+	for _, t := range f.Tokens() {
+		if t.Kind != code.Comment {
+			bt = append(bt, t.Text)
+		}
+	}
+	if slices.Equal(ft, bt) {
+		return generate.OutcomeUnchanged
+	}
+	return ""
+}
+
+func topLevel(fns []code.Function) int {
+	n := 0
+	for _, fn := range fns {
+		if fn.Class == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// dedent removes the first line's indentation from every line that starts
+// with it.
+func dedent(s string) string {
+	lines := strings.Split(s, "\n")
+	ind := lines[0][:len(lines[0])-len(strings.TrimLeft(lines[0], " \t"))]
+	if ind == "" {
+		return s
+	}
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(l, ind)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// scan parses the files concurrently and finds the sites of the wanted
+// types; results come back in input order.
+func (g *Generator) scan(ctx context.Context, names []string, want map[string]int) []fileSites {
+	out := make([]fileSites, len(names))
+	var ops []*Operator
+	for _, op := range Operators {
+		if slices.ContainsFunc(op.Types, func(t string) bool { return want[t] > 0 }) {
+			ops = append(ops, op)
+		}
+	}
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range g.opts.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				out[i] = g.scanFile(names[i], want, ops)
+			}
+		}()
+	}
+	for i := range names {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return out
+}
+
+func (g *Generator) scanFile(name string, want map[string]int, ops []*Operator) fileSites {
+	fs := fileSites{name: name}
+	src, err := g.corpus.ReadFile(name)
+	if err != nil {
+		fs.err = err
+		return fs
+	}
+	text := string(src)
+	useful := false
+	for t, n := range want {
+		for _, tr := range triggers[t] {
+			useful = useful || (n > 0 && strings.Contains(text, tr))
+		}
+	}
+	if !useful || len(ops) == 0 {
+		return fs
+	}
+	f, err := code.Parse(code.LangJava, name, src)
+	if err != nil {
+		fs.err = err
+		return fs
+	}
+	defer f.Close()
+	fs.src = src
+	errLines := map[int]bool{}
+	for _, e := range f.SyntaxErrors() {
+		errLines[e.Line] = true
+	}
+	for _, fn := range f.Functions() {
+		if !fn.HasBody() || fn.EndLine-fn.StartLine+1 < g.opts.MinLines || fn.EndLine-fn.StartLine+1 > g.opts.MaxLines {
+			continue
+		}
+		if g.opts.PublicOnly && !strings.HasPrefix(fn.Signature, "public ") && !strings.Contains(fn.Signature, " public ") {
+			continue
+		}
+		bad := false
+		for l := fn.StartLine; l <= fn.EndLine && !bad; l++ {
+			bad = errLines[l]
+		}
+		if bad {
+			continue
+		}
+		m := newMethod(f, fn)
+		var sites []Site
+		for _, op := range ops {
+			for _, s := range op.find(m) {
+				if want[s.Type] > 0 {
+					sites = append(sites, s)
+				}
+			}
+		}
+		if len(sites) > 0 {
+			fs.methods = append(fs.methods, methodSites{fn: fn, start: lineStart(src, fn.StartByte), sites: sites})
+		}
+	}
+	return fs
+}
+
+// CorpusPath returns the corpus in use (after defaulting).
+func (g *Generator) CorpusPath() string { return g.opts.Corpus }

@@ -1,0 +1,232 @@
+package mutation
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/benchforge/benchforge/internal/code"
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+)
+
+// opCase is a must-apply (want set) or must-not-apply (want empty) example
+// of one operator, in the style of gitleaks' rule tests.
+type opCase struct {
+	op, name, src string
+	want          []string // every buggy method the operator must produce, in site order
+	typ           string   // exception type of the sites
+}
+
+var opCases = []opCase{
+	// ---- remove_null_guard ----
+	{op: "remove_null_guard", name: "if return", typ: corpus.NullPointer,
+		src:  "int len(String s) {\n    if (s == null) return 0;\n    return s.length();\n}",
+		want: []string{"int len(String s) {\n    return s.length();\n}"}},
+	{op: "remove_null_guard", name: "or chain throw", typ: corpus.NullPointer,
+		src:  "void f(Object a, Object b) {\n    if (a == null || b == null) {\n        throw new NullPointerException();\n    }\n    a.hashCode();\n}",
+		want: []string{"void f(Object a, Object b) {\n    a.hashCode();\n}"}},
+	{op: "remove_null_guard", name: "conjunct", typ: corpus.NullPointer,
+		src:  "boolean f(String s) {\n    return s != null && s.isEmpty();\n}",
+		want: []string{"boolean f(String s) {\n    return s.isEmpty();\n}"}},
+	{op: "remove_null_guard", name: "disjunct", typ: corpus.NullPointer,
+		src:  "boolean f(String s) {\n    return s == null || s.isEmpty();\n}",
+		want: []string{"boolean f(String s) {\n    return s.isEmpty();\n}"}},
+	{op: "remove_null_guard", name: "ternary", typ: corpus.NullPointer,
+		src:  "int f(int[] a) {\n    return a == null ? 0 : a[0];\n}",
+		want: []string{"int f(int[] a) {\n    return a[0];\n}"}},
+	{op: "remove_null_guard", name: "field guard", typ: corpus.NullPointer,
+		src:  "void f() {\n    if (this.cache == null) return;\n    this.cache.clear();\n}",
+		want: []string{"void f() {\n    this.cache.clear();\n}"}},
+	{op: "remove_null_guard", name: "no later dereference",
+		src: "int f(String s) {\n    if (s == null) return 0;\n    return 1;\n}"},
+	{op: "remove_null_guard", name: "guard with else",
+		src: "int f(String s) {\n    if (s == null) return 0; else log();\n    return s.length();\n}"},
+	{op: "remove_null_guard", name: "guard does not exit",
+		src: "int f(String s) {\n    if (s == null) s = \"\";\n    return s.length();\n}"},
+	{op: "remove_null_guard", name: "non-null test",
+		src: "int f(String s) {\n    if (s.isEmpty()) return 0;\n    return s.length();\n}"},
+	{op: "remove_null_guard", name: "conjunct not dereferencing",
+		src: "boolean f(String s, String t) {\n    return s != null && t.isEmpty();\n}"},
+
+	// ---- remove_bounds_check ----
+	{op: "remove_bounds_check", name: "array guard", typ: corpus.ArrayIndexOOB,
+		src:  "int f(int[] a, int i) {\n    if (i < 0 || i >= a.length) {\n        return -1;\n    }\n    return a[i];\n}",
+		want: []string{"int f(int[] a, int i) {\n    return a[i];\n}"}},
+	{op: "remove_bounds_check", name: "string guard", typ: corpus.StringIndexOOB,
+		src:  "char f(String s) {\n    if (s.length() == 0) return ' ';\n    return s.charAt(0);\n}",
+		want: []string{"char f(String s) {\n    return s.charAt(0);\n}"}},
+	{op: "remove_bounds_check", name: "conjunct", typ: corpus.ArrayIndexOOB,
+		src:  "boolean f(int[] a, int i) {\n    return i < a.length && a[i] > 0;\n}",
+		want: []string{"boolean f(int[] a, int i) {\n    return a[i] > 0;\n}"}},
+	{op: "remove_bounds_check", name: "no access after",
+		src: "int f(int[] a, int i) {\n    if (i >= a.length) return -1;\n    return i;\n}"},
+	{op: "remove_bounds_check", name: "condition is not a comparison",
+		src: "int f(int[] a, int i) {\n    if (check(a.length)) return -1;\n    return a[i];\n}"},
+	{op: "remove_bounds_check", name: "list size is out of scope",
+		src: "Object f(java.util.List<Object> l, int i) {\n    if (i >= l.size()) return null;\n    return l.get(i);\n}"},
+
+	// ---- loosen_comparison ----
+	{op: "loosen_comparison", name: "for loop", typ: corpus.ArrayIndexOOB,
+		src:  "int f(int[] a) {\n    int s = 0;\n    for (int i = 0; i < a.length; i++) {\n        s += a[i];\n    }\n    return s;\n}",
+		want: []string{"int f(int[] a) {\n    int s = 0;\n    for (int i = 0; i <= a.length; i++) {\n        s += a[i];\n    }\n    return s;\n}"}},
+	{op: "loosen_comparison", name: "reversed string guard", typ: corpus.StringIndexOOB,
+		src:  "char f(String s, int i) {\n    if (s.length() > i) return s.charAt(i);\n    return ' ';\n}",
+		want: []string{"char f(String s, int i) {\n    if (s.length() >= i) return s.charAt(i);\n    return ' ';\n}"}},
+	{op: "loosen_comparison", name: "exit guard", typ: corpus.ArrayIndexOOB,
+		src:  "int f(int[] a, int i) {\n    if (i >= a.length) return 0;\n    return a[i];\n}",
+		want: []string{"int f(int[] a, int i) {\n    if (i > a.length) return 0;\n    return a[i];\n}"}},
+	{op: "loosen_comparison", name: "index is another variable",
+		src: "int f(int[] a, int j) {\n    for (int i = 0; i < a.length; i++) j += a[j];\n    return j;\n}"},
+	{op: "loosen_comparison", name: "substring tolerates length",
+		src: "String f(String s, int i) {\n    if (i < s.length()) return s.substring(i);\n    return s;\n}"},
+
+	// ---- index_off_by_one ----
+	{op: "index_off_by_one", name: "last element", typ: corpus.ArrayIndexOOB,
+		src:  "int last(int[] a) {\n    return a[a.length - 1];\n}",
+		want: []string{"int last(int[] a) {\n    return a[a.length];\n}"}},
+	{op: "index_off_by_one", name: "last char via variable", typ: corpus.StringIndexOOB,
+		src:  "char last(String s) {\n    int i = s.length() - 1;\n    return s.charAt(i);\n}",
+		want: []string{"char last(String s) {\n    int i = s.length();\n    return s.charAt(i);\n}"}},
+	{op: "index_off_by_one", name: "length passed on",
+		src: "int f(int[] a) {\n    return count(a, a.length - 1);\n}"},
+	{op: "index_off_by_one", name: "minus two",
+		src: "int f(int[] a) {\n    return a[a.length - 2];\n}"},
+
+	// ---- remove_nfe_catch ----
+	{op: "remove_nfe_catch", name: "lone catch unwraps", typ: corpus.NumberFormat,
+		src:  "int f(String s) {\n    try {\n        return Integer.parseInt(s);\n    } catch (NumberFormatException e) {\n        return -1;\n    }\n}",
+		want: []string{"int f(String s) {\n    return Integer.parseInt(s);\n}"}},
+	{op: "remove_nfe_catch", name: "one of two catches", typ: corpus.NumberFormat,
+		src:  "long f(String s) {\n    try {\n        return Long.parseLong(s);\n    } catch (NumberFormatException e) {\n        return 0;\n    } catch (RuntimeException e) {\n        return 1;\n    }\n}",
+		want: []string{"long f(String s) {\n    try {\n        return Long.parseLong(s);\n    } catch (RuntimeException e) {\n        return 1;\n    }\n}"}},
+	{op: "remove_nfe_catch", name: "union catch", typ: corpus.NumberFormat,
+		src:  "double f(String s) {\n    try {\n        return Double.parseDouble(s);\n    } catch (NumberFormatException | NullPointerException e) {\n        return 0;\n    }\n}",
+		want: []string{"double f(String s) {\n    try {\n        return Double.parseDouble(s);\n    } catch (NullPointerException e) {\n        return 0;\n    }\n}"}},
+	{op: "remove_nfe_catch", name: "colliding declaration keeps a block", typ: corpus.NumberFormat,
+		src:  "int f(String s) {\n    int v = 0;\n    try {\n        int w = Integer.parseInt(s);\n        v = w;\n    } catch (NumberFormatException e) {\n    }\n    int w = 2;\n    return v + w;\n}",
+		want: []string{"int f(String s) {\n    int v = 0;\n    {\n        int w = Integer.parseInt(s);\n        v = w;\n    }\n    int w = 2;\n    return v + w;\n}"}},
+	{op: "remove_nfe_catch", name: "no number parsing",
+		src: "int f(String s) {\n    try {\n        return s.length();\n    } catch (NumberFormatException e) {\n        return -1;\n    }\n}"},
+	{op: "remove_nfe_catch", name: "String.valueOf does not parse",
+		src: "String f(int i) {\n    try {\n        return String.valueOf(i);\n    } catch (NumberFormatException e) {\n        return null;\n    }\n}"},
+	{op: "remove_nfe_catch", name: "other exception",
+		src: "int f(String s) {\n    try {\n        return Integer.parseInt(s);\n    } catch (IllegalArgumentException e) {\n        return -1;\n    }\n}"},
+
+	// ---- remove_instanceof_guard ----
+	{op: "remove_instanceof_guard", name: "equals conjunct", typ: corpus.ClassCast,
+		src:  "public boolean equals(Object o) {\n    return o instanceof Point && ((Point) o).x == x;\n}",
+		want: []string{"public boolean equals(Object o) {\n    return ((Point) o).x == x;\n}"}},
+	{op: "remove_instanceof_guard", name: "negated early exit", typ: corpus.ClassCast,
+		src:  "public boolean equals(Object o) {\n    if (!(o instanceof Point)) {\n        return false;\n    }\n    Point p = (Point) o;\n    return p.x == x;\n}",
+		want: []string{"public boolean equals(Object o) {\n    Point p = (Point) o;\n    return p.x == x;\n}"}},
+	{op: "remove_instanceof_guard", name: "if unwrap", typ: corpus.ClassCast,
+		src:  "void f(Object o) {\n    if (o instanceof java.util.List<?>) {\n        java.util.List<?> l = (java.util.List<?>) o;\n        l.clear();\n    }\n}",
+		want: []string{"void f(Object o) {\n    java.util.List<?> l = (java.util.List<?>) o;\n    l.clear();\n}"}},
+	{op: "remove_instanceof_guard", name: "ternary", typ: corpus.ClassCast,
+		src:  "String f(Object o) {\n    return o instanceof String ? (String) o : null;\n}",
+		want: []string{"String f(Object o) {\n    return (String) o;\n}"}},
+	{op: "remove_instanceof_guard", name: "pattern variable has no cast",
+		src: "int f(Object o) {\n    if (o instanceof String s) {\n        return s.length();\n    }\n    return 0;\n}"},
+	{op: "remove_instanceof_guard", name: "cast to another type",
+		src: "int f(Object o) {\n    if (o instanceof String) {\n        return ((Integer) o).intValue();\n    }\n    return 0;\n}"},
+
+	// ---- throw_on_lenient_argument ----
+	{op: "throw_on_lenient_argument", name: "clamp", typ: corpus.IllegalArgument,
+		src:  "void setSize(int n) {\n    if (n < 0) n = 0;\n    size = n;\n}",
+		want: []string{"void setSize(int n) {\n    if (n < 0) throw new IllegalArgumentException(\"illegal n: \" + n);\n    size = n;\n}"}},
+	{op: "throw_on_lenient_argument", name: "early return in block", typ: corpus.IllegalArgument,
+		src:  "String pad(String s, int w) {\n    if (s.length() >= w) {\n        return s;\n    }\n    return s + \" \".repeat(w - s.length());\n}",
+		want: []string{"String pad(String s, int w) {\n    if (s.length() >= w) {\n        throw new IllegalArgumentException(\"illegal s: \" + s);\n    }\n    return s + \" \".repeat(w - s.length());\n}"}},
+	{op: "throw_on_lenient_argument", name: "already throws",
+		src: "void f(int n) {\n    if (n < 0) throw new IllegalArgumentException();\n    size = n;\n}"},
+	{op: "throw_on_lenient_argument", name: "branch does work",
+		src: "void f(int n) {\n    if (n < 0) {\n        log(n);\n        n = 0;\n    }\n    size = n;\n}"},
+	{op: "throw_on_lenient_argument", name: "condition on a field",
+		src: "int f(int n) {\n    if (closed) return 0;\n    return n;\n}"},
+	{op: "throw_on_lenient_argument", name: "condition has a side effect",
+		src: "int f(int n) {\n    if (n++ > 3) return 0;\n    return n;\n}"},
+
+	// ---- throw_on_lenient_state ----
+	{op: "throw_on_lenient_state", name: "idempotent close", typ: corpus.IllegalState,
+		src:  "public void close() {\n    if (closed) {\n        return;\n    }\n    closed = true;\n    release();\n}",
+		want: []string{"public void close() {\n    if (closed) {\n        throw new IllegalStateException(\"illegal state: closed\");\n    }\n    closed = true;\n    release();\n}"}},
+	{op: "throw_on_lenient_state", name: "this field", typ: corpus.IllegalState,
+		src:  "Object peek() {\n    if (this.size == 0) return null;\n    return items[size - 1];\n}",
+		want: []string{"Object peek() {\n    if (this.size == 0) throw new IllegalStateException(\"illegal state: this.size == 0\");\n    return items[size - 1];\n}"}},
+	{op: "throw_on_lenient_state", name: "static method",
+		src: "static void f() {\n    if (ready) return;\n    init();\n}"},
+	{op: "throw_on_lenient_state", name: "condition reads a parameter",
+		src: "void f(int n) {\n    if (closed || n == 0) return;\n    g(n);\n}"},
+	{op: "throw_on_lenient_state", name: "condition reads a local",
+		src: "void f() {\n    boolean done = check();\n    if (done) return;\n    g();\n}"},
+}
+
+// sitesOf parses a lone method and returns what op finds in it.
+func sitesOf(t *testing.T, op *Operator, src string) (*code.File, []Site) {
+	t.Helper()
+	f, err := code.ParseJavaMethod([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if se := f.SyntaxErrors(); len(se) > 0 {
+		t.Fatalf("example does not parse: %v", se)
+	}
+	var fn *code.Function
+	for _, x := range f.Functions() {
+		if x.Class == "" {
+			fn = &x
+			break
+		}
+	}
+	if fn == nil {
+		t.Fatal("no method")
+	}
+	return f, op.find(newMethod(f, *fn))
+}
+
+func TestOperators(t *testing.T) {
+	covered := map[string][2]int{}
+	for _, tc := range opCases {
+		t.Run(tc.op+"/"+tc.name, func(t *testing.T) {
+			op := OperatorByName(tc.op)
+			if op == nil {
+				t.Fatalf("no operator %s", tc.op)
+			}
+			f, sites := sitesOf(t, op, tc.src)
+			var got []string
+			for _, s := range sites {
+				if s.Type != tc.typ {
+					t.Errorf("site type %s, want %s", s.Type, tc.typ)
+				}
+				if !slices.Contains(op.Types, s.Type) {
+					t.Errorf("site type %s not in operator types %v", s.Type, op.Types)
+				}
+				b, ok := apply(f.Src, s.Edits)
+				if !ok {
+					t.Fatal("edits overlap")
+				}
+				buggy := string(b)
+				if d := checkBuggy(tc.src, buggy); d != "" {
+					t.Errorf("buggy method rejected (%s):\n%s", d, buggy)
+				}
+				got = append(got, buggy)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("buggy methods (-want +got):\n%s", d)
+			}
+		})
+		c := covered[tc.op]
+		if len(tc.want) > 0 {
+			c[0]++
+		} else {
+			c[1]++
+		}
+		covered[tc.op] = c
+	}
+	for _, op := range Operators {
+		if c := covered[op.Name]; c[0] == 0 || c[1] == 0 {
+			t.Errorf("operator %s needs must-apply and must-not-apply examples (have %d, %d)", op.Name, c[0], c[1])
+		}
+	}
+}

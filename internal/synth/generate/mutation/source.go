@@ -1,0 +1,139 @@
+package mutation
+
+import (
+	"archive/zip"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/benchforge/benchforge/internal/errs"
+)
+
+// Corpus is a read-only set of Java source files: a zip (the JDK's
+// src.zip) or a directory tree. File names are slash-separated and sorted.
+type Corpus struct {
+	Path  string
+	names []string
+	zr    *zip.ReadCloser
+	files map[string]*zip.File
+}
+
+// OpenCorpus opens a zip file or a directory of Java sources. Only *.java
+// files count, except module-info.java and package-info.java.
+func OpenCorpus(path string) (*Corpus, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("mutation.OpenCorpus(%s): %w (give --corpus a JDK src.zip or a source directory): %w", path, err, errs.ErrNotFound)
+	}
+	c := &Corpus{Path: path}
+	if st.IsDir() {
+		err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && javaSource(p) {
+				rel, err := filepath.Rel(path, p)
+				if err != nil {
+					return err
+				}
+				c.names = append(c.names, filepath.ToSlash(rel))
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("mutation.OpenCorpus(%s): %w: %w", path, err, errs.ErrInput)
+		}
+	} else {
+		zr, err := zip.OpenReader(path)
+		if err != nil {
+			return nil, fmt.Errorf("mutation.OpenCorpus(%s): not a zip file or directory: %w: %w", path, err, errs.ErrInput)
+		}
+		c.zr, c.files = zr, map[string]*zip.File{}
+		for _, f := range zr.File {
+			if !f.FileInfo().IsDir() && javaSource(f.Name) {
+				c.names = append(c.names, f.Name)
+				c.files[f.Name] = f
+			}
+		}
+	}
+	slices.Sort(c.names)
+	if len(c.names) == 0 {
+		c.Close()
+		return nil, fmt.Errorf("mutation.OpenCorpus(%s): no .java files: %w", path, errs.ErrInput)
+	}
+	return c, nil
+}
+
+func javaSource(name string) bool {
+	base := name[strings.LastIndexAny(name, `/\`)+1:]
+	return strings.HasSuffix(base, ".java") && base != "module-info.java" && base != "package-info.java"
+}
+
+// Files returns the corpus's file names, sorted. Do not modify.
+func (c *Corpus) Files() []string { return c.names }
+
+// maxFileSize bounds what ReadFile loads: larger files are skipped.
+const maxFileSize = 4 << 20
+
+// ReadFile returns the contents of file name. It may be called concurrently.
+func (c *Corpus) ReadFile(name string) ([]byte, error) {
+	if c.zr == nil {
+		p := filepath.Join(c.Path, filepath.FromSlash(name))
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", p, err)
+		}
+		if st.Size() > maxFileSize {
+			return nil, fmt.Errorf("read %s: %d bytes is over the %d-byte limit", p, st.Size(), maxFileSize)
+		}
+		return os.ReadFile(p)
+	}
+	f := c.files[name]
+	if f == nil {
+		return nil, fmt.Errorf("read %s!%s: %w", c.Path, name, errs.ErrNotFound)
+	}
+	if f.UncompressedSize64 > maxFileSize {
+		return nil, fmt.Errorf("read %s!%s: %d bytes is over the %d-byte limit", c.Path, name, f.UncompressedSize64, maxFileSize)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("read %s!%s: %w", c.Path, name, err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, maxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s!%s: %w", c.Path, name, err)
+	}
+	return b, nil
+}
+
+// Close releases the zip file, if any.
+func (c *Corpus) Close() error {
+	if c.zr != nil {
+		return c.zr.Close()
+	}
+	return nil
+}
+
+// DefaultCorpus returns the JDK src.zip to mutate when none is given:
+// $JAVA_HOME/lib/src.zip, else the first existing /usr/lib/jvm/*/lib/src.zip
+// in name order (dangling links are skipped).
+func DefaultCorpus() (string, error) {
+	var cands []string
+	if jh := os.Getenv("JAVA_HOME"); jh != "" {
+		cands = append(cands, filepath.Join(jh, "lib", "src.zip"))
+	}
+	g, _ := filepath.Glob("/usr/lib/jvm/*/lib/src.zip")
+	slices.Sort(g)
+	cands = append(cands, g...)
+	for _, c := range cands {
+		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() {
+			return c, nil
+		}
+	}
+	return "", fmt.Errorf("mutation.DefaultCorpus: no JDK src.zip under $JAVA_HOME/lib or /usr/lib/jvm/*/lib (install a JDK with sources or pass --corpus): %w", errs.ErrNotFound)
+}
