@@ -1,0 +1,389 @@
+// Package rescore owns leaderboard re-scoring on the clean subset of a
+// benchmark (benchchecker §6, Tables 6–9): given per-sample contamination
+// verdicts and per-submission resolved ids, it reports each submission's
+// resolution rate on all samples and on the clean (not contaminated)
+// samples, the relative drop, by difficulty bucket and by submission year.
+//
+// Definitions (as in the paper's tables, "394/500 → 130/174 ↓5.2%"):
+//
+//   - all rate = resolved / samples, over every benchmark sample;
+//   - clean rate = resolved clean / clean samples, where a sample is clean
+//     unless its verdict says contaminated (Verdict.contaminated, or
+//     PatchVerdict.present for a Stage II file). A sample without a
+//     verdict counts as clean and is counted in Result.Unjudged;
+//   - relative drop = (all rate − clean rate) / all rate: positive is a
+//     drop, negative a rise; 0 when the all rate is 0; undefined (null)
+//     when the bucket has no clean sample.
+//
+// By-year rows average, over the submissions dated in a year, the all and
+// clean rates and the relative drop (an unweighted mean of submissions).
+//
+// Verdicts from a combined file are per model. With one model (or a Stage
+// II file, which is model-independent) they apply to every submission;
+// with several, Options.Model picks one, else each submission uses the
+// model named in its models list (exact, then case-insensitive substring
+// match), and submissions without one are reported in Result.Skipped.
+package rescore
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/benchforge/benchforge/internal/bench"
+	"github.com/benchforge/benchforge/internal/errs"
+)
+
+// Options tune Rescore.
+type Options struct {
+	// Model selects the verdicts of one model for every submission.
+	Model string
+}
+
+// Rate is resolved out of total.
+type Rate struct {
+	Resolved int     `json:"resolved"`
+	Total    int     `json:"total"`
+	Rate     float64 `json:"rate"`
+}
+
+func rate(r, n int) Rate {
+	x := Rate{Resolved: r, Total: n}
+	if n > 0 {
+		x.Rate = float64(r) / float64(n)
+	}
+	return x
+}
+
+// Cell is one bucket of one submission: all vs clean.
+type Cell struct {
+	Bucket string `json:"bucket"`
+	All    Rate   `json:"all"`
+	Clean  Rate   `json:"clean"`
+	// Drop is the relative drop (positive = lower on clean samples); nil
+	// when the bucket has no clean sample.
+	Drop *float64 `json:"relative_drop"`
+}
+
+func cell(bucket string, all, clean Rate) Cell {
+	c := Cell{Bucket: bucket, All: all, Clean: clean}
+	if clean.Total > 0 {
+		d := 0.0
+		if all.Rate > 0 {
+			d = (all.Rate - clean.Rate) / all.Rate
+		}
+		c.Drop = &d
+	}
+	return c
+}
+
+// SubmissionResult is one leaderboard row.
+type SubmissionResult struct {
+	Submission string `json:"submission"`
+	Name       string `json:"name,omitempty"`
+	Date       string `json:"date,omitempty"` // YYYY-MM-DD, "" when unknown
+	Year       int    `json:"year,omitempty"`
+	// Model is the verdict model used ("" for a model-independent file).
+	Model        string `json:"verdict_model"`
+	Overall      Cell   `json:"overall"`
+	ByDifficulty []Cell `json:"by_difficulty,omitempty"`
+	// Unknown counts resolved ids that are not benchmark samples.
+	Unknown int `json:"unknown_ids,omitempty"`
+}
+
+// YearResult aggregates the submissions of one year.
+type YearResult struct {
+	Year        int     `json:"year"`
+	Submissions int     `json:"submissions"`
+	AllRate     float64 `json:"mean_all_rate"`
+	CleanRate   float64 `json:"mean_clean_rate"`
+	Drop        float64 `json:"mean_relative_drop"`
+	// ByDifficulty holds the mean relative drop per bucket (nil when no
+	// submission had a clean sample there), in Result.Difficulties order.
+	ByDifficulty []*float64 `json:"mean_drop_by_difficulty,omitempty"`
+}
+
+// Skip is a submission that could not be rescored.
+type Skip struct {
+	Submission string `json:"submission"`
+	Reason     string `json:"reason"`
+}
+
+// BucketCount is the size of one difficulty bucket.
+type BucketCount struct {
+	Bucket string `json:"bucket"`
+	All    int    `json:"all"`
+	Clean  int    `json:"clean"`
+}
+
+// Result is a rescored leaderboard.
+type Result struct {
+	VerdictKind string `json:"verdict_kind"`
+	// Samples is the benchmark size; Contaminated + Clean == Samples for
+	// a single verdict model (for several, see each submission's Cell).
+	Samples      int           `json:"samples"`
+	Contaminated int           `json:"contaminated"`
+	Clean        int           `json:"clean"`
+	Unjudged     int           `json:"unjudged"`
+	Difficulties []string      `json:"difficulties,omitempty"`
+	Buckets      []BucketCount `json:"buckets,omitempty"`
+	// Submissions are sorted by all-sample resolution rate, highest first.
+	Submissions []SubmissionResult `json:"submissions"`
+	// ByYear is in year order; submissions without a date are left out.
+	ByYear  []YearResult `json:"by_year,omitempty"`
+	Skipped []Skip       `json:"skipped,omitempty"`
+}
+
+// difficultyOrder ranks known difficulty labels (SWE-bench Verified,
+// Multi-SWE-bench); others sort after them by name.
+var difficultyOrder = []string{"<15 min fix", "15 min - 1 hour", "1-4 hours", ">4 hours", "easy", "medium", "hard"}
+
+func sortDifficulties(ds []string) {
+	rank := func(d string) int {
+		if i := slices.Index(difficultyOrder, strings.ToLower(d)); i >= 0 {
+			return i
+		}
+		return len(difficultyOrder)
+	}
+	sort.SliceStable(ds, func(i, j int) bool {
+		ri, rj := rank(ds[i]), rank(ds[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return ds[i] < ds[j]
+	})
+}
+
+// Rescore rescores subs against the verdicts. samples is the benchmark
+// (its ids are the universe; difficulty gives the buckets); with no
+// samples the universe is the verdict file's sample ids and there are no
+// buckets.
+func Rescore(samples []bench.Sample, v *Verdicts, subs []Submission, opts Options) (*Result, error) {
+	if v == nil || len(v.By) == 0 {
+		return nil, fmt.Errorf("rescore.Rescore: %w: no verdicts", errs.ErrInput)
+	}
+	if opts.Model != "" && v.By[opts.Model] == nil {
+		return nil, fmt.Errorf("rescore.Rescore: %w: no verdicts for model %q (the file has %s)", errs.ErrNotFound, opts.Model, quoteList(v.Models))
+	}
+	ids, diff := universe(samples, v)
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("rescore.Rescore: %w: the benchmark has no samples", errs.ErrInput)
+	}
+	res := &Result{VerdictKind: v.Kind, Samples: len(ids)}
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if d := diff[id]; d != "" && !seen[d] {
+			seen[d] = true
+			res.Difficulties = append(res.Difficulties, d)
+		}
+	}
+	sortDifficulties(res.Difficulties)
+
+	// The summary counts use the single model (or the chosen one).
+	summaryModel := opts.Model
+	if summaryModel == "" && len(v.Models) == 1 {
+		summaryModel = v.Models[0]
+	}
+	if m, ok := v.By[summaryModel]; ok {
+		counts := map[string]*BucketCount{}
+		for _, d := range res.Difficulties {
+			counts[d] = &BucketCount{Bucket: d}
+		}
+		for _, id := range ids {
+			c, judged := m[id]
+			if !judged {
+				res.Unjudged++
+			}
+			if c {
+				res.Contaminated++
+			} else {
+				res.Clean++
+			}
+			if bc := counts[diff[id]]; bc != nil {
+				bc.All++
+				if !c {
+					bc.Clean++
+				}
+			}
+		}
+		for _, d := range res.Difficulties {
+			res.Buckets = append(res.Buckets, *counts[d])
+		}
+	}
+
+	idSet := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		idSet[id] = true
+	}
+	for _, s := range subs {
+		model, ok := pickModel(v, s, opts.Model)
+		if !ok {
+			res.Skipped = append(res.Skipped, Skip{Submission: s.Submission,
+				Reason: fmt.Sprintf("no verdicts for its models %s (verdict models: %s); choose one with --model", quoteList(s.Models), quoteList(v.Models))})
+			continue
+		}
+		res.Submissions = append(res.Submissions, score(s, model, v.By[model], ids, idSet, diff, res.Difficulties))
+	}
+	sort.SliceStable(res.Submissions, func(i, j int) bool {
+		a, b := res.Submissions[i].Overall.All, res.Submissions[j].Overall.All
+		if a.Rate != b.Rate {
+			return a.Rate > b.Rate
+		}
+		return res.Submissions[i].Submission < res.Submissions[j].Submission
+	})
+	res.ByYear = byYear(res.Submissions, len(res.Difficulties))
+	return res, nil
+}
+
+// universe returns the sample ids in benchmark order (or sorted verdict
+// ids) and their difficulties.
+func universe(samples []bench.Sample, v *Verdicts) ([]string, map[string]string) {
+	diff := map[string]string{}
+	var ids []string
+	if len(samples) > 0 {
+		for _, s := range samples {
+			if _, dup := diff[s.ID]; dup {
+				continue
+			}
+			diff[s.ID] = s.Difficulty
+			ids = append(ids, s.ID)
+		}
+		return ids, diff
+	}
+	for _, m := range v.By {
+		for id := range m {
+			if _, ok := diff[id]; !ok {
+				diff[id] = ""
+				ids = append(ids, id)
+			}
+		}
+	}
+	sort.Strings(ids)
+	return ids, diff
+}
+
+func pickModel(v *Verdicts, s Submission, forced string) (string, bool) {
+	if forced != "" {
+		return forced, true
+	}
+	if len(v.Models) == 1 {
+		return v.Models[0], true
+	}
+	for _, m := range s.Models {
+		if v.By[m] != nil {
+			return m, true
+		}
+	}
+	for _, m := range s.Models {
+		lm := strings.ToLower(m)
+		for _, vm := range v.Models {
+			lv := strings.ToLower(vm)
+			if lv != "" && (strings.Contains(lm, lv) || strings.Contains(lv, lm)) {
+				return vm, true
+			}
+		}
+	}
+	return "", false
+}
+
+func score(s Submission, model string, contaminated map[string]bool, ids []string, idSet map[string]bool, diff map[string]string, buckets []string) SubmissionResult {
+	r := SubmissionResult{Submission: s.Submission, Name: s.Name, Model: model}
+	if t, ok := s.Time(); ok {
+		r.Date, r.Year = t.Format("2006-01-02"), t.Year()
+	}
+	resolved := make(map[string]bool, len(s.Resolved))
+	for _, id := range s.Resolved {
+		if idSet[id] {
+			resolved[id] = true
+		} else if !resolved[id] {
+			r.Unknown++
+		}
+	}
+	type acc struct{ all, allRes, clean, cleanRes int }
+	tot := acc{}
+	per := map[string]*acc{}
+	for _, b := range buckets {
+		per[b] = &acc{}
+	}
+	for _, id := range ids {
+		ok, clean := resolved[id], !contaminated[id]
+		for _, a := range []*acc{&tot, per[diff[id]]} {
+			if a == nil {
+				continue
+			}
+			a.all++
+			if ok {
+				a.allRes++
+			}
+			if clean {
+				a.clean++
+				if ok {
+					a.cleanRes++
+				}
+			}
+		}
+	}
+	r.Overall = cell("overall", rate(tot.allRes, tot.all), rate(tot.cleanRes, tot.clean))
+	for _, b := range buckets {
+		a := per[b]
+		r.ByDifficulty = append(r.ByDifficulty, cell(b, rate(a.allRes, a.all), rate(a.cleanRes, a.clean)))
+	}
+	return r
+}
+
+func byYear(subs []SubmissionResult, nb int) []YearResult {
+	years := map[int][]SubmissionResult{}
+	for _, s := range subs {
+		if s.Year != 0 {
+			years[s.Year] = append(years[s.Year], s)
+		}
+	}
+	var out []YearResult
+	for y, ss := range years {
+		yr := YearResult{Year: y, Submissions: len(ss)}
+		nd := 0
+		for _, s := range ss {
+			yr.AllRate += s.Overall.All.Rate
+			yr.CleanRate += s.Overall.Clean.Rate
+			if s.Overall.Drop != nil {
+				yr.Drop += *s.Overall.Drop
+				nd++
+			}
+		}
+		yr.AllRate /= float64(len(ss))
+		yr.CleanRate /= float64(len(ss))
+		if nd > 0 {
+			yr.Drop /= float64(nd)
+		}
+		for b := 0; b < nb; b++ {
+			sum, n := 0.0, 0
+			for _, s := range ss {
+				if d := s.ByDifficulty[b].Drop; d != nil {
+					sum += *d
+					n++
+				}
+			}
+			if n == 0 {
+				yr.ByDifficulty = append(yr.ByDifficulty, nil)
+				continue
+			}
+			m := sum / float64(n)
+			yr.ByDifficulty = append(yr.ByDifficulty, &m)
+		}
+		out = append(out, yr)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Year < out[j].Year })
+	return out
+}
+
+func quoteList(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = fmt.Sprintf("%q", x)
+	}
+	return strings.Join(q, ", ")
+}

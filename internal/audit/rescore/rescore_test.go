@@ -1,0 +1,306 @@
+package rescore
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/benchforge/benchforge/internal/bench"
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/report"
+	"github.com/benchforge/benchforge/internal/shareddata"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func write(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func ptr(x float64) *float64 { return &x }
+
+func smallSamples() []bench.Sample {
+	var ss []bench.Sample
+	for i, d := range []string{"easy", "easy", "easy", "hard", "hard", "hard"} {
+		ss = append(ss, bench.Sample{ID: "s" + string(rune('1'+i)), Difficulty: d})
+	}
+	return ss
+}
+
+// TestRescoreHandChecked: 6 samples, s1 and s4 contaminated.
+//
+//	A resolves s1 s2 s3 s4: all 4/6, clean {s2,s3,s5,s6} 2/4,
+//	  drop (2/3-1/2)/(2/3) = 0.25; easy 3/3 → 2/2 drop 0; hard 1/3 → 0/2 drop 1.
+//	B resolves s5 (+ an unknown id): all 1/6, clean 1/4, drop (1/6-1/4)/(1/6) = -0.5;
+//	  easy 0/3 → 0/2 drop 0 (all rate 0); hard 1/3 → 1/2 drop -0.5.
+func TestRescoreHandChecked(t *testing.T) {
+	vp := write(t, "v.jsonl", `{"sample_id":"s1","model":"m","contaminated":true}
+{"sample_id":"s2","model":"m","contaminated":false}
+
+{"sample_id":"s4","model":"m","contaminated":true,"evidence":{"x":1}}
+{"sample_id":"s5","model":"m","contaminated":false}
+{"sample_id":"s6","model":"m","contaminated":false}
+`)
+	lp := write(t, "lb.jsonl", `{"submission":"a","date":"2024-03-01","resolved":["s1","s2","s3","s4"]}
+{"submission":"20250102_b","models":["x"],"resolved":["s5","zzz"]}
+`)
+	v, err := ReadVerdicts(vp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs, err := ReadLeaderboard(lp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Rescore(smallSamples(), v, subs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Result{
+		VerdictKind: "verdict", Samples: 6, Contaminated: 2, Clean: 4, Unjudged: 1,
+		Difficulties: []string{"easy", "hard"},
+		Buckets:      []BucketCount{{"easy", 3, 2}, {"hard", 3, 2}},
+		Submissions: []SubmissionResult{
+			{Submission: "a", Date: "2024-03-01", Year: 2024, Model: "m",
+				Overall: Cell{"overall", Rate{4, 6, 4.0 / 6}, Rate{2, 4, 0.5}, ptr(0.25)},
+				ByDifficulty: []Cell{
+					{"easy", Rate{3, 3, 1}, Rate{2, 2, 1}, ptr(0)},
+					{"hard", Rate{1, 3, 1.0 / 3}, Rate{0, 2, 0}, ptr(1)},
+				}},
+			{Submission: "20250102_b", Date: "2025-01-02", Year: 2025, Model: "m", Unknown: 1,
+				Overall: Cell{"overall", Rate{1, 6, 1.0 / 6}, Rate{1, 4, 0.25}, ptr(-0.5)},
+				ByDifficulty: []Cell{
+					{"easy", Rate{0, 3, 0}, Rate{0, 2, 0}, ptr(0)},
+					{"hard", Rate{1, 3, 1.0 / 3}, Rate{1, 2, 0.5}, ptr(-0.5)},
+				}},
+		},
+		ByYear: []YearResult{
+			{Year: 2024, Submissions: 1, AllRate: 4.0 / 6, CleanRate: 0.5, Drop: 0.25, ByDifficulty: []*float64{ptr(0), ptr(1)}},
+			{Year: 2025, Submissions: 1, AllRate: 1.0 / 6, CleanRate: 0.25, Drop: -0.5, ByDifficulty: []*float64{ptr(0), ptr(-0.5)}},
+		},
+	}
+	approx := cmp.Comparer(func(a, b float64) bool { d := a - b; return d < 1e-12 && d > -1e-12 })
+	if diff := cmp.Diff(want, res, approx); diff != "" {
+		t.Errorf("Rescore (-want +got):\n%s", diff)
+	}
+	if got, want := FormatCell(res.Submissions[0].Overall), "4/6 → 2/4 ↓25.0%"; got != want {
+		t.Errorf("FormatCell = %q, want %q", got, want)
+	}
+	if got, want := FormatCell(res.Submissions[1].Overall), "1/6 → 1/4 ↑50.0%"; got != want {
+		t.Errorf("FormatCell = %q, want %q", got, want)
+	}
+	if got := FormatCell(Cell{All: Rate{1, 2, .5}}); got != "1/2 → 0/0 n/a" {
+		t.Errorf("FormatCell(no clean) = %q", got)
+	}
+}
+
+func TestPatchVerdictsAndModels(t *testing.T) {
+	pv := write(t, "p.jsonl", `{"sample_id":"s1","present":true,"verdict":"present","blocks":[]}
+{"sample_id":"s2","present":false,"verdict":"unknown","blocks":[]}
+`)
+	v, err := ReadVerdicts(pv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Kind != "patch" || !v.By[""]["s1"] || v.By[""]["s2"] {
+		t.Fatalf("patch verdicts = %+v", v)
+	}
+	// Two models: submissions pick theirs by name.
+	mv := write(t, "m.jsonl", `{"sample_id":"s1","model":"gpt-4","contaminated":true}
+{"sample_id":"s1","model":"claude-3","contaminated":false}
+`)
+	v, err = ReadVerdicts(mv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs := []Submission{
+		{Submission: "x", Models: []string{"gpt-4-1106-preview"}, Resolved: []string{"s1"}},
+		{Submission: "y", Models: []string{"claude-3"}, Resolved: []string{"s1"}},
+		{Submission: "z", Models: []string{"llama"}, Resolved: []string{"s1"}},
+	}
+	res, err := Rescore(nil, v, subs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range res.Submissions {
+		got[s.Submission] = s.Model + " " + FormatCell(s.Overall)
+	}
+	want := map[string]string{"x": "gpt-4 1/1 → 0/0 n/a", "y": "claude-3 1/1 → 1/1 ↓0.0%"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("per-model (-want +got):\n%s", diff)
+	}
+	if len(res.Skipped) != 1 || res.Skipped[0].Submission != "z" {
+		t.Errorf("skipped = %+v, want z", res.Skipped)
+	}
+	if _, err := Rescore(nil, v, subs, Options{Model: "nope"}); !errors.Is(err, errs.ErrNotFound) {
+		t.Errorf("unknown --model: %v, want ErrNotFound", err)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	for name, tt := range map[string]struct {
+		content, want string
+	}{
+		"bad json":  {"{\"sample_id\":\"a\",\"contaminated\":true}\n{oops\n", ":2:"},
+		"mixed":     {"{\"sample_id\":\"a\",\"contaminated\":true}\n{\"sample_id\":\"b\",\"present\":true}\n", ":2:"},
+		"duplicate": {"{\"sample_id\":\"a\",\"contaminated\":true}\n{\"sample_id\":\"a\",\"contaminated\":false}\n", ":2:"},
+		"neither":   {"{\"sample_id\":\"a\"}\n", ":1:"},
+		"no id":     {"{\"contaminated\":true}\n", ":1:"},
+		"not bool":  {"{\"sample_id\":\"a\",\"contaminated\":\"yes\"}\n", ":1:"},
+		"empty":     {"\n\n", "no verdicts"},
+	} {
+		_, err := ReadVerdicts(write(t, "v.jsonl", tt.content))
+		if !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want ErrInput containing %q", name, err, tt.want)
+		}
+	}
+	if _, err := ReadVerdicts(filepath.Join(t.TempDir(), "none")); !errors.Is(err, errs.ErrNotFound) {
+		t.Errorf("missing verdicts: %v", err)
+	}
+	for name, content := range map[string]string{
+		"bad line":    "{\"submission\":\"a\",\"resolved\":[]}\nnope\n",
+		"no resolved": "{\"submission\":\"a\"}\n{\"submission\":\"b\",\"resolved\":[]}\n",
+		"no name":     "{\"resolved\":[\"x\"]}\n{\"resolved\":[]}\n",
+		"empty":       "",
+		"bad array":   "[{\"submission\":1}]",
+	} {
+		if _, err := ReadLeaderboard(write(t, "lb.jsonl", content)); !errors.Is(err, errs.ErrInput) {
+			t.Errorf("leaderboard %s: err = %v, want ErrInput", name, err)
+		}
+	}
+}
+
+func TestReadLeaderboardResultsJSON(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "20240620_sweagent_claude3.5sonnet", "results")
+	os.MkdirAll(dir, 0o755)
+	p := filepath.Join(dir, "results.json")
+	os.WriteFile(p, []byte("{\n  \"no_generation\": [],\n  \"resolved\": [\"a\", \"b\"]\n}\n"), 0o644)
+	subs, err := ReadLeaderboard(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(subs) != 1 || subs[0].Submission != "20240620_sweagent_claude3.5sonnet" || len(subs[0].Resolved) != 2 {
+		t.Fatalf("results.json = %+v", subs)
+	}
+	if tm, ok := subs[0].Time(); !ok || tm.Format("2006-01-02") != "2024-06-20" {
+		t.Errorf("date from folder = %v %v", tm, ok)
+	}
+	arr := write(t, "lb.json", `[{"name":"n1","resolved":["a"]}]`)
+	subs, err = ReadLeaderboard(arr)
+	if err != nil || len(subs) != 1 || subs[0].Submission != "n1" {
+		t.Errorf("array = %+v, %v", subs, err)
+	}
+}
+
+// TestEvery3Fixture checks the synthetic verdict file follows its rule:
+// the i-th sample of swebench_verified.jsonl (0-based) is contaminated iff
+// i%3 == 0.
+func TestEvery3Fixture(t *testing.T) {
+	bp := shareddata.Path("swebench", "swebench_verified.jsonl")
+	if bp == "" {
+		t.Skip("no shared SWE-bench data")
+	}
+	samples, _, err := bench.Load(context.Background(), bp, bench.FormatAuto, bench.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open("testdata/verdicts_every3.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	i := 0
+	for sc.Scan() {
+		var v Verdict
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatal(err)
+		}
+		if v.SampleID != samples[i].ID || v.Contaminated != (i%3 == 0) {
+			t.Fatalf("line %d: %+v, want sample %s contaminated=%v", i+1, v, samples[i].ID, i%3 == 0)
+		}
+		i++
+	}
+	if i != len(samples) {
+		t.Fatalf("%d verdicts for %d samples", i, len(samples))
+	}
+}
+
+// TestGoldenVerifiedLeaderboard rescores the real SWE-bench Verified
+// leaderboard copy with the every-3rd-sample verdicts.
+func TestGoldenVerifiedLeaderboard(t *testing.T) {
+	bp := shareddata.Path("swebench", "swebench_verified.jsonl")
+	lp := shareddata.Path("swebench", "leaderboard_verified.jsonl")
+	if bp == "" || lp == "" {
+		t.Skip("no shared SWE-bench data")
+	}
+	samples, _, err := bench.Load(context.Background(), bp, bench.FormatAuto, bench.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ReadVerdicts("testdata/verdicts_every3.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs, err := ReadLeaderboard(lp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Rescore(samples, v, subs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Samples != 500 || res.Contaminated != 167 || len(res.Submissions) != 20 || len(res.Skipped) != 0 {
+		t.Fatalf("summary: %d samples, %d contaminated, %d submissions, %d skipped", res.Samples, res.Contaminated, len(res.Submissions), len(res.Skipped))
+	}
+	for _, s := range res.Submissions {
+		if s.Overall.All.Total != 500 || s.Overall.Clean.Total != 333 || s.Unknown != 0 {
+			t.Errorf("%s: %+v unknown %d", s.Submission, s.Overall, s.Unknown)
+		}
+	}
+	js, _ := json.MarshalIndent(res, "", "  ")
+	golden(t, "testdata/verified_every3.md", []byte(res.Markdown()))
+	golden(t, "testdata/verified_every3.json", append(js, '\n'))
+	page, err := res.Page("rescore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var html strings.Builder
+	if err := report.Render(&html, page); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(html.String(), "<svg") || !strings.Contains(html.String(), "20251124_mini-v1.16.0_claude-opus-4-5-20251101") {
+		t.Errorf("HTML page lacks the plot or a submission")
+	}
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", path, diff)
+	}
+}
