@@ -1,0 +1,266 @@
+package patchcheck
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/benchforge/benchforge/internal/bench"
+	"github.com/benchforge/benchforge/internal/diff"
+	"github.com/benchforge/benchforge/internal/gitrepo"
+)
+
+// minContext is the identifier Jaccard a function found by context alone
+// must reach.
+const minContext = 0.3
+
+// localize picks the snapshot function for fixed function fi: by key, by
+// name (best context among overloads), else by contextual features. It
+// returns -1 and "file" when none qualifies.
+func localize(fix *version, fi int, snap *version) (int, string) {
+	if fi < 0 || snap.file == nil || fix.file == nil {
+		return -1, "file"
+	}
+	for i, k := range snap.keys {
+		if k == fix.keys[fi] {
+			return i, "function:key"
+		}
+	}
+	ids := fix.identifiers(fi)
+	best, bestJ, byName := -1, -1.0, false
+	for i, fn := range snap.funcs {
+		same := fn.Name == fix.funcs[fi].Name
+		if byName && !same {
+			continue
+		}
+		j := jaccard(ids, snap.identifiers(i))
+		if same && !byName {
+			best, bestJ, byName = i, j, true
+			continue
+		}
+		if j > bestJ {
+			best, bestJ = i, j
+		}
+	}
+	switch {
+	case byName:
+		return best, "function:name"
+	case best >= 0 && bestJ >= minContext:
+		return best, "function:context"
+	}
+	return -1, "file"
+}
+
+// matchBlock localises and matches one block.
+func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *snapFile) (Block, bool, error) {
+	fix, bug := fw.fix, fw.bug
+	b := Block{File: pb.file, SnapshotFile: sf.path, FileVia: sf.via, Function: fix.funcName(pb.fn),
+		Kind: pb.kind, PatchLines: []string{}, MatchedLines: []MatchedLine{}}
+	for _, a := range pb.adds {
+		b.PatchLines = append(b.PatchLines, fix.lines[a].text)
+	}
+	for _, d := range pb.dels {
+		b.PatchLines = append(b.PatchLines, "- "+bug.lines[d].text)
+	}
+	if sf.v == nil {
+		b.Localized = "none"
+		return b, false, nil
+	}
+	snap := sf.v
+	sc := scope{snap: snap, via: "file"}
+	sfi := -1
+	if c.opts.NoLocalize {
+		b.Localized = "file"
+	} else {
+		sfi, b.Localized = localize(fix, pb.fn, snap)
+	}
+	sc.lines = snap.funcLines(sfi)
+	sc.avail = map[string]int{}
+	for _, li := range sc.lines {
+		sc.avail[snap.lines[li].text]++
+	}
+	fixScope := -1
+	if sfi >= 0 {
+		fixScope = pb.fn
+	}
+	inBlock := map[int]bool{}
+	for _, a := range pb.adds {
+		inBlock[a] = true
+	}
+	for _, li := range fix.funcLines(fixScope) {
+		if !inBlock[li] {
+			sc.avail[fix.lines[li].text]--
+		}
+	}
+	if sfi >= 0 {
+		sc.via = "function"
+		b.SnapshotFunction = snap.funcName(sfi)
+		need := append(append([]int{}, pb.adds...), pb.ctx...)
+		nm := gumtree(fix.file, fix.funcs[pb.fn].Node, snap.file, snap.funcs[sfi].Node, 1)
+		sc.align = alignLines(fix, need, nm, sf.leaf)
+	}
+	aligned := func(li int) int {
+		if a, ok := sc.align[li]; ok {
+			return a
+		}
+		return -1
+	}
+	score, exact := 1.0, true
+	if pb.kind == "added" {
+		for _, a := range pb.adds {
+			buggy := ""
+			if d, ok := pb.pair[a]; ok {
+				buggy = bug.lines[d].text
+			}
+			ml, _, err := c.matchPresent(ctx, fix.lines[a].text, buggy, "added", sc, aligned(a))
+			if err != nil {
+				return b, false, err
+			}
+			exact = exact && ml.Similarity == 1 && ml.Via[:min(len(ml.Via), 5)] == "exact"
+			score = min(score, ml.Similarity)
+			b.MatchedLines = append(b.MatchedLines, ml)
+		}
+	} else {
+		// Deletion: the context must be present and the deleted lines
+		// absent between the context matched before and after.
+		pos := make([]int, len(pb.ctx))
+		for k, li := range pb.ctx {
+			ml, at, err := c.matchPresent(ctx, fix.lines[li].text, "", "context", sc, aligned(li))
+			if err != nil {
+				return b, false, err
+			}
+			if ml.Similarity < c.opts.threshold() {
+				at = -1
+			}
+			pos[k] = at
+			exact = exact && ml.Similarity == 1
+			score = min(score, ml.Similarity)
+			b.MatchedLines = append(b.MatchedLines, ml)
+		}
+		region := deletionRegion(sc.lines, pos, pb.nBefore, len(pb.dels))
+		for _, d := range pb.dels {
+			ml, err := c.matchAbsent(ctx, bug.lines[d].text, snap, region)
+			if err != nil {
+				return b, false, err
+			}
+			exact = exact && ml.Similarity == 1
+			score = min(score, ml.Similarity)
+			b.MatchedLines = append(b.MatchedLines, ml)
+		}
+		if len(pb.ctx) == 0 && sfi < 0 && pb.fn >= 0 && !c.opts.NoLocalize {
+			// The function holding the deletion is gone: nothing to
+			// vouch for the fix.
+			score = 0
+		}
+	}
+	b.Similarity = round(score)
+	b.Passed = b.Similarity >= c.opts.threshold()
+	return b, exact && b.Passed, nil
+}
+
+// deletionRegion is the part of scope between the matched context lines:
+// after the last matched "before" line and before the first matched "after"
+// line; with only one side matched, window lines on the open side; with
+// none, the whole scope.
+func deletionRegion(scope []int, pos []int, nBefore, window int) []int {
+	lo, hi := -1, -1
+	for k := 0; k < nBefore; k++ {
+		if pos[k] >= 0 {
+			lo = max(lo, pos[k])
+		}
+	}
+	for k := nBefore; k < len(pos); k++ {
+		if pos[k] >= 0 && (hi < 0 || pos[k] < hi) {
+			hi = pos[k]
+		}
+	}
+	var out []int
+	switch {
+	case lo < 0 && hi < 0:
+		return scope
+	case hi < 0:
+		for _, li := range scope {
+			if li > lo && len(out) < window+2 {
+				out = append(out, li)
+			}
+		}
+	case lo < 0:
+		for i := len(scope) - 1; i >= 0; i-- {
+			if scope[i] < hi && len(out) < window+2 {
+				out = append(out, scope[i])
+			}
+		}
+		sort.Ints(out)
+	default:
+		for _, li := range scope {
+			if li > lo && li < hi {
+				out = append(out, li)
+			}
+		}
+	}
+	return out
+}
+
+// verify builds the modified patch — each patched function of the fixed
+// file replaced by its localised snapshot counterpart, diffed against the
+// buggy file — and runs the verifier (benchchecker §3.4 "Testing
+// Verification"). A pass makes v present with method "tests".
+func (c *Checker) verify(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, files []*fileWork, snaps []*snapFile, v *Verdict) error {
+	var patch bytes.Buffer
+	for i, fw := range files {
+		sf := snaps[i]
+		if sf.v == nil || fw.fix.file == nil || sf.v.file == nil {
+			v.Reason += "; test verification skipped: " + fw.fd.Name() + " has no snapshot counterpart"
+			return nil
+		}
+		type repl struct {
+			from, to int
+			text     []byte
+		}
+		var rs []repl
+		done := map[int]bool{}
+		for _, pb := range fw.blocks {
+			if pb.fn < 0 || done[pb.fn] {
+				continue
+			}
+			done[pb.fn] = true
+			sfi, _ := localize(fw.fix, pb.fn, sf.v)
+			if sfi < 0 {
+				v.Reason += fmt.Sprintf("; test verification skipped: %s %s not localised in the snapshot", fw.fd.Name(), fw.fix.funcName(pb.fn))
+				return nil
+			}
+			ff, sfn := fw.fix.funcs[pb.fn], sf.v.funcs[sfi]
+			rs = append(rs, repl{ff.StartByte, ff.EndByte, sf.v.src[sfn.StartByte:sfn.EndByte]})
+		}
+		sort.Slice(rs, func(a, b int) bool { return rs[a].from > rs[b].from })
+		mod := append([]byte(nil), fw.fix.src...)
+		for _, r := range rs {
+			mod = append(mod[:r.from:r.from], append(append([]byte(nil), r.text...), mod[r.to:]...)...)
+		}
+		old := fw.fd.OldPath
+		if old == "" {
+			old = fw.fd.Name()
+		}
+		fd := diff.Unified("a/"+old, "b/"+fw.fd.Name(), fw.bug.src, mod, 3)
+		patch.WriteString("diff --git a/" + old + " b/" + fw.fd.Name() + "\n")
+		patch.WriteString(fd.String())
+	}
+	passed, detail, err := c.opts.Verifier.Verify(ctx, s, repo, patch.Bytes())
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	v.Tests = &TestResult{Passed: passed && err == nil, Detail: detail, Patch: patch.String()}
+	if err != nil {
+		v.Tests.Error = err.Error()
+		v.Reason += "; test verification failed to run: " + err.Error()
+		return nil
+	}
+	if passed {
+		v.Present, v.Verdict, v.Method = true, Present, MethodTests
+		v.Reason = fmt.Sprintf("similarity %.2f is inconclusive, but the tests pass with the snapshot's code in place of the patch", v.Score)
+	} else {
+		v.Reason += "; the tests fail with the snapshot's code in place of the patch"
+	}
+	return nil
+}

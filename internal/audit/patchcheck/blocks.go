@@ -1,0 +1,155 @@
+package patchcheck
+
+import (
+	"strings"
+
+	"github.com/benchforge/benchforge/internal/diff"
+	"github.com/benchforge/benchforge/internal/textsim"
+)
+
+// pblock is a patch block before matching.
+type pblock struct {
+	file string // path in the fixed version
+	fn   int    // function index in the fixed version, -1 for top level
+	kind string // "added" | "deletion"
+	adds []int  // fixed-version line indices that must be present
+	// pair maps an added line to the buggy line it replaced, when one is
+	// similar enough (token ratio ≥ 0.5) to be its earlier form.
+	pair map[int]int
+	ctx  []int // deletion: fixed-version context line indices
+	// nBefore is how many of ctx precede the deletion point.
+	nBefore int
+	dels    []int // deletion: buggy-version line indices that must be absent
+}
+
+// lineDiff diffs two versions at the level of their logical lines.
+func lineDiff(bug, fix *version) []*diff.Hunk {
+	enc := func(v *version) []byte {
+		var b strings.Builder
+		for _, l := range v.lines {
+			b.WriteString(strings.ReplaceAll(l.text, "\n", "\\n"))
+			b.WriteByte('\n')
+		}
+		return []byte(b.String())
+	}
+	return diff.Unified("a", "b", enc(bug), enc(fix), 0).Hunks
+}
+
+// blocksOf groups the changed logical lines of one file into blocks: one
+// "added" block per enclosing function of the fixed version, and one
+// "deletion" block per hunk that only removes logic.
+func blocksOf(file string, bug, fix *version) []*pblock {
+	var out []*pblock
+	byFn := map[int]*pblock{}
+	for _, h := range lineDiff(bug, fix) {
+		oi, ni := h.OldStart-1, h.NewStart-1
+		if h.OldLines == 0 {
+			oi = h.OldStart // the line after which the insertion goes
+		}
+		if h.NewLines == 0 {
+			ni = h.NewStart
+		}
+		var adds, dels []int
+		for _, l := range h.Lines {
+			switch l.Op {
+			case diff.Del:
+				if !bug.lines[oi].trivial {
+					dels = append(dels, oi)
+				}
+				oi++
+			case diff.Add:
+				if !fix.lines[ni].trivial {
+					adds = append(adds, ni)
+				}
+				ni++
+			}
+		}
+		if len(adds) > 0 {
+			for _, a := range adds {
+				fi := fix.enclosing(fix.lines[a].startByte)
+				b := byFn[fi]
+				if b == nil {
+					b = &pblock{file: file, fn: fi, kind: "added", pair: map[int]int{}}
+					byFn[fi] = b
+					out = append(out, b)
+				}
+				b.adds = append(b.adds, a)
+				if d, ok := bestPair(fix.lines[a].text, bug, dels); ok {
+					b.pair[a] = d
+				}
+			}
+			continue
+		}
+		if len(dels) == 0 {
+			continue
+		}
+		// Deletion only: the fixed version's lines around the insertion
+		// point (index ni after the loop) are the context.
+		pos := ni
+		fi := -1
+		if len(fix.funcs) > 0 {
+			fi = fix.enclosing(anchorByte(fix, pos))
+		}
+		b := &pblock{file: file, fn: fi, kind: "deletion", dels: dels}
+		before, after := contextAround(fix, fi, pos, 2)
+		b.ctx, b.nBefore = append(before, after...), len(before)
+		out = append(out, b)
+	}
+	return out
+}
+
+// anchorByte is a byte offset of the fixed version at line position pos
+// (the start of line pos, or the end of the previous one).
+func anchorByte(v *version, pos int) int {
+	if pos < len(v.lines) {
+		if pos > 0 {
+			// prefer the previous line: an insertion point at a
+			// function's closing brace belongs to that function.
+			return v.lines[pos-1].startByte
+		}
+		return v.lines[pos].startByte
+	}
+	if len(v.lines) > 0 {
+		return v.lines[len(v.lines)-1].startByte
+	}
+	return 0
+}
+
+// contextAround returns up to n non-trivial lines of function fi before
+// position pos and up to n from pos on, in order.
+func contextAround(v *version, fi, pos, n int) (before, after []int) {
+	in := func(i int) bool {
+		if v.lines[i].trivial {
+			return false
+		}
+		if fi < 0 {
+			return true
+		}
+		fn := v.funcs[fi]
+		return v.lines[i].startByte >= fn.StartByte && v.lines[i].startByte < fn.EndByte
+	}
+	for i := pos - 1; i >= 0 && len(before) < n; i-- {
+		if in(i) {
+			before = append([]int{i}, before...)
+		}
+	}
+	for i := pos; i < len(v.lines) && len(after) < n; i++ {
+		if in(i) {
+			after = append(after, i)
+		}
+	}
+	return before, after
+}
+
+// bestPair finds among the buggy lines dels the one most similar to the
+// fixed line text (token ratio ≥ 0.5).
+func bestPair(text string, bug *version, dels []int) (int, bool) {
+	best, bestSim := -1, 0.5
+	at := strings.Fields(text)
+	for _, d := range dels {
+		if s := textsim.Ratio(at, strings.Fields(bug.lines[d].text)); s >= bestSim {
+			best, bestSim = d, s
+		}
+	}
+	return best, best >= 0
+}

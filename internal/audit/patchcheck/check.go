@@ -1,0 +1,212 @@
+package patchcheck
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/benchforge/benchforge/internal/bench"
+	"github.com/benchforge/benchforge/internal/diff"
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/gitrepo"
+)
+
+// Checker runs Stage II. It is safe for concurrent use.
+type Checker struct {
+	opts Options
+	emb  embedCache
+	git  gitCache
+}
+
+// New returns a Checker with opts.
+func New(opts Options) *Checker {
+	return &Checker{opts: opts, emb: embedCache{m: map[string][]float64{}}, git: newGitCache()}
+}
+
+func errEmbedCount(want, got int) error {
+	return fmt.Errorf("patchcheck: embedder returned %d vectors for %d texts: %w", got, want, errs.ErrUnavailable)
+}
+
+// fileWork is one source file of the fix with its blocks.
+type fileWork struct {
+	fd       *diff.FileDiff
+	bug, fix *version
+	blocks   []*pblock
+}
+
+// Check decides whether sample s's gold patch persists in repo at the
+// snapshot commit snap. Problems with the sample (a patch that does not
+// parse, a commit or file missing from the clone) give an Unknown verdict
+// whose Reason says what to do; the error is reserved for cancellation and
+// failures of the embedder or test verifier's infrastructure.
+func (c *Checker) Check(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, snap gitrepo.Commit) (Verdict, error) {
+	v := Verdict{SampleID: s.ID, Repo: s.Repo, SnapshotCommit: snap.Hash, Threshold: c.opts.threshold(), Blocks: []Block{}}
+	fds, err := diff.ParseString(s.Patch)
+	if err != nil {
+		return unknown(v, fmt.Sprintf("gold patch does not parse: %v", err)), nil
+	}
+	var files []*fileWork
+	var skipped []string
+	for _, fd := range fds {
+		if fd.IsBinary || !IsSource(fd.Name()) {
+			skipped = append(skipped, fd.Name())
+			continue
+		}
+		files = append(files, &fileWork{fd: fd})
+	}
+	if len(files) == 0 {
+		v.Verdict = NotApplicable
+		v.Reason = fmt.Sprintf("the fix touches no source file (only tests, docs or build files: %s)", strings.Join(skipped, ", "))
+		return v, nil
+	}
+	if repo == nil {
+		return unknown(v, "no local clone of "+s.Repo), nil
+	}
+	nblocks := 0
+	for _, fw := range files {
+		bug, fix, err := c.versions(ctx, s, repo, fw.fd)
+		if err != nil {
+			if ctx.Err() != nil {
+				return v, ctx.Err()
+			}
+			return unknown(v, err.Error()), nil
+		}
+		fw.bug, fw.fix = bug, fix
+		fw.blocks = blocksOf(fw.fd.Name(), bug, fix)
+		nblocks += len(fw.blocks)
+	}
+	if nblocks == 0 {
+		v.Verdict = NotApplicable
+		v.Reason = "after preprocessing the fix changes no logical line (formatting, comments or imports only)"
+		return v, nil
+	}
+	from := s.FixCommit
+	if from == "" {
+		from = s.BaseCommit
+	}
+	score, exact := 1.0, true
+	var snaps []*snapFile
+	for _, fw := range files {
+		sf, err := c.locateFile(ctx, repo, from, snap.Hash, fw.fd.Name())
+		if err != nil {
+			return v, err
+		}
+		snaps = append(snaps, sf)
+		for _, pb := range fw.blocks {
+			b, allExact, err := c.matchBlock(ctx, fw, pb, sf)
+			if err != nil {
+				return v, err
+			}
+			exact = exact && allExact
+			score = min(score, b.Similarity)
+			v.Blocks = append(v.Blocks, b)
+		}
+	}
+	v.Score = round(score)
+	v.Present = v.Score >= v.Threshold
+	switch {
+	case v.Present && exact:
+		v.Verdict, v.Method, v.Reason = Present, MethodExact, "every patch line occurs verbatim (normalised) in the localised snapshot code"
+	case v.Present:
+		v.Verdict, v.Method, v.Reason = Present, MethodSimilarity, fmt.Sprintf("every patch line has a snapshot counterpart with similarity ≥ %.2f", v.Threshold)
+	default:
+		v.Verdict, v.Method = Absent, MethodSimilarity
+		if c.opts.ExactOnly {
+			v.Method = MethodExact
+		}
+		v.Reason = absentReason(v)
+	}
+	if !v.Present && !c.opts.NoTests && c.opts.Verifier != nil && v.Score >= c.opts.low() {
+		if err := c.verify(ctx, s, repo, files, snaps, &v); err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+func unknown(v Verdict, reason string) Verdict {
+	v.Verdict, v.Reason, v.Present, v.Score, v.Method = Unknown, reason, false, 0, ""
+	return v
+}
+
+// absentReason names the weakest block and why it failed.
+func absentReason(v Verdict) string {
+	worst := -1
+	for i, b := range v.Blocks {
+		if !b.Passed && (worst < 0 || b.Similarity < v.Blocks[worst].Similarity) {
+			worst = i
+		}
+	}
+	if worst < 0 {
+		return "score below threshold"
+	}
+	b := v.Blocks[worst]
+	where := b.File
+	if b.Function != "" {
+		where += " " + b.Function
+	}
+	switch {
+	case b.FileVia == "missing":
+		return fmt.Sprintf("%s: file not in the snapshot (deleted, not renamed)", b.File)
+	case b.Kind == "deletion":
+		return fmt.Sprintf("%s: deleted logic still present or context missing (score %.2f)", where, b.Similarity)
+	default:
+		return fmt.Sprintf("%s: patch lines not found (score %.2f < %.2f, localised by %s)", where, b.Similarity, v.Threshold, b.Localized)
+	}
+}
+
+// versions returns the buggy and fixed versions of one file of the fix.
+// With a fix commit (Defects4J) the fixed file is read there and the buggy
+// one obtained by reversing the patch — Defects4J's buggy version is the
+// fixed revision minus the gold patch; else the buggy file is read at the
+// base commit and the patch applied (SWE-bench).
+func (c *Checker) versions(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, fd *diff.FileDiff) (*version, *version, error) {
+	raw := c.opts.NoPreprocess
+	name, old := fd.Name(), fd.OldPath
+	if old == "" {
+		old = name
+	}
+	var firstErr error
+	if s.FixCommit != "" && !fd.IsDeleted {
+		fixed, err := repo.ReadFile(ctx, s.FixCommit, name)
+		if err == nil {
+			var buggy []byte
+			if !fd.IsNew {
+				buggy, err = diff.Apply(fixed, diff.Reverse(fd), diff.ApplyOptions{})
+			}
+			if err == nil {
+				return newVersion(old, buggy, raw), newVersion(name, fixed, raw), nil
+			}
+			err = fmt.Errorf("reverse-apply gold patch to %s at fix commit %s: %w", name, short(s.FixCommit), err)
+		} else {
+			err = fmt.Errorf("read %s at fix commit %s (fetch the clone or check the commit): %w", name, short(s.FixCommit), err)
+		}
+		firstErr = err
+	}
+	if s.BaseCommit == "" {
+		if firstErr == nil {
+			firstErr = fmt.Errorf("sample has neither base nor fix commit")
+		}
+		return nil, nil, firstErr
+	}
+	var buggy []byte
+	if !fd.IsNew {
+		var err error
+		if buggy, err = repo.ReadFile(ctx, s.BaseCommit, old); err != nil {
+			return nil, nil, errors.Join(firstErr, fmt.Errorf("read %s at base commit %s (fetch the clone or check the commit): %w", old, short(s.BaseCommit), err))
+		}
+	}
+	fixed, err := diff.Apply(buggy, fd, diff.ApplyOptions{})
+	if err != nil {
+		return nil, nil, errors.Join(firstErr, fmt.Errorf("apply gold patch to %s at base commit %s: %w", old, short(s.BaseCommit), err))
+	}
+	return newVersion(old, buggy, raw), newVersion(name, fixed, raw), nil
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

@@ -1,0 +1,178 @@
+package patchcheck
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/stats"
+)
+
+// Evaluation scores verdicts against ground-truth labels (benchchecker
+// Table 4): AUC over Score, and TPR / FPR of the Present decision.
+type Evaluation struct {
+	N         int              `json:"n"`
+	Positives int              `json:"positives"`
+	Negatives int              `json:"negatives"`
+	Threshold float64          `json:"threshold"`
+	AUC       float64          `json:"auc"`
+	TPR       float64          `json:"tpr"`
+	FPR       float64          `json:"fpr"`
+	ROC       []stats.ROCPoint `json:"roc"`
+	Skipped   map[string]int   `json:"skipped"` // unknown, not_applicable, unlabelled
+	Missing   []string         `json:"missing,omitempty"`
+	Confusion map[string]int   `json:"confusion"` // tp, fp, tn, fn
+}
+
+// Evaluate joins verdicts with labels (sample id → patch present). Unknown
+// and not_applicable verdicts and verdicts without a label are skipped and
+// counted; labelled samples without a verdict are listed in Missing.
+func Evaluate(verdicts []Verdict, labels map[string]bool) (*Evaluation, error) {
+	ev := &Evaluation{Skipped: map[string]int{}, Confusion: map[string]int{"tp": 0, "fp": 0, "tn": 0, "fn": 0}}
+	var scores []float64
+	var ys []bool
+	seen := map[string]bool{}
+	for _, v := range verdicts {
+		seen[v.SampleID] = true
+		y, ok := labels[v.SampleID]
+		switch {
+		case v.Verdict == Unknown || v.Verdict == NotApplicable:
+			ev.Skipped[v.Verdict]++
+			continue
+		case !ok:
+			ev.Skipped["unlabelled"]++
+			continue
+		}
+		if ev.Threshold == 0 {
+			ev.Threshold = v.Threshold
+		}
+		// A tests-verified sample counts as fully present.
+		s := v.Score
+		if v.Method == MethodTests && v.Present {
+			s = 1
+		}
+		scores, ys = append(scores, s), append(ys, y)
+		switch {
+		case y && v.Present:
+			ev.Confusion["tp"]++
+		case y:
+			ev.Confusion["fn"]++
+		case v.Present:
+			ev.Confusion["fp"]++
+		default:
+			ev.Confusion["tn"]++
+		}
+	}
+	for id := range labels {
+		if !seen[id] {
+			ev.Missing = append(ev.Missing, id)
+		}
+	}
+	ev.N = len(scores)
+	ev.Positives = ev.Confusion["tp"] + ev.Confusion["fn"]
+	ev.Negatives = ev.Confusion["fp"] + ev.Confusion["tn"]
+	if ev.Positives == 0 || ev.Negatives == 0 {
+		return ev, fmt.Errorf("patchcheck: evaluate: need labelled present and absent samples with verdicts, have %d positive and %d negative: %w", ev.Positives, ev.Negatives, errs.ErrInput)
+	}
+	ev.TPR = float64(ev.Confusion["tp"]) / float64(ev.Positives)
+	ev.FPR = float64(ev.Confusion["fp"]) / float64(ev.Negatives)
+	var err error
+	if ev.AUC, err = stats.AUC(scores, ys); err != nil {
+		return ev, fmt.Errorf("patchcheck: evaluate: %w", err)
+	}
+	if ev.ROC, err = stats.ROC(scores, ys); err != nil {
+		return ev, fmt.Errorf("patchcheck: evaluate: %w", err)
+	}
+	return ev, nil
+}
+
+// ReadLabels reads ground-truth labels: JSONL objects with "sample_id" (or
+// "id") and "label" (or "present" / "contaminated"), a boolean or 0/1; or
+// CSV lines "id,label" (a header line is allowed) with label
+// true/false/1/0/present/absent. Errors name file:line.
+func ReadLabels(path string) (map[string]bool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("patchcheck: read labels %s: %w", path, errorsJoinInput(err))
+	}
+	return parseLabels(path, bytes.NewReader(data))
+}
+
+func errorsJoinInput(err error) error { return fmt.Errorf("%w: %w", errs.ErrInput, err) }
+
+func parseLabels(path string, r io.Reader) (map[string]bool, error) {
+	out := map[string]bool{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	line := 0
+	for sc.Scan() {
+		line++
+		t := strings.TrimSpace(sc.Text())
+		if t == "" {
+			continue
+		}
+		var id string
+		var y bool
+		var ok bool
+		if strings.HasPrefix(t, "{") {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(t), &m); err != nil {
+				return nil, fmt.Errorf("patchcheck: labels %s:%d: %v: %w", path, line, err, errs.ErrInput)
+			}
+			id, _ = m["sample_id"].(string)
+			if id == "" {
+				id, _ = m["id"].(string)
+			}
+			for _, k := range []string{"label", "present", "contaminated"} {
+				if val, has := m[k]; has {
+					y, ok = labelValue(val)
+					break
+				}
+			}
+		} else {
+			f := strings.Split(t, ",")
+			if len(f) < 2 {
+				return nil, fmt.Errorf("patchcheck: labels %s:%d: want \"id,label\": %w", path, line, errs.ErrInput)
+			}
+			id = strings.TrimSpace(f[0])
+			y, ok = labelValue(strings.TrimSpace(f[1]))
+			if !ok && line == 1 {
+				continue // header
+			}
+		}
+		if id == "" || !ok {
+			return nil, fmt.Errorf("patchcheck: labels %s:%d: need an id and a boolean label: %w", path, line, errs.ErrInput)
+		}
+		out[id] = y
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("patchcheck: labels %s: %w", path, err)
+	}
+	return out, nil
+}
+
+func labelValue(v any) (bool, bool) {
+	switch x := v.(type) {
+	case bool:
+		return x, true
+	case float64:
+		return x != 0, x == 0 || x == 1
+	case string:
+		switch strings.ToLower(x) {
+		case "true", "1", "present", "yes", "contaminated":
+			return true, true
+		case "false", "0", "absent", "no", "clean":
+			return false, true
+		}
+		if f, err := strconv.ParseFloat(x, 64); err == nil {
+			return f != 0, f == 0 || f == 1
+		}
+	}
+	return false, false
+}

@@ -1,0 +1,181 @@
+package patchcheck
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/gitrepo"
+)
+
+// gitCache memoises per-snapshot file lists and per-(from, snapshot) rename
+// maps, which many samples of one repository share.
+type gitCache struct {
+	mu      sync.Mutex
+	lists   map[string][]string
+	renames map[string]map[string]string
+}
+
+func newGitCache() gitCache {
+	return gitCache{lists: map[string][]string{}, renames: map[string]map[string]string{}}
+}
+
+// snapFile is the snapshot counterpart of one fixed file.
+type snapFile struct {
+	path string
+	via  string // same-path | rename | basename | missing
+	v    *version
+	leaf map[int]int
+}
+
+// locateFile finds the fixed file p in the snapshot: at the same path,
+// else the snapshot file with the same name sharing the longest path suffix
+// with p (when not tied) — a moved file, found from one cached listing —
+// else where git's rename detection between from and snap says it went (a
+// renamed file; one `git diff -M` per fix commit, so it comes last).
+func (c *Checker) locateFile(ctx context.Context, repo *gitrepo.Repo, from, snap, p string) (*snapFile, error) {
+	try := func(q, via string) (*snapFile, error) {
+		src, err := repo.ReadFile(ctx, snap, q)
+		if err != nil {
+			if errors.Is(err, errs.ErrNotFound) && ctx.Err() == nil {
+				return nil, nil
+			}
+			return nil, fmt.Errorf("patchcheck: read %s at snapshot %s: %w", q, short(snap), err)
+		}
+		v := newVersion(q, src, c.opts.NoPreprocess)
+		return &snapFile{path: q, via: via, v: v, leaf: leafLines(v)}, nil
+	}
+	if sf, err := try(p, "same-path"); sf != nil || err != nil {
+		return sf, err
+	}
+	files, err := c.listFiles(ctx, repo, snap)
+	if err != nil {
+		return nil, err
+	}
+	if q := sameName(p, files); q != "" {
+		if sf, err := try(q, "basename"); sf != nil || err != nil {
+			return sf, err
+		}
+	}
+	if from != "" {
+		ren, err := c.renames(ctx, repo, from, snap)
+		if err != nil {
+			return nil, err
+		}
+		if q, ok := ren[p]; ok {
+			if sf, err := try(q, "rename"); sf != nil || err != nil {
+				return sf, err
+			}
+		}
+	}
+	return &snapFile{path: "", via: "missing"}, nil
+}
+
+// sameName returns the file of files with p's base name sharing the longest
+// path suffix with p, or "" when there is none or the best is tied.
+func sameName(p string, files []string) string {
+	base := path.Base(p)
+	segs := strings.Split(p, "/")
+	best, bestN, tied := "", -1, false
+	for _, f := range files {
+		if path.Base(f) != base {
+			continue
+		}
+		fs := strings.Split(f, "/")
+		n := 0
+		for n < len(fs) && n < len(segs) && fs[len(fs)-1-n] == segs[len(segs)-1-n] {
+			n++
+		}
+		switch {
+		case n > bestN:
+			best, bestN, tied = f, n, false
+		case n == bestN:
+			tied = true
+		}
+	}
+	if tied {
+		return ""
+	}
+	return best
+}
+
+func (c *Checker) listFiles(ctx context.Context, repo *gitrepo.Repo, snap string) ([]string, error) {
+	key := repo.GitDir() + "\x00" + snap
+	c.git.mu.Lock()
+	l, ok := c.git.lists[key]
+	c.git.mu.Unlock()
+	if ok {
+		return l, nil
+	}
+	l, err := repo.ListFiles(ctx, snap)
+	if err != nil {
+		return nil, fmt.Errorf("patchcheck: list files at snapshot %s: %w", short(snap), err)
+	}
+	c.git.mu.Lock()
+	c.git.lists[key] = l
+	c.git.mu.Unlock()
+	return l, nil
+}
+
+// renames returns old path → new path for the files git's rename detection
+// (default 50% similarity) finds between from and snap. internal/gitrepo
+// follows renames backwards (FileHistory); the snapshot is a descendant of
+// the fix, so the forward direction is asked of `git diff -M` directly.
+func (c *Checker) renames(ctx context.Context, repo *gitrepo.Repo, from, snap string) (map[string]string, error) {
+	key := repo.GitDir() + "\x00" + from + "\x00" + snap
+	c.git.mu.Lock()
+	m, ok := c.git.renames[key]
+	c.git.mu.Unlock()
+	if ok {
+		return m, nil
+	}
+	cmd := exec.CommandContext(ctx, "git", "--git-dir="+repo.GitDir(), "diff", "--no-ext-diff",
+		"--name-status", "-z", "-M", "--diff-filter=R", from, snap, "--")
+	cmd.Env = gitEnv()
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	m = map[string]string{}
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// A commit the clone lacks: no renames known; the caller still
+		// tries the same name.
+		c.git.mu.Lock()
+		c.git.renames[key] = m
+		c.git.mu.Unlock()
+		return m, nil
+	}
+	f := strings.Split(out.String(), "\x00")
+	for i := 0; i+2 < len(f); i += 3 {
+		if strings.HasPrefix(f[i], "R") {
+			m[f[i+1]] = f[i+2]
+		}
+	}
+	c.git.mu.Lock()
+	c.git.renames[key] = m
+	c.git.mu.Unlock()
+	return m, nil
+}
+
+// gitEnv is the caller's environment without variables that would redirect
+// git (GIT_DIR and friends), with stable, non-interactive settings — as
+// internal/gitrepo runs git.
+func gitEnv() []string {
+	env := make([]string, 0, len(os.Environ())+3)
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "GIT_") || k == "LC_ALL" || k == "LANG" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_NO_REPLACE_OBJECTS=1")
+}

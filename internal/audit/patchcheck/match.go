@@ -1,0 +1,331 @@
+package patchcheck
+
+import (
+	"context"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/benchforge/benchforge/internal/textsim"
+)
+
+// scope is where one block's lines are searched in the snapshot.
+type scope struct {
+	snap  *version
+	lines []int       // candidate snapshot line indices
+	via   string      // "function" | "file"
+	align map[int]int // fixed line index → aligned snapshot line index
+	// avail counts, per text, the snapshot lines in scope not claimed by
+	// the fixed version's unchanged lines of the same scope: a line the
+	// fixed code already had outside the patch cannot be the patch's
+	// counterpart (otherwise a reverted "if (r > hi)" would match the
+	// untouched "if (r < lo)").
+	avail map[string]int
+}
+
+func (sc scope) free(li int) bool {
+	return sc.avail == nil || sc.avail[sc.snap.lines[li].text] > 0
+}
+
+// leafLines maps every token node of v to the index of its logical line.
+func leafLines(v *version) map[int]int {
+	m := make(map[int]int, len(v.lines)*6)
+	for i, l := range v.lines {
+		for _, n := range l.leaves {
+			m[n] = i
+		}
+	}
+	return m
+}
+
+// alignLines turns a node mapping into a line alignment: each fixed line
+// goes to the snapshot line holding most of its mapped tokens (ties: the
+// earlier line).
+func alignLines(fix *version, lines []int, nodeMap map[int]int, snapLeaf map[int]int) map[int]int {
+	out := map[int]int{}
+	for _, li := range lines {
+		votes := map[int]int{}
+		for _, n := range fix.lines[li].leaves {
+			if p, ok := nodeMap[n]; ok {
+				if sl, ok := snapLeaf[p]; ok {
+					votes[sl]++
+				}
+			}
+		}
+		best, bestN := -1, 0
+		for sl, n := range votes {
+			if n > bestN || n == bestN && sl < best {
+				best, bestN = sl, n
+			}
+		}
+		if best >= 0 {
+			out[li] = best
+		}
+	}
+	return out
+}
+
+// similarity scores two logical lines: embedding cosine when an embedder is
+// configured, else the token SequenceMatcher ratio.
+func (c *Checker) similarity(ctx context.Context, a, b string) (float64, error) {
+	if a == b {
+		return 1, nil
+	}
+	if c.opts.Embedder != nil {
+		vs, err := c.embed(ctx, []string{a, b})
+		if err != nil {
+			return 0, err
+		}
+		return math.Max(0, cosine(vs[0], vs[1])), nil
+	}
+	return tokenSimilarity(a, b), nil
+}
+
+// tokenSimilarity is the mean of the token SequenceMatcher ratio and the
+// ratio of the rename-blind token sequences (identifiers → ID, literals →
+// LIT), so a renamed local costs half what another operator does.
+func tokenSimilarity(a, b string) float64 {
+	ta, tb := strings.Fields(a), strings.Fields(b)
+	return (textsim.Ratio(ta, tb) + textsim.Ratio(blind(ta), blind(tb))) / 2
+}
+
+// keywords are the Java and Python reserved words blind keeps.
+var keywords = map[string]bool{}
+
+func init() {
+	for _, k := range strings.Fields(`abstract assert boolean break byte case catch char class const continue
+		default do double else enum extends final finally float for goto if implements import instanceof
+		int interface long native new package private protected public return short static strictfp super
+		switch synchronized this throw throws transient try void volatile while var record yield
+		true false null and as async await def del elif except from global in is lambda nonlocal not or
+		pass raise with None True False self cls`) {
+		keywords[k] = true
+	}
+}
+
+func blind(ts []string) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		switch c := t[0]; {
+		case keywords[t]:
+			out[i] = t
+		case c == '"' || c == '\'' || c >= '0' && c <= '9' || strings.HasPrefix(t, "f\"") || strings.HasPrefix(t, "r\""):
+			out[i] = "LIT"
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			out[i] = "ID"
+		default:
+			out[i] = t
+		}
+	}
+	return out
+}
+
+// embedCache memoises embeddings by text for the Checker's lifetime.
+type embedCache struct {
+	mu sync.Mutex
+	m  map[string][]float64
+}
+
+func (c *Checker) embed(ctx context.Context, texts []string) ([][]float64, error) {
+	c.emb.mu.Lock()
+	var miss []string
+	seen := map[string]bool{}
+	for _, t := range texts {
+		if _, ok := c.emb.m[t]; !ok && !seen[t] {
+			miss = append(miss, t)
+			seen[t] = true
+		}
+	}
+	c.emb.mu.Unlock()
+	if len(miss) > 0 {
+		vs, err := c.opts.Embedder.Embed(ctx, miss)
+		if err != nil {
+			return nil, err
+		}
+		if len(vs) != len(miss) {
+			return nil, errEmbedCount(len(miss), len(vs))
+		}
+		c.emb.mu.Lock()
+		for i, t := range miss {
+			c.emb.m[t] = vs[i]
+		}
+		c.emb.mu.Unlock()
+	}
+	c.emb.mu.Lock()
+	defer c.emb.mu.Unlock()
+	out := make([][]float64, len(texts))
+	for i, t := range texts {
+		out[i] = c.emb.m[t]
+	}
+	return out, nil
+}
+
+func cosine(a, b []float64) float64 {
+	if len(a) != len(b) || len(a) == 0 {
+		return 0
+	}
+	var dot, na, nb float64
+	for i := range a {
+		dot += a[i] * b[i]
+		na += a[i] * a[i]
+		nb += b[i] * b[i]
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+// levenshtein is the character edit distance of a and b.
+func levenshtein(a, b string) int {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// nearest returns up to k of the scope's lines closest to text by
+// normalised character edit distance (ties: earlier line).
+func nearest(text string, sc scope, k int) []int {
+	type cd struct {
+		i int
+		d float64
+	}
+	cs := make([]cd, 0, len(sc.lines))
+	for _, li := range sc.lines {
+		t := sc.snap.lines[li].text
+		if sc.snap.lines[li].trivial || !sc.free(li) {
+			continue
+		}
+		// The length difference is a lower bound of the distance: lines
+		// far apart in length are no candidates.
+		if la, lb := len(text), len(t); 10*abs(la-lb) > 7*max(la, lb) {
+			continue
+		}
+		cs = append(cs, cd{li, float64(levenshtein(text, t)) / float64(max(len(text), len(t), 1))})
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
+	out := make([]int, 0, k)
+	for i := 0; i < len(cs) && i < k; i++ {
+		out = append(out, cs[i].i)
+	}
+	return out
+}
+
+// matchPresent scores one line that must be present: exact match first
+// (the aligned line, then anywhere in scope), else the best of the aligned
+// line and the K nearest lines by edit distance, re-ranked by similarity.
+// buggy is the line the fix replaced ("" if none): a candidate at least as
+// close to it as to text scores sim·(1−sim_buggy).
+func (c *Checker) matchPresent(ctx context.Context, text, buggy, role string, sc scope, aligned int) (MatchedLine, int, error) {
+	ml := MatchedLine{Patch: text, Role: role, Via: "none"}
+	snap := sc.snap
+	if role != "added" {
+		sc.avail = nil
+	}
+	if aligned >= 0 && !sc.free(aligned) {
+		aligned = -1
+	}
+	if aligned >= 0 && snap.lines[aligned].text == text {
+		return c.hit(ml, snap, aligned, 1, "exact-ast"), aligned, nil
+	}
+	for _, li := range sc.lines {
+		if snap.lines[li].text == text && sc.free(li) {
+			return c.hit(ml, snap, li, 1, "exact-"+sc.via), li, nil
+		}
+	}
+	if c.opts.ExactOnly {
+		return ml, -1, nil
+	}
+	cands := nearest(text, sc, c.opts.candidates())
+	if aligned >= 0 {
+		cands = append([]int{aligned}, cands...)
+	}
+	best, bestS, bestVia := -1, -1.0, ""
+	for k, li := range cands {
+		t := snap.lines[li].text
+		s, err := c.similarity(ctx, text, t)
+		if err != nil {
+			return ml, -1, err
+		}
+		if buggy != "" {
+			sb, err := c.similarity(ctx, buggy, t)
+			if err != nil {
+				return ml, -1, err
+			}
+			if sb >= s {
+				s *= 1 - sb
+			}
+		}
+		via := sc.via
+		if k == 0 && aligned >= 0 {
+			via = "ast"
+		}
+		if s > bestS {
+			best, bestS, bestVia = li, s, via
+		}
+	}
+	if best < 0 {
+		return ml, -1, nil
+	}
+	return c.hit(ml, snap, best, bestS, bestVia), best, nil
+}
+
+func (c *Checker) hit(ml MatchedLine, snap *version, li int, s float64, via string) MatchedLine {
+	ml.Snapshot, ml.Line, ml.Similarity, ml.Via = snap.lines[li].text, snap.lines[li].start, round(s), via
+	return ml
+}
+
+// matchAbsent scores one line that must be absent from region: 1 minus its
+// best similarity to a region line (exact only: 0 or 1).
+func (c *Checker) matchAbsent(ctx context.Context, text string, snap *version, region []int) (MatchedLine, error) {
+	ml := MatchedLine{Patch: text, Role: "deleted", Similarity: 1, Via: "absent"}
+	worst := 0.0
+	for _, li := range region {
+		t := snap.lines[li].text
+		var s float64
+		switch {
+		case t == text:
+			s = 1
+		case c.opts.ExactOnly:
+			s = 0
+		default:
+			var err error
+			if s, err = c.similarity(ctx, text, t); err != nil {
+				return ml, err
+			}
+		}
+		if s > worst {
+			worst = s
+			ml.Snapshot, ml.Line, ml.Via = t, snap.lines[li].start, "region"
+		}
+	}
+	ml.Similarity = round(1 - worst)
+	return ml, nil
+}
+
+func round(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

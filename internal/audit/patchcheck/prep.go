@@ -1,0 +1,280 @@
+package patchcheck
+
+import (
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/benchforge/benchforge/internal/code"
+)
+
+// sourceExts are the extensions of files whose hunks can carry fix logic.
+// Java and Python have front-ends; the rest fall back to whitespace-
+// normalised lines.
+var sourceExts = map[string]bool{
+	".java": true, ".py": true, ".pyi": true, ".js": true, ".jsx": true, ".ts": true,
+	".tsx": true, ".go": true, ".c": true, ".h": true, ".cc": true, ".cpp": true,
+	".hpp": true, ".cs": true, ".rb": true, ".rs": true, ".kt": true, ".scala": true,
+	".php": true, ".swift": true, ".m": true, ".groovy": true, ".clj": true,
+}
+
+// IsSource reports whether the file at p (slash-separated) can carry fix
+// logic: a source extension and not a test. Tests are files under a test
+// directory (test, tests, testing, src/test, __tests__) or named like one
+// (FooTest.java, FooTests.java, FooTestCase.java, TestFoo.java, test_foo.py,
+// foo_test.py, conftest.py, foo.test.js, foo_test.go). Docs and build files
+// have no source extension.
+func IsSource(p string) bool {
+	ext := strings.ToLower(path.Ext(p))
+	if !sourceExts[ext] {
+		return false
+	}
+	for _, seg := range strings.Split(path.Dir(p), "/") {
+		switch strings.ToLower(seg) {
+		case "test", "tests", "testing", "__tests__", "testdata", "test-data":
+			return false
+		}
+	}
+	base := path.Base(p)
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	switch {
+	case ext == ".java" && (strings.HasSuffix(stem, "Test") || strings.HasSuffix(stem, "Tests") ||
+		strings.HasSuffix(stem, "TestCase") || strings.HasPrefix(stem, "Test") && len(stem) > 4 && isUpper(stem[4])):
+		return false
+	case (ext == ".py" || ext == ".pyi") && (strings.HasPrefix(stem, "test_") || strings.HasSuffix(stem, "_test") || stem == "conftest"):
+		return false
+	case strings.HasSuffix(stem, ".test") || strings.HasSuffix(stem, ".spec") || strings.HasSuffix(stem, "_test"):
+		return false
+	}
+	return true
+}
+
+func isUpper(b byte) bool { return b >= 'A' && b <= 'Z' }
+
+// langOf returns the front-end language of p, or "" for the fallback.
+func langOf(p string) code.Lang {
+	l, err := code.DetectLang(p)
+	if err != nil {
+		return ""
+	}
+	return l
+}
+
+// nline is one logical line of a file version.
+type nline struct {
+	text       string // normalised text (Python indentation trimmed)
+	start, end int    // 1-based source lines of its first and last token
+	startByte  int
+	leaves     []int // node indices of its tokens (nil without a tree)
+	trivial    bool  // not fix logic: lone punctuation, import, package
+}
+
+// version is one version (buggy, fixed or snapshot) of one file.
+type version struct {
+	path  string
+	src   []byte
+	file  *code.File // nil for the fallback languages
+	lines []nline
+	funcs []code.Function
+	keys  []string // change.Key of funcs
+}
+
+// newVersion parses src and splits it into logical lines: normalised ones
+// (internal/code) unless raw, else whitespace-trimmed source lines (with
+// internal whitespace collapsed for languages without a front-end).
+func newVersion(p string, src []byte, raw bool) *version {
+	v := &version{path: p, src: src}
+	if lang := langOf(p); lang != "" {
+		if f, err := code.Parse(lang, p, src); err == nil {
+			v.file = f
+			v.funcs = f.Functions()
+			v.keys = make([]string, len(v.funcs))
+			for i, fn := range v.funcs {
+				v.keys[i] = funcKey(fn)
+			}
+		}
+	}
+	if v.file != nil && !raw {
+		v.lines = normLines(v.file)
+	} else {
+		v.lines = rawLines(v.file, src, v.file == nil)
+	}
+	return v
+}
+
+// funcKey is change.Key: Class.Name(param types).
+func funcKey(fn code.Function) string {
+	types := make([]string, len(fn.Params))
+	for i, p := range fn.Params {
+		types[i] = p.Type
+		if types[i] == "" {
+			types[i] = p.Name
+		}
+	}
+	return fn.QualifiedName() + "(" + strings.Join(types, ",") + ")"
+}
+
+// normLines returns the normalised logical lines of f with their source
+// positions and tokens, by rendering every token as its index so that the
+// lines internal/code cuts can be traced back to tokens.
+func normLines(f *code.File) []nline {
+	var toks []code.Token
+	marked := f.NormalizedLines(func(t code.Token) string {
+		toks = append(toks, t)
+		return strconv.Itoa(len(toks) - 1)
+	})
+	nodes := f.Nodes()
+	out := make([]nline, 0, len(marked))
+	var sb strings.Builder
+	for _, m := range marked {
+		fields := strings.Fields(m)
+		if len(fields) == 0 {
+			continue
+		}
+		l := nline{start: -1}
+		sb.Reset()
+		for _, fld := range fields {
+			i, err := strconv.Atoi(fld)
+			if err != nil || i < 0 || i >= len(toks) {
+				continue
+			}
+			t := toks[i]
+			if sb.Len() > 0 {
+				sb.WriteByte(' ')
+			}
+			sb.WriteString(t.Text)
+			if l.start < 0 {
+				l.start, l.startByte = t.Line, t.StartByte
+			}
+			l.end = nodes[t.Node].EndLine
+			l.leaves = append(l.leaves, t.Node)
+		}
+		if l.start < 0 {
+			continue
+		}
+		l.text = sb.String()
+		l.trivial = trivialLine(l.text)
+		out = append(out, l)
+	}
+	return out
+}
+
+// rawLines splits src into trimmed non-blank lines. With collapse, runs of
+// blanks inside a line become one space. When f is given, each line's
+// tokens are attached so the AST alignment still works.
+func rawLines(f *code.File, src []byte, collapse bool) []nline {
+	var byLine map[int][]int
+	if f != nil {
+		byLine = map[int][]int{}
+		for _, t := range f.Tokens() {
+			byLine[t.Line] = append(byLine[t.Line], t.Node)
+		}
+	}
+	var out []nline
+	off := 0
+	for i, s := range strings.SplitAfter(string(src), "\n") {
+		start := off
+		off += len(s)
+		t := strings.TrimSpace(s)
+		if t == "" {
+			continue
+		}
+		if collapse {
+			t = strings.Join(strings.Fields(t), " ")
+		}
+		out = append(out, nline{text: t, start: i + 1, end: i + 1, startByte: start + len(s) - len(strings.TrimLeft(s, " \t")),
+			leaves: byLine[i+1], trivial: trivialLine(t)})
+	}
+	return out
+}
+
+// trivialLine reports lines that carry no fix logic on their own: lone
+// punctuation ("}", "{", ");"), imports and package declarations.
+func trivialLine(t string) bool {
+	if strings.Trim(t, "{}();, ") == "" {
+		return true
+	}
+	structural := true
+	for _, f := range strings.Fields(t) {
+		switch f {
+		case "{", "}", "else", "try", "finally", ":", ";":
+		default:
+			structural = false
+		}
+	}
+	if structural {
+		return true // "} else {", "try {", "else :"
+	}
+	for _, p := range []string{"import ", "package ", "from "} {
+		if strings.HasPrefix(t, p) && (p != "from " || strings.Contains(t, " import ")) {
+			return true
+		}
+	}
+	return false
+}
+
+// enclosing returns the index of the innermost function of v whose span
+// holds byte off, or -1.
+func (v *version) enclosing(off int) int {
+	best := -1
+	for i, fn := range v.funcs {
+		if off >= fn.StartByte && off < fn.EndByte {
+			if best < 0 || fn.EndByte-fn.StartByte <= v.funcs[best].EndByte-v.funcs[best].StartByte {
+				best = i
+			}
+		}
+	}
+	return best
+}
+
+// funcLines returns the indices of v's lines that start inside function fi
+// (all lines when fi < 0).
+func (v *version) funcLines(fi int) []int {
+	out := make([]int, 0, 16)
+	for i, l := range v.lines {
+		if fi < 0 || l.startByte >= v.funcs[fi].StartByte && l.startByte < v.funcs[fi].EndByte {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// funcName is the human name of function fi of v ("" for top level).
+func (v *version) funcName(fi int) string {
+	if fi < 0 {
+		return ""
+	}
+	return v.keys[fi]
+}
+
+// identifiers returns the set of identifier tokens inside function fi: the
+// contextual features (calls, variable and field names) that pick a
+// candidate function when the key does not (§4.2).
+func (v *version) identifiers(fi int) map[string]bool {
+	set := map[string]bool{}
+	if v.file == nil || fi < 0 {
+		return set
+	}
+	fn := v.funcs[fi]
+	nodes := v.file.Nodes()
+	for i := fn.Node; i < nodes[fn.Node].End && i < len(nodes); i++ {
+		n := nodes[i]
+		if n.End == i+1 && (n.Kind == "identifier" || n.Kind == "type_identifier") {
+			set[v.file.Text(i)] = true
+		}
+	}
+	return set
+}
+
+func jaccard(a, b map[string]bool) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 0
+	}
+	inter := 0
+	for k := range a {
+		if b[k] {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}

@@ -1,0 +1,148 @@
+package patchcheck
+
+import (
+	"context"
+
+	"github.com/benchforge/benchforge/internal/bench"
+	"github.com/benchforge/benchforge/internal/gitrepo"
+)
+
+// Verdict values.
+const (
+	Present       = "present"
+	Absent        = "absent"
+	Unknown       = "unknown"
+	NotApplicable = "not_applicable"
+)
+
+// Methods: how a present (or scored) verdict was reached.
+const (
+	MethodExact      = "exact"
+	MethodSimilarity = "similarity"
+	MethodTests      = "tests"
+)
+
+// Verdict is the PatchVerdict record of DESIGN.md, one per sample.
+type Verdict struct {
+	SampleID       string  `json:"sample_id"`
+	Repo           string  `json:"repo,omitempty"`
+	Cutoff         string  `json:"cutoff,omitempty"`
+	SnapshotCommit string  `json:"snapshot_commit,omitempty"`
+	Blocks         []Block `json:"blocks"`
+	// Score is the minimum block similarity in [0, 1]: the continuous
+	// score ROC curves are drawn from.
+	Score     float64 `json:"score"`
+	Threshold float64 `json:"threshold"`
+	Present   bool    `json:"present"`
+	// Verdict is present | absent | unknown | not_applicable.
+	Verdict string `json:"verdict"`
+	// Method is exact | similarity | tests ("" for unknown and
+	// not_applicable).
+	Method string      `json:"method,omitempty"`
+	Reason string      `json:"reason"`
+	Tests  *TestResult `json:"tests,omitempty"`
+}
+
+// Block is one patch block: the logical lines a fix adds to one function
+// (Kind "added"), or one deletion-only hunk with its context (Kind
+// "deletion").
+type Block struct {
+	File         string `json:"file"`
+	SnapshotFile string `json:"snapshot_file,omitempty"`
+	// FileVia says how the snapshot file was found: same-path, rename
+	// (git rename detection), basename, or missing.
+	FileVia          string `json:"file_via,omitempty"`
+	Function         string `json:"function"`
+	SnapshotFunction string `json:"snapshot_function,omitempty"`
+	// Localized says how the search scope was chosen: function:key,
+	// function:name, function:context, file (no function found, or
+	// localisation switched off), or none (no snapshot file).
+	Localized    string        `json:"localized"`
+	Kind         string        `json:"kind"`
+	PatchLines   []string      `json:"patch_lines"`
+	MatchedLines []MatchedLine `json:"matched_lines"`
+	Similarity   float64       `json:"similarity"`
+	Passed       bool          `json:"passed"`
+}
+
+// MatchedLine is the evidence for one patch line.
+type MatchedLine struct {
+	Patch string `json:"patch"`
+	// Role is "added" for a fix line that must be present, "context" for a
+	// deletion block's surrounding line, "deleted" for a line that must be
+	// absent.
+	Role     string `json:"role"`
+	Snapshot string `json:"snapshot,omitempty"`
+	// Line is the 1-based line of the snapshot file where the matched
+	// logical line starts (0 when nothing matched).
+	Line       int     `json:"line,omitempty"`
+	Similarity float64 `json:"similarity"`
+	// Via: exact-ast, exact-function, exact-file (exact match found by AST
+	// alignment, in the function, in the file); ast, function, file (best
+	// similar line from there); none.
+	Via string `json:"via"`
+}
+
+// TestResult records a test-verification run.
+type TestResult struct {
+	Passed bool   `json:"passed"`
+	Detail string `json:"detail,omitempty"`
+	Error  string `json:"error,omitempty"`
+	Patch  string `json:"patch,omitempty"`
+}
+
+// Embedder embeds texts as vectors; cosine similarity between them re-ranks
+// match candidates (benchchecker §4.2 uses jina-code-embeddings-0.5B).
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float64, error)
+}
+
+// TestVerifier runs a sample's tests against the buggy version with
+// modifiedPatch applied. It is implemented by internal/audit/testverify.
+type TestVerifier interface {
+	Verify(ctx context.Context, sample bench.Sample, repo *gitrepo.Repo, modifiedPatch []byte) (passed bool, detail string, err error)
+}
+
+// Options configure a Checker. The zero value is the full method without an
+// embedder or test verification.
+type Options struct {
+	// Threshold is the similarity a logical line must reach; 0 means 0.7.
+	Threshold float64
+	// InconclusiveLow is the lower end of the score band in which test
+	// verification runs; 0 means 0.3, negative means every absent score.
+	InconclusiveLow float64
+	// Candidates is how many edit-distance candidates are re-ranked; 0
+	// means 5.
+	Candidates int
+	// Ablation switches (benchchecker Table 5).
+	NoPreprocess bool // compare raw, whitespace-trimmed diff lines
+	NoLocalize   bool // search the whole snapshot file, no AST alignment
+	ExactOnly    bool // exact normalised-line matching only
+	NoTests      bool // never run test verification
+	Embedder     Embedder
+	Verifier     TestVerifier
+}
+
+func (o Options) threshold() float64 {
+	if o.Threshold <= 0 {
+		return 0.7
+	}
+	return o.Threshold
+}
+
+func (o Options) low() float64 {
+	switch {
+	case o.InconclusiveLow == 0:
+		return 0.3
+	case o.InconclusiveLow < 0:
+		return 0
+	}
+	return o.InconclusiveLow
+}
+
+func (o Options) candidates() int {
+	if o.Candidates <= 0 {
+		return 5
+	}
+	return o.Candidates
+}

@@ -1,0 +1,65 @@
+// Package repoprobe owns Stage I of the contamination audit, the
+// repository presence test of benchchecker §3.3 and §4.1: from a
+// repository snapshot (a list of files; decoupled from git) it mines
+// repetitive patterns, turns them into target–query pairs, filters and
+// weights them into signature snippets, probes a target model through
+// llm.Model and tests the hit count against a binomial null. It also owns
+// the known-membership testbed of §5.2 (Testbed) built from code on the
+// machine.
+//
+// Pipeline and definitions:
+//
+//   - Patterns (Mine, §4.1): code-block clones are function declarations
+//     whose rename-blind token sequences (identifiers → ID, literals →
+//     LIT) are clones (textsim.CloneGroups; the paper runs NiCad);
+//     text duplications are comment blocks, licence headers and import
+//     blocks (maximal runs of comment or import lines) clustered by SimHash
+//     within a Hamming threshold (Algorithm 1, textsim.ClusterSimHash);
+//     word co-occurrences are PrefixSpan patterns (PrefixSpan, Pei et al.
+//     2001, implemented here with pseudo-projection) over per-file
+//     sequences of distinctive words, merged per Algorithm 2 (MergeClosed:
+//     a pattern absorbed by a super-pattern of equal support goes).
+//   - Templates and queries (BuildQueries): a clone or text pattern's
+//     template is textsim.Extract over its members' tokens; a template
+//     already seen is a structural duplicate. A target is a single fixed
+//     word of the template (shared by all members, so repository-specific);
+//     the query is the original snippet's prefix ending immediately before
+//     it. Near-duplicate queries are dropped (SequenceMatcher ratio of the
+//     query tails, candidates from MinHash-LSH).
+//   - Filters and weights (Select): distinctiveness drops targets found in
+//     more than MaxRepoFrac of the reference repositories (RepoFreq, the
+//     reference index); context-independence drops targets whose entropy
+//     (Entropy, Algorithm 3, scored by a reference llm.Model) is below
+//     MinEntropy; each query weighs entropy / repository frequency,
+//     normalised to mean 1.
+//   - Probe and test (Probe): k candidates per query; a hit is a candidate
+//     whose next word is the target. The p-value is the binomial upper tail
+//     at P0, continuous in the weighted hit count via the regularised
+//     incomplete beta (PValue). P0 comes from negative controls
+//     (CalibrateP0: mean control hit rate + one SD) or DefaultP0 (§5.5:
+//     Java 0.2, Python 0.08). Sequential stopping (beyond the paper) ends
+//     probing once the verdict at α is settled; fewer than MinQueries
+//     signature snippets give "insufficient", not "absent". Probes are
+//     logged to a resumable JSONL file (ProbeLog).
+//
+// Measured figures (2-vCPU VM shared with other jobs, load average 17–22):
+//
+//   - BenchmarkMineJavaBase — Mine + BuildQueries over all 3,400 .java files
+//     of the temurin-25 java.base module (reference index: all JDK modules,
+//     built outside the timer), `go test -run '^$' -bench MineJavaBase
+//     -benchtime 1x ./internal/audit/repoprobe`: 59.5 s and 97.7 s wall in
+//     two runs (7,101 patterns, 18,709 queries); the CPU profile shows ~21 s
+//     of CPU for the timed part (tree-sitter parsing for clones 12 s,
+//     SimHash 4 s, lexing and query dedup the rest), so the wall time is
+//     dominated by the machine's load.
+//   - Testbed, `benchforge audit testbed` defaults (seed 1; 8 JDK modules +
+//     8 stdlib packages, 60 files each, 2 reuse repositories, 2 negative
+//     controls; 229 s wall): AUC 1.000, TPR 1.000, FPR 0.000 for the full
+//     method and for sequential stopping, which made 778 target calls
+//     against 1,714 for fixed-n probing (45.4%). Without repetitiveness FPR
+//     rises to 0.250 (AUC 1.000); without distinctiveness or
+//     context-independence AUC/TPR/FPR stay 1.000/1.000/0.000 on this
+//     testbed: a 6-gram target memorises its training set almost verbatim,
+//     so it separates seen from unseen repositories far more easily than
+//     an LLM does, and the Table 5 effects largely vanish.
+package repoprobe

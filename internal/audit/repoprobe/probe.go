@@ -1,0 +1,303 @@
+package repoprobe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/mathext"
+
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/llm"
+)
+
+// Verdicts of the repository presence test.
+const (
+	Present      = "present"
+	Absent       = "absent"
+	Insufficient = "insufficient"
+)
+
+// DefaultP0 is the null hit probability used when no negative controls are
+// given: the optima of benchchecker §5.5 (Figure 5) — 0.2 for Java, whose
+// regularity makes unseen snippets easier to complete, 0.08 for Python,
+// and 0.1 otherwise.
+func DefaultP0(lang string) float64 {
+	switch lang {
+	case "java":
+		return 0.2
+	case "python":
+		return 0.08
+	}
+	return 0.1
+}
+
+// CalibrateP0 derives P0 from the unweighted hit rates of negative-control
+// repositories (post-cutoff or held out, known absent): their mean plus
+// one standard deviation, at least mean + 0.01, capped below 1. It
+// returns an error wrapping errs.ErrInput when no rate is given or one is
+// outside [0, 1].
+func CalibrateP0(rates []float64) (float64, error) {
+	if len(rates) == 0 {
+		return 0, fmt.Errorf("repoprobe.CalibrateP0: no negative-control rates: %w", errs.ErrInput)
+	}
+	mean := 0.0
+	for _, r := range rates {
+		if !(r >= 0 && r <= 1) {
+			return 0, fmt.Errorf("repoprobe.CalibrateP0: rate %v outside [0,1]: %w", r, errs.ErrInput)
+		}
+		mean += r
+	}
+	mean /= float64(len(rates))
+	v := 0.0
+	for _, r := range rates {
+		v += (r - mean) * (r - mean)
+	}
+	sd := 0.0
+	if len(rates) > 1 {
+		sd = math.Sqrt(v / float64(len(rates)-1))
+	}
+	return min(0.99, mean+max(sd, 0.01)), nil
+}
+
+// PValue is the repository-presence p-value (benchchecker §3.3, Eq. 5) for
+// w weighted hits out of n queries at null hit probability p0: the
+// binomial upper tail P(X ≥ w), made continuous in w through the
+// regularised incomplete beta function, P(X ≥ k) = I_{p0}(k, n−k+1). At
+// integer w it equals the exact binomial tail. w ≤ 0 gives 1; w is capped
+// at n.
+func PValue(w float64, n int, p0 float64) float64 {
+	if w <= 0 || n <= 0 {
+		return 1
+	}
+	w = min(w, float64(n))
+	switch {
+	case p0 <= 0:
+		return 0
+	case p0 >= 1:
+		return 1
+	}
+	return mathext.RegIncBeta(w, float64(n)-w+1, p0)
+}
+
+// ProbeOptions configure probing and the test.
+type ProbeOptions struct {
+	// Samples is k, the candidates drawn per query [10]; Temperature
+	// [benchchecker §5.5 uses 1.0; 0 means greedy] and MaxTokens [8] are
+	// passed to the model; Seed makes sampling reproducible (combined with
+	// the query id).
+	Samples     int
+	Temperature float64
+	MaxTokens   int
+	Seed        int64
+	// P0 is the null hit probability [DefaultP0(Lang)]; Alpha the
+	// significance level [0.05]; MinQueries the fewest signature snippets
+	// for a verdict other than insufficient [10].
+	P0         float64
+	Lang       string
+	Alpha      float64
+	MinQueries int
+	// Sequential stops as soon as the verdict at Alpha can no longer
+	// change.
+	Sequential bool
+	// Log, when set, records every probe and replays recorded ones, so an
+	// interrupted run resumes without repeating calls.
+	Log *ProbeLog
+	// Repo metadata copied into the verdict.
+	Cutoff, SnapshotCommit string
+}
+
+// ProbeRecord is one probed query in the probe log.
+type ProbeRecord struct {
+	Key     string    `json:"key"` // model|query id
+	Repo    string    `json:"repo"`
+	Model   string    `json:"model"`
+	QueryID string    `json:"query_id"`
+	Target  string    `json:"target"`
+	Hit     bool      `json:"hit"`
+	Matches int       `json:"matches"` // candidates whose next word is the target
+	Words   []string  `json:"words"`   // each candidate's next word
+	Tokens  int64     `json:"tokens"`
+	Time    time.Time `json:"time"`
+}
+
+// ProbeLog is a resumable per-query probe log (JSONL, keyed by model and
+// query id).
+type ProbeLog struct {
+	log  *jsonl.Log[ProbeRecord]
+	mu   sync.Mutex
+	prev map[string]ProbeRecord
+}
+
+func (l *ProbeLog) lookup(key string) (ProbeRecord, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r, ok := l.prev[key]
+	return r, ok
+}
+
+// OpenProbeLog opens (creating) the log at path and loads its records.
+func OpenProbeLog(path string) (*ProbeLog, error) {
+	l, err := jsonl.Open(path, func(r ProbeRecord) string { return r.Key }, jsonl.Options{Sync: jsonl.SyncBatch})
+	if err != nil {
+		return nil, fmt.Errorf("repoprobe.OpenProbeLog(%s): %w", path, err)
+	}
+	recs, err := jsonl.ReadFile[ProbeRecord](path)
+	if err != nil {
+		l.Close()
+		return nil, fmt.Errorf("repoprobe.OpenProbeLog(%s): %w", path, err)
+	}
+	pl := &ProbeLog{log: l, prev: map[string]ProbeRecord{}}
+	for _, r := range recs {
+		pl.prev[r.Key] = r
+	}
+	return pl, nil
+}
+
+// Close flushes and closes the log.
+func (l *ProbeLog) Close() error { return l.log.Close() }
+
+// RepoVerdict is the Stage I outcome for one repository and model
+// (DESIGN.md data model) plus the verdict, its reason and the calls the
+// sequential test saved.
+type RepoVerdict struct {
+	Repo           string  `json:"repo"`
+	Model          string  `json:"model"`
+	Cutoff         string  `json:"cutoff"`
+	SnapshotCommit string  `json:"snapshot_commit"`
+	Queries        int     `json:"queries"`
+	Hits           int     `json:"hits"`
+	WeightedHits   float64 `json:"weighted_hits"`
+	P0             float64 `json:"p0"`
+	PValue         float64 `json:"p_value"`
+	Present        bool    `json:"present"`
+	Calls          int     `json:"calls"`
+	Tokens         int64   `json:"tokens"`
+	Verdict        string  `json:"verdict"`
+	Reason         string  `json:"reason"`
+	Probed         int     `json:"probed"`
+	CallsSaved     int     `json:"calls_saved"`
+}
+
+// Probe runs the repository presence test (benchchecker §3.3) over the
+// selected queries, in order: each query is one Generate call for k
+// candidates; a hit is a candidate whose next word (after leading
+// whitespace, a maximal run of letters, digits, '_' and '$') is the
+// target. The weighted hit count W sums the weights of hit queries and the
+// p-value is PValue(W, n, P0) with n the number of queries. With
+// Sequential the loop stops once the verdict at Alpha is settled: present
+// when PValue(W, n) ≤ Alpha (W only grows), absent when even hits on every
+// remaining query would leave PValue(W + remaining weight, n) > Alpha;
+// the verdict is then the one full probing would reach, and the reported
+// p-value is the bound at the stop. Calls counts Generate calls made or
+// replayed from the log. Fewer than MinQueries queries give insufficient,
+// with no call.
+func Probe(ctx context.Context, target llm.Model, repo string, qs []Query, opts ProbeOptions) (RepoVerdict, error) {
+	if opts.Samples <= 0 {
+		opts.Samples = 10
+	}
+	if opts.MaxTokens <= 0 {
+		opts.MaxTokens = 8
+	}
+	if opts.P0 <= 0 {
+		opts.P0 = DefaultP0(opts.Lang)
+	}
+	if opts.Alpha <= 0 {
+		opts.Alpha = 0.05
+	}
+	if opts.MinQueries <= 0 {
+		opts.MinQueries = 10
+	}
+	v := RepoVerdict{Repo: repo, Model: target.ID(), Cutoff: opts.Cutoff, SnapshotCommit: opts.SnapshotCommit,
+		Queries: len(qs), P0: opts.P0, PValue: 1}
+	if len(qs) < opts.MinQueries {
+		v.Verdict = Insufficient
+		v.Reason = fmt.Sprintf("%d signature snippets, fewer than the %d needed for a verdict", len(qs), opts.MinQueries)
+		return v, nil
+	}
+	n := len(qs)
+	rest := make([]float64, n+1) // rest[i]: weight of queries i..n-1
+	for i := n - 1; i >= 0; i-- {
+		rest[i] = rest[i+1] + qs[i].Weight
+	}
+	for i, q := range qs {
+		rec, err := probeOne(ctx, target, repo, q, opts)
+		if err != nil {
+			return v, err
+		}
+		v.Calls++
+		v.Probed = i + 1
+		v.Tokens += rec.Tokens
+		if rec.Hit {
+			v.Hits++
+			v.WeightedHits += q.Weight
+		}
+		if !opts.Sequential || i == n-1 {
+			continue
+		}
+		if p := PValue(v.WeightedHits, n, opts.P0); p <= opts.Alpha {
+			v.PValue = p
+			v.Present, v.Verdict = true, Present
+			v.CallsSaved = n - v.Probed
+			v.Reason = fmt.Sprintf("stopped after %d of %d queries: p ≤ %.3g already (upper bound %.3g)", v.Probed, n, opts.Alpha, p)
+			return v, nil
+		}
+		if p := PValue(v.WeightedHits+rest[i+1], n, opts.P0); p > opts.Alpha {
+			v.PValue = p
+			v.Verdict = Absent
+			v.CallsSaved = n - v.Probed
+			v.Reason = fmt.Sprintf("stopped after %d of %d queries: p > %.3g even if all remaining hit (lower bound %.3g)", v.Probed, n, opts.Alpha, p)
+			return v, nil
+		}
+	}
+	v.PValue = PValue(v.WeightedHits, n, opts.P0)
+	v.Present = v.PValue <= opts.Alpha
+	v.Verdict = Absent
+	if v.Present {
+		v.Verdict = Present
+	}
+	v.Reason = fmt.Sprintf("%d/%d hits, weighted %.2f, p = %.3g at P0 = %.3g", v.Hits, n, v.WeightedHits, v.PValue, opts.P0)
+	return v, nil
+}
+
+func probeOne(ctx context.Context, target llm.Model, repo string, q Query, opts ProbeOptions) (ProbeRecord, error) {
+	key := target.ID() + "|" + q.ID
+	if opts.Log != nil {
+		if r, ok := opts.Log.lookup(key); ok {
+			return r, nil
+		}
+	}
+	h := fnv.New64a()
+	h.Write([]byte(q.ID))
+	seed := opts.Seed ^ int64(h.Sum64()>>1)
+	resp, err := target.Generate(ctx, llm.GenerateRequest{Prompt: q.Prompt, MaxTokens: opts.MaxTokens,
+		Temperature: opts.Temperature, N: opts.Samples, Seed: &seed})
+	if err != nil {
+		return ProbeRecord{}, fmt.Errorf("repoprobe.Probe(%s, query %s %s:%d): target %s: %w; finished probes are in the log, rerun to resume",
+			repo, q.ID, q.Path, q.Offset, target.ID(), err)
+	}
+	rec := ProbeRecord{Key: key, Repo: repo, Model: target.ID(), QueryID: q.ID, Target: q.Target, Time: time.Now().UTC(),
+		Tokens: resp.Usage.PromptTokens + resp.Usage.CompletionTokens}
+	for _, s := range resp.Samples {
+		w := firstWord(s.Text)
+		rec.Words = append(rec.Words, w)
+		if w == q.Target {
+			rec.Matches++
+		}
+	}
+	rec.Hit = rec.Matches > 0
+	if opts.Log != nil {
+		if err := opts.Log.log.Append(rec); err != nil && !errors.Is(err, jsonl.ErrDuplicate) {
+			return rec, fmt.Errorf("repoprobe.Probe(%s): probe log: %w", repo, err)
+		}
+		opts.Log.mu.Lock()
+		opts.Log.prev[key] = rec
+		opts.Log.mu.Unlock()
+	}
+	return rec, nil
+}

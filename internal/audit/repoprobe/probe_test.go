@@ -1,0 +1,268 @@
+package repoprobe
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/llm"
+	"github.com/benchforge/benchforge/internal/llm/openai"
+	"github.com/benchforge/benchforge/internal/ngram"
+	"github.com/benchforge/benchforge/internal/stats"
+)
+
+func TestPValueMatchesBinomial(t *testing.T) {
+	for _, n := range []int{1, 5, 30, 200} {
+		for _, p0 := range []float64{0.01, 0.08, 0.2, 0.5} {
+			for k := 1; k <= n; k += max(1, n/7) {
+				b, err := stats.BinomTest(k, n, p0, stats.Greater)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := PValue(float64(k), n, p0)
+				if math.Abs(got-b.P) > 1e-12*math.Max(1, b.P) && math.Abs(got-b.P)/b.P > 1e-9 {
+					t.Errorf("PValue(%d, %d, %v) = %v, binomial tail %v", k, n, p0, got, b.P)
+				}
+			}
+		}
+	}
+	if PValue(0, 10, 0.1) != 1 || PValue(-1, 10, 0.1) != 1 {
+		t.Error("no hits must give p = 1")
+	}
+}
+
+func TestPValueMonotone(t *testing.T) {
+	for _, p0 := range []float64{0.05, 0.2} {
+		prev := 1.0
+		for w := 0.0; w <= 50; w += 0.25 {
+			p := PValue(w, 50, p0)
+			if p > prev+1e-15 || p < 0 || p > 1 {
+				t.Fatalf("p0 %v: PValue(%v) = %v after %v", p0, w, p, prev)
+			}
+			prev = p
+		}
+	}
+	// More evidence needed at a higher P0.
+	if PValue(5, 50, 0.05) >= PValue(5, 50, 0.2) {
+		t.Error("p-value does not grow with P0")
+	}
+}
+
+func TestCalibrateP0(t *testing.T) {
+	p, err := CalibrateP0([]float64{0.1, 0.2, 0.3})
+	if err != nil || math.Abs(p-0.3) > 1e-12 {
+		t.Errorf("CalibrateP0 = %v, %v; want mean 0.2 + sd 0.1", p, err)
+	}
+	if p, _ := CalibrateP0([]float64{0, 0}); p != 0.01 {
+		t.Errorf("zero-rate controls: %v, want the 0.01 floor", p)
+	}
+	for _, bad := range [][]float64{nil, {1.5}, {math.NaN()}} {
+		if _, err := CalibrateP0(bad); !errorsIs(err, errs.ErrInput) {
+			t.Errorf("CalibrateP0(%v): %v", bad, err)
+		}
+	}
+}
+
+// scripted answers each query with its target when hit[id] is set: a test
+// double for properties over arbitrary hit patterns (the real n-gram
+// target is exercised by the testbed tests).
+type scripted struct {
+	hit   map[string]bool
+	calls int
+}
+
+func (s *scripted) ID() string { return "scripted:test" }
+func (s *scripted) Generate(_ context.Context, req llm.GenerateRequest) (*llm.GenerateResponse, error) {
+	s.calls++
+	text := " nothing"
+	for id, h := range s.hit {
+		if h && req.Prompt == "prompt-"+id {
+			text = " target" + id + "()"
+		}
+	}
+	return &llm.GenerateResponse{Samples: []llm.Sample{{Text: " other"}, {Text: text}}}, nil
+}
+func (s *scripted) Chat(context.Context, llm.ChatRequest) (*llm.ChatResponse, error) {
+	return nil, llm.Unsupported(s.ID(), "chat", "test double", "use Generate")
+}
+func (s *scripted) Score(context.Context, llm.ScoreRequest) (*llm.ScoreResponse, error) {
+	return nil, llm.Unsupported(s.ID(), "score", "test double", "use Generate")
+}
+func (s *scripted) Embed(context.Context, llm.EmbedRequest) (*llm.EmbedResponse, error) {
+	return nil, llm.Unsupported(s.ID(), "embed", "test double", "use Generate")
+}
+
+func scriptedQueries(r *rand.Rand, n int, rate float64) ([]Query, *scripted) {
+	s := &scripted{hit: map[string]bool{}}
+	qs := make([]Query, n)
+	sum := 0.0
+	for i := range qs {
+		id := fmt.Sprint(i)
+		qs[i] = Query{ID: id, Prompt: "prompt-" + id, Target: "target" + id, Weight: r.ExpFloat64()}
+		sum += qs[i].Weight
+		s.hit[id] = r.Float64() < rate
+	}
+	for i := range qs {
+		qs[i].Weight *= float64(n) / sum
+	}
+	return qs, s
+}
+
+// TestSequentialNeverChangesVerdict: over random weights and hit patterns,
+// stopping early reaches the verdict of full probing with no more calls.
+func TestSequentialNeverChangesVerdict(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	saved := 0
+	for trial := range 300 {
+		n := 10 + r.IntN(80)
+		qs, s := scriptedQueries(r, n, r.Float64()*0.5)
+		opts := ProbeOptions{P0: 0.05 + 0.2*r.Float64(), Alpha: 0.05}
+		full, err := Probe(context.Background(), s, "r", qs, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Sequential = true
+		seq, err := Probe(context.Background(), s, "r", qs, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seq.Verdict != full.Verdict || seq.Present != full.Present {
+			t.Fatalf("trial %d: sequential %s (%s) vs full %s (%s)", trial, seq.Verdict, seq.Reason, full.Verdict, full.Reason)
+		}
+		if seq.Calls > full.Calls || seq.Calls+seq.CallsSaved != n || full.Calls != n {
+			t.Fatalf("trial %d: calls seq %d (+%d saved) full %d of %d", trial, seq.Calls, seq.CallsSaved, full.Calls, n)
+		}
+		if full.Present && seq.PValue < full.PValue || !full.Present && seq.PValue > full.PValue {
+			t.Fatalf("trial %d: stopping p %v is not a bound on %v", trial, seq.PValue, full.PValue)
+		}
+		saved += seq.CallsSaved
+	}
+	if saved == 0 {
+		t.Error("sequential stopping never saved a call")
+	}
+}
+
+func TestProbeInsufficientAndResume(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	qs, s := scriptedQueries(r, 5, 1)
+	v, err := Probe(context.Background(), s, "small", qs, ProbeOptions{})
+	if err != nil || v.Verdict != Insufficient || s.calls != 0 || v.Present {
+		t.Fatalf("5 queries: %+v, %v, %d calls; want insufficient with no call", v, err, s.calls)
+	}
+	qs, s = scriptedQueries(r, 20, 0.5)
+	path := filepath.Join(t.TempDir(), "probes.jsonl")
+	log, err := OpenProbeLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := Probe(context.Background(), s, "r", qs, ProbeOptions{Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Close()
+	calls := s.calls
+	log, err = OpenProbeLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	again, err := Probe(context.Background(), s, "r", qs, ProbeOptions{Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.calls != calls || again.Hits != first.Hits || again.PValue != first.PValue {
+		t.Errorf("resume made %d new calls; hits %d vs %d", s.calls-calls, again.Hits, first.Hits)
+	}
+}
+
+// refModel trains a tiny n-gram model and serves it over loopback HTTP
+// behind the real OpenAI-compatible provider.
+func refModel(t *testing.T, texts ...string) llm.Model {
+	t.Helper()
+	dir := t.TempDir()
+	for i, s := range texts {
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("F%d.java", i)), s)
+	}
+	m, err := ngram.Train(context.Background(), ngram.Corpus{Paths: []string{dir}}, ngram.Options{Order: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(ngram.NewServer(m, "ref"))
+	t.Cleanup(srv.Close)
+	cl, err := openai.New(llm.Spec{Provider: "openai", Model: "ref", BaseURL: srv.URL + "/v1"}, llm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl
+}
+
+func TestEntropyAlgorithm3(t *testing.T) {
+	ref := refModel(t, "class A { int size() { return size; } void clear() { size = 0; } }\n")
+	ctx := context.Background()
+	// Fully revealed: every sub-token of the target is in the query.
+	h, calls, err := Entropy(ctx, ref, "int userCount = 0; String nameOf = ", "userName")
+	if err != nil || h != 0 || calls != 0 {
+		t.Errorf("revealed target: entropy %v, %d calls, %v; want 0, 0", h, calls, err)
+	}
+	// Lexically related (stemmed) sub-tokens are revealed too.
+	if _, calls, _ := Entropy(ctx, ref, "Parser p = new Parser(); elements = ", "parsingElement"); calls != 0 {
+		t.Errorf("stem-related target scored %d sub-tokens, want 0", calls)
+	}
+	// Two unrevealed sub-tokens: two calls, positive loss.
+	h, calls, err = Entropy(ctx, ref, "int size() { return ", "zorbQuux")
+	if err != nil || calls != 2 || !(h > 0) {
+		t.Errorf("unrevealed target: entropy %v, %d calls, %v; want > 0 after 2 calls", h, calls, err)
+	}
+	// A word the reference knows in this context is easier than one it
+	// never saw.
+	known, _, _ := Entropy(ctx, ref, "class A { int size() { return ", "size")
+	unknown, _, _ := Entropy(ctx, ref, "class A { int size() { return ", "frobnicate")
+	if !(known < unknown) {
+		t.Errorf("entropy of a seen continuation %v not below an unseen one %v", known, unknown)
+	}
+}
+
+func TestSelectFiltersAndWeights(t *testing.T) {
+	ref := refModel(t, "class A { int size() { return size; } void clear() { size = 0; } }\n")
+	freq := NewMapFreq([][]File{
+		{{Path: "a", Content: []byte("commonWord rareWord")}},
+		{{Path: "b", Content: []byte("commonWord")}},
+		{{Path: "c", Content: []byte("commonWord")}},
+	})
+	cands := []Query{
+		{ID: "1", Prompt: "x = ", Target: "commonWord"},
+		{ID: "2", Prompt: "x = ", Target: "rareWord"},
+		{ID: "3", Prompt: "int rareWordCount; y = ", Target: "rareWord"}, // revealed: entropy 0
+		{ID: "4", Prompt: "z = ", Target: "neverIndexed"},
+	}
+	got, st, err := Select(context.Background(), cands, SelectOptions{Freq: freq, MaxRepoFrac: 0.5, Reference: ref})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Common != 1 || st.Predictable != 1 || len(got) != 2 {
+		t.Fatalf("stats %+v, selected %+v", st, got)
+	}
+	sum := 0.0
+	for i, q := range got {
+		sum += q.Weight
+		if i > 0 && q.Weight > got[i-1].Weight {
+			t.Error("not ordered by weight")
+		}
+		if q.ID == "1" || q.ID == "3" {
+			t.Errorf("query %s should have been filtered", q.ID)
+		}
+	}
+	if math.Abs(sum/float64(len(got))-1) > 1e-12 {
+		t.Errorf("mean weight %v, want 1", sum/float64(len(got)))
+	}
+	// Ablations keep what the switched-off filter drops.
+	all, _, _ := Select(context.Background(), cands, SelectOptions{Freq: freq, MaxRepoFrac: 0.5, Reference: ref, NoDistinct: true, NoContext: true})
+	if len(all) != 4 {
+		t.Errorf("no filters: %d queries, want 4", len(all))
+	}
+}

@@ -1,0 +1,292 @@
+package repoprobe
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"math/rand/v2"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/pmezard/go-difflib/difflib"
+
+	"github.com/benchforge/benchforge/internal/textsim"
+)
+
+// Query is one target–query pair (benchchecker §3.2): Prompt is the prefix
+// of an original snippet ending immediately before the single-word Target
+// at byte Offset of file Path. RepoFreq, Entropy and Weight are filled in
+// by Select.
+type Query struct {
+	ID       string      `json:"id"`
+	Kind     PatternKind `json:"kind"`
+	Path     string      `json:"path"`
+	Offset   int         `json:"offset"`
+	Prompt   string      `json:"prompt"`
+	Target   string      `json:"target"`
+	RepoFreq int         `json:"repo_freq"`
+	Entropy  float64     `json:"entropy"`
+	Weight   float64     `json:"weight"`
+}
+
+// QueryOptions tune template instantiation. Zero fields take the defaults
+// in brackets.
+type QueryOptions struct {
+	// MaxMembers: pattern members aligned into a template [20].
+	MaxMembers int
+	// MaxTargetsPerTemplate: targets per template, evenly spaced over its
+	// fixed words [8].
+	MaxTargetsPerTemplate int
+	// MinTargetLen: shortest target word, in bytes [4].
+	MinTargetLen int
+	// MinQueryChars / MaxQueryChars bound the prompt: it starts at the
+	// snippet start but at most MaxQueryChars before the target, and
+	// reaches back before the snippet (into the file) when the snippet
+	// prefix is shorter than MinQueryChars [64, 1000].
+	MinQueryChars, MaxQueryChars int
+	// DedupRatio: a query whose last DedupTokens tokens (plus target) have
+	// SequenceMatcher ratio ≥ DedupRatio with an earlier kept query is a
+	// near-duplicate and dropped [0.8, 48].
+	DedupRatio  float64
+	DedupTokens int
+}
+
+func (o *QueryOptions) defaults() {
+	def := func(p *int, v int) {
+		if *p <= 0 {
+			*p = v
+		}
+	}
+	def(&o.MaxMembers, 20)
+	def(&o.MaxTargetsPerTemplate, 8)
+	def(&o.MinTargetLen, 4)
+	def(&o.MinQueryChars, 64)
+	def(&o.MaxQueryChars, 1000)
+	def(&o.DedupTokens, 48)
+	if o.DedupRatio <= 0 {
+		o.DedupRatio = 0.8
+	}
+}
+
+// holeTok marks a template hole in a token list being aligned; it cannot
+// occur in lexed code.
+const holeTok = "\x00hole\x00"
+
+// BuildQueries instantiates the patterns into target–query pairs
+// (benchchecker §4.1, "Template Extraction" and "Syntactic Query
+// Deduplication"). Clone and text patterns get a template from their
+// members (textsim.Extract, SequenceMatcher); patterns with a template
+// already seen are structural duplicates and skipped. Targets are the
+// fixed words of the template — words every member shares, so
+// repository-specific rather than instance-specific — and each query is
+// cut from the first member. A co-occurrence pattern is its own template:
+// its second and later words are targets, each cut from a supporting file
+// at the earliest embedding of the pattern. Near-duplicate queries are
+// removed last.
+func BuildQueries(files []File, pats []Pattern, opts QueryOptions) []Query {
+	opts.defaults()
+	var qs []Query
+	seenTmpl := map[string]bool{}
+	lexed := map[int][]tok{}
+	fileToks := func(fi int) []tok {
+		if t, ok := lexed[fi]; ok {
+			return t
+		}
+		t := lexTokens(string(files[fi].Content))
+		lexed[fi] = t
+		return t
+	}
+	for _, p := range pats {
+		if len(p.Snippets) == 0 {
+			continue
+		}
+		if p.Kind == KindCooccur {
+			for j := 1; j < len(p.Words); j++ {
+				fi := p.Snippets[(j-1)%len(p.Snippets)].File
+				start, off, ok := embed(fileToks(fi), p.Words[:j+1])
+				if ok {
+					qs = append(qs, makeQuery(files[fi], p.Kind, start, off, p.Words[j], opts))
+				}
+			}
+			continue
+		}
+		members := p.Snippets[:min(len(p.Snippets), opts.MaxMembers)]
+		toks := make([][]tok, len(members))
+		seqs := make([][]string, len(members))
+		for i, s := range members {
+			toks[i] = lexTokens(string(files[s.File].Content[s.Start:s.End]))
+			seqs[i] = texts(toks[i])
+		}
+		tmpl := textsim.Extract(seqs)
+		key := string(p.Kind) + "\x01" + tmpl.String("\x00")
+		if seenTmpl[key] {
+			continue
+		}
+		seenTmpl[key] = true
+		var flat []string
+		for _, pc := range tmpl {
+			if pc.Hole {
+				flat = append(flat, holeTok)
+			} else {
+				flat = append(flat, pc.Tokens...)
+			}
+		}
+		// Align the template with the first member to find where its fixed
+		// words are in the original text.
+		m := difflib.NewMatcherWithJunk(flat, seqs[0], false, nil)
+		var cand []int // member-0 token indexes of fixed target words
+		used := map[string]bool{}
+		for _, b := range m.GetMatchingBlocks() {
+			for k := range b.Size {
+				t := toks[0][b.B+k]
+				if t.word && len(t.text) >= opts.MinTargetLen && !used[t.text] {
+					used[t.text] = true
+					cand = append(cand, b.B+k)
+				}
+			}
+		}
+		for _, ti := range spread(cand, opts.MaxTargetsPerTemplate) {
+			s := members[0]
+			t := toks[0][ti]
+			if ti == 0 && s.Start == 0 {
+				continue // nothing precedes the target
+			}
+			qs = append(qs, makeQuery(files[s.File], p.Kind, s.Start, s.Start+t.off, t.text, opts))
+		}
+	}
+	return dedupQueries(qs, opts)
+}
+
+func texts(ts []tok) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.text
+	}
+	return out
+}
+
+// spread picks at most k elements of xs, evenly spaced, in order.
+func spread(xs []int, k int) []int {
+	if len(xs) <= k {
+		return xs
+	}
+	out := make([]int, k)
+	for i := range k {
+		out[i] = xs[i*len(xs)/k]
+	}
+	return out
+}
+
+// embed finds the earliest embedding of words in ts and returns the
+// offsets of its first and last word.
+func embed(ts []tok, words []string) (start, last int, ok bool) {
+	k := 0
+	for _, t := range ts {
+		if t.text == words[k] {
+			if k == 0 {
+				start = t.off
+			}
+			k++
+			if k == len(words) {
+				return start, t.off, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// makeQuery cuts the prompt for a target at byte off of f whose snippet
+// starts at byte start.
+func makeQuery(f File, kind PatternKind, start, off int, target string, opts QueryOptions) Query {
+	from := max(start, off-opts.MaxQueryChars)
+	if off-from < opts.MinQueryChars {
+		from = max(0, off-opts.MinQueryChars)
+	}
+	for from < off && !utf8.RuneStart(f.Content[from]) {
+		from++
+	}
+	prompt := string(f.Content[from:off])
+	return Query{ID: queryID(prompt, target), Kind: kind, Path: f.Path, Offset: off, Prompt: prompt, Target: target}
+}
+
+// queryID is a content hash of the prompt and target: stable across runs,
+// so probe logs resume.
+func queryID(prompt, target string) string {
+	h := sha256.Sum256([]byte(prompt + "\x00" + target))
+	return hex.EncodeToString(h[:8])
+}
+
+// dedupQueries drops exact repeats and syntactic near-duplicates: a query
+// whose tail (last DedupTokens tokens and the target) has a
+// SequenceMatcher ratio ≥ DedupRatio with the tail of an earlier kept
+// query (textsim.Ratio, the criterion of textsim.Dedup). Candidate pairs
+// come from MinHash-LSH on token 3-grams (textsim.NearDuplicates at
+// Jaccard 0.4), so the pass is near-linear instead of quadratic.
+func dedupQueries(qs []Query, opts QueryOptions) []Query {
+	seen := map[string]bool{}
+	var uniq []Query
+	for _, q := range qs {
+		if !seen[q.ID] {
+			seen[q.ID] = true
+			uniq = append(uniq, q)
+		}
+	}
+	tails := make([][]string, len(uniq))
+	for i, q := range uniq {
+		ts := texts(lexTokens(q.Prompt))
+		if len(ts) > opts.DedupTokens {
+			ts = ts[len(ts)-opts.DedupTokens:]
+		}
+		tails[i] = append(ts, q.Target)
+	}
+	cand := map[int][]int{}
+	for _, p := range textsim.NearDuplicates(tails, 3, 0.4) {
+		cand[p.J] = append(cand[p.J], p.I)
+	}
+	kept := make([]bool, len(uniq))
+	var out []Query
+	for i, q := range uniq {
+		dup := false
+		for _, j := range cand[i] {
+			if kept[j] && textsim.Ratio(tails[j], tails[i]) >= opts.DedupRatio {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			kept[i] = true
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// SingleQueries builds queries without pattern identification, for the
+// "without repetitiveness" ablation (benchchecker Table 5): n word
+// occurrences drawn at random (seeded) from all files, each with the text
+// before it as the prompt.
+func SingleQueries(files []File, n int, seed uint64, opts QueryOptions) []Query {
+	opts.defaults()
+	type occ struct {
+		file int
+		t    tok
+	}
+	var all []occ
+	for fi, f := range files {
+		for i, t := range lexTokens(string(f.Content)) {
+			if i > 0 && t.word && len(t.text) >= opts.MinTargetLen {
+				all = append(all, occ{fi, t})
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	r.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	var qs []Query
+	for _, o := range all[:min(len(all), 3*n)] {
+		// The "snippet" is the line holding the word.
+		src := files[o.file].Content
+		start := strings.LastIndexByte(string(src[:o.t.off]), '\n') + 1
+		qs = append(qs, makeQuery(files[o.file], KindSingle, start, o.t.off, o.t.text, opts))
+	}
+	qs = dedupQueries(qs, opts)
+	return qs[:min(len(qs), n)]
+}

@@ -1,0 +1,503 @@
+package repoprobe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/llm"
+	"github.com/benchforge/benchforge/internal/llm/openai"
+	"github.com/benchforge/benchforge/internal/ngram"
+	"github.com/benchforge/benchforge/internal/stats"
+)
+
+// Testbed configurations: the method, its sequential variant, and the
+// Stage I ablations of benchchecker Table 5.
+const (
+	ConfigFull         = "benchchecker"
+	ConfigSequential   = "benchchecker-sequential"
+	ConfigNoRepetitive = "w/o-repetitiveness"
+	ConfigNoDistinct   = "w/o-distinctiveness"
+	ConfigNoContext    = "w/o-context-independence"
+)
+
+// Configs lists the configurations in report order.
+var Configs = []string{ConfigFull, ConfigSequential, ConfigNoRepetitive, ConfigNoDistinct, ConfigNoContext}
+
+// TestbedOptions configure the known-membership testbed. Zero fields take
+// the defaults in brackets.
+type TestbedOptions struct {
+	Corpus []string
+	CorpusOptions
+	SeenFraction float64 // share of repositories the target is trained on [0.5]
+	Seed         uint64
+	Reuse        int // unseen repositories that copy files of a seen one [2]
+	ReuseFiles   int // files copied into each [5]
+	// Controls unseen repositories are held out as negative controls to
+	// calibrate P0 per configuration (CalibrateP0) and left out of the
+	// metrics; -1 disables calibration (DefaultP0 per language) [2].
+	Controls    int
+	Order       int     // n-gram order of target and reference models [6]
+	MaxQueries  int     // signature snippets per repository and configuration [150]
+	Samples     int     // candidates per query [10]
+	MaxTokens   int     // tokens per candidate [4]
+	Temperature float64 // sampling temperature [1.0]
+	Alpha       float64 // [0.05]
+	MaxRepoFreq int     // distinctive: in at most this many testbed repositories [2]
+	MinEntropy  float64 // [2.0 nats]
+	// WorkDir holds the training folders, models' probe log and results;
+	// "" uses a temporary directory removed at the end.
+	WorkDir  string
+	Progress func(msg string)
+}
+
+// TestbedRepo is one repository's outcome across configurations.
+type TestbedRepo struct {
+	Name       string                 `json:"name"`
+	Lang       string                 `json:"lang"`
+	Seen       bool                   `json:"seen"`
+	Reuse      string                 `json:"reuse_of,omitempty"` // seen repository it copies files from
+	Control    bool                   `json:"control,omitempty"`
+	Fold       int                    `json:"fold"`
+	Files      int                    `json:"files"`
+	Patterns   map[PatternKind]int    `json:"patterns"`
+	Candidates int                    `json:"candidates"`
+	Select     map[string]SelectStats `json:"select"`
+	Verdicts   map[string]RepoVerdict `json:"verdicts"`
+}
+
+// ConfigSummary is one row of the testbed table.
+type ConfigSummary struct {
+	Config string   `json:"config"`
+	AUC    *float64 `json:"auc"` // nil when one class is empty
+	TPR    float64  `json:"tpr"`
+	FPR    float64  `json:"fpr"`
+	P0     float64  `json:"p0,omitempty"` // calibrated; 0 = per-language default
+	Calls  int      `json:"calls"`
+	Repos  int      `json:"repos"`
+}
+
+// TestbedResult is the testbed's report.
+type TestbedResult struct {
+	Target      string          `json:"target"`
+	References  []string        `json:"references"`
+	Repos       []TestbedRepo   `json:"repos"`
+	Summary     []ConfigSummary `json:"summary"`
+	CallsSaved  float64         `json:"sequential_calls_fraction"` // sequential calls / fixed-n calls
+	WallSeconds float64         `json:"wall_seconds"`
+	Notes       []string        `json:"notes"`
+}
+
+func (o *TestbedOptions) defaults() {
+	def := func(p *int, v int) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	def(&o.Reuse, 2)
+	def(&o.ReuseFiles, 5)
+	def(&o.Controls, 2)
+	def(&o.Order, 6)
+	def(&o.MaxQueries, 150)
+	def(&o.Samples, 10)
+	def(&o.MaxTokens, 4)
+	def(&o.MaxRepoFreq, 2)
+	if o.SeenFraction <= 0 || o.SeenFraction >= 1 {
+		o.SeenFraction = 0.5
+	}
+	if o.Temperature <= 0 {
+		o.Temperature = 1
+	}
+	if o.Alpha <= 0 {
+		o.Alpha = 0.05
+	}
+	if o.MinEntropy <= 0 {
+		o.MinEntropy = 2
+	}
+	if o.Progress == nil {
+		o.Progress = func(string) {}
+	}
+}
+
+// Testbed runs the known-membership experiment of benchchecker §5.2 on real
+// code: it trains the built-in n-gram model on a seeded random share of the
+// corpus repositories, serves it on a loopback port and probes it through
+// the OpenAI-compatible llm provider (real HTTP), runs Stage I on every
+// repository under each configuration, and scores the p-values against
+// the known labels (AUC, and TPR/FPR of the verdict at Alpha).
+//
+// Unseen "reuse" repositories are an unseen repository plus a few files
+// of a seen one, so code-reuse false positives show as in §5.3.
+//
+// Reference model: cross-fitted. Repositories are split into two folds;
+// each fold's entropy is scored by an n-gram model trained on the other
+// fold (seen and unseen alike), so no repository is scored by a reference
+// that saw it, as §3.3 requires. Leave-one-out would retrain once per
+// repository (R trainings instead of 2) for a reference corpus only ~2×
+// larger; a single model trained on the unseen half would have seen every
+// unseen repository it scores, biasing their entropy down.
+//
+// The reference index (distinctiveness) counts the corpus repositories
+// (reuse copies excluded) containing each word.
+func Testbed(ctx context.Context, opts TestbedOptions) (*TestbedResult, error) {
+	start := time.Now()
+	opts.defaults()
+	opts.CorpusOptions.Seed = opts.Seed
+	base, err := LoadCorpus(opts.Corpus, opts.CorpusOptions)
+	if err != nil {
+		return nil, err
+	}
+	if len(base) < 4 {
+		return nil, fmt.Errorf("repoprobe.Testbed(%v): %d repositories with enough files, need at least 4: %w", opts.Corpus, len(base), errs.ErrInput)
+	}
+	repos, err := arrange(base, opts)
+	if err != nil {
+		return nil, err
+	}
+	opts.Progress(fmt.Sprintf("%d repositories (%d seen)", len(repos), countSeen(repos)))
+
+	work := opts.WorkDir
+	if work == "" {
+		if work, err = os.MkdirTemp("", "benchforge-testbed-"); err != nil {
+			return nil, fmt.Errorf("repoprobe.Testbed: temp dir: %w", err)
+		}
+		defer os.RemoveAll(work)
+	}
+	byName := map[string]Repo{}
+	for _, r := range base {
+		byName[r.Name] = r
+	}
+	var target *ngram.Model
+	var refs [2]*ngram.Model
+	train := func(dir string, pick func(tbRepo) bool) (*ngram.Model, error) {
+		for _, r := range repos {
+			if r.reuse != "" || !pick(r) {
+				continue
+			}
+			for _, f := range r.files {
+				p := filepath.Join(work, dir, r.Name, filepath.FromSlash(f.Path))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					return nil, err
+				}
+				if err := os.WriteFile(p, f.Content, 0o644); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return ngram.Train(ctx, ngram.Corpus{Paths: []string{filepath.Join(work, dir)}, Include: []string{"*.java", "*.py"}}, ngram.Options{Order: opts.Order})
+	}
+	opts.Progress("training target model on the seen repositories")
+	if target, err = train("train-target", func(r tbRepo) bool { return r.Seen }); err != nil {
+		return nil, fmt.Errorf("repoprobe.Testbed: train target: %w", err)
+	}
+	for f := range 2 {
+		opts.Progress(fmt.Sprintf("training reference model %d", f))
+		if refs[f], err = train(fmt.Sprintf("train-ref%d", f), func(r tbRepo) bool { return r.Fold != f }); err != nil {
+			return nil, fmt.Errorf("repoprobe.Testbed: train reference %d: %w", f, err)
+		}
+	}
+	tm, stopT, err := serve(target, "testbed-target")
+	if err != nil {
+		return nil, err
+	}
+	defer stopT()
+	var refModels [2]llm.Model
+	res := &TestbedResult{Target: tm.ID()}
+	for f := range 2 {
+		m, stop, err := serve(refs[f], fmt.Sprintf("testbed-ref%d", f))
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		refModels[f] = m
+		res.References = append(res.References, m.ID())
+	}
+	var ref [][]File
+	for _, r := range repos {
+		if r.reuse == "" {
+			ref = append(ref, r.files)
+		}
+	}
+	freq := NewMapFreq(ref)
+	maxFrac := (float64(opts.MaxRepoFreq) + 0.5) / float64(freq.Repos())
+
+	// Mine, build and select queries for every repository.
+	opts.Progress("mining patterns and selecting signature snippets")
+	sel := make([]map[string][]Query, len(repos))
+	err = parallel(ctx, len(repos), func(i int) error {
+		r := &repos[i]
+		pats, err := Mine(ctx, r.files, MineOptions{Freq: freq, MaxRepoFrac: maxFrac, Workers: 1})
+		if err != nil {
+			return err
+		}
+		r.Patterns = map[PatternKind]int{}
+		for _, p := range pats {
+			r.Patterns[p.Kind]++
+		}
+		qo := QueryOptions{MaxQueryChars: 400}
+		cands := BuildQueries(r.files, pats, qo)
+		r.Candidates = len(cands)
+		single := SingleQueries(r.files, 4*opts.MaxQueries, opts.Seed, qo)
+		so := SelectOptions{Freq: freq, MaxRepoFrac: maxFrac, Reference: refModels[r.Fold], MinEntropy: opts.MinEntropy,
+			MaxQueries: opts.MaxQueries, Seed: opts.Seed}
+		sel[i] = map[string][]Query{}
+		r.Select = map[string]SelectStats{}
+		for _, c := range []struct {
+			name   string
+			cands  []Query
+			mutate func(*SelectOptions)
+		}{
+			{ConfigFull, cands, func(*SelectOptions) {}},
+			{ConfigNoRepetitive, single, func(*SelectOptions) {}},
+			{ConfigNoDistinct, cands, func(o *SelectOptions) { o.NoDistinct = true }},
+			{ConfigNoContext, cands, func(o *SelectOptions) { o.NoContext = true }},
+		} {
+			o := so
+			c.mutate(&o)
+			qs, st, err := Select(ctx, c.cands, o)
+			if err != nil {
+				return fmt.Errorf("repoprobe.Testbed(%s): %w", r.Name, err)
+			}
+			sel[i][c.name], r.Select[c.name] = qs, st
+		}
+		sel[i][ConfigSequential] = sel[i][ConfigFull]
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	log, err := OpenProbeLog(filepath.Join(work, "probes.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close()
+	po := ProbeOptions{Samples: opts.Samples, Temperature: opts.Temperature, MaxTokens: opts.MaxTokens,
+		Seed: int64(opts.Seed), Alpha: opts.Alpha, Log: log}
+	probe := func(idx []int, configs []string, p0 map[string]float64) error {
+		return parallel(ctx, len(idx), func(k int) error {
+			r := &repos[idx[k]]
+			for _, c := range configs {
+				o := po
+				o.Lang, o.P0, o.Sequential = r.Lang, p0[c], c == ConfigSequential
+				v, err := Probe(ctx, tm, r.Name, sel[idx[k]][c], o)
+				if err != nil {
+					return err
+				}
+				r.Verdicts[c] = v
+			}
+			return nil
+		})
+	}
+	var controls, rest []int
+	for i := range repos {
+		repos[i].Verdicts = map[string]RepoVerdict{}
+		if repos[i].Control {
+			controls = append(controls, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	// P0 per configuration from the negative controls.
+	p0 := map[string]float64{}
+	if len(controls) > 0 {
+		opts.Progress(fmt.Sprintf("calibrating P0 on %d negative controls", len(controls)))
+		cfgs := []string{ConfigFull, ConfigNoRepetitive, ConfigNoDistinct, ConfigNoContext}
+		if err := probe(controls, cfgs, nil); err != nil {
+			return nil, err
+		}
+		for _, c := range cfgs {
+			var rates []float64
+			for _, i := range controls {
+				if v := repos[i].Verdicts[c]; v.Verdict != Insufficient {
+					rates = append(rates, float64(v.Hits)/float64(v.Queries))
+				}
+			}
+			if p, err := CalibrateP0(rates); err == nil {
+				p0[c] = p
+			}
+		}
+		p0[ConfigSequential] = p0[ConfigFull]
+	}
+	opts.Progress(fmt.Sprintf("probing %d repositories", len(rest)))
+	// Sequential first, so its calls are real calls, not replays.
+	if err := probe(rest, []string{ConfigSequential, ConfigFull, ConfigNoRepetitive, ConfigNoDistinct, ConfigNoContext}, p0); err != nil {
+		return nil, err
+	}
+
+	for _, r := range repos {
+		res.Repos = append(res.Repos, r.TestbedRepo)
+	}
+	for _, c := range Configs {
+		res.Summary = append(res.Summary, summarize(repos, rest, c, p0[c]))
+	}
+	if fixed := res.Summary[0].Calls; fixed > 0 {
+		res.CallsSaved = float64(res.Summary[1].Calls) / float64(fixed)
+	}
+	if len(controls) == 0 {
+		res.Notes = append(res.Notes, "no negative controls: P0 is the per-language default (DefaultP0)")
+	}
+	res.WallSeconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// tbRepo is a testbed repository with its files.
+type tbRepo struct {
+	TestbedRepo
+	files []File
+	reuse string
+}
+
+// arrange labels the repositories: a seeded shuffle puts the first
+// SeenFraction in the target's training set; reuse repositories join the
+// unseen side; the first Controls plain unseen repositories become
+// negative controls; folds alternate over the shuffled order.
+func arrange(base []Repo, opts TestbedOptions) ([]tbRepo, error) {
+	r := rand.New(rand.NewPCG(opts.Seed, 0x7e57bed))
+	order := r.Perm(len(base))
+	nSeen := min(len(base)-1, max(1, int(math.Round(opts.SeenFraction*float64(len(base))))))
+	var out []tbRepo
+	var seen, unseen []int
+	for k, i := range order {
+		b := base[i]
+		t := tbRepo{TestbedRepo: TestbedRepo{Name: b.Name, Lang: b.Lang, Seen: k < nSeen, Fold: k % 2, Files: len(b.Files)}, files: b.Files}
+		if t.Seen {
+			seen = append(seen, len(out))
+		} else {
+			unseen = append(unseen, len(out))
+		}
+		out = append(out, t)
+	}
+	nControls := 0
+	if opts.Controls > 0 && len(unseen)-opts.Controls >= 2 {
+		nControls = opts.Controls
+		for _, i := range unseen[:nControls] {
+			out[i].Control = true
+		}
+	}
+	// Reuse repositories: an unseen, non-control repository's files plus
+	// ReuseFiles files of a seen one.
+	avail := unseen[nControls:]
+	for k := 0; k < opts.Reuse && k < len(avail) && k < len(seen); k++ {
+		u, s := out[avail[k]], out[seen[k]]
+		files := append([]File(nil), u.files...)
+		pick := r.Perm(len(s.files))
+		for _, j := range pick[:min(opts.ReuseFiles, len(pick))] {
+			f := s.files[j]
+			files = append(files, File{Path: "vendored/" + s.Name + "/" + f.Path, Content: f.Content})
+		}
+		name := u.Name + "+reuse-" + s.Name
+		out = append(out, tbRepo{TestbedRepo: TestbedRepo{Name: name, Lang: u.Lang, Reuse: s.Name, Fold: u.Fold, Files: len(files)},
+			files: files, reuse: s.Name})
+	}
+	return out, nil
+}
+
+func countSeen(rs []tbRepo) int {
+	n := 0
+	for _, r := range rs {
+		if r.Seen {
+			n++
+		}
+	}
+	return n
+}
+
+// summarize scores one configuration: AUC of −log10 p against the labels
+// (insufficient counts as p = 1), TPR/FPR of the present verdict.
+func summarize(repos []tbRepo, idx []int, config string, p0 float64) ConfigSummary {
+	s := ConfigSummary{Config: config, P0: p0, Repos: len(idx)}
+	var scores []float64
+	var labels []bool
+	pos, neg, tp, fp := 0, 0, 0, 0
+	for _, i := range idx {
+		v := repos[i].Verdicts[config]
+		s.Calls += v.Calls
+		scores = append(scores, -math.Log10(max(v.PValue, 1e-300)))
+		labels = append(labels, repos[i].Seen)
+		if repos[i].Seen {
+			pos++
+			if v.Present {
+				tp++
+			}
+		} else {
+			neg++
+			if v.Present {
+				fp++
+			}
+		}
+	}
+	if a, err := stats.AUC(scores, labels); err == nil {
+		s.AUC = &a
+	}
+	if pos > 0 {
+		s.TPR = float64(tp) / float64(pos)
+	}
+	if neg > 0 {
+		s.FPR = float64(fp) / float64(neg)
+	}
+	return s
+}
+
+// serve starts an OpenAI-compatible server for m on a loopback port and
+// returns an llm.Model talking to it over HTTP.
+func serve(m *ngram.Model, id string) (llm.Model, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, fmt.Errorf("repoprobe.Testbed: listen on loopback: %v: %w", err, errs.ErrUnavailable)
+	}
+	srv := &http.Server{Handler: ngram.NewServer(m, id), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	sp := llm.Spec{Provider: "openai", Model: id, BaseURL: "http://" + ln.Addr().String() + "/v1"}
+	cl, err := openai.New(sp, llm.Options{Timeout: time.Minute})
+	if err != nil {
+		srv.Close()
+		return nil, nil, fmt.Errorf("repoprobe.Testbed: open %s: %w", sp, err)
+	}
+	return cl, func() { srv.Close() }, nil
+}
+
+// parallel runs fn(0..n-1) on two workers, stopping at the first error.
+func parallel(ctx context.Context, n int, fn func(int) error) error {
+	var mu sync.Mutex
+	var first error
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := fn(i); err != nil {
+					mu.Lock()
+					first = errors.Join(first, err)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range n {
+		mu.Lock()
+		stop := first != nil
+		mu.Unlock()
+		if stop || ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if first == nil && ctx.Err() != nil {
+		return fmt.Errorf("repoprobe.Testbed: %w", ctx.Err())
+	}
+	return first
+}

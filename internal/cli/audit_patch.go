@@ -1,0 +1,301 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/benchforge/benchforge/internal/audit/patchcheck"
+	"github.com/benchforge/benchforge/internal/audit/repos"
+	"github.com/benchforge/benchforge/internal/bench"
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/gitrepo"
+	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/llm"
+	_ "github.com/benchforge/benchforge/internal/llm/providers" // embedder providers
+)
+
+func init() { auditSubcommands = append(auditSubcommands, newAuditPatchCmd) }
+
+// newTestVerifier builds the test-verification backend for --test-fallback
+// (internal/audit/testverify). It is nil until that package is wired in;
+// --test-fallback then fails with errs.ErrUnsupported.
+var newTestVerifier func(a *app) (patchcheck.TestVerifier, error)
+
+type auditPatchOptions struct {
+	benchmark, format, reposDir, mapping, cacheDir string
+	clone                                          bool
+	cutoff, embedder, out                          string
+	testFallback, asJSON, strict                   bool
+	threshold, low                                 float64
+	workers                                        int
+	noPreprocess, noLocalize, exactOnly, noTests   bool
+}
+
+func newAuditPatchCmd(a *app) *cobra.Command {
+	var o auditPatchOptions
+	cmd := &cobra.Command{
+		Use:   "patch",
+		Short: "Stage II: does each sample's gold patch persist at the training cutoff?",
+		Long: `patch checks, for every sample of a benchmark, whether its gold patch is
+present in the repository's cutoff snapshot (the last default-branch commit
+before --cutoff), and appends one PatchVerdict per sample to --out
+(resumable: samples already there are skipped). Verdicts: present, absent,
+unknown (repository, commit or file unavailable; the reason says which) and
+not_applicable (the fix touches no source file).
+
+Repositories are found in --repos as owner__name, owner/name or the
+Defects4J project name (bare or not), through --mapping, or cloned into
+--cache with --clone. The ablation switches reproduce benchchecker Table 5.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error { return runAuditPatch(a, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.benchmark, "benchmark", "", "benchmark file or directory (required)")
+	f.StringVar(&o.format, "format", "auto", "benchmark format: auto, swebench, multi-swebench, defects4j, jsonl")
+	f.StringVar(&o.reposDir, "repos", "", "directory of local clones")
+	f.StringVar(&o.mapping, "mapping", "", "JSON file mapping repository or project names to clone paths")
+	f.BoolVar(&o.clone, "clone", false, "clone missing repositories from GitHub into --cache")
+	f.StringVar(&o.cacheDir, "cache", defaultRepoCache(), "clone cache directory for --clone")
+	f.StringVar(&o.cutoff, "cutoff", "", "model training cutoff: 2023-09-01, 2023-09 or RFC 3339 (required)")
+	f.StringVar(&o.embedder, "embedder", "", "embedding model spec for re-ranking (e.g. openai:text-embedding-3-small)")
+	f.BoolVar(&o.testFallback, "test-fallback", false, "run the tests when the similarity is inconclusive")
+	f.StringVar(&o.out, "out", "", "verdicts JSONL to append to (required)")
+	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
+	f.BoolVar(&o.strict, "strict", false, "fail on the first invalid benchmark record instead of skipping it")
+	f.Float64Var(&o.threshold, "threshold", 0.7, "line similarity threshold")
+	f.Float64Var(&o.low, "inconclusive-low", 0.3, "with --test-fallback, run the tests when low ≤ score < threshold (negative: whenever absent)")
+	f.IntVar(&o.workers, "workers", 2, "samples checked in parallel")
+	f.BoolVar(&o.noPreprocess, "no-preprocess", false, "ablation: no comment stripping or normalisation")
+	f.BoolVar(&o.noLocalize, "no-localize", false, "ablation: search the whole file, no function localisation")
+	f.BoolVar(&o.exactOnly, "exact-only", false, "ablation: exact line matching only")
+	f.BoolVar(&o.noTests, "no-tests", false, "ablation: never run test verification")
+	return cmd
+}
+
+func defaultRepoCache() string {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "benchforge", "repos")
+}
+
+// auditPatchSummary is what `audit patch` prints.
+type auditPatchSummary struct {
+	Out      string               `json:"out"`
+	Cutoff   string               `json:"cutoff"`
+	Checked  int                  `json:"checked"`
+	Resumed  int                  `json:"resumed"`
+	Total    int                  `json:"total"`
+	Counts   map[string]int       `json:"counts"`
+	Methods  map[string]int       `json:"methods"`
+	Repos    []auditPatchRepoRow  `json:"repos"`
+	Reasons  []auditPatchReason   `json:"unknown_reasons"`
+	Problems []bench.Problem      `json:"problems"`
+	Seconds  float64              `json:"seconds"`
+	Warnings []string             `json:"warnings,omitempty"`
+	Verdicts []patchcheck.Verdict `json:"-"`
+}
+
+type auditPatchRepoRow struct {
+	Repo          string  `json:"repo"`
+	Samples       int     `json:"samples"`
+	Present       int     `json:"present"`
+	Absent        int     `json:"absent"`
+	Unknown       int     `json:"unknown"`
+	NotApplicable int     `json:"not_applicable"`
+	PresentRate   float64 `json:"present_rate"` // present / (present + absent)
+}
+
+type auditPatchReason struct {
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+}
+
+func runAuditPatch(a *app, o auditPatchOptions) error {
+	if o.benchmark == "" || o.cutoff == "" || o.out == "" {
+		return fmt.Errorf("audit patch: --benchmark, --cutoff and --out are required: %w", errs.ErrUsage)
+	}
+	cutoff, err := gitrepo.ParseTime(o.cutoff)
+	if err != nil {
+		return fmt.Errorf("audit patch: --cutoff: %w", err)
+	}
+	format, err := bench.ParseFormat(o.format)
+	if err != nil {
+		return fmt.Errorf("audit patch: --format: %w", err)
+	}
+	opts := patchcheck.Options{Threshold: o.threshold, InconclusiveLow: o.low, NoPreprocess: o.noPreprocess, NoLocalize: o.noLocalize,
+		ExactOnly: o.exactOnly, NoTests: o.noTests || !o.testFallback}
+	if o.testFallback && !o.noTests {
+		if newTestVerifier == nil {
+			return fmt.Errorf("audit patch: --test-fallback: test verification is not built into this binary yet; run without it: %w", errs.ErrUnsupported)
+		}
+		if opts.Verifier, err = newTestVerifier(a); err != nil {
+			return fmt.Errorf("audit patch: --test-fallback: %w", err)
+		}
+	}
+	if o.embedder != "" {
+		sess, err := llm.NewSession(llm.SessionOptions{})
+		if err != nil {
+			return fmt.Errorf("audit patch: --embedder %s: %w", o.embedder, err)
+		}
+		defer sess.Close()
+		m, err := sess.Open(o.embedder)
+		if err != nil {
+			return fmt.Errorf("audit patch: --embedder %s: %w", o.embedder, err)
+		}
+		opts.Embedder = patchcheck.ModelEmbedder{Model: m}
+	}
+	start := time.Now()
+	samples, problems, err := bench.Load(a.ctx, o.benchmark, format, bench.LoadOptions{Strict: o.strict})
+	if err != nil {
+		return fmt.Errorf("audit patch: %w", err)
+	}
+	for _, p := range problems {
+		fmt.Fprintf(a.stderr, "warning: skipped %s\n", p)
+	}
+	res, err := repos.New(repos.Options{Dir: o.reposDir, Mapping: o.mapping, Clone: o.clone, CacheDir: o.cacheDir})
+	if err != nil {
+		return fmt.Errorf("audit patch: %w", err)
+	}
+	defer res.Close()
+	log, err := jsonl.Open(o.out, func(v patchcheck.Verdict) string { return v.SampleID }, jsonl.Options{Sync: jsonl.SyncBatch})
+	if err != nil {
+		return fmt.Errorf("audit patch: %w", err)
+	}
+	defer log.Close()
+	sum := auditPatchSummary{Out: o.out, Cutoff: cutoff.Format(time.RFC3339), Problems: problems, Warnings: log.Warnings()}
+	var todo []bench.Sample
+	for _, s := range samples {
+		if log.Has(s.ID) {
+			sum.Resumed++
+		} else {
+			todo = append(todo, s)
+		}
+	}
+	var bar *progressbar.ProgressBar
+	if isTerminal(a.stderr) && len(todo) > 0 {
+		bar = progressbar.NewOptions(len(todo), progressbar.OptionSetWriter(a.stderr),
+			progressbar.OptionSetDescription("audit patch"), progressbar.OptionClearOnFinish())
+	}
+	chk := patchcheck.New(opts)
+	err = chk.Run(a.ctx, todo, res, patchcheck.RunOptions{Cutoff: cutoff, Workers: o.workers}, func(v patchcheck.Verdict) error {
+		sum.Checked++
+		if bar != nil {
+			_ = bar.Add(1)
+		}
+		return log.Append(v)
+	})
+	if cerr := log.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("audit patch: %w (finished verdicts are kept in %s; rerun to resume)", err, o.out)
+	}
+	all, err := jsonl.ReadFile[patchcheck.Verdict](o.out)
+	if err != nil {
+		return fmt.Errorf("audit patch: %w", err)
+	}
+	summarise(&sum, all)
+	sum.Seconds = time.Since(start).Seconds()
+	if sum.Problems == nil {
+		sum.Problems = []bench.Problem{}
+	}
+	if o.asJSON {
+		return writeJSON(a.stdout, sum)
+	}
+	return printAuditPatch(a, sum)
+}
+
+func summarise(sum *auditPatchSummary, all []patchcheck.Verdict) {
+	sum.Total = len(all)
+	sum.Counts = map[string]int{patchcheck.Present: 0, patchcheck.Absent: 0, patchcheck.Unknown: 0, patchcheck.NotApplicable: 0}
+	sum.Methods = map[string]int{}
+	rows := map[string]*auditPatchRepoRow{}
+	reasons := map[string]int{}
+	for _, v := range all {
+		sum.Counts[v.Verdict]++
+		if v.Method != "" && v.Present {
+			sum.Methods[v.Method]++
+		}
+		r := rows[v.Repo]
+		if r == nil {
+			r = &auditPatchRepoRow{Repo: v.Repo}
+			rows[v.Repo] = r
+		}
+		r.Samples++
+		switch v.Verdict {
+		case patchcheck.Present:
+			r.Present++
+		case patchcheck.Absent:
+			r.Absent++
+		case patchcheck.Unknown:
+			r.Unknown++
+			reasons[reasonClass(v.Reason)]++
+		case patchcheck.NotApplicable:
+			r.NotApplicable++
+		}
+	}
+	sum.Repos = []auditPatchRepoRow{}
+	for _, r := range rows {
+		if d := r.Present + r.Absent; d > 0 {
+			r.PresentRate = float64(r.Present) / float64(d)
+		}
+		sum.Repos = append(sum.Repos, *r)
+	}
+	sort.Slice(sum.Repos, func(i, j int) bool { return sum.Repos[i].Repo < sum.Repos[j].Repo })
+	sum.Reasons = []auditPatchReason{}
+	for k, n := range reasons {
+		sum.Reasons = append(sum.Reasons, auditPatchReason{k, n})
+	}
+	sort.Slice(sum.Reasons, func(i, j int) bool {
+		if sum.Reasons[i].Count != sum.Reasons[j].Count {
+			return sum.Reasons[i].Count > sum.Reasons[j].Count
+		}
+		return sum.Reasons[i].Reason < sum.Reasons[j].Reason
+	})
+}
+
+// reasonClass shortens an unknown verdict's reason to its kind, so the
+// summary groups "read X at fix commit abc" with "read Y at fix commit def".
+func reasonClass(r string) string {
+	switch {
+	case strings.HasPrefix(r, "repository "):
+		return "no local clone"
+	case strings.HasPrefix(r, "no cutoff snapshot"):
+		return "no commit before the cutoff"
+	case strings.Contains(r, "at fix commit") && strings.Contains(r, "at base commit"):
+		return "commit or file missing from the clone"
+	case strings.HasPrefix(r, "gold patch does not parse"):
+		return "gold patch does not parse"
+	}
+	if i := strings.IndexAny(r, ":("); i > 0 {
+		return strings.TrimSpace(r[:i])
+	}
+	return r
+}
+
+func printAuditPatch(a *app, s auditPatchSummary) error {
+	fmt.Fprintf(a.stdout, "audit patch: %d checked, %d already in %s; %d verdicts at cutoff %s (%.1fs)\n",
+		s.Checked, s.Resumed, s.Out, s.Total, s.Cutoff, s.Seconds)
+	fmt.Fprintf(a.stdout, "present %d  absent %d  unknown %d  not_applicable %d\n",
+		s.Counts[patchcheck.Present], s.Counts[patchcheck.Absent], s.Counts[patchcheck.Unknown], s.Counts[patchcheck.NotApplicable])
+	t := table{header: []string{"REPO", "SAMPLES", "PRESENT", "ABSENT", "UNKNOWN", "N/A", "PRESENT RATE"}}
+	for _, r := range s.Repos {
+		t.add(r.Repo, r.Samples, r.Present, r.Absent, r.Unknown, r.NotApplicable, fmt.Sprintf("%.3f", r.PresentRate))
+	}
+	if err := t.write(a.stdout); err != nil {
+		return err
+	}
+	for _, r := range s.Reasons {
+		fmt.Fprintf(a.stdout, "unknown: %d × %s\n", r.Count, r.Reason)
+	}
+	return nil
+}

@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/benchforge/benchforge/internal/audit/rescore"
+	"github.com/benchforge/benchforge/internal/bench"
+	"github.com/benchforge/benchforge/internal/report"
+)
+
+func init() { auditSubcommands = append(auditSubcommands, newAuditRescoreCmd) }
+
+func newAuditRescoreCmd(a *app) *cobra.Command {
+	var (
+		verdicts, leaderboard, benchmark, format, model, out string
+		asJSON                                               bool
+	)
+	cmd := &cobra.Command{
+		Use:   "rescore --verdicts FILE --leaderboard FILE [--benchmark FILE] [--out DIR]",
+		Short: "Re-score leaderboard submissions on the clean (not contaminated) samples",
+		Long: `rescore reports each submission's resolution rate on all samples vs on
+the clean samples (those not judged contaminated), the relative drop, by
+difficulty bucket and by submission year (benchchecker §6, Tables 6-9).
+
+--verdicts is a JSONL file of Verdict records (contaminated) or of Stage II
+PatchVerdict records (present). --leaderboard is a JSONL file of
+submissions with their resolved instance ids (submission, date, name,
+models, resolved), a JSON array of them, or one SWE-bench experiments
+results.json. --benchmark (any format 'bench' loads) fixes the sample set
+and gives the difficulty buckets; without it the samples are those of the
+verdict file. With --out, writes rescore.json, rescore.md and rescore.html.`,
+		Example: `  benchforge audit rescore --verdicts run/verdicts.jsonl \
+      --leaderboard ../shared/data/swebench/leaderboard_verified.jsonl \
+      --benchmark ../shared/data/swebench/swebench_verified.jsonl --out rescored`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := requireFlag(cmd, "verdicts", verdicts); err != nil {
+				return err
+			}
+			if err := requireFlag(cmd, "leaderboard", leaderboard); err != nil {
+				return err
+			}
+			fmtv, err := bench.ParseFormat(format)
+			if err != nil {
+				return err
+			}
+			var samples []bench.Sample
+			if benchmark != "" {
+				var problems []bench.Problem
+				samples, problems, err = bench.Load(a.ctx, benchmark, fmtv, bench.LoadOptions{})
+				if err != nil {
+					return err
+				}
+				for _, p := range problems {
+					fmt.Fprintf(a.stderr, "benchforge: skipped benchmark record: %s\n", p)
+				}
+			}
+			v, err := rescore.ReadVerdicts(verdicts)
+			if err != nil {
+				return err
+			}
+			subs, err := rescore.ReadLeaderboard(leaderboard)
+			if err != nil {
+				return err
+			}
+			res, err := rescore.Rescore(samples, v, subs, rescore.Options{Model: model})
+			if err != nil {
+				return err
+			}
+			if out != "" {
+				if err := writeRescore(out, res); err != nil {
+					return err
+				}
+			}
+			if asJSON {
+				return writeJSON(a.stdout, res)
+			}
+			for i, t := range res.Tables() {
+				if i > 0 {
+					fmt.Fprintln(a.stdout)
+				}
+				fmt.Fprintln(a.stdout, t.Caption)
+				tt := &table{header: t.Header, rows: t.Rows}
+				if err := tt.write(a.stdout); err != nil {
+					return err
+				}
+				if t.Note != "" {
+					fmt.Fprintln(a.stdout, t.Note)
+				}
+			}
+			if out != "" {
+				fmt.Fprintf(a.stdout, "\nwrote %s\n", filepath.Join(out, "rescore.{json,md,html}"))
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&verdicts, "verdicts", "", "verdicts.jsonl (Verdict or PatchVerdict records)")
+	f.StringVar(&leaderboard, "leaderboard", "", "leaderboard submissions with resolved ids (JSONL, JSON array or results.json)")
+	f.StringVar(&benchmark, "benchmark", "", "benchmark file: the sample set and difficulties")
+	f.StringVar(&format, "format", "auto", "benchmark format (auto, swebench, multi-swebench, defects4j, jsonl)")
+	f.StringVar(&model, "model", "", "use the verdicts of this model for every submission")
+	f.StringVar(&out, "out", "", "directory for rescore.json, rescore.md and rescore.html")
+	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func writeRescore(dir string, res *rescore.Result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("audit rescore: %w", err)
+	}
+	js, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return fmt.Errorf("audit rescore: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "rescore.json"), append(js, '\n'), 0o644); err != nil {
+		return fmt.Errorf("audit rescore: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "rescore.md"), []byte(res.Markdown()), 0o644); err != nil {
+		return fmt.Errorf("audit rescore: %w", err)
+	}
+	page, err := res.Page("Leaderboard re-scored on clean samples")
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "rescore.html"))
+	if err != nil {
+		return fmt.Errorf("audit rescore: %w", err)
+	}
+	if err := report.Render(f, page); err != nil {
+		f.Close()
+		return fmt.Errorf("audit rescore: write %s: %w", f.Name(), err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("audit rescore: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,205 @@
+package llm
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/llm/cache"
+)
+
+// BatchChat is one chat request of a batch, named by CustomID.
+type BatchChat struct {
+	CustomID string      `json:"custom_id"`
+	Req      ChatRequest `json:"req"`
+}
+
+// BatchState is a batch job's status as the provider reports it.
+type BatchState struct {
+	ID        string `json:"id"`
+	Status    string `json:"status"` // provider's word: in_progress, completed, ended, ...
+	Done      bool   `json:"done"`   // results can be collected
+	Total     int    `json:"total"`
+	Completed int    `json:"completed"`
+	Failed    int    `json:"failed"`
+}
+
+// BatchChatResult is the outcome of one BatchChat.
+type BatchChatResult struct {
+	Resp *ChatResponse
+	Err  error
+}
+
+// Batcher is implemented by provider models with an asynchronous batch API
+// (OpenAI Batch). Results arrive hours later at a lower price; a Session
+// writes them into the cache, so the normal Chat path then hits the cache.
+type Batcher interface {
+	SubmitChatBatch(ctx context.Context, reqs []BatchChat) (batchID string, err error)
+	PollBatch(ctx context.Context, batchID string) (BatchState, error)
+	ChatBatchResults(ctx context.Context, batchID string) (map[string]BatchChatResult, error)
+}
+
+// batchState is what the cache DB keeps for a submitted batch.
+type batchState struct {
+	Model string      `json:"model"`
+	Items []BatchChat `json:"items"`
+}
+
+func (s *Session) batcher(m Model) (*cachedModel, Batcher, error) {
+	cm, ok := m.(*cachedModel)
+	if !ok {
+		return nil, nil, fmt.Errorf("llm batch: %s was not opened by this Session: %w", m.ID(), errs.ErrUsage)
+	}
+	b, ok := cm.inner.(Batcher)
+	if !ok {
+		return nil, nil, Unsupported(cm.id, "run batch jobs", "the provider has no batch API in benchforge", "make normal calls")
+	}
+	if s.cache == nil {
+		return nil, nil, fmt.Errorf("llm batch: %s: batches need the cache (results are delivered through it); drop --no-cache: %w", cm.id, errs.ErrUsage)
+	}
+	return cm, b, nil
+}
+
+// SubmitChatBatch submits, as one provider batch job, every request whose
+// answers are not all in the cache yet, and records the job in the cache DB
+// so CollectBatch can finish it from a later run. It returns "" when
+// everything was cached.
+func (s *Session) SubmitChatBatch(ctx context.Context, m Model, reqs []ChatRequest) (batchID string, submitted int, err error) {
+	cm, b, err := s.batcher(m)
+	if err != nil {
+		return "", 0, err
+	}
+	var items []BatchChat
+	seen := map[string]bool{}
+	for _, req := range reqs {
+		keyReq := req
+		keyReq.N = 0
+		all := true
+		var first cache.Key
+		for i := range samples(req.N) {
+			k, err := Key(cm.id, cm.fingerprint, "chat", keyReq, i)
+			if err != nil {
+				return "", 0, err
+			}
+			if i == 0 {
+				first = k
+			}
+			if _, ok, err := s.cache.Get(ctx, k); err != nil {
+				return "", 0, fmt.Errorf("llm.SubmitChatBatch(%s): %w", cm.id, err)
+			} else if !ok {
+				all = false
+			}
+		}
+		id := hex.EncodeToString(first[:16])
+		if all || seen[id] {
+			continue
+		}
+		seen[id] = true
+		items = append(items, BatchChat{CustomID: id, Req: req})
+	}
+	if len(items) == 0 {
+		return "", 0, nil
+	}
+	batchID, err = b.SubmitChatBatch(ctx, items)
+	if err != nil {
+		return "", 0, fmt.Errorf("llm.SubmitChatBatch(%s, %d requests): %w", cm.id, len(items), err)
+	}
+	state, err := json.Marshal(batchState{Model: cm.id, Items: items})
+	if err == nil {
+		err = s.cache.PutBatch(context.WithoutCancel(ctx), cache.Batch{ID: batchID, Provider: cm.id, State: state})
+	}
+	if err != nil {
+		return batchID, len(items), fmt.Errorf("llm.SubmitChatBatch(%s): batch %s submitted but not recorded (note its id): %w", cm.id, batchID, err)
+	}
+	return batchID, len(items), nil
+}
+
+// PendingBatches lists the ids of m's submitted batches not yet collected.
+func (s *Session) PendingBatches(ctx context.Context, m Model) ([]string, error) {
+	cm, _, err := s.batcher(m)
+	if err != nil {
+		return nil, err
+	}
+	bs, err := s.cache.Batches(ctx, cm.id)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, b := range bs {
+		if !b.Done {
+			ids = append(ids, b.ID)
+		}
+	}
+	return ids, nil
+}
+
+// CollectBatch polls batch id once; when the provider reports it done it
+// downloads the results, writes every answer into the cache under the key
+// the normal Chat path uses, accounts for the usage, and marks the batch
+// collected. Per-request failures are counted in the returned state and
+// left uncached (a later normal call retries them).
+func (s *Session) CollectBatch(ctx context.Context, m Model, id string) (BatchState, error) {
+	cm, b, err := s.batcher(m)
+	if err != nil {
+		return BatchState{}, err
+	}
+	rec, err := s.cache.Batch(ctx, id)
+	if err != nil {
+		return BatchState{}, err
+	}
+	var state batchState
+	if err := json.Unmarshal(rec.State, &state); err != nil || state.Model != cm.id {
+		return BatchState{}, fmt.Errorf("llm.CollectBatch(%s): batch belongs to %q, not %s (or its record is damaged): %w", id, state.Model, cm.id, errs.ErrInput)
+	}
+	st, err := b.PollBatch(ctx, id)
+	if err != nil || !st.Done {
+		return st, err
+	}
+	results, err := b.ChatBatchResults(ctx, id)
+	if err != nil {
+		return st, err
+	}
+	st.Completed, st.Failed = 0, 0
+	now := time.Now()
+	for _, it := range state.Items {
+		r, ok := results[it.CustomID]
+		if !ok || r.Err != nil || r.Resp == nil || len(r.Resp.Choices) != samples(it.Req.N) {
+			st.Failed++
+			continue
+		}
+		st.Completed++
+		cost := cm.price.Cost(r.Resp.Usage)
+		s.settle(0, cost)
+		params := it.Req
+		params.System, params.Messages = "", nil
+		pj, _ := json.Marshal(params)
+		s.record(cm.st, "chat", pj, r.Resp.Meta, cost, 0, false)
+		keyReq := it.Req
+		keyReq.N = 0
+		n := int64(len(r.Resp.Choices))
+		for i, ch := range r.Resp.Choices {
+			k, err := Key(cm.id, cm.fingerprint, "chat", keyReq, i)
+			if err != nil {
+				return st, err
+			}
+			u := Usage{r.Resp.Usage.PromptTokens / n, r.Resp.Usage.CompletionTokens / n}
+			if i == 0 {
+				u.PromptTokens += r.Resp.Usage.PromptTokens % n
+				u.CompletionTokens += r.Resp.Usage.CompletionTokens % n
+			}
+			row, _ := json.Marshal(row[ChatChoice]{Sample: ch, RequestID: r.Resp.RequestID, Model: r.Resp.Model})
+			if err := s.cache.Put(ctx, k, cache.Entry{Provider: cm.id, Op: "chat", Response: row,
+				PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Created: now}); err != nil {
+				return st, fmt.Errorf("llm.CollectBatch(%s): %w", id, err)
+			}
+		}
+	}
+	rec.Done = true
+	if err := s.cache.PutBatch(ctx, rec); err != nil {
+		return st, fmt.Errorf("llm.CollectBatch(%s): %w", id, err)
+	}
+	return st, nil
+}

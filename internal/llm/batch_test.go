@@ -1,0 +1,83 @@
+package llm_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/llm"
+)
+
+// TestChatBatchResume: submit a batch, "kill" the run while it is in
+// progress, collect it from a new Session, then the normal Chat path is
+// served entirely from the cache.
+func TestChatBatchResume(t *testing.T) {
+	f, spec := server(t, "", nil)
+	dir := t.TempDir()
+	ctx := context.Background()
+	reqs := []llm.ChatRequest{
+		{Messages: []llm.Message{{Role: "user", Content: "judge pair 0"}}, MaxTokens: 50, JSON: true},
+		{Messages: []llm.Message{{Role: "user", Content: "judge pair 1"}}, MaxTokens: 50, JSON: true},
+		{Messages: []llm.Message{{Role: "user", Content: "judge pair 2"}}, MaxTokens: 50, N: 2},
+	}
+
+	s1 := session(t, llm.SessionOptions{CacheDir: dir})
+	m1, _ := s1.Open(spec)
+	if _, err := m1.Chat(ctx, reqs[0]); err != nil { // already answered: not resubmitted
+		t.Fatal(err)
+	}
+	id, n, err := s1.SubmitChatBatch(ctx, m1, reqs)
+	if err != nil || id == "" || n != 2 {
+		t.Fatalf("SubmitChatBatch = %q, %d, %v; want a batch of 2", id, n, err)
+	}
+	st, err := s1.CollectBatch(ctx, m1, id)
+	if err != nil || st.Done || st.Status != "in_progress" {
+		t.Fatalf("first poll = %+v, %v; want in_progress", st, err)
+	}
+	s1.Close()
+
+	s2 := session(t, llm.SessionOptions{CacheDir: dir})
+	m2, _ := s2.Open(spec)
+	pending, err := s2.PendingBatches(ctx, m2)
+	if err != nil || len(pending) != 1 || pending[0] != id {
+		t.Fatalf("PendingBatches = %v, %v; want [%s]", pending, err, id)
+	}
+	st, err = s2.CollectBatch(ctx, m2, id)
+	if err != nil || !st.Done || st.Completed != 2 || st.Failed != 0 {
+		t.Fatalf("CollectBatch = %+v, %v; want done with 2 completed", st, err)
+	}
+	if pending, _ := s2.PendingBatches(ctx, m2); len(pending) != 0 {
+		t.Errorf("after collection PendingBatches = %v, want none", pending)
+	}
+	chats := f.Path("/chat/completions")
+	for i, req := range reqs {
+		resp, err := m2.Chat(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.Choices) != max(req.N, 1) || resp.Choices[0].Text == "" || resp.CacheHits != len(resp.Choices) {
+			t.Errorf("request %d: %+v, want all answers from the cache", i, resp)
+		}
+	}
+	if got := f.Path("/chat/completions") - chats; got != 0 {
+		t.Errorf("after collecting the batch, Chat made %d HTTP calls, want 0", got)
+	}
+	man := s2.Manifest()
+	if man.Calls != 2 || man.PromptTokens == 0 {
+		t.Errorf("manifest calls=%d prompt tokens=%d; want the 2 batch results accounted", man.Calls, man.PromptTokens)
+	}
+	// Everything cached: nothing to submit.
+	if id, n, err := s2.SubmitChatBatch(ctx, m2, reqs); id != "" || n != 0 || err != nil {
+		t.Errorf("resubmit = %q, %d, %v; want nothing", id, n, err)
+	}
+}
+
+func TestBatchNeedsCache(t *testing.T) {
+	_, spec := server(t, "", nil)
+	s := session(t, llm.SessionOptions{NoCache: true})
+	m, _ := s.Open(spec)
+	if _, _, err := s.SubmitChatBatch(context.Background(), m, nil); !errors.Is(err, errs.ErrUsage) {
+		t.Errorf("batch without cache: err = %v, want ErrUsage", err)
+	}
+}
