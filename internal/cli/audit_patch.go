@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/audit/patchcheck"
 	"github.com/benchforge/benchforge/internal/audit/repos"
+	"github.com/benchforge/benchforge/internal/audit/testverify"
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/gitrepo"
@@ -23,10 +24,23 @@ import (
 
 func init() { auditSubcommands = append(auditSubcommands, newAuditPatchCmd) }
 
-// newTestVerifier builds the test-verification backend for --test-fallback
-// (internal/audit/testverify). It is nil until that package is wired in;
-// --test-fallback then fails with errs.ErrUnsupported.
-var newTestVerifier func(a *app) (patchcheck.TestVerifier, error)
+// newTestVerifier builds the test-verification backend for --test-fallback:
+// a command-template runner when --test-cmd is given, else the runner
+// detected per sample (pytest or unittest for Python; Maven, Gradle or Ant
+// for Java where installed).
+func newTestVerifier(o auditPatchOptions) (patchcheck.TestVerifier, error) {
+	vo := testverify.Options{Timeout: o.testTimeout}
+	v := &testverify.Verifier{Options: vo}
+	if o.testCmd != "" {
+		r, err := testverify.ParseCommand(o.testCmd, vo)
+		if err != nil {
+			return nil, fmt.Errorf("--test-cmd %q: %w", o.testCmd, err)
+		}
+		r.JUnitXML = o.junitXML
+		v.Runner = r
+	}
+	return v, nil
+}
 
 type auditPatchOptions struct {
 	benchmark, format, reposDir, mapping, cacheDir string
@@ -36,6 +50,8 @@ type auditPatchOptions struct {
 	threshold, low                                 float64
 	workers                                        int
 	noPreprocess, noLocalize, exactOnly, noTests   bool
+	testCmd, junitXML                              string
+	testTimeout                                    time.Duration
 }
 
 func newAuditPatchCmd(a *app) *cobra.Command {
@@ -66,6 +82,9 @@ Defects4J project name (bare or not), through --mapping, or cloned into
 	f.StringVar(&o.cutoff, "cutoff", "", "model training cutoff: 2023-09-01, 2023-09 or RFC 3339 (required)")
 	f.StringVar(&o.embedder, "embedder", "", "embedding model spec for re-ranking (e.g. openai:text-embedding-3-small)")
 	f.BoolVar(&o.testFallback, "test-fallback", false, "run the tests when the similarity is inconclusive")
+	f.StringVar(&o.testCmd, "test-cmd", "", "with --test-fallback, the test command as argv with {tests}, {test} or {dir} placeholders, e.g. 'python3 -m pytest -q {tests}' (no shell is used); default: detected per sample")
+	f.StringVar(&o.junitXML, "junit-xml", "", "with --test-cmd, a glob of JUnit XML reports to read per-test results from")
+	f.DurationVar(&o.testTimeout, "test-timeout", 0, "with --test-fallback, the time limit of each test run (default 10m)")
 	f.StringVar(&o.out, "out", "", "verdicts JSONL to append to (required)")
 	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
 	f.BoolVar(&o.strict, "strict", false, "fail on the first invalid benchmark record instead of skipping it")
@@ -134,10 +153,7 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 	opts := patchcheck.Options{Threshold: o.threshold, InconclusiveLow: o.low, NoPreprocess: o.noPreprocess, NoLocalize: o.noLocalize,
 		ExactOnly: o.exactOnly, NoTests: o.noTests || !o.testFallback}
 	if o.testFallback && !o.noTests {
-		if newTestVerifier == nil {
-			return fmt.Errorf("audit patch: --test-fallback: test verification is not built into this binary yet; run without it: %w", errs.ErrUnsupported)
-		}
-		if opts.Verifier, err = newTestVerifier(a); err != nil {
+		if opts.Verifier, err = newTestVerifier(o); err != nil {
 			return fmt.Errorf("audit patch: --test-fallback: %w", err)
 		}
 	}
