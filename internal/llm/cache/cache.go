@@ -8,8 +8,10 @@
 // The same database records submitted batch jobs (id, model, the requests
 // by custom id) so that a later run can collect them.
 //
-// Measured: BenchmarkCacheLookup (hits on a 10k-row database, prepared
-// statement) — see the figure recorded in cache_test.go.
+// Measured (BenchmarkCacheLookup: hits on a 10k-row database through the
+// prepared statement, mmap on; shared 2-core VM at load average 13–18):
+// 42k–58k lookups per CPU-second, 16k–31k lookups/s wall clock. Without
+// mmap_size it was 35k/CPU-s and 9k/s wall.
 package cache
 
 import (

@@ -88,8 +88,8 @@ func TestOpenBadDir(t *testing.T) {
 }
 
 // BenchmarkCacheLookup measures cache hits on a 10k-row database.
-// Measured on the shared 2-core build VM (go test -bench CacheLookup
-// -benchtime 20000x ./internal/llm/cache): see the helper report.
+// go test -run=^$ -bench CacheLookup -benchtime 20000x ./internal/llm/cache
+// (figures in the package comment).
 func BenchmarkCacheLookup(b *testing.B) {
 	ctx := context.Background()
 	c, err := cache.Open(b.TempDir())
