@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/synth/judge"
+)
+
+func init() { synthSubcommands = append(synthSubcommands, newSynthAgreeCmd) }
+
+func newSynthAgreeCmd(a *app) *cobra.Command {
+	var (
+		files  []string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "agree --judgements A B [C...]",
+		Short: "Agreement between judge runs: acceptance per rubric, pairwise agreement and Cohen's κ (rxsynth Tables 5, 6)",
+		Long: `agree reads two or more judgements.jsonl files written by 'synth validate'
+(one judge model and rubric each) and prints:
+
+  - acceptance per rubric and judge (Table 5): accepted over parseable
+    judgements, with a Wilson 95% interval;
+  - for every two files, on the pairs both judged parseably, the raw
+    agreement and Cohen's κ on accept/reject, for all pairs and without
+    IllegalStateException pairs (Table 6). Two runs of the same model under
+    the same rubric are marked "repeated" (self-agreement).
+
+Verdicts are those on the pairs as submitted, before any repair. Judgements
+that returned unparseable output are excluded and counted.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			files := append(append([]string{}, files...), args...)
+			if len(files) < 2 {
+				return fmt.Errorf("synth agree: %w: --judgements needs at least two files (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+			}
+			var srcs []*judge.Source
+			for _, f := range files {
+				s, err := judge.LoadSource(f)
+				if err != nil {
+					return err
+				}
+				srcs = append(srcs, s)
+			}
+			ag, err := judge.Agree(srcs)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(a.stdout, ag)
+			}
+			w := a.stdout
+			at := table{header: []string{"rubric", "judge", "judged", "unparseable", "accepted", "95% CI"}}
+			for _, x := range ag.Acceptance {
+				at.add(x.Rubric, x.Source, x.Judged, x.Unparseable, fmt.Sprintf("%d (%.1f%%)", x.Accepted, 100*x.Rate),
+					fmt.Sprintf("%.1f–%.1f", 100*x.CI.Lo, 100*x.CI.Hi))
+			}
+			if err := at.write(w); err != nil {
+				return err
+			}
+			fmt.Fprintln(w)
+			pt := table{header: []string{"judge pair", "sample", "n", "κ", "95% CI", "agree", "dropped"}}
+			for _, p := range ag.Pairs {
+				sample := p.Sample
+				if p.Repeated {
+					sample += ", repeated"
+				}
+				if !p.SameRub {
+					sample += ", across rubrics"
+				}
+				k, ci := "n/a", p.KappaNote
+				if p.Kappa != nil {
+					k, ci = fmt.Sprintf("%.3f", p.Kappa.Kappa), fmt.Sprintf("%.3f–%.3f", p.Kappa.CI.Lo, p.Kappa.CI.Hi)
+				}
+				pt.add(p.A+" vs "+p.B, sample, p.N, k, ci, fmt.Sprintf("%.1f%%", 100*p.Agree), p.Dropped)
+			}
+			return pt.write(w)
+		},
+	}
+	cmd.Flags().StringSliceVar(&files, "judgements", nil, "judgements.jsonl files (two or more; also as arguments)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}

@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/llm"
+	_ "github.com/benchforge/benchforge/internal/llm/providers" // judge and repair providers
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/synth/judge"
+)
+
+func init() { synthSubcommands = append(synthSubcommands, newSynthValidateCmd) }
+
+// validateOptions are the flags of `synth validate`.
+type validateOptions struct {
+	candidates, judgeSpec, repairSpec, out, rubric string
+	cacheDir, keyFile                              string
+	noCache, asJSON                                bool
+	workers, maxTokens                             int
+	maxCost, iseMax                                float64
+}
+
+// validateJSON is what `synth validate --json` prints.
+type validateJSON struct {
+	*judge.Summary
+	Out      string        `json:"out"`
+	Manifest *llm.Manifest `json:"manifest"`
+}
+
+func newSynthValidateCmd(a *app) *cobra.Command {
+	var o validateOptions
+	cmd := &cobra.Command{
+		Use:   "validate --candidates FILE --judge SPEC [--repair-with SPEC] --out DIR",
+		Short: "Judge candidate pairs with the patch-anchored two-stage judge and one fix-only repair (rxsynth §5.1–5.3)",
+		Long: `validate judges every candidate pair (corpus.Pair JSONL, e.g. the pairs.jsonl
+of 'synth generate' / 'synth gate') under the patch-anchored criterion:
+Stage 1 localises a patch-local risk of the labelled exception T with a
+throwing expression and a concrete trigger; Stage 2 asks whether that
+trigger still reaches T at that site in the fixed method. A pair is
+accepted iff Stage 1 confirms and Stage 2 confirms removal. A Stage 1
+failure rejects the pair; a Stage 2 failure gets exactly one fix-only
+regeneration by --repair-with (buggy method unchanged), gated (one method,
+same signature) and re-judged once.
+
+DIR/judgements.jsonl is append-only and keyed by pair id: rerunning the same
+command resumes a killed run without judging a pair twice. Model answers are
+cached (--cache-dir), so a rerun into a fresh DIR costs nothing.
+DIR/core.jsonl (accepted pairs with judge metadata and release flags),
+DIR/excluded.jsonl (category and reason), DIR/validation.json and
+DIR/validation.md (Table 7) and DIR/manifest.json (model calls, tokens,
+cost) are rewritten on every run.
+
+--rubric whole-method judges existential throwability instead (can the buggy
+method throw T anywhere, can the fixed one not; §5.2), for comparison with
+'synth agree'; it has no repair.
+
+Model specs: openai:MODEL[@BASE_URL], anthropic:MODEL, ... (keys from
+OPENAI_API_KEY / ANTHROPIC_API_KEY or --key-file; loopback URLs need none).`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error { return runSynthValidate(a, cmd, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.candidates, "candidates", "", "candidate pairs JSONL (corpus.Pair records)")
+	f.StringVar(&o.judgeSpec, "judge", "", "judge model spec, e.g. openai:gpt-4.1-mini")
+	f.StringVar(&o.repairSpec, "repair-with", "", "model spec regenerating the fix once after a Stage 2 rejection (none: no repair)")
+	f.StringVar(&o.out, "out", "", "output directory (one validation pass per directory)")
+	f.StringVar(&o.rubric, "rubric", judge.RubricPatch, "rubric: patch-anchored or whole-method")
+	f.IntVar(&o.workers, "workers", 4, "pairs judged concurrently")
+	f.IntVar(&o.maxTokens, "max-tokens", 1024, "largest judge answer, in tokens")
+	f.Float64Var(&o.iseMax, "ise-max-confidence", judge.DefaultISEMaxConfidence, "flag accepted IllegalStateException pairs with judge confidence at most this (1: all, as rxsynth §8.1)")
+	f.StringVar(&o.cacheDir, "cache-dir", "", "model answer cache directory (default: the user cache directory)")
+	f.BoolVar(&o.noCache, "no-cache", false, "do not cache model answers")
+	f.Float64Var(&o.maxCost, "max-cost", 0, "stop before spending more than this many US dollars (0: no limit)")
+	f.StringVar(&o.keyFile, "key-file", "", "file holding the API key (default: the provider's environment variable)")
+	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
+	return cmd
+}
+
+func runSynthValidate(a *app, cmd *cobra.Command, o validateOptions) error {
+	if o.candidates == "" || o.judgeSpec == "" || o.out == "" {
+		return fmt.Errorf("synth validate: %w: --candidates, --judge and --out are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+	}
+	if o.rubric == judge.RubricWhole && o.repairSpec != "" {
+		return fmt.Errorf("synth validate: %w: --repair-with belongs to the %s rubric; drop it with --rubric %s", errs.ErrUsage, judge.RubricPatch, judge.RubricWhole)
+	}
+	if o.iseMax < 0 || o.iseMax > 1 {
+		return fmt.Errorf("synth validate: %w: --ise-max-confidence must be in [0, 1], got %g", errs.ErrUsage, o.iseMax)
+	}
+	pairs, err := jsonl.ReadFile[corpus.Pair](o.candidates)
+	if err != nil {
+		return fmt.Errorf("synth validate: --candidates: %w", err)
+	}
+	sess, err := llm.NewSession(llm.SessionOptions{CacheDir: o.cacheDir, NoCache: o.noCache, MaxCost: o.maxCost,
+		Provider: llm.Options{KeyFile: o.keyFile}})
+	if err != nil {
+		return fmt.Errorf("synth validate: %w", err)
+	}
+	defer sess.Close()
+	jm, err := sess.Open(o.judgeSpec)
+	if err != nil {
+		return fmt.Errorf("synth validate: --judge: %w", err)
+	}
+	var rm llm.Model
+	if o.repairSpec != "" {
+		if rm, err = sess.Open(o.repairSpec); err != nil {
+			return fmt.Errorf("synth validate: --repair-with: %w", err)
+		}
+	}
+	j, err := judge.New(jm, rm, judge.Options{Rubric: o.rubric, MaxTokens: o.maxTokens})
+	if err != nil {
+		return fmt.Errorf("synth validate: %w", err)
+	}
+	ropts := judge.RunOptions{Workers: o.workers, ISEMaxConfidence: &o.iseMax}
+	if isTerminal(a.stderr) {
+		ropts.Progress = func(done, total int) { fmt.Fprintf(a.stderr, "\rjudged %d/%d", done, total) }
+	}
+	sum, runErr := judge.Run(a.ctx, j, pairs, o.out, ropts)
+	if ropts.Progress != nil {
+		fmt.Fprintln(a.stderr)
+	}
+	man := sess.Manifest()
+	if err := sess.WriteManifest(filepath.Join(o.out, "manifest.json")); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr != nil {
+		return runErr
+	}
+	for _, w := range sum.Warnings {
+		fmt.Fprintf(a.stderr, "benchforge: warning: %s\n", w)
+	}
+	if o.asJSON {
+		return writeJSON(a.stdout, validateJSON{Summary: sum, Out: o.out, Manifest: &man})
+	}
+	w := a.stdout
+	fmt.Fprintf(w, "judge %s (%s rubric, prompts %s): %d pairs, %d judged now, %d from an earlier run; %d model calls, %d cache hits, $%.4f\n\n",
+		sum.Model, sum.Rubric, judge.PromptVersion, sum.Submitted, sum.JudgedNow, sum.Resumed, man.Calls, man.CacheHits, man.CostUSD)
+	t := table{header: []string{"type", "judged", "stage1", "initial", "%", "repair cand.", "repair acc.", "unparseable", "excl.", "final", "%", "95% CI"}}
+	for _, r := range append(sum.Table.Rows, sum.Table.Total) {
+		t.add(r.Type, r.Judged, r.Stage1Pass, r.InitialValid, fmt.Sprintf("%.1f", 100*r.InitialRate), r.RepairCandidates,
+			r.RepairAccepted, r.Unparseable, r.Excluded, r.Final, fmt.Sprintf("%.1f", 100*r.FinalRate), r.CIString())
+	}
+	if err := t.write(w); err != nil {
+		return err
+	}
+	if len(sum.Categories) > 0 {
+		fmt.Fprintln(w)
+		ct := table{header: []string{"excluded as", "pairs"}}
+		for _, c := range sum.Categories {
+			ct.add(c.Category, c.Count)
+		}
+		if err := ct.write(w); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "\nflags: ise_low_confidence %d (confidence ≤ %g), fix_introduces_label %d\n", sum.Flags.ISELowConfidence, sum.Flags.ISEMaxConfidence, sum.Flags.FixIntroducesLabel)
+	fmt.Fprintf(w, "core %d → %s, excluded %d → %s\n", sum.Core, filepath.Join(o.out, judge.CoreFile), sum.Excluded, filepath.Join(o.out, judge.ExcludedFile))
+	return nil
+}

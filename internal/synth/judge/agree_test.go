@@ -1,0 +1,93 @@
+package judge
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+)
+
+func writeLog(t *testing.T, path, model, rubric string, verdicts []string, types []string) {
+	t.Helper()
+	var recs []Record
+	for i, v := range verdicts {
+		recs = append(recs, Record{PairID: fmt.Sprintf("p%02d", i), ErrorType: types[i], Model: model, Rubric: rubric, Initial: v, Verdict: v})
+	}
+	if err := jsonl.Rewrite(path, recs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAgree checks acceptance, raw agreement, κ (hand-computed) and the
+// repeated-run and excl.-ISE rows on small logs.
+func TestAgree(t *testing.T) {
+	dir := t.TempDir()
+	A, R, U := Accept, Reject, Unparseable
+	types := []string{corpus.NullPointer, corpus.NullPointer, corpus.NullPointer, corpus.NullPointer, corpus.NullPointer,
+		corpus.NullPointer, corpus.NullPointer, corpus.NullPointer, corpus.IllegalState, corpus.IllegalState}
+	// a vs b on the 9 pairs both judged parseably (p09 unparseable in b):
+	// a: A A A A A A R R A ; b: A A A A A R R R R
+	// agree 7/9; pa(A)=7/9, pb(A)=5/9; pe = 7/9·5/9 + 2/9·4/9 = 43/81;
+	// κ = (63/81 − 43/81)/(1 − 43/81) = 20/38.
+	writeLog(t, filepath.Join(dir, "a.jsonl"), "openai:flash", RubricPatch, []string{A, A, A, A, A, A, R, R, A, A}, types)
+	writeLog(t, filepath.Join(dir, "b.jsonl"), "openai:pro", RubricPatch, []string{A, A, A, A, A, R, R, R, R, U}, types)
+	writeLog(t, filepath.Join(dir, "run2", "a.jsonl"), "openai:flash", RubricPatch, []string{A, A, A, A, A, A, R, R, A, R}, types)
+	writeLog(t, filepath.Join(dir, "w.jsonl"), "openai:flash", RubricWhole, []string{A, R, R, A, R, R, R, R, R, R}, types)
+	var srcs []*Source
+	for _, p := range []string{"a.jsonl", "b.jsonl", "run2/a.jsonl", "w.jsonl"} {
+		s, err := LoadSource(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, s)
+	}
+	ag, err := Agree(srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ag.Acceptance[0].Rubric != RubricWhole || ag.Acceptance[0].Accepted != 2 {
+		t.Errorf("whole-method acceptance first: %+v", ag.Acceptance[0])
+	}
+	var ab, abNoISE, rep *PairAgreement
+	for i := range ag.Pairs {
+		p := &ag.Pairs[i]
+		switch {
+		case p.A == srcs[0].Label && p.B == srcs[1].Label && p.Sample == "all":
+			ab = p
+		case p.A == srcs[0].Label && p.B == srcs[1].Label:
+			abNoISE = p
+		case p.A == srcs[0].Label && p.B == srcs[2].Label && p.Sample == "all":
+			rep = p
+		}
+	}
+	if ab == nil || abNoISE == nil || rep == nil {
+		t.Fatalf("missing rows in %+v", ag.Pairs)
+	}
+	if ab.N != 9 || ab.Dropped != 1 || math.Abs(ab.Agree-7.0/9) > 1e-12 || ab.Kappa == nil || math.Abs(ab.Kappa.Kappa-20.0/38) > 1e-12 || ab.Repeated {
+		t.Errorf("a vs b = %+v (kappa %+v)", ab, ab.Kappa)
+	}
+	if abNoISE.N != 8 || math.Abs(abNoISE.Agree-7.0/8) > 1e-12 {
+		t.Errorf("a vs b excl. ISE = %+v", abNoISE)
+	}
+	if !rep.Repeated || rep.N != 10 || math.Abs(rep.Agree-0.9) > 1e-12 {
+		t.Errorf("repeated run = %+v", rep)
+	}
+	if srcs[0].Label == srcs[2].Label {
+		t.Errorf("repeated runs share the label %q", srcs[0].Label)
+	}
+	if _, err := Agree(srcs[:1]); !errors.Is(err, errs.ErrUsage) {
+		t.Errorf("one source: %v", err)
+	}
+	mixed := filepath.Join(dir, "mixed.jsonl")
+	if err := jsonl.Rewrite(mixed, []Record{{PairID: "x", Model: "m1", Rubric: RubricPatch}, {PairID: "y", Model: "m2", Rubric: RubricPatch}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadSource(mixed); !errors.Is(err, errs.ErrInput) {
+		t.Errorf("mixed log: %v, want ErrInput", err)
+	}
+}

@@ -1,0 +1,90 @@
+package judge
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/ngram"
+)
+
+// TestNgramServerPlumbing runs a pass against benchforge's own n-gram LM
+// behind its OpenAI-compatible server on a real loopback listener. Its
+// answers are code-like garbage, not JSON: every pair must come out
+// unparseable with the raw text kept (never guessed), and a second pass
+// into a fresh directory must be served entirely from the session cache.
+func TestNgramServerPlumbing(t *testing.T) {
+	src := t.TempDir()
+	for name, text := range map[string]string{
+		"A.java": "public class A {\n  private int size;\n  public int size() { return size; }\n  public void add(int x) { for (int i = 0; i < x; i++) { size++; } }\n}\n",
+		"B.java": "public class B {\n  public int sum(int[] xs) { int s = 0; for (int i = 0; i < xs.length; i++) { s += xs[i]; } return s; }\n}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := ngram.Train(context.Background(), ngram.Corpus{Paths: []string{src}}, ngram.Options{Order: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: ngram.NewServer(m, "tiny-java"), ReadHeaderTimeout: 5 * time.Second}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+	spec := "openai:tiny-java@http://" + ln.Addr().String() + "/v1"
+
+	cache := t.TempDir()
+	pairs := testPairs[:3]
+	pass := func() (*Summary, string, int64, int64) {
+		s := newSession(t, cache)
+		j, err := New(open(t, s, spec), open(t, s, spec), Options{MaxTokens: 40, Now: fixedNow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		sum, err := Run(context.Background(), j, pairs, dir, RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		man := s.Manifest()
+		return sum, dir, man.Calls, man.CacheHits
+	}
+	sum, dir, calls, hits := pass()
+	if calls == 0 || hits != 0 {
+		t.Errorf("first pass: %d calls, %d cache hits", calls, hits)
+	}
+	recs, err := jsonl.ReadFile[Record](filepath.Join(dir, JudgementsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != len(pairs) || sum.Core+sum.Excluded != len(pairs) {
+		t.Fatalf("%d records, summary %+v", len(recs), sum)
+	}
+	for _, r := range recs {
+		if r.Stage1 == nil {
+			t.Fatalf("%s: no stage 1 answer recorded", r.PairID)
+		}
+		if r.Verdict == Unparseable && (r.Stage1.Unparseable == "" && (r.Stage2 == nil || r.Stage2.Unparseable == "")) {
+			t.Errorf("%s: unparseable without the parse error recorded", r.PairID)
+		}
+		t.Logf("%s: %s (%s) raw %q", r.PairID, r.Verdict, r.Category, clip(r.Stage1.Raw, 60))
+	}
+	if sum.Table.Total.Unparseable == 0 {
+		t.Errorf("n-gram garbage read as a verdict: %+v", sum.Table.Total)
+	}
+	sum2, _, calls2, hits2 := pass()
+	if calls2 != 0 || hits2 != calls {
+		t.Errorf("second pass: %d calls, %d cache hits; want 0 and %d", calls2, hits2, calls)
+	}
+	if d := sum2.Table.Total; d != sum.Table.Total {
+		t.Errorf("cached pass differs: %+v vs %+v", d, sum.Table.Total)
+	}
+}
