@@ -5,5 +5,6 @@ package providers
 
 import (
 	_ "github.com/benchforge/benchforge/internal/llm/anthropic" // "anthropic"
+	_ "github.com/benchforge/benchforge/internal/llm/ngramllm"  // "ngram"
 	_ "github.com/benchforge/benchforge/internal/llm/openai"    // "openai"
 )
