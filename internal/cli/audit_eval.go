@@ -21,6 +21,7 @@ func init() { auditSubcommands = append(auditSubcommands, newAuditEvalCmd) }
 type auditEvalOptions struct {
 	verdicts, labels, rocJSON, rocSVG string
 	asJSON                            bool
+	stage, model                      string // --stage repo|combined: audit_eval_stage1.go
 }
 
 func newAuditEvalCmd(a *app) *cobra.Command {
@@ -42,10 +43,15 @@ as JSON, --svg plots them.`,
 	f.StringVar(&o.rocJSON, "roc", "", "write ROC points as JSON to this file")
 	f.StringVar(&o.rocSVG, "svg", "", "write the ROC curve as SVG to this file")
 	f.BoolVar(&o.asJSON, "json", false, "print the evaluation as JSON")
+	f.StringVar(&o.stage, "stage", "patch", evalStageHelp)
+	f.StringVar(&o.model, "model", "", "with --stage repo|combined: the model whose records to evaluate")
 	return cmd
 }
 
 func runAuditEval(a *app, o auditEvalOptions) error {
+	if o.stage != "" && o.stage != "patch" {
+		return runAuditEvalStage(a, o.stage, o.model, o)
+	}
 	if o.verdicts == "" || o.labels == "" {
 		return fmt.Errorf("audit eval: --verdicts and --labels are required: %w", errs.ErrUsage)
 	}

@@ -1,0 +1,319 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/benchforge/benchforge/internal/audit/baselines"
+	"github.com/benchforge/benchforge/internal/audit/patchcheck"
+	"github.com/benchforge/benchforge/internal/audit/repoprobe"
+	"github.com/benchforge/benchforge/internal/audit/rescore"
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/report"
+)
+
+// WriteReport renders Page(dir) to out as one self-contained HTML file.
+func WriteReport(dir, out string) error {
+	p, err := Page(dir)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	if err := report.Render(&b, p); err != nil {
+		return fmt.Errorf("render report of %s: %w", dir, err)
+	}
+	return writeFileAtomic(out, []byte(b.String()))
+}
+
+// Page builds the audit report from the files in dir alone: the summary
+// (manifest.json), per-repository p-values (repos.jsonl), the verdict table
+// (verdicts.jsonl), baselines, ROC curves from eval-*.json, and the sections
+// of rescore.json and testbed.json when present. A directory with none of
+// the audit files is an error wrapping errs.ErrNotFound.
+func Page(dir string) (*report.Page, error) {
+	var m *Manifest
+	if err := readJSON(filepath.Join(dir, FileManifest), &m); err != nil {
+		return nil, err
+	}
+	repos, err := readOptional[RepoRecord](filepath.Join(dir, FileRepos))
+	if err != nil {
+		return nil, err
+	}
+	verdicts, err := readOptional[rescore.Verdict](filepath.Join(dir, FileVerdicts))
+	if err != nil {
+		return nil, err
+	}
+	var rs *rescore.Result
+	if err := readJSON(filepath.Join(dir, FileRescore), &rs); err != nil {
+		return nil, err
+	}
+	var tb *repoprobe.TestbedResult
+	if err := readJSON(filepath.Join(dir, FileTestbed), &tb); err != nil {
+		return nil, err
+	}
+	evals, err := readEvals(dir)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil && repos == nil && verdicts == nil && rs == nil && tb == nil && len(evals) == 0 {
+		return nil, fmt.Errorf("report: %s holds no audit output (%s, %s, %s, %s, %s or eval-*.json): %w",
+			dir, FileManifest, FileRepos, FileVerdicts, FileRescore, FileTestbed, errs.ErrNotFound)
+	}
+	p := &report.Page{Title: "benchforge contamination audit", Subtitle: "benchchecker: contaminated = repository present ∧ patch present at the cutoff"}
+	if m != nil {
+		p.Generated = m.Started.Add(time.Duration(m.WallSeconds * float64(time.Second)))
+		summary(p, m, verdicts)
+	}
+	if len(repos) > 0 {
+		if err := repoSection(p, repos); err != nil {
+			return nil, err
+		}
+	}
+	if len(verdicts) > 0 {
+		verdictSection(p, verdicts)
+	}
+	if len(evals) > 0 {
+		if err := evalSection(p, evals); err != nil {
+			return nil, err
+		}
+	}
+	if rs != nil {
+		rp, err := rs.Page("")
+		if err != nil {
+			return nil, err
+		}
+		p.Sections = append(p.Sections, rp.Sections...)
+	}
+	if tb != nil {
+		testbedSection(p, tb)
+	}
+	return p, nil
+}
+
+func readJSON[T any](path string, v *T) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("report: %s: %w: %v", path, errs.ErrInput, err)
+	}
+	return nil
+}
+
+func readOptional[T any](path string) ([]T, error) {
+	recs, err := jsonl.ReadFile[T](path)
+	if errors.Is(err, errs.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	return recs, nil
+}
+
+func readEvals(dir string) ([]*StageEval, error) {
+	paths, _ := filepath.Glob(filepath.Join(dir, "eval-*.json")) // the pattern is well formed
+	sort.Strings(paths)
+	var out []*StageEval
+	for _, path := range paths {
+		var ev *StageEval
+		if err := readJSON(path, &ev); err != nil {
+			return nil, err
+		}
+		if ev != nil && len(ev.Methods) > 0 {
+			out = append(out, ev)
+		}
+	}
+	return out, nil
+}
+
+func summary(p *report.Page, m *Manifest, vs []rescore.Verdict) {
+	sec := p.AddSection("summary", "Summary")
+	status := "complete"
+	if !m.Complete {
+		status = "incomplete (rerun to resume)"
+	}
+	c := m.Counts
+	kv := &report.KeyValues{Items: []report.KV{
+		{Key: "benchmark", Value: m.Benchmark},
+		{Key: "target model", Value: m.Model},
+		{Key: "reference model", Value: or(m.Reference, "none")},
+		{Key: "training cutoff", Value: m.Cutoff},
+		{Key: "α", Value: report.Cell(m.Alpha)},
+		{Key: "status", Value: status},
+		{Key: "samples", Value: fmt.Sprint(c.Samples)},
+		{Key: "contaminated", Value: fmt.Sprintf("%d (%s)", c.Contaminated, pct(c.Contaminated, c.Samples))},
+		{Key: "clean", Value: fmt.Sprintf("%d, of which %d flagged (a stage could not tell)", c.Clean, c.Flagged)},
+		{Key: "repositories", Value: fmt.Sprintf("%d: %d present, %d absent, %d insufficient", c.Repos, c.RepoPresent, c.RepoAbsent, c.RepoInsufficient)},
+		{Key: "patches", Value: fmt.Sprintf("%d present, %d absent, %d unknown, %d not applicable", c.PatchPresent, c.PatchAbsent, c.PatchUnknown, c.PatchNA)},
+		{Key: "target probe calls", Value: fmt.Sprintf("%d (%d saved by sequential stopping)", m.TargetCalls, m.CallsSaved)},
+		{Key: "clean.jsonl", Value: fmt.Sprintf("%d kept, %d dropped (%s format)", m.Clean.Kept, m.Clean.Dropped, m.Clean.Format)},
+		{Key: "wall time", Value: fmt.Sprintf("%.1f s", m.WallSeconds)},
+	}}
+	if m.LLM != nil {
+		kv.Items = append(kv.Items, report.KV{Key: "model calls", Value: fmt.Sprintf("%d provider calls, %d cache hits, %d+%d tokens, $%.4f",
+			m.LLM.Calls, m.LLM.CacheHits, m.LLM.PromptTokens, m.LLM.CompletionTokens, m.LLM.CostUSD)})
+	}
+	sec.Add(kv)
+	for _, n := range m.Notes {
+		sec.Add(&report.Paragraph{Text: "Note: " + n})
+	}
+	if len(m.Problems) > 0 {
+		sec.Add(&report.Paragraph{Text: fmt.Sprintf("%d benchmark records were skipped as invalid; see manifest.json.", len(m.Problems))})
+	}
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func pct(a, b int) string {
+	if b == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
+}
+
+func repoSection(p *report.Page, repos []RepoRecord) error {
+	sec := p.AddSection("repositories", "Stage I: repository presence")
+	sort.Slice(repos, func(i, j int) bool {
+		if repos[i].Model != repos[j].Model {
+			return repos[i].Model < repos[j].Model
+		}
+		return repos[i].Repo < repos[j].Repo
+	})
+	var cats []string
+	var vals [][]float64
+	alpha := math.NaN()
+	t := &report.Table{Caption: "One row per repository and model (repos.jsonl).",
+		Header: []string{"repository", "model", "verdict", "p-value", "queries", "probed", "hits", "weighted hits", "P0", "calls", "calls saved", "files", "loss", "min-k%", "reason"}}
+	for _, r := range repos {
+		label := r.Repo
+		if len(repos) > 1 && strings.Count(r.Key, "|") == 2 && r.Model != repos[0].Model {
+			label += " · " + r.Model
+		}
+		cats = append(cats, label)
+		vals = append(vals, []float64{math.Max(r.PValue, 1e-300)})
+		if r.Alpha > 0 {
+			alpha = r.Alpha
+		}
+		loss, mink := "", ""
+		if r.Baselines != nil {
+			loss, mink = report.Cell(r.Baselines.Loss), report.Cell(r.Baselines.MinK)
+		}
+		t.AddRow(r.Repo, r.Model, r.Verdict, fmt.Sprintf("%.3g", r.PValue), r.Queries, r.Probed, r.Hits, r.WeightedHits, r.P0, r.Calls, r.CallsSaved, r.Files, loss, mink, r.Reason)
+	}
+	svg, err := report.Strip("Repository presence p-values", "p-value (log scale)", cats, vals, alpha, true)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	sec.Add(&report.Plot{Caption: "Per-repository p-values of the presence test (left of the α line: present). Insufficient repositories sit at p = 1.", SVG: svg}, t)
+	return nil
+}
+
+func verdictSection(p *report.Page, vs []rescore.Verdict) {
+	sec := p.AddSection("verdicts", "Per-sample verdicts")
+	t := &report.Table{Caption: "verdicts.jsonl: contaminated = repository present ∧ patch present. Click a header to sort.",
+		Header: []string{"sample", "model", "repository", "repo verdict", "p-value", "patch verdict", "patch score", "method", "contaminated", "score", "flags"}}
+	bt := &report.Table{Caption: "Logit baselines per sample (membership-oriented: higher = more likely seen).",
+		Header: append([]string{"sample", "contaminated"}, baselines.Methods...)}
+	for _, v := range vs {
+		ev, _ := DecodeEvidence(v) // a malformed evidence object leaves the columns empty
+		t.AddRow(v.SampleID, v.Model, ev.Repo, ev.RepoVerdict, fmt.Sprintf("%.3g", ev.PValue), ev.PatchVerdict, ev.PatchScore, ev.PatchMethod,
+			v.Contaminated, v.Score, strings.Join(ev.Flags, " "))
+		if len(ev.Baselines) > 0 {
+			row := []any{v.SampleID, v.Contaminated}
+			for _, m := range baselines.Methods {
+				if x, ok := ev.Baselines[m]; ok {
+					row = append(row, x)
+				} else {
+					row = append(row, "")
+				}
+			}
+			bt.AddRow(row...)
+		}
+	}
+	sec.Add(t)
+	if len(bt.Rows) > 0 {
+		sec.Add(bt)
+	}
+	reasons := map[string]int{}
+	for _, v := range vs {
+		ev, _ := DecodeEvidence(v)
+		if ev.PatchVerdict == patchcheck.Unknown && ev.PatchReason != "" {
+			reasons[ev.PatchReason]++
+		}
+	}
+	if len(reasons) > 0 {
+		rt := &report.Table{Caption: "Why patch verdicts are unknown.", Header: []string{"reason", "samples"}}
+		for r, n := range reasons {
+			rt.AddRow(r, n)
+		}
+		sort.Slice(rt.Rows, func(i, j int) bool { return rt.Rows[i][0] < rt.Rows[j][0] })
+		sec.Add(rt)
+	}
+}
+
+func evalSection(p *report.Page, evals []*StageEval) error {
+	sec := p.AddSection("evaluation", "Evaluation against labels")
+	for _, ev := range evals {
+		t := &report.Table{Caption: fmt.Sprintf("Stage %s (%s): AUC over each method's score; TPR/FPR of BenchChecker's verdict, of baselines at the Youden-optimal threshold.", ev.Stage, or(ev.Model, "all models")),
+			Header: []string{"method", "n", "positives", "negatives", "AUC", "TPR", "FPR", "decision"}}
+		var curves []report.Series
+		for _, me := range ev.Methods {
+			auc := "n/a"
+			if me.AUC != nil {
+				auc = fmt.Sprintf("%.3f", *me.AUC)
+			}
+			t.AddRow(me.Method, me.N, me.Positives, me.Negatives, auc, fmt.Sprintf("%.3f", me.TPR), fmt.Sprintf("%.3f", me.FPR), me.Decision)
+			if len(me.ROC) > 0 {
+				s := report.Series{Label: fmt.Sprintf("%s (AUC %s)", me.Method, auc)}
+				for _, pt := range me.ROC {
+					s.X, s.Y = append(s.X, pt.FPR), append(s.Y, pt.TPR)
+				}
+				curves = append(curves, s)
+			}
+		}
+		sec.Add(t)
+		if len(curves) > 0 {
+			svg, err := report.ROC(fmt.Sprintf("ROC, stage %s", ev.Stage), curves)
+			if err != nil {
+				return fmt.Errorf("report: %w", err)
+			}
+			sec.Add(&report.Plot{Caption: fmt.Sprintf("ROC curves of stage %s against the labels.", ev.Stage), SVG: svg})
+		}
+	}
+	return nil
+}
+
+func testbedSection(p *report.Page, tb *repoprobe.TestbedResult) {
+	sec := p.AddSection("testbed", "Known-membership testbed (benchchecker §5.2)")
+	t := &report.Table{Caption: "Stage I on repositories of known membership, with the Table 5 ablations.",
+		Header: []string{"configuration", "AUC", "TPR", "FPR", "P0", "calls", "repositories"}}
+	for _, c := range tb.Summary {
+		auc := "n/a"
+		if c.AUC != nil {
+			auc = fmt.Sprintf("%.3f", *c.AUC)
+		}
+		t.AddRow(c.Config, auc, fmt.Sprintf("%.3f", c.TPR), fmt.Sprintf("%.3f", c.FPR), c.P0, c.Calls, c.Repos)
+	}
+	sec.Add(t)
+	for _, n := range tb.Notes {
+		sec.Add(&report.Paragraph{Text: "Note: " + n})
+	}
+}

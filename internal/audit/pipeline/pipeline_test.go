@@ -1,0 +1,268 @@
+package pipeline_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benchforge/benchforge/internal/audit/patchcheck"
+	"github.com/benchforge/benchforge/internal/audit/pipeline"
+	"github.com/benchforge/benchforge/internal/audit/pipeline/pipelinetest"
+	"github.com/benchforge/benchforge/internal/audit/refindex"
+	"github.com/benchforge/benchforge/internal/audit/repoprobe"
+	"github.com/benchforge/benchforge/internal/audit/repos"
+	"github.com/benchforge/benchforge/internal/audit/rescore"
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/gitrepo"
+	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/llm"
+	_ "github.com/benchforge/benchforge/internal/llm/providers"
+)
+
+// options opens the fixture's models through a fresh llm.Session (cache in
+// cacheDir) and returns Run options writing to out.
+func options(t *testing.T, fx *pipelinetest.Fixture, targetSpec, cacheDir, out string) (pipeline.Options, *llm.Session) {
+	t.Helper()
+	sess, err := llm.NewSession(llm.SessionOptions{CacheDir: cacheDir, Retry: llm.RetryPolicy{MaxAttempts: 2, BaseDelay: 5 * time.Millisecond, MaxDelay: 10 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	target, err := sess.Open(targetSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := sess.Open(fx.RefSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := refindex.Load(fx.IndexPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := repos.New(repos.Options{Dir: fx.ReposDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { res.Close() })
+	cutoff, err := gitrepo.ParseTime(pipelinetest.Cutoff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pipeline.Options{
+		Benchmark: fx.Benchmark, Source: res, Target: target, Reference: ref, Index: ix, Cutoff: cutoff,
+		MaxRepoFrac: 0.3, MaxQueries: 40, MaxTokens: 6, Seed: 1, Baselines: true, OutDir: out,
+		LLMManifest: sess.Manifest,
+	}, sess
+}
+
+func TestRunEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end audit")
+	}
+	fx := pipelinetest.New(t)
+	out, cache := t.TempDir(), t.TempDir()
+	ctx := context.Background()
+	opts, _ := options(t, fx, fx.TargetSpec, cache, out)
+	res, err := pipeline.Run(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Stage I: the seen repository is present, the unseen one absent, the
+	// missing one insufficient.
+	byRepo := map[string]pipeline.RepoRecord{}
+	for _, r := range res.Repos {
+		byRepo[r.Repo] = r
+	}
+	for _, r := range res.Repos {
+		t.Logf("%s: files %d patterns %v candidates %d select %+v", r.Repo, r.Files, r.Patterns, r.Candidates, r.Select)
+	}
+	if r := byRepo[pipelinetest.SeenRepo]; r.Verdict != repoprobe.Present {
+		t.Errorf("seen repository: %s (p=%g, %d queries, %d hits, reason %q), want present", r.Verdict, r.PValue, r.Queries, r.Hits, r.Reason)
+	}
+	if r := byRepo[pipelinetest.UnseenRepo]; r.Verdict != repoprobe.Absent {
+		t.Errorf("unseen repository: %s (p=%g, %d queries, %d hits, reason %q), want absent", r.Verdict, r.PValue, r.Queries, r.Hits, r.Reason)
+	}
+	if r := byRepo["acme/missing"]; r.Verdict != repoprobe.Insufficient || !strings.Contains(r.Reason, "no local clone") {
+		t.Errorf("missing repository: %s %q, want insufficient / no local clone", r.Verdict, r.Reason)
+	}
+	if r := byRepo[pipelinetest.SeenRepo]; r.Baselines == nil || r.Baselines.Ref == nil {
+		t.Errorf("seen repository has no repository-level baselines with Ref: %+v", r.Baselines)
+	}
+
+	// Combined verdicts.
+	vs, err := jsonl.ReadFile[rescore.Verdict](filepath.Join(out, pipeline.FileVerdicts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct {
+		repo, patch, contaminated bool
+		flag                      string
+	}{
+		pipelinetest.SeenPersists:   {true, true, true, ""},
+		pipelinetest.SeenReverted:   {true, false, false, ""},
+		pipelinetest.UnseenPersists: {false, true, false, ""},
+		pipelinetest.MissingRepo:    {false, false, false, pipeline.FlagRepoInsufficient},
+	}
+	if len(vs) != len(want) {
+		t.Fatalf("%d verdicts, want %d", len(vs), len(want))
+	}
+	for _, v := range vs {
+		w, ok := want[v.SampleID]
+		if !ok {
+			t.Errorf("unexpected verdict %s", v.SampleID)
+			continue
+		}
+		ev, err := pipeline.DecodeEvidence(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.RepoPresent != w.repo || v.PatchPresent != w.patch || v.Contaminated != w.contaminated {
+			t.Errorf("%s: repo %v patch %v contaminated %v, want %v %v %v (evidence %s)", v.SampleID, v.RepoPresent, v.PatchPresent, v.Contaminated, w.repo, w.patch, w.contaminated, v.Evidence)
+		}
+		if (v.Score >= 0.5) != v.Contaminated {
+			t.Errorf("%s: combined score %v disagrees with contaminated=%v", v.SampleID, v.Score, v.Contaminated)
+		}
+		if w.flag != "" && !strings.Contains(strings.Join(ev.Flags, " "), w.flag) {
+			t.Errorf("%s: flags %v, want %s", v.SampleID, ev.Flags, w.flag)
+		}
+		if v.SampleID == pipelinetest.MissingRepo && ev.PatchVerdict != patchcheck.Unknown {
+			t.Errorf("%s: patch verdict %s, want unknown", v.SampleID, ev.PatchVerdict)
+		}
+		if v.SampleID != pipelinetest.MissingRepo && len(ev.Baselines) != 4 {
+			t.Errorf("%s: baselines %v, want all four", v.SampleID, ev.Baselines)
+		}
+		if v.Model != fx.TargetSpec {
+			t.Errorf("%s: model %q, want %q", v.SampleID, v.Model, fx.TargetSpec)
+		}
+	}
+
+	// clean.jsonl: the original lines of every sample but the contaminated one.
+	clean, err := os.ReadFile(filepath.Join(out, pipeline.FileClean))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantClean := fx.Lines[pipelinetest.SeenReverted] + "\n" + fx.Lines[pipelinetest.UnseenPersists] + "\n" + fx.Lines[pipelinetest.MissingRepo] + "\n"
+	if string(clean) != wantClean {
+		t.Errorf("clean.jsonl:\n%s\nwant:\n%s", clean, wantClean)
+	}
+
+	// Manifest and report.
+	m := res.Manifest
+	if !m.Complete || m.Counts.Contaminated != 1 || m.Counts.Clean != 3 || m.Counts.Flagged != 1 || m.LLM == nil || m.LLM.Calls == 0 {
+		t.Errorf("manifest: %+v", m)
+	}
+	if m.Clean.Kept != 3 || m.Clean.Dropped != 1 || m.Clean.Format != "original" {
+		t.Errorf("clean stats: %+v", m.Clean)
+	}
+	checkReport(t, filepath.Join(out, pipeline.FileReport))
+
+	// Resume: a second run in the same directory, with a fresh session and
+	// a fresh cache, makes no model call and reproduces the verdicts.
+	before := fx.Target.Requests()
+	opts2, _ := options(t, fx, fx.TargetSpec, t.TempDir(), out)
+	res2, err := pipeline.Run(ctx, opts2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fx.Target.Requests() - before; got != 0 {
+		t.Errorf("second run sent %d requests to the target", got)
+	}
+	if l := res2.Manifest.LLM; l.Calls != 0 || l.CacheHits != 0 {
+		t.Errorf("second run manifest: %d calls, %d cache hits; want 0, 0", l.Calls, l.CacheHits)
+	}
+	if w := res2.Manifest.Written; len(w) != 0 {
+		t.Errorf("second run wrote records: %v", w)
+	}
+	if res2.Manifest.Resumed[pipeline.FileRepos] != 2 || res2.Manifest.Resumed[pipeline.FilePatch] != 4 {
+		t.Errorf("second run resumed %v, want 2 repositories (the missing one is retried for free) and 4 patch verdicts", res2.Manifest.Resumed)
+	}
+	vs2, _ := jsonl.ReadFile[rescore.Verdict](filepath.Join(out, pipeline.FileVerdicts))
+	for i := range vs {
+		if vs[i].SampleID != vs2[i].SampleID || vs[i].Contaminated != vs2[i].Contaminated || vs[i].Score != vs2[i].Score {
+			t.Errorf("resumed verdict %d differs: %+v vs %+v", i, vs[i], vs2[i])
+		}
+	}
+
+	// The report regenerates from the files alone.
+	if err := os.Remove(filepath.Join(out, pipeline.FileReport)); err != nil {
+		t.Fatal(err)
+	}
+	if err := pipeline.WriteReport(out, filepath.Join(out, "again.html")); err != nil {
+		t.Fatal(err)
+	}
+	checkReport(t, filepath.Join(out, "again.html"))
+}
+
+func checkReport(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(data)
+	for _, want := range []string{"<svg", pipelinetest.SeenPersists, "Stage I: repository presence", "Per-sample verdicts"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"<script src", "<link ", "src=\"http", "href=\"http"} {
+		if strings.Contains(html, bad) {
+			t.Errorf("report is not self-contained: has %q", bad)
+		}
+	}
+}
+
+func TestRunEndpointDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end audit")
+	}
+	fx := pipelinetest.New(t)
+	out := t.TempDir()
+	opts, _ := options(t, fx, pipelinetest.DeadSpec(t), t.TempDir(), out)
+	opts.Reference = nil // fail at the first probe, not at entropy scoring
+	res, err := pipeline.Run(context.Background(), opts)
+	if !errors.Is(err, errs.ErrUnavailable) || !strings.Contains(err.Error(), "rerun the same command to resume") {
+		t.Fatalf("err = %v, want ErrUnavailable with a resume hint", err)
+	}
+	if res == nil || res.Manifest.Complete {
+		t.Errorf("manifest should say incomplete: %+v", res)
+	}
+	// Stage II finished before the model was needed.
+	pv, err := jsonl.ReadFile[patchcheck.Verdict](filepath.Join(out, pipeline.FilePatch))
+	if err != nil || len(pv) != 4 {
+		t.Errorf("patch.jsonl: %d verdicts, err %v; want 4", len(pv), err)
+	}
+	if _, err := os.Stat(filepath.Join(out, pipeline.FileManifest)); err != nil {
+		t.Errorf("no manifest after a stop: %v", err)
+	}
+}
+
+func TestRunEmptyBenchmark(t *testing.T) {
+	fx := &pipelinetest.Fixture{}
+	_ = fx
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.jsonl")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := repos.New(repos.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	target, err := llm.Open("openai:x@http://127.0.0.1:9/v1", llm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = pipeline.Run(context.Background(), pipeline.Options{Benchmark: empty, Format: "jsonl", Source: res, Target: target,
+		Cutoff: time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC), OutDir: filepath.Join(dir, "out")})
+	if !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), "no valid sample") {
+		t.Errorf("err = %v, want ErrInput about an empty benchmark", err)
+	}
+}

@@ -1,0 +1,451 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/benchforge/benchforge/internal/audit/baselines"
+	"github.com/benchforge/benchforge/internal/audit/patchcheck"
+	"github.com/benchforge/benchforge/internal/audit/repoprobe"
+	"github.com/benchforge/benchforge/internal/audit/rescore"
+	"github.com/benchforge/benchforge/internal/bench"
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/llm"
+)
+
+// Options configure Run. Zero fields take the defaults in brackets.
+type Options struct {
+	// Benchmark is the benchmark file or Defects4J directory, read with
+	// bench.Load in Format; Strict makes an invalid record fatal.
+	Benchmark string
+	Format    bench.Format
+	Strict    bool
+	// Source finds each sample's clone (internal/audit/repos).
+	Source patchcheck.RepoSource
+	// Target is the audited model; Reference scores context-independence
+	// (Algorithm 3) and the Ref baseline (nil: the context-independence
+	// filter is off and Ref is not computed); Index is the reference index
+	// for distinctiveness (nil: off).
+	Target    llm.Model
+	Reference llm.Model
+	Index     repoprobe.RepoFreq
+	Cutoff    time.Time
+	// Stage I parameters (repoprobe): Alpha [0.05], P0 [DefaultP0 per
+	// language], MaxRepoFrac [0.01], MinEntropy [2 nats], MaxQueries
+	// [300], MinQueries [10], Samples k [10], MaxTokens [8], Temperature
+	// [1.0, §5.5], Seed; FixedN turns sequential stopping off (every
+	// selected query is probed, so p-values are exact rather than bounds).
+	Alpha, P0, MaxRepoFrac, MinEntropy float64
+	MaxQueries, MinQueries             int
+	Samples, MaxTokens                 int
+	Temperature                        float64
+	Seed                               int64
+	FixedN                             bool
+	// MaxFiles bounds the source files Stage I reads from a snapshot,
+	// evenly spaced in path order [4000].
+	MaxFiles int
+	// Patch configures Stage II; Workers checks samples in parallel [2].
+	Patch   patchcheck.Options
+	Workers int
+	// Baselines computes the logit baselines when the target can score;
+	// BaselineSnippets snippets per repository [16]; BaselineK is Min-K%'s k.
+	Baselines        bool
+	BaselineSnippets int
+	BaselineK        float64
+	// OutDir receives every output file (created if needed).
+	OutDir string
+	// LLMManifest snapshots the model layer's accounting for manifest.json
+	// (llm.Session.Manifest); nil leaves it out.
+	LLMManifest func() llm.Manifest
+	// Progress receives one line per step; nil is silent.
+	Progress func(msg string)
+}
+
+func (o *Options) defaults() {
+	if o.Alpha <= 0 || o.Alpha >= 1 {
+		o.Alpha = 0.05
+	}
+	if o.MaxFiles <= 0 {
+		o.MaxFiles = 4000
+	}
+	if o.BaselineSnippets <= 0 {
+		o.BaselineSnippets = 16
+	}
+	if o.Temperature == 0 {
+		o.Temperature = 1
+	}
+	if o.Workers <= 0 {
+		o.Workers = 2
+	}
+}
+
+// Counts summarise a run's verdicts.
+type Counts struct {
+	Samples          int `json:"samples"`
+	Repos            int `json:"repos"`
+	Contaminated     int `json:"contaminated"`
+	Clean            int `json:"clean"`
+	RepoPresent      int `json:"repo_present"`
+	RepoAbsent       int `json:"repo_absent"`
+	RepoInsufficient int `json:"repo_insufficient"`
+	PatchPresent     int `json:"patch_present"`
+	PatchAbsent      int `json:"patch_absent"`
+	PatchUnknown     int `json:"patch_unknown"`
+	PatchNA          int `json:"patch_not_applicable"`
+	Flagged          int `json:"flagged"` // not contaminated, but a stage could not tell
+}
+
+// Manifest is manifest.json: what the run did, with what, and what it cost.
+type Manifest struct {
+	Benchmark   string          `json:"benchmark"`
+	Format      string          `json:"format"`
+	Model       string          `json:"model"`
+	Reference   string          `json:"reference,omitempty"`
+	Cutoff      string          `json:"cutoff"`
+	Alpha       float64         `json:"alpha"`
+	Sequential  bool            `json:"sequential"`
+	Started     time.Time       `json:"started"`
+	WallSeconds float64         `json:"wall_seconds"`
+	Complete    bool            `json:"complete"`
+	Counts      Counts          `json:"counts"`
+	Resumed     map[string]int  `json:"resumed"` // records replayed from the directory, per file
+	Written     map[string]int  `json:"written"` // records computed by this run, per file
+	TargetCalls int             `json:"target_calls"`
+	CallsSaved  int             `json:"calls_saved"`
+	Clean       CleanStats      `json:"clean"`
+	Problems    []bench.Problem `json:"problems,omitempty"`
+	Notes       []string        `json:"notes,omitempty"`
+	LLM         *llm.Manifest   `json:"llm,omitempty"`
+}
+
+// Result is what Run returns; everything in it is also in OutDir.
+type Result struct {
+	Manifest Manifest
+	Repos    []RepoRecord
+	Verdicts []rescore.Verdict
+}
+
+type runner struct {
+	opts    Options
+	model   string
+	cutoff  string
+	probes  *repoprobe.ProbeLog
+	scorer  *baselines.Scorer
+	mu      sync.Mutex
+	noScr   error
+	started time.Time
+}
+
+func (r *runner) progress(msg string) {
+	if r.opts.Progress != nil {
+		r.opts.Progress(msg)
+	}
+}
+
+// noScore records that the target cannot score, so no further Score call
+// is attempted.
+func (r *runner) noScore(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.noScr == nil {
+		r.noScr = err
+	}
+	r.scorer = nil
+}
+
+// Run audits the benchmark (see the package doc). An error from the target
+// or reference model (endpoint down after the llm layer's retries, budget
+// reached, cancelled) stops the run: records finished so far stay in OutDir,
+// manifest.json says the run is incomplete, and the returned error says to
+// rerun the same command to resume. An empty benchmark is an error wrapping
+// errs.ErrInput.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	opts.defaults()
+	if opts.Target == nil || opts.Source == nil || opts.OutDir == "" || opts.Cutoff.IsZero() {
+		return nil, fmt.Errorf("pipeline.Run: target model, repository source, cutoff and output directory are required: %w", errs.ErrUsage)
+	}
+	r := &runner{opts: opts, model: opts.Target.ID(), cutoff: opts.Cutoff.UTC().Format(time.RFC3339), started: time.Now()}
+	samples, problems, err := bench.Load(ctx, opts.Benchmark, opts.Format, bench.LoadOptions{Strict: opts.Strict})
+	if err != nil {
+		return nil, fmt.Errorf("pipeline.Run: %w", err)
+	}
+	if len(samples) == 0 {
+		return nil, fmt.Errorf("pipeline.Run(%s): the benchmark has no valid sample (%d records skipped); check the file and --format: %w",
+			opts.Benchmark, len(problems), errs.ErrInput)
+	}
+	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+		return nil, fmt.Errorf("pipeline.Run: output directory: %w", err)
+	}
+	m := Manifest{Benchmark: opts.Benchmark, Format: string(opts.Format), Model: r.model, Cutoff: r.cutoff, Alpha: opts.Alpha,
+		Sequential: !opts.FixedN, Started: r.started, Problems: problems, Resumed: map[string]int{}, Written: map[string]int{}}
+	if opts.Reference != nil {
+		m.Reference = opts.Reference.ID()
+	} else {
+		m.Notes = append(m.Notes, "no reference model: the context-independence filter is off and Ref is not computed")
+	}
+	if opts.Index == nil {
+		m.Notes = append(m.Notes, "no reference index: the distinctiveness filter is off")
+	}
+	if opts.Baselines {
+		r.scorer = &baselines.Scorer{Target: opts.Target, Reference: opts.Reference, K: opts.BaselineK}
+	}
+	res := &Result{}
+	stopErr := r.run(ctx, samples, &m, res)
+	m.WallSeconds = time.Since(r.started).Seconds()
+	m.Complete = stopErr == nil
+	if r.noScr != nil {
+		m.Notes = append(m.Notes, fmt.Sprintf("logit baselines skipped: %v", r.noScr))
+	}
+	if opts.LLMManifest != nil {
+		lm := opts.LLMManifest()
+		m.LLM = &lm
+	}
+	res.Manifest = m
+	if err := writeJSONFile(filepath.Join(opts.OutDir, FileManifest), m); err != nil && stopErr == nil {
+		stopErr = err
+	}
+	if stopErr != nil {
+		return res, fmt.Errorf("pipeline.Run: %w (finished records are kept in %s; rerun the same command to resume)", stopErr, opts.OutDir)
+	}
+	if err := WriteReport(opts.OutDir, filepath.Join(opts.OutDir, FileReport)); err != nil {
+		return res, fmt.Errorf("pipeline.Run: %w", err)
+	}
+	return res, nil
+}
+
+func (r *runner) run(ctx context.Context, samples []bench.Sample, m *Manifest, res *Result) error {
+	o := r.opts
+	dir := o.OutDir
+
+	// Stage II first: it needs no model, so an unavailable endpoint later
+	// still leaves every patch verdict on disk.
+	patchKey := func(v patchcheck.Verdict) string { return v.SampleID + "|" + v.Cutoff }
+	plog, err := jsonl.Open(filepath.Join(dir, FilePatch), patchKey, jsonl.Options{Sync: jsonl.SyncBatch})
+	if err != nil {
+		return err
+	}
+	var todo []bench.Sample
+	for _, s := range samples {
+		if plog.Has(s.ID + "|" + r.cutoff) {
+			m.Resumed[FilePatch]++
+		} else {
+			todo = append(todo, s)
+		}
+	}
+	if len(todo) > 0 {
+		r.progress(fmt.Sprintf("stage II: %d samples", len(todo)))
+		chk := patchcheck.New(o.Patch)
+		err = chk.Run(ctx, todo, o.Source, patchcheck.RunOptions{Cutoff: o.Cutoff, Workers: o.Workers}, func(v patchcheck.Verdict) error {
+			m.Written[FilePatch]++
+			return plog.Append(v)
+		})
+	}
+	if cerr := plog.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("stage II: %w", err)
+	}
+	patches := map[string]*patchcheck.Verdict{}
+	pvs, err := jsonl.ReadFile[patchcheck.Verdict](filepath.Join(dir, FilePatch))
+	if err != nil {
+		return err
+	}
+	for i := range pvs {
+		if pvs[i].Cutoff == r.cutoff {
+			patches[pvs[i].SampleID] = &pvs[i]
+		}
+	}
+
+	// Stage I, once per repository.
+	rlog, err := jsonl.Open(filepath.Join(dir, FileRepos), func(v RepoRecord) string { return v.Key }, jsonl.Options{})
+	if err != nil {
+		return err
+	}
+	defer rlog.Close()
+	old, err := jsonl.ReadFile[RepoRecord](rlog.Path())
+	if err != nil {
+		return err
+	}
+	repoRecs := map[string]*RepoRecord{}
+	for i := range old {
+		repoRecs[old[i].Key] = &old[i]
+	}
+	if r.probes, err = repoprobe.OpenProbeLog(filepath.Join(dir, FileProbes)); err != nil {
+		return err
+	}
+	defer r.probes.Close()
+	var order []string
+	first := map[string]bench.Sample{}
+	for _, s := range samples {
+		if _, ok := first[s.Repo]; !ok {
+			first[s.Repo] = s
+			order = append(order, s.Repo)
+		}
+	}
+	sort.Strings(order)
+	byRepo := map[string]*RepoRecord{}
+	for i, name := range order {
+		key := RepoKey(name, r.model, r.cutoff)
+		if rec, ok := repoRecs[key]; ok {
+			m.Resumed[FileRepos]++
+			byRepo[name] = rec
+			continue
+		}
+		r.progress(fmt.Sprintf("stage I: repository %d/%d %s", i+1, len(order), name))
+		rec, cacheable, err := r.stage1(ctx, first[name])
+		if err != nil {
+			return fmt.Errorf("stage I on %s: %w", name, err)
+		}
+		m.TargetCalls += rec.Calls
+		if cacheable {
+			if err := rlog.Append(rec); err != nil {
+				return err
+			}
+			m.Written[FileRepos]++
+		}
+		byRepo[name] = &rec
+	}
+	for _, name := range order {
+		rec := byRepo[name]
+		res.Repos = append(res.Repos, *rec)
+		m.CallsSaved += rec.CallsSaved
+	}
+
+	// Per-sample baselines.
+	bls, err := r.sampleBaselines(ctx, samples, m)
+	if err != nil {
+		return err
+	}
+
+	// Combine, write verdicts, clean subset.
+	contaminated := map[string]bool{}
+	c := Counts{Samples: len(samples), Repos: len(order)}
+	for _, name := range order {
+		switch rec := byRepo[name]; {
+		case rec.Verdict == repoprobe.Insufficient:
+			c.RepoInsufficient++
+		case rec.Present:
+			c.RepoPresent++
+		default:
+			c.RepoAbsent++
+		}
+	}
+	for _, s := range samples {
+		pv := patches[s.ID]
+		var bl *baselines.Scores
+		if b, ok := bls[s.ID]; ok {
+			bl = &b.Scores
+		}
+		v := Combine(s.ID, r.model, s.Repo, r.cutoff, o.Alpha, byRepo[s.Repo], pv, bl)
+		res.Verdicts = append(res.Verdicts, v)
+		contaminated[s.ID] = v.Contaminated
+		if v.Contaminated {
+			c.Contaminated++
+		} else {
+			c.Clean++
+			if rec := byRepo[s.Repo]; rec.Verdict == repoprobe.Insufficient || pv == nil ||
+				pv.Verdict == patchcheck.Unknown || pv.Verdict == patchcheck.NotApplicable {
+				c.Flagged++
+			}
+		}
+		switch {
+		case pv == nil || pv.Verdict == patchcheck.Unknown:
+			c.PatchUnknown++
+		case pv.Verdict == patchcheck.NotApplicable:
+			c.PatchNA++
+		case pv.Present:
+			c.PatchPresent++
+		default:
+			c.PatchAbsent++
+		}
+	}
+	m.Counts = c
+	if err := jsonl.Rewrite(filepath.Join(dir, FileVerdicts), res.Verdicts); err != nil {
+		return err
+	}
+	cs, err := WriteClean(o.Benchmark, samples, contaminated, filepath.Join(dir, FileClean))
+	if err != nil {
+		return err
+	}
+	m.Clean = cs
+	if cs.Note != "" {
+		m.Notes = append(m.Notes, cs.Note)
+	}
+	return nil
+}
+
+// sampleBaselines scores each sample's gold patch text under the target
+// (and reference), resuming from baselines.jsonl.
+func (r *runner) sampleBaselines(ctx context.Context, samples []bench.Sample, m *Manifest) (map[string]BaselineRecord, error) {
+	out := map[string]BaselineRecord{}
+	path := filepath.Join(r.opts.OutDir, FileBaselines)
+	if !r.opts.Baselines {
+		if recs, err := jsonl.ReadFile[BaselineRecord](path); err == nil {
+			for _, b := range recs {
+				if b.Model == r.model {
+					out[b.SampleID] = b
+				}
+			}
+		}
+		return out, nil
+	}
+	blog, err := jsonl.Open(path, func(b BaselineRecord) string { return b.Key }, jsonl.Options{Sync: jsonl.SyncBatch})
+	if err != nil {
+		return nil, err
+	}
+	defer blog.Close()
+	old, err := jsonl.ReadFile[BaselineRecord](path)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range old {
+		if b.Model == r.model {
+			out[b.SampleID] = b
+			m.Resumed[FileBaselines]++
+		}
+	}
+	ref := ""
+	if r.opts.Reference != nil {
+		ref = r.opts.Reference.ID()
+	}
+	for _, s := range samples {
+		if _, ok := out[s.ID]; ok || r.scorer == nil {
+			continue
+		}
+		text := baselines.PatchText(s.Patch)
+		if text == "" {
+			continue
+		}
+		sc, err := r.scorer.Score(ctx, text)
+		switch {
+		case err == nil:
+		case errors.Is(err, errs.ErrUnsupported):
+			r.noScore(err)
+			continue
+		case errors.Is(err, errs.ErrInput) && ctx.Err() == nil && !isResponseError(err):
+			continue
+		default:
+			return out, fmt.Errorf("baselines of sample %s: %w", s.ID, err)
+		}
+		b := BaselineRecord{Key: s.ID + "|" + r.model, SampleID: s.ID, Repo: s.Repo, Model: r.model, Reference: ref, Scores: sc}
+		if err := blog.Append(b); err != nil {
+			return out, err
+		}
+		m.Written[FileBaselines]++
+		out[s.ID] = b
+	}
+	return out, blog.Close()
+}
+
+func isResponseError(err error) bool {
+	var re *llm.ResponseError
+	return errors.As(err, &re)
+}

@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/benchforge/benchforge/internal/audit/patchcheck"
+	"github.com/benchforge/benchforge/internal/audit/pipeline"
+	"github.com/benchforge/benchforge/internal/audit/rescore"
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/report"
+)
+
+// evalStages are the values of `audit eval --stage`.
+const evalStageHelp = `stage to evaluate: patch (Stage II verdicts of 'audit patch' or patch.jsonl),
+repo (Stage I: repos.jsonl of 'audit run' against repository labels) or
+combined (verdicts.jsonl of 'audit run' against sample labels); repo and
+combined print BenchChecker beside the Loss/Zlib/Min-K%/Ref baselines and
+--roc writes the whole evaluation (name it DIR/eval-STAGE.json for 'report')`
+
+// runAuditEvalStage evaluates Stage I or combined verdicts (benchchecker
+// Tables 2 and 3) for `audit eval --stage repo|combined`.
+func runAuditEvalStage(a *app, stage, model string, o auditEvalOptions) error {
+	if o.verdicts == "" || o.labels == "" {
+		return fmt.Errorf("audit eval: --verdicts and --labels are required: %w", errs.ErrUsage)
+	}
+	labels, err := patchcheck.ReadLabels(o.labels)
+	if err != nil {
+		return fmt.Errorf("audit eval: %w", err)
+	}
+	var ev *pipeline.StageEval
+	switch stage {
+	case pipeline.StageRepo:
+		recs, err := jsonl.ReadFile[pipeline.RepoRecord](o.verdicts)
+		if err != nil {
+			return fmt.Errorf("audit eval: %w", err)
+		}
+		if ev, err = pipeline.EvaluateRepos(recs, labels, model); err != nil {
+			return fmt.Errorf("audit eval --stage repo: %w", err)
+		}
+	case pipeline.StageCombined:
+		vs, err := jsonl.ReadFile[rescore.Verdict](o.verdicts)
+		if err != nil {
+			return fmt.Errorf("audit eval: %w", err)
+		}
+		if ev, err = pipeline.EvaluateCombined(vs, labels, model); err != nil {
+			return fmt.Errorf("audit eval --stage combined: %w", err)
+		}
+	default:
+		return fmt.Errorf("audit eval: --stage %q: want patch, repo or combined: %w", stage, errs.ErrUsage)
+	}
+	if o.rocJSON != "" {
+		if err := writeJSONFileCLI(o.rocJSON, ev); err != nil {
+			return fmt.Errorf("audit eval: --roc: %w", err)
+		}
+	}
+	if o.rocSVG != "" {
+		var curves []report.Series
+		for _, me := range ev.Methods {
+			s := report.Series{Label: me.Method}
+			for _, p := range me.ROC {
+				s.X, s.Y = append(s.X, p.FPR), append(s.Y, p.TPR)
+			}
+			if len(s.X) > 0 {
+				curves = append(curves, s)
+			}
+		}
+		svg, err := report.ROC("ROC, stage "+stage, curves)
+		if err != nil {
+			return fmt.Errorf("audit eval: --svg: %w", err)
+		}
+		if err := os.WriteFile(o.rocSVG, svg, 0o644); err != nil {
+			return fmt.Errorf("audit eval: --svg: %w", err)
+		}
+	}
+	if o.asJSON {
+		return writeJSON(a.stdout, ev)
+	}
+	fmt.Fprintf(a.stdout, "stage %s, model %s\n", ev.Stage, ev.Model)
+	t := table{header: []string{"METHOD", "N", "POS", "NEG", "AUC", "TPR", "FPR", "DECISION"}}
+	for _, me := range ev.Methods {
+		auc := "n/a"
+		if me.AUC != nil {
+			auc = fmt.Sprintf("%.3f", *me.AUC)
+		}
+		t.add(me.Method, me.N, me.Positives, me.Negatives, auc, fmt.Sprintf("%.3f", me.TPR), fmt.Sprintf("%.3f", me.FPR), me.Decision)
+	}
+	if err := t.write(a.stdout); err != nil {
+		return err
+	}
+	for k, n := range ev.Skipped {
+		fmt.Fprintf(a.stdout, "%s: %d\n", k, n)
+	}
+	if len(ev.Missing) > 0 {
+		fmt.Fprintf(a.stdout, "labelled without a record: %d (%s)\n", len(ev.Missing), strings.Join(ev.Missing[:min(5, len(ev.Missing))], ", "))
+	}
+	return nil
+}
+
+func writeJSONFileCLI(path string, v any) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = writeJSON(f, v)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

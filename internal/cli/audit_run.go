@@ -1,0 +1,179 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/benchforge/benchforge/internal/audit/pipeline"
+	"github.com/benchforge/benchforge/internal/audit/refindex"
+	"github.com/benchforge/benchforge/internal/audit/repos"
+	"github.com/benchforge/benchforge/internal/bench"
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/gitrepo"
+	"github.com/benchforge/benchforge/internal/llm"
+	_ "github.com/benchforge/benchforge/internal/llm/providers" // model providers
+)
+
+func init() { auditSubcommands = append(auditSubcommands, newAuditRunCmd) }
+
+type auditRunOptions struct {
+	benchmark, format, reposDir, mapping, cloneDir string
+	clone, strict                                  bool
+	model, reference, index, cutoff, cacheDir, out string
+	maxCost                                        float64
+	noCache, noBaselines, asJSON                   bool
+	p                                              pipeline.Options
+}
+
+func newAuditRunCmd(a *app) *cobra.Command {
+	var o auditRunOptions
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Full audit: Stage I per repository, Stage II per sample, combined verdicts, clean subset, report",
+		Long: `run audits a benchmark for one target model (benchchecker §3): Stage I
+(repository presence by black-box probing) once per repository at its
+cutoff snapshot, Stage II (patch presence) once per sample, and
+contaminated = repository present ∧ patch present. With a model that
+returns log-probabilities the Loss, Zlib, Min-K% and Ref baselines are
+computed too (--no-baselines to skip).
+
+--out receives repos.jsonl, probes.jsonl, patch.jsonl, baselines.jsonl,
+verdicts.jsonl, clean.jsonl (the benchmark minus contaminated samples, in
+the input's own JSONL lines; generic Sample JSONL for a Defects4J
+directory), manifest.json and report.html. Everything is resumable: rerun
+the same command after an interruption, an unavailable endpoint or
+--max-cost, and finished records are replayed without model calls.
+
+Models are llm specs: openai:NAME[@URL] (any OpenAI-compatible server,
+e.g. 'benchforge lm serve'), anthropic:NAME. --reference-model scores
+context-independence and the Ref baseline; --reference-index (from
+'benchforge index build') gives distinctiveness. Without them those
+filters are off and the manifest says so.`,
+		Example: `  benchforge lm serve --model jdk.bfng --addr 127.0.0.1:8088 &
+  benchforge audit run --benchmark bench.jsonl --repos clones/ \
+      --model openai:jdk@http://127.0.0.1:8088/v1 --cutoff 2023-09-01 \
+      --reference-index ref.idx --out audit/`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error { return runAuditRun(a, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.benchmark, "benchmark", "", "benchmark file or Defects4J directory (required)")
+	f.StringVar(&o.format, "format", "auto", "benchmark format: auto, swebench, multi-swebench, defects4j, jsonl")
+	f.BoolVar(&o.strict, "strict", false, "fail on the first invalid benchmark record instead of skipping it")
+	f.StringVar(&o.reposDir, "repos", "", "directory of local clones (owner__name, owner/name or project name)")
+	f.StringVar(&o.mapping, "mapping", "", "JSON file mapping repository or project names to clone paths")
+	f.BoolVar(&o.clone, "clone", false, "clone missing repositories from GitHub into --clone-dir")
+	f.StringVar(&o.cloneDir, "clone-dir", defaultRepoCache(), "clone cache directory for --clone")
+	f.StringVar(&o.model, "model", "", "target model spec (required)")
+	f.StringVar(&o.reference, "reference-model", "", "reference model spec (context-independence, Ref baseline)")
+	f.StringVar(&o.index, "reference-index", "", "reference index file (distinctiveness)")
+	f.StringVar(&o.cutoff, "cutoff", "", "the target model's training cutoff: 2023-09-01, 2023-09 or RFC 3339 (required)")
+	f.Float64Var(&o.p.Alpha, "alpha", 0.05, "significance level of the repository presence test")
+	f.Float64Var(&o.p.P0, "p0", 0, "null hit probability (0: per-language default, Java 0.2, Python 0.08)")
+	f.Float64Var(&o.p.MaxRepoFrac, "max-repo-frac", 0, "distinctive targets are in at most this share of reference repositories (0: 0.01)")
+	f.Float64Var(&o.p.MinEntropy, "min-entropy", 0, "context-independence: least target entropy in nats (0: 2.0)")
+	f.IntVar(&o.p.MaxQueries, "max-queries", 0, "signature snippets per repository (0: 300)")
+	f.IntVar(&o.p.Samples, "samples", 0, "candidates per query, k (0: 10)")
+	f.IntVar(&o.p.MaxTokens, "max-tokens", 0, "tokens per candidate (0: 8)")
+	f.Float64Var(&o.p.Temperature, "temperature", 1, "sampling temperature of the probes (benchchecker §5.5: 1.0)")
+	f.Int64Var(&o.p.Seed, "seed", 1, "seed for query selection and sampling")
+	f.BoolVar(&o.p.FixedN, "fixed-n", false, "probe every selected query (exact p-values) instead of stopping when the verdict is settled")
+	f.IntVar(&o.p.MaxFiles, "max-files", 0, "source files mined per snapshot (0: 4000)")
+	f.Float64Var(&o.p.Patch.Threshold, "threshold", 0.7, "Stage II line similarity threshold")
+	f.IntVar(&o.p.Workers, "workers", 2, "Stage II samples checked in parallel")
+	f.BoolVar(&o.noBaselines, "no-baselines", false, "skip the logit baselines")
+	f.Float64Var(&o.maxCost, "max-cost", 0, "stop (resumably) before spending more than this many US dollars (0: no limit)")
+	f.StringVar(&o.cacheDir, "cache-dir", "", "model answer cache directory (default: the user cache)")
+	f.BoolVar(&o.noCache, "no-cache", false, "do not cache model answers")
+	f.StringVar(&o.out, "out", "", "output directory (required)")
+	f.BoolVar(&o.asJSON, "json", false, "print the run manifest as JSON")
+	return cmd
+}
+
+func runAuditRun(a *app, o auditRunOptions) error {
+	if o.benchmark == "" || o.model == "" || o.cutoff == "" || o.out == "" {
+		return fmt.Errorf("audit run: --benchmark, --model, --cutoff and --out are required: %w", errs.ErrUsage)
+	}
+	if o.p.Alpha <= 0 || o.p.Alpha >= 1 {
+		return fmt.Errorf("audit run: --alpha %v must be strictly between 0 and 1: %w", o.p.Alpha, errs.ErrUsage)
+	}
+	cutoff, err := gitrepo.ParseTime(o.cutoff)
+	if err != nil {
+		return fmt.Errorf("audit run: --cutoff: %w", err)
+	}
+	format, err := bench.ParseFormat(o.format)
+	if err != nil {
+		return fmt.Errorf("audit run: --format: %w", err)
+	}
+	sess, err := llm.NewSession(llm.SessionOptions{CacheDir: o.cacheDir, NoCache: o.noCache, MaxCost: o.maxCost})
+	if err != nil {
+		return fmt.Errorf("audit run: %w", err)
+	}
+	defer sess.Close()
+	p := o.p
+	p.Benchmark, p.Format, p.Strict, p.Cutoff, p.OutDir = o.benchmark, format, o.strict, cutoff, o.out
+	p.Baselines = !o.noBaselines
+	p.LLMManifest = sess.Manifest
+	p.Patch.NoTests = true
+	if p.Target, err = sess.Open(o.model); err != nil {
+		return fmt.Errorf("audit run: --model %s: %w", o.model, err)
+	}
+	if o.reference != "" {
+		if p.Reference, err = sess.Open(o.reference); err != nil {
+			return fmt.Errorf("audit run: --reference-model %s: %w", o.reference, err)
+		}
+	}
+	if o.index != "" {
+		ix, err := refindex.Load(o.index)
+		if err != nil {
+			return fmt.Errorf("audit run: --reference-index: %w", err)
+		}
+		p.Index = ix
+	}
+	res, err := repos.New(repos.Options{Dir: o.reposDir, Mapping: o.mapping, Clone: o.clone, CacheDir: o.cloneDir})
+	if err != nil {
+		return fmt.Errorf("audit run: %w", err)
+	}
+	defer res.Close()
+	p.Source = res
+	if isTerminal(a.stderr) {
+		p.Progress = func(msg string) { fmt.Fprintln(a.stderr, "audit run:", msg) }
+	}
+	out, err := pipeline.Run(a.ctx, p)
+	if out != nil {
+		for _, pr := range out.Manifest.Problems {
+			fmt.Fprintf(a.stderr, "warning: skipped %s\n", pr)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("audit run: %w", err)
+	}
+	if o.asJSON {
+		return writeJSON(a.stdout, out.Manifest)
+	}
+	return printAuditRun(a, o.out, out)
+}
+
+func printAuditRun(a *app, dir string, r *pipeline.Result) error {
+	m, c := r.Manifest, r.Manifest.Counts
+	fmt.Fprintf(a.stdout, "audit run: %d samples in %d repositories, model %s, cutoff %s (%.1fs)\n", c.Samples, c.Repos, m.Model, m.Cutoff, m.WallSeconds)
+	fmt.Fprintf(a.stdout, "contaminated %d  clean %d (flagged %d)\n", c.Contaminated, c.Clean, c.Flagged)
+	fmt.Fprintf(a.stdout, "repositories: present %d  absent %d  insufficient %d\n", c.RepoPresent, c.RepoAbsent, c.RepoInsufficient)
+	fmt.Fprintf(a.stdout, "patches: present %d  absent %d  unknown %d  not_applicable %d\n", c.PatchPresent, c.PatchAbsent, c.PatchUnknown, c.PatchNA)
+	t := table{header: []string{"REPOSITORY", "VERDICT", "P-VALUE", "QUERIES", "HITS", "CALLS", "SAVED", "REASON"}}
+	for _, rr := range r.Repos {
+		t.add(rr.Repo, rr.Verdict, fmt.Sprintf("%.3g", rr.PValue), rr.Queries, rr.Hits, rr.Calls, rr.CallsSaved, rr.Reason)
+	}
+	if err := t.write(a.stdout); err != nil {
+		return err
+	}
+	if m.LLM != nil {
+		fmt.Fprintf(a.stdout, "model calls %d, cache hits %d, cost $%.4f\n", m.LLM.Calls, m.LLM.CacheHits, m.LLM.CostUSD)
+	}
+	for _, n := range m.Notes {
+		fmt.Fprintln(a.stdout, "note:", n)
+	}
+	fmt.Fprintf(a.stdout, "wrote %s/{%s,%s,%s,%s}\n", dir, pipeline.FileVerdicts, pipeline.FileClean, pipeline.FileManifest, pipeline.FileReport)
+	return nil
+}
