@@ -25,6 +25,8 @@ type BatchState struct {
 	Total     int    `json:"total"`
 	Completed int    `json:"completed"`
 	Failed    int    `json:"failed"`
+	// Errors says why each failed request failed, by its custom id.
+	Errors map[string]string `json:"errors,omitempty"`
 }
 
 // BatchChatResult is the outcome of one BatchChat.
@@ -168,6 +170,17 @@ func (s *Session) CollectBatch(ctx context.Context, m Model, id string) (BatchSt
 		r, ok := results[it.CustomID]
 		if !ok || r.Err != nil || r.Resp == nil || len(r.Resp.Choices) != samples(it.Req.N) {
 			st.Failed++
+			if st.Errors == nil {
+				st.Errors = map[string]string{}
+			}
+			switch {
+			case !ok:
+				st.Errors[it.CustomID] = "no result in the batch output"
+			case r.Err != nil:
+				st.Errors[it.CustomID] = r.Err.Error()
+			default:
+				st.Errors[it.CustomID] = "incomplete answer"
+			}
 			continue
 		}
 		st.Completed++

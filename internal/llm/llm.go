@@ -22,7 +22,7 @@
 //     MaxCost budget, and a per-run Manifest (calls, cache hits, tokens, cost,
 //     wall time).
 //   - Batch jobs (Session.SubmitChatBatch / CollectBatch / PendingBatches,
-//     for providers implementing Batcher: OpenAI's Batch API) are recorded in
+//     for providers implementing Batcher: OpenAI's Batch API and Anthropic's Message Batches) are recorded in
 //     the cache DB by id and, once collected, land in the cache under the
 //     same keys as normal calls, so the normal path then hits the cache.
 //

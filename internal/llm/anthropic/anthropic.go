@@ -7,6 +7,10 @@
 // output uses output_config.format (structured outputs) when a schema is
 // given, and a system instruction otherwise.
 //
+// Model implements llm.Batcher with the Message Batches API (batch.go):
+// create, poll processing_status, download results_url, and report every
+// errored, canceled, expired or missing request by custom_id.
+//
 // The SDK's retries are disabled (option.WithMaxRetries(0)) and its
 // environment defaults (ANTHROPIC_BASE_URL, ANTHROPIC_CUSTOM_HEADERS, the
 // credential chain) are not read (option.WithoutEnvironmentDefaults), so
@@ -214,15 +218,23 @@ type capture struct {
 	status int
 	header http.Header
 	body   []byte
+	// endpoint is "METHOD URL" of the request, for errors.
+	endpoint string
+	// stream leaves a 2xx body unread (batch results can be large).
+	stream bool
 }
 
 func (c *capture) middleware(id, op string) option.Middleware {
 	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		c.endpoint = req.Method + " " + req.URL.Redacted()
 		res, err := next(req)
 		if err != nil {
 			return res, err
 		}
 		c.status, c.header = res.StatusCode, res.Header
+		if c.stream && res.StatusCode < 300 {
+			return res, nil
+		}
 		body, rerr := io.ReadAll(io.LimitReader(res.Body, 64<<20))
 		res.Body.Close()
 		if rerr != nil {
@@ -267,7 +279,11 @@ func (m *Model) classify(op string, c *capture, err error) error {
 		return err
 	}
 	if c.status == 0 {
-		return fmt.Errorf("%s %s: POST %s/v1/messages: %w", m.id, op, m.base, err)
+		endpoint := c.endpoint
+		if endpoint == "" {
+			endpoint = "POST " + m.base + "/v1/messages"
+		}
+		return fmt.Errorf("%s %s: %s: %w", m.id, op, endpoint, err)
 	}
 	e := &llm.ResponseError{Provider: m.id, Op: op, RequestID: requestID(c.header, ""), Status: c.status,
 		Body: llm.Snippet(c.body), RetryAfter: llm.ParseRetryAfter(c.header, time.Now())}

@@ -248,17 +248,42 @@ func (f *OpenAI) embeddings(w http.ResponseWriter, body map[string]any) {
 
 // Anthropic is an in-memory Messages API server (POST /v1/messages) in the
 // documented shapes, with the request-id header and error bodies of the form
-// {"type":"error","error":{"type":...,"message":...}}.
+// {"type":"error","error":{"type":...,"message":...}}. It also serves the
+// Message Batches endpoints (see anthropic_batch.go).
 type Anthropic struct {
 	Hook Hook
 	// Key, when set, must arrive in the x-api-key header.
 	Key string
+	// BatchOutcome, when set, may decide a batch request's result type
+	// from its custom_id and params (JSON) before it is processed:
+	// "canceled" or "expired" (anything else, or "", processes the request
+	// as POST /v1/messages would).
+	BatchOutcome func(customID string, params []byte) string
+	// ResultsBase, when set, replaces the scheme and host of the batches'
+	// results_url (to test a results_url on another origin).
+	ResultsBase string
 
-	n atomic.Int64
+	n       atomic.Int64
+	mu      sync.Mutex
+	paths   map[string]int
+	batches map[string]*antBatch
 }
 
 // Requests is the number of requests received so far.
 func (f *Anthropic) Requests() int64 { return f.n.Load() }
+
+// Path counts requests whose path ends in suffix.
+func (f *Anthropic) Path(suffix string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for p, c := range f.paths {
+		if strings.HasSuffix(p, suffix) {
+			n += c
+		}
+	}
+	return n
+}
 
 // AnthropicError writes the documented error body.
 func AnthropicError(w http.ResponseWriter, status int, typ, msg string) {
@@ -267,6 +292,12 @@ func AnthropicError(w http.ResponseWriter, status int, typ, msg string) {
 
 func (f *Anthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n := f.n.Add(1)
+	f.mu.Lock()
+	if f.paths == nil {
+		f.paths = map[string]int{}
+	}
+	f.paths[r.URL.Path]++
+	f.mu.Unlock()
 	w.Header().Set("Request-Id", fmt.Sprintf("req_ant_%d", n))
 	bufferBody(r)
 	if f.Hook != nil && f.Hook(w, r, n) {
@@ -276,10 +307,22 @@ func (f *Anthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		AnthropicError(w, 401, "authentication_error", "invalid x-api-key")
 		return
 	}
+	if strings.Contains(r.URL.Path, "/v1/messages/batches") {
+		f.batchAPI(w, r)
+		return
+	}
 	if !strings.HasSuffix(r.URL.Path, "/v1/messages") || r.Method != http.MethodPost {
 		AnthropicError(w, 404, "not_found_error", "unknown path "+r.URL.Path)
 		return
 	}
+	body, _ := io.ReadAll(r.Body)
+	status, res := message(body, fmt.Sprintf("msg_%d", n))
+	writeJSON(w, status, res)
+}
+
+// message answers one Messages API request body: 200 and a Message, or 400
+// and an error body.
+func message(raw []byte, id string) (int, map[string]any) {
 	var body struct {
 		Model     string `json:"model"`
 		MaxTokens int    `json:"max_tokens"`
@@ -298,9 +341,13 @@ func (f *Anthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		} `json:"output_config"`
 		Temperature *float64 `json:"temperature"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || body.MaxTokens <= 0 || len(body.Messages) == 0 {
-		AnthropicError(w, 400, "invalid_request_error", fmt.Sprintf("bad request (max_tokens %d, %d messages, %v)", body.MaxTokens, len(body.Messages), err))
-		return
+	if err := json.Unmarshal(raw, &body); err != nil || body.MaxTokens <= 0 || len(body.Messages) == 0 {
+		return 400, map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error",
+			"message": fmt.Sprintf("bad request (max_tokens %d, %d messages, %v)", body.MaxTokens, len(body.Messages), err)}}
+	}
+	if t := body.Temperature; t != nil && (*t < 0 || *t > 1) {
+		return 400, map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error",
+			"message": fmt.Sprintf("temperature: range: 0..1 (got %v)", *t)}}
 	}
 	last := body.Messages[len(body.Messages)-1]
 	var content string
@@ -316,10 +363,10 @@ func (f *Anthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		b, _ := json.Marshal(map[string]any{"answer": text})
 		text = string(b)
 	}
-	writeJSON(w, 200, map[string]any{
-		"id": fmt.Sprintf("msg_%d", n), "type": "message", "role": "assistant", "model": body.Model,
+	return 200, map[string]any{
+		"id": id, "type": "message", "role": "assistant", "model": body.Model,
 		"content":     []any{map[string]any{"type": "text", "text": text}},
 		"stop_reason": "end_turn", "stop_sequence": nil,
 		"usage": map[string]any{"input_tokens": len(strings.Fields(content)) + len(strings.Fields(system)) + 3, "output_tokens": 9},
-	})
+	}
 }

@@ -1,6 +1,7 @@
 // Package llmtest owns the contract every llm.Model implementation must
 // meet (Run), and in-memory OpenAI-compatible and Anthropic servers in the
-// documented response shapes (OpenAI, Anthropic) for tests.
+// documented response shapes (OpenAI, Anthropic) for tests, including each
+// provider's batch API (OpenAI Batch, Anthropic Message Batches).
 package llmtest
 
 import (
