@@ -16,11 +16,11 @@ func init() { register("seeds", newSeedsCmd) }
 func newSeedsCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "seeds",
-		Short: "Real bug/fix seeds: scan benchmark failures for in-scope runtime exceptions",
+		Short: "Real bug/fix seeds: scan benchmark failures for in-scope runtime exceptions, extract method pairs",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newSeedsScanCmd(a))
+	cmd.AddCommand(newSeedsScanCmd(a), newSeedsExtractCmd(a))
 	return cmd
 }
 

@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/synth/release"
+)
+
+func init() { synthSubcommands = append(synthSubcommands, newSynthReleaseCmd) }
+
+func newSynthReleaseCmd(a *app) *cobra.Command {
+	var (
+		in       release.Inputs
+		opts     release.Options
+		iseMax   float64
+		out      string
+		checkDir string
+		asJSON   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "release --core FILE --seeds FILE --out DIR | --check DIR",
+		Short: "Package a validated corpus as a release with schemas, manifest and datasheet, or check one (rxsynth §8)",
+		Long: `release packages the partitions of a synthetic corpus (rxsynth §8.1):
+
+  core.jsonl       the judge's accepted pairs (--core), with exemplar
+                   provenance, the accepting judgement and the release flags
+                   ise_low_confidence and fix_introduces_label, recomputed
+  excluded.jsonl   rejected candidates (--excluded, repeatable: the judge's
+                   excluded.jsonl and/or the gate's rejections.jsonl) with
+                   stage, category and reason
+  contrast.jsonl   zero-shot pairs (--zero-shot), without validity labels
+  seeds.json       the real seeds (--seeds)
+  id_map.csv       identifier -> source bug, from the seeds plus --id-map
+                   (CSV id,source_bug or JSONL); every example_bug_ids entry
+                   must resolve
+  generation.csv   per-pair generation metadata, joined with --candidates
+                   and --executions when given
+  schemas/         a JSON Schema (draft 2020-12) per record type
+  DATASHEET.md     Gebru et al. datasheet filled with the computed counts
+  MANIFEST.json    every file's sha256, size and record count, and the counts
+
+into a new or empty --out DIR. With --check DIR it validates a release
+instead: hashes, every record against its schema, unique ids, exemplar ids
+in the id map, flags, and the counts in the manifest and datasheet. Every
+problem names file:line and the field; the exit status is non-zero when
+there is one.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if checkDir != "" {
+				if in.Core != "" || in.Seeds != "" || out != "" {
+					return fmt.Errorf("%w: --check DIR takes no build flags (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+				}
+				return runReleaseCheck(a, checkDir, asJSON)
+			}
+			if in.Core == "" || in.Seeds == "" || out == "" {
+				return fmt.Errorf("%w: --core FILE, --seeds FILE and --out DIR are required, or --check DIR (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+			}
+			if cmd.Flags().Changed("ise-max-confidence") {
+				if iseMax < 0 || iseMax > 1 {
+					return fmt.Errorf("%w: --ise-max-confidence %v is outside [0, 1]", errs.ErrUsage, iseMax)
+				}
+				opts.ISEMaxConfidence = &iseMax
+			}
+			res, err := release.Build(a.ctx, in, out, opts)
+			if err != nil {
+				return err
+			}
+			for _, c := range res.FlagChanges {
+				fmt.Fprintf(a.stderr, "note: recomputed flag differs from the input: %s\n", c)
+			}
+			if asJSON {
+				return writeJSON(a.stdout, res)
+			}
+			return writeReleaseSummary(a.stdout, res)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&in.Core, "core", "", "accepted pairs JSONL (the judge's core.jsonl)")
+	fl.StringArrayVar(&in.Excluded, "excluded", nil, "rejection log JSONL: judge excluded.jsonl or gate rejections.jsonl (repeatable)")
+	fl.StringVar(&in.ZeroShot, "zero-shot", "", "zero-shot contrast pairs JSONL")
+	fl.StringVar(&in.Seeds, "seeds", "", "real seed pairs JSONL")
+	fl.StringVar(&in.IDMap, "id-map", "", "extra identifier -> source bug rows: CSV (id,source_bug) or JSONL")
+	fl.StringVar(&in.Candidates, "candidates", "", "candidates JSONL from 'synth generate' (operator and source provenance)")
+	fl.StringVar(&in.Executions, "executions", "", "JVM execution records JSONL from 'synth verify'")
+	fl.StringVar(&out, "out", "", "release directory to create (must not exist or be empty)")
+	fl.StringVar(&opts.Name, "name", "", "dataset name for the manifest and datasheet")
+	fl.StringVar(&opts.Version, "version", "", "release version (default 1.0.0)")
+	fl.StringVar(&opts.License, "license", "", "data licence (default CC-BY-4.0)")
+	fl.StringVar(&opts.CodeLicense, "code-license", "", "code licence (default MIT)")
+	fl.Float64Var(&iseMax, "ise-max-confidence", 1, "flag IllegalStateException pairs accepted with at most this judge confidence (1: all, as rxsynth §8.1)")
+	fl.StringVar(&checkDir, "check", "", "validate the release in this directory instead of building one")
+	fl.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func runReleaseCheck(a *app, dir string, asJSON bool) error {
+	res, err := release.Check(a.ctx, dir)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if err := writeJSON(a.stdout, res); err != nil {
+			return err
+		}
+	} else {
+		for _, p := range res.Problems {
+			fmt.Fprintln(a.stdout, p.String())
+		}
+		if res.OK() {
+			fmt.Fprintf(a.stdout, "%s: OK (%d files, %d records)\n", dir, res.Files, res.Records)
+		}
+	}
+	if !res.OK() {
+		return fmt.Errorf("check release %s: %w: %d problems", dir, errs.ErrInput, len(res.Problems))
+	}
+	return nil
+}
+
+func writeReleaseSummary(w io.Writer, res *release.Result) error {
+	c := res.Manifest.Counts
+	fmt.Fprintf(w, "release %s written to %s\n\n", res.Manifest.Version, res.Dir)
+	t := table{header: []string{"type", "core", "excluded", "contrast", "seeds", "ise_low_conf", "fix_introduces_label"}}
+	for _, r := range c.ByType {
+		t.add(r.Type, r.Core, r.Excluded, r.Contrast, r.Seeds, r.ISELowConfidence, r.FixIntroducesLabel)
+	}
+	t.add("total", c.Core, c.Excluded, c.Contrast, c.Seeds, c.ISELowConfidence, c.FixIntroducesLabel)
+	if err := t.write(w); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%d source bugs, %d id-map rows (%d aliases); %d files in MANIFEST.json\n", c.SourceBugs, c.IDMap, c.Aliases, len(res.Manifest.Files))
+	return nil
+}

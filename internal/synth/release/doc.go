@@ -1,0 +1,54 @@
+// Package release owns the packaging and verification of a synthetic
+// corpus release (rxsynth §8): the partitions with their record schemas,
+// the identifier → source-bug map, per-pair generation metadata, the
+// release flags, a manifest of hashes and counts, and a datasheet.
+//
+// Layout of a release directory (format "benchforge-release/1"):
+//
+//	core.jsonl          CorePair: validated seed-grounded pairs with
+//	                    example_bug_ids, the accepting judge and the flags
+//	excluded.jsonl      ExcludedRecord: rejected candidates with stage
+//	                    (gate|judge), category and reason; no provenance
+//	contrast.jsonl      ContrastRecord: zero-shot pairs keyed by id, no
+//	                    validity label
+//	seeds.json          SeedRecord: the real seeds, a JSON array with one
+//	                    element per line
+//	id_map.csv          IDMapRow: id,source_bug,kind
+//	generation.csv      GenerationRow: per-pair generation metadata of the
+//	                    core and contrast pairs (arrays ';'-joined)
+//	schemas/*.schema.json  one JSON Schema (draft 2020-12) per record type
+//	DATASHEET.md        Gebru et al. sections, filled with the counts
+//	MANIFEST.json       format, licences, flag threshold, every other file
+//	                    with its size and sha256 and record count, counts
+//
+// This follows §8.1: JSONL for the pair collections, a JSON array for the
+// seeds, CSV for the generation metadata and the id map, separate schemas
+// per collection, and the two release flags — ise_low_confidence
+// (IllegalStateException pairs at or below a confidence threshold,
+// by default all of them as in the paper) and fix_introduces_label (the fix
+// adds an explicit throw of the label) — recomputed on Build with
+// internal/synth/judge's definitions and re-verified by Check. The datasheet
+// covers the sections §8.2 names (motivation, composition, collection,
+// preprocessing, uses, distribution, maintenance), with the intended and
+// out-of-scope uses of §8.4.
+//
+// Input contract. Build reads pipeline files by their JSON field names only
+// (see Inputs): the judge's core.jsonl (corpus.Pair with an accepting
+// judge), any number of rejection logs (judge excluded.jsonl and gate
+// rejections.jsonl lines, told apart by category vs cause), an optional
+// zero-shot pair file, the seeds, an optional extra id map, and optional
+// candidates and JVM execution logs joined by pair id.
+//
+// Schemas are generated from the record types by reflection (SchemaFor):
+// every JSON field is a property, fields without omitempty are required,
+// objects forbid other fields, and struct tags add descriptions, closed
+// vocabularies (enum) and minimums. Check validates with its own validator
+// for exactly that subset and refuses schemas using any other keyword, so no
+// constraint is silently ignored.
+//
+// Measured (BenchmarkBuildCheck: 5,000 core pairs, 170 seeds, build then
+// check, 2-core VM at load average ~19): 5.8 s wall per build+check, of
+// which ~1.8 CPU-s (Build 0.74, Check 0.71); 57% of the CPU is the
+// tree-sitter parse behind judge.FixIntroducesLabel, run once per pair on
+// build and once on check.
+package release

@@ -1,0 +1,278 @@
+package release
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/synth/generate"
+)
+
+// Inputs names the pipeline files a release is built from. Only the JSON
+// field names listed here are read (unknown fields are ignored), so the
+// release does not depend on how the producing stage is implemented.
+type Inputs struct {
+	// Core is the accepted corpus (judge's core.jsonl): corpus.Pair lines
+	// (pair_id, sample_id, error_type, buggy_method, fixed_method,
+	// example_bug_ids, generator, prompt_hash, size_target, judge{model,
+	// confidence, site, site_line, trigger, verdict, repaired}, flags).
+	// Every pair must carry an accepting judge.
+	Core string
+	// Excluded are rejection logs, any number: judge lines (pair_id,
+	// sample_id, error_type, category, reason, model, rubric) and gate lines
+	// (id, error_type, generator, operator, cause, detail) may be mixed.
+	Excluded []string
+	// ZeroShot is the zero-shot contrast collection: corpus.Pair lines with
+	// no example_bug_ids. Optional.
+	ZeroShot string
+	// Seeds are the real seed pairs: corpus.Seed lines. Required.
+	Seeds string
+	// IDMap adds identifiers to the identifier → source-bug map built from
+	// the seeds (every bug_id → its source_bug, every source_bug → itself):
+	// a CSV file with columns id,source_bug or JSONL {id, source_bug}.
+	// Optional.
+	IDMap string
+	// Candidates are generate.Candidate lines (id, operator, source{file,
+	// method, start_line, site_line}), joined to pairs by id for the
+	// generation metadata. Optional.
+	Candidates string
+	// Executions are JVM verification lines (pair_id, status, criteria{a,
+	// b, c}), joined by pair id. Optional.
+	Executions string
+}
+
+// lined is a record with the line it was read from.
+type lined[T any] struct {
+	Line int
+	Rec  T
+}
+
+// readLined decodes every non-blank line of the JSONL file at path.
+func readLined[T any](path string) ([]lined[T], error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("read %s: %w: %v", path, errs.ErrNotFound, err)
+		}
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	var out []lined[T]
+	var bad error
+	err = jsonl.Scan(f, func(line int, raw []byte) error {
+		var r T
+		if err := json.Unmarshal(raw, &r); err != nil {
+			bad = fmt.Errorf("%s:%d: %w: %v", path, line, errs.ErrInput, err)
+			return bad
+		}
+		out = append(out, lined[T]{line, r})
+		return nil
+	})
+	if bad != nil {
+		return nil, bad
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return out, nil
+}
+
+// excludedIn is the union of the judge's and the gate's rejection lines.
+type excludedIn struct {
+	PairID    string `json:"pair_id"`
+	ID        string `json:"id"`
+	SampleID  string `json:"sample_id"`
+	ErrorType string `json:"error_type"`
+	Category  string `json:"category"`
+	Reason    string `json:"reason"`
+	Model     string `json:"model"`
+	Rubric    string `json:"rubric"`
+	Cause     string `json:"cause"`
+	Detail    string `json:"detail"`
+	Generator string `json:"generator"`
+}
+
+func (e excludedIn) record() (ExcludedRecord, error) {
+	r := ExcludedRecord{PairID: e.PairID, SampleID: e.SampleID, Partition: PartExcluded, ErrorType: e.ErrorType,
+		Generator: e.Generator, Model: e.Model, Rubric: e.Rubric}
+	switch {
+	case e.Category != "":
+		r.Stage, r.Category, r.Reason = StageJudge, e.Category, e.Reason
+	case e.Cause != "":
+		r.Stage, r.Category, r.Reason = StageGate, "gate_"+e.Cause, e.Detail
+		if r.PairID == "" {
+			r.PairID = e.ID
+		}
+	default:
+		return r, errors.New("neither a judge category nor a gate cause")
+	}
+	switch {
+	case r.PairID == "":
+		return r, errors.New("no pair_id (judge) or id (gate)")
+	case !corpus.ValidType(r.ErrorType):
+		return r, fmt.Errorf("error_type %q is not one of the seven in-scope types", r.ErrorType)
+	}
+	return r, nil
+}
+
+// execIn is the part of a JVM execution record the release uses.
+type execIn struct {
+	PairID   string `json:"pair_id"`
+	Status   string `json:"status"`
+	Criteria struct {
+		A bool `json:"a"`
+		B bool `json:"b"`
+		C bool `json:"c"`
+	} `json:"criteria"`
+}
+
+type aliasIn struct {
+	ID        string `json:"id"`
+	SourceBug string `json:"source_bug"`
+}
+
+// readAliases reads the extra id map: CSV (header id,source_bug) when the
+// name ends in .csv, JSONL otherwise.
+func readAliases(path string) ([]lined[aliasIn], error) {
+	if !strings.EqualFold(filepath.Ext(path), ".csv") {
+		return readLined[aliasIn](path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("read %s: %w: %v", path, errs.ErrNotFound, err)
+		}
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	r := csv.NewReader(bytes.NewReader(data))
+	header, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s:1: %w: no CSV header: %v", path, errs.ErrInput, err)
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		col[strings.TrimSpace(h)] = i
+	}
+	ic, ok1 := col["id"]
+	sc, ok2 := col["source_bug"]
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("%s:1: %w: header must name columns id and source_bug, got %q", path, errs.ErrInput, header)
+	}
+	var out []lined[aliasIn]
+	for {
+		row, err := r.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w: %v", path, errs.ErrInput, err)
+		}
+		line, _ := r.FieldPos(0)
+		out = append(out, lined[aliasIn]{line, aliasIn{ID: strings.TrimSpace(row[ic]), SourceBug: strings.TrimSpace(row[sc])}})
+	}
+}
+
+// loaded holds everything Build read, keyed for joins.
+type loaded struct {
+	seeds      []lined[corpus.Seed]
+	core       []lined[corpus.Pair]
+	contrast   []lined[corpus.Pair]
+	excluded   []ExcludedRecord
+	aliases    []lined[aliasIn]
+	candidates map[string]generate.Candidate
+	executions map[string]execIn
+}
+
+func load(in Inputs) (*loaded, error) {
+	if in.Core == "" || in.Seeds == "" {
+		return nil, fmt.Errorf("release inputs: %w: the core and seeds files are required", errs.ErrUsage)
+	}
+	var l loaded
+	var err error
+	if l.seeds, err = readLined[corpus.Seed](in.Seeds); err != nil {
+		return nil, err
+	}
+	for _, s := range l.seeds {
+		if err := s.Rec.Validate(); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", in.Seeds, s.Line, err)
+		}
+	}
+	if l.core, err = readLined[corpus.Pair](in.Core); err != nil {
+		return nil, err
+	}
+	for _, p := range l.core {
+		if err := p.Rec.Validate(); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", in.Core, p.Line, err)
+		}
+		if p.Rec.Judge == nil || p.Rec.Judge.Verdict != "accept" {
+			return nil, fmt.Errorf("%s:%d: pair %s: %w: no accepting judge; --core must be the judge's core.jsonl", in.Core, p.Line, p.Rec.PairID, errs.ErrInput)
+		}
+		if p.Rec.Generator == "" {
+			return nil, fmt.Errorf("%s:%d: pair %s: %w: generator is empty", in.Core, p.Line, p.Rec.PairID, errs.ErrInput)
+		}
+	}
+	if in.ZeroShot != "" {
+		if l.contrast, err = readLined[corpus.Pair](in.ZeroShot); err != nil {
+			return nil, err
+		}
+		for _, p := range l.contrast {
+			if err := p.Rec.Validate(); err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", in.ZeroShot, p.Line, err)
+			}
+			if len(p.Rec.ExampleBugIDs) > 0 {
+				return nil, fmt.Errorf("%s:%d: pair %s: %w: a zero-shot contrast pair has example_bug_ids %v; pass seed-grounded pairs as --core", in.ZeroShot, p.Line, p.Rec.PairID, errs.ErrInput, p.Rec.ExampleBugIDs)
+			}
+		}
+	}
+	for _, path := range in.Excluded {
+		recs, err := readLined[excludedIn](path)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			e, err := r.Rec.record()
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: excluded record: %w: %v", path, r.Line, errs.ErrInput, err)
+			}
+			l.excluded = append(l.excluded, e)
+		}
+	}
+	if in.IDMap != "" {
+		if l.aliases, err = readAliases(in.IDMap); err != nil {
+			return nil, err
+		}
+	}
+	l.candidates = map[string]generate.Candidate{}
+	if in.Candidates != "" {
+		recs, err := readLined[generate.Candidate](in.Candidates)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range recs {
+			l.candidates[c.Rec.ID] = c.Rec
+		}
+	}
+	l.executions = map[string]execIn{}
+	if in.Executions != "" {
+		recs, err := readLined[execIn](in.Executions)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range recs {
+			if e.Rec.Status != "confirmed" && e.Rec.Status != "unconfirmed" {
+				return nil, fmt.Errorf("%s:%d: pair %s: %w: status %q is neither confirmed nor unconfirmed", in.Executions, e.Line, e.Rec.PairID, errs.ErrInput, e.Rec.Status)
+			}
+			l.executions[e.Rec.PairID] = e.Rec
+		}
+	}
+	return &l, nil
+}

@@ -1,0 +1,283 @@
+package seeds
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/gitrepo/gittest"
+	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+)
+
+type memSink struct {
+	seeds []corpus.Seed
+	logs  map[string]BugLog
+}
+
+func (m *memSink) Done(bug string) (BugLog, bool) { l, ok := m.logs[bug]; return l, ok }
+func (m *memSink) Emit(s []corpus.Seed, l BugLog) error {
+	m.seeds = append(m.seeds, s...)
+	if m.logs == nil {
+		m.logs = map[string]BugLog{}
+	}
+	m.logs[l.Bug] = l
+	return nil
+}
+
+func TestExtractDefects4JFixture(t *testing.T) {
+	d4j, repos := buildDemo(t)
+	bugs, problems, err := LoadDefects4J(d4j, nil)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("LoadDefects4J: %v %v", err, problems)
+	}
+	finder := &RepoFinder{Dir: repos}
+	defer finder.Close()
+	sink := &memSink{}
+	logs, err := Extract(context.Background(), bugs, ExtractOptions{Repos: finder}, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		Kept   bool
+		Stage  Stage
+		Reason string // substring
+		Pairs  []string
+	}
+	want := map[string]row{
+		"Demo-1":  {true, StageSeed, "1 of 1", []string{"Demo-1"}},
+		"Demo-2":  {false, StageF3, "change outside method bodies", nil},
+		"Demo-3":  {false, StageF3, "signature-only change of Bug3.len(String)", nil},
+		"Demo-4":  {false, StageF3, "documentation-only change: Bug4.len(String)", nil},
+		"Demo-5":  {true, StageSeed, "2 of 2", []string{"Demo-5#1", "Demo-5#2"}},
+		"Demo-6":  {false, StageF4, "fix adds a missing throw of IllegalArgumentException", nil},
+		"Demo-7":  {true, StageSeed, "1 of 1", []string{"Demo-7"}},
+		"Demo-8":  {false, StageF3, "fixed commit " + strings.Repeat("cd", 20) + " of Demo-8 not in", nil},
+		"Demo-9":  {false, StageF1, "only JUnit artefacts", nil},
+		"Demo-10": {false, StageF2, "only checked exceptions", nil},
+	}
+	if len(logs) != len(want) {
+		t.Fatalf("got %d logs, want %d", len(logs), len(want))
+	}
+	for _, l := range logs {
+		w, ok := want[l.Bug]
+		if !ok {
+			t.Errorf("unexpected bug %s", l.Bug)
+			continue
+		}
+		var pairs []string
+		for _, m := range l.Methods {
+			if m.Kept {
+				pairs = append(pairs, m.PairID)
+			}
+		}
+		if l.Kept != w.Kept || l.Stage != w.Stage || !strings.Contains(l.Reason, w.Reason) || !cmp.Equal(pairs, w.Pairs) {
+			t.Errorf("%s: got kept=%t stage=%s pairs=%v reason %q; want kept=%t stage=%s pairs=%v reason containing %q",
+				l.Bug, l.Kept, l.Stage, pairs, l.Reason, w.Kept, w.Stage, w.Pairs, w.Reason)
+		}
+	}
+	if len(sink.seeds) != 4 {
+		t.Fatalf("got %d seeds, want 4", len(sink.seeds))
+	}
+	s := sink.seeds[0]
+	wantSeed := corpus.Seed{BugID: "Demo-1", SourceBug: "Demo-1", Benchmark: "defects4j", Project: "Demo",
+		Exception: "NullPointerException", File: "src/main/java/demo/Bug1.java", MethodSignature: "public int len(String s)",
+		BuggyMethod: "/** Length. */\npublic int len(String s) {\n    return s.length();\n}",
+		FixedMethod: "/** Length. */\npublic int len(String s) {\n    if (s == null) { return 0; } return s.length();\n}",
+		BuggySpan:   corpus.Span{Start: 7, End: 9}, FixedSpan: corpus.Span{Start: 7, End: 9}}
+	s.Diff = ""
+	if d := cmp.Diff(wantSeed, s); d != "" {
+		// The declaration span may or may not include the Javadoc; accept
+		// either, but the method text and metadata must match.
+		wantSeed.BuggyMethod = strings.TrimPrefix(wantSeed.BuggyMethod, "/** Length. */\n")
+		wantSeed.FixedMethod = strings.TrimPrefix(wantSeed.FixedMethod, "/** Length. */\n")
+		if d2 := cmp.Diff(wantSeed, s); d2 != "" {
+			t.Errorf("seed Demo-1 (-want +got):\n%s", d2)
+		}
+	}
+	if !strings.Contains(sink.seeds[0].Diff, "+    if (s == null) { return 0; } return s.length();") {
+		t.Errorf("seed diff lacks the fix line:\n%s", sink.seeds[0].Diff)
+	}
+	if got := sink.seeds[3].Exception; got != corpus.IllegalArgument {
+		t.Errorf("Demo-7 exception = %q", got)
+	}
+	rows, pooled := Funnel(logs)
+	if len(rows) != 1 || pooled.Total != 10 || pooled.Runtime != 8 || pooled.Seeds != 4 || pooled.SeedBugs != 3 ||
+		pooled.Excluded[StageF3] != 4 || pooled.Excluded[StageF4] != 1 {
+		t.Errorf("funnel = %+v", pooled)
+	}
+}
+
+func TestExtractResumesFromFiles(t *testing.T) {
+	d4j, repos := buildDemo(t)
+	bugs, _, err := LoadDefects4J(d4j, []string{"Demo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	seedsPath, logPath := filepath.Join(dir, "seeds.jsonl"), filepath.Join(dir, "log.jsonl")
+	run := func(bugs []BugInput) []BugLog {
+		sink, err := OpenFileSink(seedsPath, logPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		finder := &RepoFinder{Dir: repos}
+		defer finder.Close()
+		logs, err := Extract(context.Background(), bugs, ExtractOptions{Repos: finder}, sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sink.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return logs
+	}
+	run(bugs[:5])
+	// Simulate a crash after bug 5's seeds but before its log record.
+	recs, err := jsonl.ReadFile[BugLog](logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jsonl.Rewrite(logPath, recs[:4]); err != nil {
+		t.Fatal(err)
+	}
+	logs := run(bugs)
+	if len(logs) != 10 {
+		t.Fatalf("second run returned %d logs, want 10", len(logs))
+	}
+	all, err := jsonl.ReadFile[corpus.Seed](seedsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range all {
+		ids = append(ids, s.BugID)
+	}
+	if want := []string{"Demo-1", "Demo-5#1", "Demo-5#2", "Demo-7"}; !cmp.Equal(ids, want) {
+		t.Errorf("seeds after resume = %v, want %v", ids, want)
+	}
+	recs, _ = jsonl.ReadFile[BugLog](logPath)
+	if len(recs) != 10 {
+		t.Errorf("log holds %d records, want 10", len(recs))
+	}
+}
+
+func TestExtractSingleMethodAndMissingRepo(t *testing.T) {
+	d4j, repos := buildDemo(t)
+	bugs, _, _ := LoadDefects4J(d4j, nil)
+	sink := &memSink{}
+	finder := &RepoFinder{Dir: repos}
+	defer finder.Close()
+	logs, err := Extract(context.Background(), bugs[4:5], ExtractOptions{Repos: finder, SingleMethod: true}, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if logs[0].Kept || logs[0].Stage != StageF3 || !strings.Contains(logs[0].Reason, "changes 2 method bodies") {
+		t.Errorf("single-method: %+v", logs[0])
+	}
+	empty := &RepoFinder{Dir: t.TempDir()}
+	logs, err = Extract(context.Background(), bugs[:1], ExtractOptions{Repos: empty}, &memSink{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if logs[0].Kept || logs[0].Stage != StageF3 || !strings.Contains(logs[0].Reason, "not found; tried") {
+		t.Errorf("missing repository: %+v", logs[0])
+	}
+}
+
+func TestExtractGenericJSONL(t *testing.T) {
+	b := gittest.New(t)
+	b.Write("src/main/java/demo/A.java", demoBugs[1].buggy)
+	b.Write("src/test/java/demo/ATest.java", "class ATest {}\n")
+	bc := b.Commit("buggy", gittest.Date(2021, 1, 1))
+	b.Write("src/main/java/demo/A.java", demoBugs[1].fixed)
+	b.Write("src/test/java/demo/ATest.java", "class ATest { int x; }\n")
+	fc := b.Commit("fixed", gittest.Date(2021, 1, 2))
+	file := filepath.Join(t.TempDir(), "bugs.jsonl")
+	lines := `{"bug_id":"bj-1","benchmark":"bugs.jar","repo":"acme/demo","buggy_commit":"` + bc + `","fixed_commit":"` + fc +
+		`","failure_log":"java.lang.NullPointerException\n\tat demo.Bug1.len(Bug1.java:8)\n"}
+{"bug_id":"bj-2","repo":"acme/demo","buggy_commit":"` + bc + `","fixed_commit":"` + fc + `","failure_log":"","exception":"IAE"}
+{"bug_id":"bj-3","repo":"acme/demo","buggy_commit":"` + bc + `","failure_log":"x"}
+`
+	writeFile(t, file, lines)
+	bugs, err := ReadGenericBugs(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finder := &RepoFinder{Mapping: map[string]string{"acme/demo": b.Dir()}}
+	defer finder.Close()
+	sink := &memSink{}
+	logs, err := Extract(context.Background(), bugs, ExtractOptions{Repos: finder}, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !logs[0].Kept || logs[0].Exception != NPE || logs[0].Benchmark != "bugs.jar" {
+		t.Errorf("bj-1: %+v", logs[0])
+	}
+	if !logs[1].Kept || logs[1].Exception != IAE || len(logs[1].Notes) == 0 {
+		t.Errorf("bj-2 (exception given, no log): %+v", logs[1])
+	}
+	if logs[2].Kept || logs[2].Stage != StageInput || !strings.Contains(logs[2].Reason, "missing fixed_commit") {
+		t.Errorf("bj-3: %+v", logs[2])
+	}
+	if len(sink.seeds) != 2 || sink.seeds[0].File != "src/main/java/demo/A.java" {
+		t.Errorf("seeds: %+v", sink.seeds)
+	}
+
+	writeFile(t, file, `{"bug_id":"x","repo":"a/b","bogus":1}`+"\n")
+	if _, err := ReadGenericBugs(file); !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), "bugs.jsonl:1") {
+		t.Errorf("unknown field: %v", err)
+	}
+}
+
+func TestRepoFinderLayouts(t *testing.T) {
+	b := gittest.New(t)
+	b.Write("a.txt", "a")
+	b.Commit("a", gittest.Date(2020, 1, 1))
+	bare := b.CloneBare()
+	for _, layout := range []string{"acme__demo", "acme/demo", "acme+demo/repo", "Demo", "demo"} {
+		t.Run(layout, func(t *testing.T) {
+			dir := t.TempDir()
+			dst := filepath.Join(dir, layout)
+			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(bare, dst); err != nil {
+				t.Fatal(err)
+			}
+			f := &RepoFinder{Dir: dir}
+			defer f.Close()
+			if _, err := f.Find(context.Background(), "Demo", "acme/demo"); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	f := &RepoFinder{Dir: t.TempDir()}
+	if _, err := f.Find(context.Background(), "Demo", "acme/demo"); !errors.Is(err, errs.ErrNotFound) {
+		t.Errorf("missing: %v", err)
+	}
+}
+
+func TestReadMapping(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "map.txt")
+	writeFile(t, p, "# comment\nLang /abs/lang\nacme/demo=rel/demo\n\n")
+	m, err := ReadMapping(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"Lang": "/abs/lang", "acme/demo": filepath.Join(dir, "rel/demo")}
+	if d := cmp.Diff(want, m); d != "" {
+		t.Error(d)
+	}
+	writeFile(t, p, "Lang a b\n")
+	if _, err := ReadMapping(p); !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), "map.txt:1") {
+		t.Errorf("bad line: %v", err)
+	}
+}
