@@ -15,7 +15,7 @@ build: ## Build bin/benchforge
 	$(GO) build -o $(BIN) ./cmd/benchforge
 
 .PHONY: demo
-demo: build ## Run the demo on the files in testdata/demo (offline, no API key)
+demo: build ## Run the demo: both jobs offline, report in out/demo/report.html (no API key)
 	@echo "== benchforge metrics testdata/demo/* =="
 	@$(BIN) metrics testdata/demo/Buggy.java testdata/demo/Fixed.java testdata/demo/buggy.py testdata/demo/fixed.py
 	@echo
@@ -24,6 +24,9 @@ demo: build ## Run the demo on the files in testdata/demo (offline, no API key)
 	@echo
 	@echo "== benchforge diff methods (Python) =="
 	@$(BIN) diff methods --old testdata/demo/buggy.py --new testdata/demo/fixed.py
+	@echo
+	@echo "== benchforge demo --out out/demo =="
+	@$(BIN) demo --out out/demo
 
 .PHONY: test
 test: ## Run vet, format and module checks, then all tests

@@ -1,0 +1,113 @@
+package demo
+
+import (
+	"bufio"
+	"bytes"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/benchforge/benchforge/internal/diff"
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/synth/seeds"
+)
+
+// bugFS holds the demo's hand-written bug/fix pairs: bugs.tsv lists each
+// bug (id, project, exception, file) and <id>/buggy/<file>, <id>/fixed/<file>
+// are the two sides of its fix.
+//
+//go:embed testdata/bugs
+var bugFS embed.FS
+
+// BugsFS returns the embedded bug pairs rooted at the folder holding
+// bugs.tsv.
+func BugsFS() fs.FS {
+	sub, err := fs.Sub(bugFS, "testdata/bugs")
+	if err != nil { // cannot happen: the path is fixed at compile time
+		return bugFS
+	}
+	return sub
+}
+
+// SeedExclusion records a bug or method the seed filters dropped.
+type SeedExclusion struct {
+	Bug    string `json:"bug"`
+	Filter string `json:"filter"` // F3 or F4
+	Reason string `json:"reason"`
+}
+
+// ExtractSeeds reads bugs.tsv and the bug pairs from fsys and applies
+// rxsynth §3.2 F3 (method-level pairs: only method bodies change) and F4
+// (IAE/ISE fixes must remove or restructure an unintended throw). Each kept
+// method pair becomes a corpus.Seed whose Diff is the unified diff between
+// the two methods. Bug ids are the source bugs; a bug with several changed
+// methods gives <id>:1, <id>:2, ….
+func ExtractSeeds(fsys fs.FS) ([]corpus.Seed, []SeedExclusion, error) {
+	list, err := fs.ReadFile(fsys, "bugs.tsv")
+	if err != nil {
+		return nil, nil, fmt.Errorf("demo: read bugs.tsv: %w: %w", errs.ErrNotFound, err)
+	}
+	var out []corpus.Seed
+	var excl []SeedExclusion
+	sc := bufio.NewScanner(bytes.NewReader(list))
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		f := strings.Split(text, "\t")
+		if len(f) != 4 {
+			return nil, nil, fmt.Errorf("demo: bugs.tsv:%d: want 4 tab-separated fields (bug, project, exception, file), got %d: %w", line, len(f), errs.ErrInput)
+		}
+		id, project, exc, file := f[0], f[1], f[2], f[3]
+		t, ok := seeds.ParseType(exc)
+		if !ok || !corpus.ValidType(exc) {
+			return nil, nil, fmt.Errorf("demo: bugs.tsv:%d: %q is not one of %s: %w", line, exc, strings.Join(corpus.Types, ", "), errs.ErrInput)
+		}
+		buggy, err := fs.ReadFile(fsys, path.Join(id, "buggy", file))
+		if err != nil {
+			return nil, nil, fmt.Errorf("demo: bugs.tsv:%d: %w: %w", line, errs.ErrInput, err)
+		}
+		fixed, err := fs.ReadFile(fsys, path.Join(id, "fixed", file))
+		if err != nil {
+			return nil, nil, fmt.Errorf("demo: bugs.tsv:%d: %w: %w", line, errs.ErrInput, err)
+		}
+		pairs, ex := seeds.ExtractMethodPairs([]seeds.FilePair{{Path: file, Buggy: buggy, Fixed: fixed}})
+		if ex != nil {
+			excl = append(excl, SeedExclusion{Bug: id, Filter: "F3", Reason: ex.Reason})
+			continue
+		}
+		for k, p := range pairs {
+			bugID := id
+			if len(pairs) > 1 {
+				bugID = fmt.Sprintf("%s:%d", id, k+1)
+			}
+			if d := seeds.CheckF4(t, p.Buggy, p.Fixed, false); !d.Keep {
+				excl = append(excl, SeedExclusion{Bug: bugID, Filter: "F4", Reason: d.Reason})
+				continue
+			}
+			var db bytes.Buffer
+			if err := diff.Format(&db, []*diff.FileDiff{diff.Unified(file, file, []byte(p.Buggy+"\n"), []byte(p.Fixed+"\n"), 3)}); err != nil {
+				return nil, nil, fmt.Errorf("demo: diff of %s: %w", bugID, err)
+			}
+			s := corpus.Seed{
+				BugID: bugID, SourceBug: id, Benchmark: "benchforge-demo", Project: project, Exception: exc,
+				BuggyMethod: p.Buggy, FixedMethod: p.Fixed, File: file, MethodSignature: p.Signature,
+				BuggySpan: corpus.Span{Start: p.BuggySpan[0], End: p.BuggySpan[1]},
+				FixedSpan: corpus.Span{Start: p.FixedSpan[0], End: p.FixedSpan[1]},
+				Diff:      db.String(),
+			}
+			if err := s.Validate(); err != nil {
+				return nil, nil, fmt.Errorf("demo: seed %s: %w", bugID, err)
+			}
+			out = append(out, s)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, fmt.Errorf("demo: read bugs.tsv: %w", err)
+	}
+	return out, excl, nil
+}

@@ -1,0 +1,28 @@
+package org.timekit;
+
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/** Parses duration units as written in configuration files. */
+public final class Units {
+    private Units() {
+    }
+
+    public static TimeUnit parseUnit(String unit) {
+        if (!unit.equals(unit.toLowerCase(Locale.ROOT))) {
+            throw new IllegalArgumentException("Time unit must be lower case: " + unit);
+        }
+        switch (unit) {
+            case "ms":
+                return TimeUnit.MILLISECONDS;
+            case "s":
+                return TimeUnit.SECONDS;
+            case "m":
+                return TimeUnit.MINUTES;
+            case "h":
+                return TimeUnit.HOURS;
+            default:
+                throw new IllegalArgumentException("Unknown time unit: " + unit);
+        }
+    }
+}
