@@ -2,16 +2,25 @@ package cli
 
 import (
 	"fmt"
+	"net"
+	"net/http"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/llm"
+	_ "github.com/benchforge/benchforge/internal/llm/providers" // openai:, anthropic:
+	"github.com/benchforge/benchforge/internal/ngram"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/gate"
 	"github.com/benchforge/benchforge/internal/synth/generate"
+	"github.com/benchforge/benchforge/internal/synth/generate/grounded"
+	"github.com/benchforge/benchforge/internal/synth/generate/grounded/llmgen"
 	"github.com/benchforge/benchforge/internal/synth/generate/mutation"
+	"github.com/benchforge/benchforge/internal/synth/generate/zeroshot"
 )
 
 func init() { synthSubcommands = append(synthSubcommands, newSynthGenerateCmd) }
@@ -24,6 +33,101 @@ type generateJSON struct {
 	Patterns  []mutation.PatternCount `json:"seed_patterns"`
 	Gate      *gate.Result            `json:"gate"`
 	Out       string                  `json:"out"`
+	Manifest  *llm.Manifest           `json:"manifest,omitempty"`
+}
+
+// Generation modes of a model-backed generator.
+const (
+	modeGrounded = "seed-grounded"
+	modeZeroShot = "zero-shot"
+)
+
+// modelGenFlags are the flags of the model-backed generators, shared with
+// `synth screen`.
+type modelGenFlags struct {
+	workers, batch, maxTokens int
+	temperature, topP         float64
+	providerDefaults          bool
+	pairShare                 float64
+	cacheDir, keyFile         string
+	noCache                   bool
+	maxCost                   float64
+}
+
+func addModelGenFlags(cmd *cobra.Command, o *modelGenFlags) {
+	f := cmd.Flags()
+	f.IntVar(&o.workers, "workers", 4, "model calls in flight (model generators)")
+	f.IntVar(&o.batch, "batch", 0, "prompts per resumable chunk (default 2×workers)")
+	f.IntVar(&o.maxTokens, "max-tokens", 4096, "largest model answer, in tokens (rxsynth §4.2: 4,096)")
+	f.Float64Var(&o.temperature, "temperature", 0.9, "sampling temperature (rxsynth §4.2: 0.9)")
+	f.Float64Var(&o.topP, "top-p", 0.9, "nucleus sampling top-p (rxsynth §4.2: 0.9)")
+	f.BoolVar(&o.providerDefaults, "provider-defaults", false, "send no temperature/top-p: the provider's default sampling (rxsynth §4.3)")
+	f.Float64Var(&o.pairShare, "pair-share", 0, "share of seed-grounded prompts with k=2 exemplars (default 0.74; negative: k=1 only)")
+	f.StringVar(&o.cacheDir, "cache-dir", "", "model answer cache directory (default: the user cache directory)")
+	f.BoolVar(&o.noCache, "no-cache", false, "do not cache model answers (DIR/calls.jsonl still makes reruns free)")
+	f.Float64Var(&o.maxCost, "max-cost", 0, "stop before spending more than this many US dollars (0: no limit); rerun to resume")
+	f.StringVar(&o.keyFile, "key-file", "", "file holding the API key (default: the provider's environment variable)")
+}
+
+func (o modelGenFlags) session() (*llm.Session, error) {
+	return llm.NewSession(llm.SessionOptions{CacheDir: o.cacheDir, NoCache: o.noCache, MaxCost: o.maxCost,
+		Provider: llm.Options{KeyFile: o.keyFile}})
+}
+
+func (o modelGenFlags) llmgenOptions(dir string, seed uint64, modelID string) llmgen.Options {
+	return llmgen.Options{Dir: dir, Workers: o.workers, Batch: o.batch, MaxTokens: o.maxTokens, Temperature: o.temperature,
+		TopP: o.topP, ProviderDefaults: o.providerDefaults, Seed: seed, ModelID: modelID}
+}
+
+// genModel is an opened generator model; id names it in generator ids
+// ("" for its own ID()).
+type genModel struct {
+	llm.Model
+	id string
+}
+
+// openGenModel opens a generator model spec in sess. "ngram:FILE" (the
+// built-in n-gram LM) is served on a loopback port for the run and opened
+// as an OpenAI-compatible endpoint (named by its spec, not the port, in
+// generator ids); stop shuts that server down.
+func openGenModel(sess *llm.Session, spec string) (gm genModel, stop func(), err error) {
+	sp, err := llm.ParseSpec(spec)
+	if err != nil {
+		return gm, nil, err
+	}
+	if sp.Provider != "ngram" {
+		m, err := sess.Open(spec)
+		return genModel{Model: m}, func() {}, err
+	}
+	lm, err := ngram.Load(sp.Model)
+	if err != nil {
+		return gm, nil, fmt.Errorf("%s: %w", spec, err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return gm, nil, fmt.Errorf("%s: serve on loopback: %w: %w", spec, err, errs.ErrUnavailable)
+	}
+	name := strings.TrimSuffix(filepath.Base(sp.Model), filepath.Ext(sp.Model))
+	hs := &http.Server{Handler: ngram.NewServer(lm, name), ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(ln)
+	m, err := sess.Open("openai:" + name + "@http://" + ln.Addr().String() + "/v1")
+	if err != nil {
+		hs.Close()
+		return gm, nil, err
+	}
+	return genModel{Model: m, id: sp.String()}, func() { hs.Close() }, nil
+}
+
+// newModelGenerator builds the seed-grounded or zero-shot generator.
+func newModelGenerator(m genModel, mode string, seed uint64, o modelGenFlags, gopts gate.Options, dir string) (*llmgen.Generator, error) {
+	switch mode {
+	case modeGrounded:
+		return grounded.New(m, grounded.Options{Seed: seed, PairShare: o.pairShare, SizeTolerance: gopts.SizeTolerance, MinTarget: gopts.MinLLOC},
+			o.llmgenOptions(dir, seed, m.id))
+	case modeZeroShot:
+		return zeroshot.New(m, zeroshot.Options{Seed: seed}, o.llmgenOptions(dir, seed, m.id))
+	}
+	return nil, fmt.Errorf("%w: --mode %q: want %s or %s", errs.ErrUsage, mode, modeGrounded, modeZeroShot)
 }
 
 func newSynthGenerateCmd(a *app) *cobra.Command {
@@ -34,9 +138,12 @@ func newSynthGenerateCmd(a *app) *cobra.Command {
 		mopts                                     mutation.Options
 		gopts                                     gate.Options
 		asJSON                                    bool
+		mode                                      string
+		mf                                        modelGenFlags
+		total, floor, capN                        int
 	)
 	cmd := &cobra.Command{
-		Use:   "generate --generator mutation --out DIR",
+		Use:   "generate --generator mutation|MODEL-SPEC --out DIR",
 		Short: "Generate candidate bug/fix pairs and gate them (rxsynth §4)",
 		Long: `generate grows candidate pairs and runs the generation-time gates on them.
 
@@ -50,6 +157,19 @@ fixed member of each pair is the original code. With --seeds, the seeds'
 fixes are classified into the same patterns (the table is printed) and
 each pair's example_bug_ids lists the seeds of its type and pattern.
 
+--generator MODEL-SPEC (openai:MODEL[@BASE_URL], anthropic:MODEL, or
+ngram:FILE.bfng for the built-in n-gram LM served on loopback) calls a model:
+--mode seed-grounded (default; rxsynth §4.3, needs --seeds) shows one or two
+real seed pairs of the type per prompt — k=2 by a shuffled queue of all seed
+pairs, k=1 by LOC-stratified rotation — with their two-context diffs and an
+exemplar-derived size target; --mode zero-shot (§4.1) prompts with
+mechanism × trigger × context scaffolds and no exemplar (the contrast
+corpus). With --total N, per-type quotas follow seed prevalence, clamped to
+[--floor, --cap] (§4.4: 500 and 1,000). Every call (prompt, answer, prompt
+hash, model, parameters, time) is appended to DIR/calls.jsonl, and the llm
+manifest goes to DIR/manifest.json. --max-cost stops cleanly; rerunning the
+same command resumes without paying twice.
+
 DIR/candidates.jsonl and DIR/attempts.jsonl are append-only: rerunning the
 same command resumes where a killed run stopped. The gates then rewrite
 DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
@@ -58,9 +178,6 @@ DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return fmt.Errorf("%w: --out DIR is required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
-			}
-			if genSpec != "mutation" {
-				return fmt.Errorf("synth generate: generator %q: only \"mutation\" is built so far (model-backed generators come through internal/llm): %w", genSpec, errs.ErrUnsupported)
 			}
 			if perType < 0 {
 				return fmt.Errorf("%w: --per-type must be ≥ 0, got %d", errs.ErrUsage, perType)
@@ -82,6 +199,10 @@ DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
 				if seeds, err = gate.ReadSeeds(seedPath); err != nil {
 					return err
 				}
+			}
+			if genSpec != "mutation" {
+				return runModelGenerate(a, cmd, modelGenRun{spec: genSpec, mode: mode, flags: mf, seed: seed, out: out, quotas: quotas,
+					seeds: seeds, total: total, floor: floor, capN: capN, gopts: gopts, asJSON: asJSON})
 			}
 			mopts.Corpus, mopts.Seed = corpusPath, seed
 			g, err := mutation.New(mopts)
@@ -153,17 +274,120 @@ DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&genSpec, "generator", "mutation", "generator: mutation")
+	fl.StringVar(&genSpec, "generator", "mutation", "generator: mutation, or a model spec (openai:…, anthropic:…, ngram:FILE)")
+	fl.StringVar(&mode, "mode", modeGrounded, "model generator mode: seed-grounded or zero-shot")
+	fl.IntVar(&total, "total", 0, "model generators: total candidates split over the types by seed prevalence (0: --per-type each)")
+	fl.IntVar(&floor, "floor", 500, "with --total: smallest per-type quota (rxsynth §4.4: 500)")
+	fl.IntVar(&capN, "cap", 1000, "with --total: largest per-type quota, 0 for none (rxsynth §4.4: 1,000)")
+	addModelGenFlags(cmd, &mf)
 	fl.StringVar(&corpusPath, "corpus", "", "Java sources to mutate: a src.zip or a directory (default: the JDK's lib/src.zip)")
 	fl.StringVar(&seedPath, "seeds", "", "real seed pairs JSONL (mined fix patterns, example_bug_ids, novelty gate)")
 	fl.StringVar(&out, "out", "", "output directory")
 	fl.StringVar(&types, "types", strings.Join(corpus.Types, ","), "exception types to generate, comma-separated")
 	fl.IntVar(&perType, "per-type", 250, "candidates per exception type (before gating)")
-	fl.Uint64Var(&seed, "seed", 1, "random seed: corpus order and mutation sites")
+	fl.Uint64Var(&seed, "seed", 1, "random seed: corpus order and mutation sites; exemplar and scaffold schedules")
 	fl.BoolVar(&mopts.PublicOnly, "public-only", true, "mutate public methods only")
 	fl.IntVar(&mopts.MinLines, "min-lines", 5, "smallest method to mutate, in lines")
 	fl.IntVar(&mopts.MaxLines, "max-lines", 60, "largest method to mutate, in lines")
 	fl.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	addGateFlags(cmd, &gopts)
 	return cmd
+}
+
+// modelGenRun is one `synth generate` run with a model-backed generator.
+type modelGenRun struct {
+	spec, mode, out    string
+	flags              modelGenFlags
+	seed               uint64
+	quotas             map[string]int
+	seeds              []corpus.Seed
+	total, floor, capN int
+	gopts              gate.Options
+	asJSON             bool
+}
+
+func runModelGenerate(a *app, cmd *cobra.Command, r modelGenRun) error {
+	if r.mode == modeGrounded && len(r.seeds) == 0 {
+		return fmt.Errorf("synth generate: %w: --mode %s needs --seeds FILE (its exemplars); use --mode %s for prompts without exemplars", errs.ErrUsage, modeGrounded, modeZeroShot)
+	}
+	if r.total < 0 || r.floor < 0 || r.capN < 0 {
+		return fmt.Errorf("synth generate: %w: --total, --floor and --cap must be ≥ 0", errs.ErrUsage)
+	}
+	if r.total > 0 {
+		src := r.seeds
+		if r.mode == modeZeroShot && len(src) == 0 {
+			return fmt.Errorf("synth generate: %w: --total splits by seed prevalence and needs --seeds FILE", errs.ErrUsage)
+		}
+		by := grounded.Targets(src, r.total, r.floor, r.capN)
+		for t := range r.quotas {
+			r.quotas[t] = by[t]
+		}
+	}
+	sess, err := r.flags.session()
+	if err != nil {
+		return fmt.Errorf("synth generate: %w", err)
+	}
+	defer sess.Close()
+	m, stop, err := openGenModel(sess, r.spec)
+	if err != nil {
+		return fmt.Errorf("synth generate: --generator: %w", err)
+	}
+	defer stop()
+	g, err := newModelGenerator(m, r.mode, r.seed, r.flags, r.gopts, r.out)
+	if err != nil {
+		return fmt.Errorf("synth generate: %w", err)
+	}
+	defer g.Close()
+	ropts := generate.RunOptions{Dir: r.out, PerType: r.quotas, Seeds: r.seeds}
+	if isTerminal(a.stderr) {
+		ropts.Progress = func(chunk int, have map[string]int) {
+			n := 0
+			for _, v := range have {
+				n += v
+			}
+			fmt.Fprintf(a.stderr, "\rchunk %d: %d candidates, $%.4f", chunk+1, n, sess.Spent())
+		}
+	}
+	st, runErr := generate.Run(a.ctx, g, ropts)
+	if ropts.Progress != nil {
+		fmt.Fprintln(a.stderr)
+	}
+	man := sess.Manifest()
+	if err := sess.WriteManifest(filepath.Join(r.out, "manifest.json")); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr != nil {
+		return runErr
+	}
+	for _, w := range append(g.Warnings(), st.Warnings...) {
+		fmt.Fprintf(a.stderr, "benchforge: warning: %s\n", w)
+	}
+	cands, err := gate.ReadCandidates(filepath.Join(r.out, generate.CandidatesFile))
+	if err != nil {
+		return err
+	}
+	res, err := gate.Run(a.ctx, cands, r.seeds, r.gopts)
+	if err != nil {
+		return err
+	}
+	if err := gate.WriteOutputs(r.out, res); err != nil {
+		return err
+	}
+	if r.asJSON {
+		return writeJSON(a.stdout, generateJSON{Generator: g.ID(), Stats: st, Patterns: []mutation.PatternCount{}, Gate: res, Out: r.out, Manifest: &man})
+	}
+	w := a.stdout
+	fmt.Fprintf(w, "generator %s: %d new candidates, %d from an earlier run, %d chunks; %d model calls, %d cache hits, $%.4f\n\n",
+		g.ID(), st.New, st.Resumed, st.Chunks, man.Calls, man.CacheHits, man.CostUSD)
+	ct := table{header: []string{"type", "quota", "candidates"}}
+	for _, t := range corpus.Types {
+		if q, ok := r.quotas[t]; ok {
+			ct.add(t, q, st.Have[t])
+		}
+	}
+	if err := ct.write(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return writeGateTables(w, res)
 }

@@ -8,6 +8,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/ngram"
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/synth/gate"
+	"github.com/benchforge/benchforge/internal/synth/generate"
+	"github.com/benchforge/benchforge/internal/synth/generate/grounded"
+	"github.com/benchforge/benchforge/internal/synth/generate/grounded/llmgen"
+	"github.com/benchforge/benchforge/internal/synth/generate/zeroshot"
 )
 
 // javaFixture writes a small source tree with mutation sites for NPE, NFE,
@@ -115,7 +124,9 @@ func TestSynthGenerateErrors(t *testing.T) {
 		code int
 	}{
 		{[]string{"--generator", "mutation"}, exitUsage},
-		{[]string{"--generator", "openai:gpt-4o", "--out", t.TempDir()}, exitUnsupported},
+		{[]string{"--generator", "openai:gpt-4o", "--out", t.TempDir()}, exitUsage}, // seed-grounded without --seeds
+		{[]string{"--generator", "openai:m@http://127.0.0.1:1/v1", "--mode", "few-shot", "--out", t.TempDir()}, exitUsage},
+		{[]string{"--generator", "nope", "--out", t.TempDir()}, exitUsage},
 		{[]string{"--types", "AssertionError", "--out", t.TempDir()}, exitUsage},
 		{[]string{"--corpus", filepath.Join(t.TempDir(), "none.zip"), "--out", t.TempDir()}, exitNotFound},
 	}
@@ -125,5 +136,137 @@ func TestSynthGenerateErrors(t *testing.T) {
 		if code := Run(context.Background(), args, &stdout, &stderr); code != tt.code {
 			t.Errorf("%v: exit %d, want %d (%s)", tt.args, code, tt.code, stderr.String())
 		}
+	}
+}
+
+// TestSynthGenerateModel: a model spec selects the seed-grounded generator;
+// answers of a scripted OpenAI-compatible server become gated pairs with
+// their exemplars, prompt hash and size target; every call is recorded; a
+// rerun makes no model call; --mode zero-shot prompts without exemplars.
+func TestSynthGenerateModel(t *testing.T) {
+	seeds := writeNPESeeds(t, 6)
+	srv, url := newScriptedChat(t, 1)
+	out := t.TempDir()
+	args := []string{"benchforge", "synth", "generate", "--generator", "openai:scripted@" + url, "--seeds", seeds,
+		"--types", "NullPointerException,ClassCastException", "--per-type", "3", "--workers", "2", "--no-cache", "--out", out}
+	var stdout, stderr bytes.Buffer
+	if code := Run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "6 new candidates") || srv.hits.Load() != 6 {
+		t.Fatalf("%d hits; output:\n%s", srv.hits.Load(), stdout.String())
+	}
+	pairs, err := jsonl.ReadFile[corpus.Pair](filepath.Join(out, gate.PairsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pairs) < 5 {
+		t.Errorf("%d pairs accepted of 6:\n%s", len(pairs), stdout.String())
+	}
+	for _, p := range pairs {
+		if len(p.ExampleBugIDs) == 0 || p.PromptHash == "" || p.SizeTarget == 0 || !strings.HasPrefix(p.Generator, grounded.Version+":openai:scripted@") {
+			t.Errorf("pair without provenance: %+v", p)
+		}
+		if p.ErrorType == corpus.ClassCast && (len(p.ExampleBugIDs) != 1 || p.ExampleBugIDs[0] != "Coll-1#1") {
+			t.Errorf("CCE pair exemplars %v", p.ExampleBugIDs)
+		}
+	}
+	for _, f := range []string{llmgen.CallsFile, "manifest.json", generate.AttemptsFile, gate.SummaryFile} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	stdout.Reset()
+	if code := Run(context.Background(), append(args, "--json"), &stdout, &stderr); code != 0 {
+		t.Fatalf("rerun exit %d: %s", code, stderr.String())
+	}
+	var got generateJSON
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Stats.New != 0 || got.Stats.Resumed != 6 || got.Manifest == nil || got.Manifest.Calls != 0 || srv.hits.Load() != 6 {
+		t.Errorf("rerun: %+v, manifest %+v, %d hits", got.Stats, got.Manifest, srv.hits.Load())
+	}
+
+	zs := t.TempDir()
+	stdout.Reset()
+	zargs := []string{"benchforge", "synth", "generate", "--generator", "openai:scripted@" + url, "--mode", "zero-shot",
+		"--types", "NumberFormatException", "--per-type", "2", "--no-cache", "--out", zs, "--json"}
+	if code := Run(context.Background(), zargs, &stdout, &stderr); code != 0 {
+		t.Fatalf("zero-shot exit %d: %s", code, stderr.String())
+	}
+	cands, err := gate.ReadCandidates(filepath.Join(zs, generate.CandidatesFile))
+	if err != nil || len(cands) != 2 {
+		t.Fatalf("zero-shot: %d candidates, %v", len(cands), err)
+	}
+	for _, c := range cands {
+		if !strings.HasPrefix(c.Generator, zeroshot.Version+":") || len(c.ExampleBugIDs) != 0 || c.Operator == "" {
+			t.Errorf("zero-shot candidate %+v", c)
+		}
+	}
+}
+
+// TestSynthGenerateFreeEndpointBudget: --max-cost reaches the llm Session;
+// a loopback endpoint costs nothing, so even a tiny budget does not stop it.
+// (The budget stop and its resume are tested in generate/grounded against a
+// priced endpoint.)
+func TestSynthGenerateFreeEndpointBudget(t *testing.T) {
+	seeds := writeNPESeeds(t, 6)
+	srv, url := newScriptedChat(t, 1)
+	out := t.TempDir()
+	spec := "openai:scripted@" + url
+	args := []string{"benchforge", "synth", "generate", "--generator", spec, "--seeds", seeds, "--types", "NullPointerException",
+		"--per-type", "2", "--no-cache", "--max-cost", "0.000001", "--out", out}
+	var stdout, stderr bytes.Buffer
+	if code := Run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("free loopback calls stopped by the budget: exit %d: %s", code, stderr.String())
+	}
+	if srv.hits.Load() != 2 {
+		t.Errorf("%d hits", srv.hits.Load())
+	}
+}
+
+// TestSynthGenerateNgramSpec: "ngram:FILE" serves the built-in n-gram LM on
+// loopback; its answers are not two Java blocks, so all are rejected with a
+// cause.
+func TestSynthGenerateNgramSpec(t *testing.T) {
+	src := javaFixture(t)
+	model := filepath.Join(t.TempDir(), "tiny.bfng")
+	lm, err := ngram.Train(context.Background(), ngram.Corpus{Paths: []string{src}}, ngram.Options{Order: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lm.Save(model); err != nil {
+		t.Fatal(err)
+	}
+	seeds := writeNPESeeds(t, 4)
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := []string{"benchforge", "synth", "generate", "--generator", "ngram:" + model, "--seeds", seeds, "--types", "NullPointerException",
+		"--per-type", "3", "--max-tokens", "40", "--no-cache", "--out", out, "--json"}
+	if code := Run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var got generateJSON
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Gate.Total != 3 || len(got.Gate.Causes) == 0 || got.Gate.ByType[corpus.NullPointer] != 0 {
+		t.Errorf("gate: %+v", got.Gate)
+	}
+	if want := grounded.Version + ":ngram:" + model; got.Generator != want {
+		t.Errorf("generator %q, want %q (no port in it)", got.Generator, want)
+	}
+	// A rerun serves on another port yet finds every answer recorded.
+	stdout.Reset()
+	if code := Run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("rerun exit %d: %s", code, stderr.String())
+	}
+	got = generateJSON{}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Stats.Resumed != 3 || got.Stats.New != 0 || got.Manifest.Calls != 0 {
+		t.Errorf("rerun: %+v, %d calls", got.Stats, got.Manifest.Calls)
 	}
 }

@@ -1,7 +1,8 @@
 // Package generate owns the generation step of the synthesis pipeline
 // (rxsynth §4): the Generator interface every generator implements (the
-// offline mutation generator in generate/mutation now; seed-grounded and
-// zero-shot LLM generators through internal/llm later), the Candidate and
+// offline mutation generator in generate/mutation, the seed-grounded one
+// in generate/grounded and the zero-shot one in generate/zeroshot, both
+// through internal/llm), the Candidate and
 // Attempt records they produce, and Run, which drives a generator to
 // per-type quotas while appending candidates.jsonl and attempts.jsonl so a
 // killed run resumes without losing or duplicating a record.

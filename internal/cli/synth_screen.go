@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/llm"
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/synth/gate"
+	"github.com/benchforge/benchforge/internal/synth/generate"
+	"github.com/benchforge/benchforge/internal/synth/screen"
+)
+
+func init() { synthSubcommands = append(synthSubcommands, newSynthScreenCmd) }
+
+// screenJSON is what `synth screen --json` prints.
+type screenJSON struct {
+	Report   *screen.Report `json:"report"`
+	Out      string         `json:"out,omitempty"`
+	Manifest *llm.Manifest  `json:"manifest"`
+}
+
+func newSynthScreenCmd(a *app) *cobra.Command {
+	var (
+		gens, seedPath, typ, out string
+		perQ, rounds             int
+		seed                     uint64
+		mf                       modelGenFlags
+		gopts                    gate.Options
+		asJSON                   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "screen --generators A,B,... --seeds FILE --type TYPE",
+		Short: "Rank candidate generators by structural alignment with the seeds (rxsynth §4.2, Table 4)",
+		Long: `screen runs each generator (a model spec: openai:MODEL[@BASE_URL],
+anthropic:MODEL, ngram:FILE) seed-grounded under identical prompts, exemplars
+and per-quartile budgets on the seeds of one exception type, gates the
+candidates, and ranks the generators by mean |Cliff's δ| over six structural
+metrics (LLOC, cyclomatic complexity, nesting, identifiers, parameters,
+tokens) against the seeds, per seed-size quartile (lower is better).
+
+The type's seeds that parse, minus the upper tail (LLOC > Q3 + 1.5·IQR),
+are cut into four equal-count LLOC quartiles; each generator makes
+--per-quartile pairs per quartile from that quartile's exemplars (asked
+again for the shortfall up to --rounds times when the gates reject some).
+
+With --out DIR every generator/quartile keeps its candidates, attempts,
+model calls and gate outputs in DIR, so a rerun resumes without new calls
+(the model answer cache also serves reruns without --out).`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var specs []string
+			for _, g := range strings.Split(gens, ",") {
+				if g = strings.TrimSpace(g); g != "" {
+					specs = append(specs, g)
+				}
+			}
+			if len(specs) == 0 || seedPath == "" {
+				return fmt.Errorf("synth screen: %w: --generators and --seeds are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+			}
+			if !corpus.ValidType(typ) {
+				return fmt.Errorf("synth screen: %w: --type %q is not one of %s", errs.ErrUsage, typ, strings.Join(corpus.Types, ", "))
+			}
+			if perQ <= 0 {
+				return fmt.Errorf("synth screen: %w: --per-quartile must be > 0, got %d", errs.ErrUsage, perQ)
+			}
+			seeds, err := gate.ReadSeeds(seedPath)
+			if err != nil {
+				return err
+			}
+			dir := out
+			if dir == "" {
+				if dir, err = os.MkdirTemp("", "benchforge-screen-"); err != nil {
+					return fmt.Errorf("synth screen: %w", err)
+				}
+				defer os.RemoveAll(dir)
+			}
+			sess, err := mf.session()
+			if err != nil {
+				return fmt.Errorf("synth screen: %w", err)
+			}
+			defer sess.Close()
+			var cs []screen.Contender
+			for _, spec := range specs {
+				m, stop, err := openGenModel(sess, spec)
+				if err != nil {
+					return fmt.Errorf("synth screen: --generators %s: %w", spec, err)
+				}
+				defer stop()
+				cs = append(cs, screen.Contender{Name: spec, New: func(d string) (generate.Generator, error) {
+					return newModelGenerator(m, modeGrounded, seed, mf, gopts, d)
+				}})
+			}
+			opts := screen.Options{Type: typ, PerQuartile: perQ, Dir: dir, Gate: gopts, Rounds: rounds}
+			if isTerminal(a.stderr) {
+				opts.Progress = func(g string, q, acc int) { fmt.Fprintf(a.stderr, "%s: quartile %d: %d accepted\n", g, q, acc) }
+			}
+			rep, runErr := screen.Run(a.ctx, cs, seeds, opts)
+			man := sess.Manifest()
+			if out != "" {
+				if err := sess.WriteManifest(filepath.Join(out, "manifest.json")); err != nil && runErr == nil {
+					runErr = err
+				}
+			}
+			if runErr != nil {
+				return runErr
+			}
+			if asJSON {
+				return writeJSON(a.stdout, screenJSON{Report: rep, Out: out, Manifest: &man})
+			}
+			return writeScreen(a, rep, &man)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&gens, "generators", "", "model specs to screen, comma-separated")
+	fl.StringVar(&seedPath, "seeds", "", "real seed pairs JSONL")
+	fl.StringVar(&typ, "type", corpus.NullPointer, "exception type whose seeds are used (rxsynth §4.2: NullPointerException)")
+	fl.IntVar(&perQ, "per-quartile", 19, "pairs compared per generator and quartile (rxsynth §4.2: 19)")
+	fl.IntVar(&rounds, "rounds", 3, "generate-and-gate rounds per quartile to make up for rejected candidates")
+	fl.StringVar(&out, "out", "", "working directory kept for resuming (default: a temporary one)")
+	fl.Uint64Var(&seed, "seed", 1, "random seed of the exemplar schedules (the same for every generator)")
+	fl.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	addModelGenFlags(cmd, &mf)
+	addGateFlags(cmd, &gopts)
+	return cmd
+}
+
+func writeScreen(a *app, rep *screen.Report, man *llm.Manifest) error {
+	w := a.stdout
+	fmt.Fprintf(w, "%s screening: %d seeds in %d quartiles, %d excluded; %d pairs per quartile; %d model calls, %d cache hits, $%.4f\n\n",
+		rep.Type, seedCount(rep), len(rep.Quartiles), len(rep.Excluded), rep.PerQuartile, man.Calls, man.CacheHits, man.CostUSD)
+	qt := table{header: []string{"quartile", "seeds", "LLOC"}}
+	for _, q := range rep.Quartiles {
+		qt.add(fmt.Sprintf("Q%d", q.Q), len(q.SeedIDs), fmt.Sprintf("%d–%d", q.LLOCMin, q.LLOCMax))
+	}
+	if err := qt.write(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	header := []string{"generator"}
+	for _, q := range rep.Quartiles {
+		header = append(header, fmt.Sprintf("Q%d", q.Q))
+	}
+	header = append(header, "mean", "rank", "compared")
+	t := table{header: header}
+	for _, r := range rep.Rows {
+		cells := []any{r.Generator}
+		var compared []string
+		for _, c := range r.Cells {
+			cells = append(cells, fmt.Sprintf("%.3f", c.Score))
+			compared = append(compared, fmt.Sprint(c.Compared))
+		}
+		cells = append(cells, fmt.Sprintf("%.3f", r.Mean), r.Rank, strings.Join(compared, "/"))
+		t.add(cells...)
+	}
+	if err := t.write(w); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nmean |Cliff's δ| over %s (lower is better); a quartile with no accepted pair scores 1\n", strings.Join(rep.Metrics, ", "))
+	return nil
+}
+
+func seedCount(rep *screen.Report) int {
+	n := 0
+	for _, q := range rep.Quartiles {
+		n += len(q.SeedIDs)
+	}
+	return n
+}

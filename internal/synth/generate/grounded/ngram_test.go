@@ -1,0 +1,89 @@
+package grounded
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/benchforge/benchforge/internal/llm"
+	"github.com/benchforge/benchforge/internal/ngram"
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/synth/gate"
+	"github.com/benchforge/benchforge/internal/synth/generate"
+)
+
+// TestNgramServerPlumbing runs the seed-grounded generator against
+// benchforge's own n-gram LM behind its OpenAI-compatible server on a real
+// loopback listener. Its answers are code-like text, not two fenced Java
+// blocks, so the gates must reject every candidate with a cause — never
+// crash — and a rerun must be served from the records without a call.
+func TestNgramServerPlumbing(t *testing.T) {
+	src := t.TempDir()
+	for _, s := range testSeeds() {
+		if err := os.WriteFile(filepath.Join(src, s.BugID[:6]+".java"), []byte("class A {\n"+s.BuggyMethod+s.FixedMethod+"}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := ngram.Train(context.Background(), ngram.Corpus{Paths: []string{src}}, ngram.Options{Order: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: ngram.NewServer(m, "tiny-java"), ReadHeaderTimeout: 5 * time.Second}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+	spec := "openai:tiny-java@http://" + ln.Addr().String() + "/v1"
+
+	seeds := testSeeds()
+	dir, cache := t.TempDir(), t.TempDir()
+	quotas := map[string]int{corpus.NullPointer: 4, corpus.ClassCast: 2}
+	run := func() (*generate.Stats, llm.Manifest) {
+		s := session(t, cache, llm.SessionOptions{})
+		m, err := s.Open(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := New(m, Options{Seed: 2}, llmgenOptions(dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.Close()
+		st, err := generate.Run(context.Background(), g, generate.RunOptions{Dir: dir, PerType: quotas, Seeds: seeds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st, s.Manifest()
+	}
+	st, man := run()
+	if st.New != 6 || man.Calls != 6 {
+		t.Fatalf("first run: %+v, %d calls", st, man.Calls)
+	}
+	cands, err := gate.ReadCandidates(filepath.Join(dir, generate.CandidatesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := gate.Run(context.Background(), cands, seeds, gate.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Accepted) != 0 || len(res.Rejected) != 6 {
+		t.Fatalf("%d accepted, %d rejected; want all 6 rejected", len(res.Accepted), len(res.Rejected))
+	}
+	for _, r := range res.Rejected {
+		if r.Cause == "" || r.Detail == "" {
+			t.Errorf("rejection without cause: %+v", r)
+		}
+		t.Logf("%s", r)
+	}
+	st, man = run()
+	if st.Resumed != 6 || st.New != 0 || man.Calls != 0 || man.CacheHits != 0 {
+		t.Errorf("rerun: %+v, %d calls, %d cache hits; want everything from calls.jsonl", st, man.Calls, man.CacheHits)
+	}
+}
