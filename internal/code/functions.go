@@ -48,6 +48,13 @@ func (fn Function) QualifiedName() string {
 	return fn.Class + "." + fn.Name
 }
 
+// functionKinds maps the kinds of function declarations to Function.Kind
+// (Python's "function" becomes "method" in a class body).
+var functionKinds = map[Lang]map[string]string{
+	LangJava:   javaFunctionKinds,
+	LangPython: {"function_definition": "function"},
+}
+
 var javaFunctionKinds = map[string]string{
 	"method_declaration":              "method",
 	"constructor_declaration":         "constructor",
@@ -63,17 +70,19 @@ var javaTypeDecls = map[string]bool{
 // doc for what counts).
 func (f *File) Functions() []Function {
 	var out []Function
-	for i := range f.nodes {
-		n := &f.nodes[i]
+	if f.g == nil || len(f.ids) != len(f.nodes) { // not from Parse: no tree
+		return nil
+	}
+	fnKinds := f.g.fnKinds
+	for i, id := range f.ids {
+		if int(id) >= len(fnKinds) || fnKinds[id] == "" {
+			continue
+		}
 		switch f.Lang {
 		case LangJava:
-			if kind, ok := javaFunctionKinds[n.Kind]; ok {
-				out = append(out, f.javaFunction(i, kind))
-			}
+			out = append(out, f.javaFunction(i, fnKinds[id]))
 		case LangPython:
-			if n.Kind == "function_definition" {
-				out = append(out, f.pythonFunction(i))
-			}
+			out = append(out, f.pythonFunction(i))
 		}
 	}
 	return out
@@ -251,9 +260,11 @@ func (f *File) signature(decl, start, end int) string {
 		b.Write(f.Src[pos:end])
 	}
 	s := strings.Join(strings.Fields(b.String()), " ")
-	r := strings.NewReplacer("( ", "(", " )", ")", " ,", ",", " [", "[", "[ ", "[", " ]", "]", " (", "(")
-	return r.Replace(s)
+	return signatureSpaces.Replace(s)
 }
+
+// signatureSpaces removes the blanks signature does not keep.
+var signatureSpaces = strings.NewReplacer("( ", "(", " )", ")", " ,", ",", " [", "[", "[ ", "[", " ]", "]", " (", "(")
 
 // squash returns node i's text on one line with single spaces, or "" for
 // i < 0.

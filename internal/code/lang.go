@@ -29,6 +29,13 @@
 // tree-sitter parser is not goroutine-safe, so each parse takes one from a
 // small per-language free list (surplus parsers are closed); Parse may be
 // called concurrently, and a File is immutable and safe for concurrent reads.
+//
+// Speed: the tree is copied out of C by one walk in C per parse
+// (cparse.go), not by cgo calls per node, and tree-sitter is switched from
+// go-tree-sitter's Go-callback allocator to libc's (a process-wide
+// setting; see bf_use_libc_allocator). Measured figures are in
+// bench_test.go and the metrics package doc; about three quarters of
+// ParseJavaMethod's CPU time is now tree-sitter's own parsing.
 package code
 
 import (
@@ -36,6 +43,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unsafe"
 
 	ts "github.com/tree-sitter/go-tree-sitter"
 	tsjava "github.com/tree-sitter/tree-sitter-java/bindings/go"
@@ -68,15 +76,21 @@ func DetectLang(path string) (Lang, error) {
 
 // grammar is the per-language state shared by all parses: the tree-sitter
 // language, kind and field name tables indexed by id (so the flat tree never
-// calls into C for names), and a pool of parsers.
+// calls into C for names), token classes by kind id, and a pool of parsers.
 type grammar struct {
-	lang   *ts.Language
-	kinds  []string // kind id -> name
-	named  []bool   // kind id -> named
-	fields []string // field id -> name
+	ptr    unsafe.Pointer // the TSLanguage
+	kinds  []string       // kind id -> name
+	named  []bool         // kind id -> named
+	fields []string       // field id -> name
+	// Token classes by kind id (see eachToken): atomic[id] is the class of
+	// a node read as one token, or -1; leaf[id] that of a leaf.
+	atomic []int8
+	leaf   []TokenKind
+	// fnKinds[id] is the Function.Kind of a declaration of kind id, or "".
+	fnKinds []string
 
 	mu   sync.Mutex
-	idle []*ts.Parser // parsers ready for reuse, at most maxIdleParsers
+	idle []cParser // parsers ready for reuse, at most maxIdleParsers
 }
 
 // maxIdleParsers bounds the parsers kept for reuse per language; a parser
@@ -84,7 +98,7 @@ type grammar struct {
 const maxIdleParsers = 8
 
 // getParser returns an idle parser or a new one set to g's language.
-func (g *grammar) getParser() (*ts.Parser, error) {
+func (g *grammar) getParser() (cParser, error) {
 	g.mu.Lock()
 	if n := len(g.idle); n > 0 {
 		p := g.idle[n-1]
@@ -93,23 +107,18 @@ func (g *grammar) getParser() (*ts.Parser, error) {
 		return p, nil
 	}
 	g.mu.Unlock()
-	p := ts.NewParser()
-	if err := p.SetLanguage(g.lang); err != nil {
-		p.Close()
-		return nil, fmt.Errorf("tree-sitter grammar: %v: %w", err, errs.ErrUnavailable)
-	}
-	return p, nil
+	return newCParser(g.ptr)
 }
 
 // putParser keeps p for reuse or closes it.
-func (g *grammar) putParser(p *ts.Parser) {
+func (g *grammar) putParser(p cParser) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if len(g.idle) < maxIdleParsers {
 		g.idle = append(g.idle, p)
 		return
 	}
-	p.Close()
+	deleteCParser(p)
 }
 
 var (
@@ -119,13 +128,14 @@ var (
 
 func loadGrammars() {
 	grammars = map[Lang]*grammar{
-		LangJava:   newGrammar(ts.NewLanguage(tsjava.Language())),
-		LangPython: newGrammar(ts.NewLanguage(tspython.Language())),
+		LangJava:   newGrammar(LangJava, tsjava.Language()),
+		LangPython: newGrammar(LangPython, tspython.Language()),
 	}
 }
 
-func newGrammar(l *ts.Language) *grammar {
-	g := &grammar{lang: l}
+func newGrammar(name Lang, ptr unsafe.Pointer) *grammar {
+	l := ts.NewLanguage(ptr)
+	g := &grammar{ptr: ptr}
 	n := l.NodeKindCount()
 	g.kinds = make([]string, n)
 	g.named = make([]bool, n)
@@ -137,6 +147,17 @@ func newGrammar(l *ts.Language) *grammar {
 	g.fields = make([]string, fc+1)
 	for id := uint32(1); id <= fc; id++ {
 		g.fields[id] = l.FieldNameForId(uint16(id))
+	}
+	g.atomic = make([]int8, n)
+	g.leaf = make([]TokenKind, n)
+	g.fnKinds = make([]string, n)
+	for id := range g.kinds {
+		g.fnKinds[id] = functionKinds[name][g.kinds[id]]
+		g.atomic[id] = -1
+		if k, ok := atomicKinds[name][g.kinds[id]]; ok {
+			g.atomic[id] = int8(k)
+		}
+		g.leaf[id] = classifyLeaf(&Node{Kind: g.kinds[id], Named: g.named[id]}, leafKinds[name], separators[name])
 	}
 	return g
 }

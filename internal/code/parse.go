@@ -7,8 +7,6 @@ import (
 	"sort"
 	"unicode/utf8"
 
-	ts "github.com/tree-sitter/go-tree-sitter"
-
 	"github.com/benchforge/benchforge/internal/errs"
 )
 
@@ -40,6 +38,8 @@ type File struct {
 	Src  []byte
 
 	nodes []Node
+	ids   []uint16 // kind id of each node, for table lookups
+	g     *grammar
 	// wrapClass is the index of the dummy class added by ParseJavaMethod, or -1.
 	wrapClass int
 }
@@ -79,16 +79,11 @@ func (f *File) Text(i int) string {
 
 // Close releases the File's tree. The File must not be used afterwards
 // except for Lang, Path and Src.
-func (f *File) Close() { f.nodes = nil }
+func (f *File) Close() { f.nodes, f.ids = nil, nil }
 
 // maxSource is the largest input Parse accepts: tree-sitter offsets are
 // 32-bit.
 const maxSource = 1 << 31
-
-// readChunk is how many bytes the tree-sitter input callback hands over at
-// a time. go-tree-sitter copies each returned slice into C memory, so
-// returning the whole remaining text on every call would be quadratic.
-const readChunk = 64 << 10
 
 // Parse parses src as lang. path is used only in messages. Any valid UTF-8
 // text yields a File (syntax errors become ERROR/MISSING nodes, see
@@ -103,11 +98,11 @@ func Parse(lang Lang, path string, src []byte) (*File, error) {
 	if err := checkText(src); err != nil {
 		return nil, fmt.Errorf("parse(%s): %w; skipped: %w", path, err, errs.ErrInput)
 	}
-	nodes, err := parseNodes(g, src)
+	nodes, ids, _, err := parseNodes(g, src, src, 0)
 	if err != nil {
 		return nil, fmt.Errorf("parse(%s): %w", path, err)
 	}
-	return &File{Lang: lang, Path: path, Src: src, nodes: nodes, wrapClass: -1}, nil
+	return &File{Lang: lang, Path: path, Src: src, nodes: nodes, ids: ids, g: g, wrapClass: -1}, nil
 }
 
 func checkText(src []byte) error {
@@ -123,82 +118,75 @@ func checkText(src []byte) error {
 	return nil
 }
 
-func parseNodes(g *grammar, src []byte) ([]Node, error) {
+// parseNodes parses text with g and copies the tree out of C. Byte spans
+// are shifted by -off and clamped to src (ParseJavaMethod parses src inside
+// a wrapper; Parse passes text == src, off 0), and lines and columns are
+// computed from src. wrap is the index of the first class_declaration that
+// starts at byte 0 of text when off > 0, else -1.
+func parseNodes(g *grammar, text, src []byte, off int) (nodes []Node, ids []uint16, wrap int, err error) {
 	p, err := g.getParser()
 	if err != nil {
-		return nil, err
+		return nil, nil, -1, err
 	}
 	defer g.putParser(p)
-	n := len(src)
-	tree := p.ParseWithOptions(func(i int, _ ts.Point) []byte {
-		if i >= n {
-			return nil
-		}
-		return src[i:min(i+readChunk, n)]
-	}, nil, nil)
-	if tree == nil {
-		p.Reset()
-		return nil, fmt.Errorf("tree-sitter returned no tree: %w", errs.ErrUnavailable)
+	recs, buf, err := parseRecs(p, text)
+	if err != nil {
+		return nil, nil, -1, err
 	}
-	defer tree.Close()
-	return flatten(g, tree, src), nil
+	defer recPool.Put(buf)
+	nodes, ids, wrap = buildNodes(g, recs, src, off)
+	return nodes, ids, wrap, nil
 }
 
-// flatten copies the tree into a pre-order slice with one cursor walk.
-// Only byte offsets come from C; lines and columns are computed here from
-// src, which halves the cgo calls per node.
-func flatten(g *grammar, tree *ts.Tree, src []byte) []Node {
-	c := tree.Walk()
-	defer c.Close()
+// buildNodes converts the C walk's records to Nodes (see parseNodes).
+// Lines and columns come from src here rather than from C, in one pass
+// that finds each start line by stepping forward from the previous node's
+// (pre-order start offsets rarely go backwards) and each end line from the
+// node's start line, with a binary search when that takes long.
+func buildNodes(g *grammar, recs []rec, src []byte, off int) (nodes []Node, ids []uint16, wrap int) {
 	lines := lineStarts(src)
-	nodes := make([]Node, 0, len(src)/5+8)
-	stack := make([]int, 0, 64)
-	for {
-		tn := c.Node()
-		id := tn.KindId()
-		start, end := int(tn.StartByte()), int(tn.EndByte())
-		idx := len(nodes)
-		parent := -1
-		if len(stack) > 0 {
-			parent = stack[len(stack)-1]
+	nodes = make([]Node, len(recs))
+	ids = make([]uint16, len(recs))
+	wrap = -1
+	n := len(src)
+	sl := 0 // start line of the previous node, 0-based
+	for i := range recs {
+		r := &recs[i]
+		id := uint16(r.symbol)
+		start, end := int(r.start), int(r.end)
+		if off > 0 && wrap < 0 && start == 0 && g.kind(id) == "class_declaration" {
+			wrap = i
 		}
-		fid := c.FieldId()
+		start = clamp(start-off, 0, n)
+		end = clamp(end-off, start, n)
+		sl = lineOf(lines, start, sl)
+		el := lineOf(lines, end, sl)
 		field := ""
-		if int(fid) < len(g.fields) {
+		if fid := int(r.field); fid < len(g.fields) {
 			field = g.fields[fid]
 		}
-		sl, sc := position(lines, start)
-		el, ec := position(lines, end)
-		nodes = append(nodes, Node{
+		parent, last := int(r.parent), int(r.last)
+		if parent >= i || parent < -1 || last <= i || last > len(recs) { // never from tree-sitter
+			parent, last = max(-1, min(parent, i-1)), clamp(last, i+1, len(recs))
+		}
+		nodes[i] = Node{
 			Kind:      g.kind(id),
 			Field:     field,
 			Named:     g.isNamed(id),
 			Error:     id == 0xFFFF,
+			Missing:   r.missing != 0,
 			StartByte: start,
 			EndByte:   end,
-			StartLine: sl,
-			StartCol:  sc,
-			EndLine:   el,
-			EndCol:    ec,
+			StartLine: sl + 1,
+			StartCol:  start - lines[sl] + 1,
+			EndLine:   el + 1,
+			EndCol:    end - lines[el] + 1,
 			Parent:    parent,
-		})
-		if c.GotoFirstChild() {
-			stack = append(stack, idx)
-			continue
+			End:       last,
 		}
-		nodes[idx].End = idx + 1
-		if start == end {
-			nodes[idx].Missing = tn.IsMissing()
-		}
-		for !c.GotoNextSibling() {
-			if len(stack) == 0 || !c.GotoParent() {
-				return nodes
-			}
-			top := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			nodes[top].End = len(nodes)
-		}
+		ids[i] = id
 	}
+	return nodes, ids, wrap
 }
 
 // Dummy class wrapper of ParseJavaMethod (rxsynth §4.4: "Both methods are
@@ -225,29 +213,13 @@ func ParseJavaMethod(src []byte) (*File, error) {
 	}
 	wrapped := make([]byte, 0, len(wrapPrefix)+len(src)+len(wrapSuffix))
 	wrapped = append(append(append(wrapped, wrapPrefix...), src...), wrapSuffix...)
-	nodes, err := parseNodes(g, wrapped)
+	// The dummy class is the first class_declaration starting at byte 0
+	// of the wrapped text.
+	nodes, ids, wrap, err := parseNodes(g, wrapped, src, len(wrapPrefix))
 	if err != nil {
 		return nil, fmt.Errorf("parse(%s): %w", path, err)
 	}
-	f := &File{Lang: LangJava, Path: path, Src: src, nodes: nodes, wrapClass: -1}
-	// The dummy class is the first class_declaration whose name starts at
-	// the prefix's name offset.
-	for i := range nodes {
-		if nodes[i].Kind == "class_declaration" && nodes[i].StartByte == 0 {
-			f.wrapClass = i
-			break
-		}
-	}
-	lines := lineStarts(src)
-	off := len(wrapPrefix)
-	for i := range nodes {
-		n := &nodes[i]
-		n.StartByte = clamp(n.StartByte-off, 0, len(src))
-		n.EndByte = clamp(n.EndByte-off, n.StartByte, len(src))
-		n.StartLine, n.StartCol = position(lines, n.StartByte)
-		n.EndLine, n.EndCol = position(lines, n.EndByte)
-	}
-	return f, nil
+	return &File{Lang: LangJava, Path: path, Src: src, nodes: nodes, ids: ids, g: g, wrapClass: wrap}, nil
 }
 
 func clamp(v, lo, hi int) int {
@@ -256,19 +228,29 @@ func clamp(v, lo, hi int) int {
 
 // lineStarts returns the byte offset at which each line of src starts.
 func lineStarts(src []byte) []int {
-	starts := []int{0}
-	for i, b := range src {
-		if b == '\n' {
-			starts = append(starts, i+1)
+	starts := make([]int, 1, bytes.Count(src, []byte{'\n'})+1)
+	for i := 0; ; {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			return starts
 		}
+		i += j + 1
+		starts = append(starts, i)
 	}
-	return starts
 }
 
-// position converts a byte offset to a 1-based line and column.
-func position(starts []int, off int) (line, col int) {
-	l := sort.SearchInts(starts, off+1) - 1
-	return l + 1, off - starts[l] + 1
+// lineOf returns the 0-based line holding byte offset off (off >= 0),
+// trying the lines from hint onwards before a binary search.
+func lineOf(starts []int, off, hint int) int {
+	if hint >= 0 && hint < len(starts) && starts[hint] <= off {
+		for range 8 {
+			if hint+1 == len(starts) || starts[hint+1] > off {
+				return hint
+			}
+			hint++
+		}
+	}
+	return sort.SearchInts(starts, off+1) - 1
 }
 
 // SyntaxError is one parse error: an ERROR node (text the grammar could not

@@ -80,25 +80,48 @@ var separators = map[Lang]map[string]bool{
 // Tokens returns the file's lexical tokens in source order, comments
 // included as Comment tokens. Zero-width (MISSING) nodes are skipped.
 func (f *File) Tokens() []Token {
-	out := make([]Token, 0, len(f.nodes)/2)
+	leaves := 0 // at least the token count: a token is a leaf or holds some
+	for i := range f.nodes {
+		if f.nodes[i].End == i+1 {
+			leaves++
+		}
+	}
+	out := make([]Token, 0, leaves)
 	f.eachToken(func(t Token) { out = append(out, t) })
 	return out
 }
 
 // eachToken calls fn for each token of the file in source order.
+// Classes come from the grammar's per-kind-id tables (built from
+// atomicKinds, leafKinds and separators); an anonymous token whose text is
+// its kind ("(", "if", …) shares the kind's string instead of allocating.
 func (f *File) eachToken(fn func(Token)) {
-	atomic, leaves, seps := atomicKinds[f.Lang], leafKinds[f.Lang], separators[f.Lang]
+	g := f.g
+	if g == nil || len(f.ids) != len(f.nodes) { // not from Parse: no tree
+		return
+	}
+	leaves, seps := leafKinds[f.Lang], separators[f.Lang]
 	for i := 0; i < len(f.nodes); i++ {
 		n := &f.nodes[i]
-		k, isAtomic := atomic[n.Kind]
-		if !isAtomic {
-			if n.End != i+1 { // inner node: descend
-				continue
-			}
+		id := int(f.ids[i])
+		var k TokenKind
+		switch {
+		case id < len(g.atomic) && g.atomic[id] >= 0:
+			k = TokenKind(g.atomic[id])
+		case n.End != i+1: // inner node: descend
+			continue
+		case id < len(g.leaf):
+			k = g.leaf[id]
+		default: // ERROR (id 0xFFFF) has no table entry
 			k = classifyLeaf(n, leaves, seps)
 		}
 		if n.EndByte > n.StartByte && n.Kind != "line_continuation" {
-			fn(Token{Kind: k, Text: string(f.Src[n.StartByte:n.EndByte]),
+			b := f.Src[n.StartByte:n.EndByte]
+			text := n.Kind
+			if n.Named || string(b) != text {
+				text = string(b)
+			}
+			fn(Token{Kind: k, Text: text,
 				StartByte: n.StartByte, EndByte: n.EndByte, Line: n.StartLine, Col: n.StartCol, Node: i})
 		}
 		i = n.End - 1
