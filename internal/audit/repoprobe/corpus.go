@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/jdk"
 )
 
 // Repo is a named repository held in memory.
@@ -182,19 +183,8 @@ func loadDir(p string, opts CorpusOptions) (map[string][]File, error) {
 // library (python3's sysconfig stdlib path, else /usr/lib/python3*).
 func DefaultCorpus(ctx context.Context) []string {
 	var out []string
-	var zips []string
-	if jh := os.Getenv("JAVA_HOME"); jh != "" {
-		zips = append(zips, filepath.Join(jh, "lib", "src.zip"))
-	}
-	m, _ := filepath.Glob("/usr/lib/jvm/*/lib/src.zip")
-	slices.Sort(m)
-	slices.Reverse(m) // newest JDK first by name
-	zips = append(zips, m...)
-	for _, z := range zips {
-		if st, err := os.Stat(z); err == nil && st.Mode().IsRegular() {
-			out = append(out, z)
-			break
-		}
+	if z, err := jdk.SrcZip(); err == nil {
+		out = append(out, z)
 	}
 	if b, err := exec.CommandContext(ctx, "python3", "-c", `import sysconfig;print(sysconfig.get_paths()["stdlib"])`).Output(); err == nil {
 		if p := strings.TrimSpace(string(b)); p != "" {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/jdk"
 )
 
 // Corpus is a read-only set of Java source files: a zip (the JDK's
@@ -119,21 +120,12 @@ func (c *Corpus) Close() error {
 	return nil
 }
 
-// DefaultCorpus returns the JDK src.zip to mutate when none is given:
-// $JAVA_HOME/lib/src.zip, else the first existing /usr/lib/jvm/*/lib/src.zip
-// in name order (dangling links are skipped).
+// DefaultCorpus returns the JDK src.zip to mutate when none is given (see
+// jdk.SrcZip for where it looks).
 func DefaultCorpus() (string, error) {
-	var cands []string
-	if jh := os.Getenv("JAVA_HOME"); jh != "" {
-		cands = append(cands, filepath.Join(jh, "lib", "src.zip"))
+	z, err := jdk.SrcZip()
+	if err != nil {
+		return "", fmt.Errorf("mutation.DefaultCorpus: %w", err)
 	}
-	g, _ := filepath.Glob("/usr/lib/jvm/*/lib/src.zip")
-	slices.Sort(g)
-	cands = append(cands, g...)
-	for _, c := range cands {
-		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() {
-			return c, nil
-		}
-	}
-	return "", fmt.Errorf("mutation.DefaultCorpus: no JDK src.zip under $JAVA_HOME/lib or /usr/lib/jvm/*/lib (install a JDK with sources or pass --corpus): %w", errs.ErrNotFound)
+	return z, nil
 }
