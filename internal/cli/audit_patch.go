@@ -78,7 +78,7 @@ Defects4J project name (bare or not), through --mapping, or cloned into
 	f.StringVar(&o.reposDir, "repos", "", "directory of local clones")
 	f.StringVar(&o.mapping, "mapping", "", "JSON file mapping repository or project names to clone paths")
 	f.BoolVar(&o.clone, "clone", false, "clone missing repositories from GitHub into --cache")
-	f.StringVar(&o.cacheDir, "cache", defaultRepoCache(), "clone cache directory for --clone")
+	f.StringVar(&o.cacheDir, "cache", "", "clone cache directory for --clone (default: benchforge/repos in the user cache directory)")
 	f.StringVar(&o.cutoff, "cutoff", "", "model training cutoff: 2023-09-01, 2023-09 or RFC 3339 (required)")
 	f.StringVar(&o.embedder, "embedder", "", "embedding model spec for re-ranking (e.g. openai:text-embedding-3-small)")
 	f.BoolVar(&o.testFallback, "test-fallback", false, "run the tests when the similarity is inconclusive")
@@ -176,6 +176,9 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 	}
 	for _, p := range problems {
 		fmt.Fprintf(a.stderr, "warning: skipped %s\n", p)
+	}
+	if o.cacheDir == "" {
+		o.cacheDir = defaultRepoCache()
 	}
 	res, err := repos.New(repos.Options{Dir: o.reposDir, Mapping: o.mapping, Clone: o.clone, CacheDir: o.cacheDir})
 	if err != nil {

@@ -64,7 +64,7 @@ filters are off and the manifest says so.`,
 	f.StringVar(&o.reposDir, "repos", "", "directory of local clones (owner__name, owner/name or project name)")
 	f.StringVar(&o.mapping, "mapping", "", "JSON file mapping repository or project names to clone paths")
 	f.BoolVar(&o.clone, "clone", false, "clone missing repositories from GitHub into --clone-dir")
-	f.StringVar(&o.cloneDir, "clone-dir", defaultRepoCache(), "clone cache directory for --clone")
+	f.StringVar(&o.cloneDir, "clone-dir", "", "clone cache directory for --clone (default: benchforge/repos in the user cache directory)")
 	f.StringVar(&o.model, "model", "", "target model spec (required)")
 	f.StringVar(&o.reference, "reference-model", "", "reference model spec (context-independence, Ref baseline)")
 	f.StringVar(&o.index, "reference-index", "", "reference index file (distinctiveness)")
@@ -130,6 +130,9 @@ func runAuditRun(a *app, o auditRunOptions) error {
 			return fmt.Errorf("audit run: --reference-index: %w", err)
 		}
 		p.Index = ix
+	}
+	if o.cloneDir == "" {
+		o.cloneDir = defaultRepoCache()
 	}
 	res, err := repos.New(repos.Options{Dir: o.reposDir, Mapping: o.mapping, Clone: o.clone, CacheDir: o.cloneDir})
 	if err != nil {

@@ -123,6 +123,11 @@ corpora from real seed pairs.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
+	v := buildVersion()
+	root.Version = v.Version
+	if v.Revision != "" {
+		root.Version += " (" + v.Revision + ")"
+	}
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
