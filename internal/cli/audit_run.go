@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -66,8 +68,8 @@ filters are off and the manifest says so.`,
 	f.BoolVar(&o.clone, "clone", false, "clone missing repositories from GitHub into --clone-dir")
 	f.StringVar(&o.cloneDir, "clone-dir", "", "clone cache directory for --clone (default: benchforge/repos in the user cache directory)")
 	f.StringVar(&o.model, "model", "", "target model spec (required)")
-	f.StringVar(&o.reference, "reference-model", "", "reference model spec (context-independence, Ref baseline)")
-	f.StringVar(&o.index, "reference-index", "", "reference index file (distinctiveness)")
+	f.StringVar(&o.reference, "reference-model", "auto", "reference model spec (context-independence, Ref baseline); auto: the built-in n-gram model trained once on this machine's JDK sources and Python library; none: filter off")
+	f.StringVar(&o.index, "reference-index", "auto", "reference index file (distinctiveness); auto: built once from this machine's JDK sources and Python library; none: filter off")
 	f.StringVar(&o.cutoff, "cutoff", "", "the target model's training cutoff: 2023-09-01, 2023-09 or RFC 3339 (required)")
 	f.Float64Var(&o.p.Alpha, "alpha", 0.05, "significance level of the repository presence test")
 	f.Float64Var(&o.p.P0, "p0", 0, "null hit probability (0: per-language default, Java 0.2, Python 0.08)")
@@ -119,12 +121,24 @@ func runAuditRun(a *app, o auditRunOptions) error {
 	if p.Target, err = sess.Open(o.model); err != nil {
 		return fmt.Errorf("audit run: --model %s: %w", o.model, err)
 	}
-	if o.reference != "" {
+	if o.reference == "auto" || o.index == "auto" {
+		rf, err := defaultReference(a)
+		if err != nil {
+			return fmt.Errorf("audit run: the offline reference (--reference-model auto / --reference-index auto): %w", err)
+		}
+		if o.reference == "auto" {
+			o.reference = "ngram:" + rf.Model
+		}
+		if o.index == "auto" {
+			o.index = rf.Index
+		}
+	}
+	if o.reference != "" && o.reference != "none" {
 		if p.Reference, err = sess.Open(o.reference); err != nil {
 			return fmt.Errorf("audit run: --reference-model %s: %w", o.reference, err)
 		}
 	}
-	if o.index != "" {
+	if o.index != "" && o.index != "none" {
 		ix, err := refindex.Load(o.index)
 		if err != nil {
 			return fmt.Errorf("audit run: --reference-index: %w", err)
@@ -179,4 +193,20 @@ func printAuditRun(a *app, dir string, r *pipeline.Result) error {
 	}
 	fmt.Fprintf(a.stdout, "wrote %s/{%s,%s,%s,%s}\n", dir, pipeline.FileVerdicts, pipeline.FileClean, pipeline.FileManifest, pipeline.FileReport)
 	return nil
+}
+
+// defaultReference builds (once) or reuses the offline reference model and
+// index under the user cache directory.
+func defaultReference(a *app) (*pipeline.ReferenceFiles, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	src, err := refindex.DefaultSources(a.ctx)
+	if err != nil {
+		return nil, err
+	}
+	return pipeline.BuildReference(a.ctx, filepath.Join(dir, "benchforge", "reference"), src, func(msg string) {
+		fmt.Fprintf(a.stderr, "audit run: %s\n", msg)
+	})
 }

@@ -119,7 +119,7 @@ func TestAuditRunBadInput(t *testing.T) {
 		{"missing flags", []string{"audit", "run", "--benchmark", empty}, exitUsage, "required"},
 		{"bad cutoff", []string{"audit", "run", "--benchmark", empty, "--model", "openai:x@http://127.0.0.1:9/v1", "--cutoff", "soon", "--out", dir}, exitInput, "cutoff"},
 		{"empty benchmark", []string{"audit", "run", "--benchmark", empty, "--format", "jsonl", "--model", "openai:x@http://127.0.0.1:9/v1",
-			"--cutoff", "2023-01-01", "--out", filepath.Join(dir, "o"), "--cache-dir", dir}, exitInput, "no valid sample"},
+			"--cutoff", "2023-01-01", "--out", filepath.Join(dir, "o"), "--cache-dir", dir, "--reference-model", "none", "--reference-index", "none"}, exitInput, "no valid sample"},
 		{"bad alpha", []string{"audit", "run", "--benchmark", empty, "--model", "m:x", "--cutoff", "2023-01-01", "--out", dir, "--alpha", "2"}, exitUsage, "alpha"},
 	}
 	for _, tc := range tests {
