@@ -144,6 +144,13 @@ func OfFile(f *code.File) []Method {
 	return out
 }
 
+// OfFunction measures one function of f given the file's tokens
+// (f.Tokens()), for callers that already hold both and measure only some
+// functions.
+func OfFunction(f *code.File, fn code.Function, toks []code.Token) Method {
+	return measure(f, fn, toks)
+}
+
 // OfMethodSource measures a lone Java method given as text (a generated or
 // extracted buggy/fixed method), parsed in a dummy class like rxsynth §4.4.
 // It fails with an error wrapping errs.ErrInput when the text has syntax

@@ -395,14 +395,11 @@ func parseMethod(src string) (parsed, *Reject) {
 	}
 	var p parsed
 	p.signature = top[0].Signature
-	for _, m := range metrics.OfFile(f) {
-		if m.Function.Node == top[0].Node {
-			p.lloc = m.Metrics.LLOC
-		}
-	}
+	toks := f.Tokens()
+	p.lloc = metrics.OfFunction(f, top[0], toks).Metrics.LLOC
 	var blind []string
 	var comments [][2]int
-	for _, t := range f.Tokens() {
+	for _, t := range toks {
 		switch t.Kind {
 		case code.Comment:
 			comments = append(comments, [2]int{t.StartByte, t.EndByte})
