@@ -139,3 +139,31 @@ func BenchmarkNormalizeArrayList(b *testing.B) {
 	}
 	reportCPU(b, start, len(src))
 }
+
+// BenchmarkParsePair parses a 30-statement method and its fixed version
+// (an inserted null guard) separately and as a pair (incremental second
+// parse).
+func BenchmarkParsePair(b *testing.B) {
+	var body strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&body, "    acc += vals[%d] * %d + step%d(acc);\n", i%3, i+1, i)
+	}
+	buggy := []byte("public int sum(int[] vals, String name) {\n    int acc = name.length();\n" + body.String() + "    return acc;\n}")
+	fixed := []byte("public int sum(int[] vals, String name) {\n    if (name == null) {\n        return 0;\n    }\n    int acc = name.length();\n" + body.String() + "    return acc;\n}")
+	b.Run("separate", func(b *testing.B) {
+		for b.Loop() {
+			for _, src := range [][]byte{buggy, fixed} {
+				if _, err := ParseJavaMethod(src); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("pair", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := ParseJavaMethodPair(buggy, fixed); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

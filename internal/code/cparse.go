@@ -38,6 +38,19 @@ extern bool ts_parser_set_language(TSParser *self, const TSLanguage *language);
 extern void ts_parser_reset(TSParser *self);
 extern TSTree *ts_parser_parse_string(TSParser *self, const TSTree *old_tree, const char *string, uint32_t length);
 extern void ts_tree_delete(TSTree *self);
+typedef struct TSPoint {
+	uint32_t row;
+	uint32_t column;
+} TSPoint;
+typedef struct TSInputEdit {
+	uint32_t start_byte;
+	uint32_t old_end_byte;
+	uint32_t new_end_byte;
+	TSPoint start_point;
+	TSPoint old_end_point;
+	TSPoint new_end_point;
+} TSInputEdit;
+extern void ts_tree_edit(TSTree *self, const TSInputEdit *edit);
 extern TSNode ts_tree_root_node(const TSTree *self);
 extern uint32_t ts_node_descendant_count(TSNode self);
 extern TSSymbol ts_node_symbol(TSNode self);
@@ -74,9 +87,9 @@ typedef struct {
 
 // bf_parse parses src and stores the tree's node count in *count; it
 // returns NULL when tree-sitter gives no tree.
-static TSTree *bf_parse(TSParser *p, const char *src, uint32_t len, uint32_t *count) {
+static TSTree *bf_parse(TSParser *p, const TSTree *old, const char *src, uint32_t len, uint32_t *count) {
 	static const char empty[1] = {0};
-	TSTree *t = ts_parser_parse_string(p, NULL, len ? src : empty, len);
+	TSTree *t = ts_parser_parse_string(p, old, len ? src : empty, len);
 	if (!t) {
 		ts_parser_reset(p);
 		*count = 0;
@@ -128,6 +141,7 @@ static int64_t bf_flatten(const TSTree *t, bf_rec *out, int64_t cap) {
 import "C"
 
 import (
+	"bytes"
 	"fmt"
 	"sync"
 	"unsafe"
@@ -137,6 +151,11 @@ import (
 
 // rec is one flat node as the C walk writes it.
 type rec = C.bf_rec
+
+// cTree is a tree-sitter syntax tree, deleted with deleteTree.
+type cTree = C.TSTree
+
+func deleteTree(t *cTree) { C.ts_tree_delete(t) }
 
 // cParser is a tree-sitter parser (not goroutine-safe; see grammar).
 type cParser = *C.TSParser
@@ -160,24 +179,41 @@ func deleteCParser(p cParser) { C.ts_parser_delete(p) }
 // recPool holds record buffers between parses.
 var recPool = sync.Pool{New: func() any { return new([]rec) }}
 
-// parseRecs parses src with p and returns the tree's nodes in pre-order.
-// The caller must hand buf back to recPool when done with the records.
-func parseRecs(p cParser, src []byte) (recs []rec, buf *[]rec, err error) {
+// parseTree parses src with p. A non-nil old tree, already edited to match
+// src (editTree), lets tree-sitter reuse its unchanged subtrees. The caller
+// deletes the returned tree.
+func parseTree(p cParser, old *C.TSTree, src []byte) (tree *C.TSTree, count int, err error) {
 	if len(src) >= maxSource {
-		return nil, nil, fmt.Errorf("%d bytes is over the 2 GiB limit: %w", len(src), errs.ErrInput)
+		return nil, 0, fmt.Errorf("%d bytes is over the 2 GiB limit: %w", len(src), errs.ErrInput)
 	}
-	var count C.uint32_t
+	var n C.uint32_t
 	var ptr *C.char
 	if len(src) > 0 {
 		ptr = (*C.char)(unsafe.Pointer(unsafe.SliceData(src)))
 	}
-	tree := C.bf_parse(p, ptr, C.uint32_t(len(src)), &count)
+	tree = C.bf_parse(p, old, ptr, C.uint32_t(len(src)), &n)
 	if tree == nil {
-		return nil, nil, fmt.Errorf("tree-sitter returned no tree: %w", errs.ErrUnavailable)
+		return nil, 0, fmt.Errorf("tree-sitter returned no tree: %w", errs.ErrUnavailable)
+	}
+	return tree, int(n), nil
+}
+
+// parseRecs parses src with p and returns the tree's nodes in pre-order.
+// The caller must hand buf back to recPool when done with the records.
+func parseRecs(p cParser, src []byte) (recs []rec, buf *[]rec, err error) {
+	tree, count, err := parseTree(p, nil, src)
+	if err != nil {
+		return nil, nil, err
 	}
 	defer C.ts_tree_delete(tree)
+	return flattenTree(tree, count)
+}
+
+// flattenTree copies tree's nodes out in pre-order (count is its
+// descendant count). The caller must hand buf back to recPool.
+func flattenTree(tree *C.TSTree, count int) (recs []rec, buf *[]rec, err error) {
 	buf = recPool.Get().(*[]rec)
-	want := int(count) + 1
+	want := count + 1
 	for {
 		if cap(*buf) < want {
 			*buf = make([]rec, want)
@@ -193,4 +229,34 @@ func parseRecs(p cParser, src []byte) (recs []rec, buf *[]rec, err error) {
 		}
 		want = 2 * cap(b)
 	}
+}
+
+// editTree tells tree that the text it was parsed from, old, became new
+// by replacing one span: the bytes between the common prefix and the
+// common suffix of the two texts.
+func editTree(tree *C.TSTree, old, new []byte) {
+	pre := 0
+	for pre < len(old) && pre < len(new) && old[pre] == new[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(old)-pre && suf < len(new)-pre && old[len(old)-1-suf] == new[len(new)-1-suf] {
+		suf++
+	}
+	e := C.TSInputEdit{
+		start_byte:    C.uint32_t(pre),
+		old_end_byte:  C.uint32_t(len(old) - suf),
+		new_end_byte:  C.uint32_t(len(new) - suf),
+		start_point:   pointAt(old, pre),
+		old_end_point: pointAt(old, len(old)-suf),
+		new_end_point: pointAt(new, len(new)-suf),
+	}
+	C.ts_tree_edit(tree, &e)
+}
+
+// pointAt is tree-sitter's (row, byte column) of offset off in text.
+func pointAt(text []byte, off int) C.TSPoint {
+	row := bytes.Count(text[:off], []byte{'\n'})
+	col := off - (bytes.LastIndexByte(text[:off], '\n') + 1)
+	return C.TSPoint{row: C.uint32_t(row), column: C.uint32_t(col)}
 }

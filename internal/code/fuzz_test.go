@@ -163,3 +163,14 @@ func dropPass(lines []string) []string {
 	}
 	return out
 }
+
+// FuzzParseJavaMethodPair checks that the incremental second parse gives
+// exactly the tree a fresh ParseJavaMethod gives.
+func FuzzParseJavaMethodPair(f *testing.F) {
+	for _, p := range pairCases {
+		f.Add([]byte(p[0]), []byte(p[1]))
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		samePairParse(t, a, b)
+	})
+}

@@ -211,8 +211,7 @@ func ParseJavaMethod(src []byte) (*File, error) {
 	if err := checkText(src); err != nil {
 		return nil, fmt.Errorf("parse(%s): %w; skipped: %w", path, err, errs.ErrInput)
 	}
-	wrapped := make([]byte, 0, len(wrapPrefix)+len(src)+len(wrapSuffix))
-	wrapped = append(append(append(wrapped, wrapPrefix...), src...), wrapSuffix...)
+	wrapped := wrapMethod(src)
 	// The dummy class is the first class_declaration starting at byte 0
 	// of the wrapped text.
 	nodes, ids, wrap, err := parseNodes(g, wrapped, src, len(wrapPrefix))
@@ -220,6 +219,88 @@ func ParseJavaMethod(src []byte) (*File, error) {
 		return nil, fmt.Errorf("parse(%s): %w", path, err)
 	}
 	return &File{Lang: LangJava, Path: path, Src: src, nodes: nodes, ids: ids, g: g, wrapClass: wrap}, nil
+}
+
+// ParseJavaMethodPair parses two versions of one lone method, such as the
+// buggy and fixed members of a pair, as ParseJavaMethod does each. The
+// second parse is incremental: the first tree is edited to the second text
+// (one span, between their common prefix and suffix) and tree-sitter
+// reuses its unchanged subtrees, which makes it several times cheaper for
+// the small edits that separate a bug from its fix. If the incremental
+// tree (or the first) has a syntax error, b is parsed afresh so that error recovery, and
+// so the errors reported, are exactly ParseJavaMethod's.
+func ParseJavaMethodPair(a, b []byte) (fa, fb *File, err error) {
+	const path = "<method>"
+	g, err := grammarFor(LangJava)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, src := range [][]byte{a, b} {
+		if err := checkText(src); err != nil {
+			return nil, nil, fmt.Errorf("parse(%s): %w; skipped: %w", path, err, errs.ErrInput)
+		}
+	}
+	wa, wb := wrapMethod(a), wrapMethod(b)
+	p, err := g.getParser()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer g.putParser(p)
+	tree, count, err := parseTree(p, nil, wa)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parse(%s): %w", path, err)
+	}
+	defer deleteTree(tree)
+	if fa, err = fileFromTree(g, tree, count, a); err != nil {
+		return nil, nil, fmt.Errorf("parse(%s): %w", path, err)
+	}
+	if hasErrorNode(fa) { // error recovery is where reuse could diverge
+		if fb, err = ParseJavaMethod(b); err != nil {
+			return nil, nil, err
+		}
+		return fa, fb, nil
+	}
+	editTree(tree, wa, wb)
+	next, count, err := parseTree(p, tree, wb)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parse(%s): %w", path, err)
+	}
+	defer deleteTree(next)
+	if fb, err = fileFromTree(g, next, count, b); err != nil {
+		return nil, nil, fmt.Errorf("parse(%s): %w", path, err)
+	}
+	if hasErrorNode(fb) {
+		if fb, err = ParseJavaMethod(b); err != nil {
+			return nil, nil, err
+		}
+	}
+	return fa, fb, nil
+}
+
+// wrapMethod puts src in the dummy class of ParseJavaMethod.
+func wrapMethod(src []byte) []byte {
+	w := make([]byte, 0, len(wrapPrefix)+len(src)+len(wrapSuffix))
+	return append(append(append(w, wrapPrefix...), src...), wrapSuffix...)
+}
+
+// fileFromTree copies a parsed wrapped method out of C.
+func fileFromTree(g *grammar, tree *cTree, count int, src []byte) (*File, error) {
+	recs, buf, err := flattenTree(tree, count)
+	if err != nil {
+		return nil, err
+	}
+	defer recPool.Put(buf)
+	nodes, ids, wrap := buildNodes(g, recs, src, len(wrapPrefix))
+	return &File{Lang: LangJava, Path: "<method>", Src: src, nodes: nodes, ids: ids, g: g, wrapClass: wrap}, nil
+}
+
+func hasErrorNode(f *File) bool {
+	for _, n := range f.nodes {
+		if n.Error || n.Missing {
+			return true
+		}
+	}
+	return false
 }
 
 func clamp(v, lo, hi int) int {

@@ -313,13 +313,9 @@ func check(c generate.Candidate, seedSh map[string][][]uint64, mh *textsim.MinHa
 			return prepared{rej: rej}
 		}
 	}
-	var info [2]parsed
-	for k, src := range []string{buggy, fixed} {
-		var rej *Reject
-		if info[k], rej = parseMethod(src); rej != nil {
-			rej.Detail = sideName[k] + " method: " + rej.Detail
-			return prepared{rej: rej}
-		}
+	info, rej := parsePair(buggy, fixed)
+	if rej != nil {
+		return prepared{rej: rej}
 	}
 	if info[0].signature != info[1].signature {
 		return prepared{rej: reject(CauseSignature, "buggy %q vs fixed %q", info[0].signature, info[1].signature)}
@@ -364,6 +360,34 @@ type parsed struct {
 	stripped  string
 }
 
+// parsePair applies gate 2 to both methods and measures them. They are
+// parsed together (the fixed one incrementally from the buggy one's tree,
+// which halves the parsing cost of a typical pair); when that fails, each is
+// parsed alone so the rejection names the side at fault.
+func parsePair(buggy, fixed string) (info [2]parsed, rej *Reject) {
+	srcs := [2]string{buggy, fixed}
+	var files [2]*code.File
+	if fa, fb, err := code.ParseJavaMethodPair([]byte(buggy), []byte(fixed)); err == nil {
+		files = [2]*code.File{fa, fb}
+	}
+	for k, src := range srcs {
+		f := files[k]
+		if f == nil {
+			var err error
+			if f, err = code.ParseJavaMethod([]byte(src)); err != nil {
+				return info, reject(CauseParse, "%s method: %v", sideName[k], err)
+			}
+		}
+		info[k], rej = measure(f, src)
+		f.Close()
+		if rej != nil {
+			rej.Detail = sideName[k] + " method: " + rej.Detail
+			return info, rej
+		}
+	}
+	return info, nil
+}
+
 // parseMethod applies gate 2 to one method and measures it.
 func parseMethod(src string) (parsed, *Reject) {
 	f, err := code.ParseJavaMethod([]byte(src))
@@ -371,6 +395,11 @@ func parseMethod(src string) (parsed, *Reject) {
 		return parsed{}, reject(CauseParse, "%v", err)
 	}
 	defer f.Close()
+	return measure(f, src)
+}
+
+// measure applies gate 2 to one parsed method and measures it.
+func measure(f *code.File, src string) (parsed, *Reject) {
 	if se := f.SyntaxErrors(); len(se) > 0 {
 		return parsed{}, reject(CauseParse, "%d syntax errors, first at %d:%d: %s", len(se), se[0].Line, se[0].Col, se[0].Msg)
 	}
