@@ -16,6 +16,7 @@ func init() { register("docs", newDocsCmd) }
 
 func newDocsCmd(a *app) *cobra.Command {
 	var dir string
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "docs --out DIR",
 		Short: "Write one Markdown reference page per command group, from the command definitions",
@@ -41,11 +42,18 @@ definitions the CLI runs (a test keeps docs/ in sync).`,
 					return fmt.Errorf("docs: %w", err)
 				}
 			}
+			if asJSON {
+				return writeJSON(a.stdout, struct {
+					Dir   string   `json:"dir"`
+					Pages []string `json:"pages"`
+				}{dir, names})
+			}
 			_, err := fmt.Fprintf(a.stdout, "wrote %d pages to %s\n", len(pages), dir)
 			return err
 		},
 	}
 	cmd.Flags().StringVar(&dir, "out", "", "directory to write the pages to (e.g. docs)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the written pages as JSON")
 	return cmd
 }
 

@@ -14,6 +14,7 @@ func init() { register("report", newReportCmd) }
 
 func newReportCmd(a *app) *cobra.Command {
 	var in, out string
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "report --in DIR [--out FILE]",
 		Short: "Render the HTML report of an audit directory from its files alone",
@@ -31,13 +32,20 @@ and testbed.json from 'audit testbed --out DIR'. No model is called.`,
 				out = filepath.Join(in, pipeline.FileReport)
 			}
 			if err := pipeline.WriteReport(in, out); err != nil {
-				return fmt.Errorf("report: %w", err)
+				return err // already "report: DIR ..."
 			}
-			fmt.Fprintf(a.stdout, "wrote %s\n", out)
-			return nil
+			if asJSON {
+				return writeJSON(a.stdout, struct {
+					In     string `json:"in"`
+					Report string `json:"report"`
+				}{in, out})
+			}
+			_, err := fmt.Fprintf(a.stdout, "wrote %s\n", out)
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&in, "in", "", "audit output directory (required)")
 	cmd.Flags().StringVar(&out, "out", "", "HTML file to write (default: DIR/report.html)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the written path as JSON")
 	return cmd
 }
