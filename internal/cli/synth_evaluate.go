@@ -11,6 +11,8 @@ import (
 
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/llm"
+	"github.com/benchforge/benchforge/internal/report"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/evaluate"
 )
@@ -24,6 +26,7 @@ func newSynthEvaluateCmd(a *app) *cobra.Command {
 		sweep                                []int
 		opt                                  evaluate.Options
 		exportHF, renderOnly, asJSON         bool
+		probe                                probeFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "evaluate --corpus FILE --seeds FILE --out DIR",
@@ -48,7 +51,20 @@ DIR/evaluation.json, .md and .html; --export-hf also writes the folds as
 Hugging Face JSONL splits under DIR/hf (large: every fold's training set).
 --predictions FILE analyses external predictions (format in DIR/hf/README.md
 and 'go doc evaluate.Prediction') with the same statistics instead of
-training; --render-only re-renders DIR/evaluation.json.`,
+training; --render-only re-renders DIR/evaluation.json.
+
+--probe SPEC (repeatable or comma-separated) also asks each model zero-shot
+about every real pair (rxsynth §7.3 Table 13, §7.4.6 Table 18): is this
+method defective (each method alone, the exception type given), and which
+of two versions is defective (both orderings). Answers are read as JSON,
+else as a plain verdict (yes/no, A/B); an unreadable answer is counted as
+unparseable, never guessed. They go to DIR/probes.jsonl as they arrive, so
+a killed run resumes without asking again, and are analysed like every
+other model (training "none") plus a probe table with specificity, recall,
+position-conditional accuracies and the share choosing the first method.
+The model calls are recorded in DIR/manifest.json. --probe needs no
+--corpus: with --seeds alone only the probes and the length rule run.
+` + modelSpecHelp,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -66,8 +82,16 @@ training; --render-only re-renders DIR/evaluation.json.`,
 				}
 				return finishEvaluate(a, out, r, asJSON)
 			}
-			if seedsPath == "" || (corpusPath == "" && predPath == "") {
-				return fmt.Errorf("%w: --seeds FILE and --corpus FILE (or --predictions FILE) are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+			if seedsPath == "" || (corpusPath == "" && predPath == "" && len(probe.specs) == 0) {
+				return fmt.Errorf("%w: --seeds FILE and --corpus FILE (or --predictions FILE, or --probe SPEC) are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+			}
+			var pr *prober
+			if len(probe.specs) > 0 {
+				var err error
+				if pr, err = probe.open(); err != nil {
+					return err
+				}
+				defer pr.close()
 			}
 			seeds, err := jsonl.ReadFile[corpus.Seed](seedsPath)
 			if err != nil {
@@ -76,8 +100,8 @@ training; --render-only re-renders DIR/evaluation.json.`,
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return fmt.Errorf("synth evaluate: %w", err)
 			}
-			if predPath != "" {
-				return importPredictions(a, seeds, predPath, out, opt, asJSON)
+			if predPath != "" || corpusPath == "" {
+				return importPredictions(a, seeds, predPath, out, opt, pr, asJSON)
 			}
 			pairs, err := jsonl.ReadFile[corpus.Pair](corpusPath)
 			if err != nil {
@@ -103,6 +127,22 @@ training; --render-only re-renders DIR/evaluation.json.`,
 			res, err := evaluate.Run(a.ctx, pairs, seeds, opt)
 			if err != nil {
 				return err
+			}
+			if pr != nil {
+				// Probe the seeds the run measured, then analyse everything
+				// again so the probes sit in the same tables.
+				recs, err := pr.run(a, seeds, res.Seeds, out)
+				if err != nil {
+					return err
+				}
+				rep, all, err := evaluate.AnalyzeWithProbes(a.ctx, res.Predictions, res.Seeds, recs, evaluate.AnalyzeOptions{Bootstrap: opt.Bootstrap, Conf: opt.Conf})
+				if err != nil {
+					return err
+				}
+				cfg := res.Report.Config
+				cfg.Probes, cfg.ProbePrompt, cfg.ProbePromptHash = rep.Config.Probes, rep.Config.ProbePrompt, rep.Config.ProbePromptHash
+				rep.Config, rep.Data, rep.FoldStats = cfg, res.Report.Data, res.Report.FoldStats
+				res.Report, res.Predictions = rep, all
 			}
 			for path, recs := range map[string]func(string) error{
 				"folds.jsonl":       func(p string) error { return jsonl.Rewrite(p, res.Folds) },
@@ -143,13 +183,112 @@ training; --render-only re-renders DIR/evaluation.json.`,
 	f.BoolVar(&exportHF, "export-hf", false, "also write the folds as Hugging Face JSONL splits under DIR/hf")
 	f.BoolVar(&renderOnly, "render-only", false, "re-render DIR/evaluation.json without recomputing")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	f.StringSliceVar(&probe.specs, "probe", nil, "zero-shot probe model spec (repeatable or comma-separated), e.g. openai:gpt-4o-mini or ngram:FILE.bfng")
+	f.StringSliceVar(&probe.tasks, "probe-tasks", []string{evaluate.Isolated, evaluate.PairTask}, "probe tasks: isolated, pair")
+	f.IntVar(&probe.workers, "probe-workers", 4, "concurrent probe model calls")
+	f.IntVar(&probe.maxTokens, "probe-max-tokens", 256, "longest probe answer, in tokens")
+	probe.models.add(f)
 	return cmd
 }
 
-func importPredictions(a *app, seeds []corpus.Seed, predPath, out string, opt evaluate.Options, asJSON bool) error {
-	raw, err := jsonl.ReadFile[evaluate.Prediction](predPath)
+// probeFlags are the zero-shot probe settings of synth evaluate.
+type probeFlags struct {
+	specs, tasks       []string
+	workers, maxTokens int
+	models             modelFlags
+}
+
+// prober is an opened probe setup: the session and its models.
+type prober struct {
+	probeFlags
+	sess   *llm.Session
+	models []llm.Model
+}
+
+// open checks the probe flags and opens every --probe model before any
+// work, so a bad spec or a missing key fails fast rather than after the
+// model fits.
+func (p probeFlags) open() (*prober, error) {
+	if p.workers <= 0 || p.maxTokens <= 0 {
+		return nil, fmt.Errorf("synth evaluate: %w: --probe-workers and --probe-max-tokens must be > 0", errs.ErrUsage)
+	}
+	for _, t := range p.tasks {
+		if t != evaluate.Isolated && t != evaluate.PairTask {
+			return nil, fmt.Errorf("synth evaluate: %w: --probe-tasks %q: want %s or %s", errs.ErrUsage, t, evaluate.Isolated, evaluate.PairTask)
+		}
+	}
+	if len(p.tasks) == 0 {
+		return nil, fmt.Errorf("synth evaluate: %w: --probe-tasks is empty", errs.ErrUsage)
+	}
+	sess, err := p.models.session()
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("synth evaluate: %w", err)
+	}
+	pr := &prober{probeFlags: p, sess: sess}
+	for _, spec := range p.specs {
+		m, err := sess.Open(spec)
+		if err != nil {
+			sess.Close()
+			return nil, fmt.Errorf("synth evaluate: --probe %s: %w", spec, err)
+		}
+		pr.models = append(pr.models, m)
+	}
+	return pr, nil
+}
+
+// close releases the session; nil-safe, for runs without --probe.
+func (p *prober) close() {
+	if p != nil {
+		p.sess.Close()
+	}
+}
+
+// run asks every model about the measured seeds, appending to
+// DIR/probes.jsonl, and writes the session's manifest even when the pass
+// stops early (a budget stop is resumable).
+func (p *prober) run(a *app, seeds []corpus.Seed, measured []evaluate.SeedInfo, out string) ([]evaluate.ProbeRecord, error) {
+	ok := map[string]bool{}
+	for _, s := range measured {
+		ok[s.BugID] = true
+	}
+	var kept []corpus.Seed
+	for _, s := range seeds {
+		if ok[s.BugID] {
+			kept = append(kept, s)
+		}
+	}
+	opts := evaluate.ProbeOptions{Tasks: p.tasks, Workers: p.workers, MaxTokens: p.maxTokens, Log: filepath.Join(out, evaluate.ProbeLogFile)}
+	if isTerminal(a.stderr) {
+		bar := progressbar.NewOptions(-1, progressbar.OptionSetWriter(a.stderr), progressbar.OptionSetDescription("probe"))
+		opts.Progress = func(done, total int) { bar.ChangeMax(total); bar.Set(done) }
+		defer fmt.Fprintln(a.stderr)
+	}
+	run, runErr := evaluate.RunProbes(a.ctx, p.models, kept, opts)
+	if err := p.sess.WriteManifest(filepath.Join(out, "manifest.json")); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr != nil {
+		return nil, runErr
+	}
+	for _, w := range run.Warnings {
+		fmt.Fprintf(a.stderr, "benchforge: warning: %s\n", w)
+	}
+	man := p.sess.Manifest()
+	fmt.Fprintf(a.stderr, "probes: %d answers asked now, %d from an earlier run; %d model calls, %d cache hits, $%.4f\n",
+		run.Asked, run.Resumed, man.Calls, man.CacheHits, man.CostUSD)
+	return run.Records, nil
+}
+
+// importPredictions analyses external predictions (--predictions), the
+// probes' answers (--probe) or both, with the length rule, without
+// training.
+func importPredictions(a *app, seeds []corpus.Seed, predPath, out string, opt evaluate.Options, probe *prober, asJSON bool) error {
+	var raw []evaluate.Prediction
+	if predPath != "" {
+		var err error
+		if raw, err = jsonl.ReadFile[evaluate.Prediction](predPath); err != nil {
+			return err
+		}
 	}
 	infos, skipped, err := evaluate.SeedInfos(a.ctx, seeds, opt.Workers)
 	if err != nil {
@@ -160,8 +299,25 @@ func importPredictions(a *app, seeds []corpus.Seed, predPath, out string, opt ev
 		return fmt.Errorf("%s: %w", predPath, err)
 	}
 	preds = append(preds, evaluate.LengthRule(infos)...)
-	r, err := evaluate.Analyze(a.ctx, preds, infos, evaluate.AnalyzeOptions{Bootstrap: opt.Bootstrap})
-	if err != nil {
+	aopt := evaluate.AnalyzeOptions{Bootstrap: opt.Bootstrap}
+	var r *evaluate.Report
+	if probe != nil {
+		recs, err := probe.run(a, seeds, infos, out)
+		if err != nil {
+			return err
+		}
+		if r, preds, err = evaluate.AnalyzeWithProbes(a.ctx, preds, infos, recs, aopt); err != nil {
+			return err
+		}
+		// The answers as predictions, so the analysis can be redone
+		// (or joined with others) without the models.
+		if err := jsonl.Rewrite(filepath.Join(out, "predictions.jsonl"), preds); err != nil {
+			return fmt.Errorf("synth evaluate: %w", err)
+		}
+		if err := jsonl.Rewrite(filepath.Join(out, "seeds_info.jsonl"), infos); err != nil {
+			return fmt.Errorf("synth evaluate: %w", err)
+		}
+	} else if r, err = evaluate.Analyze(a.ctx, preds, infos, aopt); err != nil {
 		return err
 	}
 	r.Config.Bootstrap, r.Config.Conf = opt.Bootstrap, 0.95
@@ -190,5 +346,5 @@ func finishEvaluate(a *app, out string, r *evaluate.Report, asJSON bool) error {
 		return writeJSON(a.stdout, r)
 	}
 	fmt.Fprintf(a.stdout, "reports in %s\n\n", out)
-	return writeReportTables(a.stdout, r.FoldTable(), r.IsolatedTable(), r.PairTable(), r.SweepTable())
+	return writeReportTables(a.stdout, append([]*report.Table{r.FoldTable(), r.IsolatedTable(), r.PairTable(), r.SweepTable()}, r.ProbeTables()...)...)
 }

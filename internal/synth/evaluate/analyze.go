@@ -26,6 +26,10 @@ type Config struct {
 	Trees      int      `json:"trees"`
 	Bootstrap  int      `json:"bootstrap"`
 	Conf       float64  `json:"conf"`
+	// Zero-shot probes: model ids and the prompts they were asked.
+	Probes          []string `json:"probes,omitempty"`
+	ProbePrompt     string   `json:"probe_prompt,omitempty"`
+	ProbePromptHash string   `json:"probe_prompt_hash,omitempty"`
 }
 
 // DataSummary counts the inputs and lists what could not be measured.
@@ -48,6 +52,9 @@ type Report struct {
 	// ResidualPairs is the size of the §7.4.5 no-growth stratum.
 	ResidualPairs int `json:"residual_pairs"`
 	RealPairs     int `json:"real_pairs"`
+	// Probes are the zero-shot probe rows (Tables 13 and 18), from the
+	// probe answers alone (see ProbeAnalysis).
+	Probes []ProbeRow `json:"probes,omitempty"`
 }
 
 // Key identifies a model configuration.

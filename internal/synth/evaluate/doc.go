@@ -33,8 +33,8 @@
 //
 // Every statistic is computed by Analyze from Prediction records and seed
 // infos alone, so predictions from elsewhere (fine-tuned encoders trained
-// on ExportHF's splits, zero-shot probes) are analysed identically after
-// ImportPredictions.
+// on ExportHF's splits, zero-shot probes run elsewhere) are analysed
+// identically after ImportPredictions.
 //
 // Measured speed (BenchmarkRun: 3,000 pairs vs 170 seeds, 5 folds × 3 run
 // seeds, lr/rf/gb × {no-type, with-type} × {isolated, pair} = 180 fits of
@@ -45,8 +45,34 @@
 // loss ≈ 20%, parsing ≈ 6%), i.e. about 22 s of wall time on two idle
 // cores, inside the 60 s target; under that load the wall time was 255 s.
 //
-// Not done here: the zero-shot LLM probes of Tables 13 and 18 through
-// internal/llm. Their predictions can be imported (Training "none") and get
-// the same accuracy, specificity, recall, precision, F1 and
-// position-conditional accuracies.
+// Zero-shot LLM probes (§7.3 Table 13, §7.4.6 Table 18; probe.go). RunProbes
+// asks each model (an llm.Model, normally from an llm.Session, which caches
+// and records every call) about every real seed pair, with no training:
+// the isolated-method probe shows one method and its labelled exception
+// type and asks for {"defective": true|false, "confidence": c}, for both
+// methods of each pair; the pair probe shows the two versions as A and B
+// and asks which is defective, in both orderings (buggy first, fixed
+// first; Table 18 made one randomised trial per pair, asking both measures
+// the position bias directly and balances it out of the accuracy). The
+// prompts are embedded templates (prompts/*.tmpl, version
+// ProbeVersion, hashed into every answer). ParseIsolated / ParsePair read
+// the verdict as JSON (whole, fenced or embedded in prose), else as a
+// "defective: ..." line, else as an opening verdict word (yes / no, a lone
+// A / B); anything else is recorded as unparseable with its raw text and
+// is never guessed. Answers are appended to an append-only log keyed by
+// (model, task, bug_id, side or order) as they arrive, so a killed run
+// resumes without asking again; a log written under other prompts or by
+// another version of an in-process model is refused. ProbeAnalysis turns
+// the parsed answers into Prediction records (Training "none", score 1 or
+// 0, so their ROC-AUC is balanced accuracy), so Analyze reports them like
+// any other model, and computes the
+// probe tables from the answers alone: per model and task the answers
+// asked, unparseable and parsed (n), accuracy (k/n) with a pair-cluster
+// bootstrap interval; for the isolated probe F1, specificity (fixed
+// methods judged clean), precision, recall (buggy methods judged
+// defective) and the share called defective; for the pair probe the
+// position-conditional accuracies A / B (defective shown first / second),
+// their mean, the share choosing the first method (position bias) and the
+// residual no-growth stratum of §7.4.5. The two orderings of a pair are
+// dependent, so no binomial test is made (§7.4.3).
 package evaluate

@@ -191,9 +191,11 @@ func (r *Report) sweep() []sweepPoint {
 	return out
 }
 
-// Tables returns every table in page order.
+// Tables returns every table in page order, the probe tables last (only
+// when probes were run, so a report without probes is unchanged).
 func (r *Report) Tables() []*report.Table {
-	return []*report.Table{r.FoldTable(), r.IsolatedTable(), r.PairTable(), r.PairRunTable(), r.TypeTable(Isolated), r.TypeTable(PairTask), r.SweepTable()}
+	ts := []*report.Table{r.FoldTable(), r.IsolatedTable(), r.PairTable(), r.PairRunTable(), r.TypeTable(Isolated), r.TypeTable(PairTask), r.SweepTable()}
+	return append(ts, r.ProbeTables()...)
 }
 
 // Markdown renders every table as Markdown.
@@ -216,6 +218,12 @@ func (r *Report) Page() (*report.Page, error) {
 	p.AddSection("isolated", "Isolated-method task").Add(ts[1], ts[4])
 	p.AddSection("pair", "Pair discrimination").Add(ts[2], ts[3], ts[5])
 	sw := p.AddSection("sweep", "Training-size sweep").Add(ts[6])
+	if pt := r.ProbeTables(); len(pt) > 0 {
+		sec := p.AddSection("probes", "Zero-shot LLM probes")
+		for _, t := range pt {
+			sec.Add(t)
+		}
+	}
 	series := map[string]*report.Series{}
 	var order []string
 	for _, s := range r.sweep() {
