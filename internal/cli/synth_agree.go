@@ -55,8 +55,13 @@ that returned unparseable output are excluded and counted.`,
 			w := a.stdout
 			at := table{header: []string{"rubric", "judge", "judged", "unparseable", "accepted", "95% CI"}}
 			for _, x := range ag.Acceptance {
-				at.add(x.Rubric, x.Source, x.Judged, x.Unparseable, fmt.Sprintf("%d (%.1f%%)", x.Accepted, 100*x.Rate),
-					fmt.Sprintf("%.1f–%.1f", 100*x.CI.Lo, 100*x.CI.Hi))
+				rate, ci := fmt.Sprintf("%d (%.1f%%)", x.Accepted, 100*x.Rate), "n/a: nothing parseable"
+				if x.CI != nil {
+					ci = fmt.Sprintf("%.1f–%.1f", 100*x.CI.Lo, 100*x.CI.Hi)
+				} else {
+					rate = fmt.Sprintf("%d (n/a)", x.Accepted)
+				}
+				at.add(x.Rubric, x.Source, x.Judged, x.Unparseable, rate, ci)
 			}
 			if err := at.write(w); err != nil {
 				return err

@@ -57,15 +57,15 @@ func LoadSource(path string) (*Source, error) {
 // Acceptance is one source's acceptance rate (Table 5 shape): accepted
 // over parseable judgements, with its Wilson 95% interval.
 type Acceptance struct {
-	Source      string         `json:"source"`
-	Path        string         `json:"path"`
-	Model       string         `json:"model"`
-	Rubric      string         `json:"rubric"`
-	Judged      int            `json:"judged"`
-	Unparseable int            `json:"unparseable"`
-	Accepted    int            `json:"accepted"`
-	Rate        float64        `json:"rate"`
-	CI          stats.Interval `json:"ci95"`
+	Source      string          `json:"source"`
+	Path        string          `json:"path"`
+	Model       string          `json:"model"`
+	Rubric      string          `json:"rubric"`
+	Judged      int             `json:"judged"`
+	Unparseable int             `json:"unparseable"`
+	Accepted    int             `json:"accepted"`
+	Rate        float64         `json:"rate"`
+	CI          *stats.Interval `json:"ci95,omitempty"` // nil when no judgement parsed
 }
 
 // PairAgreement is the agreement of two sources on the pairs both judged
@@ -116,7 +116,9 @@ func Agree(srcs []*Source) (*Agreement, error) {
 		}
 		if n := a.Judged - a.Unparseable; n > 0 {
 			a.Rate = float64(a.Accepted) / float64(n)
-			a.CI, _ = stats.Wilson(a.Accepted, n, 0.95)
+			if ci, err := stats.Wilson(a.Accepted, n, 0.95); err == nil {
+				a.CI = &ci
+			}
 		}
 		out.Acceptance = append(out.Acceptance, a)
 	}
