@@ -2,18 +2,14 @@ package cli
 
 import (
 	"fmt"
-	"net"
-	"net/http"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // openai:, anthropic:
-	"github.com/benchforge/benchforge/internal/ngram"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/gate"
 	"github.com/benchforge/benchforge/internal/synth/generate"
@@ -79,53 +75,14 @@ func (o modelGenFlags) llmgenOptions(dir string, seed uint64, modelID string) ll
 		TopP: o.topP, ProviderDefaults: o.providerDefaults, Seed: seed, ModelID: modelID}
 }
 
-// genModel is an opened generator model; id names it in generator ids
-// ("" for its own ID()).
-type genModel struct {
-	llm.Model
-	id string
-}
-
-// openGenModel opens a generator model spec in sess. "ngram:FILE" (the
-// built-in n-gram LM) is served on a loopback port for the run and opened
-// as an OpenAI-compatible endpoint (named by its spec, not the port, in
-// generator ids); stop shuts that server down.
-func openGenModel(sess *llm.Session, spec string) (gm genModel, stop func(), err error) {
-	sp, err := llm.ParseSpec(spec)
-	if err != nil {
-		return gm, nil, err
-	}
-	if sp.Provider != "ngram" {
-		m, err := sess.Open(spec)
-		return genModel{Model: m}, func() {}, err
-	}
-	lm, err := ngram.Load(sp.Model)
-	if err != nil {
-		return gm, nil, fmt.Errorf("%s: %w", spec, err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return gm, nil, fmt.Errorf("%s: serve on loopback: %w: %w", spec, err, errs.ErrUnavailable)
-	}
-	name := strings.TrimSuffix(filepath.Base(sp.Model), filepath.Ext(sp.Model))
-	hs := &http.Server{Handler: ngram.NewServer(lm, name), ReadHeaderTimeout: 10 * time.Second}
-	go hs.Serve(ln)
-	m, err := sess.Open("openai:" + name + "@http://" + ln.Addr().String() + "/v1")
-	if err != nil {
-		hs.Close()
-		return gm, nil, err
-	}
-	return genModel{Model: m, id: sp.String()}, func() { hs.Close() }, nil
-}
-
 // newModelGenerator builds the seed-grounded or zero-shot generator.
-func newModelGenerator(m genModel, mode string, seed uint64, o modelGenFlags, gopts gate.Options, dir string) (*llmgen.Generator, error) {
+func newModelGenerator(m llm.Model, mode string, seed uint64, o modelGenFlags, gopts gate.Options, dir string) (*llmgen.Generator, error) {
 	switch mode {
 	case modeGrounded:
 		return grounded.New(m, grounded.Options{Seed: seed, PairShare: o.pairShare, SizeTolerance: gopts.SizeTolerance, MinTarget: gopts.MinLLOC},
-			o.llmgenOptions(dir, seed, m.id))
+			o.llmgenOptions(dir, seed, ""))
 	case modeZeroShot:
-		return zeroshot.New(m, zeroshot.Options{Seed: seed}, o.llmgenOptions(dir, seed, m.id))
+		return zeroshot.New(m, zeroshot.Options{Seed: seed}, o.llmgenOptions(dir, seed, ""))
 	}
 	return nil, fmt.Errorf("%w: --mode %q: want %s or %s", errs.ErrUsage, mode, modeGrounded, modeZeroShot)
 }
@@ -158,7 +115,7 @@ fixes are classified into the same patterns (the table is printed) and
 each pair's example_bug_ids lists the seeds of its type and pattern.
 
 --generator MODEL-SPEC (openai:MODEL[@BASE_URL], anthropic:MODEL, or
-ngram:FILE.bfng for the built-in n-gram LM served on loopback) calls a model:
+ngram:FILE.bfng for the built-in n-gram LM, in-process) calls a model:
 --mode seed-grounded (default; rxsynth §4.3, needs --seeds) shows one or two
 real seed pairs of the type per prompt — k=2 by a shuffled queue of all seed
 pairs, k=1 by LOC-stratified rotation — with their two-context diffs and an
@@ -328,11 +285,10 @@ func runModelGenerate(a *app, cmd *cobra.Command, r modelGenRun) error {
 		return fmt.Errorf("synth generate: %w", err)
 	}
 	defer sess.Close()
-	m, stop, err := openGenModel(sess, r.spec)
+	m, err := sess.Open(r.spec)
 	if err != nil {
 		return fmt.Errorf("synth generate: --generator: %w", err)
 	}
-	defer stop()
 	g, err := newModelGenerator(m, r.mode, r.seed, r.flags, r.gopts, r.out)
 	if err != nil {
 		return fmt.Errorf("synth generate: %w", err)

@@ -226,8 +226,8 @@ func TestSynthGenerateFreeEndpointBudget(t *testing.T) {
 	}
 }
 
-// TestSynthGenerateNgramSpec: "ngram:FILE" serves the built-in n-gram LM on
-// loopback; its answers are not two Java blocks, so all are rejected with a
+// TestSynthGenerateNgramSpec: "ngram:FILE" opens the built-in n-gram LM
+// in-process; its answers are not two Java blocks, so all are rejected with a
 // cause.
 func TestSynthGenerateNgramSpec(t *testing.T) {
 	src := javaFixture(t)

@@ -87,11 +87,10 @@ model calls and gate outputs in DIR, so a rerun resumes without new calls
 			defer sess.Close()
 			var cs []screen.Contender
 			for _, spec := range specs {
-				m, stop, err := openGenModel(sess, spec)
+				m, err := sess.Open(spec)
 				if err != nil {
 					return fmt.Errorf("synth screen: --generators %s: %w", spec, err)
 				}
-				defer stop()
 				cs = append(cs, screen.Contender{Name: spec, New: func(d string) (generate.Generator, error) {
 					return newModelGenerator(m, modeGrounded, seed, mf, gopts, d)
 				}})
