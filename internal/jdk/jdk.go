@@ -50,7 +50,7 @@ func SrcZip() (string, error) {
 func Tool(name string) (string, error) {
 	if h := os.Getenv("JAVA_HOME"); h != "" {
 		p := filepath.Join(h, "bin", name)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
 			return p, nil
 		}
 	}

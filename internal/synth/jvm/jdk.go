@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"time"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	jdkfind "github.com/benchforge/benchforge/internal/jdk"
 )
 
 // JDK is a located Java toolchain.
@@ -26,23 +25,17 @@ type JDK struct {
 
 var versionRE = regexp.MustCompile(`version "([0-9]+)(?:\.([0-9]+))?[^"]*"`)
 
-// FindJDK locates javac and java: $JAVA_HOME/bin first, then PATH. It
+// FindJDK locates javac and java with internal/jdk ($JAVA_HOME/bin, then
+// PATH) and reads the runtime version. It
 // returns an error wrapping errs.ErrUnavailable when either is missing.
 func FindJDK(ctx context.Context) (JDK, error) {
 	var j JDK
-	if home := os.Getenv("JAVA_HOME"); home != "" {
-		jc, jv := filepath.Join(home, "bin", "javac"), filepath.Join(home, "bin", "java")
-		if isExec(jc) && isExec(jv) {
-			j.Javac, j.Java = jc, jv
-		}
+	var err error
+	if j.Javac, err = jdkfind.Tool("javac"); err != nil {
+		return JDK{}, fmt.Errorf("find JDK: %w", err)
 	}
-	if j.Javac == "" {
-		jc, err1 := exec.LookPath("javac")
-		jv, err2 := exec.LookPath("java")
-		if err1 != nil || err2 != nil {
-			return JDK{}, fmt.Errorf("find JDK: %w: javac not found: install a JDK (apt-get install default-jdk-headless) or set JAVA_HOME", errs.ErrUnavailable)
-		}
-		j.Javac, j.Java = jc, jv
+	if j.Java, err = jdkfind.Tool("java"); err != nil {
+		return JDK{}, fmt.Errorf("find JDK: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
@@ -64,11 +57,6 @@ func FindJDK(ctx context.Context) (JDK, error) {
 	j.Version = string(versionRE.Find(out))
 	j.Version = j.Version[len(`version "`) : len(j.Version)-1]
 	return j, nil
-}
-
-func isExec(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
 // securityManagerFlags returns the flags that let the worker install its

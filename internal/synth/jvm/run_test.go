@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 )
@@ -88,10 +88,9 @@ func TestFindJDKMissing(t *testing.T) {
 	t.Setenv("JAVA_HOME", "")
 	t.Setenv("PATH", t.TempDir())
 	_, err := FindJDK(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "javac not found") {
+	if !errors.Is(err, errs.ErrUnavailable) || !strings.Contains(err.Error(), "find javac") || !strings.Contains(err.Error(), "install a JDK") {
 		t.Fatalf("err = %v", err)
 	}
-	_ = os.Getenv
 }
 
 func BenchmarkVerify(b *testing.B) {
