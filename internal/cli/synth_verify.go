@@ -18,6 +18,8 @@ func init() { synthSubcommands = append(synthSubcommands, newSynthVerifyCmd) }
 // synthVerifyJSON is what `synth verify --json` prints.
 type synthVerifyJSON struct {
 	Executions string    `json:"executions"`
+	Confirmed  string    `json:"confirmed"`
+	NConfirmed int       `json:"n_confirmed"`
 	Verified   int       `json:"verified"`
 	Skipped    int       `json:"skipped"`
 	Table      jvm.Table `json:"table"`
@@ -39,6 +41,9 @@ rxsynth §5.4's criteria: (a) the buggy method raises the labelled type,
 (b) (a) and the fixed method returns normally, (c) the buggy method raises
 it at the patched site and the fixed method does not. Records go to
 DIR/executions.jsonl, one per pair; a rerun skips pairs already there.
+DIR/confirmed.jsonl, rewritten on every run, holds the input pairs that
+meet (c): an execution-validated corpus for 'synth fidelity' and 'synth
+evaluate' that no judge model decided.
 Prints per-type counts with Wilson 95% intervals (Tables 8 and 9).
 Needs a JDK (JAVA_HOME or javac on PATH).`,
 		Args: usageArgs(cobra.NoArgs),
@@ -63,19 +68,23 @@ Needs a JDK (JAVA_HOME or javac on PATH).`,
 				return err
 			}
 			if asJSON {
-				return writeJSON(a.stdout, synthVerifyJSON{Executions: s.Path, Verified: s.Verified, Skipped: s.Skipped, Table: s.Table})
+				return writeJSON(a.stdout, synthVerifyJSON{Executions: s.Path, Confirmed: s.ConfirmedPath, NConfirmed: s.Confirmed, Verified: s.Verified, Skipped: s.Skipped, Table: s.Table})
 			}
 			fmt.Fprintf(a.stdout, "%s: %d verified, %d already there\n\n", s.Path, s.Verified, s.Skipped)
 			t := table{header: []string{"type", "n", "compiled", "(a) buggy-side", "(b) both-sides", "(c) site-anchored", "(c) Wilson 95% CI"}}
 			for _, r := range append(s.Table.Rows, s.Table.Pooled) {
 				t.add(r.Type, r.N, frac(r.Compiled), frac(r.A), frac(r.B), frac(r.C), ci(r.C))
 			}
-			return t.write(a.stdout)
+			if err := t.write(a.stdout); err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(a.stdout, "\n%d pairs confirmed by (c) → %s\n", s.Confirmed, s.ConfirmedPath)
+			return err
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&corpusPath, "corpus", "", "pairs JSONL (corpus.Pair records)")
-	f.StringVar(&out, "out", "", "output directory for executions.jsonl")
+	f.StringVar(&out, "out", "", "output directory for executions.jsonl and confirmed.jsonl")
 	f.IntVar(&opts.Budget, "budget", 200, "most method calls per pair")
 	f.DurationVar(&opts.Timeout, "timeout", 2*time.Second, "wall-clock limit per call")
 	f.IntVar(&opts.Workers, "workers", 1, "worker JVMs")

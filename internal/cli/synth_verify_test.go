@@ -50,10 +50,15 @@ func TestSynthVerify(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	for _, want := range []string{"2 verified, 0 already there", "NullPointerException", "1/1 (100.0%)", "NumberFormatException", "0/1 (0.0%)", "Overall", "1/2 (50.0%)"} {
+	for _, want := range []string{"2 verified, 0 already there", "NullPointerException", "1/1 (100.0%)", "NumberFormatException", "0/1 (0.0%)", "Overall", "1/2 (50.0%)", "1 pairs confirmed by (c)"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout.String())
 		}
+	}
+	// confirmed.jsonl is the corpus of pairs meeting (c): npe only.
+	conf, err := os.ReadFile(filepath.Join(out, "confirmed.jsonl"))
+	if err != nil || strings.Count(string(conf), "\n") != 1 || !strings.Contains(string(conf), `"pair_id":"npe"`) {
+		t.Errorf("confirmed.jsonl = %q, %v; want the npe pair alone", conf, err)
 	}
 	// A rerun finds both records and verifies nothing; --json.
 	stdout.Reset()

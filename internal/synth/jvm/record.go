@@ -122,6 +122,10 @@ func contains(xs []int, x int) bool {
 // ExecutionsFile is the record log's name inside the output directory.
 const ExecutionsFile = "executions.jsonl"
 
+// ConfirmedFile holds the input pairs confirmed by criterion (c), as
+// corpus.Pair records; it is rewritten on every run.
+const ConfirmedFile = "confirmed.jsonl"
+
 // Summary is what Run returns.
 type Summary struct {
 	// Verified counts the pairs checked in this run; Skipped those already
@@ -129,7 +133,12 @@ type Summary struct {
 	Verified, Skipped int
 	Path              string
 	Table             Table
-	Warnings          []string
+	// Confirmed counts the input pairs meeting criterion (c); they are
+	// written, unchanged, to ConfirmedPath: an execution-validated corpus
+	// that needs no judge model.
+	Confirmed     int
+	ConfirmedPath string
+	Warnings      []string
 }
 
 // Run verifies every pair not yet in outDir/executions.jsonl, appending
@@ -189,5 +198,19 @@ func Run(ctx context.Context, pairs []corpus.Pair, outDir string, opts Options) 
 		return s, err
 	}
 	s.Table = Confirmation(recs)
+	confirmed := map[string]bool{}
+	for _, e := range recs {
+		confirmed[e.PairID] = e.Status == StatusConfirmed
+	}
+	var keep []corpus.Pair
+	for _, p := range pairs {
+		if confirmed[p.PairID] {
+			keep = append(keep, p)
+		}
+	}
+	s.Confirmed, s.ConfirmedPath = len(keep), filepath.Join(outDir, ConfirmedFile)
+	if err := jsonl.Rewrite(s.ConfirmedPath, keep); err != nil {
+		return s, err
+	}
 	return s, nil
 }

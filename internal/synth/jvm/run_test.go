@@ -78,6 +78,13 @@ func TestRunResumes(t *testing.T) {
 	if len(s2.Table.Rows) != len(corpus.Types) {
 		t.Errorf("%d type rows, want %d", len(s2.Table.Rows), len(corpus.Types))
 	}
+	conf, err := jsonl.ReadFile[corpus.Pair](s2.ConfirmedPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2.Confirmed != len(pairs) || len(conf) != len(pairs) || conf[0].BuggyMethod != pairs[0].BuggyMethod {
+		t.Errorf("confirmed.jsonl holds %d pairs (summary %d), want the %d input pairs unchanged", len(conf), s2.Confirmed, len(pairs))
+	}
 	// A duplicate pair_id in the corpus is an input error.
 	if _, err := Run(context.Background(), append(pairs, pairs[0]), t.TempDir(), opts); err == nil || !strings.Contains(err.Error(), "appears twice") {
 		t.Errorf("duplicate pair_id: err = %v", err)
