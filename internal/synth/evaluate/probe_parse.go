@@ -4,12 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/benchforge/benchforge/internal/llm/answer"
 )
 
 // ErrUnparseable marks a probe answer whose verdict could not be read. The
@@ -20,11 +19,11 @@ var ErrUnparseable = errors.New("unparseable probe answer")
 
 // How an answer was read, from strictest to most tolerant.
 const (
-	ReadJSON     = "json"     // the whole answer is one JSON object
-	ReadFenced   = "fenced"   // a JSON object in a fenced code block
-	ReadEmbedded = "embedded" // a JSON object inside prose
-	ReadLines    = "lines"    // a "defective: ..." line
-	ReadWord     = "word"     // a bare verdict word opening the answer ("Yes.", "B")
+	ReadJSON     = answer.JSON     // the whole answer is one JSON object
+	ReadFenced   = answer.Fenced   // a JSON object in a fenced code block
+	ReadEmbedded = answer.Embedded // a JSON object inside prose
+	ReadLines    = answer.Lines    // a "defective: ..." line
+	ReadWord     = "word"          // a bare verdict word opening the answer ("Yes.", "B")
 )
 
 // Choices of the pair probe: the method shown first is A.
@@ -32,11 +31,6 @@ const (
 	ChoiceA = "A"
 	ChoiceB = "B"
 )
-
-// maxProbeAnswer bounds the text the parser looks at; probe answers are a
-// few dozen bytes, and a model that rambles past this is cut (the raw text
-// is still recorded).
-const maxProbeAnswer = 64 << 10
 
 // IsolatedAnswer is a parsed isolated-method answer.
 type IsolatedAnswer struct {
@@ -58,6 +52,11 @@ type PairAnswer struct {
 // instead.
 var decisiveKeys = []string{"defective", "isdefective", "answer", "verdict", "defectivemethod", "buggy", "canthrow"}
 
+// probeReader reads the verdict fields of a probe answer. The opening
+// verdict word is not its stage: the probes' words (defective, clean, A,
+// B) are their own, tried by the parsers after it.
+var probeReader = answer.Reader{Decisive: decisiveKeys, Fences: fencedBodies}
+
 // ParseIsolated reads an isolated-method answer: {"defective": true|false}
 // (booleans or yes/no strings), else a "defective: yes" line, else an
 // opening verdict word (yes, no, true, false, defective, not defective,
@@ -67,13 +66,14 @@ func ParseIsolated(text string) (IsolatedAnswer, error) {
 	if err != nil {
 		return IsolatedAnswer{}, err
 	}
-	f, how := findFields(text)
+	f, how := probeReader.Read(text)
 	if how != "" {
-		b, err := f.verdictBool()
-		if err != nil {
-			return IsolatedAnswer{}, err
+		v, _ := f.Get(decisiveKeys...)
+		b, ok := answer.Bool(v, isolatedWord)
+		if !ok {
+			return IsolatedAnswer{}, fmt.Errorf("%w: the verdict %v is not a yes/no value", ErrUnparseable, clipAny(v))
 		}
-		return IsolatedAnswer{Defective: b, Confidence: f.confidence(), Read: how}, nil
+		return IsolatedAnswer{Defective: b, Confidence: confidence(f), Read: how}, nil
 	}
 	if b, ok := isolatedWord(text); ok {
 		return IsolatedAnswer{Defective: b, Read: ReadWord}, nil
@@ -91,9 +91,9 @@ func ParsePair(text string) (PairAnswer, error) {
 	if err != nil {
 		return PairAnswer{}, err
 	}
-	f, how := findFields(text)
+	f, how := probeReader.Read(text)
 	if how != "" {
-		v, _ := f.get(decisiveKeys...)
+		v, _ := f.Get(decisiveKeys...)
 		s, ok := v.(string)
 		if n, isNum := v.(float64); isNum {
 			s, ok = strconv.FormatFloat(n, 'g', -1, 64), true
@@ -105,7 +105,7 @@ func ParsePair(text string) (PairAnswer, error) {
 		if c == "" {
 			return PairAnswer{}, fmt.Errorf("%w: the verdict %v names neither method A nor method B", ErrUnparseable, clipAny(v))
 		}
-		return PairAnswer{Choice: c, Confidence: f.confidence(), Read: how}, nil
+		return PairAnswer{Choice: c, Confidence: confidence(f), Read: how}, nil
 	}
 	if m := pairWord.FindStringSubmatch(text); m != nil {
 		return PairAnswer{Choice: strings.ToUpper(m[1]), Read: ReadWord}, nil
@@ -114,186 +114,31 @@ func ParsePair(text string) (PairAnswer, error) {
 }
 
 func cleanAnswer(text string) (string, error) {
-	if len(text) > maxProbeAnswer {
-		text = text[:maxProbeAnswer]
-	}
-	if !utf8.ValidString(text) {
-		text = strings.ToValidUTF8(text, "\uFFFD")
-	}
-	text = strings.TrimSpace(text)
-	if text == "" {
-		return "", fmt.Errorf("%w: empty answer", ErrUnparseable)
+	text, err := answer.Clean(text)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrUnparseable, err)
 	}
 	return text, nil
 }
 
-// answerFields are an answer's values by normalised key (lower-case
-// letters and digits only, so "is_defective" and "isDefective" coincide).
-type answerFields map[string]any
-
-func (f answerFields) get(keys ...string) (any, bool) {
-	for _, k := range keys {
-		if v, ok := f[k]; ok && v != nil {
-			return v, true
-		}
-	}
-	return nil, false
+// confidence reads the answer's confidence as a number or percentage.
+// Verbal ones ("high") stay nil, unlike in the judge: the probes have
+// only ever recorded stated numbers (TestParsePair pins it).
+func confidence(f answer.Fields) *float64 {
+	return f.Confidence(nil, "confidence", "conf", "probability")
 }
 
-func (f answerFields) decisive() bool {
-	_, ok := f.get(decisiveKeys...)
-	return ok
-}
-
-// verdictBool reads the isolated verdict: a JSON boolean, or a string
-// opening with a verdict word.
-func (f answerFields) verdictBool() (bool, error) {
-	v, _ := f.get(decisiveKeys...)
-	switch x := v.(type) {
-	case bool:
-		return x, nil
-	case string:
-		if b, ok := isolatedWord(x); ok {
-			return b, nil
-		}
-	}
-	return false, fmt.Errorf("%w: the verdict %v is not a yes/no value", ErrUnparseable, clipAny(v))
-}
-
-// confidence reads a confidence in [0, 1]; a percentage (1 < c ≤ 100, or
-// a string ending in %) is scaled. Missing or out of range is nil.
-func (f answerFields) confidence() *float64 {
-	v, ok := f.get("confidence", "conf", "probability")
-	if !ok {
-		return nil
-	}
-	var c float64
-	switch x := v.(type) {
-	case float64:
-		c = x
-	case string:
-		s := strings.TrimSpace(x)
-		pct := strings.HasSuffix(s, "%")
-		n, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(s, "%")), 64)
-		if err != nil {
-			return nil
-		}
-		if pct {
-			n /= 100
-		}
-		c = n
-	default:
-		return nil
-	}
-	if c > 1 && c <= 100 {
-		c /= 100
-	}
-	if math.IsNaN(c) || c < 0 || c > 1 {
-		return nil
-	}
-	return &c
-}
-
+// fenced also matches a block on one line ("```{...}```"), which the
+// Markdown line reading of the judge's fences does not; at most 8 blocks
+// are tried.
 var fenced = regexp.MustCompile("(?s)```[A-Za-z]*[ \t]*\n?(.*?)```")
 
-// findFields looks for the verdict, in order: the whole answer as JSON, a
-// JSON object in a fenced block, a JSON object embedded in prose, and
-// "key: value" lines. A source counts only when it holds a decisive key;
-// how is "" when none does.
-func findFields(text string) (answerFields, string) {
-	if f, ok := jsonFields(text); ok && f.decisive() {
-		return f, ReadJSON
-	}
+func fencedBodies(text string) []string {
+	var bodies []string
 	for _, m := range fenced.FindAllStringSubmatch(text, 8) {
-		if f, ok := jsonFields(strings.TrimSpace(m[1])); ok && f.decisive() {
-			return f, ReadFenced
-		}
+		bodies = append(bodies, m[1])
 	}
-	if f, ok := embeddedFields(text); ok {
-		return f, ReadEmbedded
-	}
-	if f := lineFields(text); f.decisive() {
-		return f, ReadLines
-	}
-	return nil, ""
-}
-
-func jsonFields(s string) (answerFields, bool) {
-	if !strings.HasPrefix(s, "{") {
-		return nil, false
-	}
-	var m map[string]any
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return nil, false
-	}
-	return normaliseFields(m), true
-}
-
-// embeddedFields decodes the first JSON object starting at a '{' that holds
-// a decisive key, ignoring the prose around it. At most 32 starting points
-// are tried, so a long answer costs linear time.
-func embeddedFields(s string) (answerFields, bool) {
-	for tries, off := 0, 0; tries < 32 && off < len(s); tries++ {
-		i := strings.IndexByte(s[off:], '{')
-		if i < 0 {
-			return nil, false
-		}
-		off += i
-		var m map[string]any
-		if json.NewDecoder(strings.NewReader(s[off:])).Decode(&m) == nil {
-			if f := normaliseFields(m); f.decisive() {
-				return f, true
-			}
-		}
-		off++
-	}
-	return nil, false
-}
-
-func normaliseFields(m map[string]any) answerFields {
-	f := make(answerFields, len(m))
-	for k, v := range m {
-		nk := normaliseKey(k)
-		if _, dup := f[nk]; !dup {
-			f[nk] = v
-		}
-	}
-	return f
-}
-
-func normaliseKey(k string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(k) {
-		if r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// answerLine is "key: value" or "key = value", the key optionally bulleted,
-// quoted or in Markdown bold.
-var answerLine = regexp.MustCompile(`^[\s>*\-•]*[*_"'` + "`" + `]*([A-Za-z][A-Za-z0-9_ \-]{0,40}?)[*_"'` + "`" + `]*\s*[:=]\s*(.*)$`)
-
-func lineFields(text string) answerFields {
-	f := answerFields{}
-	for line := range strings.SplitSeq(text, "\n") {
-		m := answerLine.FindStringSubmatch(strings.TrimRight(line, "\r"))
-		if m == nil {
-			continue
-		}
-		k := normaliseKey(m[1])
-		if _, dup := f[k]; dup || k == "" {
-			continue
-		}
-		v := strings.TrimSpace(m[2])
-		v = strings.TrimRight(strings.TrimLeft(v, "*_`"), "*_`,")
-		if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
-			v = v[1 : len(v)-1]
-		}
-		f[k] = v
-	}
-	return f
+	return bodies
 }
 
 // isolatedWordRE is an answer opening with a verdict word that is followed
@@ -334,15 +179,9 @@ func choiceValue(s string) string {
 	return ""
 }
 
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+// clipText is answer.Clip under the name the probe's messages (and tests)
+// use.
+func clipText(s string, n int) string { return answer.Clip(s, n) }
 
 func clipAny(v any) string {
 	if s, ok := v.(string); ok {
