@@ -239,3 +239,14 @@ func TestClip(t *testing.T) {
 		}
 	}
 }
+
+// TestNormaliseDeterministic: keys that normalise alike resolve the same
+// way on every run (map iteration order must not leak into a verdict).
+func TestNormaliseDeterministic(t *testing.T) {
+	for range 50 {
+		f, _ := answer.Reader{Decisive: []string{"canthrowt"}}.Read(`{"canThrowT": true, "can_throw_T": false, "CAN THROW T": "maybe"}`)
+		if got, _ := f.Get("canthrowt"); got != "maybe" { // "CAN THROW T" sorts first
+			t.Fatalf("canthrowt = %v, want the first key in byte order", got)
+		}
+	}
+}

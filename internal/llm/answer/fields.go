@@ -2,8 +2,10 @@ package answer
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -26,16 +28,16 @@ func normKey(k string) string {
 	return b.String()
 }
 
-// normalise keys m's values by normKey. Where two keys normalise alike
-// ({"canThrowT": true, "can_throw_T": false}) the value kept is whichever
-// map iteration meets first, so it may differ run to run; no prompt asks
-// for such keys, and it is kept as the parsers have always read it.
+// normalise keys m's values by normKey.
 func normalise(m map[string]any) Fields {
+	// Keys are visited in sorted order so that two keys normalising alike
+	// ("canThrowT" and "can_throw_T") resolve the same way on every run:
+	// the first in byte order wins.
 	f := make(Fields, len(m))
-	for k, v := range m {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		nk := normKey(k)
 		if _, dup := f[nk]; !dup {
-			f[nk] = v
+			f[nk] = m[k]
 		}
 	}
 	return f
