@@ -30,8 +30,10 @@ library):
   audit  builds the reference index, runs Stage I on a known-membership
          testbed (the built-in n-gram model trained on half of the JDK
          modules and stdlib packages, served on loopback and probed over
-         HTTP), and Stage II on git histories it builds from real JDK methods
-         (a fix that persists, is reverted, is refactored, is removed);
+         HTTP), Stage II on git histories it builds from real JDK methods
+         (a fix that persists, is reverted, is refactored), and re-scores
+         two n-gram models on bugs injected into the testbed's Java
+         repositories, on all vs clean samples, per difficulty;
   synth  extracts seeds from 14 real-style bug/fix pairs, runs the offline
          mutation generator, the gates, JVM verification, fidelity and the
          leakage-controlled evaluation.
@@ -56,7 +58,7 @@ func runDemo(a *app, o demo.Options, asJSON bool) error {
 	fmt.Fprintf(w, "benchforge demo: both jobs, offline, no API key; outputs in %s\n", o.Out)
 	fmt.Fprintf(w, "It usually takes %s on two cores. Steps:\n", map[bool]string{true: "about 1.5 minutes", false: "3–4 minutes"}[o.Quick])
 	for i, s := range plan {
-		fmt.Fprintf(w, "  %d. %-15s %-6s %s\n", i+1, s.Name, "~"+s.Usual, s.What)
+		fmt.Fprintf(w, "  %2d. %-15s %-6s %s\n", i+1, s.Name, "~"+s.Usual, s.What)
 	}
 	fmt.Fprintln(w)
 	o.Progress = demoProgress(w, isTerminal(w))
@@ -159,6 +161,24 @@ func writeDemoSummary(w io.Writer, res *demo.Result) error {
 			if err := t.write(w); err != nil {
 				return err
 			}
+			fmt.Fprintln(w)
+		}
+		if x := a.Rescore; x != nil && x.Result != nil {
+			fmt.Fprintf(w, "Audit, re-scoring on clean samples (benchchecker §6): %d mutation bugs in the testbed's Java repositories; difficulty by the demo's rule (%s)\n", x.Samples, demo.DifficultyRule)
+			m := table{header: []string{"model", "resolved, member repos", "resolved, other repos"}}
+			for _, md := range x.Models {
+				m.add(md.Name, fmt.Sprintf("%d/%d", md.Members.Resolved, md.Members.Total), fmt.Sprintf("%d/%d", md.NonMembers.Resolved, md.NonMembers.Total))
+			}
+			if err := m.write(w); err != nil {
+				return err
+			}
+			fmt.Fprintln(w)
+			st := x.Result.Tables()[0]
+			fmt.Fprintln(w, st.Caption)
+			if err := (&table{header: st.Header, rows: st.Rows}).write(w); err != nil {
+				return err
+			}
+			fmt.Fprintln(w, st.Note)
 			fmt.Fprintln(w)
 		}
 	}

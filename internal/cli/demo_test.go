@@ -42,18 +42,20 @@ func TestDemoEndToEnd(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "demo")
 	var out, errb bytes.Buffer
 	code := Run(context.Background(), []string{"benchforge", "demo", "--quick", "--out", dir,
-		"--skip", "audit/index,audit/testbed,synth/verify"}, &out, &errb)
+		"--skip", "audit/index,synth/verify"}, &out, &errb)
 	if code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, errb.String())
 	}
 	se, so := errb.String(), out.String()
-	for _, want := range []string{"It usually takes", "9. report", "[3/9] audit/stage2: done in", "[6/9] synth/verify: skipped: skipped on request", "[9/9] report: done in"} {
+	for _, want := range []string{"It usually takes", " 4. audit/rescore", "10. report", "[3/10] audit/stage2: done in", "[4/10] audit/rescore: done in",
+		"[7/10] synth/verify: skipped: skipped on request", "[10/10] report: done in"} {
 		if !strings.Contains(se, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, se)
 		}
 	}
 	for _, want := range []string{"Stage II (patch presence at the cutoff): AUC 1.000  TPR 1.000  FPR 0.000", "@persists", "@reverted", "@refactored",
-		"Synth: 14 seeds (0 excluded)", "skipped audit/testbed: skipped on request", "Report: " + filepath.Join(dir, "report.html")} {
+		"Audit, re-scoring on clean samples (benchchecker §6)", "testbed-target", "testbed-other-half", "Resolution rate on all vs clean samples", "<15 min fix",
+		"Synth: 14 seeds (0 excluded)", "skipped synth/verify: skipped on request", "Report: " + filepath.Join(dir, "report.html")} {
 		if !strings.Contains(so, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, so)
 		}

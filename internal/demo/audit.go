@@ -24,6 +24,9 @@ type Audit struct {
 	StageIROC  []stats.ROCPoint       `json:"stage1_roc"`
 	Stage2     []Stage2Sample         `json:"stage2"`
 	Stage2Eval *patchcheck.Evaluation `json:"stage2_eval"`
+	// Rescore is the leaderboard re-scoring on the testbed's repositories
+	// (nil when it did not run).
+	Rescore *Rescore `json:"rescore,omitempty"`
 }
 
 // IndexSummary describes the reference index that was built.

@@ -202,7 +202,8 @@ func checkPage(t *testing.T, bin, dir, page, keep string) {
 	if probe.navlinks < 5 {
 		t.Errorf("%s: %d navigation links, want the five pages at least", page, probe.navlinks)
 	}
-	if page == PageAudit || page == PageFidelity {
+	// The overview carries the re-scoring's per-difficulty drop plot.
+	if page == PageOverview || page == PageAudit || page == PageFidelity {
 		if probe.svgs == 0 {
 			t.Errorf("%s: no SVG plot rendered", page)
 		}

@@ -62,6 +62,7 @@ func Plan(quick bool) []Step {
 		{"audit/index", "reference index of the JDK src.zip and the Python stdlib (word → repositories)", "25 s"},
 		{"audit/testbed", "Stage I: train an n-gram model on half of the repositories, serve it on loopback, probe all", u("50 s", "25 s")},
 		{"audit/stage2", "Stage II: git histories of real JDK methods (fix persists, reverted, refactored)", u("10 s", "6 s")},
+		{"audit/rescore", "re-scoring (§6): bugs injected in the testbed's Java repositories, two n-gram models, all vs clean samples", "3 s"},
 		{"synth/seeds", "seeds: F3/F4 over 14 hand-written bug/fix pairs (two per exception type)", "1 s"},
 		{"synth/generate", "offline mutation generator over src.zip, then the §4.4 gates", u("8 s", "6 s")},
 		{"synth/verify", "JVM verification of the accepted pairs (javac + sandboxed worker JVM)", u("90 s", "40 s")},
@@ -149,7 +150,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	r.res = &Result{Out: out, Quick: opts.Quick, Started: r.start.UTC().Truncate(time.Second), Audit: &Audit{}, Synth: &Synth{}}
 	steps := []func() (string, error){
-		r.auditIndex, r.auditTestbed, r.auditStage2,
+		r.auditIndex, r.auditTestbed, r.auditStage2, r.auditRescore,
 		r.synthSeeds, r.synthGenerate, r.synthVerify, r.synthFidelity, r.synthEvaluate,
 		r.report,
 	}

@@ -174,8 +174,10 @@ func TestRunRejectsBadOptions(t *testing.T) {
 }
 
 // cheapSkip are the slow steps the package tests leave out; `benchforge
-// demo` runs them (measured in the package documentation).
-var cheapSkip = []string{"audit/index", "audit/testbed", "synth/verify"}
+// demo` runs them (measured in the package documentation). The testbed
+// runs (quick scale, a few seconds) because the re-scoring needs its
+// models.
+var cheapSkip = []string{"audit/index", "synth/verify"}
 
 var cheap struct {
 	once sync.Once

@@ -133,6 +133,9 @@ func overviewPage(res *Result) (*report.Page, error) {
 		if e := a.Stage2Eval; e != nil {
 			kv = append(kv, report.KV{Key: "Stage II (patch presence)", Value: fmt.Sprintf("AUC %s · TPR %s · FPR %s over %d samples", f3(e.AUC), f3(e.TPR), f3(e.FPR), e.N)})
 		}
+		if x := a.Rescore; x != nil && x.Result != nil {
+			kv = append(kv, report.KV{Key: "re-scoring (all → clean samples)", Value: rescoreHeadline(x.Result)})
+		}
 	}
 	if s := res.Synth; s != nil {
 		kv = append(kv, report.KV{Key: "seeds", Value: fmt.Sprintf("%d real pairs (%d excluded by F3/F4)", len(s.Seeds), len(s.Excluded))})
@@ -149,6 +152,17 @@ func overviewPage(res *Result) (*report.Page, error) {
 	steps := &report.Table{Caption: "Steps", Header: []string{"step", "seconds", "note"}}
 	for _, s := range res.Steps {
 		steps.AddRow(s.Name, s.Seconds, s.Skipped)
+	}
+	if a := res.Audit; a != nil && a.Rescore != nil && a.Rescore.Result != nil {
+		// report.html carries the re-scoring headline table and plot so the
+		// one file shows the per-difficulty drops; the audit page has the
+		// rest.
+		x := a.Rescore
+		sec := p.AddSection("rescore", "Re-scoring on clean samples (§6)").Add(&report.Paragraph{Text: rescoreIntro(x) + " Details: " + PageAudit + "#rescore."})
+		sec.Add(x.Result.Tables()[0])
+		if err := addDropPlot(sec, x); err != nil {
+			return nil, err
+		}
 	}
 	p.AddSection("steps", "Steps").Add(steps)
 	files := &report.Table{Caption: "Outputs (paths relative to the output folder)", Header: []string{"file", "holds"}}
@@ -179,7 +193,7 @@ func overviewPage(res *Result) (*report.Page, error) {
 // outputFiles lists the files a demo writes, with what each holds.
 var outputFiles = [][2]string{
 	{"report.html", "this overview; links the job pages"},
-	{"audit.html", "audit job: index, Stage I testbed, Stage II"},
+	{"audit.html", "audit job: index, Stage I testbed, Stage II, re-scoring"},
 	{"synth.html", "synth job: seeds, generation, gates, JVM, fidelity and evaluation headlines"},
 	{"fidelity.html", "full fidelity report (rxsynth §6)"},
 	{"evaluation.html", "full leakage-controlled evaluation report (rxsynth §7)"},
@@ -192,6 +206,14 @@ var outputFiles = [][2]string{
 	{"audit/stage2_labels.jsonl", "known labels of the Stage II samples"},
 	{"audit/stage2_verdicts.jsonl", "one PatchVerdict per sample with its matched lines"},
 	{"audit/stage2_eval.json", "Stage II AUC/TPR/FPR and ROC"},
+	{"audit/rescore/benchmark.jsonl", "re-scoring benchmark: mutation bugs in the testbed's Java repositories, with difficulty (bench.Sample)"},
+	{"audit/rescore/runs.jsonl", "each model's loss on the fixed and buggy method of every sample, and whether it resolved it"},
+	{"audit/rescore/stage1_verdicts.jsonl", "each model's Stage I verdict on the benchmark repositories"},
+	{"audit/rescore/stage2_verdicts.jsonl", "Stage II verdict per benchmark sample"},
+	{"audit/rescore/verdicts.jsonl", "combined verdict per sample and model (rescore.Verdict)"},
+	{"audit/rescore/leaderboard.jsonl", "the models' resolved samples as leaderboard submissions"},
+	{"audit/rescore/rescore.json", "re-scored leaderboard (also rescore.md), as `benchforge audit rescore` computes it"},
+	{"audit/rescore/repos", "the benchmark's git repositories (import with the bugs, then the fix)"},
 	{"synth/seeds.jsonl", "real seed pairs (corpus.Seed)"},
 	{"synth/candidates.jsonl", "generated candidates (append-only)"},
 	{"synth/attempts.jsonl", "every generation attempt (append-only)"},
@@ -247,6 +269,14 @@ func auditPage(res *Result) (*report.Page, error) {
 		}
 	} else {
 		s2.Add(&report.Paragraph{Text: "Not run: " + skipNote(res, "audit/stage2")})
+	}
+	rs := p.AddSection("rescore", "Re-scoring on clean samples (§6)")
+	if a.Rescore != nil {
+		if err := rescoreBlocks(rs, a.Rescore); err != nil {
+			return nil, err
+		}
+	} else {
+		rs.Add(&report.Paragraph{Text: "Not run: " + skipNote(res, "audit/rescore")})
 	}
 	return p, nil
 }

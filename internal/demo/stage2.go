@@ -116,7 +116,7 @@ func pickMethods(ctx context.Context, srcZip string, seed uint64, want []string,
 // locate reads the candidate's file and checks that its fixed method is
 // the file's lines Start..End, dedented; it then builds the buggy file.
 func locate(zf *zip.File, c generate.Candidate) (realMethod, bool) {
-	if zf == nil || c.Source.StartLine < 1 || c.Source.EndLine < c.Source.StartLine {
+	if zf == nil || c.Source == nil {
 		return realMethod{}, false
 	}
 	sig, err := jvm.ParseSignature(c.FixedMethod)
@@ -129,7 +129,33 @@ func locate(zf *zip.File, c generate.Candidate) (realMethod, bool) {
 	}
 	src, err := io.ReadAll(io.LimitReader(rc, 4<<20))
 	rc.Close()
-	if err != nil || bytes.Contains(src, []byte("\r")) {
+	if err != nil {
+		return realMethod{}, false
+	}
+	m, ok := splice(src, c)
+	if !ok {
+		return realMethod{}, false
+	}
+	m.ZipPath = zf.Name
+	// java.base/java/util/Foo.java → src/main/java/java/util/Foo.java
+	if i := strings.IndexByte(zf.Name, '/'); i >= 0 {
+		m.Path = "src/main/java/" + zf.Name[i+1:]
+	} else {
+		m.Path = "src/main/java/" + zf.Name
+	}
+	m.Name = strings.TrimSuffix(path.Base(zf.Name), ".java") + "." + sig.Name
+	for _, p := range sig.Params {
+		m.Params = append(m.Params, p.Name)
+	}
+	return m, true
+}
+
+// splice checks that the candidate's fixed method is lines Start..End of
+// src, dedented, and returns the method with src as the fixed file and the
+// buggy file (the mutated method re-indented in its place). Files with
+// carriage returns are refused: the line arithmetic assumes \n endings.
+func splice(src []byte, c generate.Candidate) (realMethod, bool) {
+	if c.Source == nil || c.Source.StartLine < 1 || c.Source.EndLine < c.Source.StartLine || bytes.Contains(src, []byte("\r")) {
 		return realMethod{}, false
 	}
 	lines := strings.SplitAfter(string(src), "\n")
@@ -143,21 +169,10 @@ func locate(zf *zip.File, c generate.Candidate) (realMethod, bool) {
 		return realMethod{}, false
 	}
 	buggy := strings.Join(lines[:s-1], "") + reindent(c.BuggyMethod, indent) + strings.Join(lines[e:], "")
-	m := realMethod{
-		Type: c.ErrorType, Operator: c.Operator, ZipPath: zf.Name, Method: c.Source.Method,
+	return realMethod{
+		Type: c.ErrorType, Operator: c.Operator, Method: c.Source.Method,
 		Start: s, End: e, Fixed: src, Buggy: []byte(buggy), FixedText: c.FixedMethod,
-	}
-	// java.base/java/util/Foo.java → src/main/java/java/util/Foo.java
-	if i := strings.IndexByte(zf.Name, '/'); i >= 0 {
-		m.Path = "src/main/java/" + zf.Name[i+1:]
-	} else {
-		m.Path = "src/main/java/" + zf.Name
-	}
-	m.Name = strings.TrimSuffix(path.Base(zf.Name), ".java") + "." + sig.Name
-	for _, p := range sig.Params {
-		m.Params = append(m.Params, p.Name)
-	}
-	return m, true
+	}, true
 }
 
 // reindent prefixes every non-empty line of a dedented method with indent

@@ -161,16 +161,43 @@ func Strip(title, xlabel string, categories []string, values [][]float64, ref fl
 	return svg(p, plotW, max(h, 2*vg.Inch))
 }
 
-// Bars draws grouped bars: one group per label, one bar per series.
+// Bars draws grouped bars: one group per label, one bar per series, each
+// bar labelled with its value. A NaN value draws no bar and is marked
+// "n/a" (a rate with no denominator is not a zero). The y range always
+// includes 0 and leaves room above the tallest bar for the legend, so
+// the legend never covers a bar.
 func Bars(title, ylabel string, labels []string, series []Series) ([]byte, error) {
 	p := newPlot(title, "", ylabel)
 	w := vg.Points(14)
 	n := len(series)
+	lo, hi := 0.0, 0.0
+	for _, s := range series {
+		for _, y := range s.Y {
+			if !math.IsNaN(y) && !math.IsInf(y, 0) {
+				lo, hi = math.Min(lo, y), math.Max(hi, y)
+			}
+		}
+	}
+	if hi == lo {
+		hi = lo + 1
+	}
 	for i, s := range series {
 		if len(s.Y) != len(labels) {
 			return nil, fmt.Errorf("bar plot %q series %q: %d values for %d labels", title, s.Label, len(s.Y), len(labels))
 		}
-		b, err := plotter.NewBarChart(plotter.Values(s.Y), w)
+		ys := make(plotter.Values, len(s.Y))
+		var at plotter.XYs
+		var texts []string
+		for j, y := range s.Y {
+			switch {
+			case math.IsNaN(y) || math.IsInf(y, 0):
+				at, texts = append(at, plotter.XY{X: float64(j), Y: 0}), append(texts, "n/a")
+			default:
+				ys[j] = y
+				at, texts = append(at, plotter.XY{X: float64(j), Y: y}), append(texts, fmt.Sprintf("%.3g", y))
+			}
+		}
+		b, err := plotter.NewBarChart(ys, w)
 		if err != nil {
 			return nil, fmt.Errorf("bar plot %q: %w", title, err)
 		}
@@ -179,7 +206,34 @@ func Bars(title, ylabel string, labels []string, series []Series) ([]byte, error
 		b.Offset = w * vg.Length(float64(i)-float64(n-1)/2)
 		p.Add(b)
 		p.Legend.Add(s.Label, b)
+		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: at, Labels: texts})
+		if err != nil {
+			return nil, fmt.Errorf("bar plot %q: %w", title, err)
+		}
+		for k := range lb.TextStyle {
+			lb.TextStyle[k].XAlign = draw.XCenter
+			lb.TextStyle[k].Font.Size = vg.Points(8)
+			if at[k].Y < 0 {
+				lb.TextStyle[k].YAlign = draw.YTop
+			}
+		}
+		lb.Offset = vg.Point{X: b.Offset, Y: 0}
+		p.Add(lb)
 	}
 	p.NominalX(labels...)
+	// Half a group of margin each side, so the outer groups' bars and
+	// labels are not cut at the axes.
+	p.X.Min, p.X.Max = -0.5, float64(len(labels))-0.5
+	// Headroom above the tallest bar for its value label and one legend
+	// line per series; below 0 only when a value is negative.
+	p.Y.Min = lo - 0.08*(hi-lo)*b2f(lo < 0)
+	p.Y.Max = hi + (hi-lo)*(0.12+0.07*float64(n))
 	return svg(p, plotW, plotH)
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -103,3 +103,18 @@ func TestPlotErrors(t *testing.T) {
 		t.Error("mismatched bars accepted")
 	}
 }
+
+// TestBarsLabelsAndNA checks that every bar carries its value and that a
+// missing value (NaN) draws no bar but an "n/a" mark, negative values
+// included in the range.
+func TestBarsLabelsAndNA(t *testing.T) {
+	svg, err := Bars("drop", "%", []string{"easy", "hard"}, []Series{{Label: "m1", Y: []float64{26.7, math.NaN()}}, {Label: "m2", Y: []float64{-12.5, 3}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{">26.7<", ">n/a<", ">-12.5<", ">3<", ">m1<", ">m2<"} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("bar plot lacks %s", want)
+		}
+	}
+}

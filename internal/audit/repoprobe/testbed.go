@@ -95,6 +95,27 @@ type TestbedResult struct {
 	CallsSaved  float64         `json:"sequential_calls_fraction"` // sequential calls / fixed-n calls
 	WallSeconds float64         `json:"wall_seconds"`
 	Notes       []string        `json:"notes"`
+	// Artifacts are the in-memory inputs of the run, for callers that go
+	// on to use the same models and repositories (the demo re-scores a
+	// benchmark built from them); they are not serialised.
+	Artifacts *TestbedArtifacts `json:"-"`
+}
+
+// TestbedArtifacts are what a testbed run trained and selected, so a
+// caller can score more with exactly the same model, files and queries
+// instead of rebuilding them (and risking a different split).
+type TestbedArtifacts struct {
+	Target *ngram.Model
+	Order  int // n-gram order the models were trained with
+	// Files are each repository's files by repository name (reuse
+	// repositories included, with their vendored copies).
+	Files map[string][]File
+	// Queries are each repository's selected queries of the full method
+	// (ConfigFull), by repository name.
+	Queries map[string][]Query
+	// Probe are the probing options every configuration used (Log, Lang
+	// and P0 cleared: they are per repository and configuration).
+	Probe ProbeOptions
 }
 
 func (o *TestbedOptions) defaults() {
@@ -334,9 +355,13 @@ func Testbed(ctx context.Context, opts TestbedOptions) (*TestbedResult, error) {
 		return nil, err
 	}
 
-	for _, r := range repos {
+	art := &TestbedArtifacts{Target: target, Order: opts.Order, Files: map[string][]File{}, Queries: map[string][]Query{}, Probe: po}
+	art.Probe.Log = nil
+	for i, r := range repos {
 		res.Repos = append(res.Repos, r.TestbedRepo)
+		art.Files[r.Name], art.Queries[r.Name] = r.files, sel[i][ConfigFull]
 	}
+	res.Artifacts = art
 	for _, c := range Configs {
 		res.Summary = append(res.Summary, summarize(repos, rest, c, p0[c]))
 	}

@@ -55,6 +55,34 @@ func TestTestbedEndToEnd(t *testing.T) {
 	if res.Summary[1].Calls > sum.Calls {
 		t.Errorf("sequential used %d calls, fixed %d", res.Summary[1].Calls, sum.Calls)
 	}
+	// The artifacts are the run's own: probing the target again with a
+	// repository's full-method queries and the run's settings gives its
+	// verdict back.
+	art := res.Artifacts
+	if art == nil || art.Target == nil || len(art.Files) != len(res.Repos) || art.Order != 4 || art.Probe.Samples != 5 {
+		t.Fatalf("artifacts %+v", art)
+	}
+	r := res.Repos[0]
+	for _, x := range res.Repos {
+		if !x.Control && x.Seen { // controls were probed before P0 was calibrated
+			r = x
+			break
+		}
+	}
+	tm, stop, err := serve(art.Target, "again")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	o := art.Probe
+	o.Lang, o.P0 = r.Lang, res.Summary[0].P0
+	v, err := Probe(context.Background(), tm, r.Name, art.Queries[r.Name], o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full := r.Verdicts[ConfigFull]; v.Hits != full.Hits || v.Verdict != full.Verdict || len(art.Files[r.Name]) != r.Files {
+		t.Errorf("%s again: %d hits %s; the run had %d hits %s", r.Name, v.Hits, v.Verdict, full.Hits, full.Verdict)
+	}
 }
 
 func TestTestbedTooFewRepos(t *testing.T) {

@@ -2,6 +2,7 @@ package rescore
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/report"
@@ -119,22 +120,12 @@ func (r *Result) Page(title string) (*report.Page, error) {
 	for _, t := range r.Tables() {
 		sec.Add(t)
 	}
-	if len(r.Submissions) > 0 && len(r.Difficulties) > 0 {
-		labels := append([]string{"overall"}, r.Difficulties...)
-		var series []report.Series
-		top := r.Submissions[:min(len(r.Submissions), 5)]
-		for _, s := range top {
-			ys := []float64{100 * val(s.Overall.Drop)}
-			for _, c := range s.ByDifficulty {
-				ys = append(ys, 100*val(c.Drop))
-			}
-			series = append(series, report.Series{Label: s.Submission, Y: ys})
-		}
-		svg, err := report.Bars("Relative drop by difficulty (top submissions)", "relative drop (%)", labels, series)
-		if err != nil {
-			return nil, fmt.Errorf("rescore: plot: %w", err)
-		}
-		sec.Add(&report.Plot{Caption: "Relative drop of the resolution rate on clean samples, per difficulty, for the five highest-ranked submissions (buckets without clean samples plotted as 0).", SVG: svg})
+	plot, err := r.DropPlot()
+	if err != nil {
+		return nil, err
+	}
+	if plot != nil {
+		sec.Add(plot)
 	}
 	if len(r.ByYear) > 1 {
 		var xs, all, clean []float64
@@ -153,9 +144,34 @@ func (r *Result) Page(title string) (*report.Page, error) {
 	return p, nil
 }
 
-func val(x *float64) float64 {
+// DropPlot is the bar chart of the relative drop overall and per
+// difficulty bucket for the five highest-ranked submissions; nil when
+// there is no submission or no difficulty bucket.
+func (r *Result) DropPlot() (*report.Plot, error) {
+	if len(r.Submissions) == 0 || len(r.Difficulties) == 0 {
+		return nil, nil
+	}
+	labels := append([]string{"overall"}, r.Difficulties...)
+	var series []report.Series
+	top := r.Submissions[:min(len(r.Submissions), 5)]
+	for _, s := range top {
+		ys := []float64{100 * orNaN(s.Overall.Drop)}
+		for _, c := range s.ByDifficulty {
+			ys = append(ys, 100*orNaN(c.Drop))
+		}
+		series = append(series, report.Series{Label: s.Submission, Y: ys})
+	}
+	svg, err := report.Bars("Relative drop by difficulty (top submissions)", "relative drop (%)", labels, series)
+	if err != nil {
+		return nil, fmt.Errorf("rescore: plot: %w", err)
+	}
+	return &report.Plot{Caption: "Relative drop of the resolution rate on clean samples, per difficulty, for the five highest-ranked submissions (n/a: no clean sample in the bucket).", SVG: svg}, nil
+}
+
+// orNaN is *x, or NaN (no bar, marked n/a) when the drop is undefined.
+func orNaN(x *float64) float64 {
 	if x == nil {
-		return 0
+		return math.NaN()
 	}
 	return *x
 }

@@ -105,6 +105,19 @@ func TestRescoreHandChecked(t *testing.T) {
 	if got := FormatCell(Cell{All: Rate{1, 2, .5}}); got != "1/2 → 0/0 n/a" {
 		t.Errorf("FormatCell(no clean) = %q", got)
 	}
+	// The drop plot shows every submission and bucket with its value.
+	plot, err := res.DropPlot()
+	if err != nil || plot == nil {
+		t.Fatalf("DropPlot = %v, %v", plot, err)
+	}
+	for _, want := range []string{">hard<", ">20250102_b<", ">100<", ">-50<"} {
+		if !strings.Contains(string(plot.SVG), want) {
+			t.Errorf("drop plot lacks %s", want)
+		}
+	}
+	if p, err := (&Result{Submissions: res.Submissions}).DropPlot(); p != nil || err != nil {
+		t.Errorf("DropPlot without difficulty buckets = %v, %v; want nil, nil", p, err)
+	}
 }
 
 func TestPatchVerdictsAndModels(t *testing.T) {
