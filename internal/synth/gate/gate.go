@@ -46,17 +46,17 @@
 // method of over ~500 tokens). DupThreshold 0.8, the LLOC range 3–150 and
 // the ±40% size tolerance (§4.3) complete the set; all are flags.
 //
-// Measured (2-core VM under a load average of ~24, so wall times are ~4×
-// CPU times): gating the 1,447 JDK mutation candidates of
-// `synth generate --generator mutation` took 2.2 CPU-s (≈660 candidates per
-// CPU-second, 10.6 s wall); BenchmarkGates (2,000 synthetic candidates)
-// ≈350 candidates per CPU-second. About 85% of that is tree-sitter parsing
-// and tree copying in internal/code, so the issue's 2,000 candidates/s is
-// not reached on this machine. Near-duplicates (BenchmarkNearDup, token
-// 5-grams, threshold 0.8, synthetic 80–300-token documents, -benchtime 1x):
-// MinHash-LSH 4.2 s vs all-pairs 144 s at 5,000 (34×); LSH 34.6 s wall at
-// 50,000, where all-pairs, extrapolated quadratically from 5,000 (not run),
-// would take ~14,400 s (~400×).
+// Measured on the 2-core VM with nothing else running (2026-11-30):
+// BenchmarkGates (2,000 synthetic candidates of 8–30 statements, both
+// sides passing every gate, 2 workers; -benchtime 5x -count 3) 2,158–2,255
+// candidates/s. About half the CPU is tree-sitter parsing; the fixed
+// method is parsed incrementally from the buggy one's tree
+// (code.ParseJavaMethodPair), which took the rate from ~1,850/s.
+// Near-duplicates (BenchmarkNearDup, token 5-grams, threshold 0.8,
+// synthetic 80–300-token documents, -benchtime 1x): MinHash-LSH 0.36 s vs
+// all-pairs 23.0 s at 5,000 (65×); LSH 4.1 s at 50,000, where all-pairs,
+// extrapolated from a 1,000-row sample (88.1 s for 1,000 × 49,000 pairs,
+// ×25.5), would take ≈2,250 s (≈550×).
 package gate
 
 import (
