@@ -40,10 +40,10 @@
 // seeds, lr/rf/gb × {no-type, with-type} × {isolated, pair} = 180 fits of
 // 100-tree models plus the real-CV, leaky and sweep fits and 10,000-resample
 // bootstraps; go test -run='^$' -bench=Run -benchtime=1x
-// ./internal/synth/evaluate on the shared 2-core machine at load average
-// 20–27): 43 s user CPU per run (ml tree growing ≈ 50%, gradient-boosting
-// loss ≈ 20%, parsing ≈ 6%), i.e. about 22 s of wall time on two idle
-// cores, inside the 60 s target; under that load the wall time was 255 s.
+// ./internal/synth/evaluate): 14.2 s wall, 31 s user CPU, on the 2-core
+// machine with nothing else running (2026-11-30), against the 60 s
+// target; ml tree growing is about half the CPU, gradient-boosting loss a
+// fifth, parsing 6%.
 //
 // Zero-shot LLM probes (§7.3 Table 13, §7.4.6 Table 18; probe.go). RunProbes
 // asks each model (an llm.Model, normally from an llm.Session, which caches
