@@ -11,31 +11,10 @@ import (
 	"github.com/benchforge/benchforge/internal/llm"
 	"github.com/benchforge/benchforge/internal/llm/llmtest"
 	_ "github.com/benchforge/benchforge/internal/llm/ngramllm"
-	"github.com/benchforge/benchforge/internal/ngram"
+	"github.com/benchforge/benchforge/internal/ngram/ngramtest"
 )
 
-var tinyJava = map[string]string{
-	"A.java": "public class A {\n  private int size;\n  public int size() { return size; }\n  public void add(int x) { for (int i = 0; i < x; i++) { size++; } }\n}\n",
-	"B.java": "public class B {\n  public int sum(int[] xs) { int s = 0; for (int i = 0; i < xs.length; i++) { s += xs[i]; } return s; }\n}\n",
-	"C.java": "class C {\n  int n;\n  boolean isEmpty() { return n == 0; }\n  void clear() { n = 0; }\n}\n",
-}
-
-func trainTo(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, src := range tinyJava {
-		os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644)
-	}
-	m, err := ngram.Train(context.Background(), ngram.Corpus{Paths: []string{dir}}, ngram.Options{Order: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "tiny.bfng")
-	if err := m.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
+func trainTo(t *testing.T) string { return ngramtest.File(t, 4) }
 
 // TestContract runs the one Model contract against the in-process provider,
 // bare and behind a Session (cache, retries, manifest).

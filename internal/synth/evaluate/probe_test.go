@@ -8,7 +8,6 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -20,7 +19,7 @@ import (
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // openai, ngram
-	"github.com/benchforge/benchforge/internal/ngram"
+	"github.com/benchforge/benchforge/internal/ngram/ngramtest"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 )
 
@@ -336,23 +335,7 @@ func (r renamed) ID() string { return r.id }
 // never turned into predictions. A second pass into a fresh log is served
 // entirely from the session's answer cache.
 func TestProbeNgram(t *testing.T) {
-	src := t.TempDir()
-	for name, text := range map[string]string{
-		"A.java": "public class A {\n  private int size;\n  public int size() { return size; }\n  public void add(int x) { for (int i = 0; i < x; i++) { size++; } }\n}\n",
-		"B.java": "public class B {\n  public int sum(int[] xs) { int s = 0; for (int i = 0; i < xs.length; i++) { s += xs[i]; } return s; }\n}\n",
-	} {
-		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	lm, err := ngram.Train(context.Background(), ngram.Corpus{Paths: []string{src}}, ngram.Options{Order: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "tiny.bfng")
-	if err := lm.Save(path); err != nil {
-		t.Fatal(err)
-	}
+	path := ngramtest.File(t, 3)
 	seeds, infos := probeSeeds()
 	seeds, infos = seeds[:3], infos[:3]
 	cache := t.TempDir()

@@ -2,15 +2,11 @@ package judge
 
 import (
 	"context"
-	"net"
-	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/benchforge/benchforge/internal/jsonl"
-	"github.com/benchforge/benchforge/internal/ngram"
+	"github.com/benchforge/benchforge/internal/ngram/ngramtest"
 )
 
 // TestNgramServerPlumbing runs a pass against benchforge's own n-gram LM
@@ -19,27 +15,7 @@ import (
 // unparseable with the raw text kept (never guessed), and a second pass
 // into a fresh directory must be served entirely from the session cache.
 func TestNgramServerPlumbing(t *testing.T) {
-	src := t.TempDir()
-	for name, text := range map[string]string{
-		"A.java": "public class A {\n  private int size;\n  public int size() { return size; }\n  public void add(int x) { for (int i = 0; i < x; i++) { size++; } }\n}\n",
-		"B.java": "public class B {\n  public int sum(int[] xs) { int s = 0; for (int i = 0; i < xs.length; i++) { s += xs[i]; } return s; }\n}\n",
-	} {
-		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	m, err := ngram.Train(context.Background(), ngram.Corpus{Paths: []string{src}}, ngram.Options{Order: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: ngram.NewServer(m, "tiny-java"), ReadHeaderTimeout: 5 * time.Second}
-	go hs.Serve(ln)
-	t.Cleanup(func() { hs.Close() })
-	spec := "openai:tiny-java@http://" + ln.Addr().String() + "/v1"
+	spec := ngramtest.Serve(t, ngramtest.Train(t, 3), "tiny-java")
 
 	cache := t.TempDir()
 	pairs := testPairs[:3]
