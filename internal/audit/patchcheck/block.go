@@ -74,6 +74,14 @@ func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *
 		b.Localized = "file"
 	} else {
 		sfi, b.Localized = localize(fix, pb.fn, snap)
+		if sfi < 0 && pb.fn >= 0 && fix.file != nil && snap.file != nil {
+			// The patched function is gone (no key, name or context
+			// match). benchchecker §3.4 restricts the search to that
+			// function because a file-wide search finds common lines
+			// ("return null;") anywhere: the block is not present.
+			b.Localized = "function:missing"
+			return b, false, nil
+		}
 	}
 	sc.lines = snap.funcLines(sfi)
 	sc.avail = map[string]int{}

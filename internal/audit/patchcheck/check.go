@@ -149,6 +149,8 @@ func absentReason(v Verdict) string {
 	switch {
 	case b.FileVia == "missing":
 		return fmt.Sprintf("%s: file not in the snapshot (deleted, not renamed)", b.File)
+	case b.Localized == "function:missing":
+		return fmt.Sprintf("%s: patched function not in the snapshot file (no key, name or context match)", where)
 	case b.Kind == "deletion":
 		return fmt.Sprintf("%s: deleted logic still present or context missing (score %.2f)", where, b.Similarity)
 	default:

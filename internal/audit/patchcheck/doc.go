@@ -31,9 +31,11 @@
 //     is aligned with the snapshot function's by a GumTree-style matcher
 //     (gumtree.go): each patch line's aligned snapshot line is the one
 //     holding most of the line's mapped tokens. Lines not aligned that way
-//     are matched fuzzily within the function; only when no function is
-//     found is the whole file searched. Every matched line records where it
-//     came from (MatchedLine.Via).
+//     are matched fuzzily within the function. When the patched function
+//     is not found at all the block fails ("function:missing"): a
+//     file-wide search would find common lines anywhere (§3.4). Only
+//     top-level code and languages without a front-end are searched file
+//     wide. Every matched line records where it came from (MatchedLine.Via).
 //  4. Match (§4.2 "Embedding-Based Patch Matching"; Options.ExactOnly).
 //     Exact normalised-line match first; otherwise the K nearest lines by
 //     character edit distance are re-ranked by embedding cosine when an

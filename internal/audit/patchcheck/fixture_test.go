@@ -26,6 +26,7 @@ type scenario struct {
 	want           string // verdict
 	wantMethod     string // "" = any
 	wantFileVia    string // "" = any
+	wantLocalized  string // "" = any
 }
 
 // javaClamp renders a Java class whose clamp method body is body.
@@ -73,6 +74,16 @@ func javaScenarios() []scenario {
 	p, b, f, _ := j("Deleted", "")
 	out = append(out, scenario{name: "java/FunctionDeleted", path: p, buggy: b, fixed: f,
 		snap: "package p;\n\npublic class CDeleted {\n    public static int twice(int x) {\n        return x * 2;\n    }\n}\n", want: Absent})
+	// function deleted, but a surviving function happens to hold the same
+	// generic guard: a file-wide search would call it present.
+	genericCount := "    public static int count(java.util.List<String> items) {\n        int n = 0;\n        for (String s : items) {\n%s            n += 1;\n        }\n        return n;\n    }\n"
+	genericLen := "    public static int len(String s) {\n%s        return s.length();\n    }\n\n"
+	guard := "        if (s == null) {\n            return 0;\n        }\n"
+	out = append(out, scenario{name: "java/FunctionDeletedGenericLines", path: "src/main/java/p/CGeneric.java",
+		buggy: "package p;\n\npublic class CGeneric {\n" + fmt.Sprintf(genericLen, "") + fmt.Sprintf(genericCount, "") + "}\n",
+		fixed: "package p;\n\npublic class CGeneric {\n" + fmt.Sprintf(genericLen, guard) + fmt.Sprintf(genericCount, "") + "}\n",
+		snap:  "package p;\n\npublic class CGeneric {\n" + fmt.Sprintf(genericCount, "    "+strings.ReplaceAll(guard, "\n        ", "\n            ")) + "}\n",
+		want:  Absent, wantLocalized: "function:missing"})
 	p, b, f, _ = j("Renamedfile", "")
 	out = append(out, scenario{name: "java/FileRenamed", path: p, snapPath: "src/main/java/p/util/CRenamedFile2.java",
 		buggy: b, fixed: f, snap: f, want: Present, wantMethod: MethodExact, wantFileVia: "rename"})
@@ -181,6 +192,9 @@ func TestScenarios(t *testing.T) {
 			}
 			if v.Verdict != s.want || s.wantMethod != "" && v.Method != s.wantMethod {
 				t.Fatalf("verdict %s/%s (score %.3f, %s), want %s/%s\n%s", v.Verdict, v.Method, v.Score, v.Reason, s.want, s.wantMethod, dump(v))
+			}
+			if s.wantLocalized != "" && (len(v.Blocks) == 0 || v.Blocks[0].Localized != s.wantLocalized) {
+				t.Fatalf("localised %q, want %q\n%s", v.Blocks[0].Localized, s.wantLocalized, dump(v))
 			}
 			if s.wantFileVia != "" && (len(v.Blocks) == 0 || v.Blocks[0].FileVia != s.wantFileVia) {
 				t.Fatalf("file found via %q, want %q\n%s", v.Blocks[0].FileVia, s.wantFileVia, dump(v))

@@ -55,8 +55,10 @@ type Block struct {
 	Function         string `json:"function"`
 	SnapshotFunction string `json:"snapshot_function,omitempty"`
 	// Localized says how the search scope was chosen: function:key,
-	// function:name, function:context, file (no function found, or
-	// localisation switched off), or none (no snapshot file).
+	// function:name, function:context, function:missing (the patched
+	// function is gone: the block fails without a file-wide search), file
+	// (top-level code, a language without a front-end, or localisation
+	// switched off), or none (no snapshot file).
 	Localized    string        `json:"localized"`
 	Kind         string        `json:"kind"`
 	PatchLines   []string      `json:"patch_lines"`
