@@ -2,6 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -9,7 +12,9 @@ import (
 
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/llm"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/synth/judge"
 	"github.com/benchforge/benchforge/internal/synth/jvm"
 )
 
@@ -17,22 +22,30 @@ func init() { synthSubcommands = append(synthSubcommands, newSynthVerifyCmd) }
 
 // synthVerifyJSON is what `synth verify --json` prints.
 type synthVerifyJSON struct {
-	Executions string    `json:"executions"`
-	Confirmed  string    `json:"confirmed"`
-	NConfirmed int       `json:"n_confirmed"`
-	Verified   int       `json:"verified"`
-	Skipped    int       `json:"skipped"`
-	Table      jvm.Table `json:"table"`
+	Executions string           `json:"executions"`
+	Confirmed  string           `json:"confirmed"`
+	NConfirmed int              `json:"n_confirmed"`
+	Verified   int              `json:"verified"`
+	Skipped    int              `json:"skipped"`
+	Regime     string           `json:"regime,omitempty"`
+	Model      *jvm.ModelCounts `json:"model,omitempty"`
+	Manifest   *llm.Manifest    `json:"manifest,omitempty"`
+	Table      jvm.Table        `json:"table"`
+}
+
+// verifyOptions are the flags of `synth verify`.
+type verifyOptions struct {
+	corpus, out                 string
+	harnessModel, regime, judge string
+	models                      modelFlags
+	opts                        jvm.Options
+	asJSON                      bool
 }
 
 func newSynthVerifyCmd(a *app) *cobra.Command {
-	var (
-		corpusPath, out string
-		opts            jvm.Options
-		asJSON          bool
-	)
+	var o verifyOptions
 	cmd := &cobra.Command{
-		Use:   "verify --corpus FILE --out DIR",
+		Use:   "verify --corpus FILE --out DIR [--harness-model SPEC --regime REGIME [--judgements FILE]]",
 		Short: "Run bug/fix pairs on a real JVM and confirm the labelled exception at the patched site (rxsynth §5.4)",
 		Long: `verify compiles every pair's buggy and fixed method verbatim into harnesses
 (stubbing undeclared symbols with non-null defaults), searches boundary
@@ -45,52 +58,143 @@ DIR/confirmed.jsonl, rewritten on every run, holds the input pairs that
 meet (c): an execution-validated corpus for 'synth fidelity' and 'synth
 evaluate' that no judge model decided.
 Prints per-type counts with Wilson 95% intervals (Tables 8 and 9).
-Needs a JDK (JAVA_HOME or javac on PATH).`,
+Needs a JDK (JAVA_HOME or javac on PATH).
+
+With --harness-model a model builds the inputs instead (Table 8's
+model-built harnesses): one call per pair proposes at most 5 argument
+vectors as Java expressions, and only those run, with the same stubs,
+sandbox and criteria. --regime says what the model sees besides the label:
+  methods-only  the buggy and fixed methods (the localisation control)
+  diff-aided    the methods and their unified diff (the paper's primary arm)
+  judge-fed     the methods and the judge's site, line, trigger and
+                explanation from --judgements (judgements.jsonl of 'synth
+                validate'); a pair without a usable judgement gets no call
+                and is recorded as "no judgement"
+A vector that does not compile is dropped with javac's message; the model
+cannot configure stubs, which stay non-null (§5.4's independence rule). An
+answer that cannot be read is recorded as unparseable, never guessed.
+Records (regime, model, prompt hash, raw answer, inputs) go to
+DIR/harness-REGIME.jsonl, resumable by pair id; DIR/confirmed-REGIME.jsonl
+and DIR/manifest-REGIME.json (model calls, cost) are rewritten each run.
+` + modelSpecHelp,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if corpusPath == "" || out == "" {
-				return fmt.Errorf("%w: --corpus FILE and --out DIR are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
-			}
-			pairs, err := jsonl.ReadFile[corpus.Pair](corpusPath)
-			if err != nil {
-				return err
-			}
-			if isTerminal(a.stderr) {
-				bar := progressbar.NewOptions(len(pairs), progressbar.OptionSetWriter(a.stderr), progressbar.OptionSetDescription("verify"))
-				opts.Progress = func(done, total int) { bar.Set(done) }
-				defer fmt.Fprintln(a.stderr)
-			}
-			s, err := jvm.Run(a.ctx, pairs, out, opts)
-			for _, w := range s.Warnings {
-				fmt.Fprintf(a.stderr, "benchforge: warning: %s\n", w)
-			}
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(a.stdout, synthVerifyJSON{Executions: s.Path, Confirmed: s.ConfirmedPath, NConfirmed: s.Confirmed, Verified: s.Verified, Skipped: s.Skipped, Table: s.Table})
-			}
-			fmt.Fprintf(a.stdout, "%s: %d verified, %d already there\n\n", s.Path, s.Verified, s.Skipped)
-			t := table{header: []string{"type", "n", "compiled", "(a) buggy-side", "(b) both-sides", "(c) site-anchored", "(c) Wilson 95% CI"}}
-			for _, r := range append(s.Table.Rows, s.Table.Pooled) {
-				t.add(r.Type, r.N, frac(r.Compiled), frac(r.A), frac(r.B), frac(r.C), ci(r.C))
-			}
-			if err := t.write(a.stdout); err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(a.stdout, "\n%d pairs confirmed by (c) → %s\n", s.Confirmed, s.ConfirmedPath)
-			return err
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runSynthVerify(a, cmd, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&corpusPath, "corpus", "", "pairs JSONL (corpus.Pair records)")
-	f.StringVar(&out, "out", "", "output directory for executions.jsonl and confirmed.jsonl")
-	f.IntVar(&opts.Budget, "budget", 200, "most method calls per pair")
-	f.DurationVar(&opts.Timeout, "timeout", 2*time.Second, "wall-clock limit per call")
-	f.IntVar(&opts.Workers, "workers", 1, "worker JVMs")
-	f.IntVar(&opts.Batch, "batch", 100, "pairs per javac run")
-	f.BoolVar(&asJSON, "json", false, "print JSON")
+	f.StringVar(&o.corpus, "corpus", "", "pairs JSONL (corpus.Pair records)")
+	f.StringVar(&o.out, "out", "", "output directory (executions.jsonl, or harness-REGIME.jsonl with --harness-model)")
+	f.IntVar(&o.opts.Budget, "budget", 200, "most method calls per pair")
+	f.DurationVar(&o.opts.Timeout, "timeout", 2*time.Second, "wall-clock limit per call")
+	f.IntVar(&o.opts.Workers, "workers", 1, "worker JVMs")
+	f.IntVar(&o.opts.Batch, "batch", 100, "pairs per javac run")
+	f.StringVar(&o.harnessModel, "harness-model", "", "model spec proposing the inputs (model-built harness; needs --regime)")
+	f.StringVar(&o.regime, "regime", "", "what the harness model sees: "+strings.Join(jvm.Regimes, ", "))
+	f.StringVar(&o.judge, "judgements", "", "judgements.jsonl of 'synth validate' (judge-fed regime only)")
+	o.models.add(f)
+	f.BoolVar(&o.asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+func runSynthVerify(a *app, cmd *cobra.Command, o verifyOptions) error {
+	if o.corpus == "" || o.out == "" {
+		return fmt.Errorf("synth verify: %w: --corpus FILE and --out DIR are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+	}
+	switch {
+	case o.harnessModel == "" && (o.regime != "" || o.judge != ""):
+		return fmt.Errorf("synth verify: %w: --regime and --judgements belong to a model-built harness; add --harness-model SPEC", errs.ErrUsage)
+	case o.harnessModel != "" && !slices.Contains(jvm.Regimes, o.regime):
+		return fmt.Errorf("synth verify: %w: --harness-model needs --regime %s (got %q)", errs.ErrUsage, strings.Join(jvm.Regimes, "|"), o.regime)
+	case o.regime == jvm.RegimeJudgeFed && o.judge == "":
+		return fmt.Errorf("synth verify: %w: --regime %s needs --judgements FILE (judgements.jsonl of 'synth validate')", errs.ErrUsage, jvm.RegimeJudgeFed)
+	case o.judge != "" && o.regime != jvm.RegimeJudgeFed:
+		return fmt.Errorf("synth verify: %w: --judgements is shown to the model only with --regime %s, not %s", errs.ErrUsage, jvm.RegimeJudgeFed, o.regime)
+	}
+	pairs, err := jsonl.ReadFile[corpus.Pair](o.corpus)
+	if err != nil {
+		return err
+	}
+	var judged []judge.Record
+	if o.judge != "" {
+		if judged, err = jsonl.ReadFile[judge.Record](o.judge); err != nil {
+			return fmt.Errorf("synth verify: --judgements: %w", err)
+		}
+		if judged == nil {
+			judged = []judge.Record{} // an empty file: every pair is "no judgement"
+		}
+	}
+	opts := o.opts
+	if isTerminal(a.stderr) {
+		bar := progressbar.NewOptions(len(pairs), progressbar.OptionSetWriter(a.stderr), progressbar.OptionSetDescription("verify"))
+		opts.Progress = func(done, total int) { bar.Set(done) }
+		defer fmt.Fprintln(a.stderr)
+	}
+	var (
+		s   jvm.Summary
+		man *llm.Manifest
+	)
+	if o.harnessModel == "" {
+		s, err = jvm.Run(a.ctx, pairs, o.out, opts)
+	} else {
+		s, man, err = runHarnessModel(a, o, pairs, judged, opts)
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintf(a.stderr, "benchforge: warning: %s\n", w)
+	}
+	if err != nil {
+		return err
+	}
+	if o.asJSON {
+		return writeJSON(a.stdout, synthVerifyJSON{Executions: s.Path, Confirmed: s.ConfirmedPath, NConfirmed: s.Confirmed, Verified: s.Verified,
+			Skipped: s.Skipped, Regime: o.regime, Model: s.Model, Manifest: man, Table: s.Table})
+	}
+	fmt.Fprintf(a.stdout, "%s: %d verified, %d already there\n", s.Path, s.Verified, s.Skipped)
+	if m := s.Model; m != nil {
+		fmt.Fprintf(a.stdout, "harness model %s (%s, prompts %s): %d answers, %d unparseable, %d declined, %d no judgement; %d inputs proposed, %d dropped",
+			strings.Join(m.Models, ", "), m.Regime, jvm.HarnessPromptVersion, m.Asked, m.Unparseable, m.Declined, m.NoJudgement, m.Proposed, m.Dropped)
+		if man != nil {
+			fmt.Fprintf(a.stdout, "; %d model calls, %d cache hits, $%.4f", man.Calls, man.CacheHits, man.CostUSD)
+		}
+		fmt.Fprintln(a.stdout)
+	}
+	fmt.Fprintln(a.stdout)
+	regime := "boundary search"
+	if o.regime != "" {
+		regime = o.regime
+	}
+	t := table{header: []string{"regime", "type", "n", "compiled", "(a) buggy-side", "(b) both-sides", "(c) site-anchored", "(c) Wilson 95% CI"}}
+	for _, r := range append(s.Table.Rows, s.Table.Pooled) {
+		t.add(regime, r.Type, r.N, frac(r.Compiled), frac(r.A), frac(r.B), frac(r.C), ci(r.C))
+	}
+	if err := t.write(a.stdout); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(a.stdout, "\n%d pairs confirmed by (c) → %s\n", s.Confirmed, s.ConfirmedPath)
+	return err
+}
+
+// runHarnessModel runs the model-built harness regime: it opens the
+// model through a cached, budgeted session and writes the run's manifest
+// next to the records, even after a failure (the calls were made).
+func runHarnessModel(a *app, o verifyOptions, pairs []corpus.Pair, judged []judge.Record, opts jvm.Options) (jvm.Summary, *llm.Manifest, error) {
+	sess, err := o.models.session()
+	if err != nil {
+		return jvm.Summary{}, nil, fmt.Errorf("synth verify: %w", err)
+	}
+	defer sess.Close()
+	m, err := sess.Open(o.harnessModel)
+	if err != nil {
+		return jvm.Summary{}, nil, fmt.Errorf("synth verify: --harness-model: %w", err)
+	}
+	b, err := jvm.NewBuilder(m, o.regime, judged)
+	if err != nil {
+		return jvm.Summary{}, nil, fmt.Errorf("synth verify: %w", err)
+	}
+	s, runErr := jvm.RunModel(a.ctx, pairs, o.out, b, opts)
+	man := sess.Manifest()
+	if err := sess.WriteManifest(filepath.Join(o.out, "manifest-"+o.regime+".json")); err != nil && runErr == nil {
+		runErr = err
+	}
+	return s, &man, runErr
 }
 
 func frac(r jvm.Rate) string {

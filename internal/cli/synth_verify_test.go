@@ -10,7 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/ngram/ngramtest"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/synth/jvm"
 )
 
 func writeCorpus(t *testing.T, pairs []corpus.Pair) string {
@@ -87,5 +90,64 @@ func TestSynthVerifyUsage(t *testing.T) {
 	bad := writeCorpus(t, []corpus.Pair{{PairID: "x", ErrorType: "IOException", BuggyMethod: "a", FixedMethod: "b"}})
 	if code := Run(context.Background(), []string{"benchforge", "synth", "verify", "--corpus", bad, "--out", t.TempDir()}, &stdout, &stderr); code != exitInput {
 		t.Errorf("bad type: exit %d, want %d: %s", code, exitInput, stderr.String())
+	}
+}
+
+// TestSynthVerifyHarnessNgram is the model-built harness plumbing with
+// the real in-process n-gram model: it cannot write JSON, so every answer
+// is recorded as unparseable and nothing runs, but the call is made,
+// cached, recorded and tabulated under its regime.
+func TestSynthVerifyHarnessNgram(t *testing.T) {
+	if _, err := exec.LookPath("javac"); err != nil && os.Getenv("JAVA_HOME") == "" {
+		t.Skip("no JDK")
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	spec := "ngram:" + ngramtest.File(t, 3)
+	path := writeCorpus(t, []corpus.Pair{{PairID: "npe", ErrorType: corpus.NullPointer, Generator: "hand",
+		BuggyMethod: "int len(String s) {\n    return s.length();\n}\n",
+		FixedMethod: "int len(String s) {\n    if (s == null) return 0;\n    return s.length();\n}\n"}})
+	out, cache := t.TempDir(), t.TempDir()
+	args := []string{"benchforge", "synth", "verify", "--corpus", path, "--out", out, "--harness-model", spec, "--regime", "methods-only", "--cache-dir", cache}
+	var stdout, stderr bytes.Buffer
+	if code := Run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, want := range []string{"harness-methods-only.jsonl: 1 verified", "1 answers, 1 unparseable", "methods-only", "NullPointerException", "0/1 (0.0%)", "1 model calls"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	recs, err := jsonl.ReadFile[jvm.Execution](filepath.Join(out, "harness-methods-only.jsonl"))
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("records %+v, %v", recs, err)
+	}
+	if h := recs[0].Harness; h == nil || h.Model != spec || h.Unparseable == "" || h.PromptHash != jvm.HarnessPromptHash("methods-only") || recs[0].Calls != 0 {
+		t.Errorf("record %+v harness %+v", recs[0], h)
+	}
+	if _, err := os.Stat(filepath.Join(out, "manifest-methods-only.json")); err != nil {
+		t.Errorf("no manifest: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "executions.jsonl")); err == nil {
+		t.Errorf("a model-built run wrote the boundary search's executions.jsonl")
+	}
+}
+
+func TestSynthVerifyHarnessUsage(t *testing.T) {
+	path := writeCorpus(t, []corpus.Pair{{PairID: "x", ErrorType: corpus.NullPointer, BuggyMethod: "a", FixedMethod: "b"}})
+	base := []string{"benchforge", "synth", "verify", "--corpus", path, "--out", t.TempDir()}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--regime", "diff-aided"}, "add --harness-model"},
+		{[]string{"--harness-model", "ngram:x.bfng"}, "needs --regime"},
+		{[]string{"--harness-model", "ngram:x.bfng", "--regime", "judge-only"}, "needs --regime"},
+		{[]string{"--harness-model", "ngram:x.bfng", "--regime", "judge-fed"}, "needs --judgements"},
+		{[]string{"--harness-model", "ngram:x.bfng", "--regime", "diff-aided", "--judgements", "j.jsonl"}, "only with --regime judge-fed"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := Run(context.Background(), append(base, tc.args...), &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want usage error with %q", tc.args, code, stderr.String(), tc.want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package jvm
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -120,6 +121,7 @@ func (v *Verifier) compileBatch(ctx context.Context, hs []*harness, batch int) e
 // one of them is a real compile error.
 func (h *harness) repair(ds []diagnostic, texts map[string]string) {
 	drops := map[int][]int{}
+	vdrops := map[int]string{} // model vector → javac's message
 	harness := h.harnessNames()
 	// Argument errors caused by a missing class (new Node()) vanish once
 	// the method's own errors have grown the stubs: judge them only in a
@@ -136,6 +138,19 @@ func (h *harness) repair(ds []diagnostic, texts map[string]string) {
 				continue
 			}
 			pk, ok := h.argLines[d.Line]
+			if h.model != nil {
+				// A model's vector that does not compile is dropped alone;
+				// an error outside the vectors drops them all (the
+				// methods still compile and are recorded).
+				if !ok {
+					for k := range h.modelIdx {
+						vdrops[k] = "argument class: " + diagMessage(d)
+					}
+				} else if _, dup := vdrops[pk[1]]; !dup {
+					vdrops[pk[1]] = diagMessage(d)
+				}
+				continue
+			}
 			if !ok {
 				h.failed = "cannot compile: argument class: " + d.Raw
 				return
@@ -152,9 +167,12 @@ func (h *harness) repair(ds []diagnostic, texts map[string]string) {
 			case strings.HasPrefix(d.File, "F"):
 				where = fmt.Sprintf("fixed method line %d", d.Line-methodOffset)
 			}
-			h.failed = fmt.Sprintf("cannot compile: %s: %s", where, strings.TrimSpace(strings.SplitN(d.Raw, ": ", 2)[1]))
+			h.failed = fmt.Sprintf("cannot compile: %s: %s", where, diagMessage(d))
 			return
 		}
+	}
+	for _, k := range slices.Backward(slices.Sorted(maps.Keys(vdrops))) {
+		h.dropInput(k, vdrops[k])
 	}
 	for p, ks := range drops {
 		slices.Sort(ks)
@@ -166,6 +184,12 @@ func (h *harness) repair(ds []diagnostic, texts map[string]string) {
 			}
 		}
 	}
+}
+
+// diagMessage is a diagnostic without its file:line:col prefix.
+func diagMessage(d diagnostic) string {
+	_, msg, _ := strings.Cut(d.Raw, ": ")
+	return strings.TrimSpace(msg)
 }
 
 func lineOf(text string, n int) string {

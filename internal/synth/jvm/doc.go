@@ -48,6 +48,27 @@
 // Results go to executions.jsonl (append-only, resumable by pair_id) and
 // a per-type table with Wilson 95% intervals (Tables 8 and 9's shape).
 //
-// Not done: the model-built harnesses of Table 8 (judge-fed, diff-aided,
-// methods-only builders); receiver field states beyond the stub defaults.
+// Model-built harnesses (rxsynth §5.4, Table 8). Instead of the boundary
+// search, a Builder asks a model (internal/llm, through a cached and
+// budgeted Session) for at most MaxModelInputs argument vectors per pair,
+// as Java expressions, and only those run — with the same harness, stubs,
+// sandbox, budget and criteria, so the criteria are judged on the model's
+// inputs alone, as Table 8 compares them. The regime sets what the model
+// sees besides the label T (prompts/harness.tmpl, versioned and hashed):
+// methods-only the two methods (the localisation control); diff-aided
+// also their unified diff (the paper's primary, judge-independent arm);
+// judge-fed the methods and the production judge's site, line, trigger
+// and explanation from `synth validate`'s judgements.jsonl (a pair without
+// a usable judgement gets no call: "no judgement"). Answers are read
+// tolerantly with internal/llm/answer; one that cannot be read is recorded
+// as unparseable, never guessed. A vector of the wrong arity, that is not
+// one expression, or that assigns (the builder chooses arguments, not the
+// state of stubbed collaborators, which stay non-null: §5.4's independence
+// rule) is dropped before compiling; one javac rejects is dropped with its
+// message, and the rest still run. Records carry the regime, model,
+// prompt hash and raw answer, in harness-<regime>.jsonl apart from
+// executions.jsonl (RunModel), resumable by pair id.
+//
+// Not done: receiver field states beyond the stub defaults (the model
+// chooses arguments only); builders writing whole harnesses.
 package jvm

@@ -2,6 +2,7 @@ package jvm
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/synth/corpus"
@@ -31,6 +32,10 @@ type harness struct {
 	argLines   map[int][2]int
 	failed     string // why it cannot compile ("" when it can)
 	rounds     int
+	// model, when set, replaces the boundary search: vector k is the
+	// proposal's input modelIdx[k], one candidate per parameter.
+	model    *ModelHarness
+	modelIdx []int
 }
 
 func newHarness(n int, p corpus.Pair) *harness {
@@ -121,6 +126,13 @@ func (h *harness) argsClass(limit int) string {
 		w("    }\n")
 	}
 	w("    }\n    throw new IndexOutOfBoundsException(\"candidate \" + p + \",\" + k);\n  }\n}\n")
+	if h.model != nil {
+		h.vecs = make([][]int, len(h.modelIdx))
+		for k := range h.vecs {
+			h.vecs[k] = slices.Repeat([]int{k}, len(h.cands))
+		}
+		return b.String()
+	}
 	sizes := make([]int, len(h.cands))
 	for i, cs := range h.cands {
 		sizes[i] = len(cs)
@@ -157,4 +169,52 @@ func (h *harness) dropCandidate(p, k int) bool {
 	}
 	h.cands[p] = append(h.cands[p][:k:k], h.cands[p][k+1:]...)
 	return true
+}
+
+// useModel replaces the boundary candidates with a model's proposals:
+// candidate k of every parameter is argument p of the k-th runnable
+// input, so vector k is (k, …, k). Inputs of the wrong arity or that are
+// not one argument expression are dropped here, with the reason.
+func (h *harness) useModel(mh *ModelHarness) {
+	h.model = mh
+	if h.failed != "" {
+		return
+	}
+	h.cands = make([][]string, len(h.bsig.Params))
+	h.modelIdx = nil
+	for i := range mh.Inputs {
+		in := &mh.Inputs[i]
+		if in.Dropped != "" {
+			continue
+		}
+		if len(in.Args) != len(h.bsig.Params) {
+			in.Dropped = fmt.Sprintf("%d arguments for %d parameters", len(in.Args), len(h.bsig.Params))
+			continue
+		}
+		for p, a := range in.Args {
+			if why := checkExpr(a); why != "" {
+				in.Dropped = fmt.Sprintf("argument %d: %s", p+1, why)
+				break
+			}
+		}
+		if in.Dropped != "" {
+			continue
+		}
+		for p, a := range in.Args {
+			h.cands[p] = append(h.cands[p], a)
+		}
+		h.modelIdx = append(h.modelIdx, i)
+	}
+}
+
+// dropInput removes model vector k (it did not compile) and records why.
+func (h *harness) dropInput(k int, why string) {
+	if k < 0 || k >= len(h.modelIdx) {
+		return
+	}
+	h.model.Inputs[h.modelIdx[k]].Dropped = "does not compile: " + why
+	h.modelIdx = slices.Delete(h.modelIdx, k, k+1)
+	for p := range h.cands {
+		h.cands[p] = slices.Delete(h.cands[p], k, k+1)
+	}
 }

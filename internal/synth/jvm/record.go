@@ -22,6 +22,10 @@ const (
 type Execution struct {
 	PairID    string `json:"pair_id"`
 	ErrorType string `json:"error_type"`
+	// Regime is the Table 8 regime of a model-built harness ("" for the
+	// boundary search); Harness what the model was asked and answered.
+	Regime  string        `json:"regime,omitempty"`
+	Harness *ModelHarness `json:"harness,omitempty"`
 	// Status is confirmed or unconfirmed; Reason says why not.
 	Status  string        `json:"status"`
 	Reason  string        `json:"reason,omitempty"`
@@ -126,10 +130,10 @@ const ExecutionsFile = "executions.jsonl"
 // corpus.Pair records; it is rewritten on every run.
 const ConfirmedFile = "confirmed.jsonl"
 
-// Summary is what Run returns.
+// Summary is what Run and RunModel return.
 type Summary struct {
 	// Verified counts the pairs checked in this run; Skipped those already
-	// in executions.jsonl from an earlier run.
+	// in the record log from an earlier run.
 	Verified, Skipped int
 	Path              string
 	Table             Table
@@ -138,7 +142,9 @@ type Summary struct {
 	// that needs no judge model.
 	Confirmed     int
 	ConfirmedPath string
-	Warnings      []string
+	// Model counts what the harness model answered (RunModel only).
+	Model    *ModelCounts
+	Warnings []string
 }
 
 // Run verifies every pair not yet in outDir/executions.jsonl, appending
@@ -146,7 +152,12 @@ type Summary struct {
 // over the whole file. A killed or cancelled run resumes where it stopped
 // without duplicating a record.
 func Run(ctx context.Context, pairs []corpus.Pair, outDir string, opts Options) (Summary, error) {
-	path := filepath.Join(outDir, ExecutionsFile)
+	return runLog(ctx, pairs, filepath.Join(outDir, ExecutionsFile), filepath.Join(outDir, ConfirmedFile), nil, opts)
+}
+
+// runLog is Run over the log at path, with the boundary search (b nil) or
+// b's model-built harnesses.
+func runLog(ctx context.Context, pairs []corpus.Pair, path, confirmedPath string, b *Builder, opts Options) (Summary, error) {
 	s := Summary{Path: path}
 	seen := map[string]bool{}
 	for i, p := range pairs {
@@ -172,18 +183,28 @@ func Run(ctx context.Context, pairs []corpus.Pair, outDir string, opts Options) 
 		}
 	}
 	if len(todo) > 0 {
+		progress := opts.Progress
+		opts.Progress = nil
 		v, err := New(ctx, opts)
 		if err != nil {
 			log.Close()
 			return s, err
 		}
-		err = v.Verify(ctx, todo, func(e Execution) error {
+		emit := func(e Execution) error {
 			if err := log.Append(e); err != nil {
 				return err
 			}
 			s.Verified++
+			if progress != nil {
+				progress(s.Verified, len(todo))
+			}
 			return nil
-		})
+		}
+		if b == nil {
+			err = v.Verify(ctx, todo, emit)
+		} else {
+			err = buildAndVerify(ctx, v, b, todo, emit)
+		}
 		v.Close()
 		if err != nil {
 			log.Close()
@@ -198,6 +219,9 @@ func Run(ctx context.Context, pairs []corpus.Pair, outDir string, opts Options) 
 		return s, err
 	}
 	s.Table = Confirmation(recs)
+	if b != nil {
+		s.Model = countModel(recs)
+	}
 	confirmed := map[string]bool{}
 	for _, e := range recs {
 		confirmed[e.PairID] = e.Status == StatusConfirmed
@@ -208,7 +232,7 @@ func Run(ctx context.Context, pairs []corpus.Pair, outDir string, opts Options) 
 			keep = append(keep, p)
 		}
 	}
-	s.Confirmed, s.ConfirmedPath = len(keep), filepath.Join(outDir, ConfirmedFile)
+	s.Confirmed, s.ConfirmedPath = len(keep), confirmedPath
 	if err := jsonl.Rewrite(s.ConfirmedPath, keep); err != nil {
 		return s, err
 	}

@@ -154,12 +154,34 @@ func (v *Verifier) Close() error {
 // at the first emit error or when ctx ends; records already emitted stay
 // valid.
 func (v *Verifier) Verify(ctx context.Context, pairs []corpus.Pair, emit func(Execution) error) error {
+	return v.verify(ctx, pairs, nil, emit)
+}
+
+// VerifyModel is Verify on model-built harnesses: pair i runs only the
+// inputs of props[i] (rxsynth Table 8), with the same compilation,
+// execution and criteria.
+func (v *Verifier) VerifyModel(ctx context.Context, pairs []corpus.Pair, props []*ModelHarness, emit func(Execution) error) error {
+	if len(props) != len(pairs) {
+		return fmt.Errorf("verify model harnesses: %d proposals for %d pairs", len(props), len(pairs))
+	}
+	for i, mh := range props {
+		if mh == nil {
+			return fmt.Errorf("verify model harnesses: no proposal for pair %s", pairs[i].PairID)
+		}
+	}
+	return v.verify(ctx, pairs, props, emit)
+}
+
+func (v *Verifier) verify(ctx context.Context, pairs []corpus.Pair, props []*ModelHarness, emit func(Execution) error) error {
 	done := 0
 	for start := 0; start < len(pairs); start += v.opts.Batch {
 		batch := pairs[start:min(start+v.opts.Batch, len(pairs))]
 		hs := make([]*harness, len(batch))
 		for i, p := range batch {
 			hs[i] = newHarness(v.next, p)
+			if props != nil {
+				hs[i].useModel(props[start+i])
+			}
 			v.next++
 		}
 		if err := v.compileBatch(ctx, hs, start/v.opts.Batch); err != nil {
@@ -238,7 +260,10 @@ const maxHazards = 3
 // run searches inputs for one compiled pair and judges criteria (a)–(c)
 // of rxsynth §5.4.
 func (v *Verifier) run(ctx context.Context, w *worker, h *harness) (e Execution, err error) {
-	e = Execution{PairID: h.pair.PairID, ErrorType: h.pair.ErrorType, JDK: v.jdk.Version, Budget: v.opts.Budget}
+	e = Execution{PairID: h.pair.PairID, ErrorType: h.pair.ErrorType, JDK: v.jdk.Version, Budget: v.opts.Budget, Harness: h.model}
+	if h.model != nil {
+		e.Regime = h.model.Regime
+	}
 	t0 := time.Now()
 	defer func() { e.Millis = time.Since(t0).Milliseconds() }()
 	e.Compile = CompileResult{OK: h.failed == "", Reason: h.failed, Rounds: h.rounds, Stubs: h.stubs.describe()}
@@ -249,6 +274,9 @@ func (v *Verifier) run(ctx context.Context, w *worker, h *harness) (e Execution,
 	e.Method, e.Static, e.Params = h.bsig.Name, h.bsig.Static, h.bsig.Params
 	e.Site = PatchedSite(h.pair.BuggyMethod, h.pair.FixedMethod)
 	e.Candidates = len(h.vecs)
+	if h.model != nil && len(h.vecs) == 0 {
+		e.Status, e.Reason = StatusUnconfirmed, h.model.idleReason()
+	}
 	call := func(kind, name string, i int) (Outcome, error) {
 		o, err := w.call(ctx, h.fqcn(kind), name, h.fqcn("A"), h.vector(i), v.opts.Timeout)
 		if err != nil {

@@ -1,0 +1,206 @@
+package jvm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/benchforge/benchforge/internal/llm/answer"
+	"github.com/benchforge/benchforge/internal/synth/gate"
+)
+
+// ErrUnparseable marks a harness-model answer from which no input list
+// could be read. It is recorded with the raw text, never guessed.
+var ErrUnparseable = errors.New(ReasonUnparseable)
+
+// ParseInputs reads a harness-model answer: {"inputs": [{"args": [...],
+// "why": "..."}]}, tolerantly (a fenced block, JSON inside prose, an
+// element given as a bare argument list, JSON null or numbers as
+// arguments). An empty list is a parsed answer: the model declined. It
+// returns the inputs and how the answer was read; errors wrap
+// ErrUnparseable.
+func ParseInputs(text string) ([]ModelInput, string, error) {
+	text, err := answer.Clean(text)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %w", ErrUnparseable, err)
+	}
+	keys := []string{"inputs", "vectors", "testinputs", "testcases"}
+	r := answer.Reader{Decisive: keys, Fences: fencedCode, FenceProse: true}
+	f, how := r.Read(text)
+	if how == "" {
+		return nil, "", fmt.Errorf("%w: no JSON object with \"inputs\" in %q", ErrUnparseable, answer.Clip(text, 80))
+	}
+	v, _ := f.Get(keys...)
+	if s, ok := v.(string); ok {
+		// A "key: value" line: the value may still be a JSON list.
+		var l []any
+		if !strings.HasPrefix(strings.TrimSpace(s), "[") || json.Unmarshal([]byte(s), &l) != nil {
+			return nil, "", fmt.Errorf("%w: \"inputs\" is %q, not a list", ErrUnparseable, answer.Clip(s, 60))
+		}
+		v = l
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, "", fmt.Errorf("%w: \"inputs\" is %T, not a list", ErrUnparseable, v)
+	}
+	ins := make([]ModelInput, 0, len(list))
+	readable := 0
+	for i, el := range list {
+		in, ok := readInput(el)
+		switch {
+		case !ok:
+			b, _ := json.Marshal(el)
+			in = ModelInput{Dropped: "unreadable: " + answer.Clip(string(b), 120)}
+		case readable >= MaxModelInputs:
+			in.Dropped = fmt.Sprintf("beyond the first %d inputs (input %d)", MaxModelInputs, i+1)
+		default:
+			readable++
+		}
+		ins = append(ins, in)
+	}
+	if len(list) > 0 && readable == 0 {
+		return ins, how, fmt.Errorf("%w: none of the %d inputs has an argument list", ErrUnparseable, len(list))
+	}
+	return ins, how, nil
+}
+
+// readInput reads one element: an object with an argument list, or the
+// list itself.
+func readInput(el any) (ModelInput, bool) {
+	var in ModelInput
+	var args any
+	switch x := el.(type) {
+	case []any:
+		args = x
+	case map[string]any:
+		for k, v := range x {
+			switch strings.ToLower(strings.TrimSpace(k)) {
+			case "args", "arguments", "argument_values", "values", "input":
+				args = v
+			case "why", "reason", "explanation", "rationale":
+				in.Why, _ = v.(string)
+			}
+		}
+	default:
+		return in, false
+	}
+	l, ok := args.([]any)
+	if !ok {
+		return in, false
+	}
+	in.Args = make([]string, len(l))
+	for i, a := range l {
+		if in.Args[i], ok = javaArg(a); !ok {
+			return ModelInput{}, false
+		}
+	}
+	return in, true
+}
+
+// javaArg renders a JSON argument as Java source: a string is the
+// expression itself, JSON null is null, a number or boolean its literal.
+func javaArg(a any) (string, bool) {
+	switch x := a.(type) {
+	case string:
+		return strings.TrimSpace(x), true
+	case nil:
+		return "null", true
+	case bool:
+		return strconv.FormatBool(x), true
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return strconv.FormatInt(int64(x), 10), true
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64), true
+	}
+	return "", false
+}
+
+// fencedCode returns the bodies of the answer's Markdown fenced blocks.
+func fencedCode(text string) []string {
+	blocks, _ := gate.FencedBlocks(text)
+	code := make([]string, len(blocks))
+	for i, b := range blocks {
+		code[i] = b.Code
+	}
+	return code
+}
+
+// maxExprLen bounds one proposed argument's source.
+const maxExprLen = 2000
+
+// checkExpr returns why s cannot stand as one argument expression in
+// "case k: return <s>;", or "". It is lexical: the expression must stay
+// inside its case (balanced brackets, closed literals, no comment, no
+// top-level ';'), so a javac error names its own vector only; and it may
+// not assign or increment, since the builder chooses arguments, not the
+// state of stubbed collaborators (rxsynth §5.4's independence rule).
+func checkExpr(s string) string {
+	switch {
+	case s == "":
+		return "empty expression"
+	case len(s) > maxExprLen:
+		return fmt.Sprintf("expression longer than %d bytes", maxExprLen)
+	case strings.ContainsAny(s, "\n\r"):
+		return "not a single-line expression"
+	}
+	var stack []byte
+	closer := map[byte]byte{')': '(', ']': '[', '}': '{'}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '"', '\'':
+			j := i + 1
+			for ; j < len(s) && s[j] != c; j++ {
+				if s[j] == '\\' {
+					j++
+				}
+			}
+			if j >= len(s) {
+				return "unterminated literal"
+			}
+			i = j
+		case '(', '[', '{':
+			stack = append(stack, c)
+		case ')', ']', '}':
+			if len(stack) == 0 || stack[len(stack)-1] != closer[c] {
+				return "unbalanced brackets"
+			}
+			stack = stack[:len(stack)-1]
+		case '/':
+			if i+1 < len(s) && (s[i+1] == '/' || s[i+1] == '*') {
+				return "contains a comment"
+			}
+		case ';':
+			if len(stack) == 0 {
+				return "more than one expression"
+			}
+		case '+', '-':
+			if i+1 < len(s) && s[i+1] == c {
+				return "increments or decrements a variable"
+			}
+		case '=':
+			prev, next := byte(0), byte(0)
+			if i > 0 {
+				prev = s[i-1]
+			}
+			if i+1 < len(s) {
+				next = s[i+1]
+			}
+			if next == '=' {
+				i++ // "==": a comparison
+				continue
+			}
+			if !strings.ContainsRune("=!<>", rune(prev)) || i > 1 && (s[i-2] == '<' || s[i-2] == '>') && prev == s[i-2] {
+				return "assigns a variable"
+			}
+		}
+	}
+	if len(stack) > 0 {
+		return "unbalanced brackets"
+	}
+	return ""
+}

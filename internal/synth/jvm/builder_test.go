@@ -1,0 +1,281 @@
+package jvm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/llm"
+	_ "github.com/benchforge/benchforge/internal/llm/providers" // openai
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/synth/judge"
+	"github.com/benchforge/benchforge/internal/synth/judge/judgetest"
+)
+
+// scripted serves OpenAI chat completions answering each harness prompt
+// with answers[<buggy method name>] and keeps the prompts it received.
+type scripted struct {
+	mu      sync.Mutex
+	answers map[string]string
+	prompts map[string]string
+	srv     *judgetest.Server
+}
+
+func newScripted(t *testing.T, answers map[string]string) (*scripted, llm.Model) {
+	t.Helper()
+	s := &scripted{answers: answers, prompts: map[string]string{}}
+	s.srv = &judgetest.Server{Script: func(r judgetest.Request) (string, int) {
+		name := methodIn(r.User)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.prompts[name] = r.System + "\n" + r.User
+		a, ok := s.answers[name]
+		if !ok {
+			return "no script for " + name, 500
+		}
+		return a, 0
+	}}
+	hs := httptest.NewServer(s.srv)
+	t.Cleanup(hs.Close)
+	sess, err := llm.NewSession(llm.SessionOptions{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	m, err := sess.Open("openai:builder-test@" + hs.URL + "/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, m
+}
+
+// methodIn names the buggy method a harness prompt shows.
+func methodIn(user string) string {
+	_, rest, _ := strings.Cut(user, "Buggy method:\n```java\n")
+	head, _, _ := strings.Cut(rest, "(")
+	f := strings.Fields(head)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
+}
+
+func (s *scripted) calls() int { return s.srv.Calls(judgetest.Other) }
+
+func pairsByID(t *testing.T, ids ...string) []corpus.Pair {
+	t.Helper()
+	all := map[string]corpus.Pair{}
+	for _, tp := range readPairs(t, "testdata/pairs.txt") {
+		all[tp.pair.PairID] = tp.pair
+	}
+	out := make([]corpus.Pair, len(ids))
+	for i, id := range ids {
+		p, ok := all[id]
+		if !ok {
+			t.Fatalf("no pair %s in testdata/pairs.txt", id)
+		}
+		out[i] = p
+	}
+	return out
+}
+
+func readExecutions(t *testing.T, path string) map[string]Execution {
+	t.Helper()
+	recs, err := jsonl.ReadFile[Execution](path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]Execution{}
+	for _, e := range recs {
+		if _, dup := out[e.PairID]; dup {
+			t.Errorf("%s recorded twice", e.PairID)
+		}
+		out[e.PairID] = e
+	}
+	return out
+}
+
+// TestHarnessDiffAided runs scripted model answers through the verifier:
+// a triggering input confirms (c), a non-triggering one does not, a
+// vector that does not compile is dropped alone, prose is unparseable.
+func TestHarnessDiffAided(t *testing.T) {
+	opts := needJDK(t)
+	srv, m := newScripted(t, map[string]string{
+		"len":    `{"inputs": [{"args": ["null"], "why": "s is null"}]}`,
+		"parse":  `{"inputs": [{"args": ["\"12\""], "why": "a number"}]}`,
+		"last":   `{"inputs": [{"args": ["new int[]{\"x\"}"]}, {"args": ["new int[]{1, 2}"], "why": "index == length"}]}`,
+		"name":   "Pass an Integer instead of a String and the cast fails.",
+		"first3": "Sure:\n```json\n{\"inputs\": [{\"args\": [\"\\\"ab\\\"\", \"1\"]}, {\"args\": [\"s = null\"]}, [\"\\\"ab\\\"\"]]}\n```\n",
+		"make":   `{"inputs": []}`,
+	})
+	b, err := NewBuilder(m, RegimeDiffAided, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := pairsByID(t, "npe-valid", "nfe-valid", "aioobe-valid", "cce-valid", "sioobe-valid", "iae-valid")
+	out := t.TempDir()
+	s, err := RunModel(context.Background(), pairs, out, b, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Path != filepath.Join(out, "harness-diff-aided.jsonl") || s.Verified != len(pairs) || srv.calls() != len(pairs) {
+		t.Fatalf("summary %+v after %d calls", s, srv.calls())
+	}
+	got := readExecutions(t, s.Path)
+	want := map[string]string{"npe-valid": "abc", "nfe-valid": "-", "aioobe-valid": "abc", "cce-valid": "-", "sioobe-valid": "abc", "iae-valid": "-"}
+	for id, w := range want {
+		e := got[id]
+		if c := crit(e); c != w || e.Regime != RegimeDiffAided || e.Harness == nil || !strings.HasPrefix(e.Harness.Model, "openai:builder-test@") ||
+			e.Harness.PromptHash != HarnessPromptHash(RegimeDiffAided) || e.Harness.Raw == "" {
+			t.Errorf("%s: criteria %s (want %s), regime %q, harness %+v, reason %q", id, c, w, e.Regime, e.Harness, e.Reason)
+		}
+	}
+	if e := got["npe-valid"]; e.C == nil || e.C.Input != "len(null)" || e.Candidates != 1 {
+		t.Errorf("npe-valid: trigger %+v from %d vectors, want len(null) alone", e.C, e.Candidates)
+	}
+	if e := got["nfe-valid"]; e.InputsTried != 1 || e.Status != StatusUnconfirmed {
+		t.Errorf("nfe-valid: tried %d, status %s: the non-triggering input must run and not confirm", e.InputsTried, e.Status)
+	}
+	if e := got["aioobe-valid"]; !e.Compile.OK || e.Candidates != 1 || !strings.Contains(e.Harness.Inputs[0].Dropped, "does not compile: compiler.err") ||
+		e.Harness.Inputs[1].Dropped != "" || e.C.Input != "last(new int[]{1, 2})" {
+		t.Errorf("aioobe-valid: compiled %v, %d vectors, inputs %+v, c %+v", e.Compile.OK, e.Candidates, e.Harness.Inputs, e.C)
+	}
+	if e := got["cce-valid"]; e.Harness.Unparseable == "" || e.Calls != 0 || !strings.HasPrefix(e.Reason, ReasonUnparseable) {
+		t.Errorf("cce-valid: unparseable %q, %d calls, reason %q", e.Harness.Unparseable, e.Calls, e.Reason)
+	}
+	if e := got["sioobe-valid"]; e.Harness.Parsed != "fenced" || !strings.Contains(e.Harness.Inputs[0].Dropped, "2 arguments for 1") ||
+		!strings.Contains(e.Harness.Inputs[1].Dropped, "assigns") || e.C == nil || e.C.Input != `first3("ab")` {
+		t.Errorf("sioobe-valid: parsed %q inputs %+v c %+v", e.Harness.Parsed, e.Harness.Inputs, e.C)
+	}
+	if e := got["iae-valid"]; e.Reason != ReasonDeclined || e.Calls != 0 {
+		t.Errorf("iae-valid: reason %q, %d calls", e.Reason, e.Calls)
+	}
+	if p := srv.prompts["len"]; !strings.Contains(p, "```diff\n--- buggy\n+++ fixed\n@@") || strings.Contains(p, "localised") || !strings.Contains(p, "1. String s") {
+		t.Errorf("diff-aided prompt lacks the diff or parameters, or shows a judge's site:\n%s", p)
+	}
+	mc := s.Model
+	if mc == nil || mc.Asked != 6 || mc.Unparseable != 1 || mc.Declined != 1 || mc.Proposed != 7 || mc.Dropped != 3 {
+		t.Errorf("model counts %+v", mc)
+	}
+	if s.Table.Pooled.N != 6 || s.Table.Pooled.C.K != 3 || s.Confirmed != 3 || filepath.Base(s.ConfirmedPath) != "confirmed-diff-aided.jsonl" {
+		t.Errorf("table %+v, confirmed %d → %s", s.Table.Pooled, s.Confirmed, s.ConfirmedPath)
+	}
+}
+
+// TestHarnessJudgeFed shows the judge's site and trigger in the prompt;
+// a pair without a usable judgement costs no call.
+func TestHarnessJudgeFed(t *testing.T) {
+	opts := needJDK(t)
+	srv, m := newScripted(t, map[string]string{"len": `{"inputs": [{"args": ["null"]}]}`})
+	recs := []judge.Record{
+		{PairID: "npe-valid", ErrorType: corpus.NullPointer, Stage1: &judge.Stage1Result{Stage1: judge.Stage1{CanThrowT: true,
+			ThrowingExpression: "s.length()", Line: 2, Trigger: "s == null (JUDGE-TRIGGER)", PatchSummary: "adds a null guard"}}},
+		{PairID: "iae-valid", ErrorType: corpus.IllegalArgument, Stage1: &judge.Stage1Result{Stage1: judge.Stage1{CanThrowT: false}}},
+	}
+	b, err := NewBuilder(m, RegimeJudgeFed, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := RunModel(context.Background(), pairsByID(t, "npe-valid", "iae-valid", "nfe-valid"), t.TempDir(), b, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.calls() != 1 {
+		t.Errorf("%d model calls, want 1 (only npe-valid has a judgement to show)", srv.calls())
+	}
+	p := srv.prompts["len"]
+	for _, want := range []string{"throwing expression: s.length()", "line (the buggy method's first line is line 1): 2", "trigger: s == null (JUDGE-TRIGGER)", "explanation: adds a null guard"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("judge-fed prompt lacks %q:\n%s", want, p)
+		}
+	}
+	if strings.Contains(p, "```diff") {
+		t.Errorf("judge-fed prompt shows the diff (Table 8: methods, site, trigger, explanation)")
+	}
+	got := readExecutions(t, s.Path)
+	if e := got["npe-valid"]; !e.Criteria.C || e.Regime != RegimeJudgeFed {
+		t.Errorf("npe-valid: %+v", e)
+	}
+	for id, why := range map[string]string{"iae-valid": "no patch-local risk", "nfe-valid": "not in the judgements file"} {
+		if e := got[id]; !strings.HasPrefix(e.Reason, ReasonNoJudgement) || !strings.Contains(e.Reason, why) || e.Harness.Raw != "" || e.Calls != 0 {
+			t.Errorf("%s: reason %q, raw %q, %d calls", id, e.Reason, e.Harness.Raw, e.Calls)
+		}
+	}
+	if s.Model.NoJudgement != 2 || s.Model.Asked != 1 {
+		t.Errorf("model counts %+v", s.Model)
+	}
+}
+
+// TestHarnessResumes kills a methods-only run after a few pairs: the
+// rerun records each pair once and asks the model only for pairs it never
+// answered (the cache serves the rest); a third run makes no call.
+func TestHarnessResumes(t *testing.T) {
+	opts := needJDK(t)
+	opts.Batch = 3
+	answers := map[string]string{}
+	args := []string{`"null"`, `"-1"`, `"new int[0]", "0"`, `"\"x\""`, `"\"s\""`, `"\"\"", "1"`, `"new ArrayList<String>()"`}
+	pairs := genPairs(7)
+	for i := range pairs {
+		answers[fmt.Sprintf("m%d", i)] = `{"inputs": [{"args": [` + args[i] + `]}]}`
+	}
+	srv, m := newScripted(t, answers)
+	b, err := NewBuilder(m, RegimeMethodsOnly, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	first := opts
+	first.Progress = func(done, total int) {
+		if done == 4 {
+			cancel()
+		}
+	}
+	s1, err := RunModel(ctx, pairs, out, b, first)
+	if !errors.Is(err, context.Canceled) || s1.Verified < 4 || s1.Verified >= len(pairs) {
+		t.Fatalf("first run: verified %d, err %v; want a cancelled partial run", s1.Verified, err)
+	}
+	s2, err := RunModel(context.Background(), pairs, out, b, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2.Skipped != s1.Verified || s2.Verified != len(pairs)-s1.Verified || srv.calls() != len(pairs) {
+		t.Errorf("resume: skipped %d verified %d after %d; %d model calls, want %d", s2.Skipped, s2.Verified, s1.Verified, srv.calls(), len(pairs))
+	}
+	got := readExecutions(t, s2.Path)
+	for _, p := range pairs {
+		if e := got[p.PairID]; !e.Criteria.C {
+			t.Errorf("%s: not confirmed: %s (inputs %+v)", p.PairID, e.Reason, e.Harness)
+		}
+	}
+	if strings.Contains(srv.prompts["m0"], "```diff") || strings.Contains(srv.prompts["m0"], "localised") {
+		t.Errorf("methods-only prompt shows a diff or a site:\n%s", srv.prompts["m0"])
+	}
+	s3, err := RunModel(context.Background(), pairs, out, b, opts)
+	if err != nil || s3.Verified != 0 || s3.Skipped != len(pairs) || srv.calls() != len(pairs) {
+		t.Errorf("third run: %+v, %v, %d calls", s3, err, srv.calls())
+	}
+}
+
+func TestHarnessBuilderUsage(t *testing.T) {
+	_, m := newScripted(t, nil)
+	for _, tc := range []struct {
+		regime string
+		recs   []judge.Record
+		want   string
+	}{
+		{"fuzz", nil, "not one of"},
+		{RegimeJudgeFed, nil, "needs the judge's records"},
+		{RegimeDiffAided, []judge.Record{}, "only in the judge-fed regime"},
+	} {
+		if _, err := NewBuilder(m, tc.regime, tc.recs); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("NewBuilder(%s, %v): err %v, want %q", tc.regime, tc.recs, err, tc.want)
+		}
+	}
+}
