@@ -26,6 +26,18 @@ type Block struct {
 	Line int // 1-based line of the opening fence
 }
 
+// FencedBodies returns the bodies of text's fenced blocks, unterminated
+// ones included: the shape answer.Reader's Fences hook wants, so the judge
+// and harness answers are read with the same fences as generated code.
+func FencedBodies(text string) []string {
+	blocks, _ := FencedBlocks(text)
+	code := make([]string, len(blocks))
+	for i, b := range blocks {
+		code[i] = b.Code
+	}
+	return code
+}
+
 // FencedBlocks returns the fenced code blocks of a Markdown answer
 // (CommonMark fences: a line of three or more backticks or tildes indented
 // at most three spaces opens; a line of the same character, at least as

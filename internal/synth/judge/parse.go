@@ -154,24 +154,11 @@ func readFields(text string, decisive []string, allowYesNo bool) (answer.Fields,
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %w", ErrUnparseable, err)
 	}
-	r := answer.Reader{Decisive: decisive, Fences: fencedCode, FenceProse: true, BareYesNo: allowYesNo}
+	r := answer.Reader{Decisive: decisive, Fences: gate.FencedBodies, FenceProse: true, BareYesNo: allowYesNo}
 	if f, how := r.Read(text); how != "" {
 		return f, how, nil
 	}
 	return nil, "", fmt.Errorf("%w: no JSON object or key: value lines with %q in %q", ErrUnparseable, shown(decisive[0]), clip(text, 80))
-}
-
-// fencedCode returns the bodies of the answer's fenced blocks as the code
-// gate reads them: Markdown line fences of ``` or ~~~. The probes also take
-// one-line ```{…}``` blocks; the judge never has, and keeping its reading
-// keeps recorded judge answers reading as they did.
-func fencedCode(text string) []string {
-	blocks, _ := gate.FencedBlocks(text)
-	code := make([]string, len(blocks))
-	for i, b := range blocks {
-		code[i] = b.Code
-	}
-	return code
 }
 
 // clip is answer.Clip under the name the judge's messages (and tests) use.

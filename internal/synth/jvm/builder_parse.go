@@ -28,7 +28,7 @@ func ParseInputs(text string) ([]ModelInput, string, error) {
 		return nil, "", fmt.Errorf("%w: %w", ErrUnparseable, err)
 	}
 	keys := []string{"inputs", "vectors", "testinputs", "testcases"}
-	r := answer.Reader{Decisive: keys, Fences: fencedCode, FenceProse: true}
+	r := answer.Reader{Decisive: keys, Fences: gate.FencedBodies, FenceProse: true}
 	f, how := r.Read(text)
 	if how == "" {
 		return nil, "", fmt.Errorf("%w: no JSON object with \"inputs\" in %q", ErrUnparseable, answer.Clip(text, 80))
@@ -117,16 +117,6 @@ func javaArg(a any) (string, bool) {
 		return strconv.FormatFloat(x, 'g', -1, 64), true
 	}
 	return "", false
-}
-
-// fencedCode returns the bodies of the answer's Markdown fenced blocks.
-func fencedCode(text string) []string {
-	blocks, _ := gate.FencedBlocks(text)
-	code := make([]string, len(blocks))
-	for i, b := range blocks {
-		code[i] = b.Code
-	}
-	return code
 }
 
 // maxExprLen bounds one proposed argument's source.
