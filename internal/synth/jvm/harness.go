@@ -5,12 +5,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/benchforge/benchforge/internal/code"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 )
 
 // Harness layout. Each pair n gets its own package bfv.p<n> (so stubs of
-// different pairs never clash) holding B<n> (the buggy method verbatim),
-// F<n> (the fixed method verbatim), A<n> (the argument vectors) and, when
+// different pairs never clash) holding B<n> (the buggy method verbatim
+// but for its own annotations, blanked: blankAnnotations), F<n> (the fixed
+// method likewise), A<n> (the argument vectors) and, when
 // needed, S<n>.java with stub classes. File base names are unique across
 // the batch so javac's diagnostics map to one pair.
 const (
@@ -75,8 +77,8 @@ func (h *harness) harnessNames() map[string]bool {
 // to limit argument vectors from the surviving candidates.
 func (h *harness) sources(limit int) map[string]string {
 	out := map[string]string{
-		h.class("B") + ".java": h.methodClass("B", h.pair.BuggyMethod),
-		h.class("F") + ".java": h.methodClass("F", h.pair.FixedMethod),
+		h.class("B") + ".java": h.methodClass("B", blankAnnotations(h.pair.BuggyMethod)),
+		h.class("F") + ".java": h.methodClass("F", blankAnnotations(h.pair.FixedMethod)),
 		h.class("A") + ".java": h.argsClass(limit),
 	}
 	if len(h.stubs.classes) > 0 {
@@ -217,4 +219,64 @@ func (h *harness) dropInput(k int, why string) {
 	for p := range h.cands {
 		h.cands[p] = slices.Delete(h.cands[p], k, k+1)
 	}
+}
+
+// blankAnnotations replaces the method's own annotations (@Override,
+// @Deprecated, @SuppressWarnings(...), framework annotations) with
+// spaces. Alone in a harness class they cannot compile (@Override
+// overrides nothing; an unknown annotation type is no Annotation), and a
+// reflective call never reads them. Newlines are kept, so every line and
+// column of the method, and with them the patched site, stay where they
+// were. Text that does not parse cleanly is returned unchanged.
+func blankAnnotations(method string) string {
+	f, err := code.ParseJavaMethod([]byte(method))
+	if err != nil {
+		return method
+	}
+	defer f.Close()
+	if len(f.SyntaxErrors()) > 0 {
+		return method
+	}
+	nodes := f.Nodes()
+	var spans [][2]int
+	for i, n := range nodes {
+		if n.Kind != "method_declaration" && n.Kind != "constructor_declaration" || !topLevel(nodes, i) {
+			continue
+		}
+		for m := range f.Children(i) {
+			if nodes[m].Kind != "modifiers" {
+				continue
+			}
+			for c := range f.Children(m) {
+				if k := nodes[c].Kind; k == "annotation" || k == "marker_annotation" {
+					spans = append(spans, [2]int{nodes[c].StartByte, nodes[c].EndByte})
+				}
+			}
+		}
+		break
+	}
+	if len(spans) == 0 {
+		return method
+	}
+	b := []byte(method)
+	for _, sp := range spans {
+		for i := sp[0]; i < sp[1]; i++ {
+			if b[i] != '\n' && b[i] != '\r' {
+				b[i] = ' '
+			}
+		}
+	}
+	return string(b)
+}
+
+// topLevel reports whether declaration i sits directly in the dummy class
+// ParseJavaMethod wraps a lone method in (program → class → body → i),
+// not in an anonymous or local class inside it.
+func topLevel(nodes []code.Node, i int) bool {
+	body := nodes[i].Parent
+	if body < 0 || nodes[body].Kind != "class_body" {
+		return false
+	}
+	class := nodes[body].Parent
+	return class >= 0 && nodes[class].Parent == 0
 }

@@ -182,6 +182,24 @@ func (s *stubSet) fix(d diagnostic, text string, harness map[string]bool) error 
 		}
 		return errNoStub
 
+	case "compiler.err.unreported.exception.need.to.catch.or.throw":
+		// "throw new X(...)" of a stub class that is not yet Throwable
+		// (javac names the type <any>).
+		i := d.Col - 1
+		if i < 0 || i >= len(text) || !strings.HasPrefix(text[i:], "throw") {
+			return errNoStub
+		}
+		rest := strings.TrimSpace(text[i+len("throw"):])
+		if !strings.HasPrefix(rest, "new ") {
+			return errNoStub
+		}
+		c := s.class(identStartingAfter(rest, len("new ")))
+		if c == nil || c.throwable {
+			return errNoStub
+		}
+		c.throwable = true
+		return nil
+
 	case "compiler.err.prob.found.req":
 		if len(a) < 1 {
 			return errNoStub
@@ -200,6 +218,11 @@ func (s *stubSet) fix(d diagnostic, text string, harness map[string]bool) error 
 			}
 			if len(p) != 2 {
 				return errNoStub
+			}
+			if c := s.class(simple(p[0])); c != nil && throwableType[p[1]] && !c.throwable {
+				// A stub class thrown or caught ("catch (XException e)").
+				c.throwable = true
+				return nil
 			}
 			return s.retype(identAt(text, d.Col), p[0], p[1])
 		}
@@ -262,6 +285,12 @@ func (s *stubSet) fix(d diagnostic, text string, harness map[string]bool) error 
 		return s.retype(identEndingAt(text, i), a[1], want)
 	}
 	return errNoStub
+}
+
+// throwableType lists the types a thrown or caught stub class must
+// convert to; RuntimeException is a subtype of each.
+var throwableType = map[string]bool{
+	"java.lang.Throwable": true, "java.lang.Exception": true, "java.lang.RuntimeException": true,
 }
 
 // retype changes stub member name from type from to type to.

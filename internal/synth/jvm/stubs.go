@@ -27,6 +27,9 @@ type stubClass struct {
 	name    string
 	ctors   [][]string
 	members []*stubMember
+	// throwable is set when the code throws or catches the class: it then
+	// extends RuntimeException (unchecked, so no try needs to declare it).
+	throwable bool
 }
 
 type stubSet struct {
@@ -49,7 +52,11 @@ func (s *stubSet) describe() []string {
 		out = append(out, m.decl(""))
 	}
 	for _, c := range s.classes {
-		out = append(out, "class "+c.name)
+		if c.throwable {
+			out = append(out, "class "+c.name+" extends RuntimeException")
+		} else {
+			out = append(out, "class "+c.name)
+		}
 		for _, k := range c.ctors {
 			out = append(out, c.name+"("+strings.Join(k, ", ")+")")
 		}
@@ -146,7 +153,11 @@ func renderMembers(b *strings.Builder, ms []*stubMember) {
 
 func (s *stubSet) renderClasses(b *strings.Builder) {
 	for _, c := range s.classes {
-		fmt.Fprintf(b, "class %s {\n  public %s() {}\n", c.name, c.name)
+		ext := ""
+		if c.throwable {
+			ext = " extends RuntimeException"
+		}
+		fmt.Fprintf(b, "class %s%s {\n  public %s() {}\n", c.name, ext, c.name)
 		for _, k := range c.ctors {
 			ps := make([]string, len(k))
 			for i, p := range k {
