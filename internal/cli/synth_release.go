@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -22,13 +23,13 @@ func newSynthReleaseCmd(a *app) *cobra.Command {
 		asJSON   bool
 	)
 	cmd := &cobra.Command{
-		Use:   "release --core FILE --seeds FILE --out DIR | --check DIR",
+		Use:   "release --core FILE --seeds FILE --out DIR [--validated-by judge|jvm] | --check DIR",
 		Short: "Package a validated corpus as a release with schemas, manifest and datasheet, or check one (rxsynth §8)",
 		Long: `release packages the partitions of a synthetic corpus (rxsynth §8.1):
 
-  core.jsonl       the judge's accepted pairs (--core), with exemplar
-                   provenance, the accepting judgement and the release flags
-                   ise_low_confidence and fix_introduces_label, recomputed
+  core.jsonl       the validated pairs (--core), with exemplar provenance,
+                   their validation and the release flags ise_low_confidence
+                   and fix_introduces_label, recomputed
   excluded.jsonl   rejected candidates (--excluded, repeatable: the judge's
                    excluded.jsonl and/or the gate's rejections.jsonl) with
                    stage, category and reason
@@ -43,21 +44,44 @@ func newSynthReleaseCmd(a *app) *cobra.Command {
   DATASHEET.md     Gebru et al. datasheet filled with the computed counts
   MANIFEST.json    every file's sha256, size and record count, and the counts
 
-into a new or empty --out DIR. With --check DIR it validates a release
-instead: hashes, every record against its schema, unique ids, exemplar ids
-in the id map, flags, and the counts in the manifest and datasheet. Every
-problem names file:line and the field; the exit status is non-zero when
-there is one.`,
+into a new or empty --out DIR.
+
+--validated-by says how the core was validated; each core record's
+"validation": {"by": ...} names it and carries that evidence only:
+
+  judge (default)  --core is the core.jsonl of 'synth validate'; every pair
+                   needs an accepting judge, kept as the record's "judge"
+                   block
+  jvm              --core is the confirmed.jsonl of 'synth verify' (no
+                   judge model needed) and --executions the same run's
+                   executions.jsonl; every pair needs a confirmed record,
+                   whose criterion (c) trigger becomes "validation.jvm":
+                   JDK, input, patched-site lines and both outcomes. There
+                   is no judge block, and ise_low_confidence (a judge
+                   confidence flag) is always false
+
+With --check DIR it validates a release instead: hashes, every record
+against its schema, unique ids, exemplar ids in the id map, each core
+record's validation against the manifest's validated_by (one method per
+release; JVM evidence re-derived against the methods' patched site), flags,
+and the counts in the manifest and datasheet. Every problem names file:line
+and the field; the exit status is non-zero when there is one.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if checkDir != "" {
-				if in.Core != "" || in.Seeds != "" || out != "" {
+				if in.Core != "" || in.Seeds != "" || out != "" || cmd.Flags().Changed("validated-by") {
 					return fmt.Errorf("%w: --check DIR takes no build flags (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
 				}
 				return runReleaseCheck(a, checkDir, asJSON)
 			}
 			if in.Core == "" || in.Seeds == "" || out == "" {
 				return fmt.Errorf("%w: --core FILE, --seeds FILE and --out DIR are required, or --check DIR (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+			}
+			switch {
+			case !release.ValidMethod(in.ValidatedBy):
+				return fmt.Errorf("%w: --validated-by %q: want %s or %s", errs.ErrUsage, in.ValidatedBy, release.ValidatedByJudge, release.ValidatedByJVM)
+			case in.ValidatedBy == release.ValidatedByJVM && in.Executions == "":
+				return fmt.Errorf("%w: --validated-by jvm needs --executions FILE, the executions.jsonl of the 'synth verify' run whose confirmed.jsonl is --core", errs.ErrUsage)
 			}
 			if cmd.Flags().Changed("ise-max-confidence") {
 				if iseMax < 0 || iseMax > 1 {
@@ -79,13 +103,14 @@ there is one.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&in.Core, "core", "", "accepted pairs JSONL (the judge's core.jsonl)")
+	fl.StringVar(&in.Core, "core", "", "validated pairs JSONL: the judge's core.jsonl, or with --validated-by jvm synth verify's confirmed.jsonl")
+	fl.StringVar(&in.ValidatedBy, "validated-by", release.ValidatedByJudge, "how the core was validated: judge (LLM judge) or jvm (JVM execution, criterion (c); needs --executions)")
 	fl.StringArrayVar(&in.Excluded, "excluded", nil, "rejection log JSONL: judge excluded.jsonl or gate rejections.jsonl (repeatable)")
 	fl.StringVar(&in.ZeroShot, "zero-shot", "", "zero-shot contrast pairs JSONL")
 	fl.StringVar(&in.Seeds, "seeds", "", "real seed pairs JSONL")
 	fl.StringVar(&in.IDMap, "id-map", "", "extra identifier -> source bug rows: CSV (id,source_bug) or JSONL")
 	fl.StringVar(&in.Candidates, "candidates", "", "candidates JSONL from 'synth generate' (operator and source provenance)")
-	fl.StringVar(&in.Executions, "executions", "", "JVM execution records JSONL from 'synth verify'")
+	fl.StringVar(&in.Executions, "executions", "", "JVM execution records JSONL from 'synth verify' (required with --validated-by jvm)")
 	fl.StringVar(&out, "out", "", "release directory to create (must not exist or be empty)")
 	fl.StringVar(&opts.Name, "name", "", "dataset name for the manifest and datasheet")
 	fl.StringVar(&opts.Version, "version", "", "release version (default 1.0.0)")
@@ -132,5 +157,23 @@ func writeReleaseSummary(w io.Writer, res *release.Result) error {
 		return err
 	}
 	fmt.Fprintf(w, "\n%d source bugs, %d id-map rows (%d aliases); %d files in MANIFEST.json\n", c.SourceBugs, c.IDMap, c.Aliases, len(res.Manifest.Files))
+	switch res.Manifest.ValidatedBy {
+	case release.ValidatedByJVM:
+		fmt.Fprintf(w, "core validated by jvm: %d pairs confirmed under criterion (c) (JDK %s; %s)\n", c.ValidatedByJVM, nameCounts(c.JDKs), nameCounts(c.Harnesses))
+	default:
+		fmt.Fprintf(w, "core validated by judge: %d pairs accepted (%s)\n", c.ValidatedByJudge, nameCounts(c.JudgeModels))
+	}
 	return nil
+}
+
+// nameCounts renders "a (3), b (1)", or "none" for no entries.
+func nameCounts(ns []release.NameCount) string {
+	if len(ns) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = fmt.Sprintf("%s (%d)", n.Name, n.Count)
+	}
+	return strings.Join(parts, ", ")
 }

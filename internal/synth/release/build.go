@@ -18,7 +18,9 @@ import (
 )
 
 // FormatVersion names the release layout; a check refuses other values.
-const FormatVersion = "benchforge-release/1"
+// Version 2 added the core record's validation block (a judge or a JVM
+// validated core) and the manifest's validated_by.
+const FormatVersion = "benchforge-release/2"
 
 // ManifestFile and DatasheetFile are fixed names inside a release.
 const (
@@ -48,7 +50,7 @@ func Schemas() (map[string]*Schema, error) {
 	out := map[string]*Schema{}
 	for _, f := range dataFiles {
 		name := strings.TrimSuffix(filepath.Base(f.Schema), ".schema.json")
-		s, err := SchemaFor(f.typ, "urn:benchforge:release:1:"+name, f.Title)
+		s, err := SchemaFor(f.typ, "urn:benchforge:release:2:"+name, f.Title)
 		if err != nil {
 			return nil, err
 		}
@@ -77,6 +79,7 @@ type Manifest struct {
 	License          string      `json:"license"`
 	CodeLicense      string      `json:"code_license"`
 	ISEMaxConfidence float64     `json:"ise_max_confidence"`
+	ValidatedBy      string      `json:"validated_by"`
 	Files            []FileEntry `json:"files"`
 	Counts           Counts      `json:"counts"`
 }
@@ -103,9 +106,13 @@ type Result struct {
 
 // Build packages the inputs as a release in outDir, which must not exist
 // or be empty. Flags are recomputed (§8.1); every exemplar id must resolve
-// through the identifier map; pair ids must be unique across partitions.
+// through the identifier map; pair ids must be unique across partitions;
+// every core pair carries the evidence of in.ValidatedBy.
 func Build(ctx context.Context, in Inputs, outDir string, opts Options) (*Result, error) {
 	opts = opts.withDefaults()
+	if in.ValidatedBy == "" {
+		in.ValidatedBy = ValidatedByJudge
+	}
 	if err := emptyDir(outDir); err != nil {
 		return nil, err
 	}
@@ -121,7 +128,7 @@ func Build(ctx context.Context, in Inputs, outDir string, opts Options) (*Result
 		return nil, err
 	}
 	m := &Manifest{Format: FormatVersion, Name: opts.Name, Version: opts.Version, License: opts.License,
-		CodeLicense: opts.CodeLicense, ISEMaxConfidence: *opts.ISEMaxConfidence, Counts: computeCounts(recs)}
+		CodeLicense: opts.CodeLicense, ISEMaxConfidence: *opts.ISEMaxConfidence, ValidatedBy: in.ValidatedBy, Counts: computeCounts(recs)}
 	if err := write(outDir, recs, m); err != nil {
 		return nil, err
 	}
@@ -206,26 +213,35 @@ func assemble(ctx context.Context, l *loaded, in Inputs, iseMax float64) (*recor
 				bugs = append(bugs, sb)
 			}
 		}
-		j := p.Judge
-		if math.IsNaN(j.Confidence) || j.Confidence < 0 || j.Confidence > 1 {
-			return nil, nil, fmt.Errorf("%s: pair %s: %w: judge confidence %v is outside [0, 1]", where, p.PairID, errs.ErrInput, j.Confidence)
+		cp := CorePair{PairID: p.PairID, SampleID: p.SampleID, Partition: PartCore, ErrorType: p.ErrorType,
+			BuggyMethod: p.BuggyMethod, FixedMethod: p.FixedMethod, ExampleBugIDs: ids, Generator: p.Generator,
+			PromptHash: p.PromptHash, SizeTarget: max(p.SizeTarget, 0), Validation: CoreValidation{By: in.ValidatedBy}}
+		switch in.ValidatedBy {
+		case ValidatedByJudge:
+			j := p.Judge
+			if math.IsNaN(j.Confidence) || j.Confidence < 0 || j.Confidence > 1 {
+				return nil, nil, fmt.Errorf("%s: pair %s: %w: judge confidence %v is outside [0, 1]", where, p.PairID, errs.ErrInput, j.Confidence)
+			}
+			cp.Judge = &CoreJudge{Model: j.Model, Confidence: j.Confidence, Site: j.Site, SiteLine: max(j.SiteLine, 0),
+				Trigger: j.Trigger, Verdict: j.Verdict, Repaired: j.Repaired}
+		case ValidatedByJVM:
+			// Any judge on the input is dropped, not kept alongside: a
+			// record states one validation, the one the release claims.
+			e := l.executions[p.PairID]
+			cp.Validation.JVM = jvmEvidence(e.Rec)
+			if probs := validationProblems(&cp, in.ValidatedBy); len(probs) > 0 {
+				return nil, nil, fmt.Errorf("%s: pair %s: %w: execution record %s:%d: %s", where, p.PairID, errs.ErrInput, in.Executions, e.Line, probs[0])
+			}
 		}
-		flags := CoreFlags{
-			ISELowConfidence:   judge.ISELowConfidence(p.ErrorType, j.Confidence, iseMax),
-			FixIntroducesLabel: judge.FixIntroducesLabel(p.ErrorType, p.BuggyMethod, p.FixedMethod),
-		}
+		flags := wantFlags(&cp, iseMax)
+		cp.Flags = flags
 		if flags.ISELowConfidence != p.Flags.ISELowConfidence {
 			changes = append(changes, fmt.Sprintf("pair %s: ise_low_confidence %t → %t", p.PairID, p.Flags.ISELowConfidence, flags.ISELowConfidence))
 		}
 		if flags.FixIntroducesLabel != p.Flags.FixIntroducesLabel {
 			changes = append(changes, fmt.Sprintf("pair %s: fix_introduces_label %t → %t", p.PairID, p.Flags.FixIntroducesLabel, flags.FixIntroducesLabel))
 		}
-		r.Core = append(r.Core, CorePair{PairID: p.PairID, SampleID: p.SampleID, Partition: PartCore, ErrorType: p.ErrorType,
-			BuggyMethod: p.BuggyMethod, FixedMethod: p.FixedMethod, ExampleBugIDs: ids, Generator: p.Generator,
-			PromptHash: p.PromptHash, SizeTarget: max(p.SizeTarget, 0),
-			Judge: CoreJudge{Model: j.Model, Confidence: j.Confidence, Site: j.Site, SiteLine: max(j.SiteLine, 0),
-				Trigger: j.Trigger, Verdict: j.Verdict, Repaired: j.Repaired},
-			Flags: flags})
+		r.Core = append(r.Core, cp)
 		r.Generation = append(r.Generation, genRow(PartCore, p, ids, bugs, l))
 	}
 	for i, e := range l.excluded {
@@ -315,7 +331,8 @@ func genRow(part string, p corpus.Pair, ids, bugs []string, l *loaded) Generatio
 			g.SourceStartLine, g.SourceSiteLine = max(c.Source.StartLine, 0), max(c.Source.SiteLine, 0)
 		}
 	}
-	if e, ok := l.executions[p.PairID]; ok {
+	if le, ok := l.executions[p.PairID]; ok {
+		e := le.Rec
 		a, b, c := e.Criteria.A, e.Criteria.B, e.Criteria.C
 		g.Execution, g.ExecA, g.ExecB, g.ExecC = e.Status, &a, &b, &c
 	}

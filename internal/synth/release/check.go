@@ -17,7 +17,6 @@ import (
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/errs"
-	"github.com/benchforge/benchforge/internal/synth/judge"
 )
 
 // CheckResult is what Check found.
@@ -45,8 +44,13 @@ const maxProblemsPerFile = 50
 //     contrast; every example_bug_ids entry is in id_map.csv; every seed's
 //     bug_id maps to its source_bug; generation.csv has one row per
 //     released pair, consistent with it;
+//   - every core pair is validated the way the manifest's validated_by
+//     says and carries exactly that evidence: the judge block, or JVM
+//     evidence that is a criterion (c) trigger at the patched site of its
+//     methods, with generation.csv recording the confirmed execution;
 //   - the release flags of every core pair are what judge.ISELowConfidence
-//     (at the manifest's threshold) and judge.FixIntroducesLabel give;
+//     (at the manifest's threshold; never for a jvm-validated pair) and
+//     judge.FixIntroducesLabel give;
 //   - the manifest's counts and DATASHEET.md are what the records give.
 //
 // Problems name file:line and the field. The error is non-nil only when
@@ -146,7 +150,10 @@ func Check(ctx context.Context, dir string) (*CheckResult, error) {
 			return nil, err
 		}
 	}
-	checkRefs(&recs, lines, m.ISEMaxConfidence, add)
+	if !ValidMethod(m.ValidatedBy) {
+		add(Problem{File: ManifestFile, Field: "validated_by", Msg: fmt.Sprintf("%q is neither %s nor %s", m.ValidatedBy, ValidatedByJudge, ValidatedByJVM)})
+	}
+	checkRefs(&recs, lines, &m, add)
 	checkCounts(dir, &m, &recs, add)
 	return res, nil
 }
@@ -248,7 +255,8 @@ func decodeInto(r *records, file string, raw []byte) bool {
 }
 
 // checkRefs checks identifiers across files and the release flags.
-func checkRefs(r *records, lines map[string][]int, iseMax float64, add func(Problem)) {
+func checkRefs(r *records, lines map[string][]int, m *Manifest, add func(Problem)) {
+	iseMax := m.ISEMaxConfidence
 	at := func(file string, i int) int {
 		if ls := lines[file]; i < len(ls) {
 			return ls[i]
@@ -277,11 +285,15 @@ func checkRefs(r *records, lines map[string][]int, iseMax float64, add func(Prob
 				add(Problem{File: "core.jsonl", Line: line, Field: fmt.Sprintf("example_bug_ids[%d]", k), Msg: fmt.Sprintf("exemplar id %q is not in id_map.csv", id)})
 			}
 		}
-		want := CoreFlags{
-			ISELowConfidence:   judge.ISELowConfidence(p.ErrorType, p.Judge.Confidence, iseMax),
-			FixIntroducesLabel: judge.FixIntroducesLabel(p.ErrorType, p.BuggyMethod, p.FixedMethod),
+		for _, fe := range validationProblems(&p, m.ValidatedBy) {
+			add(Problem{File: "core.jsonl", Line: line, Field: fe.Field, Msg: fe.Msg})
 		}
-		if want.ISELowConfidence != p.Flags.ISELowConfidence {
+		want := wantFlags(&p, iseMax)
+		switch {
+		case want.ISELowConfidence == p.Flags.ISELowConfidence:
+		case p.Judge == nil:
+			add(Problem{File: "core.jsonl", Line: line, Field: "flags.ise_low_confidence", Msg: fmt.Sprintf("is %t, but a pair without a judge has no confidence to flag; it is always false", p.Flags.ISELowConfidence)})
+		default:
 			add(Problem{File: "core.jsonl", Line: line, Field: "flags.ise_low_confidence", Msg: fmt.Sprintf("is %t, but type %s at confidence %v with threshold %v gives %t", p.Flags.ISELowConfidence, p.ErrorType, p.Judge.Confidence, iseMax, want.ISELowConfidence)})
 		}
 		if want.FixIntroducesLabel != p.Flags.FixIntroducesLabel {
@@ -301,9 +313,16 @@ func checkRefs(r *records, lines map[string][]int, iseMax float64, add func(Prob
 			add(Problem{File: "id_map.csv", Field: "source_bug", Msg: fmt.Sprintf("id %q maps to %q, but its seed's source_bug is %q", s.BugID, sb, s.SourceBug)})
 		}
 	}
+	byJVM := map[string]bool{}
+	for _, p := range r.Core {
+		byJVM[p.PairID] = p.Validation.By == ValidatedByJVM
+	}
 	genSeen := map[string]bool{}
 	for i, g := range r.Generation {
 		line := at("generation.csv", i)
+		if byJVM[g.PairID] && (g.Execution != "confirmed" || g.ExecC == nil || !*g.ExecC) {
+			add(Problem{File: "generation.csv", Line: line, Field: "execution", Msg: fmt.Sprintf("pair %q is jvm-validated, but its row does not record a confirmed execution meeting criterion (c)", g.PairID)})
+		}
 		part, ok := pairs[g.PairID]
 		switch {
 		case !ok || part == PartExcluded:

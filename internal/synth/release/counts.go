@@ -32,6 +32,17 @@ type Counts struct {
 	// Repaired counts core pairs accepted after the one repair (§5.3).
 	Repaired int `json:"repaired"`
 
+	// How the core pairs were validated: by the judge (JudgeModels counts
+	// them per judge model) or by JVM execution under criterion (c) (JDKs
+	// per JDK, Harnesses per harness: the boundary search or a Table 8
+	// regime). One release uses one method; both are counted so the
+	// datasheet's text follows the records, not the manifest's claim.
+	ValidatedByJudge int         `json:"validated_by_judge"`
+	ValidatedByJVM   int         `json:"validated_by_jvm"`
+	JudgeModels      []NameCount `json:"judge_models"`
+	JDKs             []NameCount `json:"jvm_jdks"`
+	Harnesses        []NameCount `json:"jvm_harnesses"`
+
 	// Provenance: core pairs with at least one exemplar, the distinct
 	// exemplar ids they cite, and the distinct source bugs those map to.
 	WithExemplars      int `json:"core_with_exemplars"`
@@ -80,6 +91,10 @@ type NameCount struct {
 // unknownGenerator labels exclusions without a recorded generator.
 const unknownGenerator = "(unknown)"
 
+// boundarySearch names synth verify's own harness (no model) in the
+// harness counts.
+const boundarySearch = "boundary-value search"
+
 // records are a release's records, as built or as read back by a check.
 type records struct {
 	Core       []CorePair
@@ -120,6 +135,7 @@ func computeCounts(r *records) Counts {
 		}
 	}
 	exIDs, exBugs := map[string]bool{}, map[string]bool{}
+	models, jdks, harnesses := map[string]int{}, map[string]int{}, map[string]int{}
 	for _, p := range r.Core {
 		t := tc(p.ErrorType)
 		t.Core++
@@ -135,8 +151,21 @@ func computeCounts(r *records) Counts {
 		if p.Flags.ISELowConfidence || p.Flags.FixIntroducesLabel {
 			c.EitherFlag++
 		}
-		if p.Judge.Repaired {
-			c.Repaired++
+		switch {
+		case p.Validation.By == ValidatedByJudge && p.Judge != nil:
+			c.ValidatedByJudge++
+			models[p.Judge.Model]++
+			if p.Judge.Repaired {
+				c.Repaired++
+			}
+		case p.Validation.By == ValidatedByJVM && p.Validation.JVM != nil:
+			c.ValidatedByJVM++
+			jdks[p.Validation.JVM.JDK]++
+			h := boundarySearch
+			if p.Validation.JVM.Regime != "" {
+				h = "model-built harness, regime " + p.Validation.JVM.Regime
+			}
+			harnesses[h]++
 		}
 		if len(p.ExampleBugIDs) > 0 {
 			c.WithExemplars++
@@ -204,6 +233,7 @@ func computeCounts(r *records) Counts {
 		c.Exclusions = append(c.Exclusions, CategoryCount{Stage: k[0], Category: k[1], Count: cats[k]})
 	}
 	c.Benchmarks, c.Projects = nameCounts(bench), nameCounts(proj)
+	c.JudgeModels, c.JDKs, c.Harnesses = nameCounts(models), nameCounts(jdks), nameCounts(harnesses)
 	return c
 }
 

@@ -15,18 +15,24 @@ import (
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/generate"
+	"github.com/benchforge/benchforge/internal/synth/jvm"
 )
 
 // Inputs names the pipeline files a release is built from. Only the JSON
 // field names listed here are read (unknown fields are ignored), so the
 // release does not depend on how the producing stage is implemented.
 type Inputs struct {
-	// Core is the accepted corpus (judge's core.jsonl): corpus.Pair lines
-	// (pair_id, sample_id, error_type, buggy_method, fixed_method,
-	// example_bug_ids, generator, prompt_hash, size_target, judge{model,
-	// confidence, site, site_line, trigger, verdict, repaired}, flags).
-	// Every pair must carry an accepting judge.
+	// Core is the validated corpus: corpus.Pair lines (pair_id, sample_id,
+	// error_type, buggy_method, fixed_method, example_bug_ids, generator,
+	// prompt_hash, size_target, judge{model, confidence, site, site_line,
+	// trigger, verdict, repaired}, flags). Validated by the judge, it is the
+	// judge's core.jsonl and every pair carries an accepting judge; by the
+	// JVM, it is synth verify's confirmed.jsonl and any judge is ignored.
 	Core string
+	// ValidatedBy is how Core was validated: ValidatedByJudge (the default
+	// when empty) or ValidatedByJVM, which requires Executions with a
+	// confirmed record for every core pair.
+	ValidatedBy string
 	// Excluded are rejection logs, any number: judge lines (pair_id,
 	// sample_id, error_type, category, reason, model, rubric) and gate lines
 	// (id, error_type, generator, operator, cause, detail) may be mixed.
@@ -45,8 +51,11 @@ type Inputs struct {
 	// method, start_line, site_line}), joined to pairs by id for the
 	// generation metadata. Optional.
 	Candidates string
-	// Executions are JVM verification lines (pair_id, status, criteria{a,
-	// b, c}), joined by pair id. Optional.
+	// Executions are synth verify's jvm.Execution lines, joined by pair id:
+	// (pair_id, status, criteria{a, b, c}) for the generation metadata and,
+	// for a JVM-validated core, (error_type, jdk, regime, site{buggy,
+	// fixed}, inputs_tried, budget, c{input, buggy, fixed}) for the
+	// evidence. Optional unless ValidatedBy is ValidatedByJVM.
 	Executions string
 }
 
@@ -124,17 +133,6 @@ func (e excludedIn) record() (ExcludedRecord, error) {
 	return r, nil
 }
 
-// execIn is the part of a JVM execution record the release uses.
-type execIn struct {
-	PairID   string `json:"pair_id"`
-	Status   string `json:"status"`
-	Criteria struct {
-		A bool `json:"a"`
-		B bool `json:"b"`
-		C bool `json:"c"`
-	} `json:"criteria"`
-}
-
 type aliasIn struct {
 	ID        string `json:"id"`
 	SourceBug string `json:"source_bug"`
@@ -189,12 +187,18 @@ type loaded struct {
 	excluded   []ExcludedRecord
 	aliases    []lined[aliasIn]
 	candidates map[string]generate.Candidate
-	executions map[string]execIn
+	executions map[string]lined[jvm.Execution]
 }
 
 func load(in Inputs) (*loaded, error) {
 	if in.Core == "" || in.Seeds == "" {
 		return nil, fmt.Errorf("release inputs: %w: the core and seeds files are required", errs.ErrUsage)
+	}
+	switch {
+	case !ValidMethod(in.ValidatedBy):
+		return nil, fmt.Errorf("release inputs: %w: validation method %q is neither %s nor %s", errs.ErrUsage, in.ValidatedBy, ValidatedByJudge, ValidatedByJVM)
+	case in.ValidatedBy == ValidatedByJVM && in.Executions == "":
+		return nil, fmt.Errorf("release inputs: %w: a jvm-validated core needs the executions file (synth verify's executions.jsonl) holding its evidence", errs.ErrUsage)
 	}
 	var l loaded
 	var err error
@@ -213,8 +217,8 @@ func load(in Inputs) (*loaded, error) {
 		if err := p.Rec.Validate(); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", in.Core, p.Line, err)
 		}
-		if p.Rec.Judge == nil || p.Rec.Judge.Verdict != "accept" {
-			return nil, fmt.Errorf("%s:%d: pair %s: %w: no accepting judge; --core must be the judge's core.jsonl", in.Core, p.Line, p.Rec.PairID, errs.ErrInput)
+		if in.ValidatedBy == ValidatedByJudge && (p.Rec.Judge == nil || p.Rec.Judge.Verdict != "accept") {
+			return nil, fmt.Errorf("%s:%d: pair %s: %w: no accepting judge; --core must be the judge's core.jsonl (for synth verify's confirmed.jsonl, validate by jvm)", in.Core, p.Line, p.Rec.PairID, errs.ErrInput)
 		}
 		if p.Rec.Generator == "" {
 			return nil, fmt.Errorf("%s:%d: pair %s: %w: generator is empty", in.Core, p.Line, p.Rec.PairID, errs.ErrInput)
@@ -261,18 +265,44 @@ func load(in Inputs) (*loaded, error) {
 			l.candidates[c.Rec.ID] = c.Rec
 		}
 	}
-	l.executions = map[string]execIn{}
+	l.executions = map[string]lined[jvm.Execution]{}
 	if in.Executions != "" {
-		recs, err := readLined[execIn](in.Executions)
+		recs, err := readLined[jvm.Execution](in.Executions)
 		if err != nil {
 			return nil, err
 		}
 		for _, e := range recs {
-			if e.Rec.Status != "confirmed" && e.Rec.Status != "unconfirmed" {
+			if e.Rec.Status != jvm.StatusConfirmed && e.Rec.Status != jvm.StatusUnconfirmed {
 				return nil, fmt.Errorf("%s:%d: pair %s: %w: status %q is neither confirmed nor unconfirmed", in.Executions, e.Line, e.Rec.PairID, errs.ErrInput, e.Rec.Status)
 			}
-			l.executions[e.Rec.PairID] = e.Rec
+			l.executions[e.Rec.PairID] = e
+		}
+	}
+	if in.ValidatedBy == ValidatedByJVM {
+		for _, p := range l.core {
+			if err := confirmedBy(p, l.executions, in); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return &l, nil
+}
+
+// confirmedBy checks that a core pair of a jvm-validated release has a
+// confirmed execution record with a criterion (c) trigger; what to do is in
+// the message, since the usual cause is files from different verify runs.
+func confirmedBy(p lined[corpus.Pair], execs map[string]lined[jvm.Execution], in Inputs) error {
+	where := fmt.Sprintf("%s:%d: pair %s", in.Core, p.Line, p.Rec.PairID)
+	e, ok := execs[p.Rec.PairID]
+	switch {
+	case !ok:
+		return fmt.Errorf("%s: %w: no execution record in %s; a jvm-validated core holds only pairs synth verify confirmed: pass the executions.jsonl of the run that wrote this confirmed.jsonl, or drop the pair", where, errs.ErrInput, in.Executions)
+	case e.Rec.Status != jvm.StatusConfirmed:
+		return fmt.Errorf("%s: %w: %s:%d says %s (%s); a jvm-validated core holds only pairs confirmed under criterion (c): use that run's confirmed.jsonl as --core", where, errs.ErrInput, in.Executions, e.Line, e.Rec.Status, e.Rec.Reason)
+	case e.Rec.C == nil || e.Rec.C.Fixed == nil:
+		return fmt.Errorf("%s: %w: %s:%d is confirmed but has no criterion (c) trigger with both outcomes; rerun synth verify", where, errs.ErrInput, in.Executions, e.Line)
+	case e.Rec.ErrorType != "" && e.Rec.ErrorType != p.Rec.ErrorType:
+		return fmt.Errorf("%s: %w: %s:%d verified the pair as %s, the core labels it %s; the files are from different runs", where, errs.ErrInput, in.Executions, e.Line, e.Rec.ErrorType, p.Rec.ErrorType)
+	}
+	return nil
 }

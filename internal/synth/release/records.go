@@ -33,23 +33,65 @@ var enumSets = map[string][]string{
 	"kind":       {KindBugID, KindSourceBug, KindAlias},
 	"verdict":    {"accept"},
 	"execution":  {"confirmed", "unconfirmed"},
+	"method":     {ValidatedByJudge, ValidatedByJVM},
+	// A criterion (c) trigger's outcomes: the buggy method threw, the fixed
+	// one returned or threw something else (rxsynth §5.4).
+	"outcome": {"returned", "threw"},
 }
 
 // CorePair is one line of core.jsonl: a validated seed-grounded pair with
-// its exemplar provenance, accepting judgement and release flags (§8.1).
+// its exemplar provenance, its validation and release flags (§8.1).
+//
+// A core pair is validated one of two ways, named by validation.by: by the
+// LLM judge (the judge block holds the accepting judgement) or by JVM
+// execution under criterion (c) (validation.jvm holds the evidence; there
+// is no judge block). The schema subset has no conditionals, so the schema
+// marks both blocks optional and Check enforces that exactly the one
+// validation.by names is present.
 type CorePair struct {
-	PairID        string    `json:"pair_id" desc:"unique pair identifier (the candidate id)"`
-	SampleID      string    `json:"sample_id,omitempty" desc:"key of the pair's structured judgement log entries"`
-	Partition     string    `json:"partition" enum:"partition" desc:"always core"`
-	ErrorType     string    `json:"error_type" enum:"error_type" desc:"labelled unchecked exception type"`
-	BuggyMethod   string    `json:"buggy_method" desc:"buggy Java method, comments stripped"`
-	FixedMethod   string    `json:"fixed_method" desc:"fixed Java method, same signature"`
-	ExampleBugIDs []string  `json:"example_bug_ids" desc:"seed identifiers that conditioned generation; resolve through id_map.csv"`
-	Generator     string    `json:"generator" desc:"generator and configuration that produced the pair"`
-	PromptHash    string    `json:"prompt_hash,omitempty" desc:"sha256 of the generation prompt"`
-	SizeTarget    int       `json:"size_target,omitempty" min:"0" desc:"requested logical size (statements)"`
-	Judge         CoreJudge `json:"judge" desc:"the accepting judgement (rxsynth §5.1)"`
-	Flags         CoreFlags `json:"flags" desc:"release flags (rxsynth §8.1)"`
+	PairID        string         `json:"pair_id" desc:"unique pair identifier (the candidate id)"`
+	SampleID      string         `json:"sample_id,omitempty" desc:"key of the pair's structured judgement log entries"`
+	Partition     string         `json:"partition" enum:"partition" desc:"always core"`
+	ErrorType     string         `json:"error_type" enum:"error_type" desc:"labelled unchecked exception type"`
+	BuggyMethod   string         `json:"buggy_method" desc:"buggy Java method, comments stripped"`
+	FixedMethod   string         `json:"fixed_method" desc:"fixed Java method, same signature"`
+	ExampleBugIDs []string       `json:"example_bug_ids" desc:"seed identifiers that conditioned generation; resolve through id_map.csv"`
+	Generator     string         `json:"generator" desc:"generator and configuration that produced the pair"`
+	PromptHash    string         `json:"prompt_hash,omitempty" desc:"sha256 of the generation prompt"`
+	SizeTarget    int            `json:"size_target,omitempty" min:"0" desc:"requested logical size (statements)"`
+	Validation    CoreValidation `json:"validation" desc:"how the pair was validated: by names the method and which evidence block is present"`
+	Judge         *CoreJudge     `json:"judge,omitempty" desc:"the accepting judgement (rxsynth §5.1); present exactly when validation.by is judge"`
+	Flags         CoreFlags      `json:"flags" desc:"release flags (rxsynth §8.1)"`
+}
+
+// CoreValidation says how a core pair was validated.
+type CoreValidation struct {
+	By  string         `json:"by" enum:"method" desc:"judge: accepted by the LLM judge, evidence in the record's judge block; jvm: confirmed on a JVM under criterion (c) of rxsynth §5.4, evidence in validation.jvm"`
+	JVM *CoreExecution `json:"jvm,omitempty" desc:"the JVM execution evidence; present exactly when by is jvm"`
+}
+
+// CoreExecution is the evidence of a JVM-validated pair: the first input
+// that met criterion (c) — the buggy method raises the labelled type at the
+// patched site and the fixed method does not — with what each side did.
+// Lines are 1-based and relative to the method's first line.
+type CoreExecution struct {
+	JDK            string      `json:"jdk" desc:"version of the JDK the pair was compiled and run with"`
+	Regime         string      `json:"regime,omitempty" desc:"rxsynth Table 8 regime of the model-built harness; absent for the boundary-value search"`
+	Input          string      `json:"input" desc:"the criterion (c) trigger: the call with its arguments, as Java source"`
+	SiteLines      []int       `json:"site_lines" desc:"the patched site in the buggy method: its changed lines and two context lines either side (recomputed from the methods on check)"`
+	FixedSiteLines []int       `json:"fixed_site_lines" desc:"the same site in the fixed method"`
+	BuggyOutcome   CoreOutcome `json:"buggy_outcome" desc:"what the buggy method did on the input: threw the labelled type at a site line"`
+	FixedOutcome   CoreOutcome `json:"fixed_outcome" desc:"what the fixed method did on the input: returned, or threw other than the labelled type at the site"`
+	InputsTried    int         `json:"inputs_tried" min:"0" desc:"inputs run on the buggy method before the search stopped"`
+	Budget         int         `json:"budget" min:"0" desc:"the most method calls allowed for the pair"`
+}
+
+// CoreOutcome is what one method did on the trigger input.
+type CoreOutcome struct {
+	Kind      string `json:"kind" enum:"outcome" desc:"returned or threw"`
+	Exception string `json:"exception,omitempty" desc:"the thrown class, fully qualified"`
+	Line      int    `json:"line,omitempty" min:"0" desc:"line of the method's frame the exception passed through"`
+	Message   string `json:"message,omitempty" desc:"the exception's message"`
 }
 
 // CoreJudge is the accepting judge's metadata kept in a core record.

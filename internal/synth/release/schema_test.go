@@ -38,10 +38,10 @@ func TestRecordTypesCarryPipelineFields(t *testing.T) {
 	if d := cmp.Diff(jsonFields(reflect.TypeOf(corpus.Judgement{})), jsonFields(reflect.TypeOf(CoreJudge{}))); d != "" {
 		t.Errorf("CoreJudge vs corpus.Judgement:\n%s", d)
 	}
-	want := append(jsonFields(reflect.TypeOf(corpus.Pair{})), "partition")
+	want := append(jsonFields(reflect.TypeOf(corpus.Pair{})), "partition", "validation")
 	sort.Strings(want)
 	if d := cmp.Diff(want, jsonFields(reflect.TypeOf(CorePair{}))); d != "" {
-		t.Errorf("CorePair vs corpus.Pair + partition:\n%s", d)
+		t.Errorf("CorePair vs corpus.Pair + partition + validation:\n%s", d)
 	}
 }
 
@@ -57,7 +57,9 @@ func TestSchemasMatchTypes(t *testing.T) {
 	full := map[string]any{
 		"core.jsonl": CorePair{PairID: "p", SampleID: "s", Partition: PartCore, ErrorType: corpus.NullPointer, BuggyMethod: "b", FixedMethod: "f",
 			ExampleBugIDs: []string{"x"}, Generator: "g", PromptHash: "h", SizeTarget: 3,
-			Judge: CoreJudge{Model: "m", Confidence: 0.5, Site: "s", SiteLine: 2, Trigger: "t", Verdict: "accept", Repaired: true}, Flags: CoreFlags{true, true}},
+			Validation: CoreValidation{By: ValidatedByJVM, JVM: &CoreExecution{JDK: "17", Regime: "methods-only", Input: "f(null)", SiteLines: []int{1, 2}, FixedSiteLines: []int{1, 2, 3},
+				BuggyOutcome: CoreOutcome{Kind: "threw", Exception: "java.lang.NullPointerException", Line: 2, Message: "m"}, FixedOutcome: CoreOutcome{Kind: "returned"}, InputsTried: 1, Budget: 200}},
+			Judge: &CoreJudge{Model: "m", Confidence: 0.5, Site: "s", SiteLine: 2, Trigger: "t", Verdict: "accept", Repaired: true}, Flags: CoreFlags{true, true}},
 		"excluded.jsonl": ExcludedRecord{PairID: "p", SampleID: "s", Partition: PartExcluded, ErrorType: corpus.ClassCast, Stage: StageGate, Category: "c", Reason: "r", Generator: "g", Model: "m", Rubric: "r"},
 		"contrast.jsonl": ContrastRecord{ID: "z", Partition: PartContrast, ErrorType: corpus.NumberFormat, BuggyMethod: "b", FixedMethod: "f", Generator: "g", PromptHash: "h"},
 		"seeds.json": SeedRecord{BugID: "b", SourceBug: "s", Benchmark: "D4J", Project: "P", Exception: corpus.IllegalState, BuggyMethod: "b", FixedMethod: "f",
