@@ -182,6 +182,20 @@ func (s *stubSet) fix(d diagnostic, text string, harness map[string]bool) error 
 		}
 		return errNoStub
 
+	case "compiler.err.except.never.thrown.in.try":
+		// "catch (X e)" of a stub class javac took as checked: make it
+		// unchecked (often already done this round for another diagnostic
+		// on the same class; the next javac run sees it).
+		if len(a) != 1 {
+			return errNoStub
+		}
+		c := s.class(simple(a[0]))
+		if c == nil {
+			return errNoStub
+		}
+		c.throwable = true
+		return nil
+
 	case "compiler.err.unreported.exception.need.to.catch.or.throw":
 		// "throw new X(...)" of a stub class that is not yet Throwable
 		// (javac names the type <any>).
@@ -219,8 +233,9 @@ func (s *stubSet) fix(d diagnostic, text string, harness map[string]bool) error 
 			if len(p) != 2 {
 				return errNoStub
 			}
-			if c := s.class(simple(p[0])); c != nil && throwableType[p[1]] && !c.throwable {
-				// A stub class thrown or caught ("catch (XException e)").
+			if c := s.class(simple(p[0])); c != nil && throwableType[p[1]] {
+				// A stub class thrown or caught ("catch (XException e)"),
+				// perhaps reported again by the other method this round.
 				c.throwable = true
 				return nil
 			}
