@@ -92,8 +92,8 @@ type RunMetric struct {
 }
 
 // ResultRow summarises one configuration over its run seeds: mean, sample
-// sd and Student t interval of the per-seed values (sd and interval need
-// two or more seeds), Cohen's h of the mean pair accuracy against chance,
+// sd and Student t interval of the per-seed values, clipped to [0, 1] (sd
+// and interval need two or more seeds), Cohen's h of the mean pair accuracy against chance,
 // and the mean residual-stratum accuracy.
 type ResultRow struct {
 	Key
@@ -186,7 +186,11 @@ func Analyze(ctx context.Context, preds []Prediction, seeds []SeedInfo, opt Anal
 			if err != nil {
 				return nil, fmt.Errorf("analyze: %w", err)
 			}
+			// ROC-AUC and accuracy live in [0, 1]; with few run seeds the
+			// t quantile is large (12.7 for two), so the interval is
+			// clipped to that range rather than shown past it.
 			sd, ci := mi.SD, mi.CI
+			ci.Lo, ci.Hi = max(ci.Lo, 0), min(ci.Hi, 1)
 			row.SD, row.CI = &sd, &ci
 		}
 		if k.Task == PairTask {

@@ -64,7 +64,7 @@ func (r *Report) IsolatedTable() *report.Table {
 	t := &report.Table{
 		Caption: "Isolated-method task (§7.3): ROC-AUC over the real methods, mean ± sd over run seeds",
 		Header:  []string{"model", "features", "training", "seeds", "ROC-AUC", "95% t-interval", "accuracy@0.5", "specificity", "recall", "precision", "F1"},
-		Note:    "Chance is 0.500. Threshold rates are means over run seeds with P(defective) ≥ 0.5 called defective. The leaky row trains with the provenance filter off: a leakage diagnostic, not an estimate.",
+		Note:    "Chance is 0.500. The t-interval is on the mean over run seeds, clipped to [0, 1]. Threshold rates are means over run seeds with P(defective) ≥ 0.5 called defective. The leaky row trains with the provenance filter off: a leakage diagnostic, not an estimate.",
 	}
 	for _, row := range r.Results {
 		if row.Task != Isolated || row.TrainSize != 0 {
@@ -89,7 +89,7 @@ func (r *Report) PairTable() *report.Table {
 	t := &report.Table{
 		Caption: fmt.Sprintf("Pair discrimination (§7.4): accuracy (%%) over both orderings of %d real pairs; residual = the %d pairs whose repair is not longer", r.RealPairs, r.ResidualPairs),
 		Header:  []string{"model", "features", "training", "seeds", "accuracy", "95% t-interval", "Cohen's h", "residual", "A / B"},
-		Note:    "Chance is 50%. Mean ± sd over run seeds with the Student t interval on the mean; per-seed pair-cluster bootstrap intervals are in the next table. A / B: accuracy when the defective method is shown first / second. The length rule calls the longer method the repair, ties counting ½.",
+		Note:    "Chance is 50%. Mean ± sd over run seeds with the Student t interval on the mean (clipped to 0–100%); per-seed pair-cluster bootstrap intervals are in the next table. A / B: accuracy when the defective method is shown first / second. The length rule calls the longer method the repair, ties counting ½.",
 	}
 	for _, row := range r.Results {
 		if row.Task != PairTask || row.TrainSize != 0 {
