@@ -35,3 +35,27 @@ func TestBlankAnnotations(t *testing.T) {
 		})
 	}
 }
+
+func TestSuperCall(t *testing.T) {
+	tests := []struct {
+		text string
+		col  int // 1-based, where javac puts the caret
+		want bool
+	}{
+		{"    super.addNotify();", 10, true},    // caret at the dot
+		{"    super.addNotify();", 11, true},    // caret at the name
+		{"    x = super . size(s);", 15, true},  // spaced select
+		{"    mysuper.addNotify();", 12, false}, // another identifier
+		{"    this.addNotify();", 9, false},     // not super
+		{"    addNotify();", 5, false},          // unqualified
+		{"    super.addNotify();", 100, false},  // column past the line
+		{"super.f()", 6, true},                  // at line start
+		{"    a.super_.f();", 13, false},        // identifier ending in super_
+		{"    Outer.super.f();", 16, true},      // qualified super
+	}
+	for _, tt := range tests {
+		if got := superCall(tt.text, tt.col); got != tt.want {
+			t.Errorf("superCall(%q, %d) = %v, want %v", tt.text, tt.col, got, tt.want)
+		}
+	}
+}

@@ -122,6 +122,8 @@ func (v *Verifier) compileBatch(ctx context.Context, hs []*harness, batch int) e
 func (h *harness) repair(ds []diagnostic, texts map[string]string) {
 	drops := map[int][]int{}
 	vdrops := map[int]string{} // model vector → javac's message
+	stubsBefore := h.stubs.state()
+	unfixed := "" // the first diagnostic no stub rule handled
 	harness := h.harnessNames()
 	// Argument errors caused by a missing class (new Node()) vanish once
 	// the method's own errors have grown the stubs: judge them only in a
@@ -160,16 +162,26 @@ func (h *harness) repair(ds []diagnostic, texts map[string]string) {
 		}
 		text := lineOf(texts[d.File], d.Line)
 		if err := h.stubs.fix(d, text, harness); err != nil {
-			where := d.File
-			switch {
-			case strings.HasPrefix(d.File, "B"):
-				where = fmt.Sprintf("buggy method line %d", d.Line-methodOffset)
-			case strings.HasPrefix(d.File, "F"):
-				where = fmt.Sprintf("fixed method line %d", d.Line-methodOffset)
+			if unfixed == "" {
+				where := d.File
+				switch {
+				case strings.HasPrefix(d.File, "B"):
+					where = fmt.Sprintf("buggy method line %d", d.Line-methodOffset)
+				case strings.HasPrefix(d.File, "F"):
+					where = fmt.Sprintf("fixed method line %d", d.Line-methodOffset)
+				}
+				unfixed = fmt.Sprintf("cannot compile: %s: %s", where, diagMessage(d))
 			}
-			h.failed = fmt.Sprintf("cannot compile: %s: %s", where, diagMessage(d))
-			return
+			continue
 		}
+	}
+	// An error no rule fixes is final only when the stubs did not change
+	// this round: javac reports the consequences of a stub's first guess
+	// in the same run (an Object result used as an int after the override
+	// rule retyped it), and the next run, bounded by maxStubRounds, tells.
+	if unfixed != "" && h.stubs.state() == stubsBefore {
+		h.failed = unfixed
+		return
 	}
 	for _, k := range slices.Backward(slices.Sorted(maps.Keys(vdrops))) {
 		h.dropInput(k, vdrops[k])

@@ -81,10 +81,15 @@ func (h *harness) sources(limit int) map[string]string {
 		h.class("F") + ".java": h.methodClass("F", blankAnnotations(h.pair.FixedMethod)),
 		h.class("A") + ".java": h.argsClass(limit),
 	}
-	if len(h.stubs.classes) > 0 {
+	if len(h.stubs.classes) > 0 || len(h.stubs.super) > 0 {
 		var b strings.Builder
 		fmt.Fprintf(&b, "package %s;\n%s\n", h.pkg(), imports)
 		h.stubs.renderClasses(&b)
+		if len(h.stubs.super) > 0 {
+			fmt.Fprintf(&b, "class %s {\n", h.class("P"))
+			renderMembers(&b, h.stubs.super)
+			b.WriteString("}\n")
+		}
 		out[h.class("S")+".java"] = b.String()
 	}
 	return out
@@ -94,7 +99,11 @@ func (h *harness) methodClass(kind, method string) string {
 	var b strings.Builder
 	c := h.class(kind)
 	// Exactly methodOffset lines before the method.
-	fmt.Fprintf(&b, "package %s;\n%s\n@SuppressWarnings(\"all\") public class %s {\n  public %s() {}\n", h.pkg(), imports, c, c)
+	ext := ""
+	if len(h.stubs.super) > 0 {
+		ext = " extends " + h.class("P") // the "super." stubs
+	}
+	fmt.Fprintf(&b, "package %s;\n%s\n@SuppressWarnings(\"all\") public class %s%s {\n  public %s() {}\n", h.pkg(), imports, c, ext, c)
 	b.WriteString(method)
 	if !strings.HasSuffix(method, "\n") {
 		b.WriteByte('\n')

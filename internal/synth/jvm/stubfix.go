@@ -42,6 +42,22 @@ func (s *stubSet) owner(loc location, harness map[string]bool) (string, bool) {
 	return "", false
 }
 
+// superCall reports whether the member javac points at (col, 1-based:
+// the '.' of a select, or the name after it) is reached as "super.name".
+func superCall(text string, col int) bool {
+	i := min(max(col-1, 0), len(text))
+	before := strings.TrimRight(text[:i], " \t")
+	if i >= len(text) || text[i] != '.' { // caret at the name
+		b, ok := strings.CutSuffix(before, ".")
+		if !ok {
+			return false
+		}
+		before = strings.TrimRight(b, " \t")
+	}
+	rest, ok := strings.CutSuffix(before, "super")
+	return ok && (rest == "" || !isIdentByte(rest[len(rest)-1]))
+}
+
 func stubTypeName(v string) string {
 	r := []rune(v)
 	r[0] = unicode.ToUpper(r[0])
@@ -107,6 +123,9 @@ func (s *stubSet) fix(d diagnostic, text string, harness map[string]bool) error 
 				params = javaTypes(splitTypeList(a[3]))
 			}
 			ms := s.members(own)
+			if own == "" && superCall(text, d.Col) {
+				ms, inst = &s.super, true
+			}
 			if findMember(*ms, name, true, params) != nil {
 				return nil // reported twice in one round
 			}
@@ -179,6 +198,26 @@ func (s *stubSet) fix(d diagnostic, text string, harness map[string]bool) error 
 		}
 		if changed {
 			return nil
+		}
+		return errNoStub
+
+	case "compiler.err.override.incompatible.ret":
+		// The method overrides a "super." stub (super.size(s) inside
+		// size(String)): the stub returns what the method returns.
+		// Args: (compiler.misc.cant.override: m(params), B, m(params), P), method type, stub type.
+		if len(a) != 3 {
+			return errNoStub
+		}
+		_, body, ok := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(a[0], "("), ")"), ": ")
+		if !ok {
+			return errNoStub
+		}
+		name, _, _ := strings.Cut(body, "(")
+		for _, m := range s.super {
+			if m.method && m.name == strings.TrimSpace(name) && m.typ != javaType(a[1]) {
+				m.typ = javaType(a[1])
+				return nil
+			}
 		}
 		return errNoStub
 

@@ -34,11 +34,16 @@ type stubClass struct {
 
 type stubSet struct {
 	harness []*stubMember // members of the Buggy/Fixed classes
+	// super holds the instance members reached through "super.": they go
+	// in a base class the Buggy/Fixed classes extend, since in the harness
+	// class itself they would clash with the method ("super.addNotify()"
+	// inside addNotify()).
+	super   []*stubMember
 	classes []*stubClass
 }
 
 func (s *stubSet) count() int {
-	n := len(s.harness)
+	n := len(s.harness) + len(s.super)
 	for _, c := range s.classes {
 		n += 1 + len(c.ctors) + len(c.members)
 	}
@@ -50,6 +55,9 @@ func (s *stubSet) describe() []string {
 	var out []string
 	for _, m := range s.harness {
 		out = append(out, m.decl(""))
+	}
+	for _, m := range s.super {
+		out = append(out, m.decl("super."))
 	}
 	for _, c := range s.classes {
 		if c.throwable {
@@ -63,6 +71,27 @@ func (s *stubSet) describe() []string {
 		for _, m := range c.members {
 			out = append(out, m.decl(c.name+"."))
 		}
+	}
+	return out
+}
+
+// state fingerprints every stub decision (types, statics, supertypes), so
+// a repair round can tell whether it changed anything.
+func (s *stubSet) state() string {
+	var b strings.Builder
+	b.WriteString(strings.Join(s.describe(), "\n"))
+	for _, ms := range append([][]*stubMember{s.harness, s.super}, s.classMembers()...) {
+		for _, m := range ms {
+			fmt.Fprintf(&b, "|%t", m.inst)
+		}
+	}
+	return b.String()
+}
+
+func (s *stubSet) classMembers() [][]*stubMember {
+	out := make([][]*stubMember, len(s.classes))
+	for i, c := range s.classes {
+		out[i] = c.members
 	}
 	return out
 }
