@@ -12,7 +12,14 @@
 //     vectors, and stub classes where needed.
 //  2. Stubs: javac's raw diagnostics ("cannot find symbol", Object used
 //     where a type is required) grow static stub fields, methods and
-//     classes over at most 8 rounds. Stub values are never null (0, "",
+//     classes over at most 8 rounds. A stub class that is thrown or caught
+//     extends RuntimeException; members reached as "super.m()" go in a base
+//     class P<n> that B<n>/F<n> extend (an override stub returns the
+//     method's type); the method's own annotations are blanked in the
+//     harness (@Override overrides nothing there), keeping every line and
+//     column. A diagnostic no rule fixes is final only in a round that
+//     changed no stub, since javac reports a first guess's consequences in
+//     the same run. Stub values are never null (0, "",
 //     empty collections, new T()): the harness must not manufacture the
 //     failure (§5.4). A pair that still does not compile is
 //     "unconfirmed: cannot compile", not invalid.
