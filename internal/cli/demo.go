@@ -39,7 +39,8 @@ library):
          leakage-controlled evaluation.
 
 DIR/report.html links the audit, synth, fidelity and evaluation pages.
-A full run takes 3–4 minutes on two busy cores; --quick about 1.5 minutes.`,
+A full run takes under a minute on two idle cores (a few minutes on a busy
+machine); --quick about 20 seconds.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error { return runDemo(a, o, asJSON) },
 	}
@@ -56,7 +57,7 @@ func runDemo(a *app, o demo.Options, asJSON bool) error {
 	plan := demo.Plan(o.Quick)
 	w := a.stderr
 	fmt.Fprintf(w, "benchforge demo: both jobs, offline, no API key; outputs in %s\n", o.Out)
-	fmt.Fprintf(w, "It usually takes %s on two cores. Steps:\n", map[bool]string{true: "about 1.5 minutes", false: "3–4 minutes"}[o.Quick])
+	fmt.Fprintf(w, "It usually takes %s on two cores. Steps:\n", map[bool]string{true: "about 20 seconds", false: "under a minute (a few minutes on a busy machine)"}[o.Quick])
 	for i, s := range plan {
 		fmt.Fprintf(w, "  %2d. %-15s %-6s %s\n", i+1, s.Name, "~"+s.Usual, s.What)
 	}

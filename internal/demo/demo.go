@@ -47,7 +47,7 @@ type Event struct {
 type Step struct {
 	Name  string `json:"name"`
 	What  string `json:"what"`
-	Usual string `json:"usual"` // as measured on two shared, loaded cores
+	Usual string `json:"usual"` // as measured on two idle cores (2026-11-30); a busy machine takes several times longer
 }
 
 // Plan lists the steps in order (the same for quick and full runs).
@@ -59,13 +59,13 @@ func Plan(quick bool) []Step {
 		return full
 	}
 	return []Step{
-		{"audit/index", "reference index of the JDK src.zip and the Python stdlib (word → repositories)", "25 s"},
-		{"audit/testbed", "Stage I: train an n-gram model on half of the repositories, serve it on loopback, probe all", u("50 s", "25 s")},
-		{"audit/stage2", "Stage II: git histories of real JDK methods (fix persists, reverted, refactored)", u("10 s", "6 s")},
-		{"audit/rescore", "re-scoring (§6): bugs injected in the testbed's Java repositories, two n-gram models, all vs clean samples", "3 s"},
+		{"audit/index", "reference index of the JDK src.zip and the Python stdlib (word → repositories)", "4 s"},
+		{"audit/testbed", "Stage I: train an n-gram model on half of the repositories, serve it on loopback, probe all", u("5 s", "3 s")},
+		{"audit/stage2", "Stage II: git histories of real JDK methods (fix persists, reverted, refactored)", u("3 s", "1 s")},
+		{"audit/rescore", "re-scoring (§6): bugs injected in the testbed's Java repositories, two n-gram models, all vs clean samples", u("2 s", "1 s")},
 		{"synth/seeds", "seeds: F3/F4 over 14 hand-written bug/fix pairs (two per exception type)", "1 s"},
-		{"synth/generate", "offline mutation generator over src.zip, then the §4.4 gates", u("8 s", "6 s")},
-		{"synth/verify", "JVM verification of the accepted pairs (javac + sandboxed worker JVM)", u("90 s", "40 s")},
+		{"synth/generate", "offline mutation generator over src.zip, then the §4.4 gates", u("1 s", "1 s")},
+		{"synth/verify", "JVM verification of the accepted pairs (javac + sandboxed worker JVM)", u("16 s", "6 s")},
 		{"synth/fidelity", "fidelity of the corpus to the seeds (Tables 10/11, ECDFs)", "1 s"},
 		{"synth/evaluate", "leakage-controlled detector evaluation (folds by source bug)", "1 s"},
 		{"report", "render report.html and the job pages", "1 s"},
