@@ -248,11 +248,11 @@ func blankAnnotations(method string) string {
 	}
 	nodes := f.Nodes()
 	var spans [][2]int
-	for i, n := range nodes {
-		if n.Kind != "method_declaration" && n.Kind != "constructor_declaration" || !topLevel(nodes, i) {
+	for _, fn := range f.Functions() {
+		if fn.Class != "" { // a method of a class inside the method
 			continue
 		}
-		for m := range f.Children(i) {
+		for m := range f.Children(fn.Node) {
 			if nodes[m].Kind != "modifiers" {
 				continue
 			}
@@ -276,16 +276,4 @@ func blankAnnotations(method string) string {
 		}
 	}
 	return string(b)
-}
-
-// topLevel reports whether declaration i sits directly in the dummy class
-// ParseJavaMethod wraps a lone method in (program → class → body → i),
-// not in an anonymous or local class inside it.
-func topLevel(nodes []code.Node, i int) bool {
-	body := nodes[i].Parent
-	if body < 0 || nodes[body].Kind != "class_body" {
-		return false
-	}
-	class := nodes[body].Parent
-	return class >= 0 && nodes[class].Parent == 0
 }
