@@ -67,9 +67,10 @@ type Log[T any] struct {
 	path     string
 	key      func(T) string
 	opts     Options
+	retry    func(T) bool
 	mu       sync.Mutex
 	f        *os.File
-	ids      map[string]struct{}
+	ids      map[string]bool // id → the latest record with it is final
 	records  int
 	pending  int
 	warnings []string
@@ -78,6 +79,15 @@ type Log[T any] struct {
 // Open opens (creating it if needed) the log at path. key returns a
 // record's id; it must be non-empty and stable.
 func Open[T any](path string, key func(T) string, opts Options) (*Log[T], error) {
+	return OpenRetry(path, key, opts, nil)
+}
+
+// OpenRetry is Open with retry marking the records whose cause may be gone
+// (a missing clone, a failed service): they stay in the file, but Has
+// reports them not done and Append may write a newer record with the same
+// id, which supersedes them (Latest reads the newest back). A nil retry
+// makes every record final, as Open does.
+func OpenRetry[T any](path string, key func(T) string, opts Options, retry func(T) bool) (*Log[T], error) {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = 100
 	}
@@ -96,7 +106,7 @@ func Open[T any](path string, key func(T) string, opts Options) (*Log[T], error)
 			return nil, fmt.Errorf("open record log %s: another benchforge process is writing it (%v); wait for it or use another --out", path, err)
 		}
 	}
-	l := &Log[T]{path: path, key: key, opts: opts, f: f, ids: map[string]struct{}{}}
+	l := &Log[T]{path: path, key: key, opts: opts, retry: retry, f: f, ids: map[string]bool{}}
 	if err := l.load(); err != nil {
 		f.Close()
 		return nil, err
@@ -120,7 +130,7 @@ func (l *Log[T]) load() error {
 			// Unterminated last line: the only place a crash can tear.
 			var rec T
 			if err := json.Unmarshal(rest, &rec); err == nil && l.key(rec) != "" {
-				if _, dup := l.ids[l.key(rec)]; dup {
+				if l.ids[l.key(rec)] {
 					return fmt.Errorf("%s:%d: %w: id %q appears twice", l.path, line, errs.ErrInput, l.key(rec))
 				}
 				if _, err := l.f.WriteAt([]byte("\n"), int64(len(data))); err != nil {
@@ -150,7 +160,7 @@ func (l *Log[T]) load() error {
 		if id == "" {
 			return fmt.Errorf("%s:%d: %w: record has no id", l.path, line, errs.ErrInput)
 		}
-		if _, dup := l.ids[id]; dup {
+		if l.ids[id] {
 			return fmt.Errorf("%s:%d: %w: id %q appears twice", l.path, line, errs.ErrInput, id)
 		}
 		l.add(rec)
@@ -162,9 +172,11 @@ func (l *Log[T]) load() error {
 }
 
 func (l *Log[T]) add(rec T) {
-	l.ids[l.key(rec)] = struct{}{}
+	l.ids[l.key(rec)] = l.final(rec)
 	l.records++
 }
+
+func (l *Log[T]) final(rec T) bool { return l.retry == nil || !l.retry(rec) }
 
 // Path returns the file's path.
 func (l *Log[T]) Path() string { return l.path }
@@ -172,15 +184,25 @@ func (l *Log[T]) Path() string { return l.path }
 // Warnings returns what Open repaired, for the caller to show.
 func (l *Log[T]) Warnings() []string { return l.warnings }
 
-// Has reports whether a record with id is already in the log.
+// Has reports whether a final record with id is already in the log (a
+// record OpenRetry's retry marks is not final: it is to be redone).
 func (l *Log[T]) Has(id string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	_, ok := l.ids[id]
-	return ok
+	return l.ids[id]
 }
 
-// Len returns the number of records in the log.
+// Retried reports whether the log holds a record with id that is to be
+// redone (OpenRetry).
+func (l *Log[T]) Retried(id string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	final, ok := l.ids[id]
+	return ok && !final
+}
+
+// Len returns the number of lines (records) in the log, superseded ones
+// included.
 func (l *Log[T]) Len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -188,8 +210,9 @@ func (l *Log[T]) Len() int {
 }
 
 // Append writes rec as one line. It returns an error wrapping ErrDuplicate
-// if rec's id is already present, so a resumed run cannot write a record
-// twice.
+// if a final record with rec's id is already present, so a resumed run
+// cannot write a record twice; a retryable one is superseded (Latest reads
+// the newest back).
 func (l *Log[T]) Append(rec T) error {
 	id := l.key(rec)
 	if id == "" {
@@ -207,13 +230,13 @@ func (l *Log[T]) Append(rec T) error {
 	if l.f == nil {
 		return fmt.Errorf("append %s to %s: log is closed", id, l.path)
 	}
-	if _, dup := l.ids[id]; dup {
+	if l.ids[id] {
 		return fmt.Errorf("append %s to %s: %w", id, l.path, ErrDuplicate)
 	}
 	if _, err := l.f.Write(b); err != nil {
 		return fmt.Errorf("append %s to %s: %w", id, l.path, err)
 	}
-	l.ids[id] = struct{}{}
+	l.ids[id] = l.final(rec)
 	l.records++
 	l.pending++
 	switch {
@@ -336,4 +359,21 @@ func Rewrite[T any](path string, recs []T) error {
 		d.Close()
 	}
 	return nil
+}
+
+// Latest keeps the newest record of each id (a retried record supersedes
+// the one before it), in the order the ids first appeared.
+func Latest[T any](recs []T, key func(T) string) []T {
+	at := map[string]int{}
+	var out []T
+	for _, r := range recs {
+		id := key(r)
+		if i, ok := at[id]; ok {
+			out[i] = r
+			continue
+		}
+		at[id] = len(out)
+		out = append(out, r)
+	}
+	return out
 }

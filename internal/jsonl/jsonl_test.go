@@ -288,3 +288,52 @@ func FuzzOpen(f *testing.F) {
 		}
 	})
 }
+
+// A record marked for retry stays in the file, is not done on resume, and
+// is superseded by the newer record with its id; a final one never is.
+func TestRetrySupersedes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	unknown := func(r rec) bool { return r.Body == "unknown" }
+	l, err := OpenRetry(path, recID, Options{}, unknown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []rec{{"a", "unknown"}, {"b", "present"}} {
+		if err := l.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+
+	l, err = OpenRetry(path, recID, Options{}, unknown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Has("a") || !l.Retried("a") || !l.Has("b") || l.Retried("b") {
+		t.Fatalf("resume: Has(a)=%v Retried(a)=%v Has(b)=%v", l.Has("a"), l.Retried("a"), l.Has("b"))
+	}
+	if err := l.Append(rec{"a", "absent"}); err != nil {
+		t.Fatalf("superseding a retryable record: %v", err)
+	}
+	if err := l.Append(rec{"a", "present"}); !errors.Is(err, ErrDuplicate) {
+		t.Fatalf("superseding a final record: got %v, want ErrDuplicate", err)
+	}
+	l.Close()
+
+	all, err := ReadFile[rec](path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 3 {
+		t.Fatalf("file holds %d lines, want 3 (the retried record is kept)", len(all))
+	}
+	want := []rec{{"a", "absent"}, {"b", "present"}}
+	if d := cmp.Diff(want, Latest(all, recID)); d != "" {
+		t.Fatalf("Latest (-want +got):\n%s", d)
+	}
+	// Reopening reads the superseded line again without calling it a
+	// duplicate: the earlier record was retryable.
+	if _, err := OpenRetry(path, recID, Options{}, unknown); err != nil {
+		t.Fatal(err)
+	}
+}
