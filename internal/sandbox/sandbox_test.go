@@ -93,6 +93,29 @@ func TestStartErrors(t *testing.T) {
 	}
 }
 
+// pidsWithArg lists the host pids of live (non-zombie) processes with arg
+// among their arguments; a PID namespace's pids mean nothing here.
+func pidsWithArg(arg string) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil || processGone(pid) {
+			continue
+		}
+		for _, a := range strings.Split(string(cmdline), "\x00") {
+			if a == arg {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}
+
 // processGone reports whether pid no longer exists or is a zombie.
 func processGone(pid int) bool {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -104,48 +127,60 @@ func processGone(pid int) bool {
 	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
 }
 
-func waitGone(t *testing.T, pid int) {
+// waitNoneWithArg fails when a process with arg is still alive 5s later.
+func waitNoneWithArg(t *testing.T, arg string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for !processGone(pid) {
+	for {
+		left := pidsWithArg(arg)
+		if len(left) == 0 {
+			return
+		}
 		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("grandchild %d still running", pid)
+			for _, pid := range left {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+			t.Fatalf("processes %v (sleep %s) still running", left, arg)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
+// uniqueSleep is a sleep argument no other process on the machine has.
+func uniqueSleep() string {
+	return fmt.Sprintf("%d.%d", 400000+os.Getpid()%100000, time.Now().UnixNano()%1000)
+}
+
 func TestTimeoutKillsGrandchildren(t *testing.T) {
+	arg := uniqueSleep()
 	start := time.Now()
-	res := run(t, Spec{Argv: []string{"sh", "-c", "sleep 100 & echo $!; wait"}, Timeout: 300 * time.Millisecond})
+	res := run(t, Spec{Argv: []string{"sh", "-c", "sleep " + arg + " & setsid sleep " + arg + " & wait"}, Timeout: 300 * time.Millisecond})
 	if !res.TimedOut || res.Signal != "killed" || res.ExitCode != -1 {
 		t.Fatalf("TimedOut=%v Signal=%q code=%d, want timeout kill", res.TimedOut, res.Signal, res.ExitCode)
 	}
 	if el := time.Since(start); el > 5*time.Second {
 		t.Errorf("Run took %v after a 300ms timeout", el)
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(res.Stdout)))
-	if err != nil {
-		t.Fatalf("stdout %q: %v", res.Stdout, err)
+	if !res.FilesIsolated {
+		t.Skipf("no PID namespace here (%q): setsid'd children are not reaped", res.Notes)
 	}
-	waitGone(t, pid)
+	waitNoneWithArg(t, arg)
 }
 
 func TestNormalExitKillsLeftovers(t *testing.T) {
+	arg := uniqueSleep()
 	start := time.Now()
-	res := run(t, Spec{Argv: []string{"sh", "-c", "sleep 100 & echo $!"}, Timeout: 20 * time.Second})
-	if res.TimedOut || res.ExitCode != 0 {
-		t.Fatalf("TimedOut=%v code=%d", res.TimedOut, res.ExitCode)
+	res := run(t, Spec{Argv: []string{"sh", "-c", "sleep " + arg + " & setsid sleep " + arg + " & echo started"}, Timeout: 20 * time.Second})
+	if res.TimedOut || res.ExitCode != 0 || string(res.Stdout) != "started\n" {
+		t.Fatalf("TimedOut=%v code=%d stdout=%q", res.TimedOut, res.ExitCode, res.Stdout)
 	}
 	if el := time.Since(start); el > 5*time.Second {
 		t.Errorf("Run waited %v for a background process", el)
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(res.Stdout)))
-	if err != nil {
-		t.Fatalf("stdout %q: %v", res.Stdout, err)
+	if !res.FilesIsolated {
+		t.Skipf("no PID namespace here (%q): setsid'd children are not reaped", res.Notes)
 	}
-	waitGone(t, pid)
+	waitNoneWithArg(t, arg)
 }
 
 func TestContextCancel(t *testing.T) {
