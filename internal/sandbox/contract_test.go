@@ -6,13 +6,14 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/benchforge/benchforge/internal/sandbox/sandboxtest"
 )
 
 // child runs a shell script as one kind of sandboxed child and returns its
@@ -52,23 +53,7 @@ func TestContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	victim := filepath.Join(t.TempDir(), "victim")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	reached := make(chan struct{}, 16)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			reached <- struct{}{}
-			c.Close()
-		}
-	}()
-	port := ln.Addr().(*net.TCPAddr).Port
+	ln := sandboxtest.Listen(t)
 
 	kinds := map[string]child{"run": runChild, "start": startChild}
 	for kind, do := range kinds {
@@ -77,7 +62,7 @@ func TestContract(t *testing.T) {
 				t.Fatal(err)
 			}
 			outside := filepath.Join(filepath.Dir(victim), "written-"+kind)
-			sleepArg := uniqueSleep()
+			sleepArg := sandboxtest.UniqueSleep()
 			script := fmt.Sprintf(`
 echo x > %[1]q 2>/dev/null && echo wrote-outside
 rm -f %[2]q 2>/dev/null
@@ -89,7 +74,7 @@ cat /proc/$PPID/environ /proc/1/environ 2>/dev/null | tr '\0' '\n' | grep API_KE
 setsid sleep %[5]s &
 echo done >&3 2>/dev/null
 echo done
-`, outside, victim, filepath.Join(home, ".ssh", "id_test"), port, sleepArg)
+`, outside, victim, filepath.Join(home, ".ssh", "id_test"), ln.Port, sleepArg)
 			res := do(t, Spec{Argv: []string{"bash", "-c", script}, NoNetwork: true, Timeout: 20 * time.Second})
 			out := string(res.Stdout)
 			if !strings.Contains(out, "done") || !strings.Contains(out, "wrote-inside") {
@@ -113,10 +98,8 @@ echo done
 			waitNoneWithArg(t, sleepArg)
 		})
 	}
-	select {
-	case <-reached:
+	if ln.Reached() {
 		t.Error("the parent's listener saw a connection")
-	default:
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/sandbox/sandboxtest"
 )
 
 // python returns the real interpreter behind python3 (skipping wrapper
@@ -93,46 +94,12 @@ func TestStartErrors(t *testing.T) {
 	}
 }
 
-// pidsWithArg lists the host pids of live (non-zombie) processes with arg
-// among their arguments; a PID namespace's pids mean nothing here.
-func pidsWithArg(arg string) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if err != nil || processGone(pid) {
-			continue
-		}
-		for _, a := range strings.Split(string(cmdline), "\x00") {
-			if a == arg {
-				out = append(out, pid)
-			}
-		}
-	}
-	return out
-}
-
-// processGone reports whether pid no longer exists or is a zombie.
-func processGone(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
-}
-
 // waitNoneWithArg fails when a process with arg is still alive 5s later.
 func waitNoneWithArg(t *testing.T, arg string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		left := pidsWithArg(arg)
+		left := sandboxtest.PidsWithArg(arg)
 		if len(left) == 0 {
 			return
 		}
@@ -146,13 +113,8 @@ func waitNoneWithArg(t *testing.T, arg string) {
 	}
 }
 
-// uniqueSleep is a sleep argument no other process on the machine has.
-func uniqueSleep() string {
-	return fmt.Sprintf("%d.%d", 400000+os.Getpid()%100000, time.Now().UnixNano()%1000)
-}
-
 func TestTimeoutKillsGrandchildren(t *testing.T) {
-	arg := uniqueSleep()
+	arg := sandboxtest.UniqueSleep()
 	start := time.Now()
 	res := run(t, Spec{Argv: []string{"sh", "-c", "sleep " + arg + " & setsid sleep " + arg + " & wait"}, Timeout: 300 * time.Millisecond})
 	if !res.TimedOut || res.Signal != "killed" || res.ExitCode != -1 {
@@ -168,7 +130,7 @@ func TestTimeoutKillsGrandchildren(t *testing.T) {
 }
 
 func TestNormalExitKillsLeftovers(t *testing.T) {
-	arg := uniqueSleep()
+	arg := sandboxtest.UniqueSleep()
 	start := time.Now()
 	res := run(t, Spec{Argv: []string{"sh", "-c", "sleep " + arg + " & setsid sleep " + arg + " & echo started"}, Timeout: 20 * time.Second})
 	if res.TimedOut || res.ExitCode != 0 || string(res.Stdout) != "started\n" {
