@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/benchforge/benchforge/internal/redact"
 	"io"
 	"os"
 	"sort"
@@ -92,6 +93,9 @@ func register(name string, ctor func(*app) *cobra.Command) {
 // Run executes the benchforge command line args (args[0] is the program
 // name) and returns the process exit code.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// Nothing reaches the terminal or a log unfiltered: provider error
+	// bodies can echo the key, exception messages can carry anything.
+	stderr = redact.Writer(stderr)
 	a := &app{ctx: ctx, stdout: stdout, stderr: stderr}
 	root := newRoot(a)
 	if len(args) > 0 {

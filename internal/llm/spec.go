@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/redact"
 )
 
 // Spec is a parsed model spec: "provider:model[@baseURL]".
@@ -125,6 +126,7 @@ func (o Options) APIKey(spec Spec, envVar string) (string, error) {
 		if key == "" {
 			return "", fmt.Errorf("%s: key file %s is empty: %w", spec, o.KeyFile, errs.ErrUsage)
 		}
+		redact.Register(key)
 		return key, nil
 	}
 	if key := strings.TrimSpace(os.Getenv(envVar)); key != "" {
