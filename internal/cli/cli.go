@@ -76,6 +76,9 @@ type app struct {
 	ctx    context.Context
 	stdout io.Writer
 	stderr io.Writer
+	// fresh are the output paths that did not exist when the command
+	// started; a failed run removes those it left empty.
+	fresh []string
 }
 
 // commandCtors lists the constructors of the top-level commands. Each
@@ -108,6 +111,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			err = fmt.Errorf("%w: %w", context.Canceled, err)
 		}
 		fmt.Fprintf(stderr, "benchforge: %v\n", err)
+		removeEmpty(a.fresh)
 	}
 	return exitCode(err)
 }
@@ -122,6 +126,15 @@ cutoff) and grows provenance-tracked synthetic runtime-exception bug/fix
 corpora from real seed pairs.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Every command's numeric flags are checked against their allowed
+		// ranges before it runs (no command has its own PersistentPreRunE).
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			a.fresh = freshOutputs(cmd)
+			if err := checkRanges(cmd); err != nil {
+				return err
+			}
+			return checkInputs(cmd)
+		},
 		// With Args set, cobra reports an unknown subcommand through it, so
 		// `benchforge bogus` exits with exitUsage like any bad flag.
 		Args: usageArgs(cobra.NoArgs),
