@@ -108,7 +108,9 @@ func checkRanges(cmd *cobra.Command) error {
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-// fileFlags are input flags that name a file, never a directory.
+// fileFlags are input flags that name a file, never a directory (unless
+// the flag's help says a directory is welcome, as synth generate's
+// --corpus does).
 var fileFlags = []string{"corpus", "candidates", "seeds", "bugs", "core", "executions", "judgements", "key-file",
 	"labels", "leaderboard", "mapping", "predictions", "id-map", "csv", "index", "model", "old", "new", "prompt-file"}
 
@@ -130,10 +132,10 @@ func checkInputs(cmd *cobra.Command) error {
 		if err != nil {
 			continue // the command says what is missing, in its own words
 		}
-		if fi.IsDir() {
+		if fi.IsDir() && !strings.Contains(f.Usage, "director") {
 			return fmt.Errorf("--%s %s is a directory; give a file: %w", name, p, errs.ErrUsage)
 		}
-		if slices.Contains(recordFlags, name) && onlySpace(p) {
+		if fi.Mode().IsRegular() && slices.Contains(recordFlags, name) && onlySpace(p) {
 			return fmt.Errorf("warning: --%s %s is empty: no records to read; nothing done: %w", name, p, errs.ErrInput)
 		}
 	}
