@@ -83,6 +83,12 @@ func TestHostile(t *testing.T) {
 	if e := got["h-env"]; e.A == nil || !strings.HasPrefix(e.A.Buggy.Message, "null|null|") {
 		t.Errorf("h-env: the keys were not scrubbed: %+v", e.A)
 	}
+	for id, want := range map[string]string{"seen-write": "Read-only file system", "seen-delete": "Read-only file system",
+		"seen-socket": "Connection refused", "seen-setsid": "started "} {
+		if e := got[id]; e.Files == NetIsolated && (e.A == nil || !strings.Contains(e.A.Buggy.Message, want)) {
+			t.Errorf("%s: %+v, want an exception saying %q", id, e.A, want)
+		}
+	}
 	if got["h-write"].Files != NetIsolated {
 		t.Skip("no mount namespace here: writes outside the temp dir are not contained")
 	}
