@@ -70,7 +70,11 @@ func launch(spec Spec, pipes bool) (*launched, error) {
 	if dir == "" {
 		dir = private
 	}
-	env := Environ(os.Environ(), spec.Env, private)
+	parent := os.Environ()
+	if spec.MinimalEnv {
+		parent = minimal(parent)
+	}
+	env := Environ(parent, spec.Env, private)
 	path, ok := lookPath(name, env, dir)
 	if !ok {
 		return fail(fmt.Errorf("sandbox: %s: no such executable in dir %s or PATH %q; install it or give its absolute path: %w",

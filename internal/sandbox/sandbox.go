@@ -44,6 +44,11 @@ type Spec struct {
 	// environment; they are never scrubbed and override everything else,
 	// including HOME and TMPDIR.
 	Env []string
+	// MinimalEnv passes only the locale, time zone, PATH and JAVA_HOME of
+	// the parent (plus Env): for children that need nothing else of the
+	// host, like the JVM workers, whose code under test can put whatever
+	// it reads into a record.
+	MinimalEnv bool
 	// Timeout bounds the wall time; 0 means none (the context still applies).
 	Timeout time.Duration
 	// MemoryBytes caps memory with the rlimit chosen by MemoryLimit; 0 means

@@ -289,6 +289,21 @@ func TestEnvironmentScrubbed(t *testing.T) {
 	}
 }
 
+func TestMinimalEnv(t *testing.T) {
+	t.Setenv("BENCHFORGE_TEST_PLAIN", "visible")
+	t.Setenv("LC_ALL", "C.UTF-8")
+	res := run(t, Spec{Argv: []string{"env"}, MinimalEnv: true, Env: []string{"EXTRA=1"}, Timeout: 10 * time.Second})
+	out := string(res.Stdout)
+	for _, want := range []string{"PATH=", "LC_ALL=C.UTF-8", "EXTRA=1", "HOME="} {
+		if !strings.Contains(out, want) {
+			t.Errorf("minimal environment lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "BENCHFORGE_TEST_PLAIN") {
+		t.Errorf("minimal environment passed a host variable:\n%s", out)
+	}
+}
+
 func TestPrivateDirAndWorkingDir(t *testing.T) {
 	work := t.TempDir()
 	keep := t.TempDir()

@@ -26,6 +26,8 @@ func TestHostile(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-"+secret)
 	home := t.TempDir()
 	t.Setenv("HOME", home)
+	marker := "host-only-" + strconv.Itoa(os.Getpid())
+	t.Setenv("BENCHFORGE_HOST_MARKER", marker) // no secret, but host data the JVM needs not see
 	ssh := filepath.Join(home, ".ssh", "id_test")
 	if err := os.MkdirAll(filepath.Dir(ssh), 0o700); err != nil {
 		t.Fatal(err)
@@ -62,7 +64,7 @@ func TestHostile(t *testing.T) {
 			t.Errorf("%s: criteria %s, want %s; reason %q hazards %+v", tp.pair.PairID, c, tp.expect, e.Reason, e.Hazards)
 		}
 		b, _ := json.Marshal(e)
-		for _, s := range []string{secret, home} {
+		for _, s := range []string{secret, home, marker} {
 			if strings.Contains(string(b), s) {
 				t.Errorf("%s: record holds %q: %s", tp.pair.PairID, s, b)
 			}

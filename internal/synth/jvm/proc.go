@@ -45,7 +45,7 @@ func startProc(ctx context.Context, tmp string, writable []string, memory int64,
 	// started it: stop and Close kill it.
 	sp, err := sandbox.Start(context.WithoutCancel(ctx), sandbox.Spec{
 		Argv: append([]string{java}, args...), Dir: tmp, TempDir: tmp, Writable: writable,
-		MemoryBytes: memory, CPUTime: childCPU, NoNetwork: true, MaxOutput: 64 << 10,
+		MemoryBytes: memory, CPUTime: childCPU, NoNetwork: true, MaxOutput: 64 << 10, MinimalEnv: true,
 	})
 	if err != nil {
 		return nil, err
