@@ -134,3 +134,23 @@ func TestStaleTempDirs(t *testing.T) {
 		t.Errorf("released %s survived: %v", live, err)
 	}
 }
+
+// TestWritable: a repository's test suite writes its work tree (Writable)
+// and nothing beside it.
+func TestWritable(t *testing.T) {
+	work, beside := t.TempDir(), t.TempDir()
+	res := run(t, Spec{Argv: []string{"sh", "-c", `touch built && echo built; touch "$1/x" 2>/dev/null && echo beside`, "sh", beside},
+		Dir: work, Writable: []string{work}, Timeout: 10 * time.Second})
+	if !res.FilesIsolated {
+		t.Skipf("no mount namespace here (%q)", res.Notes)
+	}
+	if string(res.Stdout) != "built\n" {
+		t.Errorf("stdout %q stderr %q, want only the work tree written", res.Stdout, res.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(work, "built")); err != nil {
+		t.Errorf("work tree not writable: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(beside, "x")); err == nil {
+		t.Errorf("wrote beside the work tree")
+	}
+}

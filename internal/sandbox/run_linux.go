@@ -363,10 +363,20 @@ func command(spec Spec, path, dir string, env, writable []string, iso isolation)
 	}
 	if attr.Cloneflags != 0 {
 		if uid := os.Geteuid(); uid != 0 {
+			// Unprivileged: the namespaces hang off a new user namespace in
+			// which the user is root, so that the helper keeps the
+			// namespace's capabilities across its exec (a non-zero uid
+			// loses them) to set up the view; it drops them all before
+			// exec'ing the target, which runs as that powerless root.
 			gid := os.Getegid()
 			attr.Cloneflags |= syscall.CLONE_NEWUSER
-			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+			if iso.net && !iso.fs {
+				attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+				attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+			} else {
+				attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}}
+				attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}}
+			}
 			attr.GidMappingsEnableSetgroups = false
 		}
 	}

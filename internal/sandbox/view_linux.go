@@ -125,6 +125,11 @@ func minimalDev(nodes map[string]int) error {
 	return nil
 }
 
+// keptFlags are the per-mount options a read-only bind remount must
+// repeat (in a user namespace, dropping a locked one fails).
+var keptFlags = map[string]uintptr{"nosuid": unix.MS_NOSUID, "nodev": unix.MS_NODEV, "noexec": unix.MS_NOEXEC,
+	"noatime": unix.MS_NOATIME, "nodiratime": unix.MS_NODIRATIME, "relatime": unix.MS_RELATIME}
+
 type mountPoint struct {
 	path  string
 	flags uintptr // the per-mount flags a bind remount must keep
@@ -153,20 +158,7 @@ func mountPoints() ([]mountPoint, error) {
 		seen[p] = true
 		var flags uintptr
 		for _, o := range strings.Split(fields[5], ",") {
-			switch o {
-			case "nosuid":
-				flags |= unix.MS_NOSUID
-			case "nodev":
-				flags |= unix.MS_NODEV
-			case "noexec":
-				flags |= unix.MS_NOEXEC
-			case "noatime":
-				flags |= unix.MS_NOATIME
-			case "nodiratime":
-				flags |= unix.MS_NODIRATIME
-			case "relatime":
-				flags |= unix.MS_RELATIME
-			}
+			flags |= keptFlags[o]
 		}
 		out = append(out, mountPoint{p, flags})
 	}
