@@ -217,17 +217,27 @@ func Load(ctx context.Context, path string, format Format, opts LoadOptions) ([]
 func loadJSONLFile(ctx context.Context, path string, format Format, opts LoadOptions, ps *problems) ([]Sample, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, openErr("bench.Load", path, err)
+		return nil, openErr("read benchmark", path, err)
 	}
 	defer f.Close()
-	return decodeJSONL(ctx, f, path, format, opts, ps)
+	return decodeJSONL(ctx, skipBOM(f), path, format, opts, ps)
+}
+
+// skipBOM drops a UTF-8 byte-order mark at the start of r (Windows
+// editors write one).
+func skipBOM(r io.Reader) *bufio.Reader {
+	br := bufio.NewReader(r)
+	if b, err := br.Peek(3); err == nil && string(b) == "\xef\xbb\xbf" {
+		br.Discard(3)
+	}
+	return br
 }
 
 func openErr(op, path string, err error) error {
 	if os.IsNotExist(err) {
-		return fmt.Errorf("%s(%s): %w: %v", op, path, errs.ErrNotFound, err)
+		return fmt.Errorf("%s %s: %w: %v", op, path, errs.ErrNotFound, err)
 	}
-	return fmt.Errorf("%s(%s): %w: %v", op, path, errs.ErrInput, err)
+	return fmt.Errorf("%s %s: %w: %v", op, path, errs.ErrInput, err)
 }
 
 // Detect decides the format of path: a directory holding active-bugs.csv
@@ -237,34 +247,34 @@ func openErr(op, path string, err error) error {
 func Detect(path string) (Format, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return "", openErr("bench.Detect", path, err)
+		return "", openErr("detect the format of", path, err)
 	}
 	if st.IsDir() {
 		if _, err := defects4jProjects(path); err != nil {
-			return "", fmt.Errorf("bench.Detect(%s): %w: directory is not a Defects4J project or projects root (no active-bugs.csv)", path, errs.ErrInput)
+			return "", fmt.Errorf("detect the format of %s: %w: directory is not a Defects4J project or projects root (no active-bugs.csv)", path, errs.ErrInput)
 		}
 		return FormatDefects4J, nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return "", openErr("bench.Detect", path, err)
+		return "", openErr("detect the format of", path, err)
 	}
 	defer f.Close()
-	r := bufio.NewReader(f)
+	r := skipBOM(f)
 	for lineNo := 1; ; lineNo++ {
 		line, err := readLine(r)
 		if len(strings.TrimSpace(string(line))) > 0 {
 			format, derr := detectRecord(line)
 			if derr != nil {
-				return "", fmt.Errorf("bench.Detect(%s:%d): %w: %v; pass --format explicitly", path, lineNo, errs.ErrInput, derr)
+				return "", fmt.Errorf("detect the format of %s:%d: %w: %v; pass --format explicitly", path, lineNo, errs.ErrInput, derr)
 			}
 			return format, nil
 		}
 		if err == io.EOF {
-			return "", fmt.Errorf("bench.Detect(%s): %w: file has no records", path, errs.ErrInput)
+			return "", fmt.Errorf("detect the format of %s: %w: file has no records", path, errs.ErrInput)
 		}
 		if err != nil {
-			return "", fmt.Errorf("bench.Detect(%s:%d): %w: %v", path, lineNo, errs.ErrInput, err)
+			return "", fmt.Errorf("detect the format of %s:%d: %w: %v", path, lineNo, errs.ErrInput, err)
 		}
 	}
 }

@@ -52,6 +52,7 @@ type auditPatchOptions struct {
 	noPreprocess, noLocalize, exactOnly, noTests   bool
 	testCmd, junitXML                              string
 	testTimeout                                    time.Duration
+	retryFlags
 }
 
 func newAuditPatchCmd(a *app) *cobra.Command {
@@ -73,6 +74,7 @@ Defects4J project name (bare or not), through --mapping, or cloned into
 		RunE: func(cmd *cobra.Command, args []string) error { return runAuditPatch(a, o) },
 	}
 	f := cmd.Flags()
+	o.retryFlags.add(f)
 	f.StringVar(&o.benchmark, "benchmark", "", "benchmark file or directory (required)")
 	f.StringVar(&o.format, "format", "auto", "benchmark format: auto, swebench, multi-swebench, defects4j, jsonl")
 	f.StringVar(&o.reposDir, "repos", "", "directory of local clones")
@@ -158,7 +160,11 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 		}
 	}
 	if o.embedder != "" {
-		sess, err := llm.NewSession(llm.SessionOptions{})
+		so, err := o.retryFlags.apply(llm.SessionOptions{})
+		if err != nil {
+			return fmt.Errorf("audit patch: %w", err)
+		}
+		sess, err := llm.NewSession(so)
 		if err != nil {
 			return fmt.Errorf("audit patch: --embedder %s: %w", o.embedder, err)
 		}

@@ -26,6 +26,7 @@ type auditRunOptions struct {
 	maxCost                                        float64
 	noCache, noBaselines, asJSON                   bool
 	p                                              pipeline.Options
+	retryFlags
 }
 
 func newAuditRunCmd(a *app) *cobra.Command {
@@ -88,6 +89,7 @@ filters are off and the manifest says so.`,
 	f.Float64Var(&o.maxCost, "max-cost", 0, "stop (resumably) before spending more than this many US dollars (0: no limit)")
 	f.StringVar(&o.cacheDir, "cache-dir", "", "model answer cache directory (default: the user cache)")
 	f.BoolVar(&o.noCache, "no-cache", false, "do not cache model answers")
+	o.retryFlags.add(f)
 	f.StringVar(&o.out, "out", "", "output directory (required)")
 	f.BoolVar(&o.asJSON, "json", false, "print the run manifest as JSON")
 	return cmd
@@ -108,7 +110,11 @@ func runAuditRun(a *app, o auditRunOptions) error {
 	if err != nil {
 		return fmt.Errorf("audit run: --format: %w", err)
 	}
-	sess, err := llm.NewSession(llm.SessionOptions{CacheDir: o.cacheDir, NoCache: o.noCache, MaxCost: o.maxCost})
+	so, err := o.retryFlags.apply(llm.SessionOptions{CacheDir: o.cacheDir, NoCache: o.noCache, MaxCost: o.maxCost})
+	if err != nil {
+		return fmt.Errorf("audit run: %w", err)
+	}
+	sess, err := llm.NewSession(so)
 	if err != nil {
 		return fmt.Errorf("audit run: %w", err)
 	}

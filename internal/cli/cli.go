@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/benchforge/benchforge/internal/redact"
 	"io"
 	"os"
 	"sort"
@@ -75,6 +76,9 @@ type app struct {
 	ctx    context.Context
 	stdout io.Writer
 	stderr io.Writer
+	// fresh are the output paths that did not exist when the command
+	// started; a failed run removes those it left empty.
+	fresh []string
 }
 
 // commandCtors lists the constructors of the top-level commands. Each
@@ -92,6 +96,9 @@ func register(name string, ctor func(*app) *cobra.Command) {
 // Run executes the benchforge command line args (args[0] is the program
 // name) and returns the process exit code.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// Nothing reaches the terminal or a log unfiltered: provider error
+	// bodies can echo the key, exception messages can carry anything.
+	stderr = redact.Writer(stderr)
 	a := &app{ctx: ctx, stdout: stdout, stderr: stderr}
 	root := newRoot(a)
 	if len(args) > 0 {
@@ -104,6 +111,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			err = fmt.Errorf("%w: %w", context.Canceled, err)
 		}
 		fmt.Fprintf(stderr, "benchforge: %v\n", err)
+		removeEmpty(a.fresh)
 	}
 	return exitCode(err)
 }
@@ -118,6 +126,15 @@ cutoff) and grows provenance-tracked synthetic runtime-exception bug/fix
 corpora from real seed pairs.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Every command's numeric flags are checked against their allowed
+		// ranges before it runs (no command has its own PersistentPreRunE).
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			a.fresh = freshOutputs(cmd)
+			if err := checkRanges(cmd); err != nil {
+				return err
+			}
+			return checkInputs(cmd)
+		},
 		// With Args set, cobra reports an unknown subcommand through it, so
 		// `benchforge bogus` exits with exitUsage like any bad flag.
 		Args: usageArgs(cobra.NoArgs),

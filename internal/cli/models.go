@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -26,9 +27,11 @@ type modelFlags struct {
 	noCache  bool
 	maxCost  float64
 	keyFile  string
+	retryFlags
 }
 
 func (m *modelFlags) add(f *pflag.FlagSet) {
+	m.retryFlags.add(f)
 	f.StringVar(&m.cacheDir, "cache-dir", "", "model answer cache directory (default: the user cache directory)")
 	f.BoolVar(&m.noCache, "no-cache", false, "do not cache model answers (every call is made again)")
 	f.Float64Var(&m.maxCost, "max-cost", 0, "stop cleanly before spending more than this many US dollars; rerun to resume (0: no limit)")
@@ -40,10 +43,48 @@ func (m *modelFlags) session() (*llm.Session, error) {
 	if m.maxCost < 0 {
 		return nil, fmt.Errorf("--max-cost %g must not be negative: %w", m.maxCost, errs.ErrUsage)
 	}
-	s, err := llm.NewSession(llm.SessionOptions{CacheDir: m.cacheDir, NoCache: m.noCache, MaxCost: m.maxCost,
+	so, err := m.retryFlags.apply(llm.SessionOptions{CacheDir: m.cacheDir, NoCache: m.noCache, MaxCost: m.maxCost,
 		Provider: llm.Options{KeyFile: m.keyFile}})
+	if err != nil {
+		return nil, err
+	}
+	s, err := llm.NewSession(so)
 	if err != nil {
 		return nil, fmt.Errorf("open model session: %w", err)
 	}
 	return s, nil
+}
+
+// retryFlags bound what a failing or hung provider can cost: every
+// model-using command has them.
+type retryFlags struct {
+	requestTimeout time.Duration
+	maxAttempts    int
+}
+
+// Allowed ranges of the retry flags.
+const (
+	minRequestTimeout = time.Second
+	maxRequestTimeout = time.Hour
+	maxMaxAttempts    = 100
+)
+
+func (r *retryFlags) add(f *pflag.FlagSet) {
+	f.DurationVar(&r.requestTimeout, "request-timeout", 2*time.Minute,
+		"give up one attempt of a model call after this long; it is then retried (1s to 1h)")
+	f.IntVar(&r.maxAttempts, "max-attempts", 5,
+		"attempts per model call, the first included, before the run stops cleanly; rerun to resume (1 to 100)")
+}
+
+// apply checks the flags and sets them on o.
+func (r retryFlags) apply(o llm.SessionOptions) (llm.SessionOptions, error) {
+	if r.requestTimeout < minRequestTimeout || r.requestTimeout > maxRequestTimeout {
+		return o, fmt.Errorf("--request-timeout %v: must be between %v and %v: %w", r.requestTimeout, minRequestTimeout, maxRequestTimeout, errs.ErrUsage)
+	}
+	if r.maxAttempts < 1 || r.maxAttempts > maxMaxAttempts {
+		return o, fmt.Errorf("--max-attempts %d: must be between 1 and %d: %w", r.maxAttempts, maxMaxAttempts, errs.ErrUsage)
+	}
+	o.Provider.Timeout = r.requestTimeout
+	o.Retry.MaxAttempts = r.maxAttempts
+	return o, nil
 }

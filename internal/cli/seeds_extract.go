@@ -22,6 +22,7 @@ type seedsExtractFlags struct {
 	projects                        []string
 	out, log, reference, validate   string
 	exact, asJSON, single           bool
+	retryFlags
 }
 
 // seedsExtractJSON is what `seeds extract --json` prints.
@@ -77,6 +78,7 @@ the seed pool distribution (Table 3 shape).`,
 	fl.StringVar(&f.log, "log", "", "extraction log JSONL (default: <out>.log.jsonl)")
 	fl.StringVar(&f.reference, "reference-set", "", "fidelity reference-set JSONL: read when it exists, else computed and written")
 	fl.StringVar(&f.validate, "validate-with", "", "model spec for F5 causal validation, e.g. anthropic:claude-sonnet-4-5")
+	f.retryFlags.add(fl)
 	fl.BoolVar(&f.single, "single-method", false, "drop fixes that change several method bodies (default: one pair per changed method)")
 	fl.BoolVar(&f.exact, "exact", false, "count only the seven java.lang classes as in scope, not their project subclasses")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON: funnel rows, distribution, files")
@@ -121,7 +123,7 @@ func runSeedsExtract(a *app, cmd *cobra.Command, f seedsExtractFlags) error {
 	defer finder.Close()
 	opts := seeds.ExtractOptions{Repos: finder, Scan: seeds.ScanOptions{ExactNames: f.exact}, SingleMethod: f.single}
 	if f.validate != "" {
-		v, closeV, err := openValidator(f.validate)
+		v, closeV, err := openValidator(f.validate, f.retryFlags)
 		if err != nil {
 			return err
 		}
@@ -263,8 +265,12 @@ func writeSeedsExtractTables(a *app, out seedsExtractJSON) error {
 
 // openValidator opens the F5 model through an llm.Session (cache,
 // retries, budget) and returns the validator with its closer.
-func openValidator(spec string) (seeds.Validator, func(), error) {
-	sess, err := llm.NewSession(llm.SessionOptions{})
+func openValidator(spec string, rf retryFlags) (seeds.Validator, func(), error) {
+	so, err := rf.apply(llm.SessionOptions{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("seeds extract: %w", err)
+	}
+	sess, err := llm.NewSession(so)
 	if err != nil {
 		return nil, nil, fmt.Errorf("seeds extract: --validate-with: %w", err)
 	}

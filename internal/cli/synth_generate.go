@@ -45,9 +45,10 @@ type modelGenFlags struct {
 	temperature, topP         float64
 	providerDefaults          bool
 	pairShare                 float64
-	cacheDir, keyFile         string
-	noCache                   bool
-	maxCost                   float64
+	retryFlags
+	cacheDir, keyFile string
+	noCache           bool
+	maxCost           float64
 }
 
 func addModelGenFlags(cmd *cobra.Command, o *modelGenFlags) {
@@ -63,11 +64,16 @@ func addModelGenFlags(cmd *cobra.Command, o *modelGenFlags) {
 	f.BoolVar(&o.noCache, "no-cache", false, "do not cache model answers (DIR/calls.jsonl still makes reruns free)")
 	f.Float64Var(&o.maxCost, "max-cost", 0, "stop before spending more than this many US dollars (0: no limit); rerun to resume")
 	f.StringVar(&o.keyFile, "key-file", "", "file holding the API key (default: the provider's environment variable)")
+	o.retryFlags.add(f)
 }
 
 func (o modelGenFlags) session() (*llm.Session, error) {
-	return llm.NewSession(llm.SessionOptions{CacheDir: o.cacheDir, NoCache: o.noCache, MaxCost: o.maxCost,
+	so, err := o.retryFlags.apply(llm.SessionOptions{CacheDir: o.cacheDir, NoCache: o.noCache, MaxCost: o.maxCost,
 		Provider: llm.Options{KeyFile: o.keyFile}})
+	if err != nil {
+		return nil, err
+	}
+	return llm.NewSession(so)
 }
 
 func (o modelGenFlags) llmgenOptions(dir string, seed uint64, modelID string) llmgen.Options {

@@ -19,10 +19,11 @@ func init() { synthSubcommands = append(synthSubcommands, newSynthValidateCmd) }
 // validateOptions are the flags of `synth validate`.
 type validateOptions struct {
 	candidates, judgeSpec, repairSpec, out, rubric string
-	cacheDir, keyFile                              string
-	noCache, asJSON                                bool
-	workers, maxTokens                             int
-	maxCost, iseMax                                float64
+	retryFlags
+	cacheDir, keyFile  string
+	noCache, asJSON    bool
+	workers, maxTokens int
+	maxCost, iseMax    float64
 }
 
 // validateJSON is what `synth validate --json` prints.
@@ -77,6 +78,7 @@ OPENAI_API_KEY / ANTHROPIC_API_KEY or --key-file; loopback URLs need none).`,
 	f.BoolVar(&o.noCache, "no-cache", false, "do not cache model answers")
 	f.Float64Var(&o.maxCost, "max-cost", 0, "stop before spending more than this many US dollars (0: no limit)")
 	f.StringVar(&o.keyFile, "key-file", "", "file holding the API key (default: the provider's environment variable)")
+	o.retryFlags.add(f)
 	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
 	return cmd
 }
@@ -95,8 +97,12 @@ func runSynthValidate(a *app, cmd *cobra.Command, o validateOptions) error {
 	if err != nil {
 		return fmt.Errorf("synth validate: --candidates: %w", err)
 	}
-	sess, err := llm.NewSession(llm.SessionOptions{CacheDir: o.cacheDir, NoCache: o.noCache, MaxCost: o.maxCost,
+	so, err := o.retryFlags.apply(llm.SessionOptions{CacheDir: o.cacheDir, NoCache: o.noCache, MaxCost: o.maxCost,
 		Provider: llm.Options{KeyFile: o.keyFile}})
+	if err != nil {
+		return err
+	}
+	sess, err := llm.NewSession(so)
 	if err != nil {
 		return fmt.Errorf("synth validate: %w", err)
 	}

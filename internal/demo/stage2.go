@@ -66,7 +66,8 @@ type realMethod struct {
 
 // pickMethods draws up to n real methods from the JDK src.zip with the
 // mutation generator, one per exception type of want, keeping only methods
-// with parameters whose text can be located verbatim in their file.
+// with parameters whose text can be located verbatim in their file and
+// whose refactoring renames a parameter on a line the fix added.
 func pickMethods(ctx context.Context, srcZip string, seed uint64, want []string, n int) ([]realMethod, error) {
 	g, err := mutation.New(mutation.Options{Corpus: srcZip, Seed: seed, ChunkFiles: 32, PublicOnly: true, MinLines: 6, MaxLines: 30})
 	if err != nil {
@@ -100,7 +101,7 @@ func pickMethods(ctx context.Context, srcZip string, seed uint64, want []string,
 				continue
 			}
 			m, ok := locate(files[c.Source.File], c)
-			if !ok {
+			if !ok || !renamingTouchesPatch(m) {
 				continue
 			}
 			delete(need, c.ErrorType)
@@ -194,13 +195,36 @@ func reindent(method, indent string) string {
 // brace on its own line: a behaviour-preserving refactoring.
 func refactor(file []byte, m realMethod) []byte {
 	lines := strings.SplitAfter(string(file), "\n")
-	body := strings.Join(lines[m.Start-1:m.End], "")
-	for _, p := range m.Params {
-		re := regexp.MustCompile(`(^|[^.\w$])` + regexp.QuoteMeta(p) + `\b`)
-		body = re.ReplaceAllString(body, "${1}"+p+"Value")
-	}
+	body := renameParams(strings.Join(lines[m.Start-1:m.End], ""), m.Params)
 	body = strings.ReplaceAll(body, ") {\n", ")\n"+"        {\n")
 	return []byte(strings.Join(lines[:m.Start-1], "") + body + strings.Join(lines[m.End:], ""))
+}
+
+// renameParams renames each parameter p to pValue in s.
+func renameParams(s string, params []string) string {
+	for _, p := range params {
+		re := regexp.MustCompile(`(^|[^.\w$])` + regexp.QuoteMeta(p) + `\b`)
+		s = re.ReplaceAllString(s, "${1}"+p+"Value")
+	}
+	return s
+}
+
+// renamingTouchesPatch reports whether the refactoring renames something
+// on a line the fix added: only then is the refactored variant a test of
+// the fuzzy match rather than an exact one. Which methods qualify depends
+// on the JDK's sources, so the pick checks it instead of assuming it.
+func renamingTouchesPatch(m realMethod) bool {
+	buggy := map[string]bool{}
+	for _, l := range strings.Split(string(m.Buggy), "\n") {
+		buggy[strings.TrimSpace(l)] = true
+	}
+	lines := strings.Split(string(m.Fixed), "\n")
+	for _, l := range lines[m.Start-1 : min(m.End, len(lines))] {
+		if t := strings.TrimSpace(l); t != "" && !buggy[t] && renameParams(l, m.Params) != l {
+			return true
+		}
+	}
+	return false
 }
 
 // Stage2Sample is one Stage II case: a sample, its history and the verdict.

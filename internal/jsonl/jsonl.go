@@ -270,12 +270,16 @@ func (l *Log[T]) Close() error {
 
 // Scan calls fn for every non-blank line of the JSONL stream r with its
 // 1-based line number. An unterminated last line is passed like any other.
-// Lines may be of any length.
+// Lines may be of any length. A UTF-8 byte-order mark at the start (as
+// Windows editors write) is skipped.
 func Scan(r io.Reader, fn func(line int, raw []byte) error) error {
 	br := bufio.NewReaderSize(r, 1<<16)
 	line := 0
 	for {
 		b, err := br.ReadBytes('\n')
+		if line == 0 {
+			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+		}
 		if len(b) > 0 {
 			line++
 			if raw := bytes.TrimSpace(b); len(raw) > 0 {

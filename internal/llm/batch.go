@@ -90,7 +90,7 @@ func (s *Session) SubmitChatBatch(ctx context.Context, m Model, reqs []ChatReque
 				first = k
 			}
 			if _, ok, err := s.cache.Get(ctx, k); err != nil {
-				return "", 0, fmt.Errorf("llm.SubmitChatBatch(%s): %w", cm.id, err)
+				return "", 0, fmt.Errorf("submit batch to %s: %w", cm.id, err)
 			} else if !ok {
 				all = false
 			}
@@ -107,14 +107,14 @@ func (s *Session) SubmitChatBatch(ctx context.Context, m Model, reqs []ChatReque
 	}
 	batchID, err = b.SubmitChatBatch(ctx, items)
 	if err != nil {
-		return "", 0, fmt.Errorf("llm.SubmitChatBatch(%s, %d requests): %w", cm.id, len(items), err)
+		return "", 0, fmt.Errorf("submit batch to %s (%d requests): %w", cm.id, len(items), err)
 	}
 	state, err := json.Marshal(batchState{Model: cm.id, Items: items})
 	if err == nil {
 		err = s.cache.PutBatch(context.WithoutCancel(ctx), cache.Batch{ID: batchID, Provider: cm.id, State: state})
 	}
 	if err != nil {
-		return batchID, len(items), fmt.Errorf("llm.SubmitChatBatch(%s): batch %s submitted but not recorded (note its id): %w", cm.id, batchID, err)
+		return batchID, len(items), fmt.Errorf("submit batch to %s: batch %s submitted but not recorded (note its id): %w", cm.id, batchID, err)
 	}
 	return batchID, len(items), nil
 }
@@ -154,7 +154,7 @@ func (s *Session) CollectBatch(ctx context.Context, m Model, id string) (BatchSt
 	}
 	var state batchState
 	if err := json.Unmarshal(rec.State, &state); err != nil || state.Model != cm.id {
-		return BatchState{}, fmt.Errorf("llm.CollectBatch(%s): batch belongs to %q, not %s (or its record is damaged): %w", id, state.Model, cm.id, errs.ErrInput)
+		return BatchState{}, fmt.Errorf("collect batch %s: batch belongs to %q, not %s (or its record is damaged): %w", id, state.Model, cm.id, errs.ErrInput)
 	}
 	st, err := b.PollBatch(ctx, id)
 	if err != nil || !st.Done {
@@ -206,13 +206,13 @@ func (s *Session) CollectBatch(ctx context.Context, m Model, id string) (BatchSt
 			row, _ := json.Marshal(row[ChatChoice]{Sample: ch, RequestID: r.Resp.RequestID, Model: r.Resp.Model})
 			if err := s.cache.Put(ctx, k, cache.Entry{Provider: cm.id, Op: "chat", Response: row,
 				PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Created: now}); err != nil {
-				return st, fmt.Errorf("llm.CollectBatch(%s): %w", id, err)
+				return st, fmt.Errorf("collect batch %s: %w", id, err)
 			}
 		}
 	}
 	rec.Done = true
 	if err := s.cache.PutBatch(ctx, rec); err != nil {
-		return st, fmt.Errorf("llm.CollectBatch(%s): %w", id, err)
+		return st, fmt.Errorf("collect batch %s: %w", id, err)
 	}
 	return st, nil
 }

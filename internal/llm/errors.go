@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/redact"
 )
 
 // ResponseError is a provider answer that was an HTTP error, or a 2xx answer
@@ -60,7 +61,7 @@ func (e *ResponseError) Error() string {
 	if hint := e.hint(); hint != "" {
 		b.WriteString("; " + hint)
 	}
-	return b.String()
+	return redact.String(b.String())
 }
 
 func (e *ResponseError) hint() string {
@@ -96,10 +97,15 @@ func (e *ResponseError) Unwrap() []error {
 	return []error{sentinel}
 }
 
-// Retryable reports whether the status or condition is transient.
+// Retryable reports whether the status or condition is transient. A 2xx
+// answer that is malformed, truncated or empty ("content": null, no
+// choices, an HTML page) is a fault of the provider, not an answer: it is
+// retried and, if it persists, stops the run; it is never cached.
 func (e *ResponseError) Retryable() bool {
 	switch {
 	case e.Truncated:
+		return true
+	case e.Status >= 200 && e.Status < 300:
 		return true
 	case e.Status == http.StatusTooManyRequests, e.Status == http.StatusRequestTimeout,
 		e.Status == http.StatusConflict:
@@ -110,10 +116,11 @@ func (e *ResponseError) Retryable() bool {
 	return false
 }
 
-// Snippet returns at most 512 bytes of body, cut at a rune boundary.
+// Snippet returns at most 512 bytes of body, cut at a rune boundary, with
+// keys and the home directory redacted (an OpenAI 401 echoes the key).
 func Snippet(body []byte) string {
 	const max = 512
-	s := string(body)
+	s := redact.String(string(body))
 	if len(s) <= max {
 		return strings.ToValidUTF8(s, "\uFFFD")
 	}

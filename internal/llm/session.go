@@ -79,20 +79,20 @@ func NewSession(opts SessionOptions) (*Session, error) {
 		s.prices[k] = v
 	}
 	if opts.MaxCost < 0 {
-		return nil, fmt.Errorf("llm.NewSession: --max-cost %.2f is negative: %w", opts.MaxCost, errs.ErrUsage)
+		return nil, fmt.Errorf("--max-cost %.2f is negative: %w", opts.MaxCost, errs.ErrUsage)
 	}
 	if !opts.NoCache {
 		dir := opts.CacheDir
 		if dir == "" {
 			d, err := cache.DefaultDir()
 			if err != nil {
-				return nil, fmt.Errorf("llm.NewSession: %w", err)
+				return nil, fmt.Errorf("model cache: %w", err)
 			}
 			dir = d
 		}
 		c, err := cache.Open(dir)
 		if err != nil {
-			return nil, fmt.Errorf("llm.NewSession: %w", err)
+			return nil, fmt.Errorf("model cache: %w", err)
 		}
 		s.cache = c
 	}
@@ -265,24 +265,24 @@ func (s *Session) Manifest() Manifest {
 func (s *Session) WriteManifest(path string) error {
 	b, err := json.MarshalIndent(s.Manifest(), "", "  ")
 	if err != nil {
-		return fmt.Errorf("llm.WriteManifest(%s): %w", path, err)
+		return fmt.Errorf("write manifest %s: %w", path, err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".manifest-*")
 	if err != nil {
-		return fmt.Errorf("llm.WriteManifest(%s): %w", path, err)
+		return fmt.Errorf("write manifest %s: %w", path, err)
 	}
 	if _, err := tmp.Write(append(b, '\n')); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return fmt.Errorf("llm.WriteManifest(%s): %w", path, err)
+		return fmt.Errorf("write manifest %s: %w", path, err)
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("llm.WriteManifest(%s): %w", path, err)
+		return fmt.Errorf("write manifest %s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("llm.WriteManifest(%s): %w", path, err)
+		return fmt.Errorf("write manifest %s: %w", path, err)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/redact"
 )
 
 // Spec is a parsed model spec: "provider:model[@baseURL]".
@@ -30,7 +31,7 @@ const specForms = `accepted forms: "openai:gpt-4o-mini", ` +
 // is an error wrapping errs.ErrUsage naming the spec and the accepted forms.
 func ParseSpec(s string) (Spec, error) {
 	bad := func(why string) (Spec, error) {
-		return Spec{}, fmt.Errorf("llm.ParseSpec(%q): %s; %s: %w", s, why, specForms, errs.ErrUsage)
+		return Spec{}, fmt.Errorf("model spec %q: %s; %s: %w", s, why, specForms, errs.ErrUsage)
 	}
 	provider, rest, ok := strings.Cut(strings.TrimSpace(s), ":")
 	if !ok || provider == "" {
@@ -42,11 +43,17 @@ func ParseSpec(s string) (Spec, error) {
 		}
 	}
 	sp := Spec{Provider: provider, Model: rest}
-	if i := strings.LastIndex(rest, "@http"); i >= 0 {
+	// A base URL follows "@http"; any other '@' is a base URL that is not
+	// one ("x@notaurl" must not pass as a model named so).
+	i := strings.LastIndex(rest, "@http")
+	if i < 0 {
+		i = strings.LastIndex(rest, "@")
+	}
+	if i >= 0 {
 		sp.Model, sp.BaseURL = rest[:i], rest[i+1:]
 		u, err := url.Parse(sp.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return bad(fmt.Sprintf("base URL %q is not an http(s) URL with a host", sp.BaseURL))
+			return bad(fmt.Sprintf("bad base URL %q: not an http(s) URL with a host (want http(s)://host[:port][/path])", sp.BaseURL))
 		}
 		if u.User != nil {
 			return bad("base URL must not carry credentials; put keys in the environment or a --key-file")
@@ -125,6 +132,7 @@ func (o Options) APIKey(spec Spec, envVar string) (string, error) {
 		if key == "" {
 			return "", fmt.Errorf("%s: key file %s is empty: %w", spec, o.KeyFile, errs.ErrUsage)
 		}
+		redact.Register(key)
 		return key, nil
 	}
 	if key := strings.TrimSpace(os.Getenv(envVar)); key != "" {
@@ -183,12 +191,12 @@ func OpenSpec(sp Spec, opts Options) (Model, error) {
 	ctor, ok := registry[sp.Provider]
 	registryMu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("llm.Open(%q): unknown provider %q (registered: %s); %s: %w",
+		return nil, fmt.Errorf("model %q: unknown provider %q (registered: %s); %s: %w",
 			sp, sp.Provider, strings.Join(Providers(), ", "), specForms, errs.ErrUsage)
 	}
 	m, err := ctor(sp, opts)
 	if err != nil {
-		return nil, fmt.Errorf("llm.Open(%q): %w", sp, err)
+		return nil, fmt.Errorf("model %q: %w", sp, err)
 	}
 	return m, nil
 }

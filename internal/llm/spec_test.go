@@ -38,6 +38,8 @@ func TestParseSpec(t *testing.T) {
 		{in: "openai:m@https://user:sk-secret@api.openai.com/v1", wantErr: "must not carry credentials"},
 		{in: "openai:m@http://127.0.0.1/v1?key=x", wantErr: "must not have a query"},
 		{in: "openai:gpt 4", wantErr: "whitespace"},
+		{in: "openai:x@notaurl", wantErr: `bad base URL "notaurl"`},
+		{in: "openai:x@ftp://host/v1", wantErr: "bad base URL"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {

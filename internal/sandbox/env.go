@@ -125,3 +125,23 @@ func lookPath(file string, env []string, dir string) (string, bool) {
 	}
 	return file, false
 }
+
+// minimalKeep reports whether a variable passes into a MinimalEnv child.
+func minimalKeep(name string) bool {
+	switch name {
+	case "PATH", "LANG", "LANGUAGE", "TZ", "JAVA_HOME", "TERM":
+		return true
+	}
+	return strings.HasPrefix(name, "LC_")
+}
+
+// minimal filters parent down to what minimalKeep passes.
+func minimal(parent []string) []string {
+	var out []string
+	for _, kv := range parent {
+		if k, _, _ := strings.Cut(kv, "="); minimalKeep(k) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}

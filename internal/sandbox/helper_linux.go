@@ -5,78 +5,126 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"syscall"
 	"unsafe"
 )
 
-// The re-exec helper: Run starts /proc/self/exe with argv[0] == helperArg0
-// and helperEnv == helperArg0; this package's init then applies the limits
-// to its own process and execs the target, so the limits are in force from
-// the target's first instruction. Arguments: [-data N | -as N] [-lo] --
-// PATH ARGV...
+// The re-exec helper: the sandbox starts /proc/self/exe with argv[0] ==
+// helperArg0 and helperEnv == helperArg0, inside the new namespaces; this
+// package's init then sets up the file-system view, applies the limits,
+// drops every capability and execs the target, so all of it is in force
+// from the target's first instruction. Arguments:
+//
+//	[-data N | -as N] [-cpu SECONDS] [-lo] [-fs] [-proc] [-w DIR]... [-mask PATH]... -- PATH ARGV...
 func init() {
 	if len(os.Args) < 2 || os.Args[0] != helperArg0 || os.Getenv(helperEnv) != helperArg0 {
 		return
 	}
+	// Capabilities are per thread and exec keeps the calling thread's:
+	// everything from here to exec must run on this one thread.
+	runtime.LockOSThread()
 	os.Exit(helperMain(os.Args[1:]))
+}
+
+// helperArgs is the parsed helper command line.
+type helperArgs struct {
+	lims     []rlim
+	lo       bool
+	fs       bool // set up the read-only file-system view (new mount namespace)
+	proc     bool // mount a /proc of the new PID namespace
+	writable []string
+	masks    []string
+	path     string
+	argv     []string
+}
+
+type rlim struct {
+	res int
+	val uint64
+}
+
+func parseHelperArgs(args []string) (helperArgs, error) {
+	var h helperArgs
+	value := func(i int) (string, error) {
+		if i+1 >= len(args) {
+			return "", fmt.Errorf("missing value for %s", args[i])
+		}
+		return args[i+1], nil
+	}
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; a {
+		case "-data", "-as", "-cpu":
+			s, err := value(i)
+			if err != nil {
+				return h, err
+			}
+			v, err := strconv.ParseUint(s, 10, 64)
+			if err != nil {
+				return h, fmt.Errorf("bad limit %q", s)
+			}
+			res := map[string]int{"-data": syscall.RLIMIT_DATA, "-as": syscall.RLIMIT_AS, "-cpu": syscall.RLIMIT_CPU}[a]
+			h.lims = append(h.lims, rlim{res, v})
+			i++
+		case "-w", "-mask":
+			s, err := value(i)
+			if err != nil {
+				return h, err
+			}
+			if a == "-w" {
+				h.writable = append(h.writable, s)
+			} else {
+				h.masks = append(h.masks, s)
+			}
+			i++
+		case "-lo":
+			h.lo = true
+		case "-fs":
+			h.fs = true
+		case "-proc":
+			h.proc = true
+		case "--":
+			if i+2 >= len(args) {
+				return h, fmt.Errorf("missing command")
+			}
+			h.path, h.argv = args[i+1], args[i+2:]
+			return h, nil
+		default:
+			return h, fmt.Errorf("unknown helper argument %q", a)
+		}
+	}
+	return h, fmt.Errorf("missing command")
 }
 
 // helperMain only returns on failure; its exit codes follow the shell's
 // convention (126: could not execute).
 func helperMain(args []string) int {
 	_ = os.Unsetenv(helperEnv)
-	var path string
-	var argv []string
-	lo := false
-	type lim struct {
-		res int
-		val uint64
+	h, err := parseHelperArgs(args)
+	if err != nil {
+		return helperFail("%v", err)
 	}
-	var lims []lim
-	for i := 0; i < len(args); i++ {
-		switch args[i] {
-		case "-data", "-as":
-			if i+1 >= len(args) {
-				return helperFail("missing value for %s", args[i])
-			}
-			v, err := strconv.ParseUint(args[i+1], 10, 64)
-			if err != nil {
-				return helperFail("bad limit %q", args[i+1])
-			}
-			res := syscall.RLIMIT_DATA
-			if args[i] == "-as" {
-				res = syscall.RLIMIT_AS
-			}
-			lims = append(lims, lim{res, v})
-			i++
-		case "-lo":
-			lo = true
-		case "--":
-			if i+2 >= len(args) {
-				return helperFail("missing command")
-			}
-			path, argv = args[i+1], args[i+2:]
-			i = len(args)
-		default:
-			return helperFail("unknown helper argument %q", args[i])
-		}
-	}
-	if path == "" {
-		return helperFail("missing command")
-	}
-	if lo {
+	if h.lo {
 		// Best effort: without loopback the command still has no network.
 		_ = loopbackUp()
 	}
+	if h.fs {
+		if err := readOnlyView(h.writable, h.masks, h.proc); err != nil {
+			return helperFail("file-system view: %v", err)
+		}
+	}
 	_ = syscall.Setrlimit(syscall.RLIMIT_CORE, &syscall.Rlimit{})
-	for _, l := range lims {
+	for _, l := range h.lims {
 		if err := syscall.Setrlimit(l.res, &syscall.Rlimit{Cur: l.val, Max: l.val}); err != nil {
 			return helperFail("setrlimit: %v", err)
 		}
 	}
-	err := syscall.Exec(path, argv, os.Environ())
-	return helperFail("exec %s: %v", path, err)
+	if err := dropCapabilities(); err != nil {
+		return helperFail("drop capabilities: %v", err)
+	}
+	err = syscall.Exec(h.path, h.argv, os.Environ())
+	return helperFail("exec %s: %v", h.path, err)
 }
 
 func helperFail(format string, a ...any) int {

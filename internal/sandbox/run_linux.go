@@ -7,11 +7,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -24,132 +25,186 @@ import (
 // (setsid) can hold them open longer.
 const streamGrace = 2 * time.Second
 
-// Run runs spec.Argv as an untrusted command; see the package documentation
-// for what it guarantees. The error is nil whenever the command ran, however
-// it ended; it is non-nil when it could not be started or ctx was cancelled
-// (the Result then describes what had happened so far).
-func Run(ctx context.Context, spec Spec) (Result, error) {
-	var res Result
+// launched is a started sandboxed command.
+type launched struct {
+	cmd        *exec.Cmd
+	pid        int
+	name       string
+	release    func() // removes the private dir (when the sandbox made it)
+	outBuf     *capBuffer
+	errBuf     *capBuffer
+	outDone    chan struct{}
+	errDone    chan struct{}
+	rOut, rErr *os.File
+	start      time.Time
+	res        Result // isolation flags and notes
+	stdin      io.WriteCloser
+	reply      *os.File
+}
+
+// isolation is one set of namespaces tried at start.
+type isolation struct{ net, fs bool }
+
+// launch starts spec.Argv; with pipes it also gives the command a stdin
+// pipe and a reply pipe (fd 3). It tries the full isolation first and
+// drops, with a note, whatever the kernel refuses.
+func launch(spec Spec, pipes bool) (*launched, error) {
 	if len(spec.Argv) == 0 || spec.Argv[0] == "" {
-		return res, fmt.Errorf("sandbox.Run: empty argv: %w", errs.ErrUsage)
+		return nil, fmt.Errorf("sandbox: empty command: %w", errs.ErrUsage)
 	}
 	name := spec.Argv[0]
-	if spec.MemoryBytes < 0 || spec.Timeout < 0 {
-		return res, fmt.Errorf("sandbox.Run(%s): negative memory cap or timeout: %w", name, errs.ErrUsage)
+	if spec.MemoryBytes < 0 || spec.Timeout < 0 || spec.CPUTime < 0 {
+		return nil, fmt.Errorf("sandbox (%s): negative memory cap, timeout or CPU time: %w", name, errs.ErrUsage)
 	}
-	if err := ctx.Err(); err != nil {
-		return res, fmt.Errorf("sandbox.Run(%s): %w", name, err)
-	}
+	l := &launched{name: name, release: func() {}}
 	private := spec.TempDir
 	if private == "" {
-		d, err := os.MkdirTemp("", "benchforge-sandbox-*")
+		d, release, err := MkdirTemp("benchforge-sandbox-*")
 		if err != nil {
-			return res, fmt.Errorf("sandbox.Run(%s): private temp dir: %v: %w", name, err, errs.ErrUnavailable)
+			return nil, fmt.Errorf("sandbox (%s): %w", name, err)
 		}
-		private = d
-		defer forceRemove(d)
+		private, l.release = d, release
 	}
+	fail := func(err error) (*launched, error) { l.release(); return nil, err }
 	dir := spec.Dir
 	if dir == "" {
 		dir = private
 	}
-	env := Environ(os.Environ(), spec.Env, private)
+	parent := os.Environ()
+	if spec.MinimalEnv {
+		parent = minimal(parent)
+	}
+	env := Environ(parent, spec.Env, private)
 	path, ok := lookPath(name, env, dir)
 	if !ok {
-		return res, fmt.Errorf("sandbox.Run(%s): no such executable in dir %s or PATH %q; install it or give its absolute path: %w",
-			name, dir, getenv(env, "PATH"), errs.ErrNotFound)
+		return fail(fmt.Errorf("sandbox: %s: no such executable in dir %s or PATH %q; install it or give its absolute path: %w",
+			name, dir, getenv(env, "PATH"), errs.ErrNotFound))
 	}
+	writable := []string{private}
+	for _, w := range spec.Writable {
+		if a, err := filepath.Abs(w); err == nil {
+			writable = append(writable, a)
+		}
+	}
+	var closeAfter []*os.File
+	closeAll := func() {
+		for _, f := range closeAfter {
+			f.Close()
+		}
+	}
+	var err error
+	var wOut, wErr, wReply *os.File
+	if l.rOut, wOut, err = os.Pipe(); err != nil {
+		return fail(fmt.Errorf("sandbox (%s): %v: %w", name, err, errs.ErrUnavailable))
+	}
+	if l.rErr, wErr, err = os.Pipe(); err != nil {
+		l.rOut.Close()
+		wOut.Close()
+		return fail(fmt.Errorf("sandbox (%s): %v: %w", name, err, errs.ErrUnavailable))
+	}
+	closeAfter = append(closeAfter, wOut, wErr)
+	var rIn *os.File
+	if pipes {
+		var wIn *os.File
+		if rIn, wIn, err = os.Pipe(); err == nil {
+			l.stdin = wIn
+			closeAfter = append(closeAfter, rIn)
+			l.reply, wReply, err = os.Pipe()
+			closeAfter = append(closeAfter, wReply)
+		}
+		if err != nil {
+			closeAll()
+			return fail(fmt.Errorf("sandbox (%s): %v: %w", name, err, errs.ErrUnavailable))
+		}
+	}
+	try := isolation{net: spec.NoNetwork, fs: true}
+	for {
+		cmd := command(spec, path, dir, env, writable, try)
+		cmd.Stdout, cmd.Stderr = wOut, wErr
+		if pipes {
+			cmd.Stdin = rIn
+			cmd.ExtraFiles = []*os.File{wReply}
+		} else if spec.Stdin != nil {
+			cmd.Stdin = spec.Stdin
+		}
+		err = cmd.Start()
+		if err == nil {
+			l.cmd = cmd
+			break
+		}
+		switch {
+		case try.fs && isNamespaceErr(err):
+			l.res.Notes = append(l.res.Notes, fmt.Sprintf("file-system and process isolation unavailable (%v): the command sees the host's files and processes", err))
+			try.fs = false
+		case try.net && isNamespaceErr(err):
+			l.res.Notes = append(l.res.Notes, fmt.Sprintf("network isolation unavailable (%v); ran with the host network", err))
+			try.net = false
+		default:
+			closeAll()
+			l.rOut.Close()
+			l.rErr.Close()
+			if l.stdin != nil {
+				l.stdin.Close()
+				l.reply.Close()
+			}
+			return fail(fmt.Errorf("sandbox: start %s: %v: %w", name, err, errs.ErrUnavailable))
+		}
+	}
+	closeAll()
+	l.start = time.Now()
+	l.pid = l.cmd.Process.Pid
+	l.res.NetworkIsolated = try.net
+	l.res.FilesIsolated = try.fs
+	l.res.MemoryCapped = spec.MemoryBytes > 0
 	maxOut := spec.MaxOutput
 	if maxOut <= 0 {
 		maxOut = DefaultMaxOutput
 	}
+	l.outBuf, l.errBuf = newCapBuffer(maxOut), newCapBuffer(maxOut)
+	l.outDone, l.errDone = make(chan struct{}), make(chan struct{})
+	go drain(l.rOut, l.outBuf, l.outDone)
+	go drain(l.rErr, l.errBuf, l.errDone)
+	return l, nil
+}
 
-	rOut, wOut, err := os.Pipe()
-	if err != nil {
-		return res, fmt.Errorf("sandbox.Run(%s): %v: %w", name, err, errs.ErrUnavailable)
-	}
-	defer rOut.Close()
-	rErr, wErr, err := os.Pipe()
-	if err != nil {
-		wOut.Close()
-		return res, fmt.Errorf("sandbox.Run(%s): %v: %w", name, err, errs.ErrUnavailable)
-	}
-	defer rErr.Close()
+// kill ends everything the command started: the PID namespace's init is
+// the command itself, and its death takes every process of the namespace
+// with it (setsid does not leave a PID namespace); without a PID
+// namespace, the process group.
+func (l *launched) kill() {
+	_ = syscall.Kill(-l.pid, syscall.SIGKILL)
+	_ = syscall.Kill(l.pid, syscall.SIGKILL)
+}
 
-	netns := spec.NoNetwork
-	var cmd *exec.Cmd
-	for {
-		cmd = command(spec, path, dir, env, netns, wOut, wErr)
-		err = cmd.Start()
-		if err == nil {
-			break
-		}
-		if netns && isNamespaceErr(err) {
-			res.Notes = append(res.Notes, fmt.Sprintf("network isolation unavailable (%v); ran with the host network", err))
-			netns = false
-			continue
-		}
-		wOut.Close()
-		wErr.Close()
-		return res, fmt.Errorf("sandbox.Run(%s): start: %v: %w", name, err, errs.ErrUnavailable)
-	}
-	start := time.Now()
-	res.NetworkIsolated = netns
-	res.MemoryCapped = spec.MemoryBytes > 0
-	wOut.Close()
-	wErr.Close()
-	outBuf, errBuf := newCapBuffer(maxOut), newCapBuffer(maxOut)
-	outDone, errDone := make(chan struct{}), make(chan struct{})
-	go drain(rOut, outBuf, outDone)
-	go drain(rErr, errBuf, errDone)
-
-	pid := cmd.Process.Pid
-	exited := make(chan struct{})
-	go func() { waitNoReap(pid); close(exited) }()
-	var timeout <-chan time.Time
-	if spec.Timeout > 0 {
-		t := time.NewTimer(spec.Timeout)
-		defer t.Stop()
-		timeout = t.C
-	}
-	killedByUs := false
-	var ctxErr error
-	select {
-	case <-exited:
-	case <-timeout:
-		res.TimedOut, killedByUs = true, true
-		killGroup(pid)
-		<-exited
-	case <-ctx.Done():
-		ctxErr, killedByUs = ctx.Err(), true
-		killGroup(pid)
-		<-exited
-	}
-	res.Duration = time.Since(start)
+// finish reaps the command (after waitNoReap and the kills) and fills in
+// the result.
+func (l *launched) finish(killedByUs bool) Result {
+	res := l.res
+	res.Duration = time.Since(l.start)
 	// The leader is an unreaped zombie, so pid is still this group's id:
 	// kill whatever the command left running.
-	killGroup(pid)
-	waitErr := cmd.Wait()
-
+	l.kill()
+	waitErr := l.cmd.Wait()
 	grace := time.NewTimer(streamGrace)
-	for _, done := range []chan struct{}{outDone, errDone} {
+	for _, done := range []chan struct{}{l.outDone, l.errDone} {
 		select {
 		case <-done:
 		case <-grace.C:
 			res.Notes = append(res.Notes, "output pipes held open by a process that left the process group; output closed")
-			rOut.Close()
-			rErr.Close()
+			l.rOut.Close()
+			l.rErr.Close()
 			<-done
 		}
 	}
 	grace.Stop()
-	res.Stdout, res.StdoutTruncated = outBuf.bytes()
-	res.Stderr, res.StderrTruncated = errBuf.bytes()
-
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	l.rOut.Close()
+	l.rErr.Close()
+	res.Stdout, res.StdoutTruncated = l.outBuf.bytes()
+	res.Stderr, res.StderrTruncated = l.errBuf.bytes()
+	if ws, ok := l.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		res.ExitCode, res.Signal = -1, ws.Signal().String()
 	} else {
-		res.ExitCode = cmd.ProcessState.ExitCode()
+		res.ExitCode = l.cmd.ProcessState.ExitCode()
 	}
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) {
@@ -159,43 +214,169 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 		res.OOM = res.Signal == syscall.SIGKILL.String() ||
 			(res.ExitCode != 0 && (looksOOM(res.Stderr) || looksOOM(res.Stdout)))
 	}
+	l.release()
+	return res
+}
+
+// Run runs spec.Argv as an untrusted command; see the package documentation
+// for what it guarantees. The error is nil whenever the command ran, however
+// it ended; it is non-nil when it could not be started or ctx was cancelled
+// (the Result then describes what had happened so far).
+func Run(ctx context.Context, spec Spec) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("sandbox: %w", err)
+	}
+	l, err := launch(spec, false)
+	if err != nil {
+		return Result{}, err
+	}
+	exited := make(chan struct{})
+	go func() { waitNoReap(l.pid); close(exited) }()
+	var timeout <-chan time.Time
+	if spec.Timeout > 0 {
+		t := time.NewTimer(spec.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	killedByUs, timedOut := false, false
+	var ctxErr error
+	select {
+	case <-exited:
+	case <-timeout:
+		timedOut, killedByUs = true, true
+		l.kill()
+		<-exited
+	case <-ctx.Done():
+		ctxErr, killedByUs = ctx.Err(), true
+		l.kill()
+		<-exited
+	}
+	res := l.finish(killedByUs)
+	res.TimedOut = timedOut
 	if ctxErr != nil {
-		return res, fmt.Errorf("sandbox.Run(%s): %w", name, ctxErr)
+		return res, fmt.Errorf("sandbox (%s): %w", l.name, ctxErr)
 	}
 	return res, nil
 }
 
-// command builds the exec.Cmd for one start attempt: the target itself, or
-// the re-exec helper when limits or a loopback must be set up in the child.
-func command(spec Spec, path, dir string, env []string, netns bool, stdout, stderr *os.File) *exec.Cmd {
-	cmd := &exec.Cmd{Path: path, Args: spec.Argv, Dir: dir, Env: env, Stdout: stdout, Stderr: stderr, WaitDelay: streamGrace}
-	if spec.Stdin != nil {
-		cmd.Stdin = spec.Stdin
+// Process is a long-lived sandboxed command (a worker): the same sandbox
+// as Run, plus a request pipe on its stdin and a reply pipe on its fd 3,
+// which nothing else writes to — the command's stdout and stderr are
+// captured like Run's.
+type Process struct {
+	l *launched
+	// Stdin is the command's standard input.
+	Stdin io.WriteCloser
+	// Reply reads what the command writes to its fd 3.
+	Reply io.Reader
+
+	done     chan struct{}
+	killOnce sync.Once
+	res      Result
+}
+
+// Start starts spec.Argv and returns at once; Spec.Stdin and Spec.Timeout
+// are ignored (the caller owns the pipes and the deadlines). The command
+// is killed, with everything it started, when ctx ends or Kill is called;
+// Kill also removes the private dir.
+func Start(ctx context.Context, spec Spec) (*Process, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	if spec.MemoryBytes > 0 || netns {
-		args := []string{helperArg0}
-		if spec.MemoryBytes > 0 {
-			flag := "-data"
-			if spec.MemoryLimit == LimitAS {
-				flag = "-as"
+	l, err := launch(spec, true)
+	if err != nil {
+		return nil, err
+	}
+	p := &Process{l: l, Stdin: l.stdin, Reply: l.reply, done: make(chan struct{})}
+	exited := make(chan struct{})
+	go func() { waitNoReap(l.pid); close(exited) }()
+	go func() {
+		select {
+		case <-exited:
+		case <-ctx.Done():
+			l.kill()
+			<-exited
+		}
+		p.res = l.finish(false)
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// Isolation reports what the sandbox could enforce (Result's flags and
+// notes, without the outcome).
+func (p *Process) Isolation() Result { return p.l.res }
+
+// Done is closed when the command has ended and been reaped.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Kill kills the command and everything it started, waits for it, and
+// returns how it ended.
+func (p *Process) Kill() Result {
+	p.killOnce.Do(func() {
+		p.l.kill()
+		p.Stdin.Close()
+		<-p.done
+		p.l.reply.Close()
+	})
+	return p.res
+}
+
+// command builds the exec.Cmd for one start attempt: always the re-exec
+// helper, which sets up the namespaces' view, limits and capabilities in
+// the child before exec'ing the target.
+func command(spec Spec, path, dir string, env, writable []string, iso isolation) *exec.Cmd {
+	args := []string{helperArg0}
+	if spec.MemoryBytes > 0 {
+		flag := "-data"
+		if spec.MemoryLimit == LimitAS {
+			flag = "-as"
+		}
+		args = append(args, flag, strconv.FormatInt(spec.MemoryBytes, 10))
+	}
+	if spec.CPUTime > 0 {
+		args = append(args, "-cpu", strconv.FormatInt(int64((spec.CPUTime+time.Second-1)/time.Second), 10))
+	}
+	if iso.net {
+		args = append(args, "-lo")
+	}
+	if iso.fs {
+		args = append(args, "-fs", "-proc")
+		for _, w := range writable {
+			args = append(args, "-w", w)
+		}
+		for _, m := range hostMasks() {
+			if !under(m, writable) {
+				args = append(args, "-mask", m)
 			}
-			args = append(args, flag, strconv.FormatInt(spec.MemoryBytes, 10))
 		}
-		if netns {
-			args = append(args, "-lo")
-		}
-		args = append(append(args, "--", path), spec.Argv...)
-		cmd.Path, cmd.Args = "/proc/self/exe", args
-		cmd.Env = append(env[:len(env):len(env)], helperEnv+"="+helperArg0)
 	}
+	args = append(append(args, "--", path), spec.Argv...)
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: args, Dir: dir, WaitDelay: streamGrace,
+		Env: append(env[:len(env):len(env)], helperEnv+"="+helperArg0)}
 	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if netns {
-		attr.Cloneflags = syscall.CLONE_NEWNET
+	if iso.net {
+		attr.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	if iso.fs {
+		attr.Cloneflags |= syscall.CLONE_NEWNS | syscall.CLONE_NEWPID
+	}
+	if attr.Cloneflags != 0 {
 		if uid := os.Geteuid(); uid != 0 {
+			// Unprivileged: the namespaces hang off a new user namespace in
+			// which the user is root, so that the helper keeps the
+			// namespace's capabilities across its exec (a non-zero uid
+			// loses them) to set up the view; it drops them all before
+			// exec'ing the target, which runs as that powerless root.
 			gid := os.Getegid()
 			attr.Cloneflags |= syscall.CLONE_NEWUSER
-			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+			if iso.net && !iso.fs {
+				attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+				attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+			} else {
+				attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}}
+				attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}}
+			}
 			attr.GidMappingsEnableSetgroups = false
 		}
 	}
@@ -211,9 +392,6 @@ func isNamespaceErr(err error) bool {
 	}
 	return false
 }
-
-// killGroup sends SIGKILL to the process group led by pid.
-func killGroup(pid int) { _ = syscall.Kill(-pid, syscall.SIGKILL) }
 
 // waitNoReap blocks until pid has exited, leaving it a zombie (WNOWAIT) so
 // its process group id stays valid until cmd.Wait reaps it.
@@ -241,21 +419,6 @@ func looksOOM(b []byte) bool {
 		}
 	}
 	return false
-}
-
-// forceRemove removes dir even when the command made parts of it
-// read-only.
-func forceRemove(dir string) {
-	if os.RemoveAll(dir) == nil {
-		return
-	}
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			_ = os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	_ = os.RemoveAll(dir)
 }
 
 func isExecutable(p string) bool {

@@ -44,14 +44,27 @@ type Spec struct {
 	// environment; they are never scrubbed and override everything else,
 	// including HOME and TMPDIR.
 	Env []string
+	// MinimalEnv passes only the locale, time zone, PATH and JAVA_HOME of
+	// the parent (plus Env): for children that need nothing else of the
+	// host, like the JVM workers, whose code under test can put whatever
+	// it reads into a record.
+	MinimalEnv bool
 	// Timeout bounds the wall time; 0 means none (the context still applies).
 	Timeout time.Duration
 	// MemoryBytes caps memory with the rlimit chosen by MemoryLimit; 0 means
 	// no cap.
 	MemoryBytes int64
 	MemoryLimit MemoryLimit
+	// CPUTime caps the CPU time (RLIMIT_CPU, whole seconds, rounded up);
+	// 0 means no cap. It catches spinning threads a wall-clock timeout
+	// would only notice late.
+	CPUTime time.Duration
 	// NoNetwork runs the command in a fresh network namespace.
 	NoNetwork bool
+	// Writable lists directories the command may write besides its private
+	// temp dir (a repository's work tree for its test suite); the rest of
+	// the file system is read-only where the host allows a mount namespace.
+	Writable []string
 	// Stdin is the command's input; nil means /dev/null.
 	Stdin io.Reader
 	// MaxOutput is the number of bytes kept of each of stdout and stderr;
@@ -84,6 +97,11 @@ type Result struct {
 	// NetworkIsolated reports that the command ran in its own network
 	// namespace.
 	NetworkIsolated bool
+	// FilesIsolated reports that the command ran in its own mount and PID
+	// namespaces: a read-only file system but for its private temp dir and
+	// Spec.Writable, credential stores masked, a /proc showing only its own
+	// processes, and every process it started killed with it.
+	FilesIsolated bool
 	// MemoryCapped reports that Spec.MemoryBytes was enforced.
 	MemoryCapped bool
 	// Notes records fallbacks taken (e.g. why isolation was unavailable).

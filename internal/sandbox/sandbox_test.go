@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/sandbox/sandboxtest"
 )
 
 // python returns the real interpreter behind python3 (skipping wrapper
@@ -93,59 +94,55 @@ func TestStartErrors(t *testing.T) {
 	}
 }
 
-// processGone reports whether pid no longer exists or is a zombie.
-func processGone(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
-}
-
-func waitGone(t *testing.T, pid int) {
+// waitNoneWithArg fails when a process with arg is still alive 5s later.
+func waitNoneWithArg(t *testing.T, arg string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for !processGone(pid) {
+	for {
+		left := sandboxtest.PidsWithArg(arg)
+		if len(left) == 0 {
+			return
+		}
 		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("grandchild %d still running", pid)
+			for _, pid := range left {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+			t.Fatalf("processes %v (sleep %s) still running", left, arg)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
 func TestTimeoutKillsGrandchildren(t *testing.T) {
+	arg := sandboxtest.UniqueSleep()
 	start := time.Now()
-	res := run(t, Spec{Argv: []string{"sh", "-c", "sleep 100 & echo $!; wait"}, Timeout: 300 * time.Millisecond})
+	res := run(t, Spec{Argv: []string{"sh", "-c", "sleep " + arg + " & setsid sleep " + arg + " & wait"}, Timeout: 300 * time.Millisecond})
 	if !res.TimedOut || res.Signal != "killed" || res.ExitCode != -1 {
 		t.Fatalf("TimedOut=%v Signal=%q code=%d, want timeout kill", res.TimedOut, res.Signal, res.ExitCode)
 	}
 	if el := time.Since(start); el > 5*time.Second {
 		t.Errorf("Run took %v after a 300ms timeout", el)
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(res.Stdout)))
-	if err != nil {
-		t.Fatalf("stdout %q: %v", res.Stdout, err)
+	if !res.FilesIsolated {
+		t.Skipf("no PID namespace here (%q): setsid'd children are not reaped", res.Notes)
 	}
-	waitGone(t, pid)
+	waitNoneWithArg(t, arg)
 }
 
 func TestNormalExitKillsLeftovers(t *testing.T) {
+	arg := sandboxtest.UniqueSleep()
 	start := time.Now()
-	res := run(t, Spec{Argv: []string{"sh", "-c", "sleep 100 & echo $!"}, Timeout: 20 * time.Second})
-	if res.TimedOut || res.ExitCode != 0 {
-		t.Fatalf("TimedOut=%v code=%d", res.TimedOut, res.ExitCode)
+	res := run(t, Spec{Argv: []string{"sh", "-c", "sleep " + arg + " & setsid sleep " + arg + " & echo started"}, Timeout: 20 * time.Second})
+	if res.TimedOut || res.ExitCode != 0 || string(res.Stdout) != "started\n" {
+		t.Fatalf("TimedOut=%v code=%d stdout=%q", res.TimedOut, res.ExitCode, res.Stdout)
 	}
 	if el := time.Since(start); el > 5*time.Second {
 		t.Errorf("Run waited %v for a background process", el)
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(res.Stdout)))
-	if err != nil {
-		t.Fatalf("stdout %q: %v", res.Stdout, err)
+	if !res.FilesIsolated {
+		t.Skipf("no PID namespace here (%q): setsid'd children are not reaped", res.Notes)
 	}
-	waitGone(t, pid)
+	waitNoneWithArg(t, arg)
 }
 
 func TestContextCancel(t *testing.T) {
@@ -289,6 +286,21 @@ func TestEnvironmentScrubbed(t *testing.T) {
 	}
 	if _, err := os.Stat(home); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("private dir %s not removed: %v", home, err)
+	}
+}
+
+func TestMinimalEnv(t *testing.T) {
+	t.Setenv("BENCHFORGE_TEST_PLAIN", "visible")
+	t.Setenv("LC_ALL", "C.UTF-8")
+	res := run(t, Spec{Argv: []string{"env"}, MinimalEnv: true, Env: []string{"EXTRA=1"}, Timeout: 10 * time.Second})
+	out := string(res.Stdout)
+	for _, want := range []string{"PATH=", "LC_ALL=C.UTF-8", "EXTRA=1", "HOME="} {
+		if !strings.Contains(out, want) {
+			t.Errorf("minimal environment lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "BENCHFORGE_TEST_PLAIN") {
+		t.Errorf("minimal environment passed a host variable:\n%s", out)
 	}
 }
 

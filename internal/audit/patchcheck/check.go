@@ -46,6 +46,21 @@ func (c *Checker) Check(ctx context.Context, s bench.Sample, repo *gitrepo.Repo,
 	if err != nil {
 		return unknown(v, fmt.Sprintf("gold patch does not parse: %v", err)), nil
 	}
+	// Text that is no diff at all, or a diff of binary files only, gives
+	// nothing to look for: unknown (counted), not "touches no source".
+	binary := 0
+	for _, fd := range fds {
+		if fd.IsBinary {
+			binary++
+		}
+	}
+	if len(fds) == 0 || binary == len(fds) {
+		why := "not a unified diff"
+		if len(fds) > 0 {
+			why += " (binary files only)"
+		}
+		return unknown(v, why+": the gold patch has no text hunks to look for; check the benchmark's patch field"), nil
+	}
 	var files []*fileWork
 	var skipped []string
 	for _, fd := range fds {

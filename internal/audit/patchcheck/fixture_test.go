@@ -208,6 +208,20 @@ func TestScenarios(t *testing.T) {
 	if err != nil || v.Verdict != NotApplicable {
 		t.Fatalf("docs/tests-only patch: %s %v (%s)", v.Verdict, err, v.Reason)
 	}
+	// A patch that is no diff, or a binary-only one, is unknown (counted
+	// in the rates' denominators), never not_applicable.
+	for name, patch := range map[string]string{
+		"prose":  "Fixed the null check in Foo.bar().\n",
+		"empty":  "",
+		"binary": "diff --git a/logo.png b/logo.png\nindex 1111111..2222222 100644\nBinary files a/logo.png and b/logo.png differ\n",
+	} {
+		s := f.notApplicable
+		s.ID, s.Patch = name, patch
+		v, err := c.Check(ctx, s, f.repo, f.snap)
+		if err != nil || v.Verdict != Unknown || !strings.HasPrefix(v.Reason, "not a unified diff") {
+			t.Errorf("%s patch: %s %v (%s), want unknown: not a unified diff", name, v.Verdict, err, v.Reason)
+		}
+	}
 }
 
 func dump(v Verdict) string {

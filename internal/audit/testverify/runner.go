@@ -53,17 +53,19 @@ func (o Options) spec(argv []string, dir, tmp string) sandbox.Spec {
 	return sandbox.Spec{
 		Argv: argv, Dir: dir, Env: o.Env, Timeout: o.timeout(), MemoryBytes: mem,
 		NoNetwork: !o.AllowNetwork, MaxOutput: o.MaxOutput, TempDir: tmp,
+		// The suite builds in its work tree; the rest of the disk is
+		// read-only to it.
+		Writable: []string{dir},
 	}
 }
 
 // run executes argv(tmp) in the sandbox, where tmp is a fresh private dir
 // (HOME, TMPDIR) that the caller may read until it calls cleanup.
 func (o Options) run(ctx context.Context, argv func(tmp string) []string, dir string) (sandbox.Result, string, func(), error) {
-	tmp, err := os.MkdirTemp("", "benchforge-tests-*")
+	tmp, cleanup, err := sandbox.MkdirTemp("benchforge-tests-*")
 	if err != nil {
-		return sandbox.Result{}, "", nil, fmt.Errorf("private dir: %v: %w", err, errs.ErrUnavailable)
+		return sandbox.Result{}, "", nil, err
 	}
-	cleanup := func() { forceRemove(tmp) }
 	res, err := sandbox.Run(ctx, o.spec(argv(tmp), dir, tmp))
 	if err != nil {
 		cleanup()

@@ -207,7 +207,7 @@ func Choice(res *sdk.Message) (llm.ChatChoice, error) {
 			texts++
 		}
 	}
-	if texts == 0 {
+	if texts == 0 || b.Len() == 0 {
 		return llm.ChatChoice{}, fmt.Errorf("no text content (stop_reason %q)", res.StopReason)
 	}
 	return llm.ChatChoice{Text: b.String(), FinishReason: string(res.StopReason)}, nil

@@ -395,6 +395,10 @@ func (m *Model) chatResponse(res *sdk.ChatCompletion, n int, c *capture) (*llm.C
 		if ch.Message.Refusal != "" && ch.Message.Content == "" {
 			return nil, m.empty("chat", c, "model refused: "+llm.Snippet([]byte(ch.Message.Refusal)))
 		}
+		if ch.Message.Content == "" {
+			// "content": null or "": no answer to judge; an answer it is not.
+			return nil, m.empty("chat", c, fmt.Sprintf("choice %d has no content", ch.Index))
+		}
 		out.Choices[i] = llm.ChatChoice{Text: ch.Message.Content, FinishReason: ch.FinishReason}
 	}
 	return out, nil

@@ -127,15 +127,37 @@ func TestErrorPaths(t *testing.T) {
 			})},
 		{name: "503 always: exhausted", wantRequests: 3, wantErr: errs.ErrUnavailable, wantStatus: 503,
 			hook: failFirst(99, func(w http.ResponseWriter) { llmtest.OpenAIError(w, 503, "server_error", "overloaded") })},
-		{name: "malformed JSON: not retried", wantRequests: 1, wantErr: errs.ErrUnavailable, wantStatus: 200,
+		// A malformed, empty or null 200 answer is a provider fault: retried,
+		// and an error (never an answer) when it persists.
+		{name: "malformed JSON: retried", wantRequests: 3, wantErr: errs.ErrUnavailable, wantStatus: 200,
 			hook: failFirst(99, func(w http.ResponseWriter) {
 				w.Header().Set("Content-Type", "application/json")
 				w.Write([]byte(`{"id": "chatcmpl-1", "choices": [{"index": 0,`))
 			})},
-		{name: "empty choices", wantRequests: 1, wantErr: errs.ErrUnavailable, wantStatus: 200,
+		{name: "malformed JSON then success", wantRequests: 2,
+			hook: failFirst(1, func(w http.ResponseWriter) {
+				w.Header().Set("Content-Type", "application/json")
+				w.Write([]byte(`{"id": "chatcmpl-1", "choices": [{"index": 0,`))
+			})},
+		{name: "empty choices: retried", wantRequests: 3, wantErr: errs.ErrUnavailable, wantStatus: 200,
 			hook: failFirst(99, func(w http.ResponseWriter) {
 				w.Header().Set("Content-Type", "application/json")
 				w.Write([]byte(`{"id":"chatcmpl-1","object":"chat.completion","model":"m","choices":[]}`))
+			})},
+		{name: "null content then success", wantRequests: 2,
+			hook: failFirst(1, func(w http.ResponseWriter) {
+				w.Header().Set("Content-Type", "application/json")
+				w.Write([]byte(`{"id":"chatcmpl-1","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":null},"finish_reason":"stop"}]}`))
+			})},
+		{name: "empty content: retried", wantRequests: 3, wantErr: errs.ErrUnavailable, wantStatus: 200,
+			hook: failFirst(99, func(w http.ResponseWriter) {
+				w.Header().Set("Content-Type", "application/json")
+				w.Write([]byte(`{"id":"chatcmpl-1","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":""},"finish_reason":"stop"}]}`))
+			})},
+		{name: "200 HTML body then success", wantRequests: 2,
+			hook: failFirst(1, func(w http.ResponseWriter) {
+				w.Header().Set("Content-Type", "text/html")
+				w.Write([]byte("<html><body>Service temporarily unavailable</body></html>"))
 			})},
 		{name: "truncated body then success", wantRequests: 2, hook: failFirst(1, truncated)},
 		{name: "truncated body always", wantRequests: 3, wantErr: errs.ErrUnavailable, wantStatus: 200, hook: failFirst(99, truncated)},

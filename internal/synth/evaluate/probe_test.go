@@ -69,7 +69,9 @@ func probeScript(k int, item string) string {
 		case 4:
 			return "I am not sure whether it can."
 		}
-		return ""
+		// Unparseable, but an answer: an empty one is a provider fault
+		// (retried), never recorded as the model's judgement.
+		return "Hmm."
 	case BuggyFirst:
 		if k == 5 {
 			return "**A**."

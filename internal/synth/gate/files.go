@@ -46,11 +46,11 @@ func WriteOutputs(dir string, res *Result) error {
 func ReadCandidates(path string) ([]generate.Candidate, error) {
 	cs, err := jsonl.ReadFile[generate.Candidate](path)
 	if err != nil {
-		return nil, fmt.Errorf("gate.ReadCandidates: %w", err)
+		return nil, fmt.Errorf("read candidates: %w", err)
 	}
 	for i, c := range cs {
 		if c.ID == "" {
-			return nil, fmt.Errorf("gate.ReadCandidates: %s: record %d has no id: %w", path, i+1, errs.ErrInput)
+			return nil, fmt.Errorf("read candidates: %s: record %d has no id: %w", path, i+1, errs.ErrInput)
 		}
 	}
 	return cs, nil
@@ -60,11 +60,11 @@ func ReadCandidates(path string) ([]generate.Candidate, error) {
 func ReadSeeds(path string) ([]corpus.Seed, error) {
 	ss, err := jsonl.ReadFile[corpus.Seed](path)
 	if err != nil {
-		return nil, fmt.Errorf("gate.ReadSeeds: %w", err)
+		return nil, fmt.Errorf("read seeds: %w", err)
 	}
 	for i, s := range ss {
 		if err := s.Validate(); err != nil {
-			return nil, fmt.Errorf("gate.ReadSeeds: %s: record %d: %w", path, i+1, err)
+			return nil, fmt.Errorf("read seeds: %s: record %d: %w", path, i+1, err)
 		}
 	}
 	return ss, nil

@@ -251,7 +251,7 @@ func TestHarnessResumes(t *testing.T) {
 	got := readExecutions(t, s2.Path)
 	for _, p := range pairs {
 		if e := got[p.PairID]; !e.Criteria.C {
-			t.Errorf("%s: not confirmed: %s (inputs %+v)", p.PairID, e.Reason, e.Harness)
+			t.Errorf("%s: not confirmed: %s (inputs %+v) hazards %+v", p.PairID, e.Reason, e.Harness, e.Hazards)
 		}
 	}
 	if strings.Contains(srv.prompts["m0"], "```diff") || strings.Contains(srv.prompts["m0"], "localised") {

@@ -2,81 +2,65 @@ package jvm
 
 import (
 	"bufio"
-	"errors"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"syscall"
+
+	"github.com/benchforge/benchforge/internal/sandbox"
 )
 
-// Network says how a child JVM's network was isolated.
+// Network and file-system isolation of a child JVM, as recorded.
 const (
-	NetIsolated = "isolated" // own empty network namespace (root, CLONE_NEWNET)
-	NetShared   = "shared"   // not root or namespaces unavailable: host network
+	NetIsolated = "isolated" // own empty network namespace
+	NetShared   = "shared"   // namespaces unavailable: host network
 )
 
-// proc is a sandboxed child process: its own process group (so the whole
-// tree dies on kill), its own network namespace when the OS allows, a
-// private working directory and temp dir chosen by the caller.
+// Memory and CPU caps of the child JVMs (RLIMIT_DATA, RLIMIT_CPU): far above
+// what a -Xmx256m worker or a batch compile needs, low enough that a leak
+// outside the Java heap cannot take the machine.
+const (
+	workerMemory   = 1 << 30
+	compilerMemory = 3 << 30
+	childCPU       = 3600e9 // 1h of CPU
+)
+
+// proc is a child JVM in the sandbox (sandbox.Start): scrubbed
+// environment, private HOME/TMPDIR, its own network, mount and PID
+// namespaces where the host allows, rlimits. Its replies come on a pipe
+// (fd 3) that is not its stdout, so what the code under test prints never
+// reaches the protocol.
 type proc struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stdout *os.File
-	lines  chan string // stdout, line by line; closed at EOF
-	net    string
-	done   chan struct{}
+	p     *sandbox.Process
+	lines chan string // fd 3, line by line; closed at EOF
+	net   string
+	files string
+	notes []string
 }
 
-// startProc starts name args in dir with stdin/stdout pipes; stderr goes
-// to errw. It first asks for a new network namespace when running as root
-// and falls back to the shared network when the kernel refuses.
-func startProc(dir string, errw io.Writer, name string, args ...string) (*proc, error) {
-	tryNS := os.Geteuid() == 0
-	for {
-		p, err := startOnce(dir, errw, tryNS, name, args...)
-		if err != nil && tryNS && (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSYS)) {
-			tryNS = false
-			continue
-		}
-		return p, err
+// startProc starts java with args; tmp is its private temp dir and
+// writable the other directories it may write.
+func startProc(ctx context.Context, tmp string, writable []string, memory int64, java string, args ...string) (*proc, error) {
+	// The JVM lives as long as the verifier, not as long as the call that
+	// started it: stop and Close kill it.
+	sp, err := sandbox.Start(context.WithoutCancel(ctx), sandbox.Spec{
+		Argv: append([]string{java}, args...), Dir: tmp, TempDir: tmp, Writable: writable,
+		MemoryBytes: memory, CPUTime: childCPU, NoNetwork: true, MaxOutput: 64 << 10, MinimalEnv: true,
+	})
+	if err != nil {
+		return nil, err
 	}
-}
-
-func startOnce(dir string, errw io.Writer, netns bool, name string, args ...string) (*proc, error) {
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Stderr = errw
-	cmd.Env = append(os.Environ(), "TMPDIR="+dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	p := &proc{cmd: cmd, net: NetShared, done: make(chan struct{})}
-	if netns {
-		cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWNET
+	iso := sp.Isolation()
+	p := &proc{p: sp, lines: make(chan string, 16), net: NetShared, files: NetShared, notes: iso.Notes}
+	if iso.NetworkIsolated {
 		p.net = NetIsolated
 	}
-	var err error
-	if p.stdin, err = cmd.StdinPipe(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", name, err)
+	if iso.FilesIsolated {
+		p.files = NetIsolated
 	}
-	// An os.Pipe rather than StdoutPipe: Wait must not close our read end
-	// before we have read a worker's last reply (a timeout report).
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", name, err)
-	}
-	cmd.Stdout = w
-	if err := cmd.Start(); err != nil {
-		r.Close()
-		w.Close()
-		return nil, fmt.Errorf("start %s: %w", name, err)
-	}
-	w.Close()
-	p.stdout = r
-	p.lines = make(chan string, 16)
 	go func() {
 		defer close(p.lines)
-		defer r.Close()
-		br := bufio.NewReaderSize(r, 1<<16)
+		br := bufio.NewReaderSize(sp.Reply, 1<<16)
 		for {
 			s, err := br.ReadString('\n')
 			if len(s) > 0 && s[len(s)-1] == '\n' {
@@ -87,18 +71,29 @@ func startOnce(dir string, errw io.Writer, netns bool, name string, args ...stri
 			}
 		}
 	}()
-	go func() { cmd.Wait(); close(p.done) }()
 	return p, nil
 }
 
-// kill kills the whole process group and waits for the leader to exit.
+// send writes one request line.
+func (p *proc) send(line string) error {
+	_, err := fmt.Fprintln(p.p.Stdin, line)
+	return err
+}
+
+// kill kills the JVM and everything it started and waits for it.
 func (p *proc) kill() {
-	if p == nil || p.cmd.Process == nil {
+	if p == nil {
 		return
 	}
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-	p.stdin.Close()
-	<-p.done
+	p.p.Kill()
 	for range p.lines { // let the reader reach EOF and exit
 	}
+}
+
+// nonce is a fresh random tag for one request: the reply must carry it,
+// and the code under test never sees it.
+func nonce() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

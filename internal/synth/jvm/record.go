@@ -54,6 +54,15 @@ type Execution struct {
 	// ExitTrap whether System.exit was trapped in-process.
 	Network  string `json:"network,omitempty"`
 	ExitTrap bool   `json:"exit_trap,omitempty"`
+	// Files is how the worker's file system and processes were isolated
+	// ("isolated": read-only view, own mount and PID namespaces; "shared":
+	// the host refused them); SandboxNotes say what the sandbox could not
+	// enforce and why.
+	Files        string   `json:"files,omitempty"`
+	SandboxNotes []string `json:"sandbox_notes,omitempty"`
+	// Tampered: the code under test wrote to the worker's reply channel;
+	// the pair is unconfirmed, whatever its calls seemed to show.
+	Tampered bool   `json:"tampered,omitempty"`
 	JDK      string `json:"jdk"`
 	Millis   int64  `json:"millis"`
 
@@ -93,6 +102,14 @@ type Hazard struct {
 	Input   string  `json:"input"`
 	Side    string  `json:"side"` // "B" buggy or "F" fixed
 	Outcome Outcome `json:"outcome"`
+}
+
+// tamper records a forged reply: no verdict of this pair stands.
+func (e *Execution) tamper() {
+	e.Tampered = true
+	e.A, e.B, e.C = nil, nil, nil
+	e.Status, e.Reason = StatusUnconfirmed, "tampered: the code under test wrote to the worker's reply channel"
+	e.judge()
 }
 
 func (e *Execution) judge() {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/sandbox"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 )
 
@@ -77,6 +78,7 @@ type Verifier struct {
 	opts      Options
 	jdk       JDK
 	work      string
+	release   func() // removes work
 	classes   string
 	emptyDir  string
 	workerDir string
@@ -106,7 +108,7 @@ func New(ctx context.Context, opts Options) (*Verifier, error) {
 	if v.workerDir, err = prepareWorker(ctx, v.jdk, opts.CacheDir); err != nil {
 		return nil, err
 	}
-	if v.work, err = os.MkdirTemp("", "benchforge-jvm-"); err != nil {
+	if v.work, v.release, err = sandbox.MkdirTemp("benchforge-jvm-*"); err != nil {
 		return nil, fmt.Errorf("jvm verifier: %w", err)
 	}
 	v.classes, v.emptyDir = filepath.Join(v.work, "classes"), filepath.Join(v.work, "empty")
@@ -116,7 +118,7 @@ func New(ctx context.Context, opts Options) (*Verifier, error) {
 			return nil, fmt.Errorf("jvm verifier: %w", err)
 		}
 	}
-	if v.javac, err = startCompiler(ctx, v.jdk, v.workerDir, filepath.Join(v.work, "run")); err != nil {
+	if v.javac, err = startCompiler(ctx, v.jdk, v.workerDir, filepath.Join(v.work, "run"), v.work); err != nil {
 		v.Close()
 		return nil, err
 	}
@@ -143,8 +145,8 @@ func (v *Verifier) Close() error {
 	for _, w := range v.workers {
 		w.stop()
 	}
-	if v.work != "" {
-		return os.RemoveAll(v.work)
+	if v.release != nil {
+		v.release()
 	}
 	return nil
 }
@@ -283,13 +285,13 @@ func (v *Verifier) run(ctx context.Context, w *worker, h *harness) (e Execution,
 			return o, fmt.Errorf("run pair %s input %d: %w", h.pair.PairID, i, err)
 		}
 		e.Calls++
-		e.Network = w.net
+		e.Network, e.Files, e.SandboxNotes = w.net, w.files, w.notes
 		e.ExitTrap = w.sm
 		if o.Line > 0 {
 			o.Line -= methodOffset
 		}
 		switch o.Kind {
-		case "timeout", "exited":
+		case "timeout", "exited", KindTampered:
 			e.Hazards = append(e.Hazards, Hazard{Input: h.input(i), Side: kind, Outcome: o})
 		}
 		return o, nil
@@ -311,6 +313,9 @@ func (v *Verifier) run(ctx context.Context, w *worker, h *harness) (e Execution,
 		case "harness_error":
 			e.Status, e.Reason = StatusUnconfirmed, "harness error: "+bo.Message
 			return e, nil
+		case KindTampered:
+			e.tamper()
+			return e, nil
 		}
 		if !raises(bo, h.pair.ErrorType) {
 			continue
@@ -325,8 +330,12 @@ func (v *Verifier) run(ctx context.Context, w *worker, h *harness) (e Execution,
 		if err != nil {
 			return e, err
 		}
-		if fo.Kind == "timeout" || fo.Kind == "exited" {
+		switch fo.Kind {
+		case "timeout", "exited":
 			hazards++
+		case KindTampered:
+			e.tamper()
+			return e, nil
 		}
 		if e.B == nil && fo.Kind == "returned" {
 			e.B = &Trigger{Input: h.input(i), Buggy: bo, Fixed: &fo}

@@ -5,15 +5,17 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/redact"
+	"github.com/benchforge/benchforge/internal/sandbox"
 )
 
 //go:embed java/BenchforgeWorker.java
@@ -65,12 +67,19 @@ func prepareWorker(ctx context.Context, jdk JDK, cacheDir string) (string, error
 	if err := os.WriteFile(srcPath, src, 0o644); err != nil {
 		return "", fmt.Errorf("prepare JVM worker: %w", err)
 	}
-	out, err := exec.CommandContext(ctx, jdk.Javac, "-nowarn", "-Xlint:none", "-d", tmp, srcPath).CombinedOutput()
+	// The worker is our own source, but javac still runs in the sandbox:
+	// every child does.
+	res, err := sandbox.Run(ctx, sandbox.Spec{Argv: []string{jdk.Javac, "-nowarn", "-Xlint:none", "-d", tmp, srcPath},
+		Dir: tmp, Writable: []string{tmp}, Timeout: 5 * time.Minute, NoNetwork: true})
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("prepare JVM worker: %w", ctx.Err())
 		}
-		return "", fmt.Errorf("prepare JVM worker: %w: %s failed: %v: %s", errs.ErrUnavailable, jdk.Javac, err, strings.TrimSpace(string(out)))
+		return "", fmt.Errorf("prepare JVM worker: %w", err)
+	}
+	if !res.Success() {
+		return "", fmt.Errorf("prepare JVM worker: %w: %s failed (exit %d): %s", errs.ErrUnavailable, jdk.Javac, res.ExitCode,
+			strings.TrimSpace(string(res.Stderr)+string(res.Stdout)))
 	}
 	os.Remove(srcPath)
 	if err := os.Rename(tmp, dir); err != nil {
@@ -104,9 +113,11 @@ type compiler struct {
 	p *proc
 }
 
-func startCompiler(ctx context.Context, jdk JDK, workerDir, workDir string) (*compiler, error) {
-	p, err := startProc(workDir, nil, jdk.Java, "-XX:+UseSerialGC", "-Xshare:auto",
-		"-Djava.io.tmpdir="+workDir, "-cp", workerDir, workerClass, "compile")
+// startCompiler starts the compile server in tmp; it may write only out
+// (classes and diagnostics) besides.
+func startCompiler(ctx context.Context, jdk JDK, workerDir, tmp, out string) (*compiler, error) {
+	p, err := startProc(ctx, tmp, []string{out}, compilerMemory, jdk.Java, "-XX:+UseSerialGC", "-Xshare:auto", "-XX:-UsePerfData",
+		"-XX:+DisplayVMOutputToStderr", "-Djava.io.tmpdir="+tmp, "-Duser.home="+tmp, "-cp", workerDir, workerClass, "compile")
 	if err != nil {
 		return nil, fmt.Errorf("start javac server: %w: %v", errs.ErrUnavailable, err)
 	}
@@ -128,17 +139,19 @@ func (c *compiler) compile(ctx context.Context, diagFile string, args []string) 
 			return 0, "", fmt.Errorf("javac argument %q contains a tab or newline", a)
 		}
 	}
-	if _, err := fmt.Fprintf(c.p.stdin, "K\t%s\t%s\n", diagFile, strings.Join(args, "\t")); err != nil {
+	n := nonce()
+	if err := c.p.send("K\t" + n + "\t" + diagFile + "\t" + strings.Join(args, "\t")); err != nil {
 		return 0, "", fmt.Errorf("javac server: %w: %v", errs.ErrUnavailable, err)
 	}
 	l, ok, err := readLine(ctx, c.p, 10*time.Minute)
 	if err != nil {
 		return 0, "", fmt.Errorf("javac server: %w", err)
 	}
-	if !ok || !strings.HasPrefix(l, "K\t") {
+	rest, found := strings.CutPrefix(l, "K\t"+n+"\t")
+	if !ok || !found {
 		return 0, "", fmt.Errorf("javac server: %w: died or answered %q", errs.ErrUnavailable, l)
 	}
-	rc, _ := strconv.Atoi(l[2:])
+	rc, _ := strconv.Atoi(rest)
 	diag, err := os.ReadFile(diagFile)
 	if err != nil {
 		return 0, "", fmt.Errorf("javac server: %w", err)
@@ -158,17 +171,19 @@ type worker struct {
 	p         *proc
 	sm        bool
 	net       string
+	files     string
+	notes     []string
 	restarts  int
 }
 
 func (w *worker) start(ctx context.Context) error {
 	args := []string{"-Xmx" + w.heap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-		"-XX:-UsePerfData", "-Djava.io.tmpdir=" + w.dir}
+		"-XX:-UsePerfData", "-XX:+DisplayVMOutputToStderr", "-Djava.io.tmpdir=" + w.dir, "-Duser.home=" + w.dir}
 	args = append(args, w.jdk.securityManagerFlags()...)
 	args = append(args, "-cp", w.classpath, workerClass, "run")
-	p, err := startProc(w.dir, nil, w.jdk.Java, args...)
+	p, err := startProc(ctx, w.dir, nil, workerMemory, w.jdk.Java, args...)
 	if err != nil {
-		return fmt.Errorf("start JVM worker: %w: %v", errs.ErrUnavailable, err)
+		return fmt.Errorf("start JVM worker: %w", err)
 	}
 	l, ok, err := readLine(ctx, p, 2*time.Minute)
 	if err != nil || !ok || !strings.HasPrefix(l, "READY\t") {
@@ -178,7 +193,7 @@ func (w *worker) start(ctx context.Context) error {
 		}
 		return fmt.Errorf("start JVM worker (%s): %w: %v", w.jdk.Java, errs.ErrUnavailable, err)
 	}
-	w.p, w.sm, w.net = p, l == "READY\tsm", p.net
+	w.p, w.sm, w.net, w.files, w.notes = p, l == "READY\tsm", p.net, p.files, p.notes
 	return nil
 }
 
@@ -197,7 +212,8 @@ func (w *worker) call(ctx context.Context, cls, method, argsCls, vector string, 
 		}
 		w.restarts++
 	}
-	if _, err := fmt.Fprintf(w.p.stdin, "C\t%s\t%s\t%s\t%s\t%d\n", cls, method, argsCls, vector, timeout.Milliseconds()); err != nil {
+	n := nonce()
+	if err := w.p.send(fmt.Sprintf("C\t%s\t%s\t%s\t%s\t%s\t%d", n, cls, method, argsCls, vector, timeout.Milliseconds())); err != nil {
 		w.stop() // died between calls
 		return Outcome{Kind: "exited", Message: "worker gone before the call"}, nil
 	}
@@ -215,31 +231,51 @@ func (w *worker) call(ctx context.Context, cls, method, argsCls, vector string, 
 		w.stop()
 		return Outcome{Kind: "exited", Message: "the JVM exited during the call"}, nil
 	}
-	o, perr := parseReply(l)
-	if perr != nil {
+	o, dirty, perr := parseReply(l, n)
+	switch {
+	case perr == errForged:
+		// Something wrote to the reply channel without this call's nonce:
+		// the code under test. Nothing more from this JVM is trusted.
+		w.stop()
+		return Outcome{Kind: KindTampered, Message: "the reply channel carried a line without this call's nonce"}, nil
+	case perr != nil:
 		w.stop()
 		return Outcome{Kind: "harness_error", Message: perr.Error()}, nil
 	}
-	if o.Kind == "timeout" {
+	if o.Kind == "timeout" || dirty {
+		// After a timeout the worker halts; with threads of the code under
+		// test still alive it would run them during later calls.
 		w.stop()
 	}
 	return o, nil
 }
 
-// parseReply decodes "R\tkind\texc\tsupers\tline\tframe\tmsg".
-func parseReply(l string) (Outcome, error) {
-	f := strings.SplitN(l, "\t", 7)
-	if len(f) != 7 || f[0] != "R" {
-		return Outcome{}, fmt.Errorf("malformed worker reply %q", l)
+// KindTampered is the outcome of a call whose reply was forged.
+const KindTampered = "tampered"
+
+var errForged = errors.New("forged reply")
+
+// parseReply decodes "R\tnonce\tkind\texc\tsupers\tline\tframe\tdirty\tmsg";
+// dirty reports threads of the code under test still alive after the call.
+func parseReply(l, nonce string) (o Outcome, dirty bool, err error) {
+	rest, ok := strings.CutPrefix(l, "R\t"+nonce+"\t")
+	if !ok {
+		return o, false, errForged
 	}
-	o := Outcome{Kind: f[1], Exception: f[2], Frame: f[5], Message: f[6]}
-	if f[3] != "" {
-		o.Supers = strings.Split(f[3], ",")
+	f := strings.SplitN(rest, "\t", 7)
+	if len(f) != 7 {
+		return o, false, fmt.Errorf("malformed worker reply %q", l)
 	}
-	n, err := strconv.Atoi(f[4])
+	// The message is the code under test's to choose: it may carry
+	// anything it could read.
+	o = Outcome{Kind: f[0], Exception: f[1], Frame: redact.String(f[4]), Message: redact.String(f[6])}
+	if f[2] != "" {
+		o.Supers = strings.Split(f[2], ",")
+	}
+	n, err := strconv.Atoi(f[3])
 	if err != nil {
-		return Outcome{}, fmt.Errorf("malformed worker reply %q: line %q", l, f[4])
+		return Outcome{}, false, fmt.Errorf("malformed worker reply %q: line %q", l, f[3])
 	}
 	o.Line = n
-	return o, nil
+	return o, f[5] == "1", nil
 }

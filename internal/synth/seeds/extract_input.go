@@ -258,8 +258,9 @@ func ParseType(s string) (Type, bool) {
 // Resolution under Dir, first match wins: a Mapping entry for the project
 // name, then for "owner/name"; then Dir/owner__name, Dir/owner/name,
 // Dir/owner+name, Dir/<project>, Dir/name — each tried as a repository
-// itself and through a "repo" or ".git" subdirectory (the fetch mirror
-// layout is Dir/owner+name/repo).
+// itself, as a bare clone with a ".git" suffix (Dir/owner__name.git, what
+// `git clone --bare` and the audit's clone cache make) and through a "repo"
+// or ".git" subdirectory (the fetch mirror layout is Dir/owner+name/repo).
 type RepoFinder struct {
 	Dir     string
 	Mapping map[string]string
@@ -307,7 +308,7 @@ func (f *RepoFinder) find(ctx context.Context, project, repo string) (*gitrepo.R
 	}
 	var tried []string
 	for _, c := range cands {
-		for _, d := range []string{c, filepath.Join(c, "repo"), filepath.Join(c, ".git")} {
+		for _, d := range []string{c, c + ".git", filepath.Join(c, "repo"), filepath.Join(c, ".git")} {
 			if st, err := os.Stat(d); err != nil || !st.IsDir() {
 				continue
 			}

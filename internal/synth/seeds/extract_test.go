@@ -281,3 +281,22 @@ func TestReadMapping(t *testing.T) {
 		t.Errorf("bad line: %v", err)
 	}
 }
+
+// TestRepoFinderBareClone: --repos finds owner__name.git, the bare clone
+// `git clone --bare` makes.
+func TestRepoFinderBareClone(t *testing.T) {
+	b := gittest.New(t)
+	b.Write("A.java", "class A {}\n")
+	head := b.Commit("one", gittest.Date(2021, 1, 1))
+	dir := t.TempDir()
+	b.Git("clone", "--bare", "--quiet", b.Dir(), filepath.Join(dir, "acme__widget.git"))
+	f := &RepoFinder{Dir: dir}
+	defer f.Close()
+	r, err := f.Find(context.Background(), "", "acme/widget")
+	if err != nil {
+		t.Fatalf("Find: %v", err)
+	}
+	if c, err := r.Resolve(context.Background(), head); err != nil || c.Hash != head || !r.Bare() {
+		t.Errorf("found %s (bare %v), resolving %s: %+v %v; want the bare clone", r.GitDir(), r.Bare(), head, c, err)
+	}
+}

@@ -1,25 +1,31 @@
 // BenchforgeWorker is the JVM side of benchforge's execution verifier
 // (internal/synth/jvm). It has two modes:
 //
-//   compile  a compile server: each request line "K\t<diagfile>\t<arg>..."
-//            runs the JDK's in-process javac with those arguments, writes the
-//            diagnostics to <diagfile> and answers "K\t<exit code>". Keeping
-//            javac warm makes batched compiles much cheaper than a new javac
-//            process per round.
+//   compile  a compile server: each request line
+//            "K\t<nonce>\t<diagfile>\t<arg>..." runs the JDK's in-process
+//            javac with those arguments, writes the diagnostics to <diagfile>
+//            and answers "K\t<nonce>\t<exit code>". Keeping javac warm makes
+//            batched compiles much cheaper than a new javac process per round.
 //   run      the call worker: each request line
-//            "C\t<class>\t<method>\t<argsClass>\t<k0,k1,...>\t<timeoutMillis>"
+//            "C\t<nonce>\t<class>\t<method>\t<argsClass>\t<k0,k1,...>\t<timeoutMillis>"
 //            builds the arguments with <argsClass>.v(p, k_p) for each p,
 //            invokes <class>.<method> reflectively (a fresh instance for
 //            instance methods) on the executor thread, and answers one line
-//            "R\t<kind>\t<exception>\t<supertypes>\t<line>\t<top frame>\t<message>".
+//            "R\t<nonce>\t<kind>\t<exception>\t<supertypes>\t<line>\t<top frame>\t<dirty>\t<message>".
 //            kind is returned | threw | exited | arg_error | harness_error |
-//            timeout. After a timeout the worker halts (a running thread
-//            cannot be stopped on JDK 17+); the Go side restarts it.
+//            timeout; dirty is 1 when threads the call started are still
+//            alive (the Go side then restarts the worker, so they cannot
+//            touch later calls). After a timeout the worker halts (a running
+//            thread cannot be stopped on JDK 17+); the Go side restarts it.
 //
-// The worker owns the real stdout for the protocol; code under test gets a
-// discarding System.out/System.err. On JDKs that still allow it a
-// SecurityManager turns System.exit into an "exited" outcome; elsewhere an
-// exit kills the worker and the Go side records "exited" and restarts it.
+// Replies go to fd 3, a pipe the Go side reads, opened before any class
+// under test is loaded; stdout and stderr are only captured. Each reply
+// carries the nonce of its request, which the code under test never sees
+// (requests are read from fd 0 while no code under test runs, and System.in
+// is empty for it), so a line it manages to write to fd 3 is recognised as
+// forged. On JDKs that still allow it a SecurityManager turns System.exit
+// into an "exited" outcome; elsewhere an exit kills the worker and the Go
+// side records "exited" and restarts it.
 import java.io.*;
 import java.lang.reflect.*;
 import java.nio.charset.StandardCharsets;
@@ -36,8 +42,9 @@ public final class BenchforgeWorker {
     }
 
     public static void main(String[] args) throws Exception {
-        PrintStream proto = new PrintStream(new FileOutputStream(FileDescriptor.out), true, "UTF-8");
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        PrintStream proto = new PrintStream(new FileOutputStream("/proc/self/fd/3"), true, "UTF-8");
+        BufferedReader in = new BufferedReader(new InputStreamReader(new FileInputStream(FileDescriptor.in), StandardCharsets.UTF_8));
+        System.setIn(InputStream.nullInputStream());
         if (args.length > 0 && args[0].equals("compile")) {
             compileServer(in, proto);
             return;
@@ -57,8 +64,8 @@ public final class BenchforgeWorker {
         String line;
         while ((line = in.readLine()) != null) {
             String[] f = line.split("\t", -1);
-            if (f.length < 2 || !f[0].equals("K")) { proto.println("E\tbad request"); continue; }
-            String[] jargs = Arrays.copyOfRange(f, 2, f.length);
+            if (f.length < 3 || !f[0].equals("K")) { proto.println("E\tbad request"); continue; }
+            String[] jargs = Arrays.copyOfRange(f, 3, f.length);
             ByteArrayOutputStream diag = new ByteArrayOutputStream();
             int rc;
             try {
@@ -67,8 +74,8 @@ public final class BenchforgeWorker {
                 rc = 99;
                 diag.write(("javac crashed: " + t).getBytes(StandardCharsets.UTF_8));
             }
-            try (FileOutputStream fo = new FileOutputStream(f[1])) { diag.writeTo(fo); }
-            proto.println("K\t" + rc);
+            try (FileOutputStream fo = new FileOutputStream(f[2])) { diag.writeTo(fo); }
+            proto.println("K\t" + f[1] + "\t" + rc);
         }
     }
 
@@ -105,28 +112,52 @@ public final class BenchforgeWorker {
             t.setDaemon(true);
             return t;
         });
+        try {
+            exec.submit(() -> {}).get(); // start the executor's thread before the baseline
+        } catch (Exception e) {
+            throw new IOException(e);
+        }
+        Set<Thread> baseline = liveThreads();
         String line;
         while ((line = in.readLine()) != null) {
             String[] f = line.split("\t", -1);
-            if (f.length != 6 || !f[0].equals("C")) { proto.println(reply("harness_error", null, "bad request", null)); continue; }
-            final String cls = f[1], name = f[2], argsCls = f[3];
-            final int[] idx = parseVector(f[4]);
-            long timeout = Long.parseLong(f[5]);
+            if (f.length != 7 || !f[0].equals("C")) { proto.println("R\t" + (f.length > 1 ? f[1] : "") + "\t" + dirty(reply("harness_error", null, "bad request", null), false)); continue; }
+            final String nonce = f[1], cls = f[2], name = f[3], argsCls = f[4];
+            final int[] idx = parseVector(f[5]);
+            long timeout = Long.parseLong(f[6]);
             Future<String> fut = exec.submit(() -> call(cls, name, argsCls, idx));
             String out;
             try {
                 out = fut.get(timeout, TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
-                proto.println(reply("timeout", null, null, null));
+                proto.println("R\t" + nonce + "\t" + dirty(reply("timeout", null, null, null), true));
                 proto.flush();
                 halt(3);
                 return;
             } catch (Throwable e) {
                 out = reply("harness_error", null, "executor: " + e, null);
             }
-            proto.println(out);
+            proto.println("R\t" + nonce + "\t" + dirty(out, !baseline.containsAll(liveThreads())));
         }
         halt(0);
+    }
+
+    // dirty inserts the dirty field before the message (the sixth field).
+    static String dirty(String reply, boolean d) {
+        int i = -1;
+        for (int k = 0; k < 5; k++) i = reply.indexOf('\t', i + 1);
+        return reply.substring(0, i) + (d ? "\t1" : "\t0") + reply.substring(i);
+    }
+
+    // liveThreads lists every live thread of the JVM.
+    static Set<Thread> liveThreads() {
+        ThreadGroup root = Thread.currentThread().getThreadGroup();
+        while (root.getParent() != null) root = root.getParent();
+        Thread[] ts = new Thread[root.activeCount() * 2 + 16];
+        int n = root.enumerate(ts, true);
+        Set<Thread> out = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (int i = 0; i < n; i++) if (ts[i].isAlive()) out.add(ts[i]);
+        return out;
     }
 
     static int[] parseVector(String s) {
@@ -206,7 +237,7 @@ public final class BenchforgeWorker {
     }
 
     static String reply(String kind, Throwable t, String msg, String[] frame) {
-        StringBuilder b = new StringBuilder("R\t").append(kind).append('\t');
+        StringBuilder b = new StringBuilder().append(kind).append('\t');
         if (t != null) {
             b.append(t.getClass().getName()).append('\t');
             boolean first = true;

@@ -1,0 +1,109 @@
+package jvm
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benchforge/benchforge/internal/sandbox/sandboxtest"
+)
+
+// TestHostile runs the hostile pairs of testdata/hostile.txt (the hazard
+// table of issue 15) through one verifier with API keys in the
+// environment and a key file in ~/.ssh: nothing is written or deleted
+// outside the temp dir, no secret reaches a record, no process outlives
+// the run, a forged reply is recorded as tampered, and every innocent pair
+// after a hostile one gets its own result.
+func TestHostile(t *testing.T) {
+	opts := needJDK(t)
+	opts.Timeout = 1500 * time.Millisecond
+	secret := "sk-hostile-" + strconv.Itoa(os.Getpid()) + "-secret"
+	t.Setenv("OPENAI_API_KEY", secret)
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-"+secret)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	marker := "host-only-" + strconv.Itoa(os.Getpid())
+	t.Setenv("BENCHFORGE_HOST_MARKER", marker) // no secret, but host data the JVM needs not see
+	ssh := filepath.Join(home, ".ssh", "id_test")
+	if err := os.MkdirAll(filepath.Dir(ssh), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ssh, []byte(secret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	outside, victim := filepath.Join(dir, "written"), filepath.Join(dir, "victim")
+	if err := os.WriteFile(victim, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ln := sandboxtest.Listen(t)
+	sleep := sandboxtest.UniqueSleep()
+	fill := strings.NewReplacer("@OUTSIDE@", outside, "@VICTIM@", victim, "@SSH@", ssh,
+		"@PORT@", strconv.Itoa(ln.Port), "@SLEEP@", sleep)
+	tps := readPairs(t, "testdata/hostile.txt")
+	for i := range tps {
+		tps[i].pair.BuggyMethod = fill.Replace(tps[i].pair.BuggyMethod)
+	}
+	got := verifyAll(t, opts, tps)
+
+	for _, tp := range tps {
+		e, ok := got[tp.pair.PairID]
+		if !ok {
+			t.Errorf("%s: no record", tp.pair.PairID)
+			continue
+		}
+		if !e.Compile.OK {
+			t.Errorf("%s: did not compile: %s", tp.pair.PairID, e.Compile.Reason)
+			continue
+		}
+		if c := crit(e); c != tp.expect {
+			t.Errorf("%s: criteria %s, want %s; reason %q hazards %+v", tp.pair.PairID, c, tp.expect, e.Reason, e.Hazards)
+		}
+		b, _ := json.Marshal(e)
+		for _, s := range []string{secret, home, marker} {
+			if strings.Contains(string(b), s) {
+				t.Errorf("%s: record holds %q: %s", tp.pair.PairID, s, b)
+			}
+		}
+		if e.Files != NetIsolated || e.Network != NetIsolated {
+			t.Logf("%s: files %s network %s (%q): the host allows no namespaces", tp.pair.PairID, e.Files, e.Network, e.SandboxNotes)
+		}
+	}
+	if e := got["h-forge-fd3"]; !e.Tampered || e.Status != StatusUnconfirmed {
+		t.Errorf("h-forge-fd3: tampered %v status %s, want a tampered, unconfirmed pair", e.Tampered, e.Status)
+	}
+	if e := got["h-forge-stdout"]; e.Tampered || e.A != nil {
+		t.Errorf("h-forge-stdout: tampered %v a=%+v: stdout is not the reply channel", e.Tampered, e.A)
+	}
+	if e := got["h-ssh"]; e.A == nil || !strings.Contains(e.A.Buggy.Message, "NoSuchFileException") {
+		t.Errorf("h-ssh: the key files were not hidden: %+v", e.A)
+	}
+	if e := got["h-env"]; e.A == nil || !strings.HasPrefix(e.A.Buggy.Message, "null|null|") {
+		t.Errorf("h-env: the keys were not scrubbed: %+v", e.A)
+	}
+	for id, want := range map[string]string{"seen-write": "Read-only file system", "seen-delete": "Read-only file system",
+		"seen-socket": "Connection refused", "seen-setsid": "started "} {
+		if e := got[id]; e.Files == NetIsolated && (e.A == nil || !strings.Contains(e.A.Buggy.Message, want)) {
+			t.Errorf("%s: %+v, want an exception saying %q", id, e.A, want)
+		}
+	}
+	if got["h-write"].Files != NetIsolated {
+		t.Skip("no mount namespace here: writes outside the temp dir are not contained")
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Errorf("h-write wrote %s", outside)
+	}
+	if b, err := os.ReadFile(victim); err != nil || string(b) != "keep" {
+		t.Errorf("h-delete removed %s: %v", victim, err)
+	}
+	if ln.Reached() {
+		t.Error("h-socket reached the parent's loopback listener")
+	}
+	if left := sandboxtest.PidsWithArg(sleep); len(left) > 0 {
+		t.Errorf("h-setsid left processes %v running", left)
+	}
+}
