@@ -114,6 +114,9 @@ func (v *Verifier) compileBatch(ctx context.Context, hs []*harness, batch int) e
 		}
 		active = next
 	}
+	if v.compiled != nil {
+		v.compiled(hs)
+	}
 	return nil
 }
 

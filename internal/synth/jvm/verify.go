@@ -84,6 +84,9 @@ type Verifier struct {
 	workers   []*worker
 	next      int // pair counter: package bfv.p<next>
 	stats     struct{ javacRuns int }
+	// compiled, when set (by the floor benchmark), sees each batch's
+	// harnesses once compileBatch is done with them.
+	compiled func([]*harness)
 }
 
 // New locates the JDK, compiles (or reuses) the worker and starts the
