@@ -71,9 +71,12 @@ func benchFloor(b *testing.B, name string, pairs []corpus.Pair, opts Options) {
 		b.Fatal(err)
 	}
 	if dir := os.Getenv("BENCHFORGE_JVM_BENCH_VERDICTS"); dir != "" {
-		if err := checkVerdictFile(filepath.Join(dir, name+".jsonl"), ref.verdicts); err != nil {
+		path := filepath.Join(dir, name+".jsonl")
+		whys, err := checkVerdictFile(path, ref.verdicts)
+		if err != nil {
 			b.Error(err)
 		}
+		b.Logf("%s: %d pairs, verdicts checked against %s: %d compile reasons changed\n%s", name, len(pairs), path, len(whys), strings.Join(whys, "\n"))
 	}
 	var tv, tf, ratio []float64
 	round := 0
@@ -86,7 +89,7 @@ func benchFloor(b *testing.B, name string, pairs []corpus.Pair, opts Options) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if d := diffVerdicts(ref.verdicts, got.verdicts); len(d) > 0 {
+			if d, _ := diffVerdicts(ref.verdicts, got.verdicts); len(d) > 0 {
 				b.Errorf("round %d: verdicts differ from the first run:\n%s", round, strings.Join(d, "\n"))
 			}
 		}
@@ -123,62 +126,75 @@ func benchFloor(b *testing.B, name string, pairs []corpus.Pair, opts Options) {
 
 // verdict is what a pair's record concludes; the floor benchmark and the
 // before/after check compare these, not timings or the stubs' order.
+// Why, the first diagnostic no stub rule fixes, is compared apart: which
+// one comes first depends on what javac reports in a round, not on
+// whether the pair compiles.
 type verdict struct {
 	PairID    string   `json:"pair_id"`
 	Status    string   `json:"status"`
 	Reason    string   `json:"reason,omitempty"`
 	Criteria  Criteria `json:"criteria"`
 	CompileOK bool     `json:"compile_ok"`
-	Why       string   `json:"compile_reason,omitempty"`
 	Calls     int      `json:"calls"`
+	Why       string   `json:"compile_reason,omitempty"`
 }
 
 func verdictOf(e Execution) verdict {
 	return verdict{PairID: e.PairID, Status: e.Status, Reason: e.Reason, Criteria: e.Criteria,
-		CompileOK: e.Compile.OK, Why: e.Compile.Reason, Calls: e.Calls}
+		CompileOK: e.Compile.OK, Calls: e.Calls, Why: e.Compile.Reason}
 }
 
-// diffVerdicts lists the pairs whose verdicts differ, in want's order.
-func diffVerdicts(want, got []verdict) []string {
+// diffVerdicts lists the pairs whose verdicts differ (diffs) and those
+// whose verdicts agree but not their compile reasons (whys), in want's
+// order.
+func diffVerdicts(want, got []verdict) (diffs, whys []string) {
 	byID := map[string]verdict{}
 	for _, v := range got {
 		byID[v.PairID] = v
 	}
-	var out []string
 	for _, w := range want {
 		g, ok := byID[w.PairID]
-		switch {
-		case !ok:
-			out = append(out, w.PairID+": no record")
-		case g != w:
-			out = append(out, fmt.Sprintf("%s: was %+v, now %+v", w.PairID, w, g))
-		}
 		delete(byID, w.PairID)
+		if !ok {
+			diffs = append(diffs, w.PairID+": no record")
+			continue
+		}
+		gw, ww := g.Why, w.Why
+		g.Why, w.Why = "", ""
+		switch {
+		case g != w:
+			diffs = append(diffs, fmt.Sprintf("%s: was %+v, now %+v", w.PairID, w, g))
+		case gw != ww:
+			whys = append(whys, fmt.Sprintf("%s: compile reason was %q, now %q", w.PairID, ww, gw))
+		}
 	}
+	var extra []string
 	for id := range byID {
-		out = append(out, id+": not in the reference")
+		extra = append(extra, id+": not in the reference")
 	}
-	slices.Sort(out[len(out)-len(byID):])
-	return out
+	slices.Sort(extra)
+	return append(diffs, extra...), whys
 }
 
 // checkVerdictFile compares vs with the verdicts in path, or writes them
-// there when path does not exist.
-func checkVerdictFile(path string, vs []verdict) error {
+// there when path does not exist. It returns the compile reasons that
+// changed; a changed verdict is an error.
+func checkVerdictFile(path string, vs []verdict) ([]string, error) {
 	want, err := jsonl.ReadFile[verdict](path)
 	if errors.Is(err, errs.ErrNotFound) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("write reference verdicts: %w", err)
+			return nil, fmt.Errorf("write reference verdicts: %w", err)
 		}
-		return jsonl.Rewrite(path, vs)
+		return nil, jsonl.Rewrite(path, vs)
 	}
 	if err != nil {
-		return fmt.Errorf("read reference verdicts: %w", err)
+		return nil, fmt.Errorf("read reference verdicts: %w", err)
 	}
-	if d := diffVerdicts(want, vs); len(d) > 0 {
-		return fmt.Errorf("verdicts differ from %s in %d pairs:\n%s", path, len(d), strings.Join(d, "\n"))
+	d, whys := diffVerdicts(want, vs)
+	if len(d) > 0 {
+		return whys, fmt.Errorf("verdicts differ from %s in %d of %d pairs:\n%s", path, len(d), len(want), strings.Join(d, "\n"))
 	}
-	return nil
+	return whys, nil
 }
 
 type runResult struct {
@@ -359,18 +375,19 @@ func loadAverage() string {
 	return strings.Join(f[:3], " ")
 }
 
-// TestDiffVerdicts pins the before/after check: equal runs agree, and a
-// changed, missing or extra pair is named.
+// TestDiffVerdicts pins the before/after check: equal runs agree, a
+// changed, missing or extra pair is named, and a changed compile reason
+// alone is not a changed verdict.
 func TestDiffVerdicts(t *testing.T) {
 	a := verdict{PairID: "a", Status: StatusConfirmed, Criteria: Criteria{A: true, B: true, C: true}, CompileOK: true, Calls: 3}
 	b := verdict{PairID: "b", Status: StatusUnconfirmed, Reason: "cannot compile", Why: "cannot compile: x"}
-	if d := diffVerdicts([]verdict{a, b}, []verdict{b, a}); len(d) != 0 {
-		t.Errorf("same verdicts in another order: %v", d)
+	if d, w := diffVerdicts([]verdict{a, b}, []verdict{b, a}); len(d)+len(w) != 0 {
+		t.Errorf("same verdicts in another order: %v %v", d, w)
 	}
 	c := a
 	c.Criteria.C, c.Status = false, StatusUnconfirmed
 	extra := verdict{PairID: "z"}
-	d := diffVerdicts([]verdict{a, b}, []verdict{c, extra})
+	d, _ := diffVerdicts([]verdict{a, b}, []verdict{c, extra})
 	want := []string{"a: was", "b: no record", "z: not in the reference"}
 	if len(d) != len(want) {
 		t.Fatalf("diff = %q, want %d lines", d, len(want))
@@ -380,14 +397,19 @@ func TestDiffVerdicts(t *testing.T) {
 			t.Errorf("diff line %d = %q, want prefix %q", i, d[i], w)
 		}
 	}
+	b2 := b
+	b2.Why = "cannot compile: y"
+	if d, w := diffVerdicts([]verdict{a, b}, []verdict{a, b2}); len(d) != 0 || len(w) != 1 || !strings.HasPrefix(w[0], "b: compile reason") {
+		t.Errorf("changed compile reason: diffs %q whys %q", d, w)
+	}
 	path := filepath.Join(t.TempDir(), "v", "x.jsonl")
-	if err := checkVerdictFile(path, []verdict{a, b}); err != nil {
+	if _, err := checkVerdictFile(path, []verdict{a, b}); err != nil {
 		t.Fatalf("first check writes the reference: %v", err)
 	}
-	if err := checkVerdictFile(path, []verdict{b, a}); err != nil {
-		t.Errorf("same verdicts: %v", err)
+	if w, err := checkVerdictFile(path, []verdict{b2, a}); err != nil || len(w) != 1 {
+		t.Errorf("same verdicts: whys %q err %v", w, err)
 	}
-	if err := checkVerdictFile(path, []verdict{c, b}); err == nil || !strings.Contains(err.Error(), "1 pairs") {
+	if _, err := checkVerdictFile(path, []verdict{c, b}); err == nil || !strings.Contains(err.Error(), "in 1 of 2 pairs") {
 		t.Errorf("changed verdict: err = %v", err)
 	}
 }

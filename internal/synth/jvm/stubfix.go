@@ -2,6 +2,7 @@ package jvm
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -162,7 +163,11 @@ func (s *stubSet) fix(d diagnostic, text string, harness map[string]bool) error 
 		if c := s.class(ownerName); c != nil {
 			ps := javaTypes(splitTypeList(found))
 			if kind == "constructor" {
-				c.ctors = append(c.ctors, ps)
+				// The buggy and the fixed method both call it: one
+				// constructor, or the stub class cannot compile.
+				if !slices.ContainsFunc(c.ctors, func(k []string) bool { return slices.Equal(k, ps) }) {
+					c.ctors = append(c.ctors, ps)
+				}
 				return nil
 			}
 			if m := findMember(c.members, name, true, nil); m != nil && findMember(c.members, name, true, ps) == nil {

@@ -269,7 +269,7 @@ func (v *Verifier) run(ctx context.Context, w *worker, h *harness) (e Execution,
 	}
 	t0 := time.Now()
 	defer func() { e.Millis = time.Since(t0).Milliseconds() }()
-	e.Compile = CompileResult{OK: h.failed == "", Reason: h.failed, Rounds: h.rounds, Stubs: h.stubs.describe()}
+	e.Compile = CompileResult{OK: h.failed == "", Reason: h.failed, Rounds: h.rounds, BatchRounds: h.batchRounds, Stubs: h.stubs.describe()}
 	if h.failed != "" {
 		e.Status, e.Reason = StatusUnconfirmed, "cannot compile"
 		return e, nil
