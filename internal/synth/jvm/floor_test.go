@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -78,14 +79,14 @@ func benchFloor(b *testing.B, name string, pairs []corpus.Pair, opts Options) {
 		}
 		b.Logf("%s: %d pairs, verdicts checked against %s: %d compile reasons changed\n%s", name, len(pairs), path, len(whys), strings.Join(whys, "\n"))
 	}
-	var tv, tf, ratio []float64
+	var tv, tf, ratio, cv, cf, cratio []float64
 	round := 0
 	for b.Loop() {
-		var dv, df time.Duration
+		var dv, df, uv, uf time.Duration
 		verifySide := func() {
-			t0 := time.Now()
+			t0, u0 := time.Now(), cpuTime()
 			got, err := verifyRun(ctx, pairs, opts)
-			dv = time.Since(t0)
+			dv, uv = time.Since(t0), cpuTime()-u0
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -94,9 +95,9 @@ func benchFloor(b *testing.B, name string, pairs []corpus.Pair, opts Options) {
 			}
 		}
 		floorSide := func() {
-			t0 := time.Now()
+			t0, u0 := time.Now(), cpuTime()
 			err := fl.run(ctx, opts)
-			df = time.Since(t0)
+			df, uf = time.Since(t0), cpuTime()-u0
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -109,6 +110,7 @@ func benchFloor(b *testing.B, name string, pairs []corpus.Pair, opts Options) {
 			verifySide()
 		}
 		tv, tf, ratio = append(tv, dv.Seconds()), append(tf, df.Seconds()), append(ratio, dv.Seconds()/df.Seconds())
+		cv, cf, cratio = append(cv, uv.Seconds()), append(cf, uf.Seconds()), append(cratio, uv.Seconds()/uf.Seconds())
 		round++
 	}
 	b.ReportMetric(median(tv), "verify-s")
@@ -116,12 +118,15 @@ func benchFloor(b *testing.B, name string, pairs []corpus.Pair, opts Options) {
 	b.ReportMetric(median(ratio), "x-floor")
 	b.ReportMetric(slices.Min(ratio), "x-floor-min")
 	b.ReportMetric(slices.Max(ratio), "x-floor-max")
+	b.ReportMetric(median(cratio), "x-floor-cpu")
 	b.ReportMetric(float64(ref.javacRuns), "javac-runs")
 	b.ReportMetric(float64(ref.rounds), "pair-rounds")
 	b.ReportMetric(float64(len(fl.pairs)), "compiled")
 	b.Logf("%s: %d pairs, %d compiled, %d calls; verify %.2fs [%.2f–%.2f], floor %.2fs [%.2f–%.2f], ratio %.2f× [%.2f–%.2f] over %d rounds; load average %s",
 		name, len(pairs), len(fl.pairs), fl.calls(), median(tv), slices.Min(tv), slices.Max(tv), median(tf), slices.Min(tf), slices.Max(tf),
 		median(ratio), slices.Min(ratio), slices.Max(ratio), len(ratio), loadAverage())
+	b.Logf("%s: CPU (this process and its children): verify %.2fs [%.2f–%.2f], floor %.2fs [%.2f–%.2f], ratio %.2f× [%.2f–%.2f]",
+		name, median(cv), slices.Min(cv), slices.Max(cv), median(cf), slices.Min(cf), slices.Max(cf), median(cratio), slices.Min(cratio), slices.Max(cratio))
 }
 
 // verdict is what a pair's record concludes; the floor benchmark and the
@@ -361,6 +366,18 @@ func (fl *floor) run(ctx context.Context, opts Options) error {
 func median(xs []float64) float64 {
 	m, _ := stats.Median(xs)
 	return m
+}
+
+// cpuTime is the CPU this process and its waited-for children used: on a
+// shared machine it moves less with the load than the wall clock does.
+// Both sides stop and wait for every JVM they start, so theirs count.
+func cpuTime() time.Duration {
+	var self, kids syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &self) != nil || syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids) != nil {
+		return 0
+	}
+	tv := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
+	return tv(self.Utime) + tv(self.Stime) + tv(kids.Utime) + tv(kids.Stime)
 }
 
 func loadAverage() string {

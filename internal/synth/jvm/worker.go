@@ -105,8 +105,8 @@ type compiler struct {
 }
 
 func startCompiler(ctx context.Context, jdk JDK, workerDir, workDir string) (*compiler, error) {
-	p, err := startProc(workDir, nil, jdk.Java, "-XX:+UseSerialGC", "-Xshare:auto",
-		"-Djava.io.tmpdir="+workDir, "-cp", workerDir, workerClass, "compile")
+	p, err := startProc(workDir, nil, jdk.Java, append(compileServerFlags(),
+		"-Djava.io.tmpdir="+workDir, "-cp", workerDir, workerClass, "compile")...)
 	if err != nil {
 		return nil, fmt.Errorf("start javac server: %w: %v", errs.ErrUnavailable, err)
 	}
