@@ -176,7 +176,7 @@ func (v *Verifier) VerifyModel(ctx context.Context, pairs []corpus.Pair, props [
 }
 
 func (v *Verifier) verify(ctx context.Context, pairs []corpus.Pair, props []*ModelHarness, emit func(Execution) error) error {
-	done := 0
+	var batches [][]*harness
 	for start := 0; start < len(pairs); start += v.opts.Batch {
 		batch := pairs[start:min(start+v.opts.Batch, len(pairs))]
 		hs := make([]*harness, len(batch))
@@ -187,9 +187,33 @@ func (v *Verifier) verify(ctx context.Context, pairs []corpus.Pair, props []*Mod
 			}
 			v.next++
 		}
-		if err := v.compileBatch(ctx, hs, start/v.opts.Batch); err != nil {
-			return err
+		batches = append(batches, hs)
+	}
+	// The javac server compiles the next batch while the workers run
+	// this one: the two are separate JVMs, and batches share nothing but
+	// the class directory, each in its own packages.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	compiled := make(chan []*harness)
+	compileErr := make(chan error, 1)
+	go func() {
+		defer close(compiled)
+		for i, hs := range batches {
+			if err := v.compileBatch(ctx, hs, i); err != nil {
+				compileErr <- err
+				return
+			}
+			select {
+			case compiled <- hs:
+			case <-ctx.Done():
+				compileErr <- ctx.Err()
+				return
+			}
 		}
+		compileErr <- nil
+	}()
+	done := 0
+	for hs := range compiled {
 		if err := v.runBatch(ctx, hs, func(e Execution) error {
 			done++
 			if v.opts.Progress != nil {
@@ -197,10 +221,14 @@ func (v *Verifier) verify(ctx context.Context, pairs []corpus.Pair, props []*Mod
 			}
 			return emit(e)
 		}); err != nil {
+			cancel()
+			for range compiled { // let the compile side stop before Close kills its JVM
+			}
+			<-compileErr
 			return err
 		}
 	}
-	return nil
+	return <-compileErr
 }
 
 // runBatch runs the compiled harnesses on the worker pool.
