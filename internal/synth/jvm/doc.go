@@ -25,7 +25,13 @@
 //     "unconfirmed: cannot compile", not invalid.
 //  3. Compilation: all pairs of a batch (default 100) go through one
 //     in-process javac run per round, in a long-lived compile-server JVM;
-//     errors are mapped back to pairs by file name.
+//     errors are mapped back to pairs by file name. javac stops after flow
+//     analysis when a round has errors, so every pair gets all its
+//     diagnostics each round; a pair that compiled cleanly but whose
+//     classes were not written goes first in the next round. The record
+//     keeps the pair's rounds and its batch's javac runs. The compile
+//     server (C1 only) compiles the next batch while the workers run
+//     this one.
 //  4. Inputs: per parameter type a list of candidates — an ordinary value
 //     first, then null and boundary values (0, ±1, MIN/MAX, NaN, "", " ",
 //     "-", "1.5", "0x1", a 100k-char string, empty/one/three-element

@@ -33,7 +33,10 @@ type harness struct {
 	vecs       [][]int    // argument vectors: candidate index per parameter
 	argLines   map[int][2]int
 	failed     string // why it cannot compile ("" when it can)
-	rounds     int
+	rounds     int    // javac rounds judged on its diagnostics
+	// batchRounds is the javac runs its batch took, the rounds it waited
+	// for other pairs included.
+	batchRounds int
 	// model, when set, replaces the boundary search: vector k is the
 	// proposal's input modelIdx[k], one candidate per parameter.
 	model    *ModelHarness

@@ -72,10 +72,14 @@ type Execution struct {
 
 // CompileResult says whether the harness compiled and with which stubs.
 type CompileResult struct {
-	OK     bool     `json:"ok"`
-	Reason string   `json:"reason,omitempty"`
-	Rounds int      `json:"rounds"`
-	Stubs  []string `json:"stubs,omitempty"`
+	OK     bool   `json:"ok"`
+	Reason string `json:"reason,omitempty"`
+	// Rounds is the javac rounds judged on the pair's diagnostics (1: it
+	// compiled at once); BatchRounds the javac runs its batch took, which
+	// the slowest pair of the batch decides.
+	Rounds      int      `json:"rounds"`
+	BatchRounds int      `json:"batch_rounds"`
+	Stubs       []string `json:"stubs,omitempty"`
 }
 
 // Criteria are rxsynth §5.4's three execution criteria:

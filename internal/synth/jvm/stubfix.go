@@ -2,6 +2,7 @@ package jvm
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -159,26 +160,8 @@ func (s *stubSet) fix(d diagnostic, text string, harness map[string]bool) error 
 			return errNoStub
 		}
 		kind, name, req, found, ownerName := strings.TrimPrefix(a[0], "kindname."), a[1], a[2], a[3], simple(a[5])
-		if c := s.class(ownerName); c != nil {
-			ps := javaTypes(splitTypeList(found))
-			if kind == "constructor" {
-				c.ctors = append(c.ctors, ps)
-				return nil
-			}
-			if m := findMember(c.members, name, true, nil); m != nil && findMember(c.members, name, true, ps) == nil {
-				c.members = append(c.members, &stubMember{name: name, typ: m.typ, params: ps, method: true, inst: m.inst})
-				return nil
-			}
-			return errNoStub
-		}
-		if harness[ownerName] && kind == "method" {
-			if m := findMember(s.harness, name, true, nil); m != nil {
-				ps := javaTypes(splitTypeList(found))
-				if findMember(s.harness, name, true, ps) == nil {
-					s.harness = append(s.harness, &stubMember{name: name, typ: m.typ, params: ps, method: true})
-					return nil
-				}
-			}
+		if err := s.overload(kind, name, ownerName, javaTypes(splitTypeList(found)), harness); err == nil || s.class(ownerName) != nil {
+			return err
 		}
 		// A JDK method given one of our Object stubs: retype the stub
 		// to the parameter type the method requires.
@@ -200,6 +183,28 @@ func (s *stubSet) fix(d diagnostic, text string, harness map[string]bool) error 
 			return nil
 		}
 		return errNoStub
+
+	case "compiler.err.cant.apply.symbols":
+		// kindname.constructor|method, name, found,{(compiler.misc.inapplicable.method: kindname.X, owner, sig, reason),…}:
+		// as above, once the stub has two overloads and neither fits.
+		if len(a) != 3 {
+			return errNoStub
+		}
+		found, cands, ok := strings.Cut(a[2], "{")
+		if !ok {
+			return errNoStub
+		}
+		kind, name := strings.TrimPrefix(a[0], "kindname."), a[1]
+		_, cand, _ := strings.Cut(cands, ": ")
+		p := splitDiagArgs(cand)
+		if len(p) < 2 {
+			return errNoStub
+		}
+		ownerName := simple(p[1])
+		if s.class(ownerName) == nil && !harness[ownerName] {
+			return errNoStub
+		}
+		return s.overload(kind, name, ownerName, javaTypes(splitTypeList(strings.TrimSuffix(found, ","))), harness)
 
 	case "compiler.err.override.incompatible.ret":
 		// The method overrides a "super." stub (super.size(s) inside
@@ -341,6 +346,33 @@ func (s *stubSet) fix(d diagnostic, text string, harness map[string]bool) error 
 	return errNoStub
 }
 
+// overload adds the constructor or method overload of a stub class, or a
+// harness-class stub method, that takes the argument types javac found.
+// The buggy and the fixed method often make the same call: it is added
+// once, or the stub class would not compile.
+func (s *stubSet) overload(kind, name, ownerName string, ps []string, harness map[string]bool) error {
+	if c := s.class(ownerName); c != nil {
+		if kind == "constructor" {
+			if !slices.ContainsFunc(c.ctors, func(k []string) bool { return slices.Equal(k, ps) }) {
+				c.ctors = append(c.ctors, ps)
+			}
+			return nil
+		}
+		if m := findMember(c.members, name, true, nil); m != nil && findMember(c.members, name, true, ps) == nil {
+			c.members = append(c.members, &stubMember{name: name, typ: m.typ, params: ps, method: true, inst: m.inst})
+			return nil
+		}
+		return errNoStub
+	}
+	if harness[ownerName] && kind == "method" {
+		if m := findMember(s.harness, name, true, nil); m != nil && findMember(s.harness, name, true, ps) == nil {
+			s.harness = append(s.harness, &stubMember{name: name, typ: m.typ, params: ps, method: true})
+			return nil
+		}
+	}
+	return errNoStub
+}
+
 // throwableType lists the types a thrown or caught stub class must
 // convert to; RuntimeException is a subtype of each.
 var throwableType = map[string]bool{
@@ -357,11 +389,26 @@ func (s *stubSet) retype(name, from, to string) error {
 	if m == nil || to == "void" || to == "Object" || !(isObject(from) || simple(parseType(from).base) == simple(parseType(m.typ).base)) {
 		return errNoStub
 	}
-	if m.typ == to {
-		return nil // reported twice in one round
+	// An overload has its method's result type (fix adds it so): retype
+	// them all, or the one called with the fixed method's own class
+	// (m(this) in B<n> and F<n>) keeps the old type and is reported again
+	// every round.
+	for _, o := range s.listOf(m) {
+		if o.name == m.name && o.method == m.method && (o.typ == m.typ || isObject(o.typ)) {
+			o.typ = to
+		}
 	}
-	m.typ = to
 	return nil
+}
+
+// listOf returns the member list holding m.
+func (s *stubSet) listOf(m *stubMember) []*stubMember {
+	for _, ms := range append([][]*stubMember{s.harness, s.super}, s.classMembers()...) {
+		if slices.Contains(ms, m) {
+			return ms
+		}
+	}
+	return []*stubMember{m}
 }
 
 // callArgs returns the top-level argument texts of the call whose name or

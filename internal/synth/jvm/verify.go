@@ -86,6 +86,9 @@ type Verifier struct {
 	workers   []*worker
 	next      int // pair counter: package bfv.p<next>
 	stats     struct{ javacRuns int }
+	// compiled, when set (by the floor benchmark), sees each batch's
+	// harnesses once compileBatch is done with them.
+	compiled func([]*harness)
 }
 
 // New locates the JDK, compiles (or reuses) the worker and starts the
@@ -175,7 +178,7 @@ func (v *Verifier) VerifyModel(ctx context.Context, pairs []corpus.Pair, props [
 }
 
 func (v *Verifier) verify(ctx context.Context, pairs []corpus.Pair, props []*ModelHarness, emit func(Execution) error) error {
-	done := 0
+	var batches [][]*harness
 	for start := 0; start < len(pairs); start += v.opts.Batch {
 		batch := pairs[start:min(start+v.opts.Batch, len(pairs))]
 		hs := make([]*harness, len(batch))
@@ -186,9 +189,33 @@ func (v *Verifier) verify(ctx context.Context, pairs []corpus.Pair, props []*Mod
 			}
 			v.next++
 		}
-		if err := v.compileBatch(ctx, hs, start/v.opts.Batch); err != nil {
-			return err
+		batches = append(batches, hs)
+	}
+	// The javac server compiles the next batch while the workers run
+	// this one: the two are separate JVMs, and batches share nothing but
+	// the class directory, each in its own packages.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	compiled := make(chan []*harness)
+	compileErr := make(chan error, 1)
+	go func() {
+		defer close(compiled)
+		for i, hs := range batches {
+			if err := v.compileBatch(ctx, hs, i); err != nil {
+				compileErr <- err
+				return
+			}
+			select {
+			case compiled <- hs:
+			case <-ctx.Done():
+				compileErr <- ctx.Err()
+				return
+			}
 		}
+		compileErr <- nil
+	}()
+	done := 0
+	for hs := range compiled {
 		if err := v.runBatch(ctx, hs, func(e Execution) error {
 			done++
 			if v.opts.Progress != nil {
@@ -196,10 +223,14 @@ func (v *Verifier) verify(ctx context.Context, pairs []corpus.Pair, props []*Mod
 			}
 			return emit(e)
 		}); err != nil {
+			cancel()
+			for range compiled { // let the compile side stop before Close kills its JVM
+			}
+			<-compileErr
 			return err
 		}
 	}
-	return nil
+	return <-compileErr
 }
 
 // runBatch runs the compiled harnesses on the worker pool.
@@ -268,7 +299,7 @@ func (v *Verifier) run(ctx context.Context, w *worker, h *harness) (e Execution,
 	}
 	t0 := time.Now()
 	defer func() { e.Millis = time.Since(t0).Milliseconds() }()
-	e.Compile = CompileResult{OK: h.failed == "", Reason: h.failed, Rounds: h.rounds, Stubs: h.stubs.describe()}
+	e.Compile = CompileResult{OK: h.failed == "", Reason: h.failed, Rounds: h.rounds, BatchRounds: h.batchRounds, Stubs: h.stubs.describe()}
 	if h.failed != "" {
 		e.Status, e.Reason = StatusUnconfirmed, "cannot compile"
 		return e, nil

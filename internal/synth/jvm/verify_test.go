@@ -2,6 +2,7 @@ package jvm
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -110,6 +111,23 @@ func checkPairs(t *testing.T, tps []testPair, got map[string]Execution) {
 	}
 	if e := got["npe-stub-field"]; len(e.Compile.Stubs) == 0 {
 		t.Errorf("npe-stub-field compiled without stubs?")
+	}
+	// Both methods call new Holder(s): one constructor stub, not two.
+	if e := got["npe-stub-ctor"]; len(slices.DeleteFunc(slices.Clone(e.Compile.Stubs), func(s string) bool { return s != "Holder(java.lang.String)" })) != 1 {
+		t.Errorf("npe-stub-ctor stubs %q, want Holder(java.lang.String) once", e.Compile.Stubs)
+	}
+	// One batch: javac runs as many rounds as its slowest pair needs, plus
+	// at most one for pairs whose classes an error kept javac from
+	// writing; an error in one pair must not make the others wait a round
+	// each.
+	most := 0
+	for _, e := range got {
+		most = max(most, e.Compile.Rounds)
+	}
+	for id, e := range got {
+		if e.Compile.BatchRounds < e.Compile.Rounds || e.Compile.BatchRounds > most+1 {
+			t.Errorf("%s: %d rounds of its own in a batch of %d javac runs; the slowest pair took %d", id, e.Compile.Rounds, e.Compile.BatchRounds, most)
+		}
 	}
 }
 

@@ -116,8 +116,9 @@ type compiler struct {
 // startCompiler starts the compile server in tmp; it may write only out
 // (classes and diagnostics) besides.
 func startCompiler(ctx context.Context, jdk JDK, workerDir, tmp, out string) (*compiler, error) {
-	p, err := startProc(ctx, tmp, []string{out}, compilerMemory, jdk.Java, "-XX:+UseSerialGC", "-Xshare:auto", "-XX:-UsePerfData",
-		"-XX:+DisplayVMOutputToStderr", "-Djava.io.tmpdir="+tmp, "-Duser.home="+tmp, "-cp", workerDir, workerClass, "compile")
+	args := append(compileServerFlags(), "-XX:-UsePerfData", "-XX:+DisplayVMOutputToStderr",
+		"-Djava.io.tmpdir="+tmp, "-Duser.home="+tmp, "-cp", workerDir, workerClass, "compile")
+	p, err := startProc(ctx, tmp, []string{out}, compilerMemory, jdk.Java, args...)
 	if err != nil {
 		return nil, fmt.Errorf("start javac server: %w: %v", errs.ErrUnavailable, err)
 	}
