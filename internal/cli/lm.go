@@ -56,7 +56,8 @@ type lmTrainSummary struct {
 func newLMTrainCmd(a *app) *cobra.Command {
 	var (
 		corpus            = ngram.Corpus{}
-		order             int
+		order, minCount   int
+		discScale         float64
 		out               string
 		asJSON            bool
 		maxBytes, maxFile int64
@@ -75,7 +76,7 @@ func newLMTrainCmd(a *app) *cobra.Command {
 				return err
 			}
 			corpus.MaxBytes, corpus.MaxFileBytes = maxBytes, maxFile
-			opts := ngram.Options{Order: order}
+			opts := ngram.Options{Order: order, MinCount: minCount, DiscountScale: discScale}
 			var bar *progressbar.ProgressBar
 			if isTerminal(a.stderr) {
 				opts.Progress = func(done, total int64) {
@@ -123,6 +124,8 @@ func newLMTrainCmd(a *app) *cobra.Command {
 	f.StringSliceVar(&corpus.Include, "include", nil, "glob of files to use, relative to each corpus root (repeatable; default: common source extensions)")
 	f.StringSliceVar(&corpus.Exclude, "exclude", nil, "glob of files to skip (repeatable)")
 	f.IntVar(&order, "order", ngram.DefaultOrder, "n-gram order")
+	f.IntVar(&minCount, "min-count", 0, "count cutoff: drop n-grams (order >= 2) seen fewer times (capacity; 0 keeps all)")
+	f.Float64Var(&discScale, "discount-scale", 0, "multiply the Kneser-Ney discounts (> 1 smooths more, memorises less; 0 = 1)")
 	f.Int64Var(&maxBytes, "max-bytes", 0, "stop adding files after this many bytes (0 = all)")
 	f.Int64Var(&maxFile, "max-file-bytes", 0, "skip files larger than this (0 = 4 MiB)")
 	f.StringVar(&out, "out", "", "model file to write (.bfng)")

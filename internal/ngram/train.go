@@ -20,6 +20,19 @@ const MaxOrder = 12
 // Options configures Train.
 type Options struct {
 	Order int // n-gram order, 1..MaxOrder; 0 = DefaultOrder
+	// MinCount is a count cutoff (capacity knob): k-grams with k >= 2 seen
+	// fewer than MinCount times in the corpus are dropped before the
+	// Kneser–Ney estimates are made, as SRILM's -gtNmin and KenLM's
+	// --prune do, so their mass goes to the lower orders and the model
+	// keeps only what it saw repeatedly. Continuation counts are taken
+	// before the cutoff (KenLM). 0 or 1 keeps every n-gram.
+	MinCount int
+	// DiscountScale multiplies the estimated discounts D1, D2, D3+ of
+	// every order (each capped at its count class: D1 <= 1, D2 <= 2,
+	// D3+ <= 3), moving probability from what was seen to the
+	// interpolated lower orders: above 1 the model smooths more and
+	// reproduces its training text less. 0 means 1 (the estimates).
+	DiscountScale float64
 	// Progress, when set, is called after each file with the bytes read so
 	// far and the total size of the selected files.
 	Progress func(done, total int64)
@@ -35,6 +48,9 @@ func Train(ctx context.Context, src Corpus, opts Options) (*Model, error) {
 	}
 	if order < 1 || order > MaxOrder {
 		return nil, fmt.Errorf("ngram.Train: order %d: want 1..%d: %w", order, MaxOrder, errs.ErrUsage)
+	}
+	if opts.MinCount < 0 || opts.DiscountScale < 0 || math.IsNaN(opts.DiscountScale) {
+		return nil, fmt.Errorf("ngram.Train: MinCount %d, DiscountScale %v: want >= 0: %w", opts.MinCount, opts.DiscountScale, errs.ErrUsage)
 	}
 	files, total, closeAll, err := src.files(ctx)
 	if err != nil {
@@ -87,7 +103,7 @@ func Train(ctx context.Context, src Corpus, opts Options) (*Model, error) {
 		return nil, fmt.Errorf("ngram.Train: corpus too large (%d tokens); limit it with MaxBytes: %w", len(tokens), errs.ErrInput)
 	}
 	m.stats.Vocab = len(m.vocab)
-	if err := m.build(ctx, tokens); err != nil {
+	if err := m.build(ctx, tokens, max(opts.MinCount, 1), opts.DiscountScale); err != nil {
 		return nil, err
 	}
 	m.trainSpelling()
@@ -100,7 +116,7 @@ func Train(ctx context.Context, src Corpus, opts Options) (*Model, error) {
 // prefix node (a counting sort) and sorting each group by last word, so
 // node ids come out in trie order with no hash table. Continuation counts
 // N1+(•w) of level k-1 come from the distinct level-k nodes' suffixes.
-func (m *Model) build(ctx context.Context, tokens []uint32) error {
+func (m *Model) build(ctx context.Context, tokens []uint32, minCount int, discScale float64) error {
 	n := len(tokens)
 	V := len(m.vocab)
 	m.lv = make([]level, m.order)
@@ -161,19 +177,27 @@ func (m *Model) build(ctx context.Context, tokens []uint32) error {
 			if len(g) > 1 {
 				slices.Sort(g)
 			}
-			last := invalid
-			for _, e := range g {
-				w, pos := uint32(e>>32), uint32(e)
-				if w != last {
-					last = w
-					nl.word = append(nl.word, w)
-					nl.adj = append(nl.adj, 0)
-					nextBOS = append(nextBOS, bosStart[p])
-					cont[prev[pos]]++
+			for a := 0; a < len(g); {
+				w := uint32(g[a] >> 32)
+				b := a + 1
+				for b < len(g) && uint32(g[b]>>32) == w {
+					b++
 				}
-				id := uint32(len(nl.word) - 1)
-				nl.adj[id]++
-				cur[pos] = id
+				run := g[a:b]
+				a = b
+				if suffix := prev[uint32(run[0])]; suffix != invalid {
+					cont[suffix]++
+				}
+				if len(run) < minCount {
+					continue // cut off: cur stays invalid, no longer k-gram extends it
+				}
+				id := uint32(len(nl.word))
+				nl.word = append(nl.word, w)
+				nl.adj = append(nl.adj, uint32(len(run)))
+				nextBOS = append(nextBOS, bosStart[p])
+				for _, e := range run {
+					cur[uint32(e)] = id
+				}
 			}
 		}
 		pl.first[parents] = uint32(len(nl.word))
@@ -197,15 +221,16 @@ func (m *Model) build(ctx context.Context, tokens []uint32) error {
 		m.stats.NGrams[k] = int64(len(m.lv[k].word))
 	}
 	m.stats.NGrams[0] = int64(V)
-	m.computeDiscounts()
+	m.computeDiscounts(discScale)
 	m.computeContexts()
 	return nil
 }
 
 // computeDiscounts sets D1, D2, D3+ per order from the counts-of-counts of
-// the adjusted counts (Chen & Goodman 1998, eq. 26). Orders with too few
-// counts to estimate them (tiny corpora) fall back to 0.5, 1.0, 1.5.
-func (m *Model) computeDiscounts() {
+// the adjusted counts (Chen & Goodman 1998, eq. 26), times scale (0 = 1),
+// each capped at its count class. Orders with too few counts to estimate
+// them (tiny corpora, or all singletons cut off) fall back to 0.5, 1.0, 1.5.
+func (m *Model) computeDiscounts(scale float64) {
 	m.disc = make([][3]float64, m.order)
 	for k := range m.lv {
 		var nr [5]float64
@@ -218,6 +243,11 @@ func (m *Model) computeDiscounts() {
 			}
 		}
 		m.disc[k] = discountsFromCounts(nr)
+		if scale > 0 && scale != 1 {
+			for i := range m.disc[k] {
+				m.disc[k][i] = min(m.disc[k][i]*scale, float64(i+1))
+			}
+		}
 	}
 }
 
