@@ -19,6 +19,7 @@ type auditTestbedOptions struct {
 	out    string
 	asJSON bool
 	tb     repoprobe.TestbedOptions
+	eco    ecosystemOptions
 }
 
 func newAuditTestbedCmd(a *app) *cobra.Command {
@@ -56,12 +57,16 @@ positives. Defaults run in a few minutes on two cores; raise --max-repos,
 	f.IntVar(&o.tb.Controls, "controls", 2, "unseen repositories held out to calibrate P0 (-1: per-language default P0)")
 	f.IntVar(&o.tb.Order, "order", 6, "n-gram order of the target and reference models")
 	f.Float64Var(&o.tb.Alpha, "alpha", 0.05, "significance level of the presence test")
+	o.eco.flags(f)
 	return cmd
 }
 
 func runAuditTestbed(a *app, o auditTestbedOptions) error {
 	if o.tb.SeenFraction <= 0 || o.tb.SeenFraction >= 1 {
 		return fmt.Errorf("audit testbed: --seen-fraction %v must be strictly between 0 and 1: %w", o.tb.SeenFraction, errs.ErrUsage)
+	}
+	if o.eco.manifest != "" {
+		return runEcosystemTestbed(a, o)
 	}
 	o.tb.Corpus = o.corpus
 	if len(o.tb.Corpus) == 0 {

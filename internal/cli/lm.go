@@ -135,6 +135,7 @@ func newLMTrainCmd(a *app) *cobra.Command {
 
 func newLMServeCmd(a *app) *cobra.Command {
 	var model, addr, id string
+	var cache ngram.Cache
 	cmd := &cobra.Command{
 		Use:   "serve --model FILE [--addr HOST:PORT]",
 		Short: "Serve a model over the OpenAI completions API until interrupted",
@@ -146,6 +147,9 @@ func newLMServeCmd(a *app) *cobra.Command {
 			m, err := ngram.Load(model)
 			if err != nil {
 				return err
+			}
+			if m, err = m.WithCache(cache); err != nil {
+				return fmt.Errorf("lm serve: --cache %v: %w", cache.Weight, err)
 			}
 			if id == "" {
 				id = strings.TrimSuffix(filepath.Base(model), filepath.Ext(model))
@@ -177,6 +181,8 @@ func newLMServeCmd(a *app) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&model, "model", "", "model file (.bfng)")
 	f.StringVar(&addr, "addr", "127.0.0.1:8081", "listen address; port 0 picks a free port")
+	f.Float64Var(&cache.Weight, "cache", 0, "weight of the cache component that copies from the request text (0 = off; see the ngram package docs)")
+	f.IntVar(&cache.Order, "cache-order", 3, "longest context of the cache component, in tokens")
 	f.StringVar(&id, "id", "", "model name clients must send (default: the file's base name)")
 	return cmd
 }

@@ -82,3 +82,57 @@ func trainOpts(t testing.TB, c Corpus, o Options) *Model {
 	}
 	return m
 }
+
+// TestCache: the cache component lets the model copy an identifier it
+// never saw in training from the prompt, keeps the candidate mass at one,
+// and is off at weight 0.
+func TestCache(t *testing.T) {
+	m := train(t, Corpus{Paths: []string{writeFiles(t, javaCorpus)}}, 4)
+	prompt := "    FooBarBaz a = new FooBarBaz();\n    FooBarBaz b = new"
+	plain, err := m.Sample(context.Background(), prompt, SampleOptions{MaxTokens: 1, Temperature: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := m.WithCache(Cache{Weight: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := cm.Sample(context.Background(), prompt, SampleOptions{MaxTokens: 1, Temperature: 0, N: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain[0].Text == " FooBarBaz" || got[0].Text != " FooBarBaz" || got[1].Text != " FooBarBaz" {
+		t.Errorf("greedy next token without cache %q, with cache %q/%q; want only the cache to copy \" FooBarBaz\"", plain[0].Text, got[0].Text, got[1].Text)
+	}
+	sc := cm.Score(prompt, " FooBarBaz")
+	if len(sc) != 1 || sc[0].LogProb < math.Log(0.5) || !sc[0].Unknown {
+		t.Errorf("cache score of the copied identifier %+v; want an unknown token with p ≥ 0.5", sc)
+	}
+	// Candidate mass stays one after mixing.
+	s := cm.newState(false)
+	c := cm.newCache()
+	for _, tk := range Tokenize(prompt) {
+		cm.push(&s, cm.id(tk.Text))
+		c.add(tk.Text)
+	}
+	cands, rest := cm.candidates(&s, nil)
+	sum := rest
+	for _, x := range cands {
+		sum += x.p
+	}
+	mixed, rest2 := cm.mixCandidates(&s, c, cands, rest)
+	sum2 := rest2
+	for _, x := range mixed {
+		sum2 += x.p
+	}
+	if math.Abs(sum-sum2) > 1e-9 {
+		t.Errorf("candidate mass %.12f before mixing, %.12f after", sum, sum2)
+	}
+	zero, _ := m.WithCache(Cache{})
+	if a, b := Summarize(zero.ScoreText(prompt)), Summarize(m.ScoreText(prompt)); a != b {
+		t.Errorf("weight 0: %+v, no cache: %+v", a, b)
+	}
+	if _, err := m.WithCache(Cache{Weight: 1}); !errors.Is(err, errs.ErrUsage) {
+		t.Errorf("weight 1 accepted: %v", err)
+	}
+}

@@ -37,6 +37,26 @@
 // discounts singletons heavily (D1 ≈ 0.7–0.97), so a model reproduces text
 // seen once less reliably than text seen a few times.
 //
+// # Capacity knobs
+//
+// A model can be made to remember less of its training text, as a
+// testbed target standing in for a pretrained model must (see
+// internal/audit/testbed): Options.Order bounds the context;
+// Options.MinCount is a count cutoff that drops every n-gram of order ≥ 2
+// seen fewer times (so only repeated text is memorised, as LLMs memorise
+// duplicated data best); Options.DiscountScale multiplies the Kneser–Ney
+// discounts, moving mass from seen continuations to the interpolated
+// lower orders. Each keeps every distribution proper.
+//
+// # Cache component
+//
+// Model.WithCache mixes in a cache model estimated on the request's own
+// text (Kuhn & De Mori 1990; Tu, Su & Devanbu 2014, "On the localness of
+// software"): it copies what followed the same last tokens earlier in the
+// prompt, including identifiers the vocabulary lacks, standing in for a
+// transformer's in-context copying. It is not saved with the model;
+// `lm serve --cache W` sets it.
+//
 // # Counting and storage
 //
 // Training maps tokens to uint32 ids and builds one sorted trie level per

@@ -54,6 +54,8 @@ type Model struct {
 	uniTop     []cand    // most probable tokens with no context
 	uniTopRest float64   // probability of all others
 	uniCum     []float64 // cumulative discounted unigram counts, by id
+
+	cache Cache // cache component (WithCache); not saved
 }
 
 // Stats describes a model's training data and size.
@@ -219,30 +221,47 @@ func (m *Model) Score(prompt, continuation string) []TokenLogProb {
 		i++
 	}
 	s := m.newState(false)
+	c := m.newCache()
 	for _, t := range toks[:i] {
 		m.push(&s, m.id(t.Text))
+		if c != nil {
+			c.add(t.Text)
+		}
 	}
-	return m.scoreTokens(&s, toks[i:], 0)
+	return m.scoreTokens(&s, c, toks[i:], 0)
 }
 
 // ScoreText scores every token of text, the first one without context.
 func (m *Model) ScoreText(text string) []TokenLogProb {
 	s := m.newState(false)
-	return m.scoreTokens(&s, Tokenize(text), 0)
+	return m.scoreTokens(&s, m.newCache(), Tokenize(text), 0)
 }
 
-func (m *Model) scoreTokens(s *state, toks []Token, base int) []TokenLogProb {
+func (m *Model) scoreTokens(s *state, c *cacheLM, toks []Token, base int) []TokenLogProb {
 	out := make([]TokenLogProb, len(toks))
 	for i, t := range toks {
-		w := m.id(t.Text)
-		lp := math.Log(m.prob(s, w))
+		out[i] = m.scoreOne(s, c, t, base)
+		m.push(s, m.id(t.Text))
+		if c != nil {
+			c.add(t.Text)
+		}
+	}
+	return out
+}
+
+// scoreOne scores token t after s (and the cache c, when set).
+func (m *Model) scoreOne(s *state, c *cacheLM, t Token, base int) TokenLogProb {
+	w := m.id(t.Text)
+	var lp float64
+	if c != nil {
+		lp = math.Log(m.mixedProb(s, c, t.Text))
+	} else {
+		lp = math.Log(m.prob(s, w))
 		if w == unkID {
 			lp += m.spellLogProb(t.Text)
 		}
-		out[i] = TokenLogProb{Token: t.Text, Offset: base + t.Offset, LogProb: lp, Unknown: w == unkID}
-		m.push(s, w)
 	}
-	return out
+	return TokenLogProb{Token: t.Text, Offset: base + t.Offset, LogProb: lp, Unknown: w == unkID}
 }
 
 // Summary aggregates token scores.

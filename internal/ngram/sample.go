@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/errs"
@@ -76,14 +77,25 @@ func (m *Model) sample(ctx context.Context, prompt string, opts SampleOptions, t
 		heal = ptoks[n-1].Text
 		ptoks = ptoks[:n-1]
 	}
+	cache := m.newCache()
 	for _, t := range ptoks {
 		m.push(&base, m.id(t.Text))
+		if cache != nil {
+			cache.add(t.Text)
+		}
+	}
+	var markH, markL int
+	if cache != nil {
+		markH, markL = cache.mark()
 	}
 	out := make([]Completion, opts.N)
 	var buf []cand
 	for i := range out {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if cache != nil {
+			cache.rollback(markH, markL)
 		}
 		rng := rand.New(rand.NewPCG(opts.Seed, uint64(i)))
 		s := state{ctx: append(make([]uint32, 0, m.order), base.ctx...)}
@@ -93,27 +105,38 @@ func (m *Model) sample(ctx context.Context, prompt string, opts SampleOptions, t
 		healing := heal != ""
 		for len(c.Tokens) < opts.MaxTokens {
 			cands, rest := m.candidates(&s, buf)
+			cands, rest = m.mixCandidates(&s, cache, cands, rest)
 			buf = cands
 			skip := 0 // bytes of the token already in the prompt
 			if healing {
 				healing = false
 				var ok bool
-				if cands, ok = m.healCandidates(cands, heal); ok {
+				if cands, ok = m.healCandidates(cands, heal, cache); ok {
 					rest, skip = 0, len(heal)
 				} else {
 					m.push(&s, m.id(heal))
+					if cache != nil {
+						cache.add(heal)
+					}
 					cands, rest = m.candidates(&s, cands)
+					cands, rest = m.mixCandidates(&s, cache, cands, rest)
 				}
 				buf = cands
 			}
 			w, p := m.pick(&s, cands, rest, opts, rng)
-			if skip > 0 && m.vocab[w] == heal {
+			if cache != nil && skip == 0 && !slices.ContainsFunc(cands, func(x cand) bool { return x.id == w }) {
+				p = m.mixedProb(&s, cache, m.text(w, cache)) // drawn from the backoff chain
+			}
+			if skip > 0 && m.text(w, cache) == heal {
 				// The prompt's last token stands: continue after it.
-				m.push(&s, w)
+				m.push(&s, m.known(w))
+				if cache != nil {
+					cache.add(heal)
+				}
 				continue
 			}
 			if topLogprobs > 0 {
-				c.TopLogProbs = append(c.TopLogProbs, m.toCandidates(cands, topLogprobs))
+				c.TopLogProbs = append(c.TopLogProbs, m.toCandidates(cands, topLogprobs, cache))
 			}
 			if w == eosID {
 				c.FinishReason = FinishStop
@@ -122,11 +145,15 @@ func (m *Model) sample(ctx context.Context, prompt string, opts SampleOptions, t
 				}
 				break
 			}
-			tok := m.vocab[w][skip:]
+			full := m.text(w, cache)
+			tok := full[skip:]
 			c.Tokens = append(c.Tokens, tok)
 			c.LogProbs = append(c.LogProbs, math.Log(p))
 			text.WriteString(tok)
-			m.push(&s, w)
+			m.push(&s, m.known(w))
+			if cache != nil {
+				cache.add(full)
+			}
 			if cut, ok := stopAt(text.String(), opts.Stop, len(tok)); ok {
 				c.Text = text.String()[:cut]
 				c.FinishReason = FinishStop
@@ -183,11 +210,11 @@ func trimTokens(c *Completion, cut int) {
 	}
 }
 
-func (m *Model) toCandidates(cands []cand, k int) []Candidate {
+func (m *Model) toCandidates(cands []cand, k int, cache *cacheLM) []Candidate {
 	k = min(k, len(cands))
 	out := make([]Candidate, k)
 	for i, c := range cands[:k] {
-		out[i] = Candidate{Token: m.vocab[c.id], LogProb: math.Log(c.p)}
+		out[i] = Candidate{Token: m.text(c.id, cache), LogProb: math.Log(c.p)}
 	}
 	return out
 }
@@ -322,11 +349,11 @@ func (m *Model) drawDiscounted(lo, hi uint32, l *level, mass float64, d *[3]floa
 // healCandidates keeps the candidates whose text extends heal (heal itself
 // included) and renormalises their probabilities; ok is false when none
 // does.
-func (m *Model) healCandidates(cands []cand, heal string) ([]cand, bool) {
+func (m *Model) healCandidates(cands []cand, heal string, cache *cacheLM) ([]cand, bool) {
 	out := cands[:0:0]
 	sum := 0.0
 	for _, c := range cands {
-		if c.id >= firstWordID && strings.HasPrefix(m.vocab[c.id], heal) {
+		if c.id >= firstWordID && strings.HasPrefix(m.text(c.id, cache), heal) {
 			out = append(out, c)
 			sum += c.p
 		}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -397,21 +396,20 @@ func (m *Model) scoreWithTop(text string, k int) ([]TokenLogProb, [][]Candidate)
 		tops = make([][]Candidate, len(toks))
 	}
 	s := m.newState(false)
+	c := m.newCache()
 	var buf []cand
 	for i, t := range toks {
-		w := m.id(t.Text)
-		lp := math.Log(m.prob(&s, w))
-		if w == unkID {
-			lp += m.spellLogProb(t.Text)
-		}
-		out[i] = TokenLogProb{Token: t.Text, Offset: t.Offset, LogProb: lp, Unknown: w == unkID}
+		out[i] = m.scoreOne(&s, c, t, 0)
 		if k > 0 {
-			var cs []cand
-			cs, _ = m.candidates(&s, buf)
+			cs, rest := m.candidates(&s, buf)
+			cs, _ = m.mixCandidates(&s, c, cs, rest)
 			buf = cs
-			tops[i] = m.toCandidates(cs, k)
+			tops[i] = m.toCandidates(cs, k, c)
 		}
-		m.push(&s, w)
+		m.push(&s, m.id(t.Text))
+		if c != nil {
+			c.add(t.Text)
+		}
 	}
 	return out, tops
 }
