@@ -1,7 +1,6 @@
 package ngram
 
 import (
-	"cmp"
 	"math"
 	"slices"
 )
@@ -55,7 +54,8 @@ type Model struct {
 	uniTopRest float64   // probability of all others
 	uniCum     []float64 // cumulative discounted unigram counts, by id
 
-	cache Cache // cache component (WithCache); not saved
+	cache Cache    // cache component (WithCache); not saved
+	memo  *ctxMemo // per-context candidate tables (candidates.go)
 }
 
 // Stats describes a model's training data and size.
@@ -334,18 +334,7 @@ func (m *Model) candidates(s *state, buf []cand) (cands []cand, rest float64) {
 		}
 		base = j
 	}
-	h := s.ctx[base-1]
-	words := m.lv[base].word[m.lv[base-1].first[h]:m.lv[base-1].first[h+1]]
-	sum := 0.0
-	for _, w := range words {
-		if w == eosID || w >= firstWordID {
-			p := m.prob(s, w)
-			cands = append(cands, cand{id: w, p: p})
-			sum += p
-		}
-	}
-	sortCands(cands)
-	return cands, math.Max(0, 1-sum)
+	return m.fromTable(s, m.table(s, base), base, top, buf)
 }
 
 // initUnigramTop precomputes the candidates for an empty context.
@@ -369,17 +358,7 @@ func (m *Model) initUnigramTop() {
 
 // sortCands orders by descending probability, then id, so results are
 // deterministic.
-func sortCands(c []cand) {
-	slices.SortFunc(c, func(a, b cand) int {
-		switch {
-		case a.p > b.p:
-			return -1
-		case a.p < b.p:
-			return 1
-		}
-		return cmp.Compare(a.id, b.id)
-	})
-}
+func sortCands(c []cand) { slices.SortFunc(c, candCmp) }
 
 // TopNext returns the k most likely next tokens after prompt, with their
 // natural-log probabilities.

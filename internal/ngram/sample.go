@@ -251,10 +251,18 @@ func (m *Model) pick(s *state, cands []cand, rest float64, opts SampleOptions, r
 		}
 		return math.Pow(p/ref, invT)
 	}
+	// Each weight once (math.Pow dominates for T != 1), summed and walked
+	// in the same order as always, so draws are unchanged.
+	sc := scratchPool.Get().(*stepScratch)
+	defer scratchPool.Put(sc)
+	ws := sc.p[:0]
 	total := 0.0
 	for i := 0; i < n; i++ {
-		total += weight(cands[i].p)
+		w := weight(cands[i].p)
+		ws = append(ws, w)
+		total += w
 	}
+	sc.p = ws
 	restW := 0.0
 	if !cut && rest > 0 {
 		restW = weight(rest)
@@ -262,7 +270,7 @@ func (m *Model) pick(s *state, cands []cand, rest float64, opts SampleOptions, r
 	u := rng.Float64() * (total + restW)
 	if u < total {
 		for i := 0; i < n; i++ {
-			u -= weight(cands[i].p)
+			u -= ws[i]
 			if u < 0 {
 				return cands[i].id, cands[i].p
 			}

@@ -348,4 +348,5 @@ func (m *Model) finish() {
 		}
 	}
 	m.initUnigramTop()
+	m.memo = &ctxMemo{}
 }
