@@ -207,6 +207,9 @@ func (m *Model) mixCandidates(s *state, c *cacheLM, cands []cand, rest float64) 
 		rest = math.Max(0, rest-png)
 		cands = append(cands, cand{id: id, p: png + pc})
 	}
+	for i := range cands {
+		cands[i].lw = math.Log(cands[i].p)
+	}
 	sortCands(cands)
 	return cands, rest
 }

@@ -26,6 +26,7 @@ import (
 type ctxTable struct {
 	words []uint32
 	p     []float64
+	lp    []float64 // log p, for sampling weights
 	order []uint32 // indices into words, by descending p then id
 }
 
@@ -59,7 +60,13 @@ func (m *Model) table(s *state, base int) *ctxTable {
 	for i := range t.order {
 		t.order[i] = uint32(i)
 	}
-	slices.SortFunc(t.order, func(a, b uint32) int { return candCmp(cand{t.words[a], t.p[a]}, cand{t.words[b], t.p[b]}) })
+	slices.SortFunc(t.order, func(a, b uint32) int {
+		return candCmp(cand{id: t.words[a], p: t.p[a]}, cand{id: t.words[b], p: t.p[b]})
+	})
+	t.lp = make([]float64, len(t.p))
+	for i, v := range t.p {
+		t.lp[i] = math.Log(v)
+	}
 	if m.memo != nil && m.memo.words.Add(int64(len(t.words))) <= memoWords {
 		if prev, loaded := m.memo.m.LoadOrStore(key, t); loaded {
 			return prev.(*ctxTable)
@@ -98,10 +105,12 @@ func (m *Model) fromTable(s *state, t *ctxTable, base, top int, buf []cand) ([]c
 	deep := slices.Grow(sc.deep[:0], n)[:n]
 	clear(deep)
 	anyDeep := false
+	logScale := 0.0 // log of the product of the deeper γ, for weights
 	for j := base + 1; j <= top; j++ {
 		h := s.ctx[j-1]
 		l := &m.lv[j-1]
 		g, den := float64(l.gamma[h]), float64(l.den[h])
+		logScale += math.Log(g)
 		for i := range p {
 			p[i] = g * p[i]
 		}
@@ -129,7 +138,7 @@ func (m *Model) fromTable(s *state, t *ctxTable, base, top int, buf []cand) ([]c
 	out := buf[:0]
 	for _, k := range t.order {
 		if !deep[k] {
-			out = append(out, cand{id: t.words[k], p: p[k]})
+			out = append(out, cand{id: t.words[k], p: p[k], lw: t.lp[k] + logScale})
 		}
 	}
 	insertionFix(out) // scaling can make neighbours tie; ties go by id
@@ -162,7 +171,7 @@ func insertionFix(c []cand) {
 func mergeDeep(c []cand, idx []int, words []uint32, p []float64) []cand {
 	d := make([]cand, len(idx))
 	for k, i := range idx {
-		d[k] = cand{id: words[i], p: p[i]}
+		d[k] = cand{id: words[i], p: p[i], lw: math.Log(p[i])}
 	}
 	sortCands(d)
 	n := len(c)

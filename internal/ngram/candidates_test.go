@@ -34,7 +34,7 @@ func (m *Model) candidatesRef(s *state) ([]cand, float64) {
 	for _, w := range m.lv[base].word[m.lv[base-1].first[h]:m.lv[base-1].first[h+1]] {
 		if w == eosID || w >= firstWordID {
 			p := m.prob(s, w)
-			cands = append(cands, cand{id: w, p: p})
+			cands = append(cands, cand{id: w, p: p, lw: math.Log(p)})
 			sum += p
 		}
 	}
@@ -71,7 +71,7 @@ func compareCandidates(t *testing.T, m *Model, texts map[string]string, minSteps
 					t.Fatalf("pass %d before %q: %d candidates rest %v, want %d rest %v", pass, tk.Text, len(got), rest, len(want), wrest)
 				}
 				for i := range got {
-					if got[i] != want[i] {
+					if got[i].id != want[i].id || got[i].p != want[i].p || math.Abs(got[i].lw-math.Log(got[i].p)) > 1e-9 {
 						t.Fatalf("pass %d before %q: candidate %d = %+v, want %+v", pass, tk.Text, i, got[i], want[i])
 					}
 				}

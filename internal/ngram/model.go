@@ -300,6 +300,10 @@ type Candidate struct {
 type cand struct {
 	id uint32
 	p  float64
+	// lw is log p up to rounding (from the context tables), used only for
+	// sampling weights p^(1/T), so a step needs one exp per candidate
+	// instead of a math.Pow.
+	lw float64
 }
 
 // maxCandidates bounds the candidate set examined per prediction step.
@@ -342,7 +346,8 @@ func (m *Model) initUnigramTop() {
 	var s state
 	all := make([]cand, 0, len(m.vocab))
 	for w := uint32(eosID); int(w) < len(m.vocab); w++ {
-		all = append(all, cand{id: w, p: m.prob(&s, w)})
+		p := m.prob(&s, w)
+		all = append(all, cand{id: w, p: p, lw: math.Log(p)})
 	}
 	sortCands(all)
 	if len(all) > maxCandidates {

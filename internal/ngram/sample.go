@@ -243,13 +243,15 @@ func (m *Model) pick(s *state, cands []cand, rest float64, opts SampleOptions, r
 		}
 	}
 	invT := 1 / opts.Temperature
-	// Weights relative to the best candidate avoid overflow for small T.
-	ref := cands[0].p
-	weight := func(p float64) float64 {
+	// Weights relative to the best candidate avoid overflow for small T;
+	// for T != 1, (p/ref)^(1/T) is exp((log p − log ref)/T) from the
+	// candidates' logs.
+	ref, refLW := cands[0].p, cands[0].lw
+	weight := func(c cand) float64 {
 		if invT == 1 {
-			return p / ref
+			return c.p / ref
 		}
-		return math.Pow(p/ref, invT)
+		return math.Exp(invT * (c.lw - refLW))
 	}
 	// Each weight once (math.Pow dominates for T != 1), summed and walked
 	// in the same order as always, so draws are unchanged.
@@ -258,14 +260,14 @@ func (m *Model) pick(s *state, cands []cand, rest float64, opts SampleOptions, r
 	ws := sc.p[:0]
 	total := 0.0
 	for i := 0; i < n; i++ {
-		w := weight(cands[i].p)
+		w := weight(cands[i])
 		ws = append(ws, w)
 		total += w
 	}
 	sc.p = ws
 	restW := 0.0
 	if !cut && rest > 0 {
-		restW = weight(rest)
+		restW = weight(cand{p: rest, lw: math.Log(rest)})
 	}
 	u := rng.Float64() * (total + restW)
 	if u < total {
@@ -369,8 +371,10 @@ func (m *Model) healCandidates(cands []cand, heal string, cache *cacheLM) ([]can
 	if len(out) == 0 || sum <= 0 {
 		return cands, false
 	}
+	ls := math.Log(sum)
 	for i := range out {
 		out[i].p /= sum
+		out[i].lw -= ls
 	}
 	return out, true
 }

@@ -54,6 +54,7 @@ func postLoop(b *testing.B, url string, conc int) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	var next, seed atomic.Int64
 	var wg sync.WaitGroup
+	cpu0 := cpuSeconds()
 	b.ResetTimer()
 	for range conc {
 		wg.Add(1)
@@ -77,4 +78,7 @@ func postLoop(b *testing.B, url string, conc int) {
 	}
 	wg.Wait()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+	// The machine may be shared: process CPU per request (client and
+	// server together) bounds throughput on idle cores.
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N)*1e6, "cpu-µs/req")
 }
