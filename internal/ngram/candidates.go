@@ -27,7 +27,7 @@ type ctxTable struct {
 	words []uint32
 	p     []float64
 	lp    []float64 // log p, for sampling weights
-	order []uint32 // indices into words, by descending p then id
+	order []uint32  // indices into words, by descending p then id
 }
 
 // memoWords bounds the words held by all tables of a model (about 14
