@@ -35,7 +35,7 @@ func (o *ecosystemOptions) flags(f *pflag.FlagSet) {
 	f.StringArrayVar(&o.repoDirs, "repos", nil, "folder holding the manifest's clones as owner__name.git or owner+name/repo (repeatable; with --manifest)")
 	f.StringVar(&o.jdkSrc, "jdk-src", "", "JDK src.zip for the manifest's jdk_modules (default: the installed JDK's)")
 	f.UintSliceVar(&o.seeds, "seeds", []uint{1, 2, 3}, "training seeds of the manifest testbed (file samples, background, controls, sampling)")
-	f.StringArrayVar(&o.capacities, "capacity", nil, "target capacity order=N,cutoff=N,cache=W[,discount=S] (repeatable; default order=6,cutoff=2,cache=0.2 then 4/3 and 6/1 at cache 0.2; the first is the headline)")
+	f.StringArrayVar(&o.capacities, "capacity", nil, "target capacity order=N,cutoff=N,cache=W,subword=0|1,budget=N[,discount=S] (repeatable; default: order=6,cutoff=2,cache=0.2,subword=1 with budget=60000, 20000 and none; the first is the headline)")
 	f.IntVar(&o.maxFiles, "manifest-max-files", 40, "source files sampled per repository of the manifest testbed")
 }
 
@@ -46,7 +46,7 @@ func parseCapacity(s string) (testbed.Capacity, error) {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		x, err := strconv.ParseFloat(v, 64)
 		if !ok || err != nil || x < 0 {
-			return c, fmt.Errorf("audit testbed: --capacity %q: %q is not KEY=NUMBER (keys order, cutoff, cache, discount; e.g. order=6,cutoff=2,cache=0.2): %w", s, kv, errs.ErrUsage)
+			return c, fmt.Errorf("audit testbed: --capacity %q: %q is not KEY=NUMBER (keys order, cutoff, cache, discount, subword, budget; e.g. order=6,cutoff=2,cache=0.2,subword=1): %w", s, kv, errs.ErrUsage)
 		}
 		switch k {
 		case "order":
@@ -57,8 +57,12 @@ func parseCapacity(s string) (testbed.Capacity, error) {
 			c.Cache = x
 		case "discount":
 			c.DiscountScale = x
+		case "subword":
+			c.Subword = x != 0
+		case "budget":
+			c.Budget = int(x)
 		default:
-			return c, fmt.Errorf("audit testbed: --capacity %q: unknown key %q (keys order, cutoff, cache, discount): %w", s, k, errs.ErrUsage)
+			return c, fmt.Errorf("audit testbed: --capacity %q: unknown key %q (keys order, cutoff, cache, discount, subword, budget): %w", s, k, errs.ErrUsage)
 		}
 	}
 	if c.Order < 1 || c.Cache >= 1 {

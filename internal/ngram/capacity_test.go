@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,6 +58,15 @@ func TestCapacityKnobs(t *testing.T) {
 	}
 	if lpS := Summarize(smooth.ScoreText(src)).MeanLogProb; lpS >= Summarize(full.ScoreText(src)).MeanLogProb {
 		t.Errorf("scaled discounts give training text mean logprob %.3f, not below the estimate's", lpS)
+	}
+	budget := trainOpts(t, c, Options{Order: 6, MaxNGrams: 50})
+	for k, n := range budget.Stats().NGrams[1:] {
+		if n > 50 || n == 0 {
+			t.Errorf("MaxNGrams 50: %d %d-grams", n, k+2)
+		}
+	}
+	if got := sumNext(budget, "    public void"); math.Abs(got-1) > 1e-5 {
+		t.Errorf("budget model: distribution sums to %v", got)
 	}
 	if _, err := Train(context.Background(), c, Options{MinCount: -1}); !errors.Is(err, errs.ErrUsage) {
 		t.Errorf("MinCount -1: %v, want ErrUsage", err)
@@ -134,5 +144,59 @@ func TestCache(t *testing.T) {
 	}
 	if _, err := m.WithCache(Cache{Weight: 1}); !errors.Is(err, errs.ErrUsage) {
 		t.Errorf("weight 1 accepted: %v", err)
+	}
+}
+
+func TestSplitIdentifiers(t *testing.T) {
+	for in, want := range map[string]string{
+		"getFooBar":     "get|Foo|Bar",
+		" HTTPServer":   " HTTP|Server",
+		"MAX_SIZE":      "MAX|_|SIZE",
+		"utf8Decoder":   "utf|8|Decoder",
+		"x":             "x",
+		" $jacocoData":  " $|jacoco|Data",
+		"IOUtils":       "IO|Utils",
+		"parseInt(s)":   "parse|Int|(|s|)",
+		"CSVFormat.RFC": "CSV|Format|.|RFC",
+	} {
+		var parts []string
+		text := ""
+		for _, tk := range SplitIdentifiers(Tokenize(in)) {
+			parts = append(parts, tk.Text)
+			if in[tk.Offset:tk.Offset+len(tk.Text)] != tk.Text {
+				t.Errorf("%q: piece %q at offset %d does not match the input", in, tk.Text, tk.Offset)
+			}
+			text += tk.Text
+		}
+		if got := strings.Join(parts, "|"); got != want || text != in {
+			t.Errorf("SplitIdentifiers(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestSplitModel: a sub-word model spells an identifier it never saw
+// from pieces it did, survives a save and load, and keeps distributions
+// proper.
+func TestSplitModel(t *testing.T) {
+	c := Corpus{Paths: []string{writeFiles(t, javaCorpus)}}
+	whole := trainOpts(t, c, Options{Order: 4})
+	split := trainOpts(t, c, Options{Order: 4, SplitIdentifiers: true})
+	unseen := "Arrays.copyState(items"
+	if a, b := Summarize(whole.ScoreText(unseen)), Summarize(split.ScoreText(unseen)); a.Unknown == 0 || b.Unknown != 0 {
+		t.Errorf("unknown tokens in %q: %d whole-word, %d sub-word; want some, then none", unseen, a.Unknown, b.Unknown)
+	}
+	if got := sumNext(split, "    public int"); math.Abs(got-1) > 1e-5 {
+		t.Errorf("sub-word model: distribution sums to %v", got)
+	}
+	p := filepath.Join(t.TempDir(), "split.bfng")
+	if err := split.Save(p); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := Summarize(split.ScoreText(unseen)), Summarize(back.ScoreText(unseen)); a != b || !back.split {
+		t.Errorf("after save/load %+v, before %+v (split %v)", b, a, back.split)
 	}
 }

@@ -54,6 +54,7 @@ type Model struct {
 	uniTopRest float64   // probability of all others
 	uniCum     []float64 // cumulative discounted unigram counts, by id
 
+	split bool     // identifiers split into sub-words (Options.SplitIdentifiers)
 	cache Cache    // cache component (WithCache); not saved
 	memo  *ctxMemo // per-context candidate tables (candidates.go)
 }
@@ -215,7 +216,7 @@ type TokenLogProb struct {
 // context: the first token is predicted by the unigram distribution. Every
 // token gets a finite log-probability.
 func (m *Model) Score(prompt, continuation string) []TokenLogProb {
-	toks := Tokenize(prompt + continuation)
+	toks := m.tokenize(prompt + continuation)
 	i := 0
 	for i < len(toks) && toks[i].Offset+len(toks[i].Text) <= len(prompt) {
 		i++
@@ -234,7 +235,7 @@ func (m *Model) Score(prompt, continuation string) []TokenLogProb {
 // ScoreText scores every token of text, the first one without context.
 func (m *Model) ScoreText(text string) []TokenLogProb {
 	s := m.newState(false)
-	return m.scoreTokens(&s, m.newCache(), Tokenize(text), 0)
+	return m.scoreTokens(&s, m.newCache(), m.tokenize(text), 0)
 }
 
 func (m *Model) scoreTokens(s *state, c *cacheLM, toks []Token, base int) []TokenLogProb {
@@ -369,7 +370,7 @@ func sortCands(c []cand) { slices.SortFunc(c, candCmp) }
 // natural-log probabilities.
 func (m *Model) TopNext(prompt string, k int) []Candidate {
 	s := m.newState(false)
-	for _, t := range Tokenize(prompt) {
+	for _, t := range m.tokenize(prompt) {
 		m.push(&s, m.id(t.Text))
 	}
 	return m.topK(&s, k, nil)

@@ -71,7 +71,7 @@ func (m *Model) sample(ctx context.Context, prompt string, opts SampleOptions, t
 		return nil, fmt.Errorf("ngram.Sample: invalid options %+v: %w", opts, errs.ErrUsage)
 	}
 	base := m.newState(false)
-	ptoks := Tokenize(prompt)
+	ptoks := m.tokenize(prompt)
 	heal := ""
 	if n := len(ptoks); n > 0 {
 		heal = ptoks[n-1].Text

@@ -389,7 +389,7 @@ func buildLogprobs(echo bool, prompt string, ps []TokenLogProb, ptop [][]Candida
 // scoreWithTop scores every token of text (the first without context) and,
 // when k > 0, lists the k most likely tokens at each position.
 func (m *Model) scoreWithTop(text string, k int) ([]TokenLogProb, [][]Candidate) {
-	toks := Tokenize(text)
+	toks := m.tokenize(text)
 	out := make([]TokenLogProb, len(toks))
 	var tops [][]Candidate
 	if k > 0 {
@@ -460,7 +460,7 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 		"created": time.Now().Unix(), "model": s.id,
 	}
 	choices := make([]chatChoice, len(comps))
-	u := usage{PromptTokens: len(Tokenize(prompt))}
+	u := usage{PromptTokens: len(s.m.tokenize(prompt))}
 	for i, c := range comps {
 		choices[i] = chatChoice{Index: i, Message: chatMessage{Role: "assistant", Content: c.Text}, FinishReason: c.FinishReason}
 		u.CompletionTokens += len(c.Tokens)
