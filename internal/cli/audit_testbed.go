@@ -38,7 +38,19 @@ ablations of Table 5 (without repetitiveness, distinctiveness,
 context-independence) and the sequential-stopping variant. Unseen
 repositories that copy a few files of a seen one show code-reuse false
 positives. Defaults run in a few minutes on two cores; raise --max-repos,
---max-files and --max-queries to scale up.`,
+--max-files and --max-queries to scale up.
+
+With --manifest, the ecosystem testbed runs instead (package
+internal/audit/testbed): the manifest's repositories are read straight
+from git at their commits (--repos names the folder of clones), the
+target is trained on the members plus a shared background (background
+repositories, every testbed file's licence header and foreign imports, a
+JDK sample) at each --capacity and --seeds value, and the report gives
+the Table 5 ablations, sequential stopping, the Table 3 logit baselines,
+calibration over the non-members with Clopper-Pearson intervals, and the
+issue's targets, measured; --out writes testbed.html, testbed.md and
+testbed-ecosystem.json. See README "A Stage I testbed for your own model
+family".`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error { return runAuditTestbed(a, o) },
 	}

@@ -57,6 +57,8 @@ func newLMTrainCmd(a *app) *cobra.Command {
 	var (
 		corpus            = ngram.Corpus{}
 		order, minCount   int
+		maxNGrams         int
+		subword           bool
 		discScale         float64
 		out               string
 		asJSON            bool
@@ -76,7 +78,7 @@ func newLMTrainCmd(a *app) *cobra.Command {
 				return err
 			}
 			corpus.MaxBytes, corpus.MaxFileBytes = maxBytes, maxFile
-			opts := ngram.Options{Order: order, MinCount: minCount, DiscountScale: discScale}
+			opts := ngram.Options{Order: order, MinCount: minCount, DiscountScale: discScale, MaxNGrams: maxNGrams, SplitIdentifiers: subword}
 			var bar *progressbar.ProgressBar
 			if isTerminal(a.stderr) {
 				opts.Progress = func(done, total int64) {
@@ -125,6 +127,8 @@ func newLMTrainCmd(a *app) *cobra.Command {
 	f.StringSliceVar(&corpus.Exclude, "exclude", nil, "glob of files to skip (repeatable)")
 	f.IntVar(&order, "order", ngram.DefaultOrder, "n-gram order")
 	f.IntVar(&minCount, "min-count", 0, "count cutoff: drop n-grams (order >= 2) seen fewer times (capacity; 0 keeps all)")
+	f.IntVar(&maxNGrams, "max-ngrams", 0, "capacity budget: keep at most this many distinct n-grams per order >= 2, the most frequent (0 = no budget)")
+	f.BoolVar(&subword, "subword", false, "train on sub-word pieces of identifiers (getFooBar → get Foo Bar), so unseen names can be spelled")
 	f.Float64Var(&discScale, "discount-scale", 0, "multiply the Kneser-Ney discounts (> 1 smooths more, memorises less; 0 = 1)")
 	f.Int64Var(&maxBytes, "max-bytes", 0, "stop adding files after this many bytes (0 = all)")
 	f.Int64Var(&maxFile, "max-file-bytes", 0, "skip files larger than this (0 = 4 MiB)")
