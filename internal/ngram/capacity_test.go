@@ -16,14 +16,8 @@ import (
 // memorisation of text seen once while text seen three times stays
 // predictable under the cutoff.
 func TestCapacityKnobs(t *testing.T) {
-	files := map[string]string{}
-	for k, v := range javaCorpus {
-		files[k] = v
-	}
-	src := javaCorpus["src/a/Stack.java"]
-	files["vendor/x/Stack.java"] = src
-	files["vendor/y/Stack.java"] = src
-	c := Corpus{Paths: []string{writeFiles(t, files)}}
+	src, dir := stackThrice(t)
+	c := Corpus{Paths: []string{dir}}
 	full := trainOpts(t, c, Options{Order: 6})
 	cut := trainOpts(t, c, Options{Order: 6, MinCount: 2})
 	smooth := trainOpts(t, c, Options{Order: 6, DiscountScale: 1.5})
@@ -199,4 +193,17 @@ func TestSplitModel(t *testing.T) {
 	if a, b := Summarize(split.ScoreText(unseen)), Summarize(back.ScoreText(unseen)); a != b || !back.split {
 		t.Errorf("after save/load %+v, before %+v (split %v)", b, a, back.split)
 	}
+}
+
+// stackThrice writes javaCorpus with Stack.java vendored twice more (seen
+// three times) and returns Stack.java's source and the folder.
+func stackThrice(t *testing.T) (string, string) {
+	files := map[string]string{}
+	for k, v := range javaCorpus {
+		files[k] = v
+	}
+	src := javaCorpus["src/a/Stack.java"]
+	files["vendor/x/Stack.java"] = src
+	files["vendor/y/Stack.java"] = src
+	return src, writeFiles(t, files)
 }
