@@ -19,6 +19,7 @@ type auditTestbedOptions struct {
 	out    string
 	asJSON bool
 	tb     repoprobe.TestbedOptions
+	eco    ecosystemOptions
 }
 
 func newAuditTestbedCmd(a *app) *cobra.Command {
@@ -37,7 +38,19 @@ ablations of Table 5 (without repetitiveness, distinctiveness,
 context-independence) and the sequential-stopping variant. Unseen
 repositories that copy a few files of a seen one show code-reuse false
 positives. Defaults run in a few minutes on two cores; raise --max-repos,
---max-files and --max-queries to scale up.`,
+--max-files and --max-queries to scale up.
+
+With --manifest, the ecosystem testbed runs instead (package
+internal/audit/testbed): the manifest's repositories are read straight
+from git at their commits (--repos names the folder of clones), the
+target is trained on the members plus a shared background (background
+repositories, every testbed file's licence header and foreign imports, a
+JDK sample) at each --capacity and --seeds value, and the report gives
+the Table 5 ablations, sequential stopping, the Table 3 logit baselines,
+calibration over the non-members with Clopper-Pearson intervals, and the
+issue's targets, measured; --out writes testbed.html, testbed.md and
+testbed-ecosystem.json. See README "A Stage I testbed for your own model
+family".`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error { return runAuditTestbed(a, o) },
 	}
@@ -56,12 +69,16 @@ positives. Defaults run in a few minutes on two cores; raise --max-repos,
 	f.IntVar(&o.tb.Controls, "controls", 2, "unseen repositories held out to calibrate P0 (-1: per-language default P0)")
 	f.IntVar(&o.tb.Order, "order", 6, "n-gram order of the target and reference models")
 	f.Float64Var(&o.tb.Alpha, "alpha", 0.05, "significance level of the presence test")
+	o.eco.flags(f)
 	return cmd
 }
 
 func runAuditTestbed(a *app, o auditTestbedOptions) error {
 	if o.tb.SeenFraction <= 0 || o.tb.SeenFraction >= 1 {
 		return fmt.Errorf("audit testbed: --seen-fraction %v must be strictly between 0 and 1: %w", o.tb.SeenFraction, errs.ErrUsage)
+	}
+	if o.eco.manifest != "" {
+		return runEcosystemTestbed(a, o)
 	}
 	o.tb.Corpus = o.corpus
 	if len(o.tb.Corpus) == 0 {

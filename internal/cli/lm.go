@@ -56,7 +56,10 @@ type lmTrainSummary struct {
 func newLMTrainCmd(a *app) *cobra.Command {
 	var (
 		corpus            = ngram.Corpus{}
-		order             int
+		order, minCount   int
+		maxNGrams         int
+		subword           bool
+		discScale         float64
 		out               string
 		asJSON            bool
 		maxBytes, maxFile int64
@@ -75,7 +78,7 @@ func newLMTrainCmd(a *app) *cobra.Command {
 				return err
 			}
 			corpus.MaxBytes, corpus.MaxFileBytes = maxBytes, maxFile
-			opts := ngram.Options{Order: order}
+			opts := ngram.Options{Order: order, MinCount: minCount, DiscountScale: discScale, MaxNGrams: maxNGrams, SplitIdentifiers: subword}
 			var bar *progressbar.ProgressBar
 			if isTerminal(a.stderr) {
 				opts.Progress = func(done, total int64) {
@@ -123,6 +126,10 @@ func newLMTrainCmd(a *app) *cobra.Command {
 	f.StringSliceVar(&corpus.Include, "include", nil, "glob of files to use, relative to each corpus root (repeatable; default: common source extensions)")
 	f.StringSliceVar(&corpus.Exclude, "exclude", nil, "glob of files to skip (repeatable)")
 	f.IntVar(&order, "order", ngram.DefaultOrder, "n-gram order")
+	f.IntVar(&minCount, "min-count", 0, "count cutoff: drop n-grams (order >= 2) seen fewer times (capacity; 0 keeps all)")
+	f.IntVar(&maxNGrams, "max-ngrams", 0, "capacity budget: keep at most this many distinct n-grams per order >= 2, the most frequent (0 = no budget)")
+	f.BoolVar(&subword, "subword", false, "train on sub-word pieces of identifiers (getFooBar → get Foo Bar), so unseen names can be spelled")
+	f.Float64Var(&discScale, "discount-scale", 0, "multiply the Kneser-Ney discounts (> 1 smooths more, memorises less; 0 = 1)")
 	f.Int64Var(&maxBytes, "max-bytes", 0, "stop adding files after this many bytes (0 = all)")
 	f.Int64Var(&maxFile, "max-file-bytes", 0, "skip files larger than this (0 = 4 MiB)")
 	f.StringVar(&out, "out", "", "model file to write (.bfng)")
@@ -132,6 +139,7 @@ func newLMTrainCmd(a *app) *cobra.Command {
 
 func newLMServeCmd(a *app) *cobra.Command {
 	var model, addr, id string
+	var cache ngram.Cache
 	cmd := &cobra.Command{
 		Use:   "serve --model FILE [--addr HOST:PORT]",
 		Short: "Serve a model over the OpenAI completions API until interrupted",
@@ -143,6 +151,9 @@ func newLMServeCmd(a *app) *cobra.Command {
 			m, err := ngram.Load(model)
 			if err != nil {
 				return err
+			}
+			if m, err = m.WithCache(cache); err != nil {
+				return fmt.Errorf("lm serve: --cache %v: %w", cache.Weight, err)
 			}
 			if id == "" {
 				id = strings.TrimSuffix(filepath.Base(model), filepath.Ext(model))
@@ -174,6 +185,8 @@ func newLMServeCmd(a *app) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&model, "model", "", "model file (.bfng)")
 	f.StringVar(&addr, "addr", "127.0.0.1:8081", "listen address; port 0 picks a free port")
+	f.Float64Var(&cache.Weight, "cache", 0, "weight of the cache component that copies from the request text (0 = off; see the ngram package docs)")
+	f.IntVar(&cache.Order, "cache-order", 3, "longest context of the cache component, in tokens")
 	f.StringVar(&id, "id", "", "model name clients must send (default: the file's base name)")
 	return cmd
 }

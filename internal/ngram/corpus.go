@@ -30,6 +30,18 @@ type Corpus struct {
 	Exclude      []string
 	MaxBytes     int64 // stop adding files once this many bytes are taken; 0 = no limit
 	MaxFileBytes int64 // skip larger files (generated code); 0 = 4 MiB
+	// Docs are in-memory documents trained after the files of Paths, in
+	// the order given (named explicitly: Include/Exclude do not apply,
+	// MaxBytes and MaxFileBytes do). Callers that hold text already, such
+	// as a testbed reading repositories straight from git, need not write
+	// it to disk first.
+	Docs []Doc
+}
+
+// Doc is one in-memory training document; Name is used in errors only.
+type Doc struct {
+	Name string
+	Text []byte
 }
 
 // DefaultInclude is the source-file globs used when Corpus.Include is empty.
@@ -135,7 +147,7 @@ func (c Corpus) files(ctx context.Context) (files []sourceFile, total int64, clo
 			full = true
 		}
 	}
-	if len(c.Paths) == 0 {
+	if len(c.Paths) == 0 && len(c.Docs) == 0 {
 		return nil, 0, closeAll, fmt.Errorf("corpus: no paths given: %w", errs.ErrUsage)
 	}
 	for _, root := range c.Paths {
@@ -193,6 +205,18 @@ func (c Corpus) files(ctx context.Context) (files []sourceFile, total int64, clo
 				files = append(files, f) // named explicitly: globs do not apply
 				total += f.size
 			}
+		}
+	}
+	for _, d := range c.Docs {
+		text := d.Text
+		if int64(len(text)) > maxFile || full {
+			continue
+		}
+		files = append(files, sourceFile{name: d.Name, size: int64(len(text)),
+			open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(text)), nil }})
+		total += int64(len(text))
+		if c.MaxBytes > 0 && total >= c.MaxBytes {
+			full = true
 		}
 	}
 	return files, total, closeAll, nil

@@ -13,9 +13,9 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 )
 
-// The .bfng file format, version 1. All integers are little-endian.
+// The .bfng file format, version 2. All integers are little-endian.
 //
-//	magic "BFNG", version u32
+//	magic "BFNG", version u32, flags u32 (bit 0: SplitIdentifiers; absent in version 1)
 //	order u32, vocab size u32, files u64, bytes u64, tokens u64
 //	nodes u64 × order                 (distinct k-grams, k = 1..order)
 //	discounts f64 × 3 × order         (D1, D2, D3+ per order)
@@ -26,7 +26,8 @@ import (
 //	crc32 (Castagnoli) u32 of everything before it
 const (
 	fileMagic   = "BFNG"
-	fileVersion = 1
+	fileVersion = 2
+	flagSplit   = 1
 )
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
@@ -55,6 +56,11 @@ func (m *Model) Encode(w io.Writer) error {
 	e := &encoder{w: bw}
 	e.bytes([]byte(fileMagic))
 	e.u32(fileVersion)
+	flags := uint32(0)
+	if m.split {
+		flags |= flagSplit
+	}
+	e.u32(flags)
 	e.u32(uint32(m.order))
 	e.u32(uint32(len(m.vocab)))
 	e.u64(uint64(m.stats.Files))
@@ -234,10 +240,16 @@ func decode(b []byte, checkCRC bool) (*Model, error) {
 	if string(d.take(4)) != fileMagic {
 		return nil, fmt.Errorf("%w: bad magic", errFormat)
 	}
-	if v := d.u32(); v != fileVersion && d.err == nil {
-		return nil, fmt.Errorf("%w: version %d, this build reads version %d", errFormat, v, fileVersion)
+	v := d.u32()
+	if v != 1 && v != fileVersion && d.err == nil {
+		return nil, fmt.Errorf("%w: version %d, this build reads versions 1 and %d", errFormat, v, fileVersion)
 	}
-	m := &Model{order: int(d.u32())}
+	var flags uint32
+	if v >= 2 {
+		flags = d.u32()
+	}
+	m := &Model{split: flags&flagSplit != 0}
+	m.order = int(d.u32())
 	nv := uint64(d.u32())
 	m.stats.Files = int(d.u64() & math.MaxInt32)
 	m.stats.Bytes = int64(d.u64() & math.MaxInt64)

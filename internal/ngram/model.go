@@ -1,7 +1,6 @@
 package ngram
 
 import (
-	"cmp"
 	"math"
 	"slices"
 )
@@ -54,6 +53,10 @@ type Model struct {
 	uniTop     []cand    // most probable tokens with no context
 	uniTopRest float64   // probability of all others
 	uniCum     []float64 // cumulative discounted unigram counts, by id
+
+	split bool     // identifiers split into sub-words (Options.SplitIdentifiers)
+	cache Cache    // cache component (WithCache); not saved
+	memo  *ctxMemo // per-context candidate tables (candidates.go)
 }
 
 // Stats describes a model's training data and size.
@@ -213,36 +216,53 @@ type TokenLogProb struct {
 // context: the first token is predicted by the unigram distribution. Every
 // token gets a finite log-probability.
 func (m *Model) Score(prompt, continuation string) []TokenLogProb {
-	toks := Tokenize(prompt + continuation)
+	toks := m.tokenize(prompt + continuation)
 	i := 0
 	for i < len(toks) && toks[i].Offset+len(toks[i].Text) <= len(prompt) {
 		i++
 	}
 	s := m.newState(false)
+	c := m.newCache()
 	for _, t := range toks[:i] {
 		m.push(&s, m.id(t.Text))
+		if c != nil {
+			c.add(t.Text)
+		}
 	}
-	return m.scoreTokens(&s, toks[i:], 0)
+	return m.scoreTokens(&s, c, toks[i:], 0)
 }
 
 // ScoreText scores every token of text, the first one without context.
 func (m *Model) ScoreText(text string) []TokenLogProb {
 	s := m.newState(false)
-	return m.scoreTokens(&s, Tokenize(text), 0)
+	return m.scoreTokens(&s, m.newCache(), m.tokenize(text), 0)
 }
 
-func (m *Model) scoreTokens(s *state, toks []Token, base int) []TokenLogProb {
+func (m *Model) scoreTokens(s *state, c *cacheLM, toks []Token, base int) []TokenLogProb {
 	out := make([]TokenLogProb, len(toks))
 	for i, t := range toks {
-		w := m.id(t.Text)
-		lp := math.Log(m.prob(s, w))
+		out[i] = m.scoreOne(s, c, t, base)
+		m.push(s, m.id(t.Text))
+		if c != nil {
+			c.add(t.Text)
+		}
+	}
+	return out
+}
+
+// scoreOne scores token t after s (and the cache c, when set).
+func (m *Model) scoreOne(s *state, c *cacheLM, t Token, base int) TokenLogProb {
+	w := m.id(t.Text)
+	var lp float64
+	if c != nil {
+		lp = math.Log(m.mixedProb(s, c, t.Text))
+	} else {
+		lp = math.Log(m.prob(s, w))
 		if w == unkID {
 			lp += m.spellLogProb(t.Text)
 		}
-		out[i] = TokenLogProb{Token: t.Text, Offset: base + t.Offset, LogProb: lp, Unknown: w == unkID}
-		m.push(s, w)
 	}
-	return out
+	return TokenLogProb{Token: t.Text, Offset: base + t.Offset, LogProb: lp, Unknown: w == unkID}
 }
 
 // Summary aggregates token scores.
@@ -281,6 +301,10 @@ type Candidate struct {
 type cand struct {
 	id uint32
 	p  float64
+	// lw is log p up to rounding (from the context tables), used only for
+	// sampling weights p^(1/T), so a step needs one exp per candidate
+	// instead of a math.Pow.
+	lw float64
 }
 
 // maxCandidates bounds the candidate set examined per prediction step.
@@ -315,18 +339,7 @@ func (m *Model) candidates(s *state, buf []cand) (cands []cand, rest float64) {
 		}
 		base = j
 	}
-	h := s.ctx[base-1]
-	words := m.lv[base].word[m.lv[base-1].first[h]:m.lv[base-1].first[h+1]]
-	sum := 0.0
-	for _, w := range words {
-		if w == eosID || w >= firstWordID {
-			p := m.prob(s, w)
-			cands = append(cands, cand{id: w, p: p})
-			sum += p
-		}
-	}
-	sortCands(cands)
-	return cands, math.Max(0, 1-sum)
+	return m.fromTable(s, m.table(s, base), base, top, buf)
 }
 
 // initUnigramTop precomputes the candidates for an empty context.
@@ -334,7 +347,8 @@ func (m *Model) initUnigramTop() {
 	var s state
 	all := make([]cand, 0, len(m.vocab))
 	for w := uint32(eosID); int(w) < len(m.vocab); w++ {
-		all = append(all, cand{id: w, p: m.prob(&s, w)})
+		p := m.prob(&s, w)
+		all = append(all, cand{id: w, p: p, lw: math.Log(p)})
 	}
 	sortCands(all)
 	if len(all) > maxCandidates {
@@ -350,23 +364,13 @@ func (m *Model) initUnigramTop() {
 
 // sortCands orders by descending probability, then id, so results are
 // deterministic.
-func sortCands(c []cand) {
-	slices.SortFunc(c, func(a, b cand) int {
-		switch {
-		case a.p > b.p:
-			return -1
-		case a.p < b.p:
-			return 1
-		}
-		return cmp.Compare(a.id, b.id)
-	})
-}
+func sortCands(c []cand) { slices.SortFunc(c, candCmp) }
 
 // TopNext returns the k most likely next tokens after prompt, with their
 // natural-log probabilities.
 func (m *Model) TopNext(prompt string, k int) []Candidate {
 	s := m.newState(false)
-	for _, t := range Tokenize(prompt) {
+	for _, t := range m.tokenize(prompt) {
 		m.push(&s, m.id(t.Text))
 	}
 	return m.topK(&s, k, nil)

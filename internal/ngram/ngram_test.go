@@ -180,14 +180,8 @@ func TestDistributionSumsToOne(t *testing.T) {
 // TestMemorisedContinuation: a file seen three times (vendored copies, the
 // repetitiveness of benchchecker §3.3) is reproduced by greedy decoding.
 func TestMemorisedContinuation(t *testing.T) {
-	files := map[string]string{}
-	for k, v := range javaCorpus {
-		files[k] = v
-	}
-	src := javaCorpus["src/a/Stack.java"]
-	files["vendor/x/Stack.java"] = src
-	files["vendor/y/Stack.java"] = src
-	m := train(t, Corpus{Paths: []string{writeFiles(t, files)}}, 6)
+	src, dir := stackThrice(t)
+	m := train(t, Corpus{Paths: []string{dir}}, 6)
 	prompt := src[:strings.Index(src, "throw new")+len("throw new")]
 	want := src[len(prompt):strings.Index(src, "T item = ")]
 	got, err := m.Sample(context.Background(), prompt, SampleOptions{MaxTokens: len(Tokenize(want)), Temperature: 0})

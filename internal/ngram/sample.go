@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/errs"
@@ -70,20 +71,31 @@ func (m *Model) sample(ctx context.Context, prompt string, opts SampleOptions, t
 		return nil, fmt.Errorf("ngram.Sample: invalid options %+v: %w", opts, errs.ErrUsage)
 	}
 	base := m.newState(false)
-	ptoks := Tokenize(prompt)
+	ptoks := m.tokenize(prompt)
 	heal := ""
 	if n := len(ptoks); n > 0 {
 		heal = ptoks[n-1].Text
 		ptoks = ptoks[:n-1]
 	}
+	cache := m.newCache()
 	for _, t := range ptoks {
 		m.push(&base, m.id(t.Text))
+		if cache != nil {
+			cache.add(t.Text)
+		}
+	}
+	var markH, markL int
+	if cache != nil {
+		markH, markL = cache.mark()
 	}
 	out := make([]Completion, opts.N)
 	var buf []cand
 	for i := range out {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if cache != nil {
+			cache.rollback(markH, markL)
 		}
 		rng := rand.New(rand.NewPCG(opts.Seed, uint64(i)))
 		s := state{ctx: append(make([]uint32, 0, m.order), base.ctx...)}
@@ -93,27 +105,38 @@ func (m *Model) sample(ctx context.Context, prompt string, opts SampleOptions, t
 		healing := heal != ""
 		for len(c.Tokens) < opts.MaxTokens {
 			cands, rest := m.candidates(&s, buf)
+			cands, rest = m.mixCandidates(&s, cache, cands, rest)
 			buf = cands
 			skip := 0 // bytes of the token already in the prompt
 			if healing {
 				healing = false
 				var ok bool
-				if cands, ok = m.healCandidates(cands, heal); ok {
+				if cands, ok = m.healCandidates(cands, heal, cache); ok {
 					rest, skip = 0, len(heal)
 				} else {
 					m.push(&s, m.id(heal))
+					if cache != nil {
+						cache.add(heal)
+					}
 					cands, rest = m.candidates(&s, cands)
+					cands, rest = m.mixCandidates(&s, cache, cands, rest)
 				}
 				buf = cands
 			}
 			w, p := m.pick(&s, cands, rest, opts, rng)
-			if skip > 0 && m.vocab[w] == heal {
+			if cache != nil && skip == 0 && !slices.ContainsFunc(cands, func(x cand) bool { return x.id == w }) {
+				p = m.mixedProb(&s, cache, m.text(w, cache)) // drawn from the backoff chain
+			}
+			if skip > 0 && m.text(w, cache) == heal {
 				// The prompt's last token stands: continue after it.
-				m.push(&s, w)
+				m.push(&s, m.known(w))
+				if cache != nil {
+					cache.add(heal)
+				}
 				continue
 			}
 			if topLogprobs > 0 {
-				c.TopLogProbs = append(c.TopLogProbs, m.toCandidates(cands, topLogprobs))
+				c.TopLogProbs = append(c.TopLogProbs, m.toCandidates(cands, topLogprobs, cache))
 			}
 			if w == eosID {
 				c.FinishReason = FinishStop
@@ -122,11 +145,15 @@ func (m *Model) sample(ctx context.Context, prompt string, opts SampleOptions, t
 				}
 				break
 			}
-			tok := m.vocab[w][skip:]
+			full := m.text(w, cache)
+			tok := full[skip:]
 			c.Tokens = append(c.Tokens, tok)
 			c.LogProbs = append(c.LogProbs, math.Log(p))
 			text.WriteString(tok)
-			m.push(&s, w)
+			m.push(&s, m.known(w))
+			if cache != nil {
+				cache.add(full)
+			}
 			if cut, ok := stopAt(text.String(), opts.Stop, len(tok)); ok {
 				c.Text = text.String()[:cut]
 				c.FinishReason = FinishStop
@@ -183,11 +210,11 @@ func trimTokens(c *Completion, cut int) {
 	}
 }
 
-func (m *Model) toCandidates(cands []cand, k int) []Candidate {
+func (m *Model) toCandidates(cands []cand, k int, cache *cacheLM) []Candidate {
 	k = min(k, len(cands))
 	out := make([]Candidate, k)
 	for i, c := range cands[:k] {
-		out[i] = Candidate{Token: m.vocab[c.id], LogProb: math.Log(c.p)}
+		out[i] = Candidate{Token: m.text(c.id, cache), LogProb: math.Log(c.p)}
 	}
 	return out
 }
@@ -216,26 +243,36 @@ func (m *Model) pick(s *state, cands []cand, rest float64, opts SampleOptions, r
 		}
 	}
 	invT := 1 / opts.Temperature
-	// Weights relative to the best candidate avoid overflow for small T.
-	ref := cands[0].p
-	weight := func(p float64) float64 {
+	// Weights relative to the best candidate avoid overflow for small T;
+	// for T != 1, (p/ref)^(1/T) is exp((log p − log ref)/T) from the
+	// candidates' logs.
+	ref, refLW := cands[0].p, cands[0].lw
+	weight := func(c cand) float64 {
 		if invT == 1 {
-			return p / ref
+			return c.p / ref
 		}
-		return math.Pow(p/ref, invT)
+		return math.Exp(invT * (c.lw - refLW))
 	}
+	// Each weight once (math.Pow dominates for T != 1), summed and walked
+	// in the same order as always, so draws are unchanged.
+	sc := scratchPool.Get().(*stepScratch)
+	defer scratchPool.Put(sc)
+	ws := sc.p[:0]
 	total := 0.0
 	for i := 0; i < n; i++ {
-		total += weight(cands[i].p)
+		w := weight(cands[i])
+		ws = append(ws, w)
+		total += w
 	}
+	sc.p = ws
 	restW := 0.0
 	if !cut && rest > 0 {
-		restW = weight(rest)
+		restW = weight(cand{p: rest, lw: math.Log(rest)})
 	}
 	u := rng.Float64() * (total + restW)
 	if u < total {
 		for i := 0; i < n; i++ {
-			u -= weight(cands[i].p)
+			u -= ws[i]
 			if u < 0 {
 				return cands[i].id, cands[i].p
 			}
@@ -322,11 +359,11 @@ func (m *Model) drawDiscounted(lo, hi uint32, l *level, mass float64, d *[3]floa
 // healCandidates keeps the candidates whose text extends heal (heal itself
 // included) and renormalises their probabilities; ok is false when none
 // does.
-func (m *Model) healCandidates(cands []cand, heal string) ([]cand, bool) {
+func (m *Model) healCandidates(cands []cand, heal string, cache *cacheLM) ([]cand, bool) {
 	out := cands[:0:0]
 	sum := 0.0
 	for _, c := range cands {
-		if c.id >= firstWordID && strings.HasPrefix(m.vocab[c.id], heal) {
+		if c.id >= firstWordID && strings.HasPrefix(m.text(c.id, cache), heal) {
 			out = append(out, c)
 			sum += c.p
 		}
@@ -334,8 +371,10 @@ func (m *Model) healCandidates(cands []cand, heal string) ([]cand, bool) {
 	if len(out) == 0 || sum <= 0 {
 		return cands, false
 	}
+	ls := math.Log(sum)
 	for i := range out {
 		out[i].p /= sum
+		out[i].lw -= ls
 	}
 	return out, true
 }

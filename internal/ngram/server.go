@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -390,28 +389,27 @@ func buildLogprobs(echo bool, prompt string, ps []TokenLogProb, ptop [][]Candida
 // scoreWithTop scores every token of text (the first without context) and,
 // when k > 0, lists the k most likely tokens at each position.
 func (m *Model) scoreWithTop(text string, k int) ([]TokenLogProb, [][]Candidate) {
-	toks := Tokenize(text)
+	toks := m.tokenize(text)
 	out := make([]TokenLogProb, len(toks))
 	var tops [][]Candidate
 	if k > 0 {
 		tops = make([][]Candidate, len(toks))
 	}
 	s := m.newState(false)
+	c := m.newCache()
 	var buf []cand
 	for i, t := range toks {
-		w := m.id(t.Text)
-		lp := math.Log(m.prob(&s, w))
-		if w == unkID {
-			lp += m.spellLogProb(t.Text)
-		}
-		out[i] = TokenLogProb{Token: t.Text, Offset: t.Offset, LogProb: lp, Unknown: w == unkID}
+		out[i] = m.scoreOne(&s, c, t, 0)
 		if k > 0 {
-			var cs []cand
-			cs, _ = m.candidates(&s, buf)
+			cs, rest := m.candidates(&s, buf)
+			cs, _ = m.mixCandidates(&s, c, cs, rest)
 			buf = cs
-			tops[i] = m.toCandidates(cs, k)
+			tops[i] = m.toCandidates(cs, k, c)
 		}
-		m.push(&s, w)
+		m.push(&s, m.id(t.Text))
+		if c != nil {
+			c.add(t.Text)
+		}
 	}
 	return out, tops
 }
@@ -462,7 +460,7 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 		"created": time.Now().Unix(), "model": s.id,
 	}
 	choices := make([]chatChoice, len(comps))
-	u := usage{PromptTokens: len(Tokenize(prompt))}
+	u := usage{PromptTokens: len(s.m.tokenize(prompt))}
 	for i, c := range comps {
 		choices[i] = chatChoice{Index: i, Message: chatMessage{Role: "assistant", Content: c.Text}, FinishReason: c.FinishReason}
 		u.CompletionTokens += len(c.Tokens)

@@ -20,6 +20,30 @@ const MaxOrder = 12
 // Options configures Train.
 type Options struct {
 	Order int // n-gram order, 1..MaxOrder; 0 = DefaultOrder
+	// MinCount is a count cutoff (capacity knob): k-grams with k >= 2 seen
+	// fewer than MinCount times in the corpus are dropped before the
+	// Kneser–Ney estimates are made, as SRILM's -gtNmin and KenLM's
+	// --prune do, so their mass goes to the lower orders and the model
+	// keeps only what it saw repeatedly. Continuation counts are taken
+	// before the cutoff (KenLM). 0 or 1 keeps every n-gram.
+	MinCount int
+	// MaxNGrams is a capacity budget relative to the data: at each order
+	// k >= 2 the count cutoff is raised until at most MaxNGrams distinct
+	// k-grams remain (the most frequent; ties at the cutoff all go), so
+	// the more a corpus holds, the more of its rarer sequences — one
+	// repository's among many — are forgotten. 0 = no budget.
+	MaxNGrams int
+	// DiscountScale multiplies the estimated discounts D1, D2, D3+ of
+	// every order (each capped at its count class: D1 <= 1, D2 <= 2,
+	// D3+ <= 3), moving probability from what was seen to the
+	// interpolated lower orders: above 1 the model smooths more and
+	// reproduces its training text less. 0 means 1 (the estimates).
+	DiscountScale float64
+	// SplitIdentifiers trains (and makes the model score and sample) on
+	// sub-word pieces of identifiers (see SplitIdentifiers), so unseen
+	// identifiers are spelled from seen pieces. It is saved with the
+	// model.
+	SplitIdentifiers bool
 	// Progress, when set, is called after each file with the bytes read so
 	// far and the total size of the selected files.
 	Progress func(done, total int64)
@@ -36,13 +60,16 @@ func Train(ctx context.Context, src Corpus, opts Options) (*Model, error) {
 	if order < 1 || order > MaxOrder {
 		return nil, fmt.Errorf("ngram.Train: order %d: want 1..%d: %w", order, MaxOrder, errs.ErrUsage)
 	}
+	if opts.MinCount < 0 || opts.MaxNGrams < 0 || opts.DiscountScale < 0 || math.IsNaN(opts.DiscountScale) {
+		return nil, fmt.Errorf("ngram.Train: MinCount %d, DiscountScale %v: want >= 0: %w", opts.MinCount, opts.DiscountScale, errs.ErrUsage)
+	}
 	files, total, closeAll, err := src.files(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("ngram.Train: %w", err)
 	}
 	defer closeAll()
 
-	m := &Model{order: order, ids: make(map[string]uint32)}
+	m := &Model{order: order, ids: make(map[string]uint32), split: opts.SplitIdentifiers}
 	m.vocab = []string{UnkToken, BOSToken, EOSToken}
 	tokens := make([]uint32, 0, total/4+16)
 	var buf bytes.Buffer
@@ -60,6 +87,9 @@ func Train(ctx context.Context, src Corpus, opts Options) (*Model, error) {
 		if ok {
 			text := buf.String()
 			toks = appendTokens(toks[:0], text)
+			if m.split {
+				toks = SplitIdentifiers(toks)
+			}
 			tokens = append(tokens, bosID)
 			for _, t := range toks {
 				id, known := m.ids[t.Text]
@@ -87,7 +117,7 @@ func Train(ctx context.Context, src Corpus, opts Options) (*Model, error) {
 		return nil, fmt.Errorf("ngram.Train: corpus too large (%d tokens); limit it with MaxBytes: %w", len(tokens), errs.ErrInput)
 	}
 	m.stats.Vocab = len(m.vocab)
-	if err := m.build(ctx, tokens); err != nil {
+	if err := m.build(ctx, tokens, max(opts.MinCount, 1), opts.MaxNGrams, opts.DiscountScale); err != nil {
 		return nil, err
 	}
 	m.trainSpelling()
@@ -100,7 +130,7 @@ func Train(ctx context.Context, src Corpus, opts Options) (*Model, error) {
 // prefix node (a counting sort) and sorting each group by last word, so
 // node ids come out in trie order with no hash table. Continuation counts
 // N1+(•w) of level k-1 come from the distinct level-k nodes' suffixes.
-func (m *Model) build(ctx context.Context, tokens []uint32) error {
+func (m *Model) build(ctx context.Context, tokens []uint32, minCount, budget int, discScale float64) error {
 	n := len(tokens)
 	V := len(m.vocab)
 	m.lv = make([]level, m.order)
@@ -156,24 +186,38 @@ func (m *Model) build(ctx context.Context, tokens []uint32) error {
 		pl.first = make([]uint32, parents+1)
 		var nextBOS []bool
 		for p := 0; p < parents; p++ {
-			pl.first[p] = uint32(len(nl.word))
-			g := grouped[start[p]:start[p+1]]
-			if len(g) > 1 {
+			if g := grouped[start[p]:start[p+1]]; len(g) > 1 {
 				slices.Sort(g)
 			}
-			last := invalid
-			for _, e := range g {
-				w, pos := uint32(e>>32), uint32(e)
-				if w != last {
-					last = w
-					nl.word = append(nl.word, w)
-					nl.adj = append(nl.adj, 0)
-					nextBOS = append(nextBOS, bosStart[p])
-					cont[prev[pos]]++
+		}
+		cutK := minCount
+		if budget > 0 {
+			cutK = max(cutK, budgetCut(grouped, start, budget))
+		}
+		for p := 0; p < parents; p++ {
+			pl.first[p] = uint32(len(nl.word))
+			g := grouped[start[p]:start[p+1]]
+			for a := 0; a < len(g); {
+				w := uint32(g[a] >> 32)
+				b := a + 1
+				for b < len(g) && uint32(g[b]>>32) == w {
+					b++
 				}
-				id := uint32(len(nl.word) - 1)
-				nl.adj[id]++
-				cur[pos] = id
+				run := g[a:b]
+				a = b
+				if suffix := prev[uint32(run[0])]; suffix != invalid {
+					cont[suffix]++
+				}
+				if len(run) < cutK {
+					continue // cut off: cur stays invalid, no longer k-gram extends it
+				}
+				id := uint32(len(nl.word))
+				nl.word = append(nl.word, w)
+				nl.adj = append(nl.adj, uint32(len(run)))
+				nextBOS = append(nextBOS, bosStart[p])
+				for _, e := range run {
+					cur[uint32(e)] = id
+				}
 			}
 		}
 		pl.first[parents] = uint32(len(nl.word))
@@ -197,15 +241,16 @@ func (m *Model) build(ctx context.Context, tokens []uint32) error {
 		m.stats.NGrams[k] = int64(len(m.lv[k].word))
 	}
 	m.stats.NGrams[0] = int64(V)
-	m.computeDiscounts()
+	m.computeDiscounts(discScale)
 	m.computeContexts()
 	return nil
 }
 
 // computeDiscounts sets D1, D2, D3+ per order from the counts-of-counts of
-// the adjusted counts (Chen & Goodman 1998, eq. 26). Orders with too few
-// counts to estimate them (tiny corpora) fall back to 0.5, 1.0, 1.5.
-func (m *Model) computeDiscounts() {
+// the adjusted counts (Chen & Goodman 1998, eq. 26), times scale (0 = 1),
+// each capped at its count class. Orders with too few counts to estimate
+// them (tiny corpora, or all singletons cut off) fall back to 0.5, 1.0, 1.5.
+func (m *Model) computeDiscounts(scale float64) {
 	m.disc = make([][3]float64, m.order)
 	for k := range m.lv {
 		var nr [5]float64
@@ -218,6 +263,11 @@ func (m *Model) computeDiscounts() {
 			}
 		}
 		m.disc[k] = discountsFromCounts(nr)
+		if scale > 0 && scale != 1 {
+			for i := range m.disc[k] {
+				m.disc[k][i] = min(m.disc[k][i]*scale, float64(i+1))
+			}
+		}
 	}
 }
 
@@ -318,4 +368,35 @@ func (m *Model) finish() {
 		}
 	}
 	m.initUnigramTop()
+	m.memo = &ctxMemo{}
+}
+
+// budgetCut is the smallest count cutoff that leaves at most budget
+// distinct k-grams in the sorted groups of positions.
+func budgetCut(grouped []uint64, start []uint32, budget int) int {
+	hist := map[int]int{} // run length → distinct k-grams with it
+	for p := 0; p+1 < len(start); p++ {
+		g := grouped[start[p]:start[p+1]]
+		for a := 0; a < len(g); {
+			b := a + 1
+			for b < len(g) && g[b]>>32 == g[a]>>32 {
+				b++
+			}
+			hist[b-a]++
+			a = b
+		}
+	}
+	counts := make([]int, 0, len(hist))
+	for c := range hist {
+		counts = append(counts, c)
+	}
+	slices.Sort(counts)
+	kept := 0
+	for i := len(counts) - 1; i >= 0; i-- {
+		if kept+hist[counts[i]] > budget {
+			return counts[i] + 1
+		}
+		kept += hist[counts[i]]
+	}
+	return 1
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -15,7 +13,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/llm"
-	"github.com/benchforge/benchforge/internal/llm/openai"
+	"github.com/benchforge/benchforge/internal/llm/ngramllm"
 	"github.com/benchforge/benchforge/internal/ngram"
 	"github.com/benchforge/benchforge/internal/stats"
 )
@@ -473,22 +471,14 @@ func summarize(repos []tbRepo, idx []int, config string, p0 float64) ConfigSumma
 	return s
 }
 
-// serve starts an OpenAI-compatible server for m on a loopback port and
-// returns an llm.Model talking to it over HTTP.
+// serve serves m on loopback and returns an llm.Model talking to it over
+// HTTP (ngramllm.Serve).
 func serve(m *ngram.Model, id string) (llm.Model, func(), error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	lm, stop, err := ngramllm.Serve(m, id)
 	if err != nil {
-		return nil, nil, fmt.Errorf("repoprobe.Testbed: listen on loopback: %v: %w", err, errs.ErrUnavailable)
+		return nil, nil, fmt.Errorf("repoprobe.Testbed: %w", err)
 	}
-	srv := &http.Server{Handler: ngram.NewServer(m, id), ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	sp := llm.Spec{Provider: "openai", Model: id, BaseURL: "http://" + ln.Addr().String() + "/v1"}
-	cl, err := openai.New(sp, llm.Options{Timeout: time.Minute})
-	if err != nil {
-		srv.Close()
-		return nil, nil, fmt.Errorf("repoprobe.Testbed: open %s: %w", sp, err)
-	}
-	return cl, func() { srv.Close() }, nil
+	return lm, stop, nil
 }
 
 // parallel runs fn(0..n-1) on two workers, stopping at the first error.

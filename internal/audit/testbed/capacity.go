@@ -1,0 +1,147 @@
+package testbed
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/benchforge/benchforge/internal/audit/baselines"
+	"github.com/benchforge/benchforge/internal/audit/repoprobe"
+	"github.com/benchforge/benchforge/internal/llm"
+	"github.com/benchforge/benchforge/internal/ngram"
+)
+
+// runCapacity trains one target, probes every repository under every
+// configuration (controls first, to calibrate P0), scores the baselines
+// and summarises.
+func runCapacity(ctx context.Context, opts Options, d *seedData, seed uint64, c Capacity) (*CapacityRun, error) {
+	cr := &CapacityRun{Seed: seed, Capacity: c}
+	t0 := time.Now()
+	docs := append(repoDocs(d.repos, func(r repo) bool { return r.Role == RoleMember }), d.background...)
+	m, err := ngram.Train(ctx, ngram.Corpus{Docs: docs}, ngram.Options{Order: c.Order, MinCount: c.MinCount, DiscountScale: c.DiscountScale, SplitIdentifiers: c.Subword, MaxNGrams: c.Budget})
+	if err != nil {
+		return nil, fmt.Errorf("testbed: train target %s: %w", c.Name, err)
+	}
+	cr.TrainSeconds = time.Since(t0).Seconds() + d.trainSecs
+	cr.Target = m.Stats()
+	if m, err = m.WithCache(ngram.Cache{Weight: c.Cache}); err != nil {
+		return nil, fmt.Errorf("testbed: capacity %s: %w", c.Name, err)
+	}
+	target, stop, err := serve(m, fmt.Sprintf("testbed-target-seed%d-%d-%d-%g-%v-%d", seed, c.Order, c.MinCount, c.Cache, c.Subword, c.Budget))
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	t1 := time.Now()
+	cr.Repos = make([]RepoResult, len(d.repos))
+	for i, r := range d.repos {
+		cr.Repos[i] = RepoResult{Name: r.Name(), Repo: r.Repo, Role: r.Role, Control: r.control, Fold: r.fold, Files: len(r.files),
+			Select: r.stats, Verdicts: map[string]repoprobe.RepoVerdict{}}
+	}
+	po := repoprobe.ProbeOptions{Samples: opts.Samples, Temperature: opts.Temperature, MaxTokens: opts.MaxTokens,
+		Seed: int64(seed), Alpha: opts.Alpha, Lang: "java"}
+	controls, rest := split(d.repos)
+	cfgs := []string{repoprobe.ConfigFull, repoprobe.ConfigNoRepetitive, repoprobe.ConfigNoDistinct, repoprobe.ConfigNoContext}
+	if err := probeAll(ctx, target, d, cr, controls, cfgs, po, nil); err != nil {
+		return nil, err
+	}
+	p0 := calibrate(cr, controls, cfgs)
+	p0[repoprobe.ConfigSequential] = p0[repoprobe.ConfigFull]
+	// Sequential first, so its calls are real calls.
+	if err := probeAll(ctx, target, d, cr, rest, append([]string{repoprobe.ConfigSequential}, cfgs...), po, p0); err != nil {
+		return nil, err
+	}
+	if err := scoreBaselines(ctx, opts, target, d, cr); err != nil {
+		return nil, err
+	}
+	cr.ProbeSeconds = time.Since(t1).Seconds()
+	cr.summarize(rest, p0)
+	return cr, nil
+}
+
+func split(repos []repo) (controls, rest []int) {
+	for i, r := range repos {
+		if r.control {
+			controls = append(controls, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	return controls, rest
+}
+
+func probeAll(ctx context.Context, target llm.Model, d *seedData, cr *CapacityRun, idx []int, cfgs []string, po repoprobe.ProbeOptions, p0 map[string]float64) error {
+	vs := make([]map[string]repoprobe.RepoVerdict, len(idx))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(2)
+	for k, i := range idx {
+		g.Go(func() error {
+			vs[k] = map[string]repoprobe.RepoVerdict{}
+			for _, c := range cfgs {
+				o := po
+				o.P0, o.Sequential = p0[c], c == repoprobe.ConfigSequential
+				v, err := repoprobe.Probe(gctx, target, d.repos[i].Name(), d.repos[i].sel[c], o)
+				if err != nil {
+					return err
+				}
+				vs[k][c] = v
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for k, i := range idx {
+		for c, v := range vs[k] {
+			cr.Repos[i].Verdicts[c] = v
+		}
+	}
+	return nil
+}
+
+// calibrate derives P0 per configuration from the controls' hit rates
+// (repoprobe.CalibrateP0); a configuration without a usable control keeps
+// the default P0 (0 here).
+func calibrate(cr *CapacityRun, controls []int, cfgs []string) map[string]float64 {
+	p0 := map[string]float64{}
+	for _, c := range cfgs {
+		var rates []float64
+		for _, i := range controls {
+			if v := cr.Repos[i].Verdicts[c]; v.Verdict != repoprobe.Insufficient && v.Queries > 0 {
+				rates = append(rates, float64(v.Hits)/float64(v.Queries))
+			}
+		}
+		if p, err := repoprobe.CalibrateP0(rates); err == nil {
+			p0[c] = p
+		}
+	}
+	return p0
+}
+
+// scoreBaselines scores Loss, Zlib, Min-K% and Ref on each repository's
+// snippets: the target and the repository's cross-fitted reference (which
+// did not see it), both over HTTP.
+func scoreBaselines(ctx context.Context, opts Options, target llm.Model, d *seedData, cr *CapacityRun) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(2)
+	for i := range d.repos {
+		g.Go(func() error {
+			r := d.repos[i]
+			texts := make([][]byte, len(r.files))
+			for k, f := range r.files {
+				texts[k] = f.Content
+			}
+			sc := baselines.Scorer{Target: target, Reference: d.refs[r.fold]}
+			s, err := sc.Mean(gctx, baselines.Snippets(texts, opts.Snippets, opts.SnippetLines))
+			if err != nil {
+				return fmt.Errorf("testbed: baselines on %s: %w", r.Repo, err)
+			}
+			cr.Repos[i].Baselines = &s
+			return nil
+		})
+	}
+	return g.Wait()
+}

@@ -1,0 +1,63 @@
+package testbed
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/benchforge/benchforge/internal/audit/repoprobe"
+)
+
+// checks measures the targets of the issue on the headline capacity (the
+// first): full-method AUC and FPR, the ablations' direction, the best
+// baseline below the method, sequential calls, and calibration; the wall
+// time is checked by Run.
+func checks(r *Result) []Check {
+	if len(r.Capacities) == 0 {
+		return nil
+	}
+	capName := r.Capacities[0].Name
+	row := func(cfg string) Row {
+		for _, x := range r.Table {
+			if x.Capacity == capName && x.Config == cfg {
+				return x
+			}
+		}
+		return Row{}
+	}
+	full := row(repoprobe.ConfigFull)
+	out := []Check{{
+		Name: "full method", Target: "AUC ≥ 0.95 and FPR ≤ 0.05 at α = 0.05",
+		Measured: fmt.Sprintf("AUC %.3f (seeds %.3f–%.3f), FPR %.3f, TPR %.3f", full.AUCMean, full.AUCMin, full.AUCMax, full.FPR, full.TPR),
+		Pass:     full.AUCMean >= 0.95 && full.FPR <= 0.05,
+	}}
+	for _, cfg := range []string{repoprobe.ConfigNoRepetitive, repoprobe.ConfigNoDistinct, repoprobe.ConfigNoContext} {
+		a := row(cfg)
+		dAUC, dFPR := full.AUCMean-a.AUCMean, a.FPR-full.FPR
+		out = append(out, Check{Name: cfg, Target: "AUC lower by ≥ 0.1 or FPR higher by ≥ 0.2",
+			Measured: fmt.Sprintf("AUC %.3f (−%.3f), FPR %.3f (%+.3f)", a.AUCMean, dAUC, a.FPR, dFPR),
+			Pass:     dAUC >= 0.1 || dFPR >= 0.2})
+	}
+	best := BaselineRow{AUCMean: math.Inf(-1)}
+	for _, b := range r.Baselines {
+		if b.Capacity == capName && b.AUCMean > best.AUCMean {
+			best = b
+		}
+	}
+	out = append(out, Check{Name: "best logit baseline", Target: "AUC below the full method's",
+		Measured: fmt.Sprintf("%s AUC %.3f vs %.3f", best.Method, best.AUCMean, full.AUCMean), Pass: best.AUCMean < full.AUCMean})
+	for _, s := range r.Sequential {
+		if s.Capacity != capName {
+			continue
+		}
+		out = append(out, Check{Name: "sequential stopping", Target: "≤ half the fixed-n calls at equal AUC",
+			Measured: fmt.Sprintf("%d of %d calls (%.1f%%), AUC %.3f vs %.3f, %d/%d verdicts equal", s.SeqCalls, s.FixedCalls, 100*s.Fraction, s.SeqAUC, s.FixedAUC, s.SameVerdicts, s.TotalVerdicts),
+			Pass:     s.Fraction <= 0.5 && math.Abs(s.SeqAUC-s.FixedAUC) <= 0.01})
+	}
+	for _, c := range r.Calibration {
+		if c.Capacity == capName && c.Config == repoprobe.ConfigFull {
+			out = append(out, Check{Name: fmt.Sprintf("calibration at %g", c.Level), Target: fmt.Sprintf("share of non-members with p ≤ %g at most %g", c.Level, c.Level),
+				Measured: fmt.Sprintf("%d/%d = %.3f [95%% CI %.3f–%.3f]", c.Rejected, c.NonMembers, c.Share, c.CI.Lo, c.CI.Hi), Pass: c.Share <= c.Level})
+		}
+	}
+	return out
+}

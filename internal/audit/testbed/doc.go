@@ -1,0 +1,23 @@
+// Package testbed owns the ecosystem testbed of Stage I (benchchecker
+// §5.2, Tables 3 and 5): repositories of one family listed in a manifest
+// at fixed commits with known membership, read straight from git, and a
+// target that behaves like a pretrained model rather than a lookup table
+// of its members. It trains the built-in n-gram model (internal/ngram) on
+// the members plus a shared background — background repositories of the
+// family, the licence header and foreign imports of every testbed file
+// (Boilerplate; never a repository's own names), a JDK sample — at each
+// capacity (bounded order, count cutoff, n-gram budget, sub-word pieces,
+// a cache that copies from the prompt), serves it on loopback
+// (ngramllm.Serve, real HTTP through the openai provider), and runs, per
+// training seed: Stage I under the full method, sequential stopping and
+// the three ablations (repoprobe), the logit baselines Loss, Zlib, Min-K%
+// and Ref (baselines, Ref against a cross-fitted reference that did not
+// see the repository), and scores them against the labels (AUC, TPR/FPR,
+// ROC). Calibration pools the non-members' p-values over seeds and flags a
+// configuration whose share with p ≤ α exceeds α. Checks states the
+// issue's targets with the figures measured, pass or not.
+//
+// repoprobe keeps the quick default testbed (JDK modules and Python
+// stdlib packages); this package depends on repoprobe's algorithm, not
+// the other way round.
+package testbed

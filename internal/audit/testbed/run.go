@@ -1,0 +1,412 @@
+package testbed
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/benchforge/benchforge/internal/audit/repoprobe"
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/jdk"
+	"github.com/benchforge/benchforge/internal/llm"
+	"github.com/benchforge/benchforge/internal/llm/ngramllm"
+	"github.com/benchforge/benchforge/internal/ngram"
+)
+
+// Configurations compared on the testbed: benchchecker's Stage I, its
+// sequential variant and the three ablations of Table 5 (the names of
+// repoprobe's quick testbed).
+var Configs = repoprobe.Configs
+
+// Capacity is one setting of the target model's knobs (ngram.Options
+// and ngram.Cache): bounded order, count cutoff, discount scale, and the
+// weight of the cache component that copies from the prompt.
+type Capacity struct {
+	Name          string  `json:"name"`
+	Order         int     `json:"order"`
+	MinCount      int     `json:"min_count"`
+	DiscountScale float64 `json:"discount_scale,omitempty"`
+	Cache         float64 `json:"cache"`
+	// Subword trains on sub-word pieces of identifiers
+	// (ngram.Options.SplitIdentifiers), so unseen identifiers can be
+	// spelled, as a sub-word LLM can.
+	Subword bool `json:"subword"`
+	// Budget caps the distinct n-grams kept per order
+	// (ngram.Options.MaxNGrams): capacity relative to the data.
+	Budget int `json:"budget,omitempty"`
+}
+
+// Label names a capacity by its knobs.
+func (c Capacity) Label() string {
+	s := fmt.Sprintf("%d-gram, cutoff %d, cache %g", c.Order, max(c.MinCount, 1), c.Cache)
+	if c.Subword {
+		s += ", sub-words"
+	}
+	if c.Budget > 0 {
+		s += fmt.Sprintf(", ≤ %dk n-grams/order", c.Budget/1000)
+	}
+	if c.DiscountScale > 0 && c.DiscountScale != 1 {
+		s += fmt.Sprintf(", discounts ×%g", c.DiscountScale)
+	}
+	return s
+}
+
+// DefaultCapacities are the settings reported separately; the first is
+// the headline. All are 6-gram models on sub-word pieces of identifiers
+// with a count cutoff of 2 and a cache of weight 0.2 (a model that cannot
+// copy from its prompt or spell an unseen identifier never completes a
+// non-member's names, so no non-member could produce a false positive);
+// they differ in capacity relative to the data: at most 60k or 20k
+// distinct n-grams per order, or no budget (every n-gram seen twice).
+// Measured on testdata/testbed/apache-java.json (seed 1): with no budget
+// every configuration and baseline reaches AUC ≈ 1; the budgets are what
+// make members only partly memorised.
+var DefaultCapacities = []Capacity{
+	{Order: 6, MinCount: 2, Cache: 0.2, Subword: true, Budget: 60000},
+	{Order: 6, MinCount: 2, Cache: 0.2, Subword: true, Budget: 20000},
+	{Order: 6, MinCount: 2, Cache: 0.2, Subword: true},
+}
+
+// Options configure Run. Zero fields take the defaults in brackets.
+type Options struct {
+	Manifest   *Manifest
+	RepoDirs   []string // folders holding the clones (Locate)
+	JDKZip     string   // src.zip for the manifest's JDKModules [jdk.SrcZip()]
+	Seeds      []uint64 // training seeds: file samples, background, controls, sampling [1, 2, 3]
+	Capacities []Capacity
+	Read       ReadOptions
+	MinFiles   int // repositories with fewer files are dropped (and said so) [10]
+	// Probing and selection, as repoprobe.ProbeOptions / SelectOptions.
+	MaxQueries  int     // [120]
+	Samples     int     // [10]
+	MaxTokens   int     // [4]
+	Temperature float64 // [1.0]
+	Alpha       float64 // [0.05]
+	MaxRepoFreq int     // distinctive: in at most this many indexed repositories [2]
+	MinEntropy  float64 // [2.0 nats]
+	RefOrder    int     // order of the cross-fitted reference models [4]
+	RefSubword  bool    // references trained on sub-word pieces of identifiers [as the first capacity]
+	// Controls non-members per seed calibrate P0 per configuration and
+	// are left out of the metrics [3].
+	Controls int
+	// Snippets per repository scored by the logit baselines, of
+	// SnippetLines lines each [16, 16].
+	Snippets, SnippetLines int
+	Progress               func(msg string)
+}
+
+func (o *Options) defaults() {
+	def := func(p *int, v int) {
+		if *p <= 0 {
+			*p = v
+		}
+	}
+	def(&o.Read.MaxFiles, 40)
+	def(&o.Read.MaxFileBytes, 64<<10)
+	def(&o.MinFiles, 10)
+	def(&o.MaxQueries, 120)
+	def(&o.Samples, 10)
+	def(&o.MaxTokens, 4)
+	def(&o.MaxRepoFreq, 2)
+	def(&o.RefOrder, 4)
+	def(&o.Controls, 3)
+	def(&o.Snippets, 16)
+	def(&o.SnippetLines, 16)
+	if len(o.Seeds) == 0 {
+		o.Seeds = []uint64{1, 2, 3}
+	}
+	if len(o.Capacities) == 0 {
+		o.Capacities = DefaultCapacities
+	}
+	o.RefSubword = o.RefSubword || o.Capacities[0].Subword
+	for i := range o.Capacities {
+		if o.Capacities[i].Name == "" {
+			o.Capacities[i].Name = o.Capacities[i].Label()
+		}
+	}
+	if o.Temperature <= 0 {
+		o.Temperature = 1
+	}
+	if o.Alpha <= 0 {
+		o.Alpha = 0.05
+	}
+	if o.MinEntropy <= 0 {
+		o.MinEntropy = 2
+	}
+	if o.Progress == nil {
+		o.Progress = func(string) {}
+	}
+}
+
+// repo is one testbed repository during a seed's run.
+type repo struct {
+	Entry
+	files   []repoprobe.File
+	control bool
+	fold    int
+	sel     map[string][]repoprobe.Query
+	stats   map[string]repoprobe.SelectStats
+}
+
+// Run builds the testbed of the manifest once per seed and, for every
+// capacity, trains the target on the members plus the shared background,
+// serves it on loopback, runs Stage I under every configuration and the
+// logit baselines on every repository, and scores both against the
+// labels; calibration pools the non-members over seeds.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	start := time.Now()
+	opts.defaults()
+	if opts.Manifest == nil {
+		return nil, fmt.Errorf("testbed.Run: no manifest: %w", errs.ErrUsage)
+	}
+	res := &Result{Manifest: opts.Manifest.Name, Alpha: opts.Alpha, Capacities: opts.Capacities, Seeds: opts.Seeds}
+	for _, seed := range opts.Seeds {
+		sr, err := runSeed(ctx, opts, seed)
+		if err != nil {
+			return nil, err
+		}
+		res.Runs = append(res.Runs, sr.runs...)
+		res.Composition = append(res.Composition, sr.composition)
+	}
+	res.finish(opts)
+	res.WallSeconds = time.Since(start).Seconds()
+	res.Checks = append(res.Checks, Check{Name: "wall time", Target: "whole testbed, training included, < 600 s",
+		Measured: fmt.Sprintf("%.0f s", res.WallSeconds), Pass: res.WallSeconds < 600})
+	return res, nil
+}
+
+// seedData is what one seed reads and trains once for all capacities.
+type seedData struct {
+	repos       []repo
+	background  []ngram.Doc
+	refs        [2]llm.Model
+	stop        []func()
+	composition Composition
+	trainSecs   float64
+}
+
+type seedResult struct {
+	runs        []*CapacityRun
+	composition Composition
+}
+
+func runSeed(ctx context.Context, opts Options, seed uint64) (*seedResult, error) {
+	opts.Progress(fmt.Sprintf("seed %d: reading %d repositories from git", seed, len(opts.Manifest.Repos)))
+	d, err := prepare(ctx, opts, seed)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, s := range d.stop {
+			s()
+		}
+	}()
+	opts.Progress(fmt.Sprintf("seed %d: mining patterns and selecting signature snippets", seed))
+	if err := selectAll(ctx, opts, d, seed); err != nil {
+		return nil, err
+	}
+	d.composition.Seed = seed
+	out := &seedResult{composition: d.composition}
+	for _, c := range opts.Capacities {
+		opts.Progress(fmt.Sprintf("seed %d, %s: training the target and probing", seed, c.Name))
+		cr, err := runCapacity(ctx, opts, d, seed, c)
+		if err != nil {
+			return nil, err
+		}
+		out.runs = append(out.runs, cr)
+	}
+	return out, nil
+}
+
+// prepare reads the repositories, labels controls and folds, builds the
+// background and trains the two cross-fitted reference models.
+func prepare(ctx context.Context, opts Options, seed uint64) (*seedData, error) {
+	d := &seedData{}
+	ro := opts.Read
+	ro.Seed = seed
+	var bgRepos [][]repoprobe.File
+	for _, e := range opts.Manifest.Repos {
+		files, err := readRepo(ctx, opts.Manifest, e, opts.RepoDirs, ro)
+		if err != nil {
+			return nil, err
+		}
+		if e.Role == RoleBackground {
+			bgRepos = append(bgRepos, files)
+			d.composition.add(e, len(files), false, "")
+			continue
+		}
+		if len(files) < opts.MinFiles {
+			d.composition.add(e, len(files), false, fmt.Sprintf("dropped: %d files, fewer than --min-files %d", len(files), opts.MinFiles))
+			continue
+		}
+		d.repos = append(d.repos, repo{Entry: e, files: files})
+	}
+	arrange(d.repos, opts.Controls, seed)
+	for _, r := range d.repos {
+		d.composition.add(r.Entry, len(r.files), r.control, "")
+	}
+	bg, err := background(opts, d.repos, bgRepos, seed)
+	if err != nil {
+		return nil, err
+	}
+	d.background = bg
+	d.composition.BackgroundDocs, d.composition.BackgroundBytes = len(bg), docBytes(bg)
+	for f := range 2 {
+		t0 := time.Now()
+		docs := append(repoDocs(d.repos, func(r repo) bool { return r.fold != f }), bg...)
+		m, err := ngram.Train(ctx, ngram.Corpus{Docs: docs}, ngram.Options{Order: opts.RefOrder, SplitIdentifiers: opts.RefSubword})
+		if err != nil {
+			return nil, fmt.Errorf("testbed: train reference %d: %w", f, err)
+		}
+		d.trainSecs += time.Since(t0).Seconds()
+		lm, stop, err := serve(m, fmt.Sprintf("testbed-ref%d-seed%d", f, seed))
+		if err != nil {
+			return nil, err
+		}
+		d.refs[f] = lm
+		d.stop = append(d.stop, stop)
+	}
+	d.composition.index = append(filesOf(d.repos), bgRepos...)
+	return d, nil
+}
+
+// arrange picks the seed's negative controls among the non-members and
+// alternates folds over a seeded order.
+func arrange(repos []repo, controls int, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 0x7e57bed))
+	order := rng.Perm(len(repos))
+	var non []int
+	for k, i := range order {
+		repos[i].fold = k % 2
+		if repos[i].Role == RoleNonMember {
+			non = append(non, i)
+		}
+	}
+	for _, i := range non[:min(controls, max(0, len(non)-2))] {
+		repos[i].control = true
+	}
+}
+
+// background is what the target and reference models read besides the
+// testbed: the background repositories, the boilerplate (licence header,
+// foreign imports) of every testbed file, members and non-members alike,
+// and the manifest's JDK modules.
+func background(opts Options, repos []repo, bgRepos [][]repoprobe.File, seed uint64) ([]ngram.Doc, error) {
+	var docs []ngram.Doc
+	for _, files := range bgRepos {
+		for _, f := range files {
+			docs = append(docs, ngram.Doc{Name: "background/" + f.Path, Text: f.Content})
+		}
+	}
+	for _, r := range repos {
+		own := OwnPrefix(r.files)
+		for _, f := range r.files {
+			if b := Boilerplate(f.Content, own); b != "" {
+				docs = append(docs, ngram.Doc{Name: "boilerplate/" + r.Name() + "/" + f.Path, Text: []byte(b)})
+			}
+		}
+	}
+	m := opts.Manifest
+	if len(m.JDKModules) == 0 || m.JDKBytes <= 0 {
+		return docs, nil
+	}
+	zp := opts.JDKZip
+	if zp == "" {
+		var err error
+		if zp, err = jdk.SrcZip(); err != nil {
+			return nil, fmt.Errorf("testbed: the manifest's jdk_modules need a JDK src.zip (install the JDK sources or pass --jdk-src): %w", err)
+		}
+	}
+	jd, err := jdkDocs(zp, m.JDKModules, m.JDKBytes, opts.Read.MaxFileBytes, seed)
+	if err != nil {
+		return nil, err
+	}
+	return append(docs, jd...), nil
+}
+
+func repoDocs(repos []repo, pick func(repo) bool) []ngram.Doc {
+	var docs []ngram.Doc
+	for _, r := range repos {
+		if !pick(r) {
+			continue
+		}
+		for _, f := range r.files {
+			docs = append(docs, ngram.Doc{Name: r.Name() + "/" + f.Path, Text: f.Content})
+		}
+	}
+	return docs
+}
+
+func filesOf(repos []repo) [][]repoprobe.File {
+	var out [][]repoprobe.File
+	for _, r := range repos {
+		out = append(out, r.files)
+	}
+	return out
+}
+
+func docBytes(docs []ngram.Doc) int64 {
+	var n int64
+	for _, d := range docs {
+		n += int64(len(d.Text))
+	}
+	return n
+}
+
+// selectAll mines and selects every repository's queries under each
+// configuration; selection depends on the references and the index, not
+// on the target, so it is shared by all capacities.
+func selectAll(ctx context.Context, opts Options, d *seedData, seed uint64) error {
+	freq := repoprobe.NewMapFreq(d.composition.index)
+	maxFrac := (float64(opts.MaxRepoFreq) + 0.5) / float64(freq.Repos())
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(2)
+	for i := range d.repos {
+		g.Go(func() error { return selectRepo(gctx, opts, &d.repos[i], freq, maxFrac, d.refs[d.repos[i].fold], seed) })
+	}
+	return g.Wait()
+}
+
+func selectRepo(ctx context.Context, opts Options, r *repo, freq *repoprobe.MapFreq, maxFrac float64, ref llm.Model, seed uint64) error {
+	pats, err := repoprobe.Mine(ctx, r.files, repoprobe.MineOptions{Freq: freq, MaxRepoFrac: maxFrac, Workers: 1})
+	if err != nil {
+		return fmt.Errorf("testbed: %s: %w", r.Repo, err)
+	}
+	qo := repoprobe.QueryOptions{MaxQueryChars: 400}
+	cands := repoprobe.BuildQueries(r.files, pats, qo)
+	single := repoprobe.SingleQueries(r.files, 4*opts.MaxQueries, seed, qo)
+	so := repoprobe.SelectOptions{Freq: freq, MaxRepoFrac: maxFrac, Reference: ref, MinEntropy: opts.MinEntropy,
+		MaxQueries: opts.MaxQueries, Seed: seed}
+	r.sel, r.stats = map[string][]repoprobe.Query{}, map[string]repoprobe.SelectStats{}
+	for _, c := range []struct {
+		name   string
+		cands  []repoprobe.Query
+		mutate func(*repoprobe.SelectOptions)
+	}{
+		{repoprobe.ConfigFull, cands, func(*repoprobe.SelectOptions) {}},
+		{repoprobe.ConfigNoRepetitive, single, func(*repoprobe.SelectOptions) {}},
+		{repoprobe.ConfigNoDistinct, cands, func(o *repoprobe.SelectOptions) { o.NoDistinct = true }},
+		{repoprobe.ConfigNoContext, cands, func(o *repoprobe.SelectOptions) { o.NoContext = true }},
+	} {
+		o := so
+		c.mutate(&o)
+		qs, st, err := repoprobe.Select(ctx, c.cands, o)
+		if err != nil {
+			return fmt.Errorf("testbed: %s: %w", r.Repo, err)
+		}
+		r.sel[c.name], r.stats[c.name] = qs, st
+	}
+	r.sel[repoprobe.ConfigSequential] = r.sel[repoprobe.ConfigFull]
+	return nil
+}
+
+func serve(m *ngram.Model, id string) (llm.Model, func(), error) {
+	lm, stop, err := ngramllm.Serve(m, id)
+	if err != nil {
+		return nil, nil, fmt.Errorf("testbed: %w", err)
+	}
+	return lm, stop, nil
+}
