@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -15,7 +16,11 @@ import (
 	"github.com/benchforge/benchforge/internal/gitrepo"
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // model providers
+	"github.com/benchforge/benchforge/internal/runkey"
 )
+
+// recheckUsage is the help of --recheck in every resumable command.
+const recheckUsage = "redo finished records on resume: unknown (records whose cause may be gone: no clone, missing commit, failed service; also done by default) or all"
 
 func init() { auditSubcommands = append(auditSubcommands, newAuditRunCmd) }
 
@@ -25,6 +30,8 @@ type auditRunOptions struct {
 	model, reference, index, cutoff, cacheDir, out string
 	maxCost                                        float64
 	noCache, noBaselines, asJSON                   bool
+	recheck                                        string
+	failOn                                         float64
 	p                                              pipeline.Options
 }
 
@@ -89,6 +96,8 @@ filters are off and the manifest says so.`,
 	f.StringVar(&o.cacheDir, "cache-dir", "", "model answer cache directory (default: the user cache)")
 	f.BoolVar(&o.noCache, "no-cache", false, "do not cache model answers")
 	f.StringVar(&o.out, "out", "", "output directory (required)")
+	f.StringVar(&o.recheck, "recheck", "", recheckUsage)
+	f.Float64Var(&o.failOn, "fail-on-contaminated", -1, "CI gate: exit 8 when the share of contaminated samples exceeds this rate in [0, 1] (all outputs are still written; negative: off)")
 	f.BoolVar(&o.asJSON, "json", false, "print the run manifest as JSON")
 	return cmd
 }
@@ -107,6 +116,12 @@ func runAuditRun(a *app, o auditRunOptions) error {
 	format, err := bench.ParseFormat(o.format)
 	if err != nil {
 		return fmt.Errorf("audit run: --format: %w", err)
+	}
+	if o.failOn > 1 {
+		return fmt.Errorf("audit run: --fail-on-contaminated %v: want a share in [0, 1], e.g. 0.05: %w", o.failOn, errs.ErrUsage)
+	}
+	if o.p.Recheck, err = runkey.ParseRecheck(o.recheck); err != nil {
+		return fmt.Errorf("audit run: %w", err)
 	}
 	sess, err := llm.NewSession(llm.SessionOptions{CacheDir: o.cacheDir, NoCache: o.noCache, MaxCost: o.maxCost})
 	if err != nil {
@@ -143,7 +158,7 @@ func runAuditRun(a *app, o auditRunOptions) error {
 		if err != nil {
 			return fmt.Errorf("audit run: --reference-index: %w", err)
 		}
-		p.Index = ix
+		p.Index, p.IndexID = ix, o.index
 	}
 	if o.cloneDir == "" {
 		o.cloneDir = defaultRepoCache()
@@ -167,15 +182,35 @@ func runAuditRun(a *app, o auditRunOptions) error {
 		return fmt.Errorf("audit run: %w", err)
 	}
 	if o.asJSON {
-		return writeJSON(a.stdout, out.Manifest)
+		err = writeJSON(a.stdout, out.Manifest)
+	} else {
+		err = printAuditRun(a, o.out, out)
 	}
-	return printAuditRun(a, o.out, out)
+	if err != nil {
+		return err
+	}
+	return contaminatedGate(out.Manifest.Counts, o.failOn)
+}
+
+// contaminatedGate is --fail-on-contaminated: an error wrapping
+// errs.ErrFindings (exit 8) when the contaminated share exceeds rate.
+func contaminatedGate(c pipeline.Counts, rate float64) error {
+	if rate < 0 || c.Samples == 0 {
+		return nil
+	}
+	share := float64(c.Contaminated) / float64(c.Samples)
+	if share <= rate {
+		return nil
+	}
+	return fmt.Errorf("audit run: %d of %d samples contaminated (%.1f%%), above --fail-on-contaminated %g: %w",
+		c.Contaminated, c.Samples, 100*share, rate, errs.ErrFindings)
 }
 
 func printAuditRun(a *app, dir string, r *pipeline.Result) error {
 	m, c := r.Manifest, r.Manifest.Counts
 	fmt.Fprintf(a.stdout, "audit run: %d samples in %d repositories, model %s, cutoff %s (%.1fs)\n", c.Samples, c.Repos, m.Model, m.Cutoff, m.WallSeconds)
 	fmt.Fprintf(a.stdout, "contaminated %d  clean %d (flagged %d)\n", c.Contaminated, c.Clean, c.Flagged)
+	fmt.Fprintf(a.stdout, "records: %s\n", recordCounts(m))
 	fmt.Fprintf(a.stdout, "repositories: present %d  absent %d  insufficient %d\n", c.RepoPresent, c.RepoAbsent, c.RepoInsufficient)
 	fmt.Fprintf(a.stdout, "patches: present %d  absent %d  unknown %d  not_applicable %d\n", c.PatchPresent, c.PatchAbsent, c.PatchUnknown, c.PatchNA)
 	t := table{header: []string{"REPOSITORY", "VERDICT", "P-VALUE", "QUERIES", "HITS", "CALLS", "SAVED", "REASON"}}
@@ -193,6 +228,22 @@ func printAuditRun(a *app, dir string, r *pipeline.Result) error {
 	}
 	fmt.Fprintf(a.stdout, "wrote %s/{%s,%s,%s,%s}\n", dir, pipeline.FileVerdicts, pipeline.FileClean, pipeline.FileManifest, pipeline.FileReport)
 	return nil
+}
+
+// recordCounts says, per file, how many records were reused, redone and
+// newly written.
+func recordCounts(m pipeline.Manifest) string {
+	var parts []string
+	for _, f := range []string{pipeline.FilePatch, pipeline.FileRepos, pipeline.FileBaselines} {
+		if m.Resumed[f]+m.Rechecked[f]+m.Written[f] == 0 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %d reused, %d rechecked, %d written", f, m.Resumed[f], m.Rechecked[f], m.Written[f]))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, "; ")
 }
 
 // defaultReference builds (once) or reuses the offline reference model and

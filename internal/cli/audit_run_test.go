@@ -52,6 +52,19 @@ func TestAuditRunEvalReport(t *testing.T) {
 		t.Errorf("second run: complete %v, llm %+v, target requests +%d; want no call", m.Complete, m.LLM, fx.Target.Requests()-before)
 	}
 
+	// The CI gate: 1 of 4 contaminated is above 0.2 (exit 8, outputs
+	// written), not above 0.25.
+	code, stdout, stderr = runCLI(t, append(args, "--fail-on-contaminated", "0.2")...)
+	if code != exitFindings || !strings.Contains(stderr, "1 of 4 samples contaminated (25.0%), above --fail-on-contaminated 0.2") || !strings.Contains(stdout, "contaminated 1") {
+		t.Errorf("--fail-on-contaminated 0.2: exit %d, stderr %q; want %d with the share named and the summary printed", code, stderr, exitFindings)
+	}
+	if code, _, stderr = runCLI(t, append(args, "--fail-on-contaminated", "0.25")...); code != 0 {
+		t.Errorf("--fail-on-contaminated 0.25: exit %d (%s), want 0", code, stderr)
+	}
+	if code, _, _ = runCLI(t, append(args, "--fail-on-contaminated", "5")...); code != exitUsage {
+		t.Errorf("--fail-on-contaminated 5: exit %d, want %d", code, exitUsage)
+	}
+
 	// Evaluation against labels, written where `report` finds it.
 	labels := filepath.Join(t.TempDir(), "labels.jsonl")
 	os.WriteFile(labels, []byte(`{"id":"seen-1","label":true}

@@ -30,6 +30,7 @@ const (
 	exitBudget      = 5
 	exitUnavailable = 6
 	exitUnsupported = 7
+	exitFindings    = 8
 	exitCanceled    = 130
 )
 
@@ -44,6 +45,7 @@ var exitTable = []struct {
 	{exitBudget, errs.ErrBudget, "--max-cost budget reached; the run can be resumed"},
 	{exitUnavailable, errs.ErrUnavailable, "external service failed or absent (model API, JDK, git)"},
 	{exitUnsupported, errs.ErrUnsupported, "operation not supported by that provider or language"},
+	{exitFindings, errs.ErrFindings, "audit run --fail-on-contaminated: the contaminated share exceeds the gate (outputs are complete)"},
 	{exitCanceled, context.Canceled, "interrupted (Ctrl-C); finished records are kept"},
 }
 

@@ -47,6 +47,17 @@ func Page(dir string) (*report.Page, error) {
 	if err != nil {
 		return nil, err
 	}
+	if m != nil && m.Settings[FileRepos] != nil {
+		// Only this run's records: others made with other settings are
+		// kept in the file, not reported.
+		var mine []RepoRecord
+		for _, r := range jsonl.Latest(repos, func(r RepoRecord) string { return r.Key }) {
+			if r.Key == RepoKey(r.Repo, m.Settings[FileRepos]) {
+				mine = append(mine, r)
+			}
+		}
+		repos = mine
+	}
 	verdicts, err := readOptional[rescore.Verdict](filepath.Join(dir, FileVerdicts))
 	if err != nil {
 		return nil, err

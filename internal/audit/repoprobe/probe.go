@@ -114,7 +114,7 @@ type ProbeOptions struct {
 
 // ProbeRecord is one probed query in the probe log.
 type ProbeRecord struct {
-	Key     string    `json:"key"` // model|query id
+	Key     string    `json:"key"` // model|query id|sampling settings
 	Repo    string    `json:"repo"`
 	Model   string    `json:"model"`
 	QueryID string    `json:"query_id"`
@@ -124,6 +124,14 @@ type ProbeRecord struct {
 	Words   []string  `json:"words"`   // each candidate's next word
 	Tokens  int64     `json:"tokens"`
 	Time    time.Time `json:"time"`
+}
+
+// probeKey names a probe by model, query and the sampling settings that
+// drew its candidates, so a rerun with another seed, k, temperature or
+// token limit probes again instead of replaying candidates it would not
+// draw.
+func probeKey(model, query string, o ProbeOptions) string {
+	return fmt.Sprintf("%s|%s|k=%d,t=%g,max=%d,seed=%d", model, query, o.Samples, o.Temperature, o.MaxTokens, o.Seed)
 }
 
 // ProbeLog is a resumable per-query probe log (JSONL, keyed by model and
@@ -266,7 +274,7 @@ func Probe(ctx context.Context, target llm.Model, repo string, qs []Query, opts 
 }
 
 func probeOne(ctx context.Context, target llm.Model, repo string, q Query, opts ProbeOptions) (ProbeRecord, error) {
-	key := target.ID() + "|" + q.ID
+	key := probeKey(target.ID(), q.ID, opts)
 	if opts.Log != nil {
 		if r, ok := opts.Log.lookup(key); ok {
 			return r, nil
