@@ -13,6 +13,7 @@ import (
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
 	"github.com/benchforge/benchforge/internal/report"
+	"github.com/benchforge/benchforge/internal/runkey"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/evaluate"
 )
@@ -258,6 +259,11 @@ func (p *prober) run(a *app, seeds []corpus.Seed, measured []evaluate.SeedInfo, 
 		}
 	}
 	opts := evaluate.ProbeOptions{Tasks: p.tasks, Workers: p.workers, MaxTokens: p.maxTokens, Log: filepath.Join(out, evaluate.ProbeLogFile)}
+	// The answer length limit decides an answer (models and tasks may be
+	// added to a log; the prompts are checked per record).
+	if err := runkey.CheckPass(opts.Log, "--out", runkey.Settings{"probe_max_tokens": p.maxTokens, "prompt_hash": evaluate.ProbePromptHash}); err != nil {
+		return nil, fmt.Errorf("synth evaluate --probe: %w", err)
+	}
 	if isTerminal(a.stderr) {
 		bar := progressbar.NewOptions(-1, progressbar.OptionSetWriter(a.stderr), progressbar.OptionSetDescription("probe"))
 		opts.Progress = func(done, total int) { bar.ChangeMax(total); bar.Set(done) }

@@ -203,6 +203,11 @@ func TestSynthEvaluateProbe(t *testing.T) {
 	if recs, err := jsonl.ReadFile[evaluate.ProbeRecord](filepath.Join(out, evaluate.ProbeLogFile)); err != nil || len(recs) != 4*n {
 		t.Errorf("probe log: %d answers, %v; want %d", len(recs), err, 4*n)
 	}
+	// Another answer length decides other answers: refused by name.
+	code, _, stderr = runSynthCLI(t, append(args, "--probe-max-tokens", "64")...)
+	if code != exitUsage || !strings.Contains(stderr, "probe_max_tokens: 256 → 64") || calls.Load() != int64(4*n) {
+		t.Errorf("rerun with --probe-max-tokens 64: exit %d, %d calls; stderr %s", code, calls.Load(), stderr)
+	}
 	// The probe tables come back from evaluation.json alone.
 	md, _ := os.ReadFile(filepath.Join(out, "evaluation.md"))
 	if !strings.Contains(string(md), "Zero-shot pair probes") || !strings.Contains(string(md), "100.0 / 0.0") {

@@ -10,6 +10,7 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // openai:, anthropic:
+	"github.com/benchforge/benchforge/internal/runkey"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/gate"
 	"github.com/benchforge/benchforge/internal/synth/generate"
@@ -156,6 +157,19 @@ DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
 				if seeds, err = gate.ReadSeeds(seedPath); err != nil {
 					return err
 				}
+			}
+			// One directory holds candidates of one set of the settings
+			// that decide them (the gates rerun on every call).
+			settings := runkey.Settings{"generator": genSpec, "seed": seed}
+			if genSpec == "mutation" {
+				settings["corpus"], settings["min_lines"], settings["max_lines"] = corpusPath, mopts.MinLines, mopts.MaxLines
+				settings["chunk_files"], settings["public_only"] = mopts.ChunkFiles, mopts.PublicOnly
+			} else {
+				settings["mode"], settings["max_tokens"], settings["temperature"] = mode, mf.maxTokens, mf.temperature
+				settings["top_p"], settings["provider_defaults"], settings["pair_share"] = mf.topP, mf.providerDefaults, mf.pairShare
+			}
+			if err := runkey.CheckPass(filepath.Join(out, generate.CandidatesFile), "--out", settings); err != nil {
+				return fmt.Errorf("synth generate: %w", err)
 			}
 			if genSpec != "mutation" {
 				return runModelGenerate(a, cmd, modelGenRun{spec: genSpec, mode: mode, flags: mf, seed: seed, out: out, quotas: quotas,

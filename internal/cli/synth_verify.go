@@ -13,6 +13,7 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
+	"github.com/benchforge/benchforge/internal/runkey"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/judge"
 	"github.com/benchforge/benchforge/internal/synth/jvm"
@@ -115,7 +116,9 @@ func runSynthVerify(a *app, cmd *cobra.Command, o verifyOptions) error {
 	}
 	var judged []judge.Record
 	if o.judge != "" {
-		if judged, err = jsonl.ReadFile[judge.Record](o.judge); err != nil {
+		judged, err = jsonl.ReadFile[judge.Record](o.judge)
+		judged = jsonl.Latest(judged, judge.Key)
+		if err != nil {
 			return fmt.Errorf("synth verify: --judgements: %w", err)
 		}
 		if judged == nil {
@@ -123,6 +126,17 @@ func runSynthVerify(a *app, cmd *cobra.Command, o verifyOptions) error {
 		}
 	}
 	opts := o.opts
+	log := filepath.Join(o.out, jvm.ExecutionsFile)
+	if o.harnessModel != "" {
+		log = filepath.Join(o.out, jvm.HarnessFile(o.regime))
+	}
+	// One log holds one set of the settings that decide an execution.
+	if err := runkey.CheckPass(log, "--out", runkey.Settings{
+		"budget": opts.Budget, "timeout": opts.Timeout.String(), "harness_model": o.harnessModel, "regime": o.regime,
+		"judgements": o.judge, "harness_prompts": jvm.HarnessPromptVersion,
+	}); err != nil {
+		return fmt.Errorf("synth verify: %w", err)
+	}
 	if isTerminal(a.stderr) {
 		bar := progressbar.NewOptions(len(pairs), progressbar.OptionSetWriter(a.stderr), progressbar.OptionSetDescription("verify"))
 		opts.Progress = func(done, total int) { bar.Set(done) }

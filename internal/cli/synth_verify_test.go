@@ -65,7 +65,7 @@ func TestSynthVerify(t *testing.T) {
 	}
 	// A rerun finds both records and verifies nothing; --json.
 	stdout.Reset()
-	code = Run(context.Background(), []string{"benchforge", "synth", "verify", "--corpus", path, "--out", out, "--json"}, &stdout, &stderr)
+	code = Run(context.Background(), []string{"benchforge", "synth", "verify", "--corpus", path, "--out", out, "--budget", "30", "--json"}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("rerun exit %d: %s", code, stderr.String())
 	}
@@ -75,6 +75,13 @@ func TestSynthVerify(t *testing.T) {
 	}
 	if got.Verified != 0 || got.Skipped != 2 || got.Table.Pooled.N != 2 || got.Table.Pooled.C.K != 1 || got.Table.Pooled.C.CI == nil {
 		t.Errorf("rerun json = %+v", got)
+	}
+	// Another call budget decides other executions: refused by name, the
+	// 30-call records are not reported as 200-call ones.
+	stderr.Reset()
+	code = Run(context.Background(), []string{"benchforge", "synth", "verify", "--corpus", path, "--out", out, "--budget", "200"}, &stdout, &stderr)
+	if code != exitUsage || !strings.Contains(stderr.String(), "budget: 30 → 200") {
+		t.Errorf("rerun with --budget 200: exit %d: %s; want %d naming the budget", code, stderr.String(), exitUsage)
 	}
 }
 
