@@ -163,7 +163,7 @@ type Result struct {
 	// or contaminated.
 	UnjudgedPolicy string        `json:"unjudged_policy"`
 	Difficulties   []string      `json:"difficulties,omitempty"`
-	Buckets      []BucketCount `json:"buckets,omitempty"`
+	Buckets        []BucketCount `json:"buckets,omitempty"`
 	// Submissions are sorted by all-sample resolution rate, highest first.
 	Submissions []SubmissionResult `json:"submissions"`
 	// ByYear is in year order; submissions without a date are left out.
