@@ -87,7 +87,7 @@ filters are off and the manifest says so.`,
 	f.IntVar(&o.p.MaxTokens, "max-tokens", 0, "tokens per candidate (0: 8)")
 	f.Float64Var(&o.p.Temperature, "temperature", 1, "sampling temperature of the probes (benchchecker §5.5: 1.0)")
 	f.Int64Var(&o.p.Seed, "seed", 1, "seed for query selection and sampling")
-	f.BoolVar(&o.p.FixedN, "fixed-n", false, "probe every selected query (exact p-values) instead of stopping when the verdict is settled")
+	f.BoolVar(&o.p.FixedN, "fixed-n", false, "probe every selected query and report Eq. 5's p-value, instead of stopping early with an always-valid p-value")
 	f.IntVar(&o.p.MaxFiles, "max-files", 0, "source files mined per snapshot (0: 4000)")
 	f.Float64Var(&o.p.Patch.Threshold, "threshold", 0.7, "Stage II line similarity threshold")
 	f.IntVar(&o.p.Workers, "workers", 2, "Stage II samples checked in parallel")
@@ -213,9 +213,18 @@ func printAuditRun(a *app, dir string, r *pipeline.Result) error {
 	fmt.Fprintf(a.stdout, "records: %s\n", recordCounts(m))
 	fmt.Fprintf(a.stdout, "repositories: present %d  absent %d  insufficient %d\n", c.RepoPresent, c.RepoAbsent, c.RepoInsufficient)
 	fmt.Fprintf(a.stdout, "patches: present %d  absent %d  unknown %d  not_applicable %d\n", c.PatchPresent, c.PatchAbsent, c.PatchUnknown, c.PatchNA)
-	t := table{header: []string{"REPOSITORY", "VERDICT", "P-VALUE", "QUERIES", "HITS", "CALLS", "SAVED", "REASON"}}
+	t := table{header: []string{"REPOSITORY", "VERDICT", "P-VALUE", "P-VALUE KIND", "PROBED/QUERIES", "STOPPED EARLY", "HITS", "WEIGHTED HITS", "CALLS", "SAVED", "REASON"}}
 	for _, rr := range r.Repos {
-		t.add(rr.Repo, rr.Verdict, fmt.Sprintf("%.3g", rr.PValue), rr.Queries, rr.Hits, rr.Calls, rr.CallsSaved, rr.Reason)
+		early := "no"
+		if rr.StoppedEarly {
+			early = "yes"
+		}
+		kind := rr.PValueKind
+		if kind == "" {
+			kind = "-"
+		}
+		t.add(rr.Repo, rr.Verdict, fmt.Sprintf("%.3g", rr.PValue), kind, fmt.Sprintf("%d/%d", rr.Probed, rr.Queries), early,
+			rr.Hits, fmt.Sprintf("%.2f", rr.WeightedHits), rr.Calls, rr.CallsSaved, rr.Reason)
 	}
 	if err := t.write(a.stdout); err != nil {
 		return err

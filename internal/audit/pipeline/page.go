@@ -212,10 +212,10 @@ func repoSection(p *report.Page, repos []RepoRecord) error {
 	var vals [][]float64
 	alpha := math.NaN()
 	t := &report.Table{Caption: "One row per repository and model (repos.jsonl).",
-		Header: []string{"repository", "model", "verdict", "p-value", "queries", "probed", "hits", "weighted hits", "P0", "calls", "calls saved", "files", "loss", "min-k%", "reason"}}
+		Header: []string{"repository", "model", "verdict", "p-value", "p-value kind", "queries", "probed", "stopped early", "hits", "weighted hits", "P0", "calls", "calls saved", "files", "loss", "min-k%", "reason"}}
 	for _, r := range repos {
 		label := r.Repo
-		if len(repos) > 1 && strings.Count(r.Key, "|") == 2 && r.Model != repos[0].Model {
+		if len(repos) > 1 && r.Model != repos[0].Model {
 			label += " · " + r.Model
 		}
 		cats = append(cats, label)
@@ -227,13 +227,18 @@ func repoSection(p *report.Page, repos []RepoRecord) error {
 		if r.Baselines != nil {
 			loss, mink = report.Cell(r.Baselines.Loss), report.Cell(r.Baselines.MinK)
 		}
-		t.AddRow(r.Repo, r.Model, r.Verdict, fmt.Sprintf("%.3g", r.PValue), r.Queries, r.Probed, r.Hits, r.WeightedHits, r.P0, r.Calls, r.CallsSaved, r.Files, loss, mink, r.Reason)
+		kind, early := or(r.PValueKind, "-"), "no"
+		if r.StoppedEarly {
+			early = "yes"
+		}
+		t.AddRow(r.Repo, r.Model, r.Verdict, fmt.Sprintf("%.3g", r.PValue), kind, r.Queries, r.Probed, early, r.Hits, r.WeightedHits, r.P0, r.Calls, r.CallsSaved, r.Files, loss, mink, r.Reason)
 	}
 	svg, err := report.Strip("Repository presence p-values", "p-value (log scale)", cats, vals, alpha, true)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	sec.Add(&report.Plot{Caption: "Per-repository p-values of the presence test (left of the α line: present). Insufficient repositories sit at p = 1.", SVG: svg}, t)
+	sec.Add(&report.Plot{Caption: "Per-repository p-values of the presence test (left of the α line: present). Insufficient repositories sit at p = 1. " +
+		"Sequential runs report the always-valid p-value (valid whenever probing stopped); --fixed-n runs report Eq. 5 over every query.", SVG: svg}, t)
 	return nil
 }
 
