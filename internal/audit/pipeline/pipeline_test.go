@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -69,9 +70,17 @@ func TestRunEndToEnd(t *testing.T) {
 	out, cache := t.TempDir(), t.TempDir()
 	ctx := context.Background()
 	opts, _ := options(t, fx, fx.TargetSpec, cache, out)
+	old := syscall.Umask(0o022) // the usual umask
 	res, err := pipeline.Run(ctx, opts)
+	syscall.Umask(old)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Every output file gets the same mode, 0644 under umask 022.
+	for _, f := range []string{pipeline.FileRepos, pipeline.FilePatch, pipeline.FileVerdicts, pipeline.FileClean, pipeline.FileManifest, pipeline.FileReport} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %v (%v), want 0644", f, st.Mode().Perm(), err)
+		}
 	}
 
 	// Stage I: the seen repository is present, the unseen one absent, the
