@@ -10,7 +10,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/audit/pipeline"
 	"github.com/benchforge/benchforge/internal/audit/refindex"
-	"github.com/benchforge/benchforge/internal/audit/repos"
+	"github.com/benchforge/benchforge/internal/audit/repoprobe"
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/gitrepo"
@@ -25,8 +25,9 @@ const recheckUsage = "redo finished records on resume: unknown (records whose ca
 func init() { auditSubcommands = append(auditSubcommands, newAuditRunCmd) }
 
 type auditRunOptions struct {
-	benchmark, format, reposDir, mapping, cloneDir string
-	clone, strict                                  bool
+	benchmark, format                              string
+	repos                                          repoFlags
+	strict                                         bool
 	model, reference, index, cutoff, cacheDir, out string
 	maxCost                                        float64
 	noCache, noBaselines, asJSON                   bool
@@ -70,10 +71,7 @@ filters are off and the manifest says so.`,
 	f.StringVar(&o.benchmark, "benchmark", "", "benchmark file or Defects4J directory (required)")
 	f.StringVar(&o.format, "format", "auto", "benchmark format: auto, swebench, multi-swebench, defects4j, jsonl")
 	f.BoolVar(&o.strict, "strict", false, "fail on the first invalid benchmark record instead of skipping it")
-	f.StringVar(&o.reposDir, "repos", "", "directory of local clones (owner__name, owner/name or project name)")
-	f.StringVar(&o.mapping, "mapping", "", "JSON file mapping repository or project names to clone paths")
-	f.BoolVar(&o.clone, "clone", false, "clone missing repositories from GitHub into --clone-dir")
-	f.StringVar(&o.cloneDir, "clone-dir", "", "clone cache directory for --clone (default: benchforge/repos in the user cache directory)")
+	o.repos.add(f, true)
 	f.StringVar(&o.model, "model", "", "target model spec (required)")
 	f.StringVar(&o.reference, "reference-model", "auto", "reference model spec (context-independence, Ref baseline); auto: the built-in n-gram model trained once on this machine's JDK sources and Python library; none: filter off")
 	f.StringVar(&o.index, "reference-index", "auto", "reference index file (distinctiveness); auto: built once from this machine's JDK sources and Python library; none: filter off")
@@ -160,10 +158,7 @@ func runAuditRun(a *app, o auditRunOptions) error {
 		}
 		p.Index, p.IndexID = ix, o.index
 	}
-	if o.cloneDir == "" {
-		o.cloneDir = defaultRepoCache()
-	}
-	res, err := repos.New(repos.Options{Dir: o.reposDir, Mapping: o.mapping, Clone: o.clone, CacheDir: o.cloneDir})
+	res, err := o.repos.resolver()
 	if err != nil {
 		return fmt.Errorf("audit run: %w", err)
 	}
@@ -180,6 +175,11 @@ func runAuditRun(a *app, o auditRunOptions) error {
 	}
 	if err != nil {
 		return fmt.Errorf("audit run: %w", err)
+	}
+	for _, r := range out.Repos {
+		if r.Verdict == repoprobe.NoClone {
+			fmt.Fprintf(a.stderr, "warning: %s (its samples are unjudged; a rerun retries them)\n", r.Reason)
+		}
 	}
 	if o.asJSON {
 		err = writeJSON(a.stdout, out.Manifest)
@@ -211,7 +211,7 @@ func printAuditRun(a *app, dir string, r *pipeline.Result) error {
 	fmt.Fprintf(a.stdout, "audit run: %d samples in %d repositories, model %s, cutoff %s (%.1fs)\n", c.Samples, c.Repos, m.Model, m.Cutoff, m.WallSeconds)
 	fmt.Fprintf(a.stdout, "contaminated %d  clean %d (flagged %d)\n", c.Contaminated, c.Clean, c.Flagged)
 	fmt.Fprintf(a.stdout, "records: %s\n", recordCounts(m))
-	fmt.Fprintf(a.stdout, "repositories: present %d  absent %d  insufficient %d\n", c.RepoPresent, c.RepoAbsent, c.RepoInsufficient)
+	fmt.Fprintf(a.stdout, "repositories: present %d  absent %d  insufficient %d  no local clone %d\n", c.RepoPresent, c.RepoAbsent, c.RepoInsufficient, c.RepoNoClone)
 	fmt.Fprintf(a.stdout, "patches: present %d  absent %d  unknown %d  not_applicable %d\n", c.PatchPresent, c.PatchAbsent, c.PatchUnknown, c.PatchNA)
 	t := table{header: []string{"REPOSITORY", "VERDICT", "P-VALUE", "P-VALUE KIND", "PROBED/QUERIES", "STOPPED EARLY", "HITS", "WEIGHTED HITS", "CALLS", "SAVED", "REASON"}}
 	for _, rr := range r.Repos {

@@ -27,7 +27,10 @@ func TestAuditRunEvalReport(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("audit run exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"contaminated 1  clean 3 (flagged 1)", "repositories: present 1  absent 1  insufficient 1", "acme/seen", "wrote "} {
+	if !strings.Contains(stderr, "warning: no local clone for acme/missing under "+fx.ReposDir+": ") {
+		t.Errorf("no warning names the missing clone:\n%s", stderr)
+	}
+	for _, want := range []string{"contaminated 1  clean 3 (flagged 1)", "repositories: present 1  absent 1  insufficient 0  no local clone 1", "acme/seen", "wrote "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("audit run output lacks %q:\n%s", want, stdout)
 		}

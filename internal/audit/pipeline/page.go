@@ -167,7 +167,7 @@ func summary(p *report.Page, m *Manifest, vs []rescore.Verdict) {
 		{Key: "samples", Value: fmt.Sprint(c.Samples)},
 		{Key: "contaminated", Value: fmt.Sprintf("%d (%s)", c.Contaminated, pct(c.Contaminated, c.Samples))},
 		{Key: "clean", Value: fmt.Sprintf("%d, of which %d flagged (a stage could not tell)", c.Clean, c.Flagged)},
-		{Key: "repositories", Value: fmt.Sprintf("%d: %d present, %d absent, %d insufficient", c.Repos, c.RepoPresent, c.RepoAbsent, c.RepoInsufficient)},
+		{Key: "repositories", Value: fmt.Sprintf("%d: %d present, %d absent, %d insufficient, %d without a local clone", c.Repos, c.RepoPresent, c.RepoAbsent, c.RepoInsufficient, c.RepoNoClone)},
 		{Key: "patches", Value: fmt.Sprintf("%d present, %d absent, %d unknown, %d not applicable", c.PatchPresent, c.PatchAbsent, c.PatchUnknown, c.PatchNA)},
 		{Key: "target probe calls", Value: fmt.Sprintf("%d (%d saved by sequential stopping)", m.TargetCalls, m.CallsSaved)},
 		{Key: "clean.jsonl", Value: fmt.Sprintf("%d kept, %d dropped (%s format)", m.Clean.Kept, m.Clean.Dropped, m.Clean.Format)},
@@ -237,7 +237,7 @@ func repoSection(p *report.Page, repos []RepoRecord) error {
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	sec.Add(&report.Plot{Caption: "Per-repository p-values of the presence test (left of the α line: present). Insufficient repositories sit at p = 1. " +
+	sec.Add(&report.Plot{Caption: "Per-repository p-values of the presence test (left of the α line: present). Insufficient repositories and those without a local clone sit at p = 1. " +
 		"Sequential runs report the always-valid p-value (valid whenever probing stopped); --fixed-n runs report Eq. 5 over every query.", SVG: svg}, t)
 	return nil
 }

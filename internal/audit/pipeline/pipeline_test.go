@@ -98,8 +98,9 @@ func TestRunEndToEnd(t *testing.T) {
 	if r := byRepo[pipelinetest.UnseenRepo]; r.Verdict != repoprobe.Absent {
 		t.Errorf("unseen repository: %s (p=%g, %d queries, %d hits, reason %q), want absent", r.Verdict, r.PValue, r.Queries, r.Hits, r.Reason)
 	}
-	if r := byRepo["acme/missing"]; r.Verdict != repoprobe.Insufficient || !strings.Contains(r.Reason, "no local clone") {
-		t.Errorf("missing repository: %s %q, want insufficient / no local clone", r.Verdict, r.Reason)
+	if r := byRepo["acme/missing"]; r.Verdict != repoprobe.NoClone || !strings.HasPrefix(r.Reason, "no local clone for acme/missing under "+fx.ReposDir+": ") ||
+		!strings.Contains(r.Reason, "git clone --bare https://github.com/acme/missing") {
+		t.Errorf("missing repository: %s %q, want no_clone saying where and how to add it (never insufficient)", r.Verdict, r.Reason)
 	}
 	if r := byRepo[pipelinetest.SeenRepo]; r.Baselines == nil || r.Baselines.Ref == nil {
 		t.Errorf("seen repository has no repository-level baselines with Ref: %+v", r.Baselines)
@@ -117,7 +118,7 @@ func TestRunEndToEnd(t *testing.T) {
 		pipelinetest.SeenPersists:   {true, true, true, ""},
 		pipelinetest.SeenReverted:   {true, false, false, ""},
 		pipelinetest.UnseenPersists: {false, true, false, ""},
-		pipelinetest.MissingRepo:    {false, false, false, pipeline.FlagRepoInsufficient},
+		pipelinetest.MissingRepo:    {false, false, false, pipeline.FlagNoClone},
 	}
 	if len(vs) != len(want) {
 		t.Fatalf("%d verdicts, want %d", len(vs), len(want))
@@ -355,7 +356,7 @@ func TestRerunKeysAndRechecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev := evidence(res3)[pipelinetest.MissingRepo]; ev.PatchVerdict == patchcheck.Unknown || ev.RepoVerdict == repoprobe.Insufficient {
+	if ev := evidence(res3)[pipelinetest.MissingRepo]; ev.PatchVerdict == patchcheck.Unknown || ev.RepoVerdict == repoprobe.NoClone {
 		t.Errorf("after adding the clone: %s is still patch %s / repo %s (%s)", pipelinetest.MissingRepo, ev.PatchVerdict, ev.RepoVerdict, ev.PatchReason)
 	}
 	if m := res3.Manifest; m.Rechecked[pipeline.FilePatch] != 1 || m.Resumed[pipeline.FilePatch] != 3 {

@@ -28,6 +28,7 @@ const (
 // Flags on a combined verdict.
 const (
 	FlagRepoInsufficient = "repo_insufficient"
+	FlagNoClone          = "no_local_clone"
 	FlagPatchUnknown     = "patch_unknown"
 	FlagNotApplicable    = "patch_not_applicable"
 	FlagNoRepoVerdict    = "no_repo_verdict"
@@ -142,8 +143,11 @@ func Combine(sampleID, model, repo, cutoff string, alpha float64, rv *RepoRecord
 		ev.SnapshotCommit = rv.SnapshotCommit
 		ev.RepoVerdict, ev.PValue, ev.Queries, ev.WeightedHits, ev.RepoReason = rv.Verdict, rv.PValue, rv.Queries, rv.WeightedHits, rv.Reason
 		repoPresent = rv.Present
-		if rv.Verdict == repoprobe.Insufficient {
+		switch rv.Verdict {
+		case repoprobe.Insufficient:
 			ev.Flags = append(ev.Flags, FlagRepoInsufficient)
+		case repoprobe.NoClone:
+			ev.Flags = append(ev.Flags, FlagNoClone)
 		}
 	}
 	ev.RepoScore = side(RepoScore(ev.PValue, alpha), repoPresent)

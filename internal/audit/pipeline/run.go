@@ -107,6 +107,7 @@ type Counts struct {
 	RepoPresent      int `json:"repo_present"`
 	RepoAbsent       int `json:"repo_absent"`
 	RepoInsufficient int `json:"repo_insufficient"`
+	RepoNoClone      int `json:"repo_no_clone"`
 	PatchPresent     int `json:"patch_present"`
 	PatchAbsent      int `json:"patch_absent"`
 	PatchUnknown     int `json:"patch_unknown"`
@@ -389,6 +390,8 @@ func (r *runner) run(ctx context.Context, samples []bench.Sample, m *Manifest, r
 		switch rec := byRepo[name]; {
 		case rec.Verdict == repoprobe.Insufficient:
 			c.RepoInsufficient++
+		case rec.Verdict == repoprobe.NoClone:
+			c.RepoNoClone++
 		case rec.Present:
 			c.RepoPresent++
 		default:
@@ -408,7 +411,7 @@ func (r *runner) run(ctx context.Context, samples []bench.Sample, m *Manifest, r
 			c.Contaminated++
 		} else {
 			c.Clean++
-			if rec := byRepo[s.Repo]; rec.Verdict == repoprobe.Insufficient || pv == nil ||
+			if rec := byRepo[s.Repo]; rec.Verdict == repoprobe.Insufficient || rec.Verdict == repoprobe.NoClone || pv == nil ||
 				pv.Verdict == patchcheck.Unknown || pv.Verdict == patchcheck.NotApplicable {
 				c.Flagged++
 			}

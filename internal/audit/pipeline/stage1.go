@@ -45,7 +45,11 @@ func (r *runner) stage1(ctx context.Context, s bench.Sample) (rec RepoRecord, ca
 		if ctx.Err() != nil {
 			return rec, false, ctx.Err()
 		}
-		return insufficient(fmt.Sprintf("no local clone: %v", err))
+		if errors.Is(err, errs.ErrNotFound) {
+			rec.Verdict, rec.Reason, rec.PValue = repoprobe.NoClone, err.Error(), 1
+			return rec, false, nil
+		}
+		return insufficient(fmt.Sprintf("cannot open the clone: %v", err))
 	}
 	snap, err := repo.Snapshot(ctx, o.Cutoff)
 	if err != nil {

@@ -21,6 +21,10 @@ const (
 	Present      = "present"
 	Absent       = "absent"
 	Insufficient = "insufficient"
+	// NoClone is the verdict of a repository with no local clone: nothing
+	// was probed (the reason says where it was looked for and how to add
+	// it); a rerun retries it.
+	NoClone = "no_clone"
 )
 
 // DefaultP0 is the null hit probability used when no negative controls are
