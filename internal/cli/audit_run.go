@@ -32,6 +32,7 @@ type auditRunOptions struct {
 	maxCost                                        float64
 	noCache, noBaselines, asJSON                   bool
 	recheck                                        string
+	seed                                           uint64
 	failOn                                         float64
 	p                                              pipeline.Options
 }
@@ -84,7 +85,7 @@ filters are off and the manifest says so.`,
 	f.IntVar(&o.p.Samples, "samples", 0, "candidates per query, k (0: 10)")
 	f.IntVar(&o.p.MaxTokens, "max-tokens", 0, "tokens per candidate (0: 8)")
 	f.Float64Var(&o.p.Temperature, "temperature", 1, "sampling temperature of the probes (benchchecker §5.5: 1.0)")
-	f.Int64Var(&o.p.Seed, "seed", 1, "seed for query selection and sampling")
+	f.Uint64Var(&o.seed, "seed", 1, "seed for query selection and sampling")
 	f.BoolVar(&o.p.FixedN, "fixed-n", false, "probe every selected query and report Eq. 5's p-value, instead of stopping early with an always-valid p-value")
 	f.IntVar(&o.p.MaxFiles, "max-files", 0, "source files mined per snapshot (0: 4000)")
 	f.Float64Var(&o.p.Patch.Threshold, "threshold", 0.7, "Stage II line similarity threshold")
@@ -127,6 +128,7 @@ func runAuditRun(a *app, o auditRunOptions) error {
 	}
 	defer sess.Close()
 	p := o.p
+	p.Seed = int64(o.seed)
 	p.Benchmark, p.Format, p.Strict, p.Cutoff, p.OutDir = o.benchmark, format, o.strict, cutoff, o.out
 	p.Baselines = !o.noBaselines
 	p.LLMManifest = sess.Manifest

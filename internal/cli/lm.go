@@ -181,7 +181,7 @@ is anything git resolves (a commit, tag or branch); the clone may be bare.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&corpus.Paths, "corpus", nil, "directory, ZIP archive or file to train on (repeatable)")
+	f.StringArrayVar(&corpus.Paths, "corpus", nil, "directory, ZIP archive or file to train on (repeatable)")
 	f.StringArrayVar(&repoDirs, "repo", nil, "git clone (bare or not) to train on at --rev (repeatable)")
 	f.StringArrayVar(&revs, "rev", nil, "commit, tag or branch of each --repo, in order (one --rev for all; default HEAD)")
 	f.StringSliceVar(&corpus.Include, "include", nil, "glob of files to use, relative to each corpus root (repeatable; default: common source extensions)")
@@ -327,7 +327,7 @@ func readInput(name string, stdin io.Reader) (string, error) {
 func newLMSampleCmd(a *app) *cobra.Command {
 	var model, prompt string
 	var opts ngram.SampleOptions
-	var seed int64
+	var seed uint64
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "sample --model FILE --prompt TEXT",
@@ -341,7 +341,7 @@ func newLMSampleCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			opts.Seed = uint64(seed)
+			opts.Seed = seed
 			comps, err := m.Sample(a.ctx, prompt, opts)
 			if err != nil {
 				return err
@@ -367,7 +367,7 @@ func newLMSampleCmd(a *app) *cobra.Command {
 	f.Float64Var(&opts.Temperature, "temperature", 0.8, "sampling temperature; 0 = greedy")
 	f.IntVar(&opts.TopK, "top-k", 0, "keep the K most likely tokens (0 = all)")
 	f.Float64Var(&opts.TopP, "top-p", 1, "nucleus sampling mass")
-	f.Int64Var(&seed, "seed", 1, "random seed")
+	f.Uint64Var(&seed, "seed", 1, "random seed")
 	f.StringSliceVar(&opts.Stop, "stop", nil, "stop string (repeatable)")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd

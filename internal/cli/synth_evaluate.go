@@ -30,7 +30,7 @@ func newSynthEvaluateCmd(a *app) *cobra.Command {
 		probe                                probeFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "evaluate --corpus FILE --seeds FILE --out DIR",
+		Use:   "evaluate --pairs FILE --seeds FILE --out DIR",
 		Short: "Leakage-controlled detector evaluation: train on synthetic pairs, test on real ones (rxsynth §7)",
 		Long: `evaluate assigns the real seed pairs to folds at source-bug granularity
 (exception-stratified unless --unstratified, shuffled by each run seed) and,
@@ -64,7 +64,7 @@ a killed run resumes without asking again, and are analysed like every
 other model (training "none") plus a probe table with specificity, recall,
 position-conditional accuracies and the share choosing the first method.
 The model calls are recorded in DIR/manifest.json. --probe needs no
---corpus: with --seeds alone only the probes and the length rule run.
+--pairs: with --seeds alone only the probes and the length rule run.
 ` + modelSpecHelp,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -84,7 +84,7 @@ The model calls are recorded in DIR/manifest.json. --probe needs no
 				return finishEvaluate(a, out, r, asJSON)
 			}
 			if seedsPath == "" || (corpusPath == "" && predPath == "" && len(probe.specs) == 0) {
-				return fmt.Errorf("%w: --seeds FILE and --corpus FILE (or --predictions FILE, or --probe SPEC) are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+				return fmt.Errorf("%w: --seeds FILE and --pairs FILE (or --predictions FILE, or --probe SPEC) are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
 			}
 			var pr *prober
 			if len(probe.specs) > 0 {
@@ -166,7 +166,9 @@ The model calls are recorded in DIR/manifest.json. --probe needs no
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&corpusPath, "corpus", "", "synthetic pairs JSONL (corpus.Pair records)")
+	f.StringVar(&corpusPath, "pairs", "", "synthetic pairs JSONL (corpus.Pair records)")
+	f.StringVar(&corpusPath, "corpus", "", "old name of --pairs")
+	_ = f.MarkDeprecated("corpus", "use --pairs (--corpus names source code to learn from)")
 	f.StringVar(&seedsPath, "seeds", "", "real seed pairs JSONL (corpus.Seed records)")
 	f.StringVar(&predPath, "predictions", "", "analyse these external predictions (JSONL) instead of training")
 	f.StringVar(&out, "out", "", "output directory")

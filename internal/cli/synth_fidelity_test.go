@@ -40,7 +40,7 @@ func TestSynthFidelity(t *testing.T) {
 	dir := t.TempDir()
 	corpusPath, seedsPath := synthFixture(t, dir, 30, 60)
 	out := filepath.Join(dir, "fid")
-	code, stdout, stderr := runSynthCLI(t, "synth", "fidelity", "--corpus", corpusPath, "--seeds", seedsPath, "--out", out)
+	code, stdout, stderr := runSynthCLI(t, "synth", "fidelity", "--pairs", corpusPath, "--seeds", seedsPath, "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -67,7 +67,7 @@ func TestSynthFidelity(t *testing.T) {
 	// --json and an explicit reference set.
 	ref := filepath.Join(dir, "ref.txt")
 	os.WriteFile(ref, []byte("# two seeds\nProj-1#0\nProj-2#0\n"), 0o644)
-	code, stdout, stderr = runSynthCLI(t, "synth", "fidelity", "--corpus", corpusPath, "--seeds", seedsPath, "--reference-set", ref, "--out", out, "--json")
+	code, stdout, stderr = runSynthCLI(t, "synth", "fidelity", "--pairs", corpusPath, "--seeds", seedsPath, "--reference-set", ref, "--out", out, "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -89,9 +89,9 @@ func TestSynthFidelityErrors(t *testing.T) {
 		args []string
 		code int
 	}{
-		{[]string{"--corpus", corpusPath, "--seeds", seedsPath}, exitUsage},
+		{[]string{"--pairs", corpusPath, "--seeds", seedsPath}, exitUsage},
 		{[]string{"--seeds", seedsPath, "--out", dir}, exitUsage},
-		{[]string{"--corpus", corpusPath, "--seeds", seedsPath, "--out", dir, "--reference-set", ref}, exitInput},
+		{[]string{"--pairs", corpusPath, "--seeds", seedsPath, "--out", dir, "--reference-set", ref}, exitInput},
 		{[]string{"--render-only", "--out", filepath.Join(dir, "none")}, exitNotFound},
 	}
 	for _, c := range cases {

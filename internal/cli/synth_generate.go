@@ -91,6 +91,7 @@ func newModelGenerator(m llm.Model, mode string, seed uint64, o modelGenFlags, g
 func newSynthGenerateCmd(a *app) *cobra.Command {
 	var (
 		genSpec, corpusPath, seedPath, out, types string
+		corpusPaths                               []string
 		perType                                   int
 		seed                                      uint64
 		mopts                                     mutation.Options
@@ -139,6 +140,13 @@ DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
 			}
 			if perType < 0 {
 				return fmt.Errorf("%w: --per-type must be ≥ 0, got %d", errs.ErrUsage, perType)
+			}
+			switch len(corpusPaths) {
+			case 0:
+			case 1:
+				corpusPath = corpusPaths[0]
+			default:
+				return fmt.Errorf("%w: --corpus given %d times; the mutation generator reads one source corpus", errs.ErrUsage, len(corpusPaths))
 			}
 			quotas := map[string]int{}
 			for _, t := range strings.Split(types, ",") {
@@ -251,7 +259,7 @@ DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
 	fl.IntVar(&floor, "floor", 500, "with --total: smallest per-type quota (rxsynth §4.4: 500)")
 	fl.IntVar(&capN, "cap", 1000, "with --total: largest per-type quota, 0 for none (rxsynth §4.4: 1,000)")
 	addModelGenFlags(cmd, &mf)
-	fl.StringVar(&corpusPath, "corpus", "", "Java sources to mutate: a src.zip or a directory (default: the JDK's lib/src.zip)")
+	fl.StringArrayVar(&corpusPaths, "corpus", nil, "Java sources to mutate: a src.zip or a directory, one (default: the JDK's lib/src.zip)")
 	fl.StringVar(&seedPath, "seeds", "", "real seed pairs JSONL (mined fix patterns, example_bug_ids, novelty gate)")
 	fl.StringVar(&out, "out", "", "output directory")
 	fl.StringVar(&types, "types", strings.Join(corpus.Types, ","), "exception types to generate, comma-separated")
