@@ -70,11 +70,11 @@ Every rate is printed with the policy beside it.`,
 			}
 			v, err := rescore.ReadVerdicts(verdicts)
 			if err != nil {
-				return err
+				return fmt.Errorf("audit rescore: --verdicts: %w", err)
 			}
 			subs, err := rescore.ReadLeaderboard(leaderboard)
 			if err != nil {
-				return err
+				return fmt.Errorf("audit rescore: --leaderboard: %w", err)
 			}
 			res, err := rescore.Rescore(samples, v, subs, rescore.Options{Model: model, Unjudged: unjudged})
 			if err != nil {
