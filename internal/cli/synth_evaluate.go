@@ -159,6 +159,7 @@ The model calls are recorded in DIR/manifest.json. --probe needs no
 					return err
 				}
 			}
+			res.Report.SmallSampleWarnings = res.Report.SmallSamples()
 			if err := writeFileJSON(filepath.Join(out, "evaluation.json"), res.Report); err != nil {
 				return err
 			}
@@ -330,6 +331,7 @@ func importPredictions(a *app, seeds []corpus.Seed, predPath, out string, opt ev
 	}
 	r.Config.Bootstrap, r.Config.Conf = opt.Bootstrap, 0.95
 	r.Data = evaluate.DataSummary{Seeds: len(seeds), MeasuredSeeds: len(infos), Skipped: skipped}
+	r.SmallSampleWarnings = r.SmallSamples()
 	if err := writeFileJSON(filepath.Join(out, "evaluation.json"), r); err != nil {
 		return err
 	}
@@ -354,5 +356,6 @@ func finishEvaluate(a *app, out string, r *evaluate.Report, asJSON bool) error {
 		return writeJSON(a.stdout, r)
 	}
 	fmt.Fprintf(a.stdout, "reports in %s\n\n", out)
+	printSmallSamples(a.stdout, r.SmallSamples())
 	return writeReportTables(a.stdout, append([]*report.Table{r.FoldTable(), r.IsolatedTable(), r.PairTable(), r.SweepTable()}, r.ProbeTables()...)...)
 }

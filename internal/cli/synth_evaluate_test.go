@@ -33,6 +33,8 @@ func TestSynthEvaluate(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
 	}
+	// 24 real pairs, a few per type: warned in text, JSON, Markdown and HTML.
+	checkSmallSampleWarnings(t, stdout, out, "evaluation")
 	folds, err := jsonl.ReadFile[evaluate.FoldAssignment](filepath.Join(out, "folds.jsonl"))
 	if err != nil || len(folds) == 0 {
 		t.Fatalf("folds.jsonl: %d records, %v", len(folds), err)

@@ -106,6 +106,7 @@ Markdown, HTML and SVG files from DIR/fidelity.json alone.`,
 				return writeJSON(a.stdout, r)
 			}
 			fmt.Fprintf(a.stdout, "%d pairs vs %d seeds; reference set %d seeds (%s rule); reports in %s\n\n", r.Pairs, r.Seeds, r.Reference.N, r.Reference.Rule, out)
+			printSmallSamples(a.stdout, r.SmallSamples())
 			return writeReportTables(a.stdout, r.Table10("buggy", false), r.Table11(true), r.RepairTable(), r.DistanceTable(), r.ExemplarTable())
 		},
 	}
@@ -154,6 +155,16 @@ func writePage(path string, p *report.Page) error {
 		return fmt.Errorf("write report: %w", err)
 	}
 	return nil
+}
+
+// printSmallSamples prints the small-sample warnings above the tables.
+func printSmallSamples(w io.Writer, warnings []string) {
+	for _, s := range warnings {
+		fmt.Fprintf(w, "⚠ small sample: %s\n", s)
+	}
+	if len(warnings) > 0 {
+		fmt.Fprintln(w)
+	}
 }
 
 // writeFileJSON writes v as indented JSON to path.

@@ -55,6 +55,8 @@ func TestSynthFidelity(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "fidelity.md"))
+	// Fewer than 30 pairs per type: warned in text, JSON, Markdown and HTML.
+	checkSmallSampleWarnings(t, stdout, out, "fidelity")
 	// --render-only regenerates the same Markdown from the JSON alone.
 	os.Remove(filepath.Join(out, "fidelity.md"))
 	if code, _, stderr := runSynthCLI(t, "synth", "fidelity", "--render-only", "--out", out); code != 0 {
@@ -97,6 +99,29 @@ func TestSynthFidelityErrors(t *testing.T) {
 	for _, c := range cases {
 		if code, _, stderr := runSynthCLI(t, append([]string{"synth", "fidelity"}, c.args...)...); code != c.code {
 			t.Errorf("%v: exit %d, want %d (%s)", c.args, code, c.code, stderr)
+		}
+	}
+}
+
+// checkSmallSampleWarnings: a report on fewer than 30 pairs per group
+// carries a visible warning in the text output and in NAME.json, .md and
+// .html under dir.
+func checkSmallSampleWarnings(t *testing.T, stdout, dir, name string) {
+	t.Helper()
+	if !strings.Contains(stdout, "⚠ small sample: ") || !strings.Contains(stdout, "(fewer than 30)") {
+		t.Errorf("text output lacks the small-sample warning:\n%.800s", stdout)
+	}
+	js, _ := os.ReadFile(filepath.Join(dir, name+".json"))
+	var w struct {
+		Warnings []string `json:"small_sample_warnings"`
+	}
+	if err := json.Unmarshal(js, &w); err != nil || len(w.Warnings) == 0 {
+		t.Errorf("%s.json: small_sample_warnings %v (%v)", name, w.Warnings, err)
+	}
+	for _, ext := range []string{".md", ".html"} {
+		b, _ := os.ReadFile(filepath.Join(dir, name+ext))
+		if !strings.Contains(string(b), "Small samples") || !strings.Contains(string(b), "fewer than 30") {
+			t.Errorf("%s%s lacks the small-sample warning", name, ext)
 		}
 	}
 }

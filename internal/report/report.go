@@ -225,3 +225,31 @@ func Render(w io.Writer, p *Page) error {
 	}
 	return nil
 }
+
+// SmallSampleMarkdown is the Markdown warning block for groups measured on
+// too few pairs ("" when there are none).
+func SmallSampleMarkdown(warnings []string) string {
+	if len(warnings) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("**⚠ Small samples** — figures below are computed on fewer than 30 pairs per group for:\n\n")
+	for _, w := range warnings {
+		b.WriteString("- ⚠ " + w + "\n")
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// SmallSampleSection adds the small-sample warnings as the page's first
+// section (nothing when there are none).
+func SmallSampleSection(p *Page, warnings []string) {
+	if len(warnings) == 0 {
+		return
+	}
+	sec := p.AddSection("small-samples", "⚠ Small samples")
+	sec.Add(&Paragraph{Text: "Figures computed on fewer than 30 pairs per group are shown but unreliable:"})
+	for _, w := range warnings {
+		sec.Add(&Paragraph{Text: "⚠ " + w})
+	}
+}
