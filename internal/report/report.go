@@ -98,6 +98,10 @@ type Table struct {
 	Rows    [][]string
 	// Note is printed under the table (e.g. "∗ two-sided KS p < 0.05").
 	Note string
+	// Details, when set, makes each row expandable: Details[i] (plain
+	// text, shown preformatted) is row i's evidence, in a last column
+	// "evidence" (Markdown leaves it out).
+	Details []string
 }
 
 // AddRow appends a row, formatting each cell with Cell.
@@ -126,7 +130,9 @@ func Cell(v any) string {
 
 func (t *Table) html() (template.HTML, error) {
 	var b strings.Builder
-	b.WriteString(`<table class="sortable">`)
+	// The wrapper scrolls a wide table inside its own box, so the page
+	// never scrolls sideways.
+	b.WriteString(`<div class="table-wrap"><table class="sortable">`)
 	if t.Caption != "" {
 		fmt.Fprintf(&b, "<caption>%s</caption>", template.HTMLEscapeString(t.Caption))
 	}
@@ -134,15 +140,29 @@ func (t *Table) html() (template.HTML, error) {
 	for _, h := range t.Header {
 		fmt.Fprintf(&b, `<th scope="col" tabindex="0">%s</th>`, template.HTMLEscapeString(h))
 	}
+	if t.Details != nil {
+		b.WriteString(`<th scope="col" tabindex="0">evidence</th>`)
+	}
 	b.WriteString("</tr></thead><tbody>")
-	for _, r := range t.Rows {
+	for i, r := range t.Rows {
 		b.WriteString("<tr>")
 		for _, c := range r {
 			fmt.Fprintf(&b, "<td>%s</td>", template.HTMLEscapeString(c))
 		}
+		if t.Details != nil {
+			d := ""
+			if i < len(t.Details) {
+				d = t.Details[i]
+			}
+			if d == "" {
+				b.WriteString("<td></td>")
+			} else {
+				fmt.Fprintf(&b, `<td><details><summary>show</summary><pre class="evidence">%s</pre></details></td>`, template.HTMLEscapeString(d))
+			}
+		}
 		b.WriteString("</tr>")
 	}
-	b.WriteString("</tbody></table>")
+	b.WriteString("</tbody></table></div>")
 	if t.Note != "" {
 		fmt.Fprintf(&b, `<p class="note">%s</p>`, template.HTMLEscapeString(t.Note))
 	}

@@ -89,7 +89,11 @@ func Page(dir string) (*report.Page, error) {
 		}
 	}
 	if len(verdicts) > 0 {
-		verdictSection(p, verdicts)
+		patches, err := readPatches(dir, m)
+		if err != nil {
+			return nil, err
+		}
+		verdictSection(p, verdicts, patches)
 	}
 	if len(evals) > 0 {
 		if err := evalSection(p, evals); err != nil {
@@ -242,16 +246,120 @@ func repoSection(p *report.Page, repos []RepoRecord) error {
 	return nil
 }
 
-func verdictSection(p *report.Page, vs []rescore.Verdict) {
+// readPatches reads this run's Stage II verdicts (patch.jsonl, the
+// manifest's settings) by sample, for the evidence of each row.
+func readPatches(dir string, m *Manifest) (map[string]patchcheck.Verdict, error) {
+	recs, err := readOptional[PatchRecord](filepath.Join(dir, FilePatch))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]patchcheck.Verdict{}
+	for _, r := range jsonl.Latest(recs, patchKey) {
+		if m != nil && m.Settings[FilePatch] != nil && r.Key != m.Settings[FilePatch].ID(r.SampleID) {
+			continue
+		}
+		out[r.SampleID] = r.Verdict
+	}
+	return out, nil
+}
+
+// sampleVerdict is contaminated, clean or unjudged (neither stage said
+// absent and not both present: the audit could not tell).
+func sampleVerdict(v rescore.Verdict, ev Evidence) string {
+	switch {
+	case v.Contaminated:
+		return "contaminated"
+	case ev.RepoVerdict == repoprobe.Absent || ev.PatchVerdict == patchcheck.Absent:
+		return "clean"
+	}
+	return "unjudged"
+}
+
+// evidenceText is a sample's evidence, for its expandable row: both
+// stages' verdicts and reasons, each patch block with its matched lines,
+// and the test run when there was one.
+func evidenceText(ev Evidence, pv *patchcheck.Verdict) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Stage I  %s: %s (p = %.3g, %d queries, weighted hits %.2f)\n  %s\n", ev.Repo, ev.RepoVerdict, ev.PValue, ev.Queries, ev.WeightedHits, ev.RepoReason)
+	fmt.Fprintf(&b, "Stage II %s (score %.3f, threshold %.2f, method %s)\n  %s\n", ev.PatchVerdict, ev.PatchScore, ev.PatchThreshold, or(ev.PatchMethod, "-"), ev.PatchReason)
+	if ev.SnapshotCommit != "" {
+		fmt.Fprintf(&b, "snapshot commit %s\n", ev.SnapshotCommit)
+	}
+	if pv != nil {
+		for i, bl := range pv.Blocks {
+			fmt.Fprintf(&b, "\nblock %d: %s %s in %s (%s, localised %s), similarity %.3f, passed %v\n", i+1, bl.Kind, bl.Function, or(bl.SnapshotFile, bl.File), or(bl.FileVia, "-"), bl.Localized, bl.Similarity, bl.Passed)
+			for _, ml := range bl.MatchedLines {
+				at := "no match"
+				if ml.Line > 0 {
+					at = fmt.Sprintf("line %d: %s", ml.Line, ml.Snapshot)
+				}
+				fmt.Fprintf(&b, "  %-7s %s\n          → %s\n", ml.Role, ml.Patch, at)
+			}
+		}
+		if pv.Tests != nil {
+			fmt.Fprintf(&b, "\ntests: passed %v; %s", pv.Tests.Passed, pv.Tests.Detail)
+			if pv.Tests.Error != "" {
+				fmt.Fprintf(&b, "; %s", pv.Tests.Error)
+			}
+			b.WriteString("\n")
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func verdictSection(p *report.Page, vs []rescore.Verdict, patches map[string]patchcheck.Verdict) {
 	sec := p.AddSection("verdicts", "Per-sample verdicts")
-	t := &report.Table{Caption: "verdicts.jsonl: contaminated = repository present ∧ patch present. Click a header to sort.",
-		Header: []string{"sample", "model", "repository", "repo verdict", "p-value", "patch verdict", "patch score", "method", "contaminated", "score", "flags"}}
+	t := &report.Table{Caption: "verdicts.jsonl: contaminated = repository present ∧ patch present; unjudged = neither stage could say absent (no clone, insufficient, patch unknown). Click a header to sort; expand a row for its evidence.",
+		Header: []string{"sample", "verdict", "score", "reason", "repository", "repo verdict", "p-value", "patch verdict", "patch score", "method", "flags", "model"}, Details: []string{}}
+	type repoCount struct{ samples, contaminated, clean, unjudged int }
+	byRepo := map[string]*repoCount{}
+	var order []string
+	for _, v := range vs {
+		ev, _ := DecodeEvidence(v) // a malformed evidence object leaves the columns empty
+		verdict := sampleVerdict(v, ev)
+		reason := ev.PatchReason // the repository is present: the patch decides
+		if ev.RepoVerdict != repoprobe.Present && ev.RepoReason != "" {
+			reason = ev.RepoReason
+		}
+		var pv *patchcheck.Verdict
+		if x, ok := patches[v.SampleID]; ok {
+			pv = &x
+		}
+		t.AddRow(v.SampleID, verdict, v.Score, reason, ev.Repo, ev.RepoVerdict, fmt.Sprintf("%.3g", ev.PValue), ev.PatchVerdict, ev.PatchScore, ev.PatchMethod,
+			strings.Join(ev.Flags, " "), v.Model)
+		t.Details = append(t.Details, evidenceText(ev, pv))
+		rc := byRepo[ev.Repo]
+		if rc == nil {
+			rc = &repoCount{}
+			byRepo[ev.Repo] = rc
+			order = append(order, ev.Repo)
+		}
+		rc.samples++
+		switch verdict {
+		case "contaminated":
+			rc.contaminated++
+		case "clean":
+			rc.clean++
+		default:
+			rc.unjudged++
+		}
+	}
+	sort.Strings(order)
+	rt := &report.Table{Caption: "Per repository: the contaminated share is over judged samples; a repository whose samples are all unjudged shows n/a.",
+		Header: []string{"repository", "samples", "contaminated", "clean", "unjudged", "contaminated share (judged)"}}
+	for _, r := range order {
+		c := byRepo[r]
+		share := "n/a"
+		if j := c.contaminated + c.clean; j > 0 {
+			share = fmt.Sprintf("%.3f", float64(c.contaminated)/float64(j))
+		}
+		rt.AddRow(r, c.samples, c.contaminated, c.clean, c.unjudged, share)
+	}
+	sec.Add(rt)
 	bt := &report.Table{Caption: "Logit baselines per sample (membership-oriented: higher = more likely seen).",
 		Header: append([]string{"sample", "contaminated"}, baselines.Methods...)}
 	for _, v := range vs {
-		ev, _ := DecodeEvidence(v) // a malformed evidence object leaves the columns empty
-		t.AddRow(v.SampleID, v.Model, ev.Repo, ev.RepoVerdict, fmt.Sprintf("%.3g", ev.PValue), ev.PatchVerdict, ev.PatchScore, ev.PatchMethod,
-			v.Contaminated, v.Score, strings.Join(ev.Flags, " "))
+		ev, _ := DecodeEvidence(v)
 		if len(ev.Baselines) > 0 {
 			row := []any{v.SampleID, v.Contaminated}
 			for _, m := range baselines.Methods {
