@@ -100,28 +100,12 @@ func parseConsole(log string) (errors []string, probe *probeResult) {
 		msg := m[1]
 		if strings.HasPrefix(msg, "BENCHFORGE-PROBE ") {
 			p := &probeResult{}
+			fields := map[string]*int{"tables": &p.tables, "headers": &p.headers, "sorted": &p.sorted, "svgs": &p.svgs, "navlinks": &p.navlinks,
+				"unticked": &p.unticked, "hscroll": &p.hscroll, "scrollwidth": &p.scrollwidth, "details": &p.details}
 			for _, f := range strings.Fields(strings.TrimPrefix(msg, "BENCHFORGE-PROBE ")) {
 				k, v, _ := strings.Cut(f, "=")
-				n, _ := strconv.Atoi(v)
-				switch k {
-				case "tables":
-					p.tables = n
-				case "headers":
-					p.headers = n
-				case "sorted":
-					p.sorted = n
-				case "svgs":
-					p.svgs = n
-				case "navlinks":
-					p.navlinks = n
-				case "unticked":
-					p.unticked = n
-				case "hscroll":
-					p.hscroll = n
-				case "scrollwidth":
-					p.scrollwidth = n
-				case "details":
-					p.details = n
+				if dst, ok := fields[k]; ok {
+					*dst, _ = strconv.Atoi(v)
 				}
 			}
 			probe = p
