@@ -103,7 +103,7 @@ type Runner interface {
 // and an error wrapping a *diff.ApplyError (errs.ErrInput) that names the file
 // and hunk.
 func (v *Verifier) Verify(ctx context.Context, sample bench.Sample, repo *gitrepo.Repo, modifiedPatch []byte) (passed bool, detail string, err error) {
-	op := fmt.Sprintf("testverify.Verify(%s)", sample.ID)
+	op := fmt.Sprintf("test verification of sample %s", sample.ID)
 	if repo == nil {
 		return false, "", fmt.Errorf("%s: no repository: %w", op, errs.ErrUsage)
 	}
