@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/benchforge/benchforge/internal/audit/patchcheck"
-	"github.com/benchforge/benchforge/internal/audit/repos"
 	"github.com/benchforge/benchforge/internal/audit/testverify"
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/errs"
@@ -43,15 +42,15 @@ func newTestVerifier(o auditPatchOptions) (patchcheck.TestVerifier, error) {
 }
 
 type auditPatchOptions struct {
-	benchmark, format, reposDir, mapping, cacheDir string
-	clone                                          bool
-	cutoff, embedder, out                          string
-	testFallback, asJSON, strict                   bool
-	threshold, low                                 float64
-	workers                                        int
-	noPreprocess, noLocalize, exactOnly, noTests   bool
-	testCmd, junitXML                              string
-	testTimeout                                    time.Duration
+	benchmark, format                            string
+	repos                                        repoFlags
+	cutoff, embedder, out                        string
+	testFallback, asJSON, strict                 bool
+	threshold, low                               float64
+	workers                                      int
+	noPreprocess, noLocalize, exactOnly, noTests bool
+	testCmd, junitXML                            string
+	testTimeout                                  time.Duration
 	retryFlags
 }
 
@@ -69,7 +68,7 @@ not_applicable (the fix touches no source file).
 
 Repositories are found in --repos as owner__name, owner/name or the
 Defects4J project name (bare or not), through --mapping, or cloned into
---cache with --clone. The ablation switches reproduce benchchecker Table 5.`,
+--clone-dir with --clone. The ablation switches reproduce benchchecker Table 5.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error { return runAuditPatch(a, o) },
 	}
@@ -77,10 +76,9 @@ Defects4J project name (bare or not), through --mapping, or cloned into
 	o.retryFlags.add(f)
 	f.StringVar(&o.benchmark, "benchmark", "", "benchmark file or directory (required)")
 	f.StringVar(&o.format, "format", "auto", "benchmark format: auto, swebench, multi-swebench, defects4j, jsonl")
-	f.StringVar(&o.reposDir, "repos", "", "directory of local clones")
-	f.StringVar(&o.mapping, "mapping", "", "JSON file mapping repository or project names to clone paths")
-	f.BoolVar(&o.clone, "clone", false, "clone missing repositories from GitHub into --cache")
-	f.StringVar(&o.cacheDir, "cache", "", "clone cache directory for --clone (default: benchforge/repos in the user cache directory)")
+	o.repos.add(f, true)
+	f.StringVar(&o.repos.cloneDir, "cache", "", "old name of --clone-dir")
+	_ = f.MarkDeprecated("cache", "use --clone-dir")
 	f.StringVar(&o.cutoff, "cutoff", "", "model training cutoff: 2023-09-01, 2023-09 or RFC 3339 (required)")
 	f.StringVar(&o.embedder, "embedder", "", "embedding model spec for re-ranking (e.g. openai:text-embedding-3-small)")
 	f.BoolVar(&o.testFallback, "test-fallback", false, "run the tests when the similarity is inconclusive")
@@ -183,10 +181,7 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 	for _, p := range problems {
 		fmt.Fprintf(a.stderr, "warning: skipped %s\n", p)
 	}
-	if o.cacheDir == "" {
-		o.cacheDir = defaultRepoCache()
-	}
-	res, err := repos.New(repos.Options{Dir: o.reposDir, Mapping: o.mapping, Clone: o.clone, CacheDir: o.cacheDir})
+	res, err := o.repos.resolver()
 	if err != nil {
 		return fmt.Errorf("audit patch: %w", err)
 	}

@@ -18,6 +18,7 @@ func init() { auditSubcommands = append(auditSubcommands, newAuditRescoreCmd) }
 func newAuditRescoreCmd(a *app) *cobra.Command {
 	var (
 		verdicts, leaderboard, benchmark, format, model, out string
+		unjudged                                             string
 		asJSON                                               bool
 	)
 	cmd := &cobra.Command{
@@ -33,7 +34,14 @@ submissions with their resolved instance ids (submission, date, name,
 models, resolved), a JSON array of them, or one SWE-bench experiments
 results.json. --benchmark (any format 'bench' loads) fixes the sample set
 and gives the difficulty buckets; without it the samples are those of the
-verdict file. With --out, writes rescore.json, rescore.md and rescore.html.`,
+verdict file. With --out, writes rescore.json, rescore.md and rescore.html.
+
+Samples the audit could not judge (no verdict; Stage II unknown or
+not_applicable; a combined verdict with neither stage saying absent, e.g.
+the repository insufficient and the patch unknown) are their own bucket,
+never silently clean: --unjudged exclude (default) leaves them out of both
+rates, clean counts them clean, contaminated counts them contaminated.
+Every rate is printed with the policy beside it.`,
 		Example: `  benchforge audit rescore --verdicts run/verdicts.jsonl \
       --leaderboard ../shared/data/swebench/leaderboard_verified.jsonl \
       --benchmark ../shared/data/swebench/swebench_verified.jsonl --out rescored`,
@@ -62,13 +70,13 @@ verdict file. With --out, writes rescore.json, rescore.md and rescore.html.`,
 			}
 			v, err := rescore.ReadVerdicts(verdicts)
 			if err != nil {
-				return err
+				return fmt.Errorf("audit rescore: --verdicts: %w", err)
 			}
 			subs, err := rescore.ReadLeaderboard(leaderboard)
 			if err != nil {
-				return err
+				return fmt.Errorf("audit rescore: --leaderboard: %w", err)
 			}
-			res, err := rescore.Rescore(samples, v, subs, rescore.Options{Model: model})
+			res, err := rescore.Rescore(samples, v, subs, rescore.Options{Model: model, Unjudged: unjudged})
 			if err != nil {
 				return err
 			}
@@ -80,6 +88,7 @@ verdict file. With --out, writes rescore.json, rescore.md and rescore.html.`,
 			if asJSON {
 				return writeJSON(a.stdout, res)
 			}
+			fmt.Fprintf(a.stdout, "%s\n\n", res.Summary())
 			for i, t := range res.Tables() {
 				if i > 0 {
 					fmt.Fprintln(a.stdout)
@@ -105,6 +114,7 @@ verdict file. With --out, writes rescore.json, rescore.md and rescore.html.`,
 	f.StringVar(&benchmark, "benchmark", "", "benchmark file: the sample set and difficulties")
 	f.StringVar(&format, "format", "auto", "benchmark format (auto, swebench, multi-swebench, defects4j, jsonl)")
 	f.StringVar(&model, "model", "", "use the verdicts of this model for every submission")
+	f.StringVar(&unjudged, "unjudged", rescore.UnjudgedExclude, "samples the audit could not judge: exclude (from both rates), clean or contaminated")
 	f.StringVar(&out, "out", "", "directory for rescore.json, rescore.md and rescore.html")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd

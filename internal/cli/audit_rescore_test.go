@@ -93,3 +93,43 @@ func TestAuditRescoreErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditRescoreUnjudged: unknown Stage II verdicts are their own bucket
+// on the terminal and in rescore.md, with the policy beside every rate.
+func TestAuditRescoreUnjudged(t *testing.T) {
+	dir := t.TempDir()
+	vp := filepath.Join(dir, "v.jsonl")
+	os.WriteFile(vp, []byte(`{"sample_id":"a","present":true,"verdict":"present"}
+{"sample_id":"b","present":false,"verdict":"absent"}
+{"sample_id":"c","present":false,"verdict":"unknown"}
+{"sample_id":"d","present":false,"verdict":"unknown"}
+`), 0o644)
+	lp := filepath.Join(dir, "lb.jsonl")
+	os.WriteFile(lp, []byte(`{"submission":"20240101_x","resolved":["a","c"]}`+"\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	stdout, stderr, code := run(t, "audit", "rescore", "--verdicts", vp, "--leaderboard", lp, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// exclude: all {a,b} 1/2, clean {b} 0/1.
+	for _, want := range []string{"4 samples: 1 contaminated, 1 clean (25.0%), 2 unjudged (50.0%)", "--unjudged exclude", "Overall [unjudged excluded]", "1/2 → 0/1 ↓100.0%"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("terminal lacks %q:\n%s", want, stdout)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "rescore.md"))
+	html, _ := os.ReadFile(filepath.Join(out, "rescore.html"))
+	for _, doc := range []string{string(md), string(html)} {
+		if !strings.Contains(doc, "2 unjudged") || !strings.Contains(doc, "unjudged excluded") {
+			t.Errorf("rescore.md/html lacks the unjudged bucket or the policy:\n%.600s", doc)
+		}
+	}
+	// clean: all 2/4, clean {b,c,d} 1/3 — the old, optimistic reading.
+	stdout, _, code = run(t, "audit", "rescore", "--verdicts", vp, "--leaderboard", lp, "--unjudged", "clean")
+	if code != 0 || !strings.Contains(stdout, "2/4 → 1/3 ↓33.3%") || !strings.Contains(stdout, "Overall [unjudged counted clean]") {
+		t.Errorf("--unjudged clean: exit %d\n%s", code, stdout)
+	}
+	if _, stderr, code = run(t, "audit", "rescore", "--verdicts", vp, "--leaderboard", lp, "--unjudged", "bogus"); code != exitUsage || !strings.Contains(stderr, "--unjudged") {
+		t.Errorf("--unjudged bogus: exit %d: %s", code, stderr)
+	}
+}

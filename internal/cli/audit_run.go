@@ -4,27 +4,36 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/benchforge/benchforge/internal/audit/pipeline"
 	"github.com/benchforge/benchforge/internal/audit/refindex"
-	"github.com/benchforge/benchforge/internal/audit/repos"
+	"github.com/benchforge/benchforge/internal/audit/repoprobe"
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/gitrepo"
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // model providers
+	"github.com/benchforge/benchforge/internal/runkey"
 )
+
+// recheckUsage is the help of --recheck in every resumable command.
+const recheckUsage = "redo finished records on resume: unknown (records whose cause may be gone: no clone, missing commit, failed service; also done by default) or all"
 
 func init() { auditSubcommands = append(auditSubcommands, newAuditRunCmd) }
 
 type auditRunOptions struct {
-	benchmark, format, reposDir, mapping, cloneDir string
-	clone, strict                                  bool
+	benchmark, format                              string
+	repos                                          repoFlags
+	strict                                         bool
 	model, reference, index, cutoff, cacheDir, out string
 	maxCost                                        float64
 	noCache, noBaselines, asJSON                   bool
+	recheck                                        string
+	seed                                           uint64
+	failOn                                         float64
 	p                                              pipeline.Options
 	retryFlags
 }
@@ -64,10 +73,7 @@ filters are off and the manifest says so.`,
 	f.StringVar(&o.benchmark, "benchmark", "", "benchmark file or Defects4J directory (required)")
 	f.StringVar(&o.format, "format", "auto", "benchmark format: auto, swebench, multi-swebench, defects4j, jsonl")
 	f.BoolVar(&o.strict, "strict", false, "fail on the first invalid benchmark record instead of skipping it")
-	f.StringVar(&o.reposDir, "repos", "", "directory of local clones (owner__name, owner/name or project name)")
-	f.StringVar(&o.mapping, "mapping", "", "JSON file mapping repository or project names to clone paths")
-	f.BoolVar(&o.clone, "clone", false, "clone missing repositories from GitHub into --clone-dir")
-	f.StringVar(&o.cloneDir, "clone-dir", "", "clone cache directory for --clone (default: benchforge/repos in the user cache directory)")
+	o.repos.add(f, true)
 	f.StringVar(&o.model, "model", "", "target model spec (required)")
 	f.StringVar(&o.reference, "reference-model", "auto", "reference model spec (context-independence, Ref baseline); auto: the built-in n-gram model trained once on this machine's JDK sources and Python library; none: filter off")
 	f.StringVar(&o.index, "reference-index", "auto", "reference index file (distinctiveness); auto: built once from this machine's JDK sources and Python library; none: filter off")
@@ -80,8 +86,8 @@ filters are off and the manifest says so.`,
 	f.IntVar(&o.p.Samples, "samples", 0, "candidates per query, k (0: 10)")
 	f.IntVar(&o.p.MaxTokens, "max-tokens", 0, "tokens per candidate (0: 8)")
 	f.Float64Var(&o.p.Temperature, "temperature", 1, "sampling temperature of the probes (benchchecker §5.5: 1.0)")
-	f.Int64Var(&o.p.Seed, "seed", 1, "seed for query selection and sampling")
-	f.BoolVar(&o.p.FixedN, "fixed-n", false, "probe every selected query (exact p-values) instead of stopping when the verdict is settled")
+	f.Uint64Var(&o.seed, "seed", 1, "seed for query selection and sampling")
+	f.BoolVar(&o.p.FixedN, "fixed-n", false, "probe every selected query and report Eq. 5's p-value, instead of stopping early with an always-valid p-value")
 	f.IntVar(&o.p.MaxFiles, "max-files", 0, "source files mined per snapshot (0: 4000)")
 	f.Float64Var(&o.p.Patch.Threshold, "threshold", 0.7, "Stage II line similarity threshold")
 	f.IntVar(&o.p.Workers, "workers", 2, "Stage II samples checked in parallel")
@@ -91,6 +97,8 @@ filters are off and the manifest says so.`,
 	f.BoolVar(&o.noCache, "no-cache", false, "do not cache model answers")
 	o.retryFlags.add(f)
 	f.StringVar(&o.out, "out", "", "output directory (required)")
+	f.StringVar(&o.recheck, "recheck", "", recheckUsage)
+	f.Float64Var(&o.failOn, "fail-on-contaminated", -1, "CI gate: exit 8 when the share of contaminated samples exceeds this rate in [0, 1] (all outputs are still written; negative: off)")
 	f.BoolVar(&o.asJSON, "json", false, "print the run manifest as JSON")
 	return cmd
 }
@@ -110,6 +118,12 @@ func runAuditRun(a *app, o auditRunOptions) error {
 	if err != nil {
 		return fmt.Errorf("audit run: --format: %w", err)
 	}
+	if o.failOn > 1 {
+		return fmt.Errorf("audit run: --fail-on-contaminated %v: want a share in [0, 1], e.g. 0.05: %w", o.failOn, errs.ErrUsage)
+	}
+	if o.p.Recheck, err = runkey.ParseRecheck(o.recheck); err != nil {
+		return fmt.Errorf("audit run: %w", err)
+	}
 	so, err := o.retryFlags.apply(llm.SessionOptions{CacheDir: o.cacheDir, NoCache: o.noCache, MaxCost: o.maxCost})
 	if err != nil {
 		return fmt.Errorf("audit run: %w", err)
@@ -120,6 +134,7 @@ func runAuditRun(a *app, o auditRunOptions) error {
 	}
 	defer sess.Close()
 	p := o.p
+	p.Seed = int64(o.seed)
 	p.Benchmark, p.Format, p.Strict, p.Cutoff, p.OutDir = o.benchmark, format, o.strict, cutoff, o.out
 	p.Baselines = !o.noBaselines
 	p.LLMManifest = sess.Manifest
@@ -149,12 +164,9 @@ func runAuditRun(a *app, o auditRunOptions) error {
 		if err != nil {
 			return fmt.Errorf("audit run: --reference-index: %w", err)
 		}
-		p.Index = ix
+		p.Index, p.IndexID = ix, o.index
 	}
-	if o.cloneDir == "" {
-		o.cloneDir = defaultRepoCache()
-	}
-	res, err := repos.New(repos.Options{Dir: o.reposDir, Mapping: o.mapping, Clone: o.clone, CacheDir: o.cloneDir})
+	res, err := o.repos.resolver()
 	if err != nil {
 		return fmt.Errorf("audit run: %w", err)
 	}
@@ -172,21 +184,55 @@ func runAuditRun(a *app, o auditRunOptions) error {
 	if err != nil {
 		return fmt.Errorf("audit run: %w", err)
 	}
-	if o.asJSON {
-		return writeJSON(a.stdout, out.Manifest)
+	for _, r := range out.Repos {
+		if r.Verdict == repoprobe.NoClone {
+			fmt.Fprintf(a.stderr, "warning: %s (its samples are unjudged; a rerun retries them)\n", r.Reason)
+		}
 	}
-	return printAuditRun(a, o.out, out)
+	if o.asJSON {
+		err = writeJSON(a.stdout, out.Manifest)
+	} else {
+		err = printAuditRun(a, o.out, out)
+	}
+	if err != nil {
+		return err
+	}
+	return contaminatedGate(out.Manifest.Counts, o.failOn)
+}
+
+// contaminatedGate is --fail-on-contaminated: an error wrapping
+// errs.ErrFindings (exit 8) when the contaminated share exceeds rate.
+func contaminatedGate(c pipeline.Counts, rate float64) error {
+	if rate < 0 || c.Samples == 0 {
+		return nil
+	}
+	share := float64(c.Contaminated) / float64(c.Samples)
+	if share <= rate {
+		return nil
+	}
+	return fmt.Errorf("audit run: %d of %d samples contaminated (%.1f%%), above --fail-on-contaminated %g: %w",
+		c.Contaminated, c.Samples, 100*share, rate, errs.ErrFindings)
 }
 
 func printAuditRun(a *app, dir string, r *pipeline.Result) error {
 	m, c := r.Manifest, r.Manifest.Counts
 	fmt.Fprintf(a.stdout, "audit run: %d samples in %d repositories, model %s, cutoff %s (%.1fs)\n", c.Samples, c.Repos, m.Model, m.Cutoff, m.WallSeconds)
 	fmt.Fprintf(a.stdout, "contaminated %d  clean %d (flagged %d)\n", c.Contaminated, c.Clean, c.Flagged)
-	fmt.Fprintf(a.stdout, "repositories: present %d  absent %d  insufficient %d\n", c.RepoPresent, c.RepoAbsent, c.RepoInsufficient)
+	fmt.Fprintf(a.stdout, "records: %s\n", recordCounts(m))
+	fmt.Fprintf(a.stdout, "repositories: present %d  absent %d  insufficient %d  no local clone %d\n", c.RepoPresent, c.RepoAbsent, c.RepoInsufficient, c.RepoNoClone)
 	fmt.Fprintf(a.stdout, "patches: present %d  absent %d  unknown %d  not_applicable %d\n", c.PatchPresent, c.PatchAbsent, c.PatchUnknown, c.PatchNA)
-	t := table{header: []string{"REPOSITORY", "VERDICT", "P-VALUE", "QUERIES", "HITS", "CALLS", "SAVED", "REASON"}}
+	t := table{header: []string{"REPOSITORY", "VERDICT", "P-VALUE", "P-VALUE KIND", "PROBED/QUERIES", "STOPPED EARLY", "HITS", "WEIGHTED HITS", "CALLS", "SAVED", "REASON"}}
 	for _, rr := range r.Repos {
-		t.add(rr.Repo, rr.Verdict, fmt.Sprintf("%.3g", rr.PValue), rr.Queries, rr.Hits, rr.Calls, rr.CallsSaved, rr.Reason)
+		early := "no"
+		if rr.StoppedEarly {
+			early = "yes"
+		}
+		kind := rr.PValueKind
+		if kind == "" {
+			kind = "-"
+		}
+		t.add(rr.Repo, rr.Verdict, fmt.Sprintf("%.3g", rr.PValue), kind, fmt.Sprintf("%d/%d", rr.Probed, rr.Queries), early,
+			rr.Hits, fmt.Sprintf("%.2f", rr.WeightedHits), rr.Calls, rr.CallsSaved, rr.Reason)
 	}
 	if err := t.write(a.stdout); err != nil {
 		return err
@@ -199,6 +245,22 @@ func printAuditRun(a *app, dir string, r *pipeline.Result) error {
 	}
 	fmt.Fprintf(a.stdout, "wrote %s/{%s,%s,%s,%s}\n", dir, pipeline.FileVerdicts, pipeline.FileClean, pipeline.FileManifest, pipeline.FileReport)
 	return nil
+}
+
+// recordCounts says, per file, how many records were reused, redone and
+// newly written.
+func recordCounts(m pipeline.Manifest) string {
+	var parts []string
+	for _, f := range []string{pipeline.FilePatch, pipeline.FileRepos, pipeline.FileBaselines} {
+		if m.Resumed[f]+m.Rechecked[f]+m.Written[f] == 0 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %d reused, %d rechecked, %d written", f, m.Resumed[f], m.Rechecked[f], m.Written[f]))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, "; ")
 }
 
 // defaultReference builds (once) or reuses the offline reference model and

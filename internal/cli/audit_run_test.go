@@ -27,7 +27,10 @@ func TestAuditRunEvalReport(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("audit run exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"contaminated 1  clean 3 (flagged 1)", "repositories: present 1  absent 1  insufficient 1", "acme/seen", "wrote "} {
+	if !strings.Contains(stderr, "warning: no local clone for acme/missing under "+fx.ReposDir+": ") {
+		t.Errorf("no warning names the missing clone:\n%s", stderr)
+	}
+	for _, want := range []string{"contaminated 1  clean 3 (flagged 1)", "repositories: present 1  absent 1  insufficient 0  no local clone 1", "acme/seen", "wrote "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("audit run output lacks %q:\n%s", want, stdout)
 		}
@@ -50,6 +53,19 @@ func TestAuditRunEvalReport(t *testing.T) {
 	}
 	if m.LLM == nil || m.LLM.Calls != 0 || m.LLM.CacheHits != 0 || fx.Target.Requests() != before || !m.Complete {
 		t.Errorf("second run: complete %v, llm %+v, target requests +%d; want no call", m.Complete, m.LLM, fx.Target.Requests()-before)
+	}
+
+	// The CI gate: 1 of 4 contaminated is above 0.2 (exit 8, outputs
+	// written), not above 0.25.
+	code, stdout, stderr = runCLI(t, append(args, "--fail-on-contaminated", "0.2")...)
+	if code != exitFindings || !strings.Contains(stderr, "1 of 4 samples contaminated (25.0%), above --fail-on-contaminated 0.2") || !strings.Contains(stdout, "contaminated 1") {
+		t.Errorf("--fail-on-contaminated 0.2: exit %d, stderr %q; want %d with the share named and the summary printed", code, stderr, exitFindings)
+	}
+	if code, _, stderr = runCLI(t, append(args, "--fail-on-contaminated", "0.25")...); code != 0 {
+		t.Errorf("--fail-on-contaminated 0.25: exit %d (%s), want 0", code, stderr)
+	}
+	if code, _, _ = runCLI(t, append(args, "--fail-on-contaminated", "5")...); code != exitUsage {
+		t.Errorf("--fail-on-contaminated 5: exit %d, want %d", code, exitUsage)
 	}
 
 	// Evaluation against labels, written where `report` finds it.

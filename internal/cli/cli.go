@@ -12,6 +12,7 @@ import (
 	"github.com/benchforge/benchforge/internal/redact"
 	"io"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -31,6 +32,7 @@ const (
 	exitBudget      = 5
 	exitUnavailable = 6
 	exitUnsupported = 7
+	exitFindings    = 8
 	exitCanceled    = 130
 )
 
@@ -45,6 +47,7 @@ var exitTable = []struct {
 	{exitBudget, errs.ErrBudget, "--max-cost budget reached; the run can be resumed"},
 	{exitUnavailable, errs.ErrUnavailable, "external service failed or absent (model API, JDK, git)"},
 	{exitUnsupported, errs.ErrUnsupported, "operation not supported by that provider or language"},
+	{exitFindings, errs.ErrFindings, "audit run --fail-on-contaminated: the contaminated share exceeds the gate (outputs are complete)"},
 	{exitCanceled, context.Canceled, "interrupted (Ctrl-C); finished records are kept"},
 }
 
@@ -110,10 +113,38 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
 			err = fmt.Errorf("%w: %w", context.Canceled, err)
 		}
-		fmt.Fprintf(stderr, "benchforge: %v\n", err)
+		msg := userMessage(err.Error())
+		if debug, _ := root.PersistentFlags().GetBool("debug"); debug {
+			msg = err.Error()
+		}
+		fmt.Fprintf(stderr, "benchforge: %s\n", msg)
 		removeEmpty(a.fresh)
 	}
 	return exitCode(err)
+}
+
+// internalName matches a Go function name at the start of a wrapped
+// message segment ("gitrepo.ParseTime: ", "bench.Detect(FILE): "), with
+// its argument list when it has one.
+var internalName = regexp.MustCompile(`(^|: )[a-z][a-z0-9]*\.(?:\(\*?[A-Z]\w*\)\.)?[A-Z]\w*(?:\(([^()]*)\))?: `)
+
+// userMessage is an error message in the user's words: internal function
+// names are dropped from the wrapped chain, their arguments (a file, a
+// sample id) kept. --debug prints the chain as it is.
+func userMessage(msg string) string {
+	for {
+		out := internalName.ReplaceAllStringFunc(msg, func(m string) string {
+			sub := internalName.FindStringSubmatch(m)
+			if sub[2] != "" {
+				return sub[1] + sub[2] + ": "
+			}
+			return sub[1]
+		})
+		if out == msg {
+			return out
+		}
+		msg = out
+	}
 }
 
 func newRoot(a *app) *cobra.Command {
@@ -158,6 +189,7 @@ corpora from real seed pairs.`,
 	for _, n := range names {
 		root.AddCommand(commandCtors[n](a))
 	}
+	root.PersistentFlags().Bool("debug", false, "print errors with the full internal wrapping chain (function names included)")
 	root.SetUsageTemplate(root.UsageTemplate() + "\n" + exitHelp())
 	return root
 }

@@ -115,3 +115,39 @@ func TestExitCode(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorsInUsersWords: the terminal shows the flag, the file and the
+// remedy, not internal function names; --debug keeps the whole chain.
+func TestErrorsInUsersWords(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte("{\"a\":1}\n"), 0o644)
+	for _, tc := range []struct {
+		args     []string
+		internal string
+		want     []string
+	}{
+		{[]string{"audit", "run", "--benchmark", bad, "--model", "openai:x@http://127.0.0.1:9/v1", "--cutoff", "soon", "--out", dir},
+			"gitrepo.ParseTime", []string{"audit run: --cutoff: bad date \"soon\": use 2023-04-01"}},
+		{[]string{"audit", "rescore", "--verdicts", bad, "--leaderboard", bad},
+			"rescore.ReadVerdicts", []string{"audit rescore: --verdicts: " + bad + ":1: "}},
+		{[]string{"audit", "patch", "--benchmark", filepath.Join(dir, "none.jsonl"), "--cutoff", "2023-01-01", "--out", filepath.Join(dir, "v.jsonl")},
+			"bench.Detect", []string{"audit patch: " + filepath.Join(dir, "none.jsonl") + ": not found"}},
+	} {
+		_, stderr, code := run(t, tc.args...)
+		if code == 0 || strings.Contains(stderr, tc.internal) {
+			t.Errorf("%v: exit %d, stderr %q: want no %q", tc.args, code, stderr, tc.internal)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%v: stderr %q lacks %q", tc.args, stderr, w)
+			}
+		}
+		if _, stderr, _ := run(t, append(tc.args, "--debug")...); !strings.Contains(stderr, tc.internal) {
+			t.Errorf("%v --debug: stderr %q lacks the chain (%s)", tc.args, stderr, tc.internal)
+		}
+	}
+	if got := userMessage("a: pkg.F(x.go:3): pkg.G: (*T).M is kept: y"); got != "a: x.go:3: (*T).M is kept: y" {
+		t.Errorf("userMessage = %q", got)
+	}
+}

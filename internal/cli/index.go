@@ -194,11 +194,11 @@ func newIndexImportCmd(a *app) *cobra.Command {
 		asJSON       bool
 	)
 	cmd := &cobra.Command{
-		Use:   "import --csv FILE [--repos N] --out FILE",
+		Use:   "import --csv FILE [--repo-count N] --out FILE",
 		Short: "Import word,count[,repos] rows computed by DuckDB, Spark or BigQuery",
 		Long: `import reads a CSV of word,count rows (count = repositories containing the
 word; an optional third column repeats the corpus's repository total) and
-writes an index. --repos gives the total number of repositories of the
+writes an index. --repo-count gives the total number of repositories of the
 corpus; without it (and without a third column) the largest count is used,
 a lower bound. See 'go doc internal/audit/refindex' for the DuckDB query.`,
 		Args: usageArgs(cobra.NoArgs),
@@ -210,7 +210,7 @@ a lower bound. See 'go doc internal/audit/refindex' for the DuckDB query.`,
 				return err
 			}
 			if repos < 0 {
-				return fmt.Errorf("%w: --repos %d: want a positive count", errs.ErrUsage, repos)
+				return fmt.Errorf("%w: --repo-count %d: want a positive count", errs.ErrUsage, repos)
 			}
 			start := time.Now()
 			f, err := os.Open(csvPath)
@@ -232,7 +232,7 @@ a lower bound. See 'go doc internal/audit/refindex' for the DuckDB query.`,
 		},
 	}
 	cmd.Flags().StringVar(&csvPath, "csv", "", "word,count[,repos] CSV file")
-	cmd.Flags().IntVar(&repos, "repos", 0, "repositories in the corpus (default: the third column, else the largest count)")
+	cmd.Flags().IntVar(&repos, "repo-count", 0, "repositories in the corpus (default: the third column, else the largest count)")
 	cmd.Flags().StringVar(&out, "out", "", "index file to write")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	return cmd

@@ -68,7 +68,7 @@ func TestIndexBuildMergeImportLookup(t *testing.T) {
 	csv := filepath.Join(dir, "w.csv")
 	os.WriteFile(csv, []byte("word,count\nbar,40\nrare,1\n"), 0o644)
 	imp := filepath.Join(dir, "imp.idx")
-	if out, stderr, code := run(t, "index", "import", "--csv", csv, "--repos", "100", "--out", imp); code != 0 || !strings.Contains(out, "100 repositories (100 anonymous)") {
+	if out, stderr, code := run(t, "index", "import", "--csv", csv, "--repo-count", "100", "--out", imp); code != 0 || !strings.Contains(out, "100 repositories (100 anonymous)") {
 		t.Fatalf("import: exit %d: %s %s", code, out, stderr)
 	}
 	out, _, _ = run(t, "index", "lookup", "--index", imp, "rare", "bar")

@@ -76,7 +76,7 @@ func textArg(v string) (string, error) {
 func newLLMCompleteCmd(a *app) *cobra.Command {
 	var c llmCommon
 	var req llm.GenerateRequest
-	var seed int64
+	var seed uint64
 	cmd := &cobra.Command{
 		Use:   "complete --model SPEC --prompt TEXT",
 		Short: "Continue a raw text prompt (n samples)",
@@ -88,7 +88,8 @@ func newLLMCompleteCmd(a *app) *cobra.Command {
 			}
 			req.Prompt = p
 			if cmd.Flags().Changed("seed") {
-				req.Seed = &seed
+				s := int64(seed)
+				req.Seed = &s
 			}
 			return c.with("complete", func(m llm.Model) error {
 				resp, err := m.Generate(a.ctx, req)
@@ -114,7 +115,7 @@ func newLLMCompleteCmd(a *app) *cobra.Command {
 	f.IntVar(&req.MaxTokens, "max-tokens", 32, "tokens per sample")
 	f.Float64Var(&req.Temperature, "temperature", 0, "sampling temperature (0: greedy)")
 	f.Float64Var(&req.TopP, "top-p", 0, "nucleus sampling mass (0: provider default)")
-	f.Int64Var(&seed, "seed", 0, "sampling seed")
+	f.Uint64Var(&seed, "seed", 0, "sampling seed")
 	f.StringSliceVar(&req.Stop, "stop", nil, "stop strings")
 	f.BoolVar(&req.Logprobs, "logprobs", false, "ask for per-token log-probabilities")
 	c.add(cmd)

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/gitrepo"
 	"github.com/benchforge/benchforge/internal/ngram"
 )
 
@@ -53,6 +54,53 @@ type lmTrainSummary struct {
 	Seconds   float64 `json:"seconds"`
 }
 
+// repoSnapshots opens each --repo at its --rev as a training snapshot.
+func repoSnapshots(ctx context.Context, dirs, revs []string) ([]ngram.Snapshot, func(), error) {
+	var opened []*gitrepo.Repo
+	closeAll := func() {
+		for _, r := range opened {
+			r.Close()
+		}
+	}
+	if len(revs) > 1 && len(revs) != len(dirs) {
+		return nil, closeAll, fmt.Errorf("%w: %d --repo and %d --rev: give one --rev per --repo, in order, or one for all", errs.ErrUsage, len(dirs), len(revs))
+	}
+	if len(revs) > 0 && len(dirs) == 0 {
+		return nil, closeAll, fmt.Errorf("%w: --rev needs --repo DIR", errs.ErrUsage)
+	}
+	var out []ngram.Snapshot
+	for i, d := range dirs {
+		rev := "HEAD"
+		switch {
+		case len(revs) == 1:
+			rev = revs[0]
+		case len(revs) > 1:
+			rev = revs[i]
+		}
+		r, err := gitrepo.Open(ctx, d)
+		if err != nil {
+			closeAll()
+			return nil, nil, fmt.Errorf("--repo %s: %w", d, err)
+		}
+		opened = append(opened, r)
+		c, err := r.Resolve(ctx, rev)
+		if err != nil {
+			closeAll()
+			return nil, nil, fmt.Errorf("--repo %s --rev %s: %w", d, rev, err)
+		}
+		paths, err := r.ListFiles(ctx, c.Hash)
+		if err != nil {
+			closeAll()
+			return nil, nil, fmt.Errorf("--repo %s --rev %s: %w", d, rev, err)
+		}
+		hash := c.Hash
+		out = append(out, ngram.Snapshot{Name: d + "@" + rev, Paths: paths, Read: func(ctx context.Context, ps []string) (map[string][]byte, error) {
+			return r.ReadFiles(ctx, hash, ps)
+		}})
+	}
+	return out, closeAll, nil
+}
+
 func newLMTrainCmd(a *app) *cobra.Command {
 	var (
 		corpus            = ngram.Corpus{}
@@ -63,17 +111,31 @@ func newLMTrainCmd(a *app) *cobra.Command {
 		out               string
 		asJSON            bool
 		maxBytes, maxFile int64
+		repoDirs, revs    []string
 	)
 	cmd := &cobra.Command{
-		Use:   "train --corpus DIR|ZIP... --out FILE",
-		Short: "Train an n-gram model on directories or ZIP archives of source code",
+		Use:   "train (--corpus DIR|ZIP... | --repo DIR --rev REV...) --out FILE",
+		Short: "Train an n-gram model on directories, ZIP archives or repository snapshots of source code",
+		Long: `train builds an n-gram model from source code: directories, ZIP archives
+or files (--corpus), and repositories at a commit (--repo DIR --rev REV,
+several allowed, paired in order; one --rev applies to every --repo): a
+testbed model trained on a cutoff snapshot needs no 'git archive'. --rev
+is anything git resolves (a commit, tag or branch); the clone may be bare.`,
 		Example: `  benchforge lm train --corpus /usr/lib/jvm/java-17-openjdk-amd64/lib/src.zip \
-      --include 'java.base/**' --max-bytes 50000000 --out jdk.bfng`,
+      --include 'java.base/**' --max-bytes 50000000 --out jdk.bfng
+  benchforge lm train --repo /work/repos/apache__commons-lang.git --rev 'master@{2019-01-01}' \
+      --include '**/*.java' --out lang-2019.bfng`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(corpus.Paths) == 0 {
-				return fmt.Errorf("%w: --corpus is required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+			if len(corpus.Paths) == 0 && len(repoDirs) == 0 {
+				return fmt.Errorf("%w: --corpus or --repo is required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
 			}
+			snaps, closeRepos, err := repoSnapshots(a.ctx, repoDirs, revs)
+			if err != nil {
+				return err
+			}
+			defer closeRepos()
+			corpus.Snapshots = snaps
 			if err := requireFlag(cmd, "out", out); err != nil {
 				return err
 			}
@@ -122,7 +184,9 @@ func newLMTrainCmd(a *app) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&corpus.Paths, "corpus", nil, "directory, ZIP archive or file to train on (repeatable)")
+	f.StringArrayVar(&corpus.Paths, "corpus", nil, "directory, ZIP archive or file to train on (repeatable)")
+	f.StringArrayVar(&repoDirs, "repo", nil, "git clone (bare or not) to train on at --rev (repeatable)")
+	f.StringArrayVar(&revs, "rev", nil, "commit, tag or branch of each --repo, in order (one --rev for all; default HEAD)")
 	f.StringSliceVar(&corpus.Include, "include", nil, "glob of files to use, relative to each corpus root (repeatable; default: common source extensions)")
 	f.StringSliceVar(&corpus.Exclude, "exclude", nil, "glob of files to skip (repeatable)")
 	f.IntVar(&order, "order", ngram.DefaultOrder, "n-gram order")
@@ -276,7 +340,7 @@ func readInput(name string, stdin io.Reader) (string, error) {
 func newLMSampleCmd(a *app) *cobra.Command {
 	var model, prompt string
 	var opts ngram.SampleOptions
-	var seed int64
+	var seed uint64
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "sample --model FILE --prompt TEXT",
@@ -290,7 +354,7 @@ func newLMSampleCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			opts.Seed = uint64(seed)
+			opts.Seed = seed
 			comps, err := m.Sample(a.ctx, prompt, opts)
 			if err != nil {
 				return err
@@ -316,7 +380,7 @@ func newLMSampleCmd(a *app) *cobra.Command {
 	f.Float64Var(&opts.Temperature, "temperature", 0.8, "sampling temperature; 0 = greedy")
 	f.IntVar(&opts.TopK, "top-k", 0, "keep the K most likely tokens (0 = all)")
 	f.Float64Var(&opts.TopP, "top-p", 1, "nucleus sampling mass")
-	f.Int64Var(&seed, "seed", 1, "random seed")
+	f.Uint64Var(&seed, "seed", 1, "random seed")
 	f.StringSliceVar(&opts.Stop, "stop", nil, "stop string (repeatable)")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/benchforge/benchforge/internal/gitrepo/gittest"
 )
 
 // lmSyncBuffer is a bytes.Buffer safe for a writer and a concurrent reader.
@@ -178,5 +180,47 @@ func TestLMServe(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop after the context was canceled")
+	}
+}
+
+// TestLMTrainRepoRev: --repo DIR --rev REV trains on the repository as it
+// was at REV (a bare clone too), so a cutoff model needs no 'git archive'.
+func TestLMTrainRepoRev(t *testing.T) {
+	b := gittest.New(t)
+	b.Write("src/Old.java", "class Old { int zorblaxOld() { return 1; } }\n")
+	first := b.Commit("old", gittest.Date(2019, 1, 1))
+	b.Write("src/New.java", "class New { int quibbleNew() { return 2; } }\n")
+	b.Commit("new", gittest.Date(2022, 1, 1))
+	bare := b.CloneBare()
+	other := gittest.New(t)
+	other.Write("x.py", "def plimsoll():\n    return 3\n")
+	other.Commit("x", gittest.Date(2019, 6, 1))
+	train := func(args ...string) lmTrainSummary {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "m.bfng")
+		code, stdout, stderr := runLM(t, context.Background(), append(append([]string{"lm", "train"}, args...), "--out", out, "--json")...)
+		if code != 0 {
+			t.Fatalf("lm train %v: exit %d: %s", args, code, stderr)
+		}
+		var s lmTrainSummary
+		if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if s := train("--repo", bare, "--rev", first); s.Files != 1 {
+		t.Errorf("--rev %s (the 2019 snapshot): %d files, want 1", first, s.Files)
+	}
+	if s := train("--repo", b.Dir()); s.Files != 2 {
+		t.Errorf("--repo at HEAD: %d files, want 2", s.Files)
+	}
+	if s := train("--repo", bare, "--rev", first, "--repo", other.Dir(), "--rev", "HEAD"); s.Files != 2 {
+		t.Errorf("two repositories: %d files, want 2", s.Files)
+	}
+	if code, _, stderr := runLM(t, context.Background(), "lm", "train", "--repo", bare, "--repo", other.Dir(), "--rev", "a", "--rev", "b", "--rev", "c", "--out", filepath.Join(t.TempDir(), "m")); code != exitUsage || !strings.Contains(stderr, "one --rev per --repo") {
+		t.Errorf("3 --rev for 2 --repo: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runLM(t, context.Background(), "lm", "train", "--repo", bare, "--rev", "nosuchrev", "--out", filepath.Join(t.TempDir(), "m")); code == 0 || !strings.Contains(stderr, "--rev nosuchrev") {
+		t.Errorf("unknown --rev: exit %d: %s", code, stderr)
 	}
 }

@@ -54,9 +54,9 @@ Inputs: a Defects4J framework/projects directory (--defects4j), or a
 generic JSONL file (--bugs) of {bug_id, repo, buggy_commit, fixed_commit,
 failure_log[, exception, patch, benchmark, project]} for Bugs.jar, Bears or
 BugSwarm. Repositories are found under --repos as owner__name, owner/name,
-owner+name (a "repo" subdirectory is looked into), the project name or the
-repository name; --mapping FILE ("KEY PATH" lines, KEY a project or
-owner/name) overrides.
+owner+name/repo, the project name or the repository name, bare or not, in
+any case; --mapping FILE (the JSON object of every command, keyed by
+project or owner/name) overrides.
 
 Outputs: --out seeds (JSONL, resumable), --log one record per bug with the
 excluding stage and reason (default: beside --out), the identifier →
@@ -71,8 +71,8 @@ the seed pool distribution (Table 3 shape).`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.defects4j, "defects4j", "", "Defects4J framework/projects directory, or one project directory")
 	fl.StringVar(&f.bugs, "bugs", "", "generic bug JSONL file {bug_id, repo, buggy_commit, fixed_commit, failure_log}")
-	fl.StringVar(&f.repos, "repos", "", "directory holding the bugs' git repositories")
-	fl.StringVar(&f.mapping, "mapping", "", "repository mapping file: \"KEY PATH\" per line (KEY: project or owner/name)")
+	fl.StringVar(&f.repos, "repos", "", reposUsage)
+	fl.StringVar(&f.mapping, "mapping", "", mappingUsage)
 	fl.StringSliceVar(&f.projects, "projects", nil, "Defects4J projects to extract (default all), e.g. Lang,Cli")
 	fl.StringVar(&f.out, "out", "", "seed JSONL file to write (appended to and resumed)")
 	fl.StringVar(&f.log, "log", "", "extraction log JSONL (default: <out>.log.jsonl)")
@@ -114,7 +114,7 @@ func runSeedsExtract(a *app, cmd *cobra.Command, f seedsExtractFlags) error {
 	for _, p := range problems {
 		fmt.Fprintf(a.stderr, "benchforge: warning: skipped %s\n", p)
 	}
-	finder := &seeds.RepoFinder{Dir: f.repos}
+	finder := &seeds.RepoFinder{Dir: f.repos, MappingFile: f.mapping}
 	if f.mapping != "" {
 		if finder.Mapping, err = seeds.ReadMapping(f.mapping); err != nil {
 			return err

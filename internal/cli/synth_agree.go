@@ -85,7 +85,7 @@ that returned unparseable output are excluded and counted.`,
 			return pt.write(w)
 		},
 	}
-	cmd.Flags().StringSliceVar(&files, "judgements", nil, "judgements.jsonl files (two or more; also as arguments)")
+	cmd.Flags().StringArrayVar(&files, "judgements", nil, "judgements.jsonl files (two or more; also as arguments)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
 	"github.com/benchforge/benchforge/internal/report"
+	"github.com/benchforge/benchforge/internal/runkey"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/evaluate"
 )
@@ -29,7 +30,7 @@ func newSynthEvaluateCmd(a *app) *cobra.Command {
 		probe                                probeFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "evaluate --corpus FILE --seeds FILE --out DIR",
+		Use:   "evaluate --pairs FILE --seeds FILE --out DIR",
 		Short: "Leakage-controlled detector evaluation: train on synthetic pairs, test on real ones (rxsynth §7)",
 		Long: `evaluate assigns the real seed pairs to folds at source-bug granularity
 (exception-stratified unless --unstratified, shuffled by each run seed) and,
@@ -63,7 +64,7 @@ a killed run resumes without asking again, and are analysed like every
 other model (training "none") plus a probe table with specificity, recall,
 position-conditional accuracies and the share choosing the first method.
 The model calls are recorded in DIR/manifest.json. --probe needs no
---corpus: with --seeds alone only the probes and the length rule run.
+--pairs: with --seeds alone only the probes and the length rule run.
 ` + modelSpecHelp,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -83,7 +84,7 @@ The model calls are recorded in DIR/manifest.json. --probe needs no
 				return finishEvaluate(a, out, r, asJSON)
 			}
 			if seedsPath == "" || (corpusPath == "" && predPath == "" && len(probe.specs) == 0) {
-				return fmt.Errorf("%w: --seeds FILE and --corpus FILE (or --predictions FILE, or --probe SPEC) are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+				return fmt.Errorf("%w: --seeds FILE and --pairs FILE (or --predictions FILE, or --probe SPEC) are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
 			}
 			var pr *prober
 			if len(probe.specs) > 0 {
@@ -158,6 +159,7 @@ The model calls are recorded in DIR/manifest.json. --probe needs no
 					return err
 				}
 			}
+			res.Report.SmallSampleWarnings = res.Report.SmallSamples()
 			if err := writeFileJSON(filepath.Join(out, "evaluation.json"), res.Report); err != nil {
 				return err
 			}
@@ -165,7 +167,9 @@ The model calls are recorded in DIR/manifest.json. --probe needs no
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&corpusPath, "corpus", "", "synthetic pairs JSONL (corpus.Pair records)")
+	f.StringVar(&corpusPath, "pairs", "", "synthetic pairs JSONL (corpus.Pair records)")
+	f.StringVar(&corpusPath, "corpus", "", "old name of --pairs")
+	_ = f.MarkDeprecated("corpus", "use --pairs (--corpus names source code to learn from)")
 	f.StringVar(&seedsPath, "seeds", "", "real seed pairs JSONL (corpus.Seed records)")
 	f.StringVar(&predPath, "predictions", "", "analyse these external predictions (JSONL) instead of training")
 	f.StringVar(&out, "out", "", "output directory")
@@ -258,6 +262,11 @@ func (p *prober) run(a *app, seeds []corpus.Seed, measured []evaluate.SeedInfo, 
 		}
 	}
 	opts := evaluate.ProbeOptions{Tasks: p.tasks, Workers: p.workers, MaxTokens: p.maxTokens, Log: filepath.Join(out, evaluate.ProbeLogFile)}
+	// The answer length limit decides an answer (models and tasks may be
+	// added to a log; the prompts are checked per record).
+	if err := runkey.CheckPass(opts.Log, "--out", runkey.Settings{"probe_max_tokens": p.maxTokens, "prompt_hash": evaluate.ProbePromptHash}); err != nil {
+		return nil, fmt.Errorf("synth evaluate --probe: %w", err)
+	}
 	if isTerminal(a.stderr) {
 		bar := progressbar.NewOptions(-1, progressbar.OptionSetWriter(a.stderr), progressbar.OptionSetDescription("probe"))
 		opts.Progress = func(done, total int) { bar.ChangeMax(total); bar.Set(done) }
@@ -322,6 +331,7 @@ func importPredictions(a *app, seeds []corpus.Seed, predPath, out string, opt ev
 	}
 	r.Config.Bootstrap, r.Config.Conf = opt.Bootstrap, 0.95
 	r.Data = evaluate.DataSummary{Seeds: len(seeds), MeasuredSeeds: len(infos), Skipped: skipped}
+	r.SmallSampleWarnings = r.SmallSamples()
 	if err := writeFileJSON(filepath.Join(out, "evaluation.json"), r); err != nil {
 		return err
 	}
@@ -346,5 +356,6 @@ func finishEvaluate(a *app, out string, r *evaluate.Report, asJSON bool) error {
 		return writeJSON(a.stdout, r)
 	}
 	fmt.Fprintf(a.stdout, "reports in %s\n\n", out)
+	printSmallSamples(a.stdout, r.SmallSamples())
 	return writeReportTables(a.stdout, append([]*report.Table{r.FoldTable(), r.IsolatedTable(), r.PairTable(), r.SweepTable()}, r.ProbeTables()...)...)
 }

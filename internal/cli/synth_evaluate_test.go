@@ -23,7 +23,7 @@ func TestSynthEvaluate(t *testing.T) {
 	dir := t.TempDir()
 	corpusPath, seedsPath := synthFixture(t, dir, 24, 80)
 	out := filepath.Join(dir, "eval")
-	code, stdout, stderr := runSynthCLI(t, "synth", "evaluate", "--corpus", corpusPath, "--seeds", seedsPath, "--out", out,
+	code, stdout, stderr := runSynthCLI(t, "synth", "evaluate", "--pairs", corpusPath, "--seeds", seedsPath, "--out", out,
 		"--folds", "3", "--run-seeds", "1,2", "--trees", "5", "--bootstrap", "100", "--sweep", "30", "--export-hf")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -33,6 +33,8 @@ func TestSynthEvaluate(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
 	}
+	// 24 real pairs, a few per type: warned in text, JSON, Markdown and HTML.
+	checkSmallSampleWarnings(t, stdout, out, "evaluation")
 	folds, err := jsonl.ReadFile[evaluate.FoldAssignment](filepath.Join(out, "folds.jsonl"))
 	if err != nil || len(folds) == 0 {
 		t.Fatalf("folds.jsonl: %d records, %v", len(folds), err)
@@ -94,9 +96,9 @@ func TestSynthEvaluateErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"--corpus", corpusPath, "--seeds", seedsPath}, exitUsage, "--out"},
-		{[]string{"--corpus", bad, "--seeds", seedsPath, "--out", dir, "--folds", "2"}, exitInput, "Ghost-1#0"},
-		{[]string{"--corpus", corpusPath, "--seeds", seedsPath, "--out", dir, "--models", "svm"}, exitUsage, "svm"},
+		{[]string{"--pairs", corpusPath, "--seeds", seedsPath}, exitUsage, "--out"},
+		{[]string{"--pairs", bad, "--seeds", seedsPath, "--out", dir, "--folds", "2"}, exitInput, "Ghost-1#0"},
+		{[]string{"--pairs", corpusPath, "--seeds", seedsPath, "--out", dir, "--models", "svm"}, exitUsage, "svm"},
 		{[]string{"--render-only", "--out", filepath.Join(dir, "none")}, exitNotFound, "render"},
 	}
 	for _, c := range cases {
@@ -150,7 +152,7 @@ func TestSynthEvaluateProbe(t *testing.T) {
 	srv, calls := alwaysServer(t)
 	spec := "openai:always@" + srv.URL + "/v1"
 	out := filepath.Join(dir, "eval")
-	args := []string{"synth", "evaluate", "--corpus", corpusPath, "--seeds", seedsPath, "--out", out, "--folds", "2", "--run-seeds", "1",
+	args := []string{"synth", "evaluate", "--pairs", corpusPath, "--seeds", seedsPath, "--out", out, "--folds", "2", "--run-seeds", "1",
 		"--trees", "3", "--bootstrap", "50", "--no-sweep", "--no-leaky", "--probe", spec, "--cache-dir", filepath.Join(dir, "cache"), "--json"}
 	code, stdout, stderr := runSynthCLI(t, args...)
 	if code != 0 {
@@ -202,6 +204,11 @@ func TestSynthEvaluateProbe(t *testing.T) {
 	}
 	if recs, err := jsonl.ReadFile[evaluate.ProbeRecord](filepath.Join(out, evaluate.ProbeLogFile)); err != nil || len(recs) != 4*n {
 		t.Errorf("probe log: %d answers, %v; want %d", len(recs), err, 4*n)
+	}
+	// Another answer length decides other answers: refused by name.
+	code, _, stderr = runSynthCLI(t, append(args, "--probe-max-tokens", "64")...)
+	if code != exitUsage || !strings.Contains(stderr, "probe_max_tokens: 256 → 64") || calls.Load() != int64(4*n) {
+		t.Errorf("rerun with --probe-max-tokens 64: exit %d, %d calls; stderr %s", code, calls.Load(), stderr)
 	}
 	// The probe tables come back from evaluation.json alone.
 	md, _ := os.ReadFile(filepath.Join(out, "evaluation.md"))

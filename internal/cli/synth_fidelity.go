@@ -28,7 +28,7 @@ func newSynthFidelityCmd(a *app) *cobra.Command {
 		workers                             int
 	)
 	cmd := &cobra.Command{
-		Use:   "fidelity --corpus FILE --seeds FILE --out DIR",
+		Use:   "fidelity --pairs FILE --seeds FILE --out DIR",
 		Short: "Measure how closely a synthetic corpus resembles its real seeds (rxsynth §6)",
 		Long: `fidelity compares the corpus's methods with the real seed pairs: Table 10
 (seven structural metrics, pooled and per type, vs the fidelity reference
@@ -64,7 +64,7 @@ Markdown, HTML and SVG files from DIR/fidelity.json alone.`,
 				}
 			} else {
 				if corpusPath == "" || seedsPath == "" {
-					return fmt.Errorf("%w: --corpus FILE and --seeds FILE are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+					return fmt.Errorf("%w: --pairs FILE and --seeds FILE are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
 				}
 				pairs, err := jsonl.ReadFile[corpus.Pair](corpusPath)
 				if err != nil {
@@ -106,11 +106,14 @@ Markdown, HTML and SVG files from DIR/fidelity.json alone.`,
 				return writeJSON(a.stdout, r)
 			}
 			fmt.Fprintf(a.stdout, "%d pairs vs %d seeds; reference set %d seeds (%s rule); reports in %s\n\n", r.Pairs, r.Seeds, r.Reference.N, r.Reference.Rule, out)
+			printSmallSamples(a.stdout, r.SmallSamples())
 			return writeReportTables(a.stdout, r.Table10("buggy", false), r.Table11(true), r.RepairTable(), r.DistanceTable(), r.ExemplarTable())
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&corpusPath, "corpus", "", "synthetic pairs JSONL (corpus.Pair records)")
+	f.StringVar(&corpusPath, "pairs", "", "synthetic pairs JSONL (corpus.Pair records)")
+	f.StringVar(&corpusPath, "corpus", "", "old name of --pairs")
+	_ = f.MarkDeprecated("corpus", "use --pairs (--corpus names source code to learn from)")
 	f.StringVar(&seedsPath, "seeds", "", "real seed pairs JSONL (corpus.Seed records)")
 	f.StringVar(&refPath, "reference-set", "", "file listing the seed bug_ids of the fidelity reference set")
 	f.StringVar(&out, "out", "", "output directory")
@@ -152,6 +155,16 @@ func writePage(path string, p *report.Page) error {
 		return fmt.Errorf("write report: %w", err)
 	}
 	return nil
+}
+
+// printSmallSamples prints the small-sample warnings above the tables.
+func printSmallSamples(w io.Writer, warnings []string) {
+	for _, s := range warnings {
+		fmt.Fprintf(w, "⚠ small sample: %s\n", s)
+	}
+	if len(warnings) > 0 {
+		fmt.Fprintln(w)
+	}
 }
 
 // writeFileJSON writes v as indented JSON to path.

@@ -40,7 +40,7 @@ func TestSynthFidelity(t *testing.T) {
 	dir := t.TempDir()
 	corpusPath, seedsPath := synthFixture(t, dir, 30, 60)
 	out := filepath.Join(dir, "fid")
-	code, stdout, stderr := runSynthCLI(t, "synth", "fidelity", "--corpus", corpusPath, "--seeds", seedsPath, "--out", out)
+	code, stdout, stderr := runSynthCLI(t, "synth", "fidelity", "--pairs", corpusPath, "--seeds", seedsPath, "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -55,6 +55,8 @@ func TestSynthFidelity(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "fidelity.md"))
+	// Fewer than 30 pairs per type: warned in text, JSON, Markdown and HTML.
+	checkSmallSampleWarnings(t, stdout, out, "fidelity")
 	// --render-only regenerates the same Markdown from the JSON alone.
 	os.Remove(filepath.Join(out, "fidelity.md"))
 	if code, _, stderr := runSynthCLI(t, "synth", "fidelity", "--render-only", "--out", out); code != 0 {
@@ -67,7 +69,7 @@ func TestSynthFidelity(t *testing.T) {
 	// --json and an explicit reference set.
 	ref := filepath.Join(dir, "ref.txt")
 	os.WriteFile(ref, []byte("# two seeds\nProj-1#0\nProj-2#0\n"), 0o644)
-	code, stdout, stderr = runSynthCLI(t, "synth", "fidelity", "--corpus", corpusPath, "--seeds", seedsPath, "--reference-set", ref, "--out", out, "--json")
+	code, stdout, stderr = runSynthCLI(t, "synth", "fidelity", "--pairs", corpusPath, "--seeds", seedsPath, "--reference-set", ref, "--out", out, "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -89,14 +91,37 @@ func TestSynthFidelityErrors(t *testing.T) {
 		args []string
 		code int
 	}{
-		{[]string{"--corpus", corpusPath, "--seeds", seedsPath}, exitUsage},
+		{[]string{"--pairs", corpusPath, "--seeds", seedsPath}, exitUsage},
 		{[]string{"--seeds", seedsPath, "--out", dir}, exitUsage},
-		{[]string{"--corpus", corpusPath, "--seeds", seedsPath, "--out", dir, "--reference-set", ref}, exitInput},
+		{[]string{"--pairs", corpusPath, "--seeds", seedsPath, "--out", dir, "--reference-set", ref}, exitInput},
 		{[]string{"--render-only", "--out", filepath.Join(dir, "none")}, exitNotFound},
 	}
 	for _, c := range cases {
 		if code, _, stderr := runSynthCLI(t, append([]string{"synth", "fidelity"}, c.args...)...); code != c.code {
 			t.Errorf("%v: exit %d, want %d (%s)", c.args, code, c.code, stderr)
+		}
+	}
+}
+
+// checkSmallSampleWarnings: a report on fewer than 30 pairs per group
+// carries a visible warning in the text output and in NAME.json, .md and
+// .html under dir.
+func checkSmallSampleWarnings(t *testing.T, stdout, dir, name string) {
+	t.Helper()
+	if !strings.Contains(stdout, "⚠ small sample: ") || !strings.Contains(stdout, "(fewer than 30)") {
+		t.Errorf("text output lacks the small-sample warning:\n%.800s", stdout)
+	}
+	js, _ := os.ReadFile(filepath.Join(dir, name+".json"))
+	var w struct {
+		Warnings []string `json:"small_sample_warnings"`
+	}
+	if err := json.Unmarshal(js, &w); err != nil || len(w.Warnings) == 0 {
+		t.Errorf("%s.json: small_sample_warnings %v (%v)", name, w.Warnings, err)
+	}
+	for _, ext := range []string{".md", ".html"} {
+		b, _ := os.ReadFile(filepath.Join(dir, name+ext))
+		if !strings.Contains(string(b), "Small samples") || !strings.Contains(string(b), "fewer than 30") {
+			t.Errorf("%s%s lacks the small-sample warning", name, ext)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // openai:, anthropic:
+	"github.com/benchforge/benchforge/internal/runkey"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/gate"
 	"github.com/benchforge/benchforge/internal/synth/generate"
@@ -96,6 +97,7 @@ func newModelGenerator(m llm.Model, mode string, seed uint64, o modelGenFlags, g
 func newSynthGenerateCmd(a *app) *cobra.Command {
 	var (
 		genSpec, corpusPath, seedPath, out, types string
+		corpusPaths                               []string
 		perType                                   int
 		seed                                      uint64
 		mopts                                     mutation.Options
@@ -145,6 +147,13 @@ DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
 			if perType < 0 {
 				return fmt.Errorf("%w: --per-type must be ≥ 0, got %d", errs.ErrUsage, perType)
 			}
+			switch len(corpusPaths) {
+			case 0:
+			case 1:
+				corpusPath = corpusPaths[0]
+			default:
+				return fmt.Errorf("%w: --corpus given %d times; the mutation generator reads one source corpus", errs.ErrUsage, len(corpusPaths))
+			}
 			quotas := map[string]int{}
 			for _, t := range strings.Split(types, ",") {
 				t = strings.TrimSpace(t)
@@ -162,6 +171,19 @@ DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
 				if seeds, err = gate.ReadSeeds(seedPath); err != nil {
 					return err
 				}
+			}
+			// One directory holds candidates of one set of the settings
+			// that decide them (the gates rerun on every call).
+			settings := runkey.Settings{"generator": genSpec, "seed": seed}
+			if genSpec == "mutation" {
+				settings["corpus"], settings["min_lines"], settings["max_lines"] = corpusPath, mopts.MinLines, mopts.MaxLines
+				settings["chunk_files"], settings["public_only"] = mopts.ChunkFiles, mopts.PublicOnly
+			} else {
+				settings["mode"], settings["max_tokens"], settings["temperature"] = mode, mf.maxTokens, mf.temperature
+				settings["top_p"], settings["provider_defaults"], settings["pair_share"] = mf.topP, mf.providerDefaults, mf.pairShare
+			}
+			if err := runkey.CheckPass(filepath.Join(out, generate.CandidatesFile), "--out", settings); err != nil {
+				return fmt.Errorf("synth generate: %w", err)
 			}
 			if genSpec != "mutation" {
 				return runModelGenerate(a, cmd, modelGenRun{spec: genSpec, mode: mode, flags: mf, seed: seed, out: out, quotas: quotas,
@@ -243,7 +265,7 @@ DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
 	fl.IntVar(&floor, "floor", 500, "with --total: smallest per-type quota (rxsynth §4.4: 500)")
 	fl.IntVar(&capN, "cap", 1000, "with --total: largest per-type quota, 0 for none (rxsynth §4.4: 1,000)")
 	addModelGenFlags(cmd, &mf)
-	fl.StringVar(&corpusPath, "corpus", "", "Java sources to mutate: a src.zip or a directory (default: the JDK's lib/src.zip)")
+	fl.StringArrayVar(&corpusPaths, "corpus", nil, "Java sources to mutate: a src.zip or a directory, one (default: the JDK's lib/src.zip)")
 	fl.StringVar(&seedPath, "seeds", "", "real seed pairs JSONL (mined fix patterns, example_bug_ids, novelty gate)")
 	fl.StringVar(&out, "out", "", "output directory")
 	fl.StringVar(&types, "types", strings.Join(corpus.Types, ","), "exception types to generate, comma-separated")

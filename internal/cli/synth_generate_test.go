@@ -116,6 +116,11 @@ func TestSynthGenerateMutation(t *testing.T) {
 	if got.Stats.New != 0 || got.Stats.Resumed != 5 || len(got.Patterns) != 1 || got.Gate.Total != 5 {
 		t.Errorf("rerun: stats %+v, %d patterns, gate total %d", got.Stats, len(got.Patterns), got.Gate.Total)
 	}
+	// Another seed picks other mutation sites: refused by name, not mixed.
+	stderr.Reset()
+	if code := Run(context.Background(), append(args, "--seed", "99"), &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "seed: 1 → 99") {
+		t.Errorf("rerun with --seed 99: exit %d: %s; want %d naming the seed", code, stderr.String(), exitUsage)
+	}
 }
 
 func TestSynthGenerateErrors(t *testing.T) {

@@ -124,7 +124,7 @@ func TestSynthReleaseJVM(t *testing.T) {
 			FixedMethod: "int add(int a, int b) {\n    return b + a;\n}\n"},
 	})
 	verify := t.TempDir()
-	if code, _, stderr := run("verify", "--corpus", corpusPath, "--out", verify, "--budget", "30"); code != 0 {
+	if code, _, stderr := run("verify", "--pairs", corpusPath, "--out", verify, "--budget", "30"); code != 0 {
 		t.Fatalf("verify exit %d: %s", code, stderr)
 	}
 	out := filepath.Join(t.TempDir(), "rel")

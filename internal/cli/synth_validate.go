@@ -10,6 +10,7 @@ import (
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // judge and repair providers
+	"github.com/benchforge/benchforge/internal/runkey"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/judge"
 )
@@ -20,10 +21,10 @@ func init() { synthSubcommands = append(synthSubcommands, newSynthValidateCmd) }
 type validateOptions struct {
 	candidates, judgeSpec, repairSpec, out, rubric string
 	retryFlags
-	cacheDir, keyFile  string
-	noCache, asJSON    bool
-	workers, maxTokens int
-	maxCost, iseMax    float64
+	cacheDir, keyFile, recheck                     string
+	noCache, asJSON                                bool
+	workers, maxTokens                             int
+	maxCost, iseMax                                float64
 }
 
 // validateJSON is what `synth validate --json` prints.
@@ -80,6 +81,7 @@ OPENAI_API_KEY / ANTHROPIC_API_KEY or --key-file; loopback URLs need none).`,
 	f.StringVar(&o.keyFile, "key-file", "", "file holding the API key (default: the provider's environment variable)")
 	o.retryFlags.add(f)
 	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
+	f.StringVar(&o.recheck, "recheck", "", recheckUsage)
 	return cmd
 }
 
@@ -121,7 +123,22 @@ func runSynthValidate(a *app, cmd *cobra.Command, o validateOptions) error {
 	if err != nil {
 		return fmt.Errorf("synth validate: %w", err)
 	}
-	ropts := judge.RunOptions{Workers: o.workers, ISEMaxConfidence: &o.iseMax}
+	repair := ""
+	if rm != nil {
+		repair = rm.ID()
+	}
+	// One directory holds one pass: the settings that decide a judgement.
+	if err := runkey.CheckPass(filepath.Join(o.out, judge.JudgementsFile), "--out", runkey.Settings{
+		"judge": jm.ID(), "rubric": o.rubric, "repair_with": repair, "max_tokens": o.maxTokens,
+		"prompt_version": judge.PromptVersion, "prompt_hash": judge.PromptHash(o.rubric),
+	}); err != nil {
+		return fmt.Errorf("synth validate: %w", err)
+	}
+	recheck, err := runkey.ParseRecheck(o.recheck)
+	if err != nil {
+		return fmt.Errorf("synth validate: %w", err)
+	}
+	ropts := judge.RunOptions{Workers: o.workers, ISEMaxConfidence: &o.iseMax, Recheck: recheck}
 	if isTerminal(a.stderr) {
 		ropts.Progress = func(done, total int) { fmt.Fprintf(a.stderr, "\rjudged %d/%d", done, total) }
 	}

@@ -116,8 +116,26 @@ func TestSynthValidateAndAgree(t *testing.T) {
 		t.Fatalf("strict exit %d: %s", code, errOut)
 	}
 	code, _, errOut = validate("lenient", "a", "--rubric", "whole-method")
-	if code != 2 || !strings.Contains(errOut, "one directory holds one pass") {
+	if code != 2 || !strings.Contains(errOut, `rubric: "patch-anchored" → "whole-method"`) {
 		t.Errorf("whole-method into a patch-anchored directory: exit %d: %s", code, errOut)
+	}
+	// Any other setting that decides a judgement is refused by name, never
+	// resumed under the new setting.
+	code, _, errOut = validate("lenient", "a", "--repair-with", "openai:fixer@"+hs.URL+"/v1", "--max-tokens", "2048")
+	if code != 2 || !strings.Contains(errOut, "max_tokens: 1024 → 2048") || !strings.Contains(errOut, "another --out") {
+		t.Errorf("--max-tokens 2048 into a 1024 pass: exit %d: %s", code, errOut)
+	}
+	code, _, errOut = validate("lenient", "a")
+	if code != 2 || !strings.Contains(errOut, "repair_with: ") {
+		t.Errorf("no --repair-with into a pass with one: exit %d: %s", code, errOut)
+	}
+	// --recheck all judges every pair again; the old records stay.
+	code, out, errOut = validate("lenient", "a", "--repair-with", "openai:fixer@"+hs.URL+"/v1", "--recheck", "all", "--json")
+	if code != 0 || !strings.Contains(out, `"judged_now": 4`) || !strings.Contains(out, `"rechecked": 4`) {
+		t.Errorf("--recheck all: exit %d: %s\n%s", code, errOut, out)
+	}
+	if lines, err := os.ReadFile(filepath.Join(root, "a", "judgements.jsonl")); err != nil || strings.Count(string(lines), "\n") != 8 {
+		t.Errorf("judgements.jsonl after --recheck all: %d lines, %v; want 8 (old kept)", strings.Count(string(lines), "\n"), err)
 	}
 
 	j := func(d string) string { return filepath.Join(root, d, "judgements.jsonl") }

@@ -13,6 +13,7 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
+	"github.com/benchforge/benchforge/internal/runkey"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/judge"
 	"github.com/benchforge/benchforge/internal/synth/jvm"
@@ -37,6 +38,7 @@ type synthVerifyJSON struct {
 type verifyOptions struct {
 	corpus, out                 string
 	harnessModel, regime, judge string
+	judges                      []string
 	models                      modelFlags
 	opts                        jvm.Options
 	asJSON                      bool
@@ -45,7 +47,7 @@ type verifyOptions struct {
 func newSynthVerifyCmd(a *app) *cobra.Command {
 	var o verifyOptions
 	cmd := &cobra.Command{
-		Use:   "verify --corpus FILE --out DIR [--harness-model SPEC --regime REGIME [--judgements FILE]]",
+		Use:   "verify --pairs FILE --out DIR [--harness-model SPEC --regime REGIME [--judgements FILE]]",
 		Short: "Run bug/fix pairs on a real JVM and confirm the labelled exception at the patched site (rxsynth §5.4)",
 		Long: `verify compiles every pair's buggy and fixed method verbatim into harnesses
 (stubbing undeclared symbols with non-null defaults), searches boundary
@@ -81,7 +83,9 @@ and DIR/manifest-REGIME.json (model calls, cost) are rewritten each run.
 		RunE: func(cmd *cobra.Command, args []string) error { return runSynthVerify(a, cmd, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.corpus, "corpus", "", "pairs JSONL (corpus.Pair records)")
+	f.StringVar(&o.corpus, "pairs", "", "pairs JSONL (corpus.Pair records)")
+	f.StringVar(&o.corpus, "corpus", "", "old name of --pairs")
+	_ = f.MarkDeprecated("corpus", "use --pairs (--corpus names source code to learn from)")
 	f.StringVar(&o.out, "out", "", "output directory (executions.jsonl, or harness-REGIME.jsonl with --harness-model)")
 	f.IntVar(&o.opts.Budget, "budget", 200, "most method calls per pair")
 	f.DurationVar(&o.opts.Timeout, "timeout", 2*time.Second, "wall-clock limit per call")
@@ -89,7 +93,7 @@ and DIR/manifest-REGIME.json (model calls, cost) are rewritten each run.
 	f.IntVar(&o.opts.Batch, "batch", 100, "pairs per javac run")
 	f.StringVar(&o.harnessModel, "harness-model", "", "model spec proposing the inputs (model-built harness; needs --regime)")
 	f.StringVar(&o.regime, "regime", "", "what the harness model sees: "+strings.Join(jvm.Regimes, ", "))
-	f.StringVar(&o.judge, "judgements", "", "judgements.jsonl of 'synth validate' (judge-fed regime only)")
+	f.StringArrayVar(&o.judges, "judgements", nil, "judgements.jsonl of 'synth validate', one (judge-fed regime only)")
 	o.models.add(f)
 	f.BoolVar(&o.asJSON, "json", false, "print JSON")
 	return cmd
@@ -97,7 +101,14 @@ and DIR/manifest-REGIME.json (model calls, cost) are rewritten each run.
 
 func runSynthVerify(a *app, cmd *cobra.Command, o verifyOptions) error {
 	if o.corpus == "" || o.out == "" {
-		return fmt.Errorf("synth verify: %w: --corpus FILE and --out DIR are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+		return fmt.Errorf("synth verify: %w: --pairs FILE and --out DIR are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+	}
+	switch len(o.judges) {
+	case 0:
+	case 1:
+		o.judge = o.judges[0]
+	default:
+		return fmt.Errorf("synth verify: %w: --judgements given %d times; the harness model is shown one pass", errs.ErrUsage, len(o.judges))
 	}
 	switch {
 	case o.harnessModel == "" && (o.regime != "" || o.judge != ""):
@@ -115,7 +126,9 @@ func runSynthVerify(a *app, cmd *cobra.Command, o verifyOptions) error {
 	}
 	var judged []judge.Record
 	if o.judge != "" {
-		if judged, err = jsonl.ReadFile[judge.Record](o.judge); err != nil {
+		judged, err = jsonl.ReadFile[judge.Record](o.judge)
+		judged = jsonl.Latest(judged, judge.Key)
+		if err != nil {
 			return fmt.Errorf("synth verify: --judgements: %w", err)
 		}
 		if judged == nil {
@@ -123,6 +136,17 @@ func runSynthVerify(a *app, cmd *cobra.Command, o verifyOptions) error {
 		}
 	}
 	opts := o.opts
+	log := filepath.Join(o.out, jvm.ExecutionsFile)
+	if o.harnessModel != "" {
+		log = filepath.Join(o.out, jvm.HarnessFile(o.regime))
+	}
+	// One log holds one set of the settings that decide an execution.
+	if err := runkey.CheckPass(log, "--out", runkey.Settings{
+		"budget": opts.Budget, "timeout": opts.Timeout.String(), "harness_model": o.harnessModel, "regime": o.regime,
+		"judgements": o.judge, "harness_prompts": jvm.HarnessPromptVersion,
+	}); err != nil {
+		return fmt.Errorf("synth verify: %w", err)
+	}
 	if isTerminal(a.stderr) {
 		bar := progressbar.NewOptions(len(pairs), progressbar.OptionSetWriter(a.stderr), progressbar.OptionSetDescription("verify"))
 		opts.Progress = func(done, total int) { bar.Set(done) }

@@ -49,7 +49,7 @@ func TestSynthVerify(t *testing.T) {
 	})
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	code := Run(context.Background(), []string{"benchforge", "synth", "verify", "--corpus", path, "--out", out, "--budget", "30"}, &stdout, &stderr)
+	code := Run(context.Background(), []string{"benchforge", "synth", "verify", "--pairs", path, "--out", out, "--budget", "30"}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
@@ -65,7 +65,7 @@ func TestSynthVerify(t *testing.T) {
 	}
 	// A rerun finds both records and verifies nothing; --json.
 	stdout.Reset()
-	code = Run(context.Background(), []string{"benchforge", "synth", "verify", "--corpus", path, "--out", out, "--json"}, &stdout, &stderr)
+	code = Run(context.Background(), []string{"benchforge", "synth", "verify", "--pairs", path, "--out", out, "--budget", "30", "--json"}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("rerun exit %d: %s", code, stderr.String())
 	}
@@ -76,6 +76,13 @@ func TestSynthVerify(t *testing.T) {
 	if got.Verified != 0 || got.Skipped != 2 || got.Table.Pooled.N != 2 || got.Table.Pooled.C.K != 1 || got.Table.Pooled.C.CI == nil {
 		t.Errorf("rerun json = %+v", got)
 	}
+	// Another call budget decides other executions: refused by name, the
+	// 30-call records are not reported as 200-call ones.
+	stderr.Reset()
+	code = Run(context.Background(), []string{"benchforge", "synth", "verify", "--pairs", path, "--out", out, "--budget", "200"}, &stdout, &stderr)
+	if code != exitUsage || !strings.Contains(stderr.String(), "budget: 30 → 200") {
+		t.Errorf("rerun with --budget 200: exit %d: %s; want %d naming the budget", code, stderr.String(), exitUsage)
+	}
 }
 
 func TestSynthVerifyUsage(t *testing.T) {
@@ -84,11 +91,11 @@ func TestSynthVerifyUsage(t *testing.T) {
 		t.Errorf("no flags: exit %d, want %d", code, exitUsage)
 	}
 	missing := filepath.Join(t.TempDir(), "nope.jsonl")
-	if code := Run(context.Background(), []string{"benchforge", "synth", "verify", "--corpus", missing, "--out", t.TempDir()}, &stdout, &stderr); code != exitNotFound {
+	if code := Run(context.Background(), []string{"benchforge", "synth", "verify", "--pairs", missing, "--out", t.TempDir()}, &stdout, &stderr); code != exitNotFound {
 		t.Errorf("missing corpus: exit %d, want %d: %s", code, exitNotFound, stderr.String())
 	}
 	bad := writeCorpus(t, []corpus.Pair{{PairID: "x", ErrorType: "IOException", BuggyMethod: "a", FixedMethod: "b"}})
-	if code := Run(context.Background(), []string{"benchforge", "synth", "verify", "--corpus", bad, "--out", t.TempDir()}, &stdout, &stderr); code != exitInput {
+	if code := Run(context.Background(), []string{"benchforge", "synth", "verify", "--pairs", bad, "--out", t.TempDir()}, &stdout, &stderr); code != exitInput {
 		t.Errorf("bad type: exit %d, want %d: %s", code, exitInput, stderr.String())
 	}
 }
@@ -107,7 +114,7 @@ func TestSynthVerifyHarnessNgram(t *testing.T) {
 		BuggyMethod: "int len(String s) {\n    return s.length();\n}\n",
 		FixedMethod: "int len(String s) {\n    if (s == null) return 0;\n    return s.length();\n}\n"}})
 	out, cache := t.TempDir(), t.TempDir()
-	args := []string{"benchforge", "synth", "verify", "--corpus", path, "--out", out, "--harness-model", spec, "--regime", "methods-only", "--cache-dir", cache}
+	args := []string{"benchforge", "synth", "verify", "--pairs", path, "--out", out, "--harness-model", spec, "--regime", "methods-only", "--cache-dir", cache}
 	var stdout, stderr bytes.Buffer
 	if code := Run(context.Background(), args, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
@@ -134,7 +141,7 @@ func TestSynthVerifyHarnessNgram(t *testing.T) {
 
 func TestSynthVerifyHarnessUsage(t *testing.T) {
 	path := writeCorpus(t, []corpus.Pair{{PairID: "x", ErrorType: corpus.NullPointer, BuggyMethod: "a", FixedMethod: "b"}})
-	base := []string{"benchforge", "synth", "verify", "--corpus", path, "--out", t.TempDir()}
+	base := []string{"benchforge", "synth", "verify", "--pairs", path, "--out", t.TempDir()}
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -15,6 +15,12 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/benchforge/benchforge/internal/audit/pipeline"
+	"github.com/benchforge/benchforge/internal/audit/pipeline/pipelinetest"
+	"github.com/benchforge/benchforge/internal/audit/repos"
+	"github.com/benchforge/benchforge/internal/llm"
+	_ "github.com/benchforge/benchforge/internal/llm/providers"
 )
 
 // chromium finds the headless browser: $BENCHFORGE_CHROMIUM, then
@@ -57,8 +63,18 @@ window.addEventListener("load", function () {
       if (ths[0].getAttribute("aria-sort") === "ascending") sorted++;
     }
   });
+  // A plot has tick labels when at least two of its texts are numbers or
+  // it is a bar/strip chart with category labels (three or more texts).
+  var svgs = document.querySelectorAll("svg"), unticked = 0;
+  svgs.forEach(function (s) {
+    var texts = Array.prototype.map.call(s.querySelectorAll("text"), function (x) { return x.textContent.trim(); });
+    var numeric = texts.filter(function (x) { return /^[-+−]?[\d.]+(e[-+]?\d+)?%?$/.test(x) || /^10[-−⁻⁰¹²³⁴⁵⁶⁷⁸⁹\d]*$/.test(x); }).length;
+    if (numeric < 2) unticked++;
+  });
+  var d = document.documentElement, wide = d.scrollWidth > d.clientWidth ? 1 : 0;
   console.log("BENCHFORGE-PROBE tables=" + tables.length + " headers=" + heads + " sorted=" + sorted +
-    " svgs=" + document.querySelectorAll("svg").length + " navlinks=" + document.querySelectorAll("nav a").length);
+    " svgs=" + svgs.length + " navlinks=" + document.querySelectorAll("nav a").length +
+    " unticked=" + unticked + " hscroll=" + wide + " scrollwidth=" + d.scrollWidth + " details=" + document.querySelectorAll("details").length);
 });
 </script>
 </body>`
@@ -70,6 +86,7 @@ var consoleLine = regexp.MustCompile(`:CONSOLE(?:\(\d+\)|:\d+)\] "(.*)", source:
 // probeResult is what the page's probe reported.
 type probeResult struct {
 	tables, headers, sorted, svgs, navlinks int
+	unticked, hscroll, scrollwidth, details int
 }
 
 // parseConsole returns the console errors (uncaught exceptions and
@@ -83,20 +100,12 @@ func parseConsole(log string) (errors []string, probe *probeResult) {
 		msg := m[1]
 		if strings.HasPrefix(msg, "BENCHFORGE-PROBE ") {
 			p := &probeResult{}
+			fields := map[string]*int{"tables": &p.tables, "headers": &p.headers, "sorted": &p.sorted, "svgs": &p.svgs, "navlinks": &p.navlinks,
+				"unticked": &p.unticked, "hscroll": &p.hscroll, "scrollwidth": &p.scrollwidth, "details": &p.details}
 			for _, f := range strings.Fields(strings.TrimPrefix(msg, "BENCHFORGE-PROBE ")) {
 				k, v, _ := strings.Cut(f, "=")
-				n, _ := strconv.Atoi(v)
-				switch k {
-				case "tables":
-					p.tables = n
-				case "headers":
-					p.headers = n
-				case "sorted":
-					p.sorted = n
-				case "svgs":
-					p.svgs = n
-				case "navlinks":
-					p.navlinks = n
+				if dst, ok := fields[k]; ok {
+					*dst, _ = strconv.Atoi(v)
 				}
 			}
 			probe = p
@@ -118,7 +127,7 @@ func TestParseConsole(t *testing.T) {
 	if len(errs) != 1 || !strings.Contains(errs[0], "undefinedFn") {
 		t.Errorf("errors = %q, want the one Uncaught ReferenceError", errs)
 	}
-	if p == nil || *p != (probeResult{3, 12, 3, 2, 8}) {
+	if p == nil || *p != (probeResult{tables: 3, headers: 12, sorted: 3, svgs: 2, navlinks: 8}) {
 		t.Errorf("probe = %+v", p)
 	}
 }
@@ -153,13 +162,52 @@ func TestReportInChromium(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t.Run(page, func(t *testing.T) { checkPage(t, bin, dir, page, keep) })
+			t.Run(page, func(t *testing.T) { checkPage(t, bin, dir, page, keep, 5, false) })
 		}()
 	}
 	wg.Wait()
 }
 
-func checkPage(t *testing.T, bin, dir, page, keep string) {
+// TestAuditReportInChromium renders the report of a real `audit run`
+// (the pipeline fixture: four samples, one without a clone) in headless
+// Chromium at 1400 px: no horizontal page scroll, tick labels on every
+// plot, each per-sample row expandable to its evidence.
+func TestAuditReportInChromium(t *testing.T) {
+	bin := chromium(t)
+	fx := pipelinetest.New(t)
+	out := t.TempDir()
+	sess, err := llm.NewSession(llm.SessionOptions{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	target, err := sess.Open(fx.TargetSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := repos.New(repos.Options{Dir: fx.ReposDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	cutoff, _ := time.Parse("2006-01-02", pipelinetest.Cutoff)
+	if _, err := pipeline.Run(context.Background(), pipeline.Options{Benchmark: fx.Benchmark, Source: res, Target: target, Cutoff: cutoff,
+		MaxRepoFrac: 0.3, MaxQueries: 40, MaxTokens: 6, Seed: 1, OutDir: out, LLMManifest: sess.Manifest}); err != nil {
+		t.Fatal(err)
+	}
+	html, err := os.ReadFile(filepath.Join(out, pipeline.FileReport))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"unjudged", "n/a", "<details>", "block 1:"} {
+		if !bytes.Contains(html, []byte(want)) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	checkPage(t, bin, out, pipeline.FileReport, os.Getenv("BENCHFORGE_SCREENSHOTS"), 3, true)
+}
+
+func checkPage(t *testing.T, bin, dir, page, keep string, minNav int, wantDetails bool) {
 	html, err := os.ReadFile(filepath.Join(dir, page))
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +231,7 @@ func checkPage(t *testing.T, bin, dir, page, keep string) {
 	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--user-data-dir="+filepath.Join(work, "profile"), "--enable-logging=stderr", "--v=0",
-		"--screenshot="+shot, "--window-size=1280,2000", "file://"+probed)
+		"--screenshot="+shot, "--window-size=1400,2000", "file://"+probed)
 	var stderr bytes.Buffer
 	cmd.Stderr, cmd.Stdout = &stderr, &stderr
 	if err := cmd.Run(); err != nil {
@@ -199,8 +247,19 @@ func checkPage(t *testing.T, bin, dir, page, keep string) {
 	if probe.tables == 0 || probe.sorted != probe.tables {
 		t.Errorf("%s: %d sortable tables, %d sorted by a header click: %+v", page, probe.tables, probe.sorted, *probe)
 	}
-	if probe.navlinks < 5 {
-		t.Errorf("%s: %d navigation links, want the five pages at least", page, probe.navlinks)
+	// At 1400 px no page scrolls sideways (wide tables scroll in their own
+	// box), and every plot has tick labels.
+	if probe.hscroll != 0 {
+		t.Errorf("%s: the page scrolls horizontally at 1400 px (scroll width %d)", page, probe.scrollwidth)
+	}
+	if probe.unticked != 0 {
+		t.Errorf("%s: %d of %d plots have no tick labels", page, probe.unticked, probe.svgs)
+	}
+	if wantDetails && probe.details == 0 {
+		t.Errorf("%s: the per-sample verdicts have no expandable evidence", page)
+	}
+	if probe.navlinks < minNav {
+		t.Errorf("%s: %d navigation links, want %d at least", page, probe.navlinks, minNav)
 	}
 	// The overview carries the re-scoring's per-difficulty drop plot.
 	if page == PageOverview || page == PageAudit || page == PageFidelity {

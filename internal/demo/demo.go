@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/jsonl"
 )
 
 // Options configure Run.
@@ -221,7 +222,7 @@ func writeJSONFile(path string, v any) error {
 
 // writeFileAtomic writes data to path through a temporary file and rename.
 func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
+	tmp, err := jsonl.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -25,4 +25,7 @@ var (
 	// ErrUnsupported: the provider or language cannot do what was asked
 	// (e.g. log-probabilities from a chat-only API).
 	ErrUnsupported = errors.New("unsupported operation")
+	// ErrFindings: the run succeeded and found what a gate asked to fail
+	// on (audit run --fail-on-contaminated): a CI signal, not a fault.
+	ErrFindings = errors.New("findings above the gate")
 )

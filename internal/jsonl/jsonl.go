@@ -22,12 +22,15 @@ package jsonl
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -330,7 +333,7 @@ func Rewrite[T any](path string, recs []T) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("rewrite %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	tmp, err := CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("rewrite %s: %w", path, err)
 	}
@@ -380,4 +383,27 @@ func Latest[T any](recs []T, key func(T) string) []T {
 		out = append(out, r)
 	}
 	return out
+}
+
+// CreateTemp is os.CreateTemp for output files: the file is created with
+// mode 0644 less the umask (os.CreateTemp uses 0600), so an output renamed
+// into place is readable like any file the user writes.
+func CreateTemp(dir, pattern string) (*os.File, error) {
+	prefix, suffix, _ := strings.Cut(pattern, "*")
+	if !strings.Contains(pattern, "*") {
+		prefix, suffix = pattern, ""
+	}
+	for range 10000 {
+		var b [6]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, err
+		}
+		name := filepath.Join(dir, prefix+hex.EncodeToString(b[:])+suffix)
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, fmt.Errorf("create a temporary file in %s: %w", dir, os.ErrExist)
 }

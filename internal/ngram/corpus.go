@@ -25,7 +25,10 @@ import (
 // used. Files are read in a fixed order (sorted directory walk, archive
 // order) so training is deterministic.
 type Corpus struct {
-	Paths        []string
+	Paths []string
+	// Snapshots are trees read through a function, e.g. a repository at a
+	// commit; Include and Exclude apply to their paths as to a directory's.
+	Snapshots    []Snapshot
 	Include      []string
 	Exclude      []string
 	MaxBytes     int64 // stop adding files once this many bytes are taken; 0 = no limit
@@ -42,6 +45,17 @@ type Corpus struct {
 type Doc struct {
 	Name string
 	Text []byte
+}
+
+// Snapshot is a tree of files that is not on disk, such as a git
+// repository at a commit.
+type Snapshot struct {
+	// Name names the tree in errors, e.g. "clones/lang.git@2019-01-01".
+	Name string
+	// Paths are the tree's files, slash-separated, in training order.
+	Paths []string
+	// Read returns the contents of paths.
+	Read func(ctx context.Context, paths []string) (map[string][]byte, error)
 }
 
 // DefaultInclude is the source-file globs used when Corpus.Include is empty.
@@ -147,7 +161,7 @@ func (c Corpus) files(ctx context.Context) (files []sourceFile, total int64, clo
 			full = true
 		}
 	}
-	if len(c.Paths) == 0 && len(c.Docs) == 0 {
+	if len(c.Paths) == 0 && len(c.Snapshots) == 0 && len(c.Docs) == 0 {
 		return nil, 0, closeAll, fmt.Errorf("corpus: no paths given: %w", errs.ErrUsage)
 	}
 	for _, root := range c.Paths {
@@ -205,6 +219,29 @@ func (c Corpus) files(ctx context.Context) (files []sourceFile, total int64, clo
 				files = append(files, f) // named explicitly: globs do not apply
 				total += f.size
 			}
+		}
+	}
+	for _, sn := range c.Snapshots {
+		var want []string
+		for _, p := range sn.Paths {
+			if incG.match(p) && !excG.match(p) {
+				want = append(want, p)
+			}
+		}
+		if full || len(want) == 0 {
+			continue
+		}
+		data, err := sn.Read(ctx, want)
+		if err != nil {
+			closeAll()
+			return nil, 0, nil, fmt.Errorf("corpus %s: %w", sn.Name, err)
+		}
+		for _, p := range want {
+			b, ok := data[p]
+			if !ok {
+				continue
+			}
+			add(sourceFile{name: sn.Name + ":" + p, size: int64(len(b)), open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }}, p)
 		}
 	}
 	for _, d := range c.Docs {

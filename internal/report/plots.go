@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -126,7 +127,7 @@ func Strip(title, xlabel string, categories []string, values [][]float64, ref fl
 	p := newPlot(title, xlabel, "")
 	if logX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Tick.Marker = labelledLogTicks{}
 	}
 	for i, vs := range values {
 		var pts plotter.XYs
@@ -236,4 +237,37 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// labelledLogTicks are log-scale ticks with at least two labels: powers of
+// ten, and 2× and 5× them when the range spans less than a decade or two
+// (plot.LogTicks labels only powers of ten, so a range such as 0.05–1
+// would show one labelled tick).
+type labelledLogTicks struct{}
+
+func (labelledLogTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.LogTicks{Prec: -1}.Ticks(lo, hi)
+	labelled := 0
+	for _, t := range ticks {
+		if t.Label != "" {
+			labelled++
+		}
+	}
+	if labelled >= 3 || lo <= 0 {
+		return ticks
+	}
+	var out []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		for _, m := range []float64{1, 2, 5} {
+			v := m * math.Pow(10, e)
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)})
+		}
+	}
+	if len(out) < 2 {
+		return ticks
+	}
+	return out
 }

@@ -98,6 +98,10 @@ type Table struct {
 	Rows    [][]string
 	// Note is printed under the table (e.g. "∗ two-sided KS p < 0.05").
 	Note string
+	// Details, when set, makes each row expandable: Details[i] (plain
+	// text, shown preformatted) is row i's evidence, in a last column
+	// "evidence" (Markdown leaves it out).
+	Details []string
 }
 
 // AddRow appends a row, formatting each cell with Cell.
@@ -126,7 +130,9 @@ func Cell(v any) string {
 
 func (t *Table) html() (template.HTML, error) {
 	var b strings.Builder
-	b.WriteString(`<table class="sortable">`)
+	// The wrapper scrolls a wide table inside its own box, so the page
+	// never scrolls sideways.
+	b.WriteString(`<div class="table-wrap"><table class="sortable">`)
 	if t.Caption != "" {
 		fmt.Fprintf(&b, "<caption>%s</caption>", template.HTMLEscapeString(t.Caption))
 	}
@@ -134,15 +140,29 @@ func (t *Table) html() (template.HTML, error) {
 	for _, h := range t.Header {
 		fmt.Fprintf(&b, `<th scope="col" tabindex="0">%s</th>`, template.HTMLEscapeString(h))
 	}
+	if t.Details != nil {
+		b.WriteString(`<th scope="col" tabindex="0">evidence</th>`)
+	}
 	b.WriteString("</tr></thead><tbody>")
-	for _, r := range t.Rows {
+	for i, r := range t.Rows {
 		b.WriteString("<tr>")
 		for _, c := range r {
 			fmt.Fprintf(&b, "<td>%s</td>", template.HTMLEscapeString(c))
 		}
+		if t.Details != nil {
+			d := ""
+			if i < len(t.Details) {
+				d = t.Details[i]
+			}
+			if d == "" {
+				b.WriteString("<td></td>")
+			} else {
+				fmt.Fprintf(&b, `<td><details><summary>show</summary><pre class="evidence">%s</pre></details></td>`, template.HTMLEscapeString(d))
+			}
+		}
 		b.WriteString("</tr>")
 	}
-	b.WriteString("</tbody></table>")
+	b.WriteString("</tbody></table></div>")
 	if t.Note != "" {
 		fmt.Fprintf(&b, `<p class="note">%s</p>`, template.HTMLEscapeString(t.Note))
 	}
@@ -224,4 +244,32 @@ func Render(w io.Writer, p *Page) error {
 		return fmt.Errorf("render report %q: %w", p.Title, err)
 	}
 	return nil
+}
+
+// SmallSampleMarkdown is the Markdown warning block for groups measured on
+// too few pairs ("" when there are none).
+func SmallSampleMarkdown(warnings []string) string {
+	if len(warnings) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("**⚠ Small samples** — figures below are computed on fewer than 30 pairs per group for:\n\n")
+	for _, w := range warnings {
+		b.WriteString("- ⚠ " + w + "\n")
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// SmallSampleSection adds the small-sample warnings as the page's first
+// section (nothing when there are none).
+func SmallSampleSection(p *Page, warnings []string) {
+	if len(warnings) == 0 {
+		return
+	}
+	sec := p.AddSection("small-samples", "⚠ Small samples")
+	sec.Add(&Paragraph{Text: "Figures computed on fewer than 30 pairs per group are shown but unreliable:"})
+	for _, w := range warnings {
+		sec.Add(&Paragraph{Text: "⚠ " + w})
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -115,6 +116,25 @@ func TestBarsLabelsAndNA(t *testing.T) {
 	for _, want := range []string{">26.7<", ">n/a<", ">-12.5<", ">3<", ">m1<", ">m2<"} {
 		if !strings.Contains(string(svg), want) {
 			t.Errorf("bar plot lacks %s", want)
+		}
+	}
+}
+
+// TestStripTicksLabelled: a log-scale strip plot whose values span less
+// than a decade still has at least two labelled ticks.
+func TestStripTicksLabelled(t *testing.T) {
+	for _, vals := range [][][]float64{{{0.5}, {0.9}}, {{1}, {0.0297}, {1}}, {{1e-5}, {0.8}}} {
+		b, err := Strip("p-values", "p-value (log scale)", []string{"a", "b", "c"}[:len(vals)], vals, 0.05, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nums := 0
+		for _, m := range regexp.MustCompile(`(?s)<text[^>]*>\s*([-+]?[\d.]+(?:e[-+]?\d+)?)\s*</text>`).FindAllStringSubmatch(string(b), -1) {
+			_ = m
+			nums++
+		}
+		if nums < 2 {
+			t.Errorf("values %v: %d numeric tick labels, want at least 2", vals, nums)
 		}
 	}
 }

@@ -2,7 +2,10 @@ package runkey
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/errs"
@@ -54,5 +57,24 @@ func TestParseRecheck(t *testing.T) {
 	}
 	if _, err := ParseRecheck("some"); !errors.Is(err, errs.ErrUsage) {
 		t.Fatalf("ParseRecheck(some) err = %v, want a usage error", err)
+	}
+}
+
+func TestCheckPassRefusesOtherSettings(t *testing.T) {
+	recs := filepath.Join(t.TempDir(), "out", "judgements.jsonl")
+	first := Settings{"judge": "openai:a", "max_tokens": 1024}
+	if err := CheckPass(recs, "--out", first); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckPass(recs, "--out", Settings{"judge": "openai:a", "max_tokens": 1024}); err != nil {
+		t.Fatalf("same settings refused: %v", err)
+	}
+	err := CheckPass(recs, "--out", Settings{"judge": "openai:b", "max_tokens": 1024})
+	if !errors.Is(err, errs.ErrUsage) || !strings.Contains(err.Error(), `judge: "openai:a" → "openai:b"`) || !strings.Contains(err.Error(), "another --out") {
+		t.Fatalf("other settings: err = %v, want a usage error naming judge and the remedy", err)
+	}
+	st, err := os.Stat(PassFile(recs))
+	if err != nil || st.Mode().Perm() != 0o644 {
+		t.Fatalf("settings file: %v %v", st, err)
 	}
 }

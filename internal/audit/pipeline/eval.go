@@ -79,11 +79,11 @@ func EvaluateRepos(recs []RepoRecord, labels map[string]bool, model string) (*St
 			ev.Skipped["unlabelled"]++
 			continue
 		}
-		if r.Verdict == repoprobe.Insufficient {
-			ev.Skipped["insufficient"]++
+		if r.Verdict == repoprobe.Insufficient || r.Verdict == repoprobe.NoClone {
+			ev.Skipped[r.Verdict]++
 		}
 		p := r.PValue
-		if r.Verdict == repoprobe.Insufficient || p <= 0 && r.Queries == 0 {
+		if r.Verdict == repoprobe.Insufficient || r.Verdict == repoprobe.NoClone || p <= 0 && r.Queries == 0 {
 			p = 1
 		}
 		it := scored{id: r.Repo, label: l, score: -math.Log10(math.Max(p, 1e-300)), decision: r.Present}

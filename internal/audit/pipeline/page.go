@@ -47,6 +47,17 @@ func Page(dir string) (*report.Page, error) {
 	if err != nil {
 		return nil, err
 	}
+	if m != nil && m.Settings[FileRepos] != nil {
+		// Only this run's records: others made with other settings are
+		// kept in the file, not reported.
+		var mine []RepoRecord
+		for _, r := range jsonl.Latest(repos, func(r RepoRecord) string { return r.Key }) {
+			if r.Key == RepoKey(r.Repo, m.Settings[FileRepos]) {
+				mine = append(mine, r)
+			}
+		}
+		repos = mine
+	}
 	verdicts, err := readOptional[rescore.Verdict](filepath.Join(dir, FileVerdicts))
 	if err != nil {
 		return nil, err
@@ -78,7 +89,11 @@ func Page(dir string) (*report.Page, error) {
 		}
 	}
 	if len(verdicts) > 0 {
-		verdictSection(p, verdicts)
+		patches, err := readPatches(dir, m)
+		if err != nil {
+			return nil, err
+		}
+		verdictSection(p, verdicts, patches)
 	}
 	if len(evals) > 0 {
 		if err := evalSection(p, evals); err != nil {
@@ -156,7 +171,7 @@ func summary(p *report.Page, m *Manifest, vs []rescore.Verdict) {
 		{Key: "samples", Value: fmt.Sprint(c.Samples)},
 		{Key: "contaminated", Value: fmt.Sprintf("%d (%s)", c.Contaminated, pct(c.Contaminated, c.Samples))},
 		{Key: "clean", Value: fmt.Sprintf("%d, of which %d flagged (a stage could not tell)", c.Clean, c.Flagged)},
-		{Key: "repositories", Value: fmt.Sprintf("%d: %d present, %d absent, %d insufficient", c.Repos, c.RepoPresent, c.RepoAbsent, c.RepoInsufficient)},
+		{Key: "repositories", Value: fmt.Sprintf("%d: %d present, %d absent, %d insufficient, %d without a local clone", c.Repos, c.RepoPresent, c.RepoAbsent, c.RepoInsufficient, c.RepoNoClone)},
 		{Key: "patches", Value: fmt.Sprintf("%d present, %d absent, %d unknown, %d not applicable", c.PatchPresent, c.PatchAbsent, c.PatchUnknown, c.PatchNA)},
 		{Key: "target probe calls", Value: fmt.Sprintf("%d (%d saved by sequential stopping)", m.TargetCalls, m.CallsSaved)},
 		{Key: "clean.jsonl", Value: fmt.Sprintf("%d kept, %d dropped (%s format)", m.Clean.Kept, m.Clean.Dropped, m.Clean.Format)},
@@ -201,10 +216,10 @@ func repoSection(p *report.Page, repos []RepoRecord) error {
 	var vals [][]float64
 	alpha := math.NaN()
 	t := &report.Table{Caption: "One row per repository and model (repos.jsonl).",
-		Header: []string{"repository", "model", "verdict", "p-value", "queries", "probed", "hits", "weighted hits", "P0", "calls", "calls saved", "files", "loss", "min-k%", "reason"}}
+		Header: []string{"repository", "model", "verdict", "p-value", "p-value kind", "queries", "probed", "stopped early", "hits", "weighted hits", "P0", "calls", "calls saved", "files", "loss", "min-k%", "reason"}}
 	for _, r := range repos {
 		label := r.Repo
-		if len(repos) > 1 && strings.Count(r.Key, "|") == 2 && r.Model != repos[0].Model {
+		if len(repos) > 1 && r.Model != repos[0].Model {
 			label += " · " + r.Model
 		}
 		cats = append(cats, label)
@@ -216,26 +231,135 @@ func repoSection(p *report.Page, repos []RepoRecord) error {
 		if r.Baselines != nil {
 			loss, mink = report.Cell(r.Baselines.Loss), report.Cell(r.Baselines.MinK)
 		}
-		t.AddRow(r.Repo, r.Model, r.Verdict, fmt.Sprintf("%.3g", r.PValue), r.Queries, r.Probed, r.Hits, r.WeightedHits, r.P0, r.Calls, r.CallsSaved, r.Files, loss, mink, r.Reason)
+		kind, early := or(r.PValueKind, "-"), "no"
+		if r.StoppedEarly {
+			early = "yes"
+		}
+		t.AddRow(r.Repo, r.Model, r.Verdict, fmt.Sprintf("%.3g", r.PValue), kind, r.Queries, r.Probed, early, r.Hits, r.WeightedHits, r.P0, r.Calls, r.CallsSaved, r.Files, loss, mink, r.Reason)
 	}
 	svg, err := report.Strip("Repository presence p-values", "p-value (log scale)", cats, vals, alpha, true)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	sec.Add(&report.Plot{Caption: "Per-repository p-values of the presence test (left of the α line: present). Insufficient repositories sit at p = 1.", SVG: svg}, t)
+	sec.Add(&report.Plot{Caption: "Per-repository p-values of the presence test (left of the α line: present). Insufficient repositories and those without a local clone sit at p = 1. " +
+		"Sequential runs report the always-valid p-value (valid whenever probing stopped); --fixed-n runs report Eq. 5 over every query.", SVG: svg}, t)
 	return nil
 }
 
-func verdictSection(p *report.Page, vs []rescore.Verdict) {
+// readPatches reads this run's Stage II verdicts (patch.jsonl, the
+// manifest's settings) by sample, for the evidence of each row.
+func readPatches(dir string, m *Manifest) (map[string]patchcheck.Verdict, error) {
+	recs, err := readOptional[PatchRecord](filepath.Join(dir, FilePatch))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]patchcheck.Verdict{}
+	for _, r := range jsonl.Latest(recs, patchKey) {
+		if m != nil && m.Settings[FilePatch] != nil && r.Key != m.Settings[FilePatch].ID(r.SampleID) {
+			continue
+		}
+		out[r.SampleID] = r.Verdict
+	}
+	return out, nil
+}
+
+// sampleVerdict is contaminated, clean or unjudged (neither stage said
+// absent and not both present: the audit could not tell).
+func sampleVerdict(v rescore.Verdict, ev Evidence) string {
+	switch {
+	case v.Contaminated:
+		return "contaminated"
+	case ev.RepoVerdict == repoprobe.Absent || ev.PatchVerdict == patchcheck.Absent:
+		return "clean"
+	}
+	return "unjudged"
+}
+
+// evidenceText is a sample's evidence, for its expandable row: both
+// stages' verdicts and reasons, each patch block with its matched lines,
+// and the test run when there was one.
+func evidenceText(ev Evidence, pv *patchcheck.Verdict) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Stage I  %s: %s (p = %.3g, %d queries, weighted hits %.2f)\n  %s\n", ev.Repo, ev.RepoVerdict, ev.PValue, ev.Queries, ev.WeightedHits, ev.RepoReason)
+	fmt.Fprintf(&b, "Stage II %s (score %.3f, threshold %.2f, method %s)\n  %s\n", ev.PatchVerdict, ev.PatchScore, ev.PatchThreshold, or(ev.PatchMethod, "-"), ev.PatchReason)
+	if ev.SnapshotCommit != "" {
+		fmt.Fprintf(&b, "snapshot commit %s\n", ev.SnapshotCommit)
+	}
+	if pv != nil {
+		for i, bl := range pv.Blocks {
+			fmt.Fprintf(&b, "\nblock %d: %s %s in %s (%s, localised %s), similarity %.3f, passed %v\n", i+1, bl.Kind, bl.Function, or(bl.SnapshotFile, bl.File), or(bl.FileVia, "-"), bl.Localized, bl.Similarity, bl.Passed)
+			for _, ml := range bl.MatchedLines {
+				at := "no match"
+				if ml.Line > 0 {
+					at = fmt.Sprintf("line %d: %s", ml.Line, ml.Snapshot)
+				}
+				fmt.Fprintf(&b, "  %-7s %s\n          → %s\n", ml.Role, ml.Patch, at)
+			}
+		}
+		if pv.Tests != nil {
+			fmt.Fprintf(&b, "\ntests: passed %v; %s", pv.Tests.Passed, pv.Tests.Detail)
+			if pv.Tests.Error != "" {
+				fmt.Fprintf(&b, "; %s", pv.Tests.Error)
+			}
+			b.WriteString("\n")
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func verdictSection(p *report.Page, vs []rescore.Verdict, patches map[string]patchcheck.Verdict) {
 	sec := p.AddSection("verdicts", "Per-sample verdicts")
-	t := &report.Table{Caption: "verdicts.jsonl: contaminated = repository present ∧ patch present. Click a header to sort.",
-		Header: []string{"sample", "model", "repository", "repo verdict", "p-value", "patch verdict", "patch score", "method", "contaminated", "score", "flags"}}
+	t := &report.Table{Caption: "verdicts.jsonl: contaminated = repository present ∧ patch present; unjudged = neither stage could say absent (no clone, insufficient, patch unknown). Click a header to sort; expand a row for its evidence.",
+		Header: []string{"sample", "verdict", "score", "reason", "repository", "repo verdict", "p-value", "patch verdict", "patch score", "method", "flags", "model"}, Details: []string{}}
+	type repoCount struct{ samples, contaminated, clean, unjudged int }
+	byRepo := map[string]*repoCount{}
+	var order []string
+	for _, v := range vs {
+		ev, _ := DecodeEvidence(v) // a malformed evidence object leaves the columns empty
+		verdict := sampleVerdict(v, ev)
+		reason := ev.PatchReason // the repository is present: the patch decides
+		if ev.RepoVerdict != repoprobe.Present && ev.RepoReason != "" {
+			reason = ev.RepoReason
+		}
+		var pv *patchcheck.Verdict
+		if x, ok := patches[v.SampleID]; ok {
+			pv = &x
+		}
+		t.AddRow(v.SampleID, verdict, v.Score, reason, ev.Repo, ev.RepoVerdict, fmt.Sprintf("%.3g", ev.PValue), ev.PatchVerdict, ev.PatchScore, ev.PatchMethod,
+			strings.Join(ev.Flags, " "), v.Model)
+		t.Details = append(t.Details, evidenceText(ev, pv))
+		rc := byRepo[ev.Repo]
+		if rc == nil {
+			rc = &repoCount{}
+			byRepo[ev.Repo] = rc
+			order = append(order, ev.Repo)
+		}
+		rc.samples++
+		switch verdict {
+		case "contaminated":
+			rc.contaminated++
+		case "clean":
+			rc.clean++
+		default:
+			rc.unjudged++
+		}
+	}
+	sort.Strings(order)
+	rt := &report.Table{Caption: "Per repository: the contaminated share is over judged samples; a repository whose samples are all unjudged shows n/a.",
+		Header: []string{"repository", "samples", "contaminated", "clean", "unjudged", "contaminated share (judged)"}}
+	for _, r := range order {
+		c := byRepo[r]
+		share := "n/a"
+		if j := c.contaminated + c.clean; j > 0 {
+			share = fmt.Sprintf("%.3f", float64(c.contaminated)/float64(j))
+		}
+		rt.AddRow(r, c.samples, c.contaminated, c.clean, c.unjudged, share)
+	}
+	sec.Add(rt)
 	bt := &report.Table{Caption: "Logit baselines per sample (membership-oriented: higher = more likely seen).",
 		Header: append([]string{"sample", "contaminated"}, baselines.Methods...)}
 	for _, v := range vs {
-		ev, _ := DecodeEvidence(v) // a malformed evidence object leaves the columns empty
-		t.AddRow(v.SampleID, v.Model, ev.Repo, ev.RepoVerdict, fmt.Sprintf("%.3g", ev.PValue), ev.PatchVerdict, ev.PatchScore, ev.PatchMethod,
-			v.Contaminated, v.Score, strings.Join(ev.Flags, " "))
+		ev, _ := DecodeEvidence(v)
 		if len(ev.Baselines) > 0 {
 			row := []any{v.SampleID, v.Contaminated}
 			for _, m := range baselines.Methods {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers"
+	"github.com/benchforge/benchforge/internal/runkey"
 )
 
 // options opens the fixture's models through a fresh llm.Session (cache in
@@ -68,9 +70,17 @@ func TestRunEndToEnd(t *testing.T) {
 	out, cache := t.TempDir(), t.TempDir()
 	ctx := context.Background()
 	opts, _ := options(t, fx, fx.TargetSpec, cache, out)
+	old := syscall.Umask(0o022) // the usual umask
 	res, err := pipeline.Run(ctx, opts)
+	syscall.Umask(old)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Every output file gets the same mode, 0644 under umask 022.
+	for _, f := range []string{pipeline.FileRepos, pipeline.FilePatch, pipeline.FileVerdicts, pipeline.FileClean, pipeline.FileManifest, pipeline.FileReport} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %v (%v), want 0644", f, st.Mode().Perm(), err)
+		}
 	}
 
 	// Stage I: the seen repository is present, the unseen one absent, the
@@ -88,8 +98,9 @@ func TestRunEndToEnd(t *testing.T) {
 	if r := byRepo[pipelinetest.UnseenRepo]; r.Verdict != repoprobe.Absent {
 		t.Errorf("unseen repository: %s (p=%g, %d queries, %d hits, reason %q), want absent", r.Verdict, r.PValue, r.Queries, r.Hits, r.Reason)
 	}
-	if r := byRepo["acme/missing"]; r.Verdict != repoprobe.Insufficient || !strings.Contains(r.Reason, "no local clone") {
-		t.Errorf("missing repository: %s %q, want insufficient / no local clone", r.Verdict, r.Reason)
+	if r := byRepo["acme/missing"]; r.Verdict != repoprobe.NoClone || !strings.HasPrefix(r.Reason, "no local clone for acme/missing under "+fx.ReposDir+": ") ||
+		!strings.Contains(r.Reason, "git clone --bare https://github.com/acme/missing") {
+		t.Errorf("missing repository: %s %q, want no_clone saying where and how to add it (never insufficient)", r.Verdict, r.Reason)
 	}
 	if r := byRepo[pipelinetest.SeenRepo]; r.Baselines == nil || r.Baselines.Ref == nil {
 		t.Errorf("seen repository has no repository-level baselines with Ref: %+v", r.Baselines)
@@ -107,7 +118,7 @@ func TestRunEndToEnd(t *testing.T) {
 		pipelinetest.SeenPersists:   {true, true, true, ""},
 		pipelinetest.SeenReverted:   {true, false, false, ""},
 		pipelinetest.UnseenPersists: {false, true, false, ""},
-		pipelinetest.MissingRepo:    {false, false, false, pipeline.FlagRepoInsufficient},
+		pipelinetest.MissingRepo:    {false, false, false, pipeline.FlagNoClone},
 	}
 	if len(vs) != len(want) {
 		t.Fatalf("%d verdicts, want %d", len(vs), len(want))
@@ -176,11 +187,12 @@ func TestRunEndToEnd(t *testing.T) {
 	if l := res2.Manifest.LLM; l.Calls != 0 || l.CacheHits != 0 {
 		t.Errorf("second run manifest: %d calls, %d cache hits; want 0, 0", l.Calls, l.CacheHits)
 	}
-	if w := res2.Manifest.Written; len(w) != 0 {
-		t.Errorf("second run wrote records: %v", w)
+	if w := res2.Manifest.Written; len(w) != 1 || w[pipeline.FilePatch] != 1 {
+		t.Errorf("second run wrote records: %v, want only the unknown patch verdict redone", w)
 	}
-	if res2.Manifest.Resumed[pipeline.FileRepos] != 2 || res2.Manifest.Resumed[pipeline.FilePatch] != 4 {
-		t.Errorf("second run resumed %v, want 2 repositories (the missing one is retried for free) and 4 patch verdicts", res2.Manifest.Resumed)
+	if res2.Manifest.Resumed[pipeline.FileRepos] != 2 || res2.Manifest.Resumed[pipeline.FilePatch] != 3 || res2.Manifest.Rechecked[pipeline.FilePatch] != 1 {
+		t.Errorf("second run resumed %v, rechecked %v; want 2 repositories (the missing one is retried for free) and 3 patch verdicts resumed, the unknown one rechecked",
+			res2.Manifest.Resumed, res2.Manifest.Rechecked)
 	}
 	vs2, _ := jsonl.ReadFile[rescore.Verdict](filepath.Join(out, pipeline.FileVerdicts))
 	for i := range vs {
@@ -264,5 +276,106 @@ func TestRunEmptyBenchmark(t *testing.T) {
 		Cutoff: time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC), OutDir: filepath.Join(dir, "out")})
 	if !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), "no valid sample") {
 		t.Errorf("err = %v, want ErrInput about an empty benchmark", err)
+	}
+}
+
+// TestRerunKeysAndRechecks: a rerun with another setting writes new records
+// beside the old ones (never reuses or relabels them) and names the
+// setting; a record whose cause is gone (no clone) is redone once the
+// clone is there; --recheck all redoes every record.
+func TestRerunKeysAndRechecks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end audit")
+	}
+	fx := pipelinetest.New(t)
+	out, cache := t.TempDir(), t.TempDir()
+	ctx := context.Background()
+	opts, _ := options(t, fx, fx.TargetSpec, cache, out)
+	opts.Baselines = false
+	if _, err := pipeline.Run(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	lines := func(file string) int {
+		recs, err := jsonl.ReadFile[pipeline.PatchRecord](filepath.Join(out, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(recs)
+	}
+	evidence := func(res *pipeline.Result) map[string]pipeline.Evidence {
+		got := map[string]pipeline.Evidence{}
+		for _, v := range res.Verdicts {
+			ev, err := pipeline.DecodeEvidence(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[v.SampleID] = ev
+		}
+		return got
+	}
+
+	// Other Stage II threshold and Stage I query budget.
+	opts2, _ := options(t, fx, fx.TargetSpec, cache, out)
+	opts2.Baselines = false
+	opts2.Patch.Threshold, opts2.MaxQueries = 0.95, 30
+	res2, err := pipeline.Run(ctx, opts2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, ev := range evidence(res2) {
+		if ev.PatchVerdict != patchcheck.Unknown && ev.PatchThreshold != 0.95 {
+			t.Errorf("%s: patch verdict at threshold %v reused under --threshold 0.95", id, ev.PatchThreshold)
+		}
+	}
+	if n := res2.Manifest.Resumed[pipeline.FilePatch] + res2.Manifest.Resumed[pipeline.FileRepos]; n != 0 {
+		t.Errorf("rerun with other settings resumed %v", res2.Manifest.Resumed)
+	}
+	if n := lines(pipeline.FilePatch); n != 8 {
+		t.Errorf("patch.jsonl has %d records after a rerun with another threshold, want 8 (old kept beside new)", n)
+	}
+	notes := strings.Join(res2.Manifest.Notes, "\n")
+	for _, want := range []string{"threshold: 0.7 → 0.95", "max_queries: 40 → 30", "kept beside the new ones"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes do not name the differing setting %q:\n%s", want, notes)
+		}
+	}
+	for _, r := range res2.Repos {
+		if r.Settings["max_queries"] != float64(30) && r.Settings["max_queries"] != 30 {
+			t.Errorf("%s: Stage I record with settings %v, want max_queries 30", r.Repo, r.Settings)
+		}
+	}
+
+	// The missing clone appears: its unknown verdict is redone.
+	if err := os.CopyFS(filepath.Join(fx.ReposDir, "acme__missing"), os.DirFS(filepath.Join(fx.ReposDir, "acme__unseen"))); err != nil {
+		t.Fatal(err)
+	}
+	opts3, _ := options(t, fx, fx.TargetSpec, cache, out) // a new process: a fresh repository resolver
+	opts3.Baselines = false
+	opts3.Patch.Threshold, opts3.MaxQueries = 0.95, 30
+	res3, err := pipeline.Run(ctx, opts3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := evidence(res3)[pipelinetest.MissingRepo]; ev.PatchVerdict == patchcheck.Unknown || ev.RepoVerdict == repoprobe.NoClone {
+		t.Errorf("after adding the clone: %s is still patch %s / repo %s (%s)", pipelinetest.MissingRepo, ev.PatchVerdict, ev.RepoVerdict, ev.PatchReason)
+	}
+	if m := res3.Manifest; m.Rechecked[pipeline.FilePatch] != 1 || m.Resumed[pipeline.FilePatch] != 3 {
+		t.Errorf("after adding the clone: rechecked %v resumed %v, want 1 and 3 patch records", m.Rechecked, m.Resumed)
+	}
+	if n := lines(pipeline.FilePatch); n != 9 {
+		t.Errorf("patch.jsonl has %d records, want 9 (the unknown one kept, superseded)", n)
+	}
+
+	// --recheck all redoes everything.
+	opts3.Recheck = runkey.RecheckAll
+	res4, err := pipeline.Run(ctx, opts3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := res4.Manifest; m.Rechecked[pipeline.FilePatch] != 4 || m.Resumed[pipeline.FilePatch] != 0 || m.Rechecked[pipeline.FileRepos] != 3 {
+		t.Errorf("--recheck all: rechecked %v resumed %v, want 4 patch and 3 repository records redone", m.Rechecked, m.Resumed)
+	}
+	if len(res4.Repos) != 3 || len(res4.Verdicts) != 4 {
+		t.Errorf("--recheck all: %d repositories, %d verdicts", len(res4.Repos), len(res4.Verdicts))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/benchforge/benchforge/internal/audit/patchcheck"
 	"github.com/benchforge/benchforge/internal/audit/repoprobe"
 	"github.com/benchforge/benchforge/internal/audit/rescore"
+	"github.com/benchforge/benchforge/internal/runkey"
 )
 
 // Files of an audit directory.
@@ -27,6 +28,7 @@ const (
 // Flags on a combined verdict.
 const (
 	FlagRepoInsufficient = "repo_insufficient"
+	FlagNoClone          = "no_local_clone"
 	FlagPatchUnknown     = "patch_unknown"
 	FlagNotApplicable    = "patch_not_applicable"
 	FlagNoRepoVerdict    = "no_repo_verdict"
@@ -36,7 +38,10 @@ const (
 // RepoRecord is one line of repos.jsonl: the Stage I verdict of one
 // repository for one model at one cutoff, with what led to it.
 type RepoRecord struct {
-	Key string `json:"key"` // repo|model|cutoff
+	Key string `json:"key"` // REPO@HASH of Settings (runkey)
+	// Settings decided this record (model, cutoff, Stage I parameters,
+	// reference model and index, logic version).
+	Settings runkey.Settings `json:"settings,omitempty"`
 	repoprobe.RepoVerdict
 	Lang       string                        `json:"lang,omitempty"`
 	Files      int                           `json:"files"`
@@ -49,13 +54,14 @@ type RepoRecord struct {
 	BaselineNote string `json:"baseline_note,omitempty"`
 }
 
-// RepoKey is the Stage I cache key.
-func RepoKey(repo, model, cutoff string) string { return repo + "|" + model + "|" + cutoff }
+// RepoKey is the Stage I cache key of repo under settings s.
+func RepoKey(repo string, s runkey.Settings) string { return s.ID(repo) }
 
 // BaselineRecord is one line of baselines.jsonl: the baseline scores of a
 // sample's gold patch (baselines.PatchText) under one target model.
 type BaselineRecord struct {
-	Key       string           `json:"key"` // sample|model
+	Key       string           `json:"key"` // SAMPLE@HASH of Settings
+	Settings  runkey.Settings  `json:"settings,omitempty"`
 	SampleID  string           `json:"sample_id"`
 	Repo      string           `json:"repo"`
 	Model     string           `json:"model"`
@@ -137,8 +143,11 @@ func Combine(sampleID, model, repo, cutoff string, alpha float64, rv *RepoRecord
 		ev.SnapshotCommit = rv.SnapshotCommit
 		ev.RepoVerdict, ev.PValue, ev.Queries, ev.WeightedHits, ev.RepoReason = rv.Verdict, rv.PValue, rv.Queries, rv.WeightedHits, rv.Reason
 		repoPresent = rv.Present
-		if rv.Verdict == repoprobe.Insufficient {
+		switch rv.Verdict {
+		case repoprobe.Insufficient:
 			ev.Flags = append(ev.Flags, FlagRepoInsufficient)
+		case repoprobe.NoClone:
+			ev.Flags = append(ev.Flags, FlagNoClone)
 		}
 	}
 	ev.RepoScore = side(RepoScore(ev.PValue, alpha), repoPresent)

@@ -18,6 +18,7 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
+	"github.com/benchforge/benchforge/internal/runkey"
 )
 
 // Options configure Run. Zero fields take the defaults in brackets.
@@ -36,7 +37,15 @@ type Options struct {
 	Target    llm.Model
 	Reference llm.Model
 	Index     repoprobe.RepoFreq
-	Cutoff    time.Time
+	// IndexID names the reference index in the records' settings (its
+	// path); "" with a non-nil Index is "on".
+	IndexID string
+	Cutoff  time.Time
+	// Recheck says which finished records a rerun redoes: by default (and
+	// "unknown") the ones whose cause may be gone — unknown patch verdicts
+	// and repositories without a clone or snapshot; "all" redoes every one.
+	// Records made with other settings are never reused (runkey).
+	Recheck runkey.Recheck
 	// Stage I parameters (repoprobe): Alpha [0.05], P0 [DefaultP0 per
 	// language], MaxRepoFrac [0.01], MinEntropy [2 nats], MaxQueries
 	// [300], MinQueries [10], Samples k [10], MaxTokens [8], Temperature
@@ -54,6 +63,9 @@ type Options struct {
 	// Patch configures Stage II; Workers checks samples in parallel [2].
 	Patch   patchcheck.Options
 	Workers int
+	// PatchEmbedder and PatchTests name Patch's embedder and test options
+	// in the records' settings ("" when off).
+	PatchEmbedder, PatchTests string
 	// Baselines computes the logit baselines when the target can score;
 	// BaselineSnippets snippets per repository [16]; BaselineK is Min-K%'s k.
 	Baselines        bool
@@ -95,6 +107,7 @@ type Counts struct {
 	RepoPresent      int `json:"repo_present"`
 	RepoAbsent       int `json:"repo_absent"`
 	RepoInsufficient int `json:"repo_insufficient"`
+	RepoNoClone      int `json:"repo_no_clone"`
 	PatchPresent     int `json:"patch_present"`
 	PatchAbsent      int `json:"patch_absent"`
 	PatchUnknown     int `json:"patch_unknown"`
@@ -121,8 +134,12 @@ type Manifest struct {
 	CallsSaved  int             `json:"calls_saved"`
 	Clean       CleanStats      `json:"clean"`
 	Problems    []bench.Problem `json:"problems,omitempty"`
-	Notes       []string        `json:"notes,omitempty"`
-	LLM         *llm.Manifest   `json:"llm,omitempty"`
+	// Settings are what decided this run's records, per file (runkey);
+	// records of other settings in the same file are kept, not used.
+	Settings  map[string]runkey.Settings `json:"settings,omitempty"`
+	Rechecked map[string]int             `json:"rechecked,omitempty"` // finished records redone (--recheck, or unknown)
+	Notes     []string                   `json:"notes,omitempty"`
+	LLM       *llm.Manifest              `json:"llm,omitempty"`
 }
 
 // Result is what Run returns; everything in it is also in OutDir.
@@ -184,7 +201,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("pipeline.Run: output directory: %w", err)
 	}
 	m := Manifest{Benchmark: opts.Benchmark, Format: string(opts.Format), Model: r.model, Cutoff: r.cutoff, Alpha: opts.Alpha,
-		Sequential: !opts.FixedN, Started: r.started, Problems: problems, Resumed: map[string]int{}, Written: map[string]int{}}
+		Sequential: !opts.FixedN, Started: r.started, Problems: problems, Resumed: map[string]int{}, Written: map[string]int{},
+		Rechecked: map[string]int{}, Settings: map[string]runkey.Settings{}}
 	if opts.Reference != nil {
 		m.Reference = opts.Reference.ID()
 	} else {
@@ -226,16 +244,24 @@ func (r *runner) run(ctx context.Context, samples []bench.Sample, m *Manifest, r
 
 	// Stage II first: it needs no model, so an unavailable endpoint later
 	// still leaves every patch verdict on disk.
-	patchKey := func(v patchcheck.Verdict) string { return v.SampleID + "|" + v.Cutoff }
-	plog, err := jsonl.Open(filepath.Join(dir, FilePatch), patchKey, jsonl.Options{Sync: jsonl.SyncBatch})
+	ps := PatchSettings(o.Patch, r.cutoff, o.PatchEmbedder, o.PatchTests)
+	m.Settings[FilePatch] = ps
+	all := o.Recheck == runkey.RecheckAll
+	plog, err := jsonl.OpenRetry(filepath.Join(dir, FilePatch), patchKey, jsonl.Options{Sync: jsonl.SyncBatch},
+		func(p PatchRecord) bool { return all || p.Verdict.Verdict == patchcheck.Unknown })
 	if err != nil {
 		return err
 	}
 	var todo []bench.Sample
 	for _, s := range samples {
-		if plog.Has(s.ID + "|" + r.cutoff) {
+		id := ps.ID(s.ID)
+		switch {
+		case plog.Has(id):
 			m.Resumed[FilePatch]++
-		} else {
+		case plog.Retried(id):
+			m.Rechecked[FilePatch]++
+			todo = append(todo, s)
+		default:
 			todo = append(todo, s)
 		}
 	}
@@ -244,7 +270,7 @@ func (r *runner) run(ctx context.Context, samples []bench.Sample, m *Manifest, r
 		chk := patchcheck.New(o.Patch)
 		err = chk.Run(ctx, todo, o.Source, patchcheck.RunOptions{Cutoff: o.Cutoff, Workers: o.Workers}, func(v patchcheck.Verdict) error {
 			m.Written[FilePatch]++
-			return plog.Append(v)
+			return plog.Append(PatchRecord{Key: ps.ID(v.SampleID), Settings: ps, Verdict: v})
 		})
 	}
 	if cerr := plog.Close(); err == nil {
@@ -253,19 +279,34 @@ func (r *runner) run(ctx context.Context, samples []bench.Sample, m *Manifest, r
 	if err != nil {
 		return fmt.Errorf("stage II: %w", err)
 	}
-	patches := map[string]*patchcheck.Verdict{}
-	pvs, err := jsonl.ReadFile[patchcheck.Verdict](filepath.Join(dir, FilePatch))
+	pvs, err := jsonl.ReadFile[PatchRecord](filepath.Join(dir, FilePatch))
 	if err != nil {
 		return err
 	}
-	for i := range pvs {
-		if pvs[i].Cutoff == r.cutoff {
-			patches[pvs[i].SampleID] = &pvs[i]
+	inRun := map[string]bool{}
+	for _, s := range samples {
+		inRun[s.ID] = true
+	}
+	patches := map[string]*patchcheck.Verdict{}
+	var otherPatch []runkey.Settings
+	for _, p := range jsonl.Latest(pvs, patchKey) {
+		switch {
+		case p.Key == ps.ID(p.SampleID):
+			v := p.Verdict
+			patches[p.SampleID] = &v
+		case inRun[p.SampleID]:
+			otherPatch = append(otherPatch, p.Settings)
 		}
+	}
+	if n := otherSettings(FilePatch, ps, otherPatch); n != "" {
+		m.Notes = append(m.Notes, n)
 	}
 
 	// Stage I, once per repository.
-	rlog, err := jsonl.Open(filepath.Join(dir, FileRepos), func(v RepoRecord) string { return v.Key }, jsonl.Options{})
+	rs := r.repoSettings()
+	m.Settings[FileRepos] = rs
+	rlog, err := jsonl.OpenRetry(filepath.Join(dir, FileRepos), func(v RepoRecord) string { return v.Key }, jsonl.Options{},
+		func(RepoRecord) bool { return all })
 	if err != nil {
 		return err
 	}
@@ -275,8 +316,22 @@ func (r *runner) run(ctx context.Context, samples []bench.Sample, m *Manifest, r
 		return err
 	}
 	repoRecs := map[string]*RepoRecord{}
-	for i := range old {
-		repoRecs[old[i].Key] = &old[i]
+	var otherRepo []runkey.Settings
+	inRunRepo := map[string]bool{}
+	for _, s := range samples {
+		inRunRepo[s.Repo] = true
+	}
+	for _, rec := range jsonl.Latest(old, func(v RepoRecord) string { return v.Key }) {
+		rec := rec
+		switch {
+		case rec.Key == RepoKey(rec.Repo, rs):
+			repoRecs[rec.Key] = &rec
+		case inRunRepo[rec.Repo]:
+			otherRepo = append(otherRepo, rec.Settings)
+		}
+	}
+	if n := otherSettings(FileRepos, rs, otherRepo); n != "" {
+		m.Notes = append(m.Notes, n)
 	}
 	if r.probes, err = repoprobe.OpenProbeLog(filepath.Join(dir, FileProbes)); err != nil {
 		return err
@@ -293,17 +348,20 @@ func (r *runner) run(ctx context.Context, samples []bench.Sample, m *Manifest, r
 	sort.Strings(order)
 	byRepo := map[string]*RepoRecord{}
 	for i, name := range order {
-		key := RepoKey(name, r.model, r.cutoff)
-		if rec, ok := repoRecs[key]; ok {
+		key := RepoKey(name, rs)
+		if rec, ok := repoRecs[key]; ok && rlog.Has(key) {
 			m.Resumed[FileRepos]++
 			byRepo[name] = rec
 			continue
+		} else if ok {
+			m.Rechecked[FileRepos]++
 		}
 		r.progress(fmt.Sprintf("stage I: repository %d/%d %s", i+1, len(order), name))
 		rec, cacheable, err := r.stage1(ctx, first[name])
 		if err != nil {
 			return fmt.Errorf("stage I on %s: %w", name, err)
 		}
+		rec.Key, rec.Settings = key, rs
 		m.TargetCalls += rec.Calls
 		if cacheable {
 			if err := rlog.Append(rec); err != nil {
@@ -332,6 +390,8 @@ func (r *runner) run(ctx context.Context, samples []bench.Sample, m *Manifest, r
 		switch rec := byRepo[name]; {
 		case rec.Verdict == repoprobe.Insufficient:
 			c.RepoInsufficient++
+		case rec.Verdict == repoprobe.NoClone:
+			c.RepoNoClone++
 		case rec.Present:
 			c.RepoPresent++
 		default:
@@ -351,7 +411,7 @@ func (r *runner) run(ctx context.Context, samples []bench.Sample, m *Manifest, r
 			c.Contaminated++
 		} else {
 			c.Clean++
-			if rec := byRepo[s.Repo]; rec.Verdict == repoprobe.Insufficient || pv == nil ||
+			if rec := byRepo[s.Repo]; rec.Verdict == repoprobe.Insufficient || rec.Verdict == repoprobe.NoClone || pv == nil ||
 				pv.Verdict == patchcheck.Unknown || pv.Verdict == patchcheck.NotApplicable {
 				c.Flagged++
 			}
@@ -388,16 +448,19 @@ func (r *runner) sampleBaselines(ctx context.Context, samples []bench.Sample, m 
 	out := map[string]BaselineRecord{}
 	path := filepath.Join(r.opts.OutDir, FileBaselines)
 	if !r.opts.Baselines {
+		bs := r.baselineSettings()
 		if recs, err := jsonl.ReadFile[BaselineRecord](path); err == nil {
-			for _, b := range recs {
-				if b.Model == r.model {
+			for _, b := range jsonl.Latest(recs, func(b BaselineRecord) string { return b.Key }) {
+				if b.Key == bs.ID(b.SampleID) {
 					out[b.SampleID] = b
 				}
 			}
 		}
 		return out, nil
 	}
-	blog, err := jsonl.Open(path, func(b BaselineRecord) string { return b.Key }, jsonl.Options{Sync: jsonl.SyncBatch})
+	all := r.opts.Recheck == runkey.RecheckAll
+	blog, err := jsonl.OpenRetry(path, func(b BaselineRecord) string { return b.Key }, jsonl.Options{Sync: jsonl.SyncBatch},
+		func(BaselineRecord) bool { return all })
 	if err != nil {
 		return nil, err
 	}
@@ -406,8 +469,14 @@ func (r *runner) sampleBaselines(ctx context.Context, samples []bench.Sample, m 
 	if err != nil {
 		return nil, err
 	}
-	for _, b := range old {
-		if b.Model == r.model {
+	bs := r.baselineSettings()
+	m.Settings[FileBaselines] = bs
+	for _, b := range jsonl.Latest(old, func(b BaselineRecord) string { return b.Key }) {
+		switch {
+		case b.Key != bs.ID(b.SampleID):
+		case all:
+			m.Rechecked[FileBaselines]++
+		default:
 			out[b.SampleID] = b
 			m.Resumed[FileBaselines]++
 		}
@@ -435,7 +504,7 @@ func (r *runner) sampleBaselines(ctx context.Context, samples []bench.Sample, m 
 		default:
 			return out, fmt.Errorf("baselines of sample %s: %w", s.ID, err)
 		}
-		b := BaselineRecord{Key: s.ID + "|" + r.model, SampleID: s.ID, Repo: s.Repo, Model: r.model, Reference: ref, Scores: sc}
+		b := BaselineRecord{Key: bs.ID(s.ID), Settings: bs, SampleID: s.ID, Repo: s.Repo, Model: r.model, Reference: ref, Scores: sc}
 		if err := blog.Append(b); err != nil {
 			return out, err
 		}

@@ -34,7 +34,7 @@ func globs(lang string) []string {
 // rerun retries them.
 func (r *runner) stage1(ctx context.Context, s bench.Sample) (rec RepoRecord, cacheable bool, err error) {
 	o := r.opts
-	rec = RepoRecord{Key: RepoKey(s.Repo, r.model, r.cutoff), Lang: s.Language, Alpha: o.Alpha}
+	rec = RepoRecord{Lang: s.Language, Alpha: o.Alpha}
 	rec.Repo, rec.Model, rec.Cutoff = s.Repo, r.model, r.cutoff
 	insufficient := func(reason string) (RepoRecord, bool, error) {
 		rec.Verdict, rec.Reason, rec.PValue = repoprobe.Insufficient, reason, 1
@@ -45,7 +45,11 @@ func (r *runner) stage1(ctx context.Context, s bench.Sample) (rec RepoRecord, ca
 		if ctx.Err() != nil {
 			return rec, false, ctx.Err()
 		}
-		return insufficient(fmt.Sprintf("no local clone: %v", err))
+		if errors.Is(err, errs.ErrNotFound) {
+			rec.Verdict, rec.Reason, rec.PValue = repoprobe.NoClone, err.Error(), 1
+			return rec, false, nil
+		}
+		return insufficient(fmt.Sprintf("cannot open the clone: %v", err))
 	}
 	snap, err := repo.Snapshot(ctx, o.Cutoff)
 	if err != nil {

@@ -67,7 +67,7 @@
 //	) TO 'words.csv' (HEADER, DELIMITER ',');
 //	SELECT count(DISTINCT max_stars_repo_name) FROM read_parquet('the-stack/data/java/*.parquet');
 //
-// then `benchforge index import --csv words.csv --repos N --out ref.idx`.
+// then `benchforge index import --csv words.csv --repo-count N --out ref.idx`.
 // The same query runs on BigQuery (REGEXP_EXTRACT_ALL with UNNEST) and
 // Spark SQL (explode(regexp_extract_all(content, '([A-Za-z_$][A-Za-z0-9_$]*)', 1))).
 // To import a Parquet corpus without this package's Parquet reader, export

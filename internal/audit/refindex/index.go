@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/jsonl"
 )
 
 // MaxStoredWordLen bounds the words an index file may hold (imported
@@ -238,7 +239,7 @@ func commonPrefix(a, b []byte) int {
 // directory, renamed into place).
 func (ix *Index) Save(path string) error {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".refindex-*")
+	f, err := jsonl.CreateTemp(dir, ".refindex-*")
 	if err != nil {
 		return fmt.Errorf("refindex.Save(%s): %w", path, err)
 	}

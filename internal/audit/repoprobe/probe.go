@@ -21,6 +21,10 @@ const (
 	Present      = "present"
 	Absent       = "absent"
 	Insufficient = "insufficient"
+	// NoClone is the verdict of a repository with no local clone: nothing
+	// was probed (the reason says where it was looked for and how to add
+	// it); a rerun retries it.
+	NoClone = "no_clone"
 )
 
 // DefaultP0 is the null hit probability used when no negative controls are
@@ -114,7 +118,7 @@ type ProbeOptions struct {
 
 // ProbeRecord is one probed query in the probe log.
 type ProbeRecord struct {
-	Key     string    `json:"key"` // model|query id
+	Key     string    `json:"key"` // model|query id|sampling settings
 	Repo    string    `json:"repo"`
 	Model   string    `json:"model"`
 	QueryID string    `json:"query_id"`
@@ -124,6 +128,14 @@ type ProbeRecord struct {
 	Words   []string  `json:"words"`   // each candidate's next word
 	Tokens  int64     `json:"tokens"`
 	Time    time.Time `json:"time"`
+}
+
+// probeKey names a probe by model, query and the sampling settings that
+// drew its candidates, so a rerun with another seed, k, temperature or
+// token limit probes again instead of replaying candidates it would not
+// draw.
+func probeKey(model, query string, o ProbeOptions) string {
+	return fmt.Sprintf("%s|%s|k=%d,t=%g,max=%d,seed=%d", model, query, o.Samples, o.Temperature, o.MaxTokens, o.Seed)
 }
 
 // ProbeLog is a resumable per-query probe log (JSONL, keyed by model and
@@ -182,19 +194,29 @@ type RepoVerdict struct {
 	Reason         string  `json:"reason"`
 	Probed         int     `json:"probed"`
 	CallsSaved     int     `json:"calls_saved"`
+	// StoppedEarly marks a sequential verdict reached before every
+	// selected query was probed; PValueKind says which p-value PValue is
+	// (PValueAlwaysValid or PValueFixedN).
+	StoppedEarly bool   `json:"stopped_early,omitempty"`
+	PValueKind   string `json:"p_value_kind,omitempty"`
 }
 
 // Probe runs the repository presence test (benchchecker §3.3) over the
 // selected queries, in order: each query is one Generate call for k
 // candidates; a hit is a candidate whose next word (after leading
 // whitespace, a maximal run of letters, digits, '_' and '$') is the
-// target. The weighted hit count W sums the weights of hit queries and the
-// p-value is PValue(W, n, P0) with n the number of queries. With
-// Sequential the loop stops once the verdict at Alpha is settled: present
-// when PValue(W, n) ≤ Alpha (W only grows), absent when even hits on every
-// remaining query would leave PValue(W + remaining weight, n) > Alpha;
-// the verdict is then the one full probing would reach, and the reported
-// p-value is the bound at the stop. Calls counts Generate calls made or
+// target. Hits counts hit queries, WeightedHits sums their weights.
+//
+// Without Sequential every query is probed and the p-value is Eq. 5,
+// PValue(W, n, P0) (PValueFixedN). With Sequential the test is a mixture
+// test martingale (see eProcess) and the p-value is always-valid
+// (PValueAlwaysValid): P(p ≤ α) ≤ α under H0 however early probing stops,
+// so the reported p-value is a p-value of the design actually run, not the
+// stopping boundary. Probing stops once p ≤ Alpha (present) or once even
+// hits on every remaining query could not bring p to Alpha (absent);
+// StoppedEarly and CallsSaved record it. The sequential verdict can differ
+// from the fixed-n one near the boundary: the always-valid test pays for
+// the freedom to stop with some power. Calls counts Generate calls made or
 // replayed from the log. Fewer than MinQueries queries give insufficient,
 // with no call.
 func Probe(ctx context.Context, target llm.Model, repo string, qs []Query, opts ProbeOptions) (RepoVerdict, error) {
@@ -221,9 +243,12 @@ func Probe(ctx context.Context, target llm.Model, repo string, qs []Query, opts 
 		return v, nil
 	}
 	n := len(qs)
-	rest := make([]float64, n+1) // rest[i]: weight of queries i..n-1
-	for i := n - 1; i >= 0; i-- {
-		rest[i] = rest[i+1] + qs[i].Weight
+	var ev *eProcess
+	if opts.Sequential {
+		ev = newEProcess(qs, opts.P0)
+		v.PValueKind = PValueAlwaysValid
+	} else {
+		v.PValueKind = PValueFixedN
 	}
 	for i, q := range qs {
 		rec, err := probeOne(ctx, target, repo, q, opts)
@@ -237,36 +262,128 @@ func Probe(ctx context.Context, target llm.Model, repo string, qs []Query, opts 
 			v.Hits++
 			v.WeightedHits += q.Weight
 		}
-		if !opts.Sequential || i == n-1 {
+		if ev == nil {
 			continue
 		}
-		if p := PValue(v.WeightedHits, n, opts.P0); p <= opts.Alpha {
-			v.PValue = p
-			v.Present, v.Verdict = true, Present
-			v.CallsSaved = n - v.Probed
-			v.Reason = fmt.Sprintf("stopped after %d of %d queries: p ≤ %.3g already (upper bound %.3g)", v.Probed, n, opts.Alpha, p)
+		ev.observe(i, rec.Hit)
+		if i == n-1 {
+			break
+		}
+		if p := ev.pValue(); p <= opts.Alpha {
+			v.PValue, v.Present, v.Verdict = p, true, Present
+			v.CallsSaved, v.StoppedEarly = n-v.Probed, true
+			v.Reason = fmt.Sprintf("stopped after %d of %d queries: %d hits, weighted %.2f; always-valid p = %.3g ≤ %.3g", v.Probed, n, v.Hits, v.WeightedHits, p, opts.Alpha)
 			return v, nil
 		}
-		if p := PValue(v.WeightedHits+rest[i+1], n, opts.P0); p > opts.Alpha {
-			v.PValue = p
-			v.Verdict = Absent
-			v.CallsSaved = n - v.Probed
-			v.Reason = fmt.Sprintf("stopped after %d of %d queries: p > %.3g even if all remaining hit (lower bound %.3g)", v.Probed, n, opts.Alpha, p)
+		if best := ev.bestFinal(i + 1); 1/best > opts.Alpha {
+			v.PValue, v.Verdict = ev.pValue(), Absent
+			v.CallsSaved, v.StoppedEarly = n-v.Probed, true
+			v.Reason = fmt.Sprintf("stopped after %d of %d queries: %d hits, weighted %.2f; always-valid p = %.3g, and even hits on every remaining query would leave it above %.3g",
+				v.Probed, n, v.Hits, v.WeightedHits, v.PValue, opts.Alpha)
 			return v, nil
 		}
 	}
-	v.PValue = PValue(v.WeightedHits, n, opts.P0)
+	if ev != nil {
+		v.PValue = ev.pValue()
+	} else {
+		v.PValue = PValue(v.WeightedHits, n, opts.P0)
+	}
 	v.Present = v.PValue <= opts.Alpha
 	v.Verdict = Absent
 	if v.Present {
 		v.Verdict = Present
 	}
-	v.Reason = fmt.Sprintf("%d/%d hits, weighted %.2f, p = %.3g at P0 = %.3g", v.Hits, n, v.WeightedHits, v.PValue, opts.P0)
+	v.Reason = fmt.Sprintf("%d/%d hits, weighted %.2f, %s p = %.3g at P0 = %.3g", v.Hits, n, v.WeightedHits, v.PValueKind, v.PValue, opts.P0)
 	return v, nil
 }
 
+// P-value kinds (RepoVerdict.PValueKind).
+const (
+	// PValueFixedN is Eq. 5 over every selected query (no stopping).
+	PValueFixedN = "fixed-n"
+	// PValueAlwaysValid is the sequential test's p-value: 1 / the running
+	// maximum of a test martingale, valid at any stopping time.
+	PValueAlwaysValid = "always-valid"
+)
+
+// eBets are the betting fractions of the mixture test martingale: one
+// martingale per fraction, averaged with equal weight, so the test adapts
+// to weak and strong signals alike.
+var eBets = []float64{0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9}
+
+// eProcess is the sequential test of Probe: a mixture of test
+// martingales for H0 "each query is hit with probability at most p0".
+// Query i multiplies martingale j by 1 + b·(X − p0)/p0 with X the hit
+// indicator and b = eBets[j]·wᵢ/max w (a query's weight sets how much is
+// bet on it; b < 1 keeps every factor ≥ 0). Under H0 each factor has
+// expectation ≤ 1 given the past, so the mixture E is a nonnegative
+// supermartingale with E₀ = 1, and by Ville's inequality
+// P(sup E ≥ 1/α) ≤ α: p = min(1, 1/max E) is valid whenever the probing
+// stops, for every α at once.
+type eProcess struct {
+	p0   float64
+	bets [][]float64 // [query][bet]
+	m    []float64   // current value of each martingale
+	max  float64     // running maximum of the mixture
+}
+
+func newEProcess(qs []Query, p0 float64) *eProcess {
+	wmax := 0.0
+	for _, q := range qs {
+		wmax = max(wmax, q.Weight)
+	}
+	e := &eProcess{p0: p0, m: make([]float64, len(eBets)), max: 1}
+	for j := range e.m {
+		e.m[j] = 1
+	}
+	for _, q := range qs {
+		b := make([]float64, len(eBets))
+		for j, f := range eBets {
+			if wmax > 0 && q.Weight > 0 {
+				b[j] = f * q.Weight / wmax
+			}
+		}
+		e.bets = append(e.bets, b)
+	}
+	return e
+}
+
+func (e *eProcess) observe(i int, hit bool) {
+	x := 0.0
+	if hit {
+		x = 1
+	}
+	for j, b := range e.bets[i] {
+		e.m[j] *= 1 + b*(x-e.p0)/e.p0
+	}
+	e.max = max(e.max, e.mixture(e.m))
+}
+
+func (e *eProcess) mixture(m []float64) float64 {
+	s := 0.0
+	for _, v := range m {
+		s += v
+	}
+	return s / float64(len(m))
+}
+
+func (e *eProcess) pValue() float64 { return min(1, 1/e.max) }
+
+// bestFinal is the largest the running maximum can become if every query
+// from i on is a hit (each martingale then only grows, so its final value
+// is its largest).
+func (e *eProcess) bestFinal(i int) float64 {
+	m := append([]float64(nil), e.m...)
+	for _, bs := range e.bets[i:] {
+		for j, b := range bs {
+			m[j] *= 1 + b*(1-e.p0)/e.p0
+		}
+	}
+	return max(e.max, e.mixture(m))
+}
+
 func probeOne(ctx context.Context, target llm.Model, repo string, q Query, opts ProbeOptions) (ProbeRecord, error) {
-	key := target.ID() + "|" + q.ID
+	key := probeKey(target.ID(), q.ID, opts)
 	if opts.Log != nil {
 		if r, ok := opts.Log.lookup(key); ok {
 			return r, nil

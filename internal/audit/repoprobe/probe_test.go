@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/errs"
@@ -80,10 +81,8 @@ func (s *scripted) ID() string { return "scripted:test" }
 func (s *scripted) Generate(_ context.Context, req llm.GenerateRequest) (*llm.GenerateResponse, error) {
 	s.calls++
 	text := " nothing"
-	for id, h := range s.hit {
-		if h && req.Prompt == "prompt-"+id {
-			text = " target" + id + "()"
-		}
+	if id, ok := strings.CutPrefix(req.Prompt, "prompt-"); ok && s.hit[id] {
+		text = " target" + id + "()"
 	}
 	return &llm.GenerateResponse{Samples: []llm.Sample{{Text: " other"}, {Text: text}}}, nil
 }
@@ -113,37 +112,74 @@ func scriptedQueries(r *rand.Rand, n int, rate float64) ([]Query, *scripted) {
 	return qs, s
 }
 
-// TestSequentialNeverChangesVerdict: over random weights and hit patterns,
-// stopping early reaches the verdict of full probing with no more calls.
-func TestSequentialNeverChangesVerdict(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 7))
-	saved := 0
-	for trial := range 300 {
-		n := 10 + r.IntN(80)
-		qs, s := scriptedQueries(r, n, r.Float64()*0.5)
-		opts := ProbeOptions{P0: 0.05 + 0.2*r.Float64(), Alpha: 0.05}
-		full, err := Probe(context.Background(), s, "r", qs, opts)
-		if err != nil {
-			t.Fatal(err)
+// TestSequentialPValueValidUnderH0: under H0 (every query hit with
+// probability P0, random weights, random lengths) the p-value the
+// sequential test reports when it stops is a p-value of that design:
+// P(p ≤ α) ≤ α over 2,000 simulated runs at α = 0.05 and 0.01. (The
+// stopping boundary reported before was not: Eq. 5 with weights and an
+// early stop rejects more often than α.)
+func TestSequentialPValueValidUnderH0(t *testing.T) {
+	const runs = 2000
+	for _, alpha := range []float64{0.05, 0.01} {
+		r := rand.New(rand.NewPCG(11, uint64(alpha*1000)))
+		rejected, early, saved := 0, 0, 0
+		for run := range runs {
+			n := 20 + r.IntN(181)
+			p0 := 0.05 + 0.2*r.Float64()
+			qs, s := scriptedQueries(r, n, p0)
+			v, err := Probe(context.Background(), s, "r", qs, ProbeOptions{P0: p0, Alpha: alpha, Sequential: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.PValueKind != PValueAlwaysValid || v.Present != (v.PValue <= alpha) || v.Calls+v.CallsSaved != n ||
+				v.StoppedEarly != (v.CallsSaved > 0) || !(v.PValue > 0 && v.PValue <= 1) {
+				t.Fatalf("alpha %v run %d: inconsistent verdict %+v", alpha, run, v)
+			}
+			if v.PValue <= alpha {
+				rejected++
+			}
+			if v.StoppedEarly {
+				early++
+				saved += v.CallsSaved
+			}
 		}
-		opts.Sequential = true
-		seq, err := Probe(context.Background(), s, "r", qs, opts)
-		if err != nil {
-			t.Fatal(err)
+		rate := float64(rejected) / runs
+		t.Logf("alpha %v: P(p ≤ α) = %d/%d = %.4f; %d runs stopped early, %d calls saved", alpha, rejected, runs, rate, early, saved)
+		if rate > alpha {
+			t.Errorf("alpha %v: P(p ≤ α) = %.4f over %d runs under H0, above α", alpha, rate, runs)
 		}
-		if seq.Verdict != full.Verdict || seq.Present != full.Present {
-			t.Fatalf("trial %d: sequential %s (%s) vs full %s (%s)", trial, seq.Verdict, seq.Reason, full.Verdict, full.Reason)
+		if early == 0 {
+			t.Errorf("alpha %v: sequential stopping never stopped early", alpha)
 		}
-		if seq.Calls > full.Calls || seq.Calls+seq.CallsSaved != n || full.Calls != n {
-			t.Fatalf("trial %d: calls seq %d (+%d saved) full %d of %d", trial, seq.Calls, seq.CallsSaved, full.Calls, n)
-		}
-		if full.Present && seq.PValue < full.PValue || !full.Present && seq.PValue > full.PValue {
-			t.Fatalf("trial %d: stopping p %v is not a bound on %v", trial, seq.PValue, full.PValue)
-		}
-		saved += seq.CallsSaved
 	}
-	if saved == 0 {
-		t.Error("sequential stopping never saved a call")
+}
+
+// TestSequentialDetectsAndMarks: a strong signal is found early and marked;
+// a repository with no hit stops early as absent; fixed-n reports Eq. 5.
+func TestSequentialDetectsAndMarks(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	qs, s := scriptedQueries(r, 200, 0.8)
+	v, err := Probe(context.Background(), s, "seen", qs, ProbeOptions{P0: 0.2, Alpha: 0.05, Sequential: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Present || !v.StoppedEarly || v.CallsSaved == 0 || v.PValue > 0.05 || !strings.Contains(v.Reason, "always-valid p") {
+		t.Errorf("strong signal: %+v", v)
+	}
+	qs, s = scriptedQueries(r, 200, 0)
+	v, err = Probe(context.Background(), s, "unseen", qs, ProbeOptions{P0: 0.2, Alpha: 0.05, Sequential: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Present || v.Verdict != Absent || !v.StoppedEarly || v.CallsSaved == 0 {
+		t.Errorf("no hit: %+v", v)
+	}
+	full, err := Probe(context.Background(), s, "unseen", qs, ProbeOptions{P0: 0.2, Alpha: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.PValueKind != PValueFixedN || full.StoppedEarly || full.Calls != 200 || full.PValue != PValue(full.WeightedHits, 200, 0.2) {
+		t.Errorf("fixed-n: %+v", full)
 	}
 }
 

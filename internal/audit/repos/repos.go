@@ -1,19 +1,30 @@
-// Package repos owns repository resolution for the audit: finding the local
-// clone of a sample's repository (bare or not) in a directory of clones,
-// through an optional mapping file, or by cloning it into a cache.
+// Package repos owns repository resolution, the one way every command that
+// takes repositories (audit patch, audit run, seeds extract, lm train)
+// finds a local clone, bare or not: in a directory of clones, through a
+// mapping file, or by cloning it into a cache.
 //
 // Lookup order for a repository "owner/name" (Defects4J samples also carry
 // their project name, e.g. "Lang", in Meta["project"]):
 //
-//  1. the mapping file, keyed by "owner/name" or project name;
-//  2. in the --repos directory: owner__name, owner/name, the project name,
-//     and each of those with ".git" appended (a bare clone);
+//  1. the mapping file, keyed by "owner/name" or project name (matched
+//     case-insensitively);
+//  2. in the --repos directory: owner__name, owner/name, owner+name (and
+//     its "repo" subdirectory: the owner+name/repo layout of a fetch
+//     mirror), the project name, the bare repository name, each also with
+//     ".git" appended (a bare clone) or through a "repo" or ".git"
+//     subdirectory;
+//     then the same names matched case-insensitively (the Multi-SWE-bench
+//     data says "fasterxml", GitHub "FasterXML");
 //  3. with Clone set, the clone in CacheDir (owner__name, as
 //     gitrepo.CacheName names it), cloned from https://github.com/owner/name
 //     (or URLBase) when missing.
 //
-// The mapping file is JSON, an object from repository or project name to a
-// path; relative paths are taken from the mapping file's directory:
+// A clone found nowhere is an error wrapping errs.ErrNotFound that reads
+// "no local clone for OWNER/NAME under DIR: …" and says how to add one.
+//
+// The mapping file (--mapping, the same in every command) is JSON, an
+// object from repository or project name to a path; relative paths are
+// taken from the mapping file's directory:
 //
 //	{"apache/commons-lang": "/srv/git/commons-lang.git", "Lang": "lang"}
 //
@@ -67,46 +78,187 @@ type entry struct {
 func New(opts Options) (*Resolver, error) {
 	r := &Resolver{opts: opts, mapping: map[string]string{}, open: map[string]*entry{}}
 	if opts.Clone && opts.CacheDir == "" {
-		return nil, fmt.Errorf("repos: --clone needs a cache directory: %w", errs.ErrUsage)
+		return nil, fmt.Errorf("--clone needs a clone cache directory (--clone-dir): %w", errs.ErrUsage)
 	}
 	if opts.Mapping != "" {
-		data, err := os.ReadFile(opts.Mapping)
+		m, err := ReadMapping(opts.Mapping)
 		if err != nil {
-			return nil, fmt.Errorf("repos: read mapping %s: %w", opts.Mapping, errors.Join(errs.ErrInput, err))
+			return nil, err
 		}
-		var m map[string]string
-		if err := json.Unmarshal(data, &m); err != nil {
-			return nil, fmt.Errorf("repos: mapping %s must be a JSON object of name → path: %v: %w", opts.Mapping, err, errs.ErrInput)
-		}
-		base := filepath.Dir(opts.Mapping)
-		for k, p := range m {
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(base, p)
-			}
-			r.mapping[k] = p
-		}
+		r.mapping = m
 	}
 	return r, nil
 }
 
+// ReadMapping reads a --mapping file: a JSON object from repository
+// ("owner/name") or project name to a clone path, relative paths taken from
+// the file's directory. Errors wrap errs.ErrInput and name the file.
+func ReadMapping(path string) (map[string]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--mapping %s: %w", path, errors.Join(errs.ErrInput, err))
+	}
+	var m map[string]string
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf(`--mapping %s: want a JSON object of name → clone path, e.g. {"apache/commons-lang": "/srv/git/commons-lang.git"}: %v: %w`, path, err, errs.ErrInput)
+	}
+	out := map[string]string{}
+	for k, p := range m {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(path), p)
+		}
+		out[k] = p
+	}
+	return out, nil
+}
+
 // Candidates lists the local paths tried for repo (and project, when not
-// empty) under dir, in order.
+// empty) under dir, in order, before the case-insensitive match.
 func Candidates(dir, repo, project string) []string {
 	if dir == "" {
 		return nil
 	}
 	var names []string
-	if owner, name, ok := strings.Cut(repo, "/"); ok && owner != "" && name != "" {
-		names = append(names, owner+"__"+name, filepath.Join(owner, name))
+	owner, name, ok := strings.Cut(repo, "/")
+	if ok && owner != "" && name != "" {
+		names = append(names, owner+"__"+name, filepath.Join(owner, name), owner+"+"+name, filepath.Join(owner+"+"+name, "repo"))
 	}
 	if project != "" {
 		names = append(names, project)
+	}
+	if ok && name != "" {
+		names = append(names, name)
 	}
 	var out []string
 	for _, n := range names {
 		out = append(out, filepath.Join(dir, n), filepath.Join(dir, n+".git"))
 	}
 	return out
+}
+
+// Find opens the clone of repo ("owner/name"; may be empty) or project (a
+// Defects4J project name; may be empty) through mapping (from ReadMapping;
+// mappingFile names it in errors) or under dir, as the package doc says.
+// It does not clone. Not finding one is an error wrapping errs.ErrNotFound
+// in the words of the package doc.
+func Find(ctx context.Context, dir string, mapping map[string]string, mappingFile, repo, project string) (*gitrepo.Repo, error) {
+	return find(ctx, dir, mapping, mappingFile, repo, project, false)
+}
+
+// find is Find; cloneHint adds --clone to the remedy.
+func find(ctx context.Context, dir string, mapping map[string]string, mappingFile, repo, project string, cloneHint bool) (*gitrepo.Repo, error) {
+	for _, k := range []string{repo, project} {
+		if k == "" {
+			continue
+		}
+		for mk, p := range mapping {
+			if strings.EqualFold(mk, k) {
+				g, err := gitrepo.Open(ctx, p)
+				if err != nil {
+					return nil, fmt.Errorf("--mapping %s says %s is at %s: %w", mappingFile, k, p, err)
+				}
+				return g, nil
+			}
+		}
+	}
+	tried := Candidates(dir, repo, project)
+	for _, p := range tried {
+		if g := openDir(ctx, p); g != nil {
+			return g, nil
+		}
+	}
+	for _, p := range foldMatches(dir, repo, project) {
+		if g := openDir(ctx, p); g != nil {
+			return g, nil
+		}
+	}
+	return nil, missing(dir, mappingFile, repo, project, cloneHint)
+}
+
+// openDir opens p, p/repo (a fetch mirror) or p/.git, when it is a
+// repository.
+func openDir(ctx context.Context, p string) *gitrepo.Repo {
+	for _, d := range []string{p, filepath.Join(p, "repo"), filepath.Join(p, ".git")} {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			continue
+		}
+		if g, err := gitrepo.Open(ctx, d); err == nil {
+			return g
+		}
+	}
+	return nil
+}
+
+// foldMatches are the entries of dir that name repo or project when case
+// is ignored (owner__name, owner+name[/repo], owner/name, project, name;
+// ".git" optional).
+func foldMatches(dir, repo, project string) []string {
+	if dir == "" {
+		return nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	owner, name, _ := strings.Cut(repo, "/")
+	eq := func(entry string, want ...string) bool {
+		entry = strings.TrimSuffix(entry, ".git")
+		for _, w := range want {
+			if w != "" && strings.EqualFold(entry, w) {
+				return true
+			}
+		}
+		return false
+	}
+	var out []string
+	for _, e := range ents {
+		n := e.Name()
+		switch {
+		case owner != "" && name != "" && eq(n, owner+"__"+name):
+			out = append(out, filepath.Join(dir, n))
+		case owner != "" && name != "" && eq(n, owner+"+"+name):
+			out = append(out, filepath.Join(dir, n, "repo"), filepath.Join(dir, n))
+		case eq(n, project, name):
+			out = append(out, filepath.Join(dir, n))
+		case owner != "" && name != "" && strings.EqualFold(n, owner) && e.IsDir():
+			subs, _ := os.ReadDir(filepath.Join(dir, n))
+			for _, sub := range subs {
+				if eq(sub.Name(), name) {
+					out = append(out, filepath.Join(dir, n, sub.Name()))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// missing is the error for a clone found nowhere: what, where, and how to
+// add one.
+func missing(dir, mappingFile, repo, project string, cloneHint bool) error {
+	what := repo
+	if what == "" {
+		what = project
+	} else if project != "" && !strings.EqualFold(project, repo) {
+		what += " (project " + project + ")"
+	}
+	clone := ""
+	if cloneHint {
+		clone = ", or pass --clone"
+	}
+	if dir == "" {
+		return fmt.Errorf("no local clone for %s: no --repos directory given; pass --repos DIR holding its clone or a --mapping entry%s: %w", what, clone, errs.ErrNotFound)
+	}
+	remedy := "add its clone there"
+	if owner, name, ok := strings.Cut(repo, "/"); ok && owner != "" && name != "" {
+		remedy = fmt.Sprintf("clone it with 'git clone --bare https://github.com/%s %s'", repo, filepath.Join(dir, owner+"__"+name+".git"))
+	}
+	if mappingFile != "" {
+		remedy += ", add it to " + mappingFile
+	} else {
+		remedy += ", map it with --mapping FILE"
+	}
+	return fmt.Errorf("no local clone for %s under %s: looked for owner__name, owner/name, owner+name/repo, the project and repository name (bare or not, any case); %s%s: %w",
+		what, dir, remedy, clone, errs.ErrNotFound)
 }
 
 // Repo opens the clone for sample s (see the package doc for the order).
@@ -127,41 +279,19 @@ func (r *Resolver) Repo(ctx context.Context, s bench.Sample) (*gitrepo.Repo, err
 }
 
 func (r *Resolver) resolve(ctx context.Context, repo, project string) (*gitrepo.Repo, error) {
-	for _, k := range []string{repo, project} {
-		if p, ok := r.mapping[k]; ok && k != "" {
-			g, err := gitrepo.Open(ctx, p)
-			if err != nil {
-				return nil, fmt.Errorf("repos: mapping %s says %s is at %s: %w", r.opts.Mapping, k, p, err)
-			}
-			return g, nil
-		}
+	g, err := find(ctx, r.opts.Dir, r.mapping, r.opts.Mapping, repo, project, !r.opts.Clone)
+	if err == nil || !errors.Is(err, errs.ErrNotFound) || !r.opts.Clone || strings.Count(repo, "/") != 1 {
+		return g, err
 	}
-	tried := Candidates(r.opts.Dir, repo, project)
-	for _, p := range tried {
-		if st, err := os.Stat(p); err != nil || !st.IsDir() {
-			continue
-		}
-		g, err := gitrepo.Open(ctx, p)
-		if err == nil {
-			return g, nil
-		}
+	base := r.opts.URLBase
+	if base == "" {
+		base = "https://github.com/"
 	}
-	if r.opts.Clone && strings.Count(repo, "/") == 1 {
-		base := r.opts.URLBase
-		if base == "" {
-			base = "https://github.com/"
-		}
-		g, err := gitrepo.Clone(ctx, base+repo, r.opts.CacheDir)
-		if err != nil {
-			return nil, fmt.Errorf("repos: clone %s into %s: %w", repo, r.opts.CacheDir, err)
-		}
-		return g, nil
+	g, cerr := gitrepo.Clone(ctx, base+repo, r.opts.CacheDir)
+	if cerr != nil {
+		return nil, fmt.Errorf("clone %s into --clone-dir %s: %w", repo, r.opts.CacheDir, cerr)
 	}
-	where := "no --repos directory given"
-	if len(tried) > 0 {
-		where = "looked in " + strings.Join(tried, ", ")
-	}
-	return nil, fmt.Errorf("repos: no local clone of %s (%s); add one, a mapping entry, or use --clone: %w", repo, where, errs.ErrNotFound)
+	return g, nil
 }
 
 // Close closes every repository opened.

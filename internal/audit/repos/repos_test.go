@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/bench"
@@ -82,5 +83,39 @@ func TestCloneLocal(t *testing.T) {
 	os.Symlink(b.Dir(), filepath.Join(src, "o", "calc2"))
 	if _, err := r.Repo(context.Background(), bench.Sample{Repo: "o/calc2"}); err != nil {
 		t.Fatalf("clone: %v", err)
+	}
+}
+
+// TestResolveLayoutsAndCase: the fetch-mirror layout owner+name/repo, and
+// owner and name matched case-insensitively (fasterxml vs FasterXML); a
+// missing clone says where it looked and how to add one.
+func TestResolveLayoutsAndCase(t *testing.T) {
+	b := gittest.New(t)
+	b.Write("A.java", "class A {}\n")
+	b.Commit("a", gittest.Date(2020, 1, 1))
+	bare := b.CloneBare()
+	dir := t.TempDir()
+	for _, n := range []string{"apache+commons-lang/repo", "FasterXML__jackson-core.git", "Google/GSON"} {
+		p := filepath.Join(dir, n)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.Symlink(bare, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := New(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, repo := range []string{"apache/commons-lang", "fasterxml/jackson-core", "google/gson", "APACHE/Commons-Lang"} {
+		if _, err := r.Repo(context.Background(), bench.Sample{Repo: repo}); err != nil {
+			t.Errorf("%s: %v", repo, err)
+		}
+	}
+	_, err = r.Repo(context.Background(), bench.Sample{Repo: "psf/requests"})
+	want := "no local clone for psf/requests under " + dir + ": "
+	if !errors.Is(err, errs.ErrNotFound) || !strings.HasPrefix(err.Error(), want) ||
+		!strings.Contains(err.Error(), "git clone --bare https://github.com/psf/requests "+filepath.Join(dir, "psf__requests.git")) || !strings.Contains(err.Error(), "--clone") {
+		t.Errorf("missing clone: %v\nwant it to start %q and give the remedy", err, want)
 	}
 }

@@ -43,6 +43,31 @@ type Verdicts struct {
 	Models []string
 	// By maps model → sample id → contaminated.
 	By map[string]map[string]bool
+	// Unjudged maps model → sample id → true for a sample whose verdict
+	// could not tell: a Stage II verdict unknown or not_applicable, or a
+	// combined verdict not contaminated with neither stage saying absent
+	// (a repository insufficient or a patch unknown). Such samples are
+	// neither clean nor contaminated (Options.Unjudged decides).
+	Unjudged map[string]map[string]bool
+}
+
+// cannotTell reports whether a verdict record could not tell (see
+// Verdicts.Unjudged).
+func cannotTell(kind string, contaminated bool, verdict string, ev json.RawMessage) bool {
+	if kind == "patch" {
+		return verdict == "unknown" || verdict == "not_applicable"
+	}
+	if contaminated || len(ev) == 0 {
+		return false
+	}
+	var e struct {
+		Repo  string `json:"repo_verdict"`
+		Patch string `json:"patch_verdict"`
+	}
+	if json.Unmarshal(ev, &e) != nil || e.Repo == "" && e.Patch == "" {
+		return false // evidence of another shape: the verdict stands
+	}
+	return e.Repo != "absent" && e.Patch != "absent"
 }
 
 // ReadVerdicts reads a JSONL file of Verdict records (detected by a
@@ -59,7 +84,7 @@ func ReadVerdicts(path string) (*Verdicts, error) {
 		return nil, fmt.Errorf("rescore.ReadVerdicts(%s): %w", path, err)
 	}
 	defer f.Close()
-	v := &Verdicts{By: map[string]map[string]bool{}}
+	v := &Verdicts{By: map[string]map[string]bool{}, Unjudged: map[string]map[string]bool{}}
 	err = jsonl.Scan(f, func(line int, raw []byte) error {
 		bad := func(format string, args ...any) error {
 			return fmt.Errorf("rescore.ReadVerdicts: %s:%d: %w: %s", path, line, errs.ErrInput, fmt.Sprintf(format, args...))
@@ -83,10 +108,12 @@ func ReadVerdicts(path string) (*Verdicts, error) {
 			return bad("a %s record in a file of %s records", kind, v.Kind)
 		}
 		var rec struct {
-			SampleID     string `json:"sample_id"`
-			Model        string `json:"model"`
-			Contaminated *bool  `json:"contaminated"`
-			Present      *bool  `json:"present"`
+			SampleID     string          `json:"sample_id"`
+			Model        string          `json:"model"`
+			Contaminated *bool           `json:"contaminated"`
+			Present      *bool           `json:"present"`
+			Verdict      string          `json:"verdict"`
+			Evidence     json.RawMessage `json:"evidence"`
 		}
 		if err := json.Unmarshal(raw, &rec); err != nil {
 			return bad("%v", err)
@@ -111,12 +138,16 @@ func ReadVerdicts(path string) (*Verdicts, error) {
 		if !ok {
 			m = map[string]bool{}
 			v.By[model] = m
+			v.Unjudged[model] = map[string]bool{}
 			v.Models = append(v.Models, model)
 		}
 		if _, dup := m[rec.SampleID]; dup {
 			return bad("sample %s judged twice for model %q", rec.SampleID, model)
 		}
 		m[rec.SampleID] = c
+		if cannotTell(kind, c, rec.Verdict, rec.Evidence) {
+			v.Unjudged[model][rec.SampleID] = true
+		}
 		return nil
 	})
 	if err != nil {

@@ -12,63 +12,82 @@ import (
 // "394/500 → 130/174 ↓5.2%" (↑ for a rise, "n/a" without clean samples).
 func FormatCell(c Cell) string {
 	s := fmt.Sprintf("%d/%d → %d/%d", c.All.Resolved, c.All.Total, c.Clean.Resolved, c.Clean.Total)
-	if c.Drop == nil {
-		return s + " n/a"
+	return s + " " + FormatDrop(c.Drop)
+}
+
+// FormatDrop renders a relative drop with the one arrow convention of
+// every table: "↓5.2%" lower on clean samples, "↑3.0%" higher, "n/a"
+// undefined.
+func FormatDrop(d *float64) string {
+	switch {
+	case d == nil:
+		return "n/a"
+	case *d < 0:
+		return fmt.Sprintf("↑%.1f%%", -100**d)
 	}
-	d := *c.Drop
-	if d < 0 {
-		return fmt.Sprintf("%s ↑%.1f%%", s, -100*d)
-	}
-	return fmt.Sprintf("%s ↓%.1f%%", s, 100*d)
+	return fmt.Sprintf("↓%.1f%%", 100**d)
 }
 
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 
-func pctPtr(x *float64) string {
-	if x == nil {
-		return "n/a"
+// PolicyLabel names the unjudged policy beside a rate.
+func PolicyLabel(policy string) string {
+	switch policy {
+	case UnjudgedClean:
+		return "unjudged counted clean"
+	case UnjudgedContaminated:
+		return "unjudged counted contaminated"
 	}
-	return pct(*x)
+	return "unjudged excluded"
 }
+
+func (r *Result) rated(name string) string { return name + " [" + PolicyLabel(r.UnjudgedPolicy) + "]" }
 
 // Tables returns the report tables: submissions (all vs clean, overall and
 // per difficulty), the timeline by year, bucket sizes, and skipped
 // submissions when there are any.
 func (r *Result) Tables() []*report.Table {
 	subs := &report.Table{
-		Caption: "Resolution rate on all vs clean samples (resolved/total all → resolved/total clean, relative drop)",
-		Header:  append([]string{"Submission", "Date", "Verdict model", "Overall"}, r.Difficulties...),
+		Caption: "Resolution rate on all vs clean samples (resolved/total all → resolved/total clean, relative drop; " + PolicyLabel(r.UnjudgedPolicy) + ")",
+		Header:  []string{"Submission", "Date", "Verdict model", r.rated("Overall"), "Unjudged"},
+	}
+	for _, d := range r.Difficulties {
+		subs.Header = append(subs.Header, r.rated(d))
 	}
 	for _, s := range r.Submissions {
-		row := []any{s.Submission, dash(s.Date), dash(s.Model), FormatCell(s.Overall)}
+		row := []any{s.Submission, dash(s.Date), dash(s.Model), FormatCell(s.Overall), s.Overall.Unjudged}
 		for _, c := range s.ByDifficulty {
 			row = append(row, FormatCell(c))
 		}
 		subs.AddRow(row...)
 	}
-	subs.Note = "Relative drop = (all rate − clean rate) / all rate; ↑ marks a higher rate on clean samples."
+	subs.Note = "Relative drop = (all rate − clean rate) / all rate; ↓ marks a lower, ↑ a higher rate on clean samples. " + r.policyNote()
 	out := []*report.Table{subs}
 
 	if len(r.ByYear) > 0 {
 		years := &report.Table{
 			Caption: "By submission year (unweighted means over submissions)",
-			Header:  append([]string{"Year", "Submissions", "All rate", "Clean rate", "Relative drop"}, r.Difficulties...),
+			Header:  []string{"Year", "Submissions", r.rated("All rate"), r.rated("Clean rate"), "Relative drop"},
+		}
+		for _, d := range r.Difficulties {
+			years.Header = append(years.Header, d+" drop")
 		}
 		for _, y := range r.ByYear {
-			row := []any{y.Year, y.Submissions, pct(y.AllRate), pct(y.CleanRate), pct(y.Drop)}
+			d := y.Drop
+			row := []any{y.Year, y.Submissions, pct(y.AllRate), pct(y.CleanRate), FormatDrop(&d)}
 			for _, d := range y.ByDifficulty {
-				row = append(row, pctPtr(d))
+				row = append(row, FormatDrop(d))
 			}
 			years.AddRow(row...)
 		}
 		out = append(out, years)
 	}
 	if len(r.Buckets) > 0 {
-		b := &report.Table{Caption: "Samples per difficulty", Header: []string{"Difficulty", "All", "Clean", "Contaminated"}}
+		b := &report.Table{Caption: "Samples per difficulty, as judged (before the unjudged policy)", Header: []string{"Difficulty", "All", "Clean", "Contaminated", "Unjudged"}}
 		for _, c := range r.Buckets {
-			b.AddRow(c.Bucket, c.All, c.Clean, c.All-c.Clean)
+			b.AddRow(c.Bucket, c.All, c.Clean, c.All-c.Clean-c.Unjudged, c.Unjudged)
 		}
-		b.AddRow("total", r.Samples, r.Clean, r.Contaminated)
+		b.AddRow("total", r.Samples, r.Clean, r.Contaminated, r.Unjudged)
 		out = append(out, b)
 	}
 	if len(r.Skipped) > 0 {
@@ -93,12 +112,25 @@ func (r *Result) summary() string {
 	if r.Clean+r.Contaminated == 0 {
 		return fmt.Sprintf("%d samples; verdicts from several models (see each submission's verdict model).", r.Samples)
 	}
-	s := fmt.Sprintf("%d samples: %d contaminated, %d clean (%s)", r.Samples, r.Contaminated, r.Clean, pct(float64(r.Clean)/float64(r.Samples)))
-	if r.Unjudged > 0 {
-		s += fmt.Sprintf("; %d had no verdict and count as clean", r.Unjudged)
-	}
-	return s + "."
+	s := fmt.Sprintf("%d samples: %d contaminated, %d clean (%s), %d unjudged (%s)", r.Samples, r.Contaminated, r.Clean,
+		pct(float64(r.Clean)/float64(r.Samples)), r.Unjudged, pct(float64(r.Unjudged)/float64(r.Samples)))
+	return s + ". " + r.policyNote()
 }
+
+// policyNote says what the policy did with the unjudged samples.
+func (r *Result) policyNote() string {
+	switch r.UnjudgedPolicy {
+	case UnjudgedClean:
+		return "Unjudged samples (no verdict, or a verdict that could not tell) are counted clean (--unjudged clean)."
+	case UnjudgedContaminated:
+		return "Unjudged samples (no verdict, or a verdict that could not tell) are counted contaminated (--unjudged contaminated)."
+	}
+	return "Unjudged samples (no verdict, or a verdict that could not tell) are left out of both rates (--unjudged exclude)."
+}
+
+// Summary is the one-paragraph description of the clean subset, for the
+// terminal.
+func (r *Result) Summary() string { return r.summary() }
 
 // Markdown renders the summary and tables as Markdown.
 func (r *Result) Markdown() string {

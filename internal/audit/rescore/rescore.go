@@ -8,9 +8,16 @@
 //
 //   - all rate = resolved / samples, over every benchmark sample;
 //   - clean rate = resolved clean / clean samples, where a sample is clean
-//     unless its verdict says contaminated (Verdict.contaminated, or
-//     PatchVerdict.present for a Stage II file). A sample without a
-//     verdict counts as clean and is counted in Result.Unjudged;
+//     when its verdict says not contaminated (Verdict.contaminated false,
+//     or PatchVerdict.present false for a Stage II file) and the verdict
+//     could tell;
+//   - unjudged samples are their own bucket: no verdict, a Stage II
+//     verdict unknown or not_applicable, or a combined verdict with neither
+//     stage saying absent (Verdicts.Unjudged). Options.Unjudged decides
+//     them: exclude (the default) leaves them out of both sides, so all and
+//     clean rates are over judged samples only; clean counts them clean (an
+//     optimistic clean set); contaminated counts them contaminated (a
+//     conservative clean set). Every rendered rate names the policy;
 //   - relative drop = (all rate − clean rate) / all rate: positive is a
 //     drop, negative a rise; 0 when the all rate is 0; undefined (null)
 //     when the bucket has no clean sample.
@@ -35,10 +42,31 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 )
 
+// Unjudged-sample policies (Options.Unjudged).
+const (
+	UnjudgedExclude      = "exclude"
+	UnjudgedClean        = "clean"
+	UnjudgedContaminated = "contaminated"
+)
+
+// ParseUnjudged reads an --unjudged value ("" is exclude).
+func ParseUnjudged(v string) (string, error) {
+	switch v {
+	case "":
+		return UnjudgedExclude, nil
+	case UnjudgedExclude, UnjudgedClean, UnjudgedContaminated:
+		return v, nil
+	}
+	return "", fmt.Errorf("--unjudged %q: want exclude, clean or contaminated: %w", v, errs.ErrUsage)
+}
+
 // Options tune Rescore.
 type Options struct {
 	// Model selects the verdicts of one model for every submission.
 	Model string
+	// Unjudged is the policy for samples whose verdict could not tell
+	// (see the package doc) [exclude].
+	Unjudged string
 }
 
 // Rate is resolved out of total.
@@ -64,10 +92,13 @@ type Cell struct {
 	// Drop is the relative drop (positive = lower on clean samples); nil
 	// when the bucket has no clean sample.
 	Drop *float64 `json:"relative_drop"`
+	// Unjudged counts the bucket's unjudged samples, decided by the
+	// result's policy (left out of All and Clean under exclude).
+	Unjudged int `json:"unjudged"`
 }
 
-func cell(bucket string, all, clean Rate) Cell {
-	c := Cell{Bucket: bucket, All: all, Clean: clean}
+func cell(bucket string, all, clean Rate, unjudged int) Cell {
+	c := Cell{Bucket: bucket, All: all, Clean: clean, Unjudged: unjudged}
 	if clean.Total > 0 {
 		d := 0.0
 		if all.Rate > 0 {
@@ -112,22 +143,27 @@ type Skip struct {
 
 // BucketCount is the size of one difficulty bucket.
 type BucketCount struct {
-	Bucket string `json:"bucket"`
-	All    int    `json:"all"`
-	Clean  int    `json:"clean"`
+	Bucket   string `json:"bucket"`
+	All      int    `json:"all"`
+	Clean    int    `json:"clean"`
+	Unjudged int    `json:"unjudged"`
 }
 
 // Result is a rescored leaderboard.
 type Result struct {
 	VerdictKind string `json:"verdict_kind"`
-	// Samples is the benchmark size; Contaminated + Clean == Samples for
-	// a single verdict model (for several, see each submission's Cell).
-	Samples      int           `json:"samples"`
-	Contaminated int           `json:"contaminated"`
-	Clean        int           `json:"clean"`
-	Unjudged     int           `json:"unjudged"`
-	Difficulties []string      `json:"difficulties,omitempty"`
-	Buckets      []BucketCount `json:"buckets,omitempty"`
+	// Samples is the benchmark size; Contaminated + Clean + Unjudged ==
+	// Samples for a single verdict model, as judged, before the policy
+	// (for several, see each submission's Cell).
+	Samples      int `json:"samples"`
+	Contaminated int `json:"contaminated"`
+	Clean        int `json:"clean"`
+	Unjudged     int `json:"unjudged"`
+	// UnjudgedPolicy is how unjudged samples were counted: exclude, clean
+	// or contaminated.
+	UnjudgedPolicy string        `json:"unjudged_policy"`
+	Difficulties   []string      `json:"difficulties,omitempty"`
+	Buckets        []BucketCount `json:"buckets,omitempty"`
 	// Submissions are sorted by all-sample resolution rate, highest first.
 	Submissions []SubmissionResult `json:"submissions"`
 	// ByYear is in year order; submissions without a date are left out.
@@ -166,11 +202,15 @@ func Rescore(samples []bench.Sample, v *Verdicts, subs []Submission, opts Option
 	if opts.Model != "" && v.By[opts.Model] == nil {
 		return nil, fmt.Errorf("rescore.Rescore: %w: no verdicts for model %q (the file has %s)", errs.ErrNotFound, opts.Model, quoteList(v.Models))
 	}
+	policy, err := ParseUnjudged(opts.Unjudged)
+	if err != nil {
+		return nil, err
+	}
 	ids, diff := universe(samples, v)
 	if len(ids) == 0 {
 		return nil, fmt.Errorf("rescore.Rescore: %w: the benchmark has no samples", errs.ErrInput)
 	}
-	res := &Result{VerdictKind: v.Kind, Samples: len(ids)}
+	res := &Result{VerdictKind: v.Kind, Samples: len(ids), UnjudgedPolicy: policy}
 	seen := map[string]bool{}
 	for _, id := range ids {
 		if d := diff[id]; d != "" && !seen[d] {
@@ -185,25 +225,28 @@ func Rescore(samples []bench.Sample, v *Verdicts, subs []Submission, opts Option
 	if summaryModel == "" && len(v.Models) == 1 {
 		summaryModel = v.Models[0]
 	}
-	if m, ok := v.By[summaryModel]; ok {
+	if _, ok := v.By[summaryModel]; ok {
 		counts := map[string]*BucketCount{}
 		for _, d := range res.Difficulties {
 			counts[d] = &BucketCount{Bucket: d}
 		}
 		for _, id := range ids {
-			c, judged := m[id]
-			if !judged {
+			st := stateOf(v, summaryModel, id)
+			switch st {
+			case unjudged:
 				res.Unjudged++
-			}
-			if c {
+			case contaminated:
 				res.Contaminated++
-			} else {
+			default:
 				res.Clean++
 			}
 			if bc := counts[diff[id]]; bc != nil {
 				bc.All++
-				if !c {
+				switch st {
+				case clean:
 					bc.Clean++
+				case unjudged:
+					bc.Unjudged++
 				}
 			}
 		}
@@ -223,7 +266,11 @@ func Rescore(samples []bench.Sample, v *Verdicts, subs []Submission, opts Option
 				Reason: fmt.Sprintf("no verdicts for its models %s (verdict models: %s); choose one with --model", quoteList(s.Models), quoteList(v.Models))})
 			continue
 		}
-		res.Submissions = append(res.Submissions, score(s, model, v.By[model], ids, idSet, diff, res.Difficulties))
+		states := make(map[string]state, len(ids))
+		for _, id := range ids {
+			states[id] = stateOf(v, model, id)
+		}
+		res.Submissions = append(res.Submissions, score(s, model, states, policy, ids, idSet, diff, res.Difficulties))
 	}
 	sort.SliceStable(res.Submissions, func(i, j int) bool {
 		a, b := res.Submissions[i].Overall.All, res.Submissions[j].Overall.All
@@ -287,7 +334,27 @@ func pickModel(v *Verdicts, s Submission, forced string) (string, bool) {
 	return "", false
 }
 
-func score(s Submission, model string, contaminated map[string]bool, ids []string, idSet map[string]bool, diff map[string]string, buckets []string) SubmissionResult {
+// state is a sample's verdict as rescoring sees it.
+type state int
+
+const (
+	clean state = iota
+	contaminated
+	unjudged
+)
+
+func stateOf(v *Verdicts, model, id string) state {
+	c, ok := v.By[model][id]
+	switch {
+	case !ok || v.Unjudged[model][id]:
+		return unjudged
+	case c:
+		return contaminated
+	}
+	return clean
+}
+
+func score(s Submission, model string, states map[string]state, policy string, ids []string, idSet map[string]bool, diff map[string]string, buckets []string) SubmissionResult {
 	r := SubmissionResult{Submission: s.Submission, Name: s.Name, Model: model}
 	if t, ok := s.Time(); ok {
 		r.Date, r.Year = t.Format("2006-01-02"), t.Year()
@@ -300,23 +367,33 @@ func score(s Submission, model string, contaminated map[string]bool, ids []strin
 			r.Unknown++
 		}
 	}
-	type acc struct{ all, allRes, clean, cleanRes int }
+	type acc struct{ all, allRes, clean, cleanRes, unjudged int }
 	tot := acc{}
 	per := map[string]*acc{}
 	for _, b := range buckets {
 		per[b] = &acc{}
 	}
 	for _, id := range ids {
-		ok, clean := resolved[id], !contaminated[id]
+		st := states[id]
+		ok, isClean := resolved[id], st == clean
+		if st == unjudged && policy == UnjudgedClean {
+			isClean = true
+		}
 		for _, a := range []*acc{&tot, per[diff[id]]} {
 			if a == nil {
 				continue
+			}
+			if st == unjudged {
+				a.unjudged++
+				if policy == UnjudgedExclude {
+					continue
+				}
 			}
 			a.all++
 			if ok {
 				a.allRes++
 			}
-			if clean {
+			if isClean {
 				a.clean++
 				if ok {
 					a.cleanRes++
@@ -324,10 +401,10 @@ func score(s Submission, model string, contaminated map[string]bool, ids []strin
 			}
 		}
 	}
-	r.Overall = cell("overall", rate(tot.allRes, tot.all), rate(tot.cleanRes, tot.clean))
+	r.Overall = cell("overall", rate(tot.allRes, tot.all), rate(tot.cleanRes, tot.clean), tot.unjudged)
 	for _, b := range buckets {
 		a := per[b]
-		r.ByDifficulty = append(r.ByDifficulty, cell(b, rate(a.allRes, a.all), rate(a.cleanRes, a.clean)))
+		r.ByDifficulty = append(r.ByDifficulty, cell(b, rate(a.allRes, a.all), rate(a.cleanRes, a.clean), a.unjudged))
 	}
 	return r
 }

@@ -65,26 +65,28 @@ func TestRescoreHandChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Rescore(smallSamples(), v, subs, Options{})
+	// s3 has no verdict: counted clean here (--unjudged clean), so the
+	// figures are the paper's optimistic ones.
+	res, err := Rescore(smallSamples(), v, subs, Options{Unjudged: UnjudgedClean})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := &Result{
-		VerdictKind: "verdict", Samples: 6, Contaminated: 2, Clean: 4, Unjudged: 1,
+		VerdictKind: "verdict", Samples: 6, Contaminated: 2, Clean: 3, Unjudged: 1, UnjudgedPolicy: UnjudgedClean,
 		Difficulties: []string{"easy", "hard"},
-		Buckets:      []BucketCount{{"easy", 3, 2}, {"hard", 3, 2}},
+		Buckets:      []BucketCount{{"easy", 3, 1, 1}, {"hard", 3, 2, 0}},
 		Submissions: []SubmissionResult{
 			{Submission: "a", Date: "2024-03-01", Year: 2024, Model: "m",
-				Overall: Cell{"overall", Rate{4, 6, 4.0 / 6}, Rate{2, 4, 0.5}, ptr(0.25)},
+				Overall: Cell{"overall", Rate{4, 6, 4.0 / 6}, Rate{2, 4, 0.5}, ptr(0.25), 1},
 				ByDifficulty: []Cell{
-					{"easy", Rate{3, 3, 1}, Rate{2, 2, 1}, ptr(0)},
-					{"hard", Rate{1, 3, 1.0 / 3}, Rate{0, 2, 0}, ptr(1)},
+					{"easy", Rate{3, 3, 1}, Rate{2, 2, 1}, ptr(0), 1},
+					{"hard", Rate{1, 3, 1.0 / 3}, Rate{0, 2, 0}, ptr(1), 0},
 				}},
 			{Submission: "20250102_b", Date: "2025-01-02", Year: 2025, Model: "m", Unknown: 1,
-				Overall: Cell{"overall", Rate{1, 6, 1.0 / 6}, Rate{1, 4, 0.25}, ptr(-0.5)},
+				Overall: Cell{"overall", Rate{1, 6, 1.0 / 6}, Rate{1, 4, 0.25}, ptr(-0.5), 1},
 				ByDifficulty: []Cell{
-					{"easy", Rate{0, 3, 0}, Rate{0, 2, 0}, ptr(0)},
-					{"hard", Rate{1, 3, 1.0 / 3}, Rate{1, 2, 0.5}, ptr(-0.5)},
+					{"easy", Rate{0, 3, 0}, Rate{0, 2, 0}, ptr(0), 1},
+					{"hard", Rate{1, 3, 1.0 / 3}, Rate{1, 2, 0.5}, ptr(-0.5), 0},
 				}},
 		},
 		ByYear: []YearResult{
@@ -117,6 +119,73 @@ func TestRescoreHandChecked(t *testing.T) {
 	}
 	if p, err := (&Result{Submissions: res.Submissions}).DropPlot(); p != nil || err != nil {
 		t.Errorf("DropPlot without difficulty buckets = %v, %v; want nil, nil", p, err)
+	}
+}
+
+// TestUnjudgedPolicies: unjudged samples are their own bucket. s1
+// contaminated; s2 clean; s3 no verdict; s4 repository insufficient and
+// patch unknown (cannot tell); s5 repository absent, patch unknown (clean:
+// absent decides); s6 clean. Submission a resolves s1–s4.
+//
+//	exclude:      all {s1,s2,s5,s6} 2/4, clean {s2,s5,s6} 1/3, drop (1/2-1/3)/(1/2) = 1/3
+//	clean:        all 4/6, clean {s2,s3,s4,s5,s6} 3/5, drop (2/3-3/5)/(2/3) = 0.1
+//	contaminated: all 4/6, clean {s2,s5,s6} 1/3, drop 0.5
+func TestUnjudgedPolicies(t *testing.T) {
+	vp := write(t, "v.jsonl", `{"sample_id":"s1","model":"m","contaminated":true,"evidence":{"repo_verdict":"present","patch_verdict":"present"}}
+{"sample_id":"s2","model":"m","contaminated":false,"evidence":{"repo_verdict":"present","patch_verdict":"absent"}}
+{"sample_id":"s4","model":"m","contaminated":false,"evidence":{"repo_verdict":"insufficient","patch_verdict":"unknown"}}
+{"sample_id":"s5","model":"m","contaminated":false,"evidence":{"repo_verdict":"absent","patch_verdict":"unknown"}}
+{"sample_id":"s6","model":"m","contaminated":false}
+`)
+	lp := write(t, "lb.jsonl", `{"submission":"a","date":"2024-03-01","resolved":["s1","s2","s3","s4"]}`+"\n")
+	v, err := ReadVerdicts(vp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs, err := ReadLeaderboard(lp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ policy, cell, label string }{
+		{"", "2/4 → 1/3 ↓33.3%", "unjudged excluded"},
+		{UnjudgedClean, "4/6 → 3/5 ↓10.0%", "unjudged counted clean"},
+		{UnjudgedContaminated, "4/6 → 1/3 ↓50.0%", "unjudged counted contaminated"},
+	} {
+		res, err := Rescore(smallSamples(), v, subs, Options{Unjudged: tc.policy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Unjudged != 2 || res.Clean != 3 || res.Contaminated != 1 {
+			t.Errorf("%q: %d clean, %d contaminated, %d unjudged; want 3, 1, 2", tc.policy, res.Clean, res.Contaminated, res.Unjudged)
+		}
+		if got := FormatCell(res.Submissions[0].Overall); got != tc.cell {
+			t.Errorf("%q: overall %q, want %q", tc.policy, got, tc.cell)
+		}
+		md := res.Markdown()
+		for _, want := range []string{"2 unjudged", "Overall [" + tc.label + "]", "All rate [" + tc.label + "]", "Clean rate [" + tc.label + "]", "easy [" + tc.label + "]"} {
+			if !strings.Contains(md, want) {
+				t.Errorf("%q: rescore.md lacks %q:\n%s", tc.policy, want, md)
+			}
+		}
+		// The year table uses the main table's arrows, not a signed number.
+		if y := res.Tables()[1]; y.Rows[0][4] != FormatDrop(res.Submissions[0].Overall.Drop) {
+			t.Errorf("%q: year table drop %v, main table %s", tc.policy, y.Rows[0][4], FormatDrop(res.Submissions[0].Overall.Drop))
+		}
+	}
+	if _, err := Rescore(smallSamples(), v, subs, Options{Unjudged: "maybe"}); !errors.Is(err, errs.ErrUsage) {
+		t.Errorf("--unjudged maybe: %v, want a usage error", err)
+	}
+	pv := write(t, "p.jsonl", `{"sample_id":"s1","present":true,"verdict":"present","blocks":[]}
+{"sample_id":"s2","present":false,"verdict":"unknown","blocks":[]}
+{"sample_id":"s3","present":false,"verdict":"not_applicable","blocks":[]}
+{"sample_id":"s4","present":false,"verdict":"absent","blocks":[]}
+`)
+	p, err := ReadVerdicts(pv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Unjudged[""]["s2"] || !p.Unjudged[""]["s3"] || p.Unjudged[""]["s4"] || p.Unjudged[""]["s1"] {
+		t.Errorf("Stage II unjudged = %v, want s2 (unknown) and s3 (not_applicable)", p.Unjudged[""])
 	}
 }
 

@@ -168,6 +168,7 @@ func matchCases(tests []string, cases []Case, res sandbox.Result, timeout time.D
 			tr.Detail = "ran out of memory before reporting this test"
 		case found == 0:
 			tr.Detail = fmt.Sprintf("no result reported (exit status %d: %s)", res.ExitCode, lastLine(res.Stderr, res.Stdout))
+			tr.NotRun, tr.Exit, tr.Tail = true, res.ExitCode, outputTail(res.Stdout, res.Stderr)
 		case bad != nil:
 			tr.Detail = string(bad.Status)
 			if bad.Message != "" {

@@ -221,7 +221,7 @@ func TestMatchCases(t *testing.T) {
 		{Name: tests[1], Detail: "failed: assert 1 == 2"},
 		{Name: tests[2], Detail: "skipped: pytest.skip: nope"},
 		{Name: tests[3], Detail: "error: fixture 'db' not found"},
-		{Name: tests[4], Detail: "no result reported (exit status 1: 1 failed)"},
+		{Name: tests[4], Detail: "no result reported (exit status 1: 1 failed)", NotRun: true, Exit: 1, Tail: "1 failed"},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("matchCases (-want +got):\n%s", d)

@@ -1,6 +1,7 @@
 package testverify
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -170,7 +171,7 @@ func (r *CommandRunner) Run(ctx context.Context, dir string, tests []string) ([]
 				return nil, fmt.Errorf("test command for %s: %w", t, err)
 			}
 			cleanup()
-			out = append(out, exitResult(t, res, r.timeout()))
+			out = append(out, r.exitResult(t, res))
 		}
 		return out, nil
 	}
@@ -187,8 +188,8 @@ func (r *CommandRunner) Run(ctx context.Context, dir string, tests []string) ([]
 	if r.JUnitXML == "" {
 		out := make([]TestResult, 0, len(tests))
 		for _, t := range tests {
-			tr := exitResult(t, res, r.timeout())
-			if !tr.Passed && !tr.TimedOut {
+			tr := r.exitResult(t, res)
+			if !tr.Passed && !tr.TimedOut && !tr.NotRun {
 				tr.Detail = fmt.Sprintf("command exited %d (one run for all tests: per-test outcomes need {test} or a JUnit XML report); %s", res.ExitCode, tr.Detail)
 			}
 			out = append(out, tr)
@@ -200,6 +201,50 @@ func (r *CommandRunner) Run(ctx context.Context, dir string, tests []string) ([]
 		return nil, err
 	}
 	return matchCases(tests, cases, res, r.timeout()), nil
+}
+
+// exitResult is exitResult, with pytest's "not found" (4) and "no tests
+// collected" (5) exit statuses meaning the test did not run.
+func (r *CommandRunner) exitResult(name string, res sandbox.Result) TestResult {
+	tr := exitResult(name, res, r.timeout())
+	if (res.ExitCode == 4 || res.ExitCode == 5) && !res.TimedOut && r.isPytest() {
+		tr.NotRun = true
+		tr.Detail = fmt.Sprintf("not collected or run (pytest exit status %d: %s)", res.ExitCode, lastLine(res.Stderr, res.Stdout))
+	}
+	if !tr.Passed {
+		tr.Exit, tr.Tail = res.ExitCode, outputTail(res.Stdout, res.Stderr)
+	}
+	return tr
+}
+
+// isPytest reports whether the command runs pytest.
+func (r *CommandRunner) isPytest() bool {
+	for _, w := range r.Argv {
+		if strings.Contains(filepath.Base(w), "pytest") {
+			return true
+		}
+	}
+	return false
+}
+
+// outputTail is the last lines of a run's output (stdout, then stderr),
+// at most 600 bytes, for the record.
+func outputTail(streams ...[]byte) string {
+	var b []byte
+	for _, s := range streams {
+		if t := bytes.TrimSpace(s); len(t) > 0 {
+			b = append(append(b, t...), '\n')
+		}
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) > 600 {
+		b = b[len(b)-600:]
+		if i := bytes.IndexByte(b, '\n'); i >= 0 && i < 200 {
+			b = b[i+1:]
+		}
+		b = append([]byte("…"), b...)
+	}
+	return string(b)
 }
 
 // exitResult judges one test by its run's exit status.

@@ -27,6 +27,12 @@
 //     nothing).
 //   - passed = the modified patch applied and every listed test passed. A
 //     sample that lists no tests cannot be verified and is an error.
+//   - A run that collected or executed none of the listed tests, or not
+//     all of them (pytest exit 4 "not found" or 5 "no tests collected",
+//     a test id the report does not contain), is inconclusive, not a
+//     failure: Verify returns an error wrapping ErrInconclusive whose
+//     message (kept in the Stage II record) holds the runner's exit status
+//     and the tail of its output.
 //
 // Test names are matched to what the tools report by their components (see
 // TestKey): "pkg/test_x.py::TestC::test_m", "pkg.test_x.TestC.test_m",
@@ -37,6 +43,7 @@ package testverify
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -63,12 +70,22 @@ type Verifier struct {
 	TempDir string
 }
 
+// ErrInconclusive marks a test run that did not run every listed test, so
+// its outcome says nothing about the patch.
+var ErrInconclusive = errors.New("test run inconclusive")
+
 // TestResult is the outcome of one requested test.
 type TestResult struct {
 	Name     string `json:"name"`
 	Passed   bool   `json:"passed"`
 	TimedOut bool   `json:"timed_out,omitempty"`
 	Detail   string `json:"detail,omitempty"`
+	// NotRun says the runner collected or executed no such test (it is not
+	// a failure); Exit and Tail are the run's exit status and the end of
+	// its output, for the record.
+	NotRun bool   `json:"not_run,omitempty"`
+	Exit   int    `json:"exit_status,omitempty"`
+	Tail   string `json:"output_tail,omitempty"`
 }
 
 // Runner runs tests in a prepared work tree.
@@ -86,7 +103,7 @@ type Runner interface {
 // and an error wrapping a *diff.ApplyError (errs.ErrInput) that names the file
 // and hunk.
 func (v *Verifier) Verify(ctx context.Context, sample bench.Sample, repo *gitrepo.Repo, modifiedPatch []byte) (passed bool, detail string, err error) {
-	op := fmt.Sprintf("testverify.Verify(%s)", sample.ID)
+	op := fmt.Sprintf("test verification of sample %s", sample.ID)
 	if repo == nil {
 		return false, "", fmt.Errorf("%s: no repository: %w", op, errs.ErrUsage)
 	}
@@ -128,8 +145,44 @@ func (v *Verifier) Verify(ctx context.Context, sample bench.Sample, repo *gitrep
 	if err != nil {
 		return false, "", fmt.Errorf("%s: %w", op, err)
 	}
+	if d, ok := notRun(tests, results); ok {
+		return false, d, fmt.Errorf("%s: %s; the patch is neither confirmed nor refuted (check the test ids or --test-cmd): %w", op, d, ErrInconclusive)
+	}
 	passed, detail = Summarise(tests, results)
 	return passed, detail, nil
+}
+
+// notRun describes a run that did not run every requested test: how many,
+// which (up to three), the exit status and the output's tail.
+func notRun(tests []string, results []TestResult) (string, bool) {
+	byName := map[string]TestResult{}
+	for _, r := range results {
+		byName[r.Name] = r
+	}
+	var missing []string
+	var last TestResult
+	for _, t := range tests {
+		r, ok := byName[t]
+		if !ok {
+			r = TestResult{Name: t, NotRun: true}
+		}
+		if r.NotRun {
+			missing = append(missing, t)
+			last = r
+		}
+	}
+	if len(missing) == 0 {
+		return "", false
+	}
+	names := missing
+	if len(names) > 3 {
+		names = append(names[:3:3], fmt.Sprintf("and %d more", len(missing)-3))
+	}
+	d := fmt.Sprintf("inconclusive: %d of %d selected tests were not collected or run (%s)", len(missing), len(tests), strings.Join(names, ", "))
+	if last.Exit != 0 || last.Tail != "" {
+		d += fmt.Sprintf("; runner exit status %d, output ends: %s", last.Exit, last.Tail)
+	}
+	return d, true
 }
 
 // sampleTests is FAIL_TO_PASS then PASS_TO_PASS without duplicates or

@@ -337,3 +337,55 @@ func TestJavaRunnersUnavailable(t *testing.T) {
 		t.Errorf("Detect(build.xml) = %v with ant installed=%v", err, lookErr == nil)
 	}
 }
+
+// TestVerifyTestsNotRunAreInconclusive: a listed test the runner never
+// collected (a wrong id: pytest exit 4, or no result in the report) is not
+// "the tests fail": Verify says inconclusive and keeps the exit status and
+// the output's tail.
+func TestVerifyTestsNotRunAreInconclusive(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	s := f.sample
+	s.Tests.PassToPass = []string{"test_calc.TestCalc.test_gone"}
+	pyt, err := findPython("pytest")
+	if err != nil {
+		t.Skip(err)
+	}
+	pytest, err := NewPytestRunner(Options{Timeout: 60 * time.Second})
+	if err != nil {
+		t.Skip(err)
+	}
+	cmd, err := ParseCommand(pyt+" -m pytest -p no:cacheprovider -q {tests}", Options{Timeout: 60 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		runner Runner
+		sample bench.Sample
+		want   string
+	}{
+		{"pytest, one id missing", pytest, s, "1 of 2 selected tests were not collected or run (test_calc.TestCalc.test_gone); runner exit status 4"},
+		{"command, pytest exit 4", cmd, s, "2 of 2 selected tests were not collected or run"},
+		{"unittest, one id missing", unittestRunner(t, Options{Timeout: 60 * time.Second}), s, "1 of 2 selected tests were not collected or run"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := &Verifier{Runner: tc.runner}
+			passed, detail, err := v.Verify(ctx, tc.sample, f.repo, calcPatch("a + b"))
+			if !errors.Is(err, ErrInconclusive) || passed {
+				t.Fatalf("Verify = %v, %q, %v; want inconclusive", passed, detail, err)
+			}
+			if !strings.Contains(detail, tc.want) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("detail %q / error %q lack %q", detail, err, tc.want)
+			}
+			if !strings.Contains(detail, "output ends: ") {
+				t.Errorf("detail %q lacks the output tail", detail)
+			}
+		})
+	}
+	// Every test collected: a real verdict as before.
+	v := &Verifier{Runner: pytest}
+	if passed, detail, err := v.Verify(ctx, f.sample, f.repo, calcPatch("a * b")); err != nil || passed || !strings.HasPrefix(detail, "1 of 2 tests failed") {
+		t.Errorf("all collected, not a fix: %v, %q, %v", passed, detail, err)
+	}
+}

@@ -52,6 +52,9 @@ type Report struct {
 	// ResidualPairs is the size of the §7.4.5 no-growth stratum.
 	ResidualPairs int `json:"residual_pairs"`
 	RealPairs     int `json:"real_pairs"`
+	// SmallSampleWarnings (SmallSamples) name the groups evaluated on
+	// fewer than MinGroupPairs pairs: shown, but unreliable.
+	SmallSampleWarnings []string `json:"small_sample_warnings,omitempty"`
 	// Probes are the zero-shot probe rows (Tables 13 and 18), from the
 	// probe answers alone (see ProbeAnalysis).
 	Probes []ProbeRow `json:"probes,omitempty"`

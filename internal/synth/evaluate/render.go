@@ -198,11 +198,35 @@ func (r *Report) Tables() []*report.Table {
 	return append(ts, r.ProbeTables()...)
 }
 
+// MinGroupPairs is the smallest group whose evaluation figures are reported
+// without a small-sample warning.
+const MinGroupPairs = 30
+
+// SmallSamples lists the groups of r evaluated on fewer than MinGroupPairs
+// pairs: the real pairs, and each per-type row.
+func (r *Report) SmallSamples() []string {
+	var out []string
+	if n := r.Data.MeasuredSeeds; n > 0 && n < MinGroupPairs {
+		out = append(out, fmt.Sprintf("%d real pairs (fewer than %d): every AUC and accuracy is unreliable", n, MinGroupPairs))
+	}
+	seen := map[string]bool{}
+	for _, t := range r.PerType {
+		k := t.Task + "\x00" + t.Type
+		if t.Pairs >= MinGroupPairs || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, fmt.Sprintf("%s task, %s: %d pairs (fewer than %d): its per-type rows are unreliable", t.Task, t.Type, t.Pairs, MinGroupPairs))
+	}
+	return out
+}
+
 // Markdown renders every table as Markdown.
 func (r *Report) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Leakage-controlled evaluation (rxsynth §7)\n\n%d synthetic pairs (%d measured) against %d real pairs (%d measured); %d folds at source-bug granularity; run seeds %v; models %v.\n\n",
 		r.Data.Pairs, r.Data.MeasuredPairs, r.Data.Seeds, r.Data.MeasuredSeeds, r.Config.Folds, r.Config.RunSeeds, r.Config.Models)
+	b.WriteString(report.SmallSampleMarkdown(r.SmallSamples()))
 	for _, t := range r.Tables() {
 		b.WriteString(t.Markdown())
 		b.WriteString("\n")
@@ -214,6 +238,7 @@ func (r *Report) Markdown() string {
 func (r *Report) Page() (*report.Page, error) {
 	p := &report.Page{Title: "Leakage-controlled evaluation", Subtitle: fmt.Sprintf("%d synthetic pairs, %d real pairs (rxsynth §7)", r.Data.MeasuredPairs, r.RealPairs)}
 	ts := r.Tables()
+	report.SmallSampleSection(p, r.SmallSamples())
 	p.AddSection("folds", "Folds and provenance exclusion").Add(ts[0])
 	p.AddSection("isolated", "Isolated-method task").Add(ts[1], ts[4])
 	p.AddSection("pair", "Pair discrimination").Add(ts[2], ts[3], ts[5])

@@ -80,6 +80,34 @@ type Report struct {
 	Repair     []RepairRow      `json:"repair_style"`
 	Distance   Distance         `json:"distance"`
 	Exemplar   ExemplarFidelity `json:"exemplar"`
+	// SmallSampleWarnings name the groups measured on fewer than
+	// MinGroupPairs pairs (or reference seeds): their figures are shown but
+	// unreliable.
+	SmallSampleWarnings []string `json:"small_sample_warnings,omitempty"`
+}
+
+// MinGroupPairs is the smallest group whose fidelity figures are reported
+// without a small-sample warning.
+const MinGroupPairs = 30
+
+// SmallSamples lists the groups of r measured on fewer than MinGroupPairs
+// pairs or reference seeds, from the buggy-side structural rows.
+func (r *Report) SmallSamples() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, row := range r.Structural {
+		if row.Side != "buggy" || seen[row.Type] {
+			continue
+		}
+		seen[row.Type] = true
+		if row.Corpus.N < MinGroupPairs {
+			out = append(out, fmt.Sprintf("%s: %d synthetic pairs (fewer than %d): its rows are unreliable", row.Type, row.Corpus.N, MinGroupPairs))
+		}
+		if row.Reference != nil && row.Reference.N < MinGroupPairs {
+			out = append(out, fmt.Sprintf("%s: %d reference seeds (fewer than %d): its comparisons are unreliable", row.Type, row.Reference.N, MinGroupPairs))
+		}
+	}
+	return out
 }
 
 // Skipped is a method left out because it could not be measured.
@@ -174,6 +202,7 @@ func Run(ctx context.Context, pairs []corpus.Pair, seeds []corpus.Seed, opt Opti
 		return nil, fmt.Errorf("fidelity: %w", err)
 	}
 	r := &Report{Pairs: len(pairs), Seeds: len(seeds), Skipped: []Skipped{}}
+	defer func() { r.SmallSampleWarnings = r.SmallSamples() }()
 	var syn population
 	pairOK := make([]bool, len(pairs))
 	for i, p := range pairs {

@@ -183,6 +183,7 @@ func (r *Report) hasFixed() bool {
 func (r *Report) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Corpus fidelity (rxsynth §6)\n\n%d pairs against %d seeds; %d methods could not be measured and are left out.\n\n", r.Pairs, r.Seeds, len(r.Skipped))
+	b.WriteString(report.SmallSampleMarkdown(r.SmallSamples()))
 	for _, t := range r.Tables(r.hasFixed()) {
 		b.WriteString(t.Markdown())
 		b.WriteString("\n")
@@ -194,6 +195,7 @@ func (r *Report) Markdown() string {
 func (r *Report) Page() (*report.Page, error) {
 	p := &report.Page{Title: "Corpus fidelity", Subtitle: fmt.Sprintf("%d synthetic pairs vs %d real seeds (rxsynth §6)", r.Pairs, r.Seeds)}
 	ts := r.Tables(r.hasFixed())
+	report.SmallSampleSection(p, r.SmallSamples())
 	ref := p.AddSection("reference", "Fidelity reference set")
 	ref.Add(&report.KeyValues{Items: []report.KV{
 		{Key: "pairs", Value: fmt.Sprint(r.Pairs)}, {Key: "seeds", Value: fmt.Sprint(r.Seeds)},

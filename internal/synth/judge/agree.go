@@ -34,6 +34,7 @@ func LoadSource(path string) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agree: %w", err)
 	}
+	recs = jsonl.Latest(recs, Key) // a rechecked pair: its newest judgement
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("agree: %s: %w: no judgements", path, errs.ErrInput)
 	}

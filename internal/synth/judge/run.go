@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/runkey"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 )
 
@@ -31,6 +32,10 @@ type RunOptions struct {
 	ISEMaxConfidence *float64
 	// Progress, when set, is called after each pair judged in this pass.
 	Progress func(done, total int)
+	// Recheck all judges every pair again (the new record supersedes the
+	// old, which stays in the log). A failed call is never recorded, so
+	// there is no unknown record to redo by default.
+	Recheck runkey.Recheck
 }
 
 // Excluded is one line of excluded.jsonl: a pair the pass did not accept,
@@ -61,6 +66,7 @@ type Summary struct {
 	Submitted     int             `json:"submitted"`
 	JudgedNow     int             `json:"judged_now"`
 	Resumed       int             `json:"resumed"`
+	Rechecked     int             `json:"rechecked,omitempty"` // judged again (--recheck all)
 	Core          int             `json:"core"`
 	Excluded      int             `json:"excluded"`
 	Categories    []CategoryCount `json:"categories"`
@@ -94,7 +100,8 @@ func Run(ctx context.Context, j *Judge, pairs []corpus.Pair, dir string, opts Ru
 		return nil, fmt.Errorf("validate: %w", err)
 	}
 	logPath := filepath.Join(dir, JudgementsFile)
-	log, err := jsonl.Open(logPath, Key, jsonl.Options{Sync: jsonl.SyncEach})
+	all := opts.Recheck == runkey.RecheckAll
+	log, err := jsonl.OpenRetry(logPath, Key, jsonl.Options{Sync: jsonl.SyncEach}, func(Record) bool { return all })
 	if err != nil {
 		return nil, fmt.Errorf("validate: %w", err)
 	}
@@ -119,6 +126,9 @@ func Run(ctx context.Context, j *Judge, pairs []corpus.Pair, dir string, opts Ru
 		if log.Has(p.PairID) {
 			sum.Resumed++
 		} else {
+			if log.Retried(p.PairID) {
+				sum.Rechecked++
+			}
 			todo = append(todo, p)
 		}
 	}
@@ -133,6 +143,7 @@ func Run(ctx context.Context, j *Judge, pairs []corpus.Pair, dir string, opts Ru
 	if err != nil {
 		return nil, fmt.Errorf("validate: %w", err)
 	}
+	recs = jsonl.Latest(recs, Key)
 	if err := writeOutputs(dir, pairs, recs, opts, sum); err != nil {
 		return nil, err
 	}

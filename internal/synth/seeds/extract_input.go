@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchforge/benchforge/internal/audit/repos"
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/diff"
 	"github.com/benchforge/benchforge/internal/errs"
@@ -253,18 +254,17 @@ func ParseType(s string) (Type, bool) {
 	return "", false
 }
 
-// RepoFinder opens the local clone of a bug's repository.
-//
-// Resolution under Dir, first match wins: a Mapping entry for the project
-// name, then for "owner/name"; then Dir/owner__name, Dir/owner/name,
-// Dir/owner+name, Dir/<project>, Dir/name — each tried as a repository
-// itself, as a bare clone with a ".git" suffix (Dir/owner__name.git, what
-// `git clone --bare` and the audit's clone cache make) and through a "repo"
-// or ".git" subdirectory (the fetch mirror layout is Dir/owner+name/repo).
+// RepoFinder opens the local clone of a bug's repository, resolved the
+// way every command resolves repositories (internal/audit/repos: Mapping
+// by project or "owner/name", then under Dir owner__name, owner/name,
+// owner+name/repo, the project, the repository name, bare or not, any
+// case).
 type RepoFinder struct {
 	Dir     string
 	Mapping map[string]string
-	open    map[string]*repoEntry
+	// MappingFile names the mapping in errors.
+	MappingFile string
+	open        map[string]*repoEntry
 }
 
 type repoEntry struct {
@@ -273,8 +273,9 @@ type repoEntry struct {
 }
 
 // Find returns the open repository for a project and "owner/name" repo
-// (either may be empty), or an error wrapping errs.ErrNotFound that lists
-// what was tried. Repositories are opened once and kept until Close.
+// (either may be empty), or an error wrapping errs.ErrNotFound that says
+// where it looked and how to add the clone. Repositories are opened once
+// and kept until Close.
 func (f *RepoFinder) Find(ctx context.Context, project, repo string) (*gitrepo.Repo, error) {
 	key := project + "\x00" + repo
 	if f.open == nil {
@@ -283,47 +284,9 @@ func (f *RepoFinder) Find(ctx context.Context, project, repo string) (*gitrepo.R
 	if e, ok := f.open[key]; ok {
 		return e.repo, e.err
 	}
-	r, err := f.find(ctx, project, repo)
+	r, err := repos.Find(ctx, f.Dir, f.Mapping, f.MappingFile, repo, project)
 	f.open[key] = &repoEntry{r, err}
 	return r, err
-}
-
-func (f *RepoFinder) find(ctx context.Context, project, repo string) (*gitrepo.Repo, error) {
-	var cands []string
-	for _, k := range []string{project, repo} {
-		if p, ok := f.Mapping[k]; ok && k != "" {
-			cands = append(cands, p)
-		}
-	}
-	if f.Dir != "" {
-		if owner, name, ok := strings.Cut(repo, "/"); ok {
-			cands = append(cands, filepath.Join(f.Dir, owner+"__"+name), filepath.Join(f.Dir, owner, name), filepath.Join(f.Dir, owner+"+"+name))
-		}
-		if project != "" {
-			cands = append(cands, filepath.Join(f.Dir, project))
-		}
-		if _, name, ok := strings.Cut(repo, "/"); ok {
-			cands = append(cands, filepath.Join(f.Dir, name))
-		}
-	}
-	var tried []string
-	for _, c := range cands {
-		for _, d := range []string{c, c + ".git", filepath.Join(c, "repo"), filepath.Join(c, ".git")} {
-			if st, err := os.Stat(d); err != nil || !st.IsDir() {
-				continue
-			}
-			r, err := gitrepo.Open(ctx, d)
-			if err == nil {
-				return r, nil
-			}
-		}
-		tried = append(tried, c)
-	}
-	if len(tried) == 0 {
-		return nil, fmt.Errorf("%w: no repository location for project %q repo %q (pass --repos DIR or a --mapping entry)", errs.ErrNotFound, project, repo)
-	}
-	return nil, fmt.Errorf("%w: repository %s (project %s) not found; tried %s — clone it there or add a --mapping entry",
-		errs.ErrNotFound, repo, project, strings.Join(tried, ", "))
 }
 
 // Close closes every repository Find opened.
@@ -340,37 +303,6 @@ func (f *RepoFinder) Close() error {
 	return first
 }
 
-// ReadMapping reads a repository mapping file: one "KEY PATH" (or
-// "KEY=PATH") per line, KEY a Defects4J project or "owner/name", "#"
-// comments and blank lines ignored. Relative paths are relative to the
-// file's directory.
-func ReadMapping(path string) (map[string]string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("seeds.ReadMapping(%s): %w: %v", path, errs.ErrInput, err)
-	}
-	out := map[string]string{}
-	for i, l := range strings.Split(string(data), "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		k, v, ok := strings.Cut(l, "=")
-		if !ok {
-			fs := strings.Fields(l)
-			if len(fs) != 2 {
-				return nil, fmt.Errorf("seeds.ReadMapping(%s:%d): %w: want \"KEY PATH\" or \"KEY=PATH\", got %q", path, i+1, errs.ErrInput, l)
-			}
-			k, v = fs[0], fs[1]
-		}
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if k == "" || v == "" {
-			return nil, fmt.Errorf("seeds.ReadMapping(%s:%d): %w: empty key or path in %q", path, i+1, errs.ErrInput, l)
-		}
-		if !filepath.IsAbs(v) {
-			v = filepath.Join(filepath.Dir(path), v)
-		}
-		out[k] = v
-	}
-	return out, nil
-}
+// ReadMapping reads a --mapping file: the JSON object of every command
+// (repos.ReadMapping).
+func ReadMapping(path string) (map[string]string, error) { return repos.ReadMapping(path) }

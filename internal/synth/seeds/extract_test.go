@@ -186,7 +186,7 @@ func TestExtractSingleMethodAndMissingRepo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if logs[0].Kept || logs[0].Stage != StageF3 || !strings.Contains(logs[0].Reason, "not found; tried") {
+	if logs[0].Kept || logs[0].Stage != StageF3 || !strings.Contains(logs[0].Reason, "no local clone for Demo under") {
 		t.Errorf("missing repository: %+v", logs[0])
 	}
 }
@@ -241,7 +241,7 @@ func TestRepoFinderLayouts(t *testing.T) {
 	b.Write("a.txt", "a")
 	b.Commit("a", gittest.Date(2020, 1, 1))
 	bare := b.CloneBare()
-	for _, layout := range []string{"acme__demo", "acme/demo", "acme+demo/repo", "Demo", "demo"} {
+	for _, layout := range []string{"acme__demo", "acme/demo", "acme+demo/repo", "Demo", "demo", "ACME__Demo.git", "Acme/DEMO", "Acme+Demo/repo"} {
 		t.Run(layout, func(t *testing.T) {
 			dir := t.TempDir()
 			dst := filepath.Join(dir, layout)
@@ -264,10 +264,11 @@ func TestRepoFinderLayouts(t *testing.T) {
 	}
 }
 
+// TestReadMapping: --mapping is the one JSON format of every command.
 func TestReadMapping(t *testing.T) {
 	dir := t.TempDir()
-	p := filepath.Join(dir, "map.txt")
-	writeFile(t, p, "# comment\nLang /abs/lang\nacme/demo=rel/demo\n\n")
+	p := filepath.Join(dir, "map.json")
+	writeFile(t, p, `{"Lang": "/abs/lang", "acme/demo": "rel/demo"}`)
 	m, err := ReadMapping(p)
 	if err != nil {
 		t.Fatal(err)
@@ -276,9 +277,9 @@ func TestReadMapping(t *testing.T) {
 	if d := cmp.Diff(want, m); d != "" {
 		t.Error(d)
 	}
-	writeFile(t, p, "Lang a b\n")
-	if _, err := ReadMapping(p); !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), "map.txt:1") {
-		t.Errorf("bad line: %v", err)
+	writeFile(t, p, "Lang /abs/lang\n")
+	if _, err := ReadMapping(p); !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), "map.json") || !strings.Contains(err.Error(), "JSON object") {
+		t.Errorf("the old line format: %v", err)
 	}
 }
 
