@@ -79,7 +79,7 @@ func Open(ctx context.Context, path string) (*Repo, error) {
 	if err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("gitrepo.Open(%s): not a git repository; clone it or pass --repos: %w", path, errs.ErrNotFound)
 	}
-	cmd := exec.CommandContext(ctx, "git", "-C", abs, "rev-parse", "--absolute-git-dir", "--is-bare-repository")
+	cmd := guard(exec.CommandContext(ctx, "git", "-C", abs, "rev-parse", "--absolute-git-dir", "--is-bare-repository"))
 	// The ceiling stops discovery at abs itself: Open(repo/sub) must fail
 	// rather than silently open repo.
 	cmd.Env = append(gitEnv(), "GIT_CEILING_DIRECTORIES="+filepath.Dir(abs))
@@ -136,7 +136,7 @@ func gitEnv() []string {
 // command builds a git command against the repository's git directory.
 func (r *Repo) command(ctx context.Context, args ...string) *exec.Cmd {
 	full := append([]string{"--git-dir=" + r.gitDir, "-c", "log.showSignature=false", "-c", "core.quotePath=false"}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd := guard(exec.CommandContext(ctx, "git", full...))
 	cmd.Env = gitEnv()
 	return cmd
 }
@@ -152,6 +152,12 @@ func (r *Repo) run(ctx context.Context, args ...string) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// Git runs git with args against the repository (as every gitrepo child
+// runs: its own process group, killed whole on cancellation, pipes waited
+// for at most a moment after) and returns its stdout. For the few history
+// queries that have no method here.
+func (r *Repo) Git(ctx context.Context, args ...string) ([]byte, error) { return r.run(ctx, args...) }
 
 // cmdError wraps a failed git invocation: cancellation stays cancellation,
 // a missing git binary is ErrUnavailable, and anything else carries git's

@@ -1,12 +1,9 @@
 package patchcheck
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path"
 	"strings"
 	"sync"
@@ -136,13 +133,9 @@ func (c *Checker) renames(ctx context.Context, repo *gitrepo.Repo, from, snap st
 	if ok {
 		return m, nil
 	}
-	cmd := exec.CommandContext(ctx, "git", "--git-dir="+repo.GitDir(), "diff", "--no-ext-diff",
-		"--name-status", "-z", "-M", "--diff-filter=R", from, snap, "--")
-	cmd.Env = gitEnv()
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
+	out, err := repo.Git(ctx, "diff", "--no-ext-diff", "--name-status", "-z", "-M", "--diff-filter=R", from, snap, "--")
 	m = map[string]string{}
-	if err := cmd.Run(); err != nil {
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -153,7 +146,7 @@ func (c *Checker) renames(ctx context.Context, repo *gitrepo.Repo, from, snap st
 		c.git.mu.Unlock()
 		return m, nil
 	}
-	f := strings.Split(out.String(), "\x00")
+	f := strings.Split(string(out), "\x00")
 	for i := 0; i+2 < len(f); i += 3 {
 		if strings.HasPrefix(f[i], "R") {
 			m[f[i+1]] = f[i+2]
@@ -163,19 +156,4 @@ func (c *Checker) renames(ctx context.Context, repo *gitrepo.Repo, from, snap st
 	c.git.renames[key] = m
 	c.git.mu.Unlock()
 	return m, nil
-}
-
-// gitEnv is the caller's environment without variables that would redirect
-// git (GIT_DIR and friends), with stable, non-interactive settings — as
-// internal/gitrepo runs git.
-func gitEnv() []string {
-	env := make([]string, 0, len(os.Environ())+3)
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "GIT_") || k == "LC_ALL" || k == "LANG" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_NO_REPLACE_OBJECTS=1")
 }
