@@ -5,6 +5,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/gitrepo"
+	"github.com/benchforge/benchforge/internal/runkey"
 )
 
 // Verdict values.
@@ -22,13 +23,27 @@ const (
 	MethodTests      = "tests"
 )
 
-// Verdict is the PatchVerdict record of DESIGN.md, one per sample.
+// DecisionVersion names the version of Stage II's decision logic. It is
+// part of every verdict's run key, so a resumed run never reuses a verdict
+// an older logic decided; bump it whenever a change can alter a verdict or
+// score.
+const DecisionVersion = "stage2/3"
+
+// Verdict is the PatchVerdict record of DESIGN.md, one per sample and
+// cutoff.
 type Verdict struct {
-	SampleID       string  `json:"sample_id"`
-	Repo           string  `json:"repo,omitempty"`
-	Cutoff         string  `json:"cutoff,omitempty"`
-	SnapshotCommit string  `json:"snapshot_commit,omitempty"`
-	Blocks         []Block `json:"blocks"`
+	SampleID string `json:"sample_id"`
+	// RunKey is the record's id: sample id and the hash of Settings (see
+	// internal/runkey); a resumed run reuses the record only under the
+	// same key.
+	RunKey string `json:"run_key,omitempty"`
+	// Settings are what decided the verdict: cutoff, threshold, ablation
+	// switches, embedder, test options and DecisionVersion.
+	Settings       runkey.Settings `json:"settings,omitempty"`
+	Repo           string          `json:"repo,omitempty"`
+	Cutoff         string          `json:"cutoff,omitempty"`
+	SnapshotCommit string          `json:"snapshot_commit,omitempty"`
+	Blocks         []Block         `json:"blocks"`
 	// Score is the minimum block similarity in [0, 1]: the continuous
 	// score ROC curves are drawn from.
 	Score     float64 `json:"score"`
