@@ -52,8 +52,41 @@ func localize(fix *version, fi int, snap *version) (int, string) {
 	return -1, "file"
 }
 
-// matchBlock localises and matches one block.
-func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *snapFile) (Block, bool, error) {
+// scopeHint is the history tracker's answer for one block: the key of the
+// patched function's descendant in the snapshot file and the functions
+// fix lines were extracted into.
+type scopeHint struct {
+	key   string
+	extra []string
+}
+
+// hinted is the snapshot function the tracker named, or -1.
+func (h *scopeHint) hinted(snap *version) int {
+	for i, k := range snap.keys {
+		if k == h.key {
+			return i
+		}
+	}
+	return -1
+}
+
+// extraLines are the lines of the functions the fix lines were extracted
+// into.
+func (h *scopeHint) extraLines(snap *version) []int {
+	var out []int
+	for _, e := range h.extra {
+		for i, k := range snap.keys {
+			if k == e {
+				out = append(out, snap.funcLines(i)...)
+			}
+		}
+	}
+	return out
+}
+
+// matchBlock localises and matches one block; a non-nil hint (the history
+// tracker's descendant) replaces the localisation.
+func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *snapFile, hint *scopeHint) (Block, bool, error) {
 	fix, bug := fw.fix, fw.bug
 	b := Block{File: pb.file, SnapshotFile: sf.path, FileVia: sf.via, Function: fix.funcName(pb.fn),
 		Kind: pb.kind, PatchLines: []string{}, MatchedLines: []MatchedLine{}}
@@ -70,9 +103,16 @@ func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *
 	snap := sf.v
 	sc := scope{snap: snap, via: "file"}
 	sfi := -1
-	if c.opts.NoLocalize {
+	switch {
+	case c.opts.NoLocalize:
 		b.Localized = "file"
-	} else {
+	case hint != nil && hint.key != "":
+		if sfi = hint.hinted(snap); sfi < 0 {
+			sfi, b.Localized = localize(fix, pb.fn, snap)
+		} else {
+			b.Localized = "function:history"
+		}
+	default:
 		sfi, b.Localized = localize(fix, pb.fn, snap)
 		if sfi < 0 && pb.fn >= 0 && fix.file != nil && snap.file != nil {
 			// The patched function is gone (no key, name or context
@@ -84,6 +124,9 @@ func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *
 		}
 	}
 	sc.lines = snap.funcLines(sfi)
+	if hint != nil && sfi >= 0 {
+		sc.lines = append(sc.lines, hint.extraLines(snap)...)
+	}
 	sc.avail = map[string]int{}
 	for _, li := range sc.lines {
 		sc.avail[snap.lines[li].text]++

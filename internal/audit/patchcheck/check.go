@@ -9,19 +9,27 @@ import (
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/diff"
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/audit/track"
 	"github.com/benchforge/benchforge/internal/gitrepo"
 )
 
 // Checker runs Stage II. It is safe for concurrent use.
 type Checker struct {
-	opts Options
-	emb  embedCache
-	git  gitCache
+	opts   Options
+	emb    embedCache
+	git    gitCache
+	parsed *parseCache
+	tr     *track.Tracker
 }
+
+// parsedFiles bounds the parse cache (files; a large Java file parsed and
+// normalised is a few MB).
+const parsedFiles = 256
 
 // New returns a Checker with opts.
 func New(opts Options) *Checker {
-	return &Checker{opts: opts, emb: embedCache{m: map[string][]float64{}}, git: newGitCache()}
+	return &Checker{opts: opts, emb: embedCache{m: map[string][]float64{}}, git: newGitCache(),
+		parsed: &parseCache{max: parsedFiles}, tr: track.New()}
 }
 
 func errEmbedCount(want, got int) error {
@@ -94,7 +102,7 @@ func (c *Checker) Check(ctx context.Context, s bench.Sample, repo *gitrepo.Repo,
 		}
 		snaps = append(snaps, sf)
 		for _, pb := range fw.blocks {
-			b, allExact, err := c.matchBlock(ctx, fw, pb, sf)
+			b, allExact, err := c.matchBlock(ctx, fw, pb, sf, nil)
 			if err != nil {
 				return v, err
 			}
