@@ -50,6 +50,7 @@ type auditPatchOptions struct {
 	threshold, low                                 float64
 	workers                                        int
 	noPreprocess, noLocalize, exactOnly, noTests   bool
+	noHistory                                      bool
 	testCmd, junitXML                              string
 	testTimeout                                    time.Duration
 	recheck                                        string
@@ -107,6 +108,7 @@ Defects4J project name (bare or not), through --mapping, or cloned into
 	f.BoolVar(&o.noLocalize, "no-localize", false, "ablation: search the whole file, no function localisation")
 	f.BoolVar(&o.exactOnly, "exact-only", false, "ablation: exact line matching only")
 	f.BoolVar(&o.noTests, "no-tests", false, "ablation: never run test verification")
+	f.BoolVar(&o.noHistory, "no-history", false, "ablation: compare the fix with the snapshot in one jump instead of following it through the history")
 	return cmd
 }
 
@@ -256,7 +258,7 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 // func closes the embedder session.
 func patchOptions(o auditPatchOptions) (patchcheck.Options, func(), error) {
 	opts := patchcheck.Options{Threshold: o.threshold, InconclusiveLow: o.low, NoPreprocess: o.noPreprocess, NoLocalize: o.noLocalize,
-		ExactOnly: o.exactOnly, NoTests: o.noTests || !o.testFallback}
+		ExactOnly: o.exactOnly, NoTests: o.noTests || !o.testFallback, NoHistory: o.noHistory}
 	var err error
 	if o.testFallback && !o.noTests {
 		if opts.Verifier, err = newTestVerifier(o); err != nil {

@@ -83,6 +83,7 @@ func patchSettings(o auditPatchOptions, cutoff time.Time) runkey.Settings {
 		"no_preprocess": o.noPreprocess,
 		"no_localize":   o.noLocalize,
 		"exact_only":    o.exactOnly,
+		"no_history":    o.noHistory,
 		"embedder":      o.embedder,
 		"decision":      patchcheck.DecisionVersion,
 	}

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/benchforge/benchforge/internal/audit/track"
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/diff"
 	"github.com/benchforge/benchforge/internal/errs"
-	"github.com/benchforge/benchforge/internal/audit/track"
 	"github.com/benchforge/benchforge/internal/gitrepo"
 )
 
@@ -24,7 +24,7 @@ type Checker struct {
 
 // parsedFiles bounds the parse cache (files; a large Java file parsed and
 // normalised is a few MB).
-const parsedFiles = 256
+const parsedFiles = 48
 
 // New returns a Checker with opts.
 func New(opts Options) *Checker {
@@ -50,44 +50,9 @@ type fileWork struct {
 // failures of the embedder or test verifier's infrastructure.
 func (c *Checker) Check(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, snap gitrepo.Commit) (Verdict, error) {
 	v := Verdict{SampleID: s.ID, Repo: s.Repo, SnapshotCommit: snap.Hash, Threshold: c.opts.threshold(), Blocks: []Block{}}
-	fds, err := diff.ParseString(s.Patch)
-	if err != nil {
-		return unknown(v, fmt.Sprintf("gold patch does not parse: %v", err)), nil
-	}
-	var files []*fileWork
-	var skipped []string
-	for _, fd := range fds {
-		if fd.IsBinary || !IsSource(fd.Name()) {
-			skipped = append(skipped, fd.Name())
-			continue
-		}
-		files = append(files, &fileWork{fd: fd})
-	}
-	if len(files) == 0 {
-		v.Verdict = NotApplicable
-		v.Reason = fmt.Sprintf("the fix touches no source file (only tests, docs or build files: %s)", strings.Join(skipped, ", "))
-		return v, nil
-	}
-	if repo == nil {
-		return unknown(v, "no local clone of "+s.Repo), nil
-	}
-	nblocks := 0
-	for _, fw := range files {
-		bug, fix, err := c.versions(ctx, s, repo, fw.fd)
-		if err != nil {
-			if ctx.Err() != nil {
-				return v, ctx.Err()
-			}
-			return unknown(v, err.Error()), nil
-		}
-		fw.bug, fw.fix = bug, fix
-		fw.blocks = blocksOf(fw.fd.Name(), bug, fix)
-		nblocks += len(fw.blocks)
-	}
-	if nblocks == 0 {
-		v.Verdict = NotApplicable
-		v.Reason = "after preprocessing the fix changes no logical line (formatting, comments or imports only)"
-		return v, nil
+	files, v, done := c.prepare(ctx, s, repo, v)
+	if done {
+		return v, ctx.Err()
 	}
 	from := s.FixCommit
 	if from == "" {
@@ -131,6 +96,48 @@ func (c *Checker) Check(ctx context.Context, s bench.Sample, repo *gitrepo.Repo,
 		}
 	}
 	return v, nil
+}
+
+// prepare parses the gold patch and builds the blocks of each source
+// file. done means v is final (not applicable, unknown, or cancelled).
+func (c *Checker) prepare(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, v Verdict) ([]*fileWork, Verdict, bool) {
+	fds, err := diff.ParseString(s.Patch)
+	if err != nil {
+		return nil, unknown(v, fmt.Sprintf("gold patch does not parse: %v", err)), true
+	}
+	var files []*fileWork
+	var skipped []string
+	for _, fd := range fds {
+		if fd.IsBinary || !IsSource(fd.Name()) {
+			skipped = append(skipped, fd.Name())
+			continue
+		}
+		files = append(files, &fileWork{fd: fd})
+	}
+	if len(files) == 0 {
+		v.Verdict = NotApplicable
+		v.Reason = fmt.Sprintf("the fix touches no source file (only tests, docs or build files: %s)", strings.Join(skipped, ", "))
+		return nil, v, true
+	}
+	if repo == nil {
+		return nil, unknown(v, "no local clone of "+s.Repo), true
+	}
+	nblocks := 0
+	for _, fw := range files {
+		bug, fix, err := c.versions(ctx, s, repo, fw.fd)
+		if err != nil {
+			return nil, unknown(v, err.Error()), true
+		}
+		fw.bug, fw.fix = bug, fix
+		fw.blocks = blocksOf(fw.fd.Name(), bug, fix)
+		nblocks += len(fw.blocks)
+	}
+	if nblocks == 0 {
+		v.Verdict = NotApplicable
+		v.Reason = "after preprocessing the fix changes no logical line (formatting, comments or imports only)"
+		return nil, v, true
+	}
+	return files, v, false
 }
 
 func unknown(v Verdict, reason string) Verdict {

@@ -258,8 +258,9 @@ func (c *Checker) matchPresent(ctx context.Context, text, buggy, role string, sc
 	if aligned >= 0 {
 		cands = append([]int{aligned}, cands...)
 	}
-	best, bestS, bestVia := -1, -1.0, ""
+	best, bestS, bestVia, bestRev := -1, -1.0, "", false
 	for k, li := range cands {
+		rev := false
 		t := snap.lines[li].text
 		s, err := c.similarity(ctx, text, t)
 		if err != nil {
@@ -272,6 +273,7 @@ func (c *Checker) matchPresent(ctx context.Context, text, buggy, role string, sc
 			}
 			if sb >= s {
 				s *= 1 - sb
+				rev = sb == 1
 			}
 		}
 		via := sc.via
@@ -279,12 +281,13 @@ func (c *Checker) matchPresent(ctx context.Context, text, buggy, role string, sc
 			via = "ast"
 		}
 		if s > bestS {
-			best, bestS, bestVia = li, s, via
+			best, bestS, bestVia, bestRev = li, s, via, rev
 		}
 	}
 	if best < 0 {
 		return ml, -1, nil
 	}
+	ml.Reverted = bestRev
 	return c.hit(ml, snap, best, bestS, bestVia), best, nil
 }
 

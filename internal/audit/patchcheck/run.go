@@ -109,46 +109,74 @@ feed:
 
 type snapshotFunc func(*gitrepo.Repo, time.Time) (gitrepo.Commit, error)
 
-// sample emits sample s's verdict at every cutoff not yet done.
+// sample emits sample s's verdict at every cutoff not yet done, all
+// decided in one pass (CheckAll).
 func (c *Checker) sample(ctx context.Context, s bench.Sample, src RepoSource, cutoffs []time.Time, done func(string, time.Time) bool, snapshot snapshotFunc, emit func(Verdict) error) error {
+	var todo []time.Time
 	for _, cut := range cutoffs {
-		if done != nil && done(s.ID, cut) {
+		if done == nil || !done(s.ID, cut) {
+			todo = append(todo, cut)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	out := func(v Verdict, cut time.Time) error {
+		v.Cutoff = cut.UTC().Format(time.RFC3339)
+		return emit(v)
+	}
+	r, err := src.Repo(ctx, s)
+	if err != nil {
+		return c.failAll(ctx, s, todo, fmt.Sprintf("repository %s: %v", s.Repo, err), out)
+	}
+	var snaps []gitrepo.Commit
+	var at []time.Time
+	for _, cut := range todo {
+		snap, err := snapshot(r, cut)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			v, _ := c.Check(ctx, s, nil, gitrepo.Commit{})
+			if v.Verdict != NotApplicable {
+				v = unknown(v, fmt.Sprintf("no cutoff snapshot of %s: %v", s.Repo, err))
+			}
+			if err := out(v, cut); err != nil {
+				return err
+			}
 			continue
 		}
-		v, err := c.one(ctx, s, src, cut, snapshot)
-		if err != nil {
-			return err
-		}
-		v.Cutoff = cut.UTC().Format(time.RFC3339)
-		if err := emit(v); err != nil {
+		snaps, at = append(snaps, snap), append(at, cut)
+	}
+	if len(snaps) == 0 {
+		return nil
+	}
+	vs, err := c.CheckAll(ctx, s, r, snaps)
+	if err != nil {
+		return err
+	}
+	for i, v := range vs {
+		if err := out(v, at[i]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (c *Checker) one(ctx context.Context, s bench.Sample, src RepoSource, cutoff time.Time, snapshot snapshotFunc) (Verdict, error) {
-	r, err := src.Repo(ctx, s)
-	if err != nil {
-		if ctx.Err() != nil {
-			return Verdict{}, ctx.Err()
-		}
-		v, _ := c.Check(ctx, s, nil, gitrepo.Commit{})
-		if v.Verdict == NotApplicable {
-			return v, nil
-		}
-		return unknown(v, fmt.Sprintf("repository %s: %v", s.Repo, err)), nil
+// failAll emits an unknown verdict (or not_applicable, when the fix
+// touches no source) at every cutoff.
+func (c *Checker) failAll(ctx context.Context, s bench.Sample, cuts []time.Time, reason string, out func(Verdict, time.Time) error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
-	snap, err := snapshot(r, cutoff)
-	if err != nil {
-		if ctx.Err() != nil {
-			return Verdict{}, ctx.Err()
-		}
-		v, _ := c.Check(ctx, s, nil, gitrepo.Commit{})
-		if v.Verdict == NotApplicable {
-			return v, nil
-		}
-		return unknown(v, fmt.Sprintf("no cutoff snapshot of %s: %v", s.Repo, err)), nil
+	v, _ := c.Check(ctx, s, nil, gitrepo.Commit{})
+	if v.Verdict != NotApplicable {
+		v = unknown(v, reason)
 	}
-	return c.Check(ctx, s, r, snap)
+	for _, cut := range cuts {
+		if err := out(v, cut); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -27,7 +27,7 @@ const (
 // part of every verdict's run key, so a resumed run never reuses a verdict
 // an older logic decided; bump it whenever a change can alter a verdict or
 // score.
-const DecisionVersion = "stage2/3"
+const DecisionVersion = "stage2/track-1"
 
 // Verdict is the PatchVerdict record of DESIGN.md, one per sample and
 // cutoff.
@@ -56,6 +56,10 @@ type Verdict struct {
 	Method string      `json:"method,omitempty"`
 	Reason string      `json:"reason"`
 	Tests  *TestResult `json:"tests,omitempty"`
+	// History is the chain the verdict was decided on (absent with
+	// --no-history): the landing commit, each block's steps to the
+	// snapshot, and the presence timeline.
+	History *History `json:"history,omitempty"`
 }
 
 // Block is one patch block: the logical lines a fix adds to one function
@@ -80,6 +84,12 @@ type Block struct {
 	MatchedLines []MatchedLine `json:"matched_lines"`
 	Similarity   float64       `json:"similarity"`
 	Passed       bool          `json:"passed"`
+	// EvidenceCommit is the commit whose file the lines were matched in
+	// (with history: the first commit of the tracked state in force at the
+	// snapshot; the function's text is the same at the snapshot).
+	EvidenceCommit string `json:"evidence_commit,omitempty"`
+	// Reason says why a tracked block has no descendant.
+	Reason string `json:"reason,omitempty"`
 }
 
 // MatchedLine is the evidence for one patch line.
@@ -98,6 +108,8 @@ type MatchedLine struct {
 	// alignment, in the function, in the file); ast, function, file (best
 	// similar line from there); none.
 	Via string `json:"via"`
+	// Reverted: the best candidate is the buggy line the fix replaced.
+	Reverted bool `json:"reverted,omitempty"`
 }
 
 // TestResult records a test-verification run.
@@ -136,8 +148,12 @@ type Options struct {
 	NoLocalize   bool // search the whole snapshot file, no AST alignment
 	ExactOnly    bool // exact normalised-line matching only
 	NoTests      bool // never run test verification
-	Embedder     Embedder
-	Verifier     TestVerifier
+	// NoHistory decides by one jump from the fix to the snapshot (the
+	// localisation of benchchecker §3.4) instead of following the fix
+	// through the history (internal/audit/track).
+	NoHistory bool
+	Embedder  Embedder
+	Verifier  TestVerifier
 }
 
 func (o Options) threshold() float64 {

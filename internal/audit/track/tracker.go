@@ -27,7 +27,7 @@ type histEntry struct {
 
 // New returns an empty Tracker.
 func New() *Tracker {
-	return &Tracker{hists: map[string]*histEntry{}, files: newVersions(2048)}
+	return &Tracker{hists: map[string]*histEntry{}, files: newVersions(192)}
 }
 
 // History returns repo's first-parent chain up to tip, loaded once per
