@@ -47,7 +47,8 @@ verdicts="$out/verdicts.jsonl"
 for p in Lang Math Time JacksonCore JacksonDatabind Compress Collections JxPath Mockito; do
   [ -d "$d4j/$p" ] || continue
   echo "== $p" >&2
-  "$bin" audit patch --benchmark "$d4j/$p" "${src[@]}" --cutoff "$cutoff" --out "$verdicts" "$@" | head -2 >&2
+  "$bin" audit patch --benchmark "$d4j/$p" "${src[@]}" --cutoff "$cutoff" --out "$verdicts" "$@" > "$out/patch-$p.txt"
+  head -2 "$out/patch-$p.txt" >&2
 done
 if [ -f "$swe" ]; then
   sub="$out/swebench-labelled.jsonl"
@@ -60,7 +61,8 @@ with open(sys.argv[1]) as f, open(sys.argv[3], "w") as o:
             o.write(l)
 PY
   echo "== SWE-bench Verified (labelled samples)" >&2
-  "$bin" audit patch --benchmark "$sub" --format swebench "${src[@]}" --cutoff "$cutoff" --out "$verdicts" "$@" | head -2 >&2
+  "$bin" audit patch --benchmark "$sub" --format swebench "${src[@]}" --cutoff "$cutoff" --out "$verdicts" "$@" > "$out/patch-swebench.txt"
+  head -2 "$out/patch-swebench.txt" >&2
 fi
 lab=$(ls "$labels"/*.jsonl | paste -sd, -)
 "$bin" audit eval --verdicts "$verdicts" --labels "$lab" --confidence high,medium --cutoff "$cutoff"

@@ -58,10 +58,20 @@ func localize(fix *version, fi int, snap *version) (int, string) {
 type scopeHint struct {
 	key   string
 	extra []string
+	// whole: snap is a scope version (the tracked function first, then the
+	// extra functions, nothing else): its first function is the descendant
+	// and every line is in scope.
+	whole bool
 }
 
 // hinted is the snapshot function the tracker named, or -1.
 func (h *scopeHint) hinted(snap *version) int {
+	if h.whole {
+		if len(snap.funcs) == 0 {
+			return -1
+		}
+		return 0
+	}
 	for i, k := range snap.keys {
 		if k == h.key {
 			return i
@@ -106,7 +116,7 @@ func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *
 	switch {
 	case c.opts.NoLocalize:
 		b.Localized = "file"
-	case hint != nil && hint.key != "":
+	case hint != nil && (hint.key != "" || hint.whole):
 		if sfi = hint.hinted(snap); sfi < 0 {
 			sfi, b.Localized = localize(fix, pb.fn, snap)
 		} else {
@@ -124,7 +134,10 @@ func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *
 		}
 	}
 	sc.lines = snap.funcLines(sfi)
-	if hint != nil && sfi >= 0 {
+	switch {
+	case hint != nil && hint.whole && sfi >= 0:
+		sc.lines = snap.funcLines(-1)
+	case hint != nil && sfi >= 0:
 		sc.lines = append(sc.lines, hint.extraLines(snap)...)
 	}
 	sc.avail = map[string]int{}

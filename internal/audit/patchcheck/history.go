@@ -196,12 +196,11 @@ func (c *Checker) tracked(ctx context.Context, s bench.Sample, repo *gitrepo.Rep
 		}
 	}
 	landed := h.Commits[an.Index]
-	timeline := sampleTimeline(h, tbs, upto)
 	out := make([]Verdict, len(snaps))
 	for i, sn := range snaps {
 		v := v0
 		v.SnapshotCommit = sn.Hash
-		hist := &History{Landed: landed.Hash, LandedAt: landed.Time.Format(time.RFC3339), Via: an.Via, Timeline: timeline}
+		hist := &History{Landed: landed.Hash, LandedAt: landed.Time.Format(time.RFC3339), Via: an.Via}
 		if idx[i] < 0 || idx[i] < an.Index {
 			v.Verdict, v.Method, v.Score = Absent, MethodSimilarity, 0
 			v.Reason = fmt.Sprintf("fix not merged before the cutoff (it landed in %s on %s)", short(landed.Hash), landed.Time.Format("2006-01-02"))
@@ -209,7 +208,9 @@ func (c *Checker) tracked(ctx context.Context, s bench.Sample, repo *gitrepo.Rep
 			out[i] = v
 			continue
 		}
-		c.decideAt(&v, tbs, idx[i])
+		if err := c.decideAt(ctx, repo, &v, tbs, idx[i]); err != nil {
+			return nil, err
+		}
 		hist.Blocks = blockHistories(h, tbs, idx[i])
 		v.History = hist
 		if !v.Present && !c.opts.NoTests && c.opts.Verifier != nil && v.Score >= c.opts.low() {
@@ -222,6 +223,17 @@ func (c *Checker) tracked(ctx context.Context, s bench.Sample, repo *gitrepo.Rep
 			}
 		}
 		out[i] = v
+	}
+	// The timeline after the verdicts: their whole-file scores replace
+	// the scope scores of the states in force at the snapshots.
+	timeline := sampleTimeline(h, tbs, upto)
+	for i := range out {
+		if out[i].History != nil {
+			out[i].History.Timeline = timeline
+			for k := range out[i].History.Blocks {
+				out[i].History.Blocks[k].Timeline = intervals(h, tbs[k:k+1])
+			}
+		}
 	}
 	return out, nil
 }
@@ -280,45 +292,116 @@ func (c *Checker) walkBlocks(ctx context.Context, repo *gitrepo.Repo, h *track.H
 	return out, nil
 }
 
-// scoreStates evaluates tb's block at the first commit of each state.
+// scoreStates evaluates tb's block once per state, on a scope version
+// built from the state's function texts (no whole-file parse: a hot
+// function has dozens of states).
 func (c *Checker) scoreStates(ctx context.Context, repo *gitrepo.Repo, h *track.History, tb *trackedBlock) error {
 	for _, st := range tb.states {
-		if st.Path == "" {
-			b := Block{File: tb.pb.file, Function: tb.fw.fix.funcName(tb.pb.fn), Kind: tb.pb.kind, FileVia: "history",
-				Localized: "history:gone", PatchLines: []string{}, MatchedLines: []MatchedLine{}}
+		if st.Path == "" || st.Key == "" {
+			b, err := c.scoreAtFile(ctx, repo, h.Commits[st.From].Hash, tb, st)
+			if err != nil {
+				return err
+			}
 			tb.evals = append(tb.evals, b)
 			continue
 		}
-		commit := h.Commits[st.From].Hash
-		sf, err := c.snapVersion(ctx, repo, commit, st.Path)
+		sv := scopeVersion(st.Path, append([]string{st.Text}, st.ExtraText...), c.opts.NoPreprocess)
+		at := &snapFile{path: st.Path, via: "history", v: sv, leaf: leafLines(sv)}
+		b, _, err := c.matchBlock(ctx, tb.fw, tb.pb, at, &scopeHint{whole: true})
 		if err != nil {
 			return err
 		}
-		if sf == nil {
-			sf = &snapFile{via: "missing"}
-		}
-		at := &snapFile{path: sf.path, via: "history", v: sf.v, leaf: sf.leaf}
-		b, _, err := c.matchBlock(ctx, tb.fw, tb.pb, at, &scopeHint{key: st.Key, extra: st.Extra})
-		if err != nil {
-			return err
-		}
-		b.EvidenceCommit = commit
+		b.EvidenceCommit = h.Commits[st.From].Hash
 		tb.evals = append(tb.evals, b)
 	}
 	return nil
 }
 
+// scoreAtFile evaluates tb's block against st's file at commit (a gone
+// function fails without a search).
+func (c *Checker) scoreAtFile(ctx context.Context, repo *gitrepo.Repo, commit string, tb *trackedBlock, st track.State) (Block, error) {
+	if st.Path == "" {
+		b := Block{File: tb.pb.file, Function: tb.fw.fix.funcName(tb.pb.fn), Kind: tb.pb.kind, FileVia: "history",
+			Localized: "history:gone", PatchLines: []string{}, MatchedLines: []MatchedLine{}, Reason: st.Gone}
+		return b, nil
+	}
+	sf, err := c.snapVersion(ctx, repo, commit, st.Path)
+	if err != nil {
+		return Block{}, err
+	}
+	if sf == nil {
+		sf = &snapFile{via: "missing"}
+	}
+	at := &snapFile{path: sf.path, via: "history", v: sf.v, leaf: sf.leaf}
+	b, _, err := c.matchBlock(ctx, tb.fw, tb.pb, at, &scopeHint{key: st.Key, extra: st.Extra})
+	if err != nil {
+		return Block{}, err
+	}
+	b.EvidenceCommit = commit
+	return b, nil
+}
+
+// scopeVersion parses the tracked function and its extra functions alone:
+// Java methods inside a dummy class, Python functions dedented one after
+// another.
+func scopeVersion(p string, texts []string, raw bool) *version {
+	var sb strings.Builder
+	java := langOf(p) == "java"
+	if java {
+		sb.WriteString("class __Scope__ {\n")
+	}
+	for _, t := range texts {
+		if !java {
+			t = dedent(t)
+		}
+		sb.WriteString(t)
+		sb.WriteString("\n\n")
+	}
+	if java {
+		sb.WriteString("}\n")
+	}
+	return newVersion(p, []byte(sb.String()), raw)
+}
+
+// dedent makes a Python function's text (which starts at its first
+// decorator or def, its later lines keeping their file indentation) parse
+// on its own: with decorators, the def line's indentation is removed from
+// every later line; without, a body indented deeper than column 0 parses
+// as it is.
+func dedent(t string) string {
+	if !strings.HasPrefix(t, "@") {
+		return t
+	}
+	lines := strings.Split(t, "\n")
+	ind := ""
+	for _, l := range lines[1:] {
+		tr := strings.TrimLeft(l, " \t")
+		if strings.HasPrefix(tr, "def ") || strings.HasPrefix(tr, "async def ") {
+			ind = l[:len(l)-len(tr)]
+			break
+		}
+	}
+	for k := 1; k < len(lines); k++ {
+		lines[k] = strings.TrimPrefix(lines[k], ind)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // decideAt fills v's blocks, score and verdict from the states in force at
 // chain index i.
-func (c *Checker) decideAt(v *Verdict, tbs []*trackedBlock, i int) {
+func (c *Checker) decideAt(ctx context.Context, repo *gitrepo.Repo, v *Verdict, tbs []*trackedBlock, i int) error {
 	score, exact := 1.0, true
 	v.Blocks = []Block{}
 	for _, tb := range tbs {
 		k := stateAt(tb.states, i)
-		b := tb.evals[k]
-		if st := tb.states[k]; st.Gone != "" {
-			b.Reason = st.Gone
+		// The snapshot's own file (shared by every sample of the
+		// repository, so parsed once) gives the evidence line numbers;
+		// the function's text is the state's.
+		b, err := c.scoreAtFile(ctx, repo, v.SnapshotCommit, tb, tb.states[k])
+		if err != nil {
+			return err
 		}
+		tb.evals[k] = b
 		for _, ml := range b.MatchedLines {
 			exact = exact && ml.Similarity == 1 && strings.HasPrefix(ml.Via, "exact")
 		}
@@ -336,6 +419,7 @@ func (c *Checker) decideAt(v *Verdict, tbs []*trackedBlock, i int) {
 		v.Verdict, v.Method = Absent, MethodSimilarity
 		v.Reason = absentReason(*v)
 	}
+	return nil
 }
 
 // stateAt is the index of the state in force at chain index i.
@@ -360,7 +444,6 @@ func blockHistories(h *track.History, tbs []*trackedBlock, i int) []BlockHistory
 				bh.Chain = append(bh.Chain, st.Step)
 			}
 		}
-		bh.Timeline = intervals(h, []*trackedBlock{tb})
 		out = append(out, bh)
 	}
 	return out

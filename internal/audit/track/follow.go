@@ -45,6 +45,11 @@ type State struct {
 	Extra []string `json:"extracted_into,omitempty"`
 	Gone  string   `json:"gone,omitempty"`
 	Step  Step     `json:"step"`
+	// Text is the function's source in this state, ExtraText that of the
+	// functions in Extra (in order): enough to score the fix lines against
+	// it without reparsing the whole file.
+	Text      string   `json:"-"`
+	ExtraText []string `json:"-"`
 }
 
 // Target is what to follow: a file of the fix, as it is named at the
@@ -89,7 +94,18 @@ func (w *walk) push(i int, kind, detail string) {
 	w.cur.From = i
 	w.cur.Step = w.step(i, kind, detail)
 	w.cur.Extra = append([]string(nil), w.cur.Extra...)
+	w.cur.Text = w.text
 	w.out = append(w.out, w.cur)
+}
+
+// extraTexts fills the source of the extra functions from v.
+func (w *walk) extraTexts(v *fileVersion) {
+	w.cur.ExtraText = nil
+	for _, k := range w.cur.Extra {
+		if i := v.byKey(k); i >= 0 {
+			w.cur.ExtraText = append(w.cur.ExtraText, v.functions()[i].Text)
+		}
+	}
 }
 
 func (w *walk) gone(i int, kind, why string) {
@@ -164,6 +180,9 @@ func (w *walk) visit(ctx context.Context, j int, ch Change) error {
 		}
 		return nil
 	}
+	if w.fast(j, v, renamed, ch.Old) {
+		return nil
+	}
 	return w.changed(ctx, j, v, renamed, ch.Old)
 }
 
@@ -191,11 +210,59 @@ func (w *walk) changed(ctx context.Context, j int, v *fileVersion, renamed bool,
 	w.cur.Extra = keepExtra(v, w.cur.Extra)
 	if into := extractedInto(old.sourceLines(), &fs[k], v, w.prev); len(into) > 0 {
 		w.cur.Extra = appendNew(w.cur.Extra, into...)
+		w.extraTexts(v)
 		w.push(j, StepExtracted, "lines moved into "+strings.Join(into, ", "))
 		return nil
 	}
+	w.extraTexts(v)
 	w.push(j, kind, detail)
 	return nil
+}
+
+// fast handles the common step without a parse: the function's header
+// line is still in the file once and no fix line left for elsewhere in
+// the file (no extraction to look for), so the new text is the modified
+// function.
+func (w *walk) fast(j int, v *fileVersion, renamed bool, oldPath string) bool {
+	text, ok := fastSpan(v.src, w.text, nameOf(w.cur.Key), path.Ext(w.cur.Path) == ".py")
+	if !ok {
+		return false
+	}
+	now := fn{Text: text}
+	in := map[string]bool{}
+	for _, l := range now.sourceLines() {
+		in[l] = true
+	}
+	old := fn{Text: w.text}
+	elsewhere := 0
+	for _, l := range old.sourceLines() {
+		if !in[l] && !generic(l) && bytes.Contains(v.src, []byte(l)) {
+			elsewhere++
+		}
+	}
+	if elsewhere > 0 {
+		return false // lines may have gone into another function: parse
+	}
+	if len(w.cur.Extra) > 0 {
+		return false // refresh the extra functions' texts by a parse
+	}
+	w.text = text
+	detail := ""
+	if renamed {
+		detail = "file renamed from " + oldPath
+	}
+	w.prev = v
+	w.push(j, StepModified, detail)
+	return true
+}
+
+// generic lines say nothing about where code went ("}", "return;").
+func generic(l string) bool {
+	switch strings.TrimSpace(l) {
+	case "}", "{", "};", "});", ")", "):", "return;", "return", "break;", "continue;", "else:", "} else {", "else", "pass", "try:", "try {", "finally:", "} finally {", "return null;", "return false;", "return true;", "return None", "return False", "return True":
+		return true
+	}
+	return false
 }
 
 // lost looks for the tracked function in the other files commit j added
@@ -225,7 +292,7 @@ func (w *walk) lost(ctx context.Context, j int, kind, why string) error {
 			continue
 		}
 		from := w.cur.Path
-		w.cur.Path, w.cur.Key, w.text, w.cur.Extra = c.New, v.functions()[k].Key, v.functions()[k].Text, nil
+		w.cur.Path, w.cur.Key, w.text, w.cur.Extra, w.cur.ExtraText = c.New, v.functions()[k].Key, v.functions()[k].Text, nil, nil
 		w.prev = v
 		w.push(j, StepMovedFile, "from "+from)
 		return nil
