@@ -159,6 +159,26 @@ func (r *Repo) run(ctx context.Context, args ...string) ([]byte, error) {
 // queries that have no method here.
 func (r *Repo) Git(ctx context.Context, args ...string) ([]byte, error) { return r.run(ctx, args...) }
 
+// GitGlob is Git with glob pathspecs ("**/*.java") instead of literal
+// ones, for history queries limited to a kind of file.
+func (r *Repo) GitGlob(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := r.command(ctx, args...)
+	env := cmd.Env[:0:0]
+	for _, kv := range cmd.Env {
+		if kv != "GIT_LITERAL_PATHSPECS=1" {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, "GIT_GLOB_PATHSPECS=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 4096}
+	out, err := cmd.Output()
+	if err != nil {
+		return out, r.cmdError(ctx, args, err, stderr.String())
+	}
+	return out, nil
+}
+
 // cmdError wraps a failed git invocation: cancellation stays cancellation,
 // a missing git binary is ErrUnavailable, and anything else carries git's
 // own message.

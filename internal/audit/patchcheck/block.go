@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/diff"
@@ -177,9 +178,18 @@ func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *
 			if d, ok := pb.pair[a]; ok {
 				buggy = bug.lines[d].text
 			}
-			ml, _, err := c.matchPresent(ctx, fix.lines[a].text, buggy, "added", sc, aligned(a))
+			ml, at, err := c.matchPresent(ctx, fix.lines[a].text, buggy, "added", sc, aligned(a))
 			if err != nil {
 				return b, false, err
+			}
+			if at >= 0 && weakLine(fix.lines[a].text) && !c.opts.NoLocalize {
+				sup, err := c.neighbourSupport(ctx, fix, a, snap, at)
+				if err != nil {
+					return b, false, err
+				}
+				if sup < ml.Similarity {
+					ml.Similarity, ml.Via = round(sup), ml.Via+"+neighbours"
+				}
 			}
 			exact = exact && ml.Similarity == 1 && ml.Via[:min(len(ml.Via), 5)] == "exact"
 			score = min(score, ml.Similarity)
@@ -221,6 +231,62 @@ func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *
 	b.Similarity = round(score)
 	b.Passed = b.Similarity >= c.opts.threshold()
 	return b, exact && b.Passed, nil
+}
+
+// weakLines carry no evidence alone (issue 13: "break;", "return
+// null;", a lone "else:" decided blocks both ways): they are judged with
+// their neighbours.
+var weakLines = map[string]bool{
+	"break ;": true, "continue ;": true, "return ;": true, "return null ;": true, "return true ;": true,
+	"return false ;": true, "else": true, "else :": true, "pass": true, "break": true, "continue": true,
+	"return": true, "return None": true, "return True": true, "return False": true, "}": true, "} else {": true,
+	"try :": true, "try {": true, "finally :": true, "} finally {": true, "return result ;": true, "return result": true,
+}
+
+// weakLine: a listed generic line, or one of at most three tokens.
+func weakLine(t string) bool {
+	return weakLines[t] || len(strings.Fields(t)) <= 3
+}
+
+// neighbourSupport is how well the snapshot lines around at continue the
+// fixed lines around a: the better of the previous and the next non-trivial
+// neighbours' similarities (1 when the fixed line has no neighbour).
+func (c *Checker) neighbourSupport(ctx context.Context, fix *version, a int, snap *version, at int) (float64, error) {
+	best, any := 0.0, false
+	for _, dir := range []int{-1, 1} {
+		fi, si := neighbour(fix, a, dir), neighbour(snap, at, dir)
+		if fi < 0 {
+			continue
+		}
+		any = true
+		if si < 0 {
+			continue
+		}
+		s, err := c.similarity(ctx, fix.lines[fi].text, snap.lines[si].text)
+		if err != nil {
+			return 0, err
+		}
+		best = max(best, s)
+	}
+	if !any {
+		return 1, nil
+	}
+	return best, nil
+}
+
+// neighbour is the nearest non-trivial line of v after (dir 1) or before
+// (dir -1) line i within the same function, or -1.
+func neighbour(v *version, i, dir int) int {
+	fi := v.enclosing(v.lines[i].startByte)
+	for j := i + dir; j >= 0 && j < len(v.lines); j += dir {
+		if v.enclosing(v.lines[j].startByte) != fi {
+			return -1
+		}
+		if !v.lines[j].trivial && !weakLines[v.lines[j].text] {
+			return j
+		}
+	}
+	return -1
 }
 
 // deletionRegion is the part of scope between the matched context lines:

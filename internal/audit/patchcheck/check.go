@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/audit/track"
@@ -29,7 +30,17 @@ const parsedFiles = 48
 // New returns a Checker with opts.
 func New(opts Options) *Checker {
 	return &Checker{opts: opts, emb: embedCache{m: map[string][]float64{}}, git: newGitCache(),
-		parsed: &parseCache{max: parsedFiles}, tr: track.New()}
+		parsed: &parseCache{max: parsedFiles}, tr: track.New(sourceExtList()...)}
+}
+
+// sourceExtList is sourceExts as a sorted list.
+func sourceExtList() []string {
+	out := make([]string, 0, len(sourceExts))
+	for e := range sourceExts {
+		out = append(out, e)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func errEmbedCount(want, got int) error {

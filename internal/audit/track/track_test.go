@@ -32,7 +32,7 @@ func TestLoadHistoryAndLanding(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	h, err := LoadHistory(ctx, r, "main")
+	h, err := LoadHistory(ctx, r, "main", []string{".java"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ type Tracker struct {
 	mu    sync.Mutex
 	hists map[string]*histEntry
 	files *versions
+	exts  []string
 }
 
 type histEntry struct {
@@ -25,9 +26,10 @@ type histEntry struct {
 	err  error
 }
 
-// New returns an empty Tracker.
-func New() *Tracker {
-	return &Tracker{hists: map[string]*histEntry{}, files: newVersions(192)}
+// New returns an empty Tracker that follows files with the extensions
+// exts (".java", ".py"; none: every file).
+func New(exts ...string) *Tracker {
+	return &Tracker{hists: map[string]*histEntry{}, files: newVersions(192), exts: exts}
 }
 
 // History returns repo's first-parent chain up to tip, loaded once per
@@ -41,7 +43,7 @@ func (t *Tracker) History(ctx context.Context, repo *gitrepo.Repo, tip string) (
 		t.hists[key] = e
 	}
 	t.mu.Unlock()
-	e.once.Do(func() { e.h, e.err = LoadHistory(ctx, repo, tip) })
+	e.once.Do(func() { e.h, e.err = LoadHistory(ctx, repo, tip, t.exts) })
 	return e.h, e.err
 }
 
