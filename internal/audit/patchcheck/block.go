@@ -173,6 +173,10 @@ func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *
 	}
 	score, exact := 1.0, true
 	if pb.kind == "added" {
+		allWeak := true
+		for _, a := range pb.adds {
+			allWeak = allWeak && weakLine(fix.lines[a].text)
+		}
 		for _, a := range pb.adds {
 			buggy := ""
 			if d, ok := pb.pair[a]; ok {
@@ -182,7 +186,10 @@ func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *
 			if err != nil {
 				return b, false, err
 			}
-			if at >= 0 && weakLine(fix.lines[a].text) && !c.opts.NoLocalize {
+			if ml.Similarity < c.opts.threshold() && hint != nil && !hint.whole {
+				movedInFile(&ml, fix.lines[a].text, snap, sc.lines)
+			}
+			if at >= 0 && allWeak && !c.opts.NoLocalize {
 				sup, err := c.neighbourSupport(ctx, fix, a, snap, at)
 				if err != nil {
 					return b, false, err
@@ -233,9 +240,35 @@ func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *
 	return b, exact && b.Passed, nil
 }
 
+// movedScore is what a fix line found verbatim elsewhere in its tracked
+// file scores: present (the labelling protocol counts logic moved or
+// extracted within the file as present), below an exact match in place.
+const movedScore = 0.9
+
+// movedInFile: a distinctive fix line (six tokens or more, not weak) that
+// left the tracked function but occurs verbatim (normalised) elsewhere in
+// the same tracked file — a static initialiser, a field, a helper the
+// walk did not see being extracted — counts as moved within the file.
+func movedInFile(ml *MatchedLine, text string, snap *version, scope []int) {
+	if weakLine(text) || len(strings.Fields(text)) < 6 {
+		return
+	}
+	in := map[int]bool{}
+	for _, li := range scope {
+		in[li] = true
+	}
+	for li, l := range snap.lines {
+		if !in[li] && l.text == text {
+			ml.Snapshot, ml.Line, ml.Similarity, ml.Via, ml.Reverted = l.text, l.start, movedScore, "exact-file-moved", false
+			return
+		}
+	}
+}
+
 // weakLines carry no evidence alone (issue 13: "break;", "return
-// null;", a lone "else:" decided blocks both ways): they are judged with
-// their neighbours.
+// null;", a lone "else:" decided blocks both ways): a block made only of
+// them is judged with the lines around each (its other lines, when it has
+// some, already place it).
 var weakLines = map[string]bool{
 	"break ;": true, "continue ;": true, "return ;": true, "return null ;": true, "return true ;": true,
 	"return false ;": true, "else": true, "else :": true, "pass": true, "break": true, "continue": true,

@@ -185,7 +185,11 @@ func (c *Checker) tracked(ctx context.Context, s bench.Sample, repo *gitrepo.Rep
 	idx := make([]int, len(snaps))
 	upto := -1
 	for i, sn := range snaps {
-		idx[i] = h.Index(sn.Hash)
+		p, err := h.Position(ctx, repo, sn.Hash)
+		if err != nil {
+			return nil, err
+		}
+		idx[i] = p
 		upto = max(upto, idx[i])
 	}
 	var tbs []*trackedBlock

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/benchforge/benchforge/internal/gitrepo"
@@ -34,6 +35,9 @@ type History struct {
 	Commits []Commit
 	index   map[string]int
 	touch   map[string][]int // path → indices of commits where it is Old or New
+
+	mu  sync.Mutex
+	pos map[string]int // Position answers
 }
 
 // Index returns the position of commit hash on the chain, or -1.
@@ -170,6 +174,39 @@ func (h *History) changeOf(i int, path string) (Change, bool) {
 		}
 	}
 	return hit, found
+}
+
+// Position is the index of the last listed commit at or before commit
+// hash on the chain (the log lists only the chain's commits that touch
+// the followed files, so a snapshot that touched none is between two of
+// them); -1 when hash precedes them all. Answers are cached.
+func (h *History) Position(ctx context.Context, repo *gitrepo.Repo, hash string) (int, error) {
+	if i := h.Index(hash); i >= 0 {
+		return i, nil
+	}
+	h.mu.Lock()
+	i, ok := h.pos[hash]
+	h.mu.Unlock()
+	if ok {
+		return i, nil
+	}
+	l, err := h.Landing(ctx, repo, hash)
+	if err != nil {
+		return -1, err
+	}
+	switch {
+	case l < 0:
+		i = len(h.Commits) - 1 // no listed commit after hash
+	default:
+		i = l - 1
+	}
+	h.mu.Lock()
+	if h.pos == nil {
+		h.pos = map[string]int{}
+	}
+	h.pos[hash] = i
+	h.mu.Unlock()
+	return i, nil
 }
 
 // Landing is the first commit of the chain that contains commit fix (fix

@@ -23,6 +23,8 @@ func TestLoadHistoryAndLanding(t *testing.T) {
 	b.Rename("a/Old.java", "a/New.java")
 	b.Commit("rename", gittest.Date(2020, 3, 1))
 	m := b.Merge("side", "merge side", gittest.Date(2020, 4, 1))
+	b.Write("README.md", "docs only\n")
+	docs := b.Commit("docs", gittest.Date(2020, 4, 15))
 	b.Branch("stray")
 	stray := b.Commit("never merged", gittest.Date(2020, 5, 1))
 	b.Checkout("main")
@@ -47,6 +49,14 @@ func TestLoadHistoryAndLanding(t *testing.T) {
 	}
 	if i, err := h.Landing(ctx, r, stray); err != nil || i != -1 {
 		t.Fatalf("stray commit lands at %d (%v), want -1", i, err)
+	}
+	// The docs commit touches no .java file: not listed, positioned after
+	// the merge.
+	if h.Index(docs) != -1 {
+		t.Fatal("a commit touching no followed file is listed")
+	}
+	if i, err := h.Position(ctx, r, docs); err != nil || i != 2 {
+		t.Fatalf("docs commit at %d (%v), want 2", i, err)
 	}
 }
 
