@@ -6,7 +6,8 @@
 //
 // Anchors. A Defects4J fix is its revision.id.fixed; a SWE-bench fix is
 // the first default-branch commit after base_commit whose tree holds
-// every added source line of the gold patch (a `git log -S` pickaxe on
+// the added source lines of the gold patch (at least 80 % of them: the
+// upstream commit often differs from the cleaned patch in a line) (a `git log -S` pickaxe on
 // the longest added line proposes candidates, reading the files verifies
 // them). The landing commit is the first commit of the default branch's
 // first-parent chain that contains the fix (the fix itself, or the merge

@@ -193,7 +193,7 @@ func (w *walk) changed(ctx context.Context, j int, v *fileVersion, renamed bool,
 	kind, detail := StepModified, ""
 	k := v.byKey(w.cur.Key)
 	if k < 0 {
-		if k = uniqueName(v, classOf(w.cur.Key), nameOf(w.cur.Key)); k >= 0 {
+		if k = w.sameName(v); k >= 0 {
 			kind, detail = StepResigned, "was "+w.cur.Key
 		} else if k = w.similar(v, w.prev); k >= 0 {
 			kind, detail = StepRenamed, "was "+w.cur.Key
@@ -281,12 +281,12 @@ func (w *walk) lost(ctx context.Context, j int, kind, why string) error {
 		if err != nil {
 			return err
 		}
-		if v == nil {
-			continue
+		if v == nil || !bytes.Contains(v.src, []byte(nameOf(w.cur.Key)+"(")) && !bytes.Contains(v.src, []byte(nameOf(w.cur.Key)+" (")) {
+			continue // no function of that name: no parse
 		}
 		k := v.byKey(w.cur.Key)
 		if k < 0 {
-			k = uniqueName(v, "", nameOf(w.cur.Key))
+			k = w.sameName(v)
 		}
 		if k < 0 || jaccard(words(v.functions()[k].Text), words(w.text)) < minRenamed {
 			continue
@@ -299,6 +299,32 @@ func (w *walk) lost(ctx context.Context, j int, kind, why string) error {
 	}
 	w.gone(j, kind, why)
 	return nil
+}
+
+// sameName is the function of v with the tracked function's name (its
+// parameters, or its class's name, changed): the only one, else of
+// several (overloads) the one whose body is most similar (≥ minRenamed);
+// the same class is preferred. -1 when none.
+func (w *walk) sameName(v *fileVersion) int {
+	name, class := nameOf(w.cur.Key), classOf(w.cur.Key)
+	if k := uniqueName(v, class, name); k >= 0 {
+		return k
+	}
+	ws := words(w.text)
+	best, bestJ, n := -1, minRenamed, 0
+	for i, f := range v.functions() {
+		if f.Name != name {
+			continue
+		}
+		n++
+		if j := jaccard(ws, words(f.Text)); j >= bestJ {
+			best, bestJ = i, j
+		}
+	}
+	if n == 1 && best < 0 {
+		return uniqueName(v, "", name)
+	}
+	return best
 }
 
 // similar is the function of v, absent from prev, whose body is most
