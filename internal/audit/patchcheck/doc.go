@@ -47,6 +47,24 @@
 //     minimum block similarity, and the sample is present when Score ≥
 //     Threshold (0.7, the optimum of §5.5 Figure 6).
 //
+// History (CheckAll; Options.NoHistory for the one-jump ablation). Step 3
+// is by default replaced by internal/audit/track: the fix is anchored at
+// the commit where it landed on the default branch's first-parent chain,
+// each block's function is followed commit by commit to the latest
+// snapshot asked for (renames, splits, moves, re-signatures, extractions),
+// and the block is scored once per state of that walk on the function's
+// own text (plus the functions fix lines were extracted into); the
+// snapshot's verdict reads the state in force there, scored on the
+// snapshot file itself. A fix landed after a snapshot is absent there
+// ("fix not merged before the cutoff"). Every verdict carries the chain
+// and the presence timeline (History). Lines are compared after the
+// behaviour-neutral modernisation rules of rules.go (diamond, final,
+// this., braces, quote style, %-format and .format to f-strings), each
+// with must-match and must-not-match examples; a distinctive fix line that
+// left the function but is verbatim elsewhere in the tracked file counts
+// as moved within the file (0.9); a block made only of weak lines
+// (break;, return null;, ≤ 3 tokens) is judged with the lines around them.
+//
 // Test verification (§3.4 "Testing Verification"; Options.NoTests): when
 // Score falls in the inconclusive band [InconclusiveLow, Threshold) and a
 // TestVerifier is configured, a modified patch is built that replaces each
