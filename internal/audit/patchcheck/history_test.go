@@ -113,6 +113,11 @@ func histCases() []histCase {
 				"        if (r > hi) {\n            r = hi;\n        }\n        return r;\n    }\n",
 				"        return cap(r, hi);\n    }\n\n    private int cap(int r, int hi) {\n        if (r > hi) {\n            r = hi;\n        }\n        return r;\n    }\n", 1)}}},
 			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"extracted"}, wantIntervals: 1},
+		{name: "java method inlined into its caller", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
+			later: []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": "package p;\n\npublic class Calc {\n" +
+				"    private int lo, hi;\n\n    public int twice(int x) {\n        int r = x * 2;\n        if (r < lo) {\n            r = lo;\n        }\n" +
+				"        if (r > hi) {\n            r = hi;\n        }\n        return r;\n    }\n}\n"}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"inlined"}, wantIntervals: 1},
 		{name: "java diamond and final modernisation", path: "src/p/Calc.java", buggy: calcBuggy,
 			fixed:   strings.Replace(calcBuggy, "        int r = v;\n", "        int r = v;\n        java.util.List<Integer> seen = new java.util.ArrayList<Integer>();\n", 1),
 			later:   []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(calcBuggy, "        int r = v;\n", "        int r = v;\n        final java.util.List<Integer> seen = new java.util.ArrayList<>();\n", 1)}}},

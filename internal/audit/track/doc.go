@@ -23,7 +23,9 @@
 // text unchanged (a byte search, no parse); the same key; the same name
 // with other parameters (re-signatured); another name with a similar body
 // (identifier Jaccard ≥ 0.5, renamed); another file added or changed in
-// the same commit (moved, or the file split). Lines that leave the
+// the same commit (moved, or the file split); deleted, with its lines in
+// a function of the same file that grew in that commit (inlined,
+// CodeTracker's inline-method rule). Lines that leave the
 // function and appear in a function added or grown in the same commit
 // are extracted (CodeTracker's extract-method rule, Jodavi & Tsantalis,
 // FSE 2022): that function joins the tracked scope. Every step records

@@ -20,6 +20,7 @@ const (
 	StepRenamed     = "renamed"          // another name, similar body
 	StepMovedFile   = "moved-file"       // the function went to another file changed in the same commit
 	StepExtracted   = "extracted"        // lines left it for a function added or grown in the same commit
+	StepInlined     = "inlined"          // it was deleted and its lines went into a function grown in the same commit
 	StepFuncDeleted = "function-deleted" // no descendant found
 	StepFileDeleted = "file-deleted"     // the file was deleted and the function is nowhere else
 )
@@ -197,6 +198,11 @@ func (w *walk) changed(ctx context.Context, j int, v *fileVersion, renamed bool,
 			kind, detail = StepResigned, "was "+w.cur.Key
 		} else if k = w.similar(v, w.prev); k >= 0 {
 			kind, detail = StepRenamed, "was "+w.cur.Key
+		}
+	}
+	if k < 0 {
+		if k = inlinedInto(fn{Text: w.text}.sourceLinesCopy(), v, w.prev); k >= 0 {
+			kind, detail = StepInlined, "was "+w.cur.Key
 		}
 	}
 	if k < 0 {
@@ -383,6 +389,46 @@ func extractedInto(oldLines []string, now *fn, v, prev *fileVersion) []string {
 		}
 	}
 	return out
+}
+
+// inlinedInto is the function of v, grown since prev, that holds most of
+// the deleted function's lines (at least two and half of its body
+// lines; CodeTracker's inline-method rule), or -1.
+func inlinedInto(lines []string, v, prev *fileVersion) int {
+	var body []string
+	for _, l := range lines[min(1, len(lines)):] { // the header cannot survive an inline
+		if !generic(l) {
+			body = append(body, l)
+		}
+	}
+	if len(body) < 2 {
+		return -1
+	}
+	best, bestN := -1, 0
+	fs := v.functions()
+	for i := range fs {
+		f := &fs[i]
+		if !newOrGrown(f, prev) {
+			continue
+		}
+		have := map[string]bool{}
+		for _, l := range f.sourceLines() {
+			have[l] = true
+		}
+		n := 0
+		for _, l := range body {
+			if have[l] {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = i, n
+		}
+	}
+	if bestN < 2 || 2*bestN < len(body) {
+		return -1
+	}
+	return best
 }
 
 func newOrGrown(f *fn, prev *fileVersion) bool {

@@ -49,13 +49,20 @@ func (v *fileVersion) hasKey(k string) bool { return v.byKey(k) >= 0 }
 // only used to see which lines left a function and where they went).
 func (f *fn) sourceLines() []string {
 	if f.lines == nil {
-		for _, l := range strings.Split(f.Text, "\n") {
-			if t := strings.TrimSpace(l); len(t) > 3 {
-				f.lines = append(f.lines, t)
-			}
-		}
+		f.lines = f.sourceLinesCopy()
 	}
 	return f.lines
+}
+
+// sourceLinesCopy computes sourceLines without caching them.
+func (f fn) sourceLinesCopy() []string {
+	var out []string
+	for _, l := range strings.Split(f.Text, "\n") {
+		if t := strings.TrimSpace(l); len(t) > 3 {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // versions is a bounded cache of parsed file versions shared by every
