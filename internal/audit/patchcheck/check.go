@@ -87,20 +87,7 @@ func (c *Checker) Check(ctx context.Context, s bench.Sample, repo *gitrepo.Repo,
 			v.Blocks = append(v.Blocks, b)
 		}
 	}
-	v.Score = round(score)
-	v.Present = v.Score >= v.Threshold
-	switch {
-	case v.Present && exact:
-		v.Verdict, v.Method, v.Reason = Present, MethodExact, "every patch line occurs verbatim (normalised) in the localised snapshot code"
-	case v.Present:
-		v.Verdict, v.Method, v.Reason = Present, MethodSimilarity, fmt.Sprintf("every patch line has a snapshot counterpart with similarity ≥ %.2f", v.Threshold)
-	default:
-		v.Verdict, v.Method = Absent, MethodSimilarity
-		if c.opts.ExactOnly {
-			v.Method = MethodExact
-		}
-		v.Reason = absentReason(v)
-	}
+	c.conclude(&v, score, exact, "the localised snapshot code")
 	if !v.Present && !c.opts.NoTests && c.opts.Verifier != nil && v.Score >= c.opts.low() {
 		if err := c.verify(ctx, s, repo, files, snaps, &v); err != nil {
 			return v, err
@@ -149,6 +136,25 @@ func (c *Checker) prepare(ctx context.Context, s bench.Sample, repo *gitrepo.Rep
 		return nil, v, true
 	}
 	return files, v, false
+}
+
+// conclude sets v's score, verdict, method and reason from the blocks'
+// minimum similarity; where names the code the lines were matched in.
+func (c *Checker) conclude(v *Verdict, score float64, exact bool, where string) {
+	v.Score = round(score)
+	v.Present = v.Score >= v.Threshold
+	switch {
+	case v.Present && exact:
+		v.Verdict, v.Method, v.Reason = Present, MethodExact, "every patch line occurs verbatim (normalised) in "+where
+	case v.Present:
+		v.Verdict, v.Method, v.Reason = Present, MethodSimilarity, fmt.Sprintf("every patch line has a counterpart with similarity ≥ %.2f in %s", v.Threshold, where)
+	default:
+		v.Verdict, v.Method = Absent, MethodSimilarity
+		if c.opts.ExactOnly {
+			v.Method = MethodExact
+		}
+		v.Reason = absentReason(*v)
+	}
 }
 
 func unknown(v Verdict, reason string) Verdict {

@@ -412,17 +412,7 @@ func (c *Checker) decideAt(ctx context.Context, repo *gitrepo.Repo, v *Verdict, 
 		score = min(score, b.Similarity)
 		v.Blocks = append(v.Blocks, b)
 	}
-	v.Score = round(score)
-	v.Present = v.Score >= v.Threshold
-	switch {
-	case v.Present && exact:
-		v.Verdict, v.Method, v.Reason = Present, MethodExact, "every patch line occurs verbatim (normalised) in the tracked descendant of its function"
-	case v.Present:
-		v.Verdict, v.Method, v.Reason = Present, MethodSimilarity, fmt.Sprintf("every patch line has a counterpart with similarity ≥ %.2f in the tracked descendant of its function", v.Threshold)
-	default:
-		v.Verdict, v.Method = Absent, MethodSimilarity
-		v.Reason = absentReason(*v)
-	}
+	c.conclude(v, score, exact, "the tracked descendant of its function")
 	return nil
 }
 
