@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"gonum.org/v1/plot"
@@ -22,6 +24,7 @@ type auditEvalOptions struct {
 	verdicts, labels, rocJSON, rocSVG string
 	asJSON                            bool
 	stage, model                      string // --stage repo|combined: audit_eval_stage1.go
+	confidence, cutoff                string
 }
 
 func newAuditEvalCmd(a *app) *cobra.Command {
@@ -33,13 +36,21 @@ func newAuditEvalCmd(a *app) *cobra.Command {
 or CSV "id,label") and reports AUC over the continuous score and TPR / FPR of
 the present decision, as benchchecker Table 4 does. Unknown and
 not_applicable verdicts are skipped and counted. --roc writes the ROC points
-as JSON, --svg plots them.`,
+as JSON, --svg plots them.
+
+Labels may carry "confidence" (high, medium, low), "language" and "cutoff";
+--confidence high,medium evaluates on those labels only, and the figures are
+given overall and per language. --labels takes several files,
+comma-separated. With verdicts at several cutoffs each label is scored at
+its own cutoff (or at --cutoff).`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error { return runAuditEval(a, o) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.verdicts, "verdicts", "", "verdicts JSONL from 'audit patch' (required)")
-	f.StringVar(&o.labels, "labels", "", "labels file (required)")
+	f.StringVar(&o.labels, "labels", "", "labels file(s), comma-separated (required)")
+	f.StringVar(&o.confidence, "confidence", "", "keep only labels of these confidences, comma-separated (e.g. high,medium); default all")
+	f.StringVar(&o.cutoff, "cutoff", "", "score the verdicts at this cutoff (default: each label's own cutoff)")
 	f.StringVar(&o.rocJSON, "roc", "", "write ROC points as JSON to this file")
 	f.StringVar(&o.rocSVG, "svg", "", "write the ROC curve as SVG to this file")
 	f.BoolVar(&o.asJSON, "json", false, "print the evaluation as JSON")
@@ -59,14 +70,26 @@ func runAuditEval(a *app, o auditEvalOptions) error {
 	if err != nil {
 		return fmt.Errorf("audit eval: %w", err)
 	}
-	labels, err := patchcheck.ReadLabels(o.labels)
+	vs = jsonl.Latest(vs, verdictKey)
+	var labels []patchcheck.Label
+	for _, p := range strings.Split(o.labels, ",") {
+		ls, err := patchcheck.ReadLabelSet(strings.TrimSpace(p))
+		if err != nil {
+			return fmt.Errorf("audit eval: --labels: %w", err)
+		}
+		labels = append(labels, ls...)
+	}
+	var conf []string
+	for _, c := range strings.Split(o.confidence, ",") {
+		if c = strings.ToLower(strings.TrimSpace(c)); c != "" {
+			conf = append(conf, c)
+		}
+	}
+	se, err := patchcheck.EvaluateSet(vs, labels, patchcheck.EvalOptions{Confidence: conf, Cutoff: o.cutoff})
 	if err != nil {
 		return fmt.Errorf("audit eval: %w", err)
 	}
-	ev, err := patchcheck.Evaluate(vs, labels)
-	if err != nil {
-		return fmt.Errorf("audit eval: %w", err)
-	}
+	ev := se.Overall
 	if o.rocJSON != "" {
 		f, err := os.Create(o.rocJSON)
 		if err != nil {
@@ -86,11 +109,43 @@ func runAuditEval(a *app, o auditEvalOptions) error {
 		}
 	}
 	if o.asJSON {
-		return writeJSON(a.stdout, ev)
+		return writeJSON(a.stdout, se)
 	}
-	fmt.Fprintf(a.stdout, "n %d (%d present, %d absent)  AUC %.3f  TPR %.3f  FPR %.3f  at threshold %.2f\n",
-		ev.N, ev.Positives, ev.Negatives, ev.AUC, ev.TPR, ev.FPR, ev.Threshold)
-	fmt.Fprintf(a.stdout, "tp %d  fp %d  tn %d  fn %d\n", ev.Confusion["tp"], ev.Confusion["fp"], ev.Confusion["tn"], ev.Confusion["fn"])
+	return printEvalSet(a, se, o.confidence)
+}
+
+func printEvalSet(a *app, se *patchcheck.SetEvaluation, conf string) error {
+	ev := se.Overall
+	if conf == "" {
+		conf = "all"
+	}
+	fmt.Fprintf(a.stdout, "confidence %s (%d labels left out)\n", conf, se.Dropped)
+	t := table{header: []string{"LANGUAGE", "N", "PRESENT", "ABSENT", "AUC", "TPR", "FPR", "TP", "FP", "TN", "FN"}}
+	row := func(name string, e *patchcheck.Evaluation) {
+		c := e.Confusion
+		t.add(name, e.N, e.Positives, e.Negatives, fmt.Sprintf("%.3f", e.AUC), fmt.Sprintf("%.3f", e.TPR), fmt.Sprintf("%.3f", e.FPR), c["tp"], c["fp"], c["tn"], c["fn"])
+	}
+	row("all", ev)
+	langs := make([]string, 0, len(se.ByLanguage))
+	for l := range se.ByLanguage {
+		langs = append(langs, l)
+	}
+	sort.Strings(langs)
+	for _, l := range langs {
+		row(l, se.ByLanguage[l])
+	}
+	if err := t.write(a.stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "threshold %.2f\n", ev.Threshold)
+	for _, l := range langs {
+		if msg := se.LanguageErrors[l]; msg != "" {
+			fmt.Fprintf(a.stdout, "%s: %s\n", l, msg)
+		}
+	}
+	for l, m := range se.Labels {
+		fmt.Fprintf(a.stdout, "labels %s: high %d  medium %d  low %d  unrated %d\n", l, m["high"], m["medium"], m["low"], m[""])
+	}
 	for k, n := range ev.Skipped {
 		fmt.Fprintf(a.stdout, "skipped %s: %d\n", k, n)
 	}

@@ -15,10 +15,10 @@ import (
 	"github.com/benchforge/benchforge/internal/audit/testverify"
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/errs"
-	"github.com/benchforge/benchforge/internal/gitrepo"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // embedder providers
+	"github.com/benchforge/benchforge/internal/runkey"
 )
 
 func init() { auditSubcommands = append(auditSubcommands, newAuditPatchCmd) }
@@ -51,6 +51,8 @@ type auditPatchOptions struct {
 	noPreprocess, noLocalize, exactOnly, noTests bool
 	testCmd, junitXML                            string
 	testTimeout                                  time.Duration
+	noHistory                                    bool
+	recheck                                      string
 	retryFlags
 }
 
@@ -62,9 +64,19 @@ func newAuditPatchCmd(a *app) *cobra.Command {
 		Long: `patch checks, for every sample of a benchmark, whether its gold patch is
 present in the repository's cutoff snapshot (the last default-branch commit
 before --cutoff), and appends one PatchVerdict per sample to --out
-(resumable: samples already there are skipped). Verdicts: present, absent,
+(resumable). Verdicts: present, absent,
 unknown (repository, commit or file unavailable; the reason says which) and
 not_applicable (the fix touches no source file).
+
+--cutoff takes one date or several, comma-separated: one verdict per
+sample and cutoff.
+
+Each verdict records the settings that decided it (cutoff, threshold,
+ablation switches, embedder, test options, the version of the decision
+logic) and is keyed by them: a rerun reuses a verdict only under the same
+settings and writes new verdicts beside those made with other settings.
+Unknown verdicts (no clone, a commit missing, a service failed) are redone
+on every rerun; --recheck all redoes every verdict.
 
 Repositories are found in --repos as owner__name, owner/name or the
 Defects4J project name (bare or not), through --mapping, or cloned into
@@ -79,7 +91,8 @@ Defects4J project name (bare or not), through --mapping, or cloned into
 	o.repos.add(f, true)
 	f.StringVar(&o.repos.cloneDir, "cache", "", "old name of --clone-dir")
 	_ = f.MarkDeprecated("cache", "use --clone-dir")
-	f.StringVar(&o.cutoff, "cutoff", "", "model training cutoff: 2023-09-01, 2023-09 or RFC 3339 (required)")
+	f.StringVar(&o.cutoff, "cutoff", "", "model training cutoff(s), comma-separated: 2023-09-01, 2023-09 or RFC 3339 (required)")
+	f.StringVar(&o.recheck, "recheck", "", "redo finished verdicts on resume: unknown (the default: unknown verdicts are always redone) or all")
 	f.StringVar(&o.embedder, "embedder", "", "embedding model spec for re-ranking (e.g. openai:text-embedding-3-small)")
 	f.BoolVar(&o.testFallback, "test-fallback", false, "run the tests when the similarity is inconclusive")
 	f.StringVar(&o.testCmd, "test-cmd", "", "with --test-fallback, the test command as argv with {tests}, {test} or {dir} placeholders, e.g. 'python3 -m pytest -q {tests}' (no shell is used); default: detected per sample")
@@ -95,6 +108,7 @@ Defects4J project name (bare or not), through --mapping, or cloned into
 	f.BoolVar(&o.noLocalize, "no-localize", false, "ablation: search the whole file, no function localisation")
 	f.BoolVar(&o.exactOnly, "exact-only", false, "ablation: exact line matching only")
 	f.BoolVar(&o.noTests, "no-tests", false, "ablation: never run test verification")
+	f.BoolVar(&o.noHistory, "no-history", false, "ablation: compare the fix with the snapshot in one jump instead of following it through the history")
 	return cmd
 }
 
@@ -108,23 +122,28 @@ func defaultRepoCache() string {
 
 // auditPatchSummary is what `audit patch` prints.
 type auditPatchSummary struct {
-	Out      string               `json:"out"`
-	Cutoff   string               `json:"cutoff"`
-	Checked  int                  `json:"checked"`
-	Resumed  int                  `json:"resumed"`
-	Total    int                  `json:"total"`
-	Counts   map[string]int       `json:"counts"`
-	Methods  map[string]int       `json:"methods"`
-	Repos    []auditPatchRepoRow  `json:"repos"`
-	Reasons  []auditPatchReason   `json:"unknown_reasons"`
-	Problems []bench.Problem      `json:"problems"`
-	Seconds  float64              `json:"seconds"`
-	Warnings []string             `json:"warnings,omitempty"`
-	Verdicts []patchcheck.Verdict `json:"-"`
+	Out    string `json:"out"`
+	Cutoff string `json:"cutoff"` // the cutoffs, comma-separated
+	// Other counts the verdicts in Out decided with other settings (kept,
+	// not reused); OtherSettings names the settings that differ.
+	Other         int                  `json:"other_settings_verdicts,omitempty"`
+	OtherSettings []string             `json:"other_settings,omitempty"`
+	Checked       int                  `json:"checked"`
+	Resumed       int                  `json:"resumed"`
+	Total         int                  `json:"total"`
+	Counts        map[string]int       `json:"counts"`
+	Methods       map[string]int       `json:"methods"`
+	Repos         []auditPatchRepoRow  `json:"repos"`
+	Reasons       []auditPatchReason   `json:"unknown_reasons"`
+	Problems      []bench.Problem      `json:"problems"`
+	Seconds       float64              `json:"seconds"`
+	Warnings      []string             `json:"warnings,omitempty"`
+	Verdicts      []patchcheck.Verdict `json:"-"`
 }
 
 type auditPatchRepoRow struct {
 	Repo          string  `json:"repo"`
+	Cutoff        string  `json:"cutoff"`
 	Samples       int     `json:"samples"`
 	Present       int     `json:"present"`
 	Absent        int     `json:"absent"`
@@ -142,37 +161,23 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 	if o.benchmark == "" || o.cutoff == "" || o.out == "" {
 		return fmt.Errorf("audit patch: --benchmark, --cutoff and --out are required: %w", errs.ErrUsage)
 	}
-	cutoff, err := gitrepo.ParseTime(o.cutoff)
+	cutoffs, err := parseCutoffs(o.cutoff)
 	if err != nil {
-		return fmt.Errorf("audit patch: --cutoff: %w", err)
+		return fmt.Errorf("audit patch: %w", err)
+	}
+	recheck, err := runkey.ParseRecheck(o.recheck)
+	if err != nil {
+		return fmt.Errorf("audit patch: %w", err)
 	}
 	format, err := bench.ParseFormat(o.format)
 	if err != nil {
 		return fmt.Errorf("audit patch: --format: %w", err)
 	}
-	opts := patchcheck.Options{Threshold: o.threshold, InconclusiveLow: o.low, NoPreprocess: o.noPreprocess, NoLocalize: o.noLocalize,
-		ExactOnly: o.exactOnly, NoTests: o.noTests || !o.testFallback}
-	if o.testFallback && !o.noTests {
-		if opts.Verifier, err = newTestVerifier(o); err != nil {
-			return fmt.Errorf("audit patch: --test-fallback: %w", err)
-		}
+	opts, closeEmb, err := patchOptions(o)
+	if err != nil {
+		return err
 	}
-	if o.embedder != "" {
-		so, err := o.retryFlags.apply(llm.SessionOptions{})
-		if err != nil {
-			return fmt.Errorf("audit patch: %w", err)
-		}
-		sess, err := llm.NewSession(so)
-		if err != nil {
-			return fmt.Errorf("audit patch: --embedder %s: %w", o.embedder, err)
-		}
-		defer sess.Close()
-		m, err := sess.Open(o.embedder)
-		if err != nil {
-			return fmt.Errorf("audit patch: --embedder %s: %w", o.embedder, err)
-		}
-		opts.Embedder = patchcheck.ModelEmbedder{Model: m}
-	}
+	defer closeEmb()
 	start := time.Now()
 	samples, problems, err := bench.Load(a.ctx, o.benchmark, format, bench.LoadOptions{Strict: o.strict})
 	if err != nil {
@@ -186,31 +191,42 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 		return fmt.Errorf("audit patch: %w", err)
 	}
 	defer res.Close()
-	log, err := jsonl.Open(o.out, func(v patchcheck.Verdict) string { return v.SampleID }, jsonl.Options{Sync: jsonl.SyncBatch})
+	keys := newPatchKeys(o, cutoffs)
+	log, err := jsonl.OpenRetry(o.out, verdictKey, jsonl.Options{Sync: jsonl.SyncBatch}, func(v patchcheck.Verdict) bool {
+		return recheck == runkey.RecheckAll || v.Verdict == patchcheck.Unknown
+	})
 	if err != nil {
 		return fmt.Errorf("audit patch: %w", err)
 	}
 	defer log.Close()
-	sum := auditPatchSummary{Out: o.out, Cutoff: cutoff.Format(time.RFC3339), Problems: problems, Warnings: log.Warnings()}
+	sum := auditPatchSummary{Out: o.out, Cutoff: joinCutoffs(cutoffs), Problems: problems, Warnings: log.Warnings()}
 	var todo []bench.Sample
 	for _, s := range samples {
-		if log.Has(s.ID) {
-			sum.Resumed++
-		} else {
+		n := 0
+		for _, c := range cutoffs {
+			if log.Has(keys.id(s.ID, c)) {
+				n++
+			}
+		}
+		sum.Resumed += n
+		if n < len(cutoffs) {
 			todo = append(todo, s)
 		}
 	}
 	var bar *progressbar.ProgressBar
 	if isTerminal(a.stderr) && len(todo) > 0 {
-		bar = progressbar.NewOptions(len(todo), progressbar.OptionSetWriter(a.stderr),
+		bar = progressbar.NewOptions(len(todo)*len(cutoffs), progressbar.OptionSetWriter(a.stderr),
 			progressbar.OptionSetDescription("audit patch"), progressbar.OptionClearOnFinish())
 	}
 	chk := patchcheck.New(opts)
-	err = chk.Run(a.ctx, todo, res, patchcheck.RunOptions{Cutoff: cutoff, Workers: o.workers}, func(v patchcheck.Verdict) error {
+	ro := patchcheck.RunOptions{Cutoffs: cutoffs, Workers: o.workers,
+		Done: func(id string, c time.Time) bool { return log.Has(keys.id(id, c)) }}
+	err = chk.Run(a.ctx, todo, res, ro, func(v patchcheck.Verdict) error {
 		sum.Checked++
 		if bar != nil {
 			_ = bar.Add(1)
 		}
+		keys.stamp(&v)
 		return log.Append(v)
 	})
 	if cerr := log.Close(); err == nil && cerr != nil {
@@ -223,7 +239,8 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 	if err != nil {
 		return fmt.Errorf("audit patch: %w", err)
 	}
-	summarise(&sum, all)
+	mine := keys.select_(&sum, samples, jsonl.Latest(all, verdictKey))
+	summarise(&sum, mine)
 	sum.Seconds = time.Since(start).Seconds()
 	if sum.Problems == nil {
 		sum.Problems = []bench.Problem{}
@@ -232,6 +249,37 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 		return writeJSON(a.stdout, sum)
 	}
 	return printAuditPatch(a, sum)
+}
+
+// patchOptions builds the checker's options from the flags; the returned
+// func closes the embedder session.
+func patchOptions(o auditPatchOptions) (patchcheck.Options, func(), error) {
+	opts := patchcheck.Options{Threshold: o.threshold, InconclusiveLow: o.low, NoPreprocess: o.noPreprocess, NoLocalize: o.noLocalize,
+		ExactOnly: o.exactOnly, NoTests: o.noTests || !o.testFallback, NoHistory: o.noHistory}
+	var err error
+	if o.testFallback && !o.noTests {
+		if opts.Verifier, err = newTestVerifier(o); err != nil {
+			return opts, func() {}, fmt.Errorf("audit patch: --test-fallback: %w", err)
+		}
+	}
+	if o.embedder == "" {
+		return opts, func() {}, nil
+	}
+	so, err := o.retryFlags.apply(llm.SessionOptions{})
+	if err != nil {
+		return opts, func() {}, fmt.Errorf("audit patch: %w", err)
+	}
+	sess, err := llm.NewSession(so)
+	if err != nil {
+		return opts, func() {}, fmt.Errorf("audit patch: --embedder %s: %w", o.embedder, err)
+	}
+	m, err := sess.Open(o.embedder)
+	if err != nil {
+		sess.Close()
+		return opts, func() {}, fmt.Errorf("audit patch: --embedder %s: %w", o.embedder, err)
+	}
+	opts.Embedder = patchcheck.ModelEmbedder{Model: m}
+	return opts, func() { sess.Close() }, nil
 }
 
 func summarise(sum *auditPatchSummary, all []patchcheck.Verdict) {
@@ -245,10 +293,10 @@ func summarise(sum *auditPatchSummary, all []patchcheck.Verdict) {
 		if v.Method != "" && v.Present {
 			sum.Methods[v.Method]++
 		}
-		r := rows[v.Repo]
+		r := rows[v.Repo+"\x00"+v.Cutoff]
 		if r == nil {
-			r = &auditPatchRepoRow{Repo: v.Repo}
-			rows[v.Repo] = r
+			r = &auditPatchRepoRow{Repo: v.Repo, Cutoff: v.Cutoff}
+			rows[v.Repo+"\x00"+v.Cutoff] = r
 		}
 		r.Samples++
 		switch v.Verdict {
@@ -270,7 +318,10 @@ func summarise(sum *auditPatchSummary, all []patchcheck.Verdict) {
 		}
 		sum.Repos = append(sum.Repos, *r)
 	}
-	sort.Slice(sum.Repos, func(i, j int) bool { return sum.Repos[i].Repo < sum.Repos[j].Repo })
+	sort.Slice(sum.Repos, func(i, j int) bool {
+		a, b := sum.Repos[i], sum.Repos[j]
+		return a.Repo < b.Repo || a.Repo == b.Repo && a.Cutoff < b.Cutoff
+	})
 	sum.Reasons = []auditPatchReason{}
 	for k, n := range reasons {
 		sum.Reasons = append(sum.Reasons, auditPatchReason{k, n})
@@ -307,9 +358,13 @@ func printAuditPatch(a *app, s auditPatchSummary) error {
 		s.Checked, s.Resumed, s.Out, s.Total, s.Cutoff, s.Seconds)
 	fmt.Fprintf(a.stdout, "present %d  absent %d  unknown %d  not_applicable %d\n",
 		s.Counts[patchcheck.Present], s.Counts[patchcheck.Absent], s.Counts[patchcheck.Unknown], s.Counts[patchcheck.NotApplicable])
-	t := table{header: []string{"REPO", "SAMPLES", "PRESENT", "ABSENT", "UNKNOWN", "N/A", "PRESENT RATE"}}
+	if s.Other > 0 {
+		fmt.Fprintf(a.stdout, "note: %d verdicts in %s were decided with other settings (%s); they are kept, not reused, and not counted here\n",
+			s.Other, s.Out, strings.Join(s.OtherSettings, "; "))
+	}
+	t := table{header: []string{"REPO", "CUTOFF", "SAMPLES", "PRESENT", "ABSENT", "UNKNOWN", "N/A", "PRESENT RATE"}}
 	for _, r := range s.Repos {
-		t.add(r.Repo, r.Samples, r.Present, r.Absent, r.Unknown, r.NotApplicable, fmt.Sprintf("%.3f", r.PresentRate))
+		t.add(r.Repo, r.Cutoff, r.Samples, r.Present, r.Absent, r.Unknown, r.NotApplicable, fmt.Sprintf("%.3f", r.PresentRate))
 	}
 	if err := t.write(a.stdout); err != nil {
 		return err

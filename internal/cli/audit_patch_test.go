@@ -78,12 +78,12 @@ func TestAuditPatchAndEval(t *testing.T) {
 	if got["a"] != "present" || got["b"] != "absent" || got["c"] != "unknown" {
 		t.Fatalf("verdicts %v", got)
 	}
-	// Resume: nothing new is checked or written.
+	// Resume: only the unknown verdict (no clone) is redone.
 	stdout.Reset()
 	if code := Run(context.Background(), args, &stdout, &stderr); code != 0 {
 		t.Fatalf("rerun exit %d: %s", code, stderr.String())
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil || sum.Checked != 0 || sum.Resumed != 3 || sum.Total != 3 {
+	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil || sum.Checked != 1 || sum.Resumed != 2 || sum.Total != 3 {
 		t.Fatalf("rerun summary %+v %v", sum, err)
 	}
 	// Eval against labels: a present, b absent.
@@ -95,15 +95,98 @@ func TestAuditPatchAndEval(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("eval exit %d: %s", code, stderr.String())
 	}
-	var ev patchcheck.Evaluation
-	if err := json.Unmarshal(stdout.Bytes(), &ev); err != nil {
+	var se patchcheck.SetEvaluation
+	if err := json.Unmarshal(stdout.Bytes(), &se); err != nil {
 		t.Fatal(err)
 	}
-	if ev.AUC != 1 || ev.TPR != 1 || ev.FPR != 0 || ev.Skipped["unknown"] != 1 {
+	if ev := se.Overall; ev.AUC != 1 || ev.TPR != 1 || ev.FPR != 0 || ev.N != 2 {
 		t.Fatalf("eval %+v", ev)
+	}
+	if py := se.ByLanguage["python"]; py == nil || py.N != 2 {
+		t.Fatalf("per language %+v", se.ByLanguage)
 	}
 	if b, err := os.ReadFile(svg); err != nil || !bytes.Contains(b, []byte("<svg")) {
 		t.Fatalf("svg: %v", err)
+	}
+}
+
+// runPatchJSON runs audit patch with args and decodes its JSON summary.
+func runPatchJSON(t *testing.T, args ...string) auditPatchSummary {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	full := append([]string{"benchforge", "audit", "patch", "--format", "jsonl", "--json"}, args...)
+	if code := Run(context.Background(), full, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var sum auditPatchSummary
+	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
+
+// TestAuditPatchResumeKeyedBySettings: a rerun with another cutoff or
+// threshold never reuses a verdict decided under the old one (issue 14:
+// the 2021 verdicts were reported under a 2019 cutoff).
+func TestAuditPatchResumeKeyedBySettings(t *testing.T) {
+	benchFile, reposDir := auditFixture(t)
+	out := filepath.Join(t.TempDir(), "verdicts.jsonl")
+	base := []string{"--benchmark", benchFile, "--repos", reposDir, "--out", out}
+	sum := runPatchJSON(t, append(base, "--cutoff", "2021-01-01")...)
+	if sum.Counts["present"] != 1 || sum.Counts["absent"] != 1 {
+		t.Fatalf("2021: %+v", sum.Counts)
+	}
+	// b's fix was reverted in 2020: before that it is present.
+	sum = runPatchJSON(t, append(base, "--cutoff", "2019-06-01")...)
+	if sum.Checked != 3 || sum.Resumed != 0 || sum.Counts["present"] != 2 || sum.Counts["absent"] != 0 || sum.Total != 3 {
+		t.Fatalf("2019 after 2021: %+v", sum)
+	}
+	if sum.Other != 3 || len(sum.OtherSettings) != 1 || !strings.HasPrefix(sum.OtherSettings[0], "cutoff: ") {
+		t.Fatalf("other settings: %d %v", sum.Other, sum.OtherSettings)
+	}
+	// Both cutoffs at once: everything is resumed but the unknown.
+	sum = runPatchJSON(t, append(base, "--cutoff", "2019-06-01,2021-01-01")...)
+	if sum.Checked != 2 || sum.Resumed != 4 || sum.Total != 6 || sum.Counts["present"] != 3 || sum.Counts["absent"] != 1 {
+		t.Fatalf("two cutoffs: %+v", sum)
+	}
+	// Another threshold is another setting.
+	sum = runPatchJSON(t, append(base, "--cutoff", "2021-01-01", "--threshold", "0.9")...)
+	if sum.Checked != 3 || sum.Resumed != 0 {
+		t.Fatalf("threshold 0.9: %+v", sum)
+	}
+	vs, err := jsonl.ReadFile[patchcheck.Verdict](out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		if v.RunKey == "" || v.Settings["cutoff"] != v.Cutoff || v.Settings["decision"] != patchcheck.DecisionVersion {
+			t.Fatalf("verdict %s lacks its settings: key %q settings %v", v.SampleID, v.RunKey, v.Settings)
+		}
+	}
+}
+
+// TestAuditPatchRetriesUnknown: an unknown verdict (no clone) is redone
+// once the clone is there and supersedes the old record; --recheck all
+// redoes every verdict.
+func TestAuditPatchRetriesUnknown(t *testing.T) {
+	benchFile, reposDir := auditFixture(t)
+	out := filepath.Join(t.TempDir(), "verdicts.jsonl")
+	args := []string{"--benchmark", benchFile, "--repos", reposDir, "--out", out, "--cutoff", "2021-01-01"}
+	if sum := runPatchJSON(t, args...); sum.Counts["unknown"] != 1 {
+		t.Fatalf("first run: %+v", sum.Counts)
+	}
+	// The missing clone appears (a copy of the same history).
+	gone := filepath.Join(reposDir, "o__gone.git")
+	if err := os.CopyFS(gone, os.DirFS(filepath.Join(reposDir, "o__calc.git"))); err != nil {
+		t.Fatal(err)
+	}
+	sum := runPatchJSON(t, args...)
+	if sum.Checked != 1 || sum.Resumed != 2 || sum.Total != 3 || sum.Counts["unknown"] != 0 || sum.Counts["present"] != 2 {
+		t.Fatalf("after adding the clone: %+v", sum)
+	}
+	sum = runPatchJSON(t, append(args, "--recheck", "all")...)
+	if sum.Checked != 3 || sum.Resumed != 0 || sum.Total != 3 {
+		t.Fatalf("--recheck all: %+v", sum)
 	}
 }
 

@@ -36,7 +36,8 @@ type object struct {
 }
 
 func startCatFile(gitDir string) (*catFile, error) {
-	cmd := exec.Command("git", "--git-dir="+gitDir, "cat-file", "--batch")
+	// Long-lived: kill (on cancellation of a batch, or close) ends it.
+	cmd := guard(exec.CommandContext(context.Background(), "git", "--git-dir="+gitDir, "cat-file", "--batch"))
 	cmd.Env = gitEnv()
 	c := &catFile{cmd: cmd}
 	cmd.Stderr = &limitedBuffer{buf: &c.stderr, max: 4096}
@@ -59,7 +60,7 @@ func startCatFile(gitDir string) (*catFile, error) {
 }
 
 // kill stops the child at once; pending reads and writes fail.
-func (c *catFile) kill() { _ = c.cmd.Process.Kill() }
+func (c *catFile) kill() { _ = killGroup(c.cmd) }
 
 // close ends the child: closing stdin makes cat-file exit; Kill covers a
 // child stuck writing.

@@ -44,7 +44,7 @@ func Clone(ctx context.Context, url, cacheDir string) (*Repo, error) {
 	defer os.RemoveAll(tmp) // a no-op after a successful rename
 
 	target := filepath.Join(tmp, "repo.git")
-	cmd := exec.CommandContext(ctx, "git", "clone", "--bare", "--quiet", "--", url, target)
+	cmd := guard(exec.CommandContext(ctx, "git", "clone", "--bare", "--quiet", "--", url, target))
 	cmd.Env = gitEnv()
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 4096}

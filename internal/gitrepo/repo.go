@@ -79,7 +79,7 @@ func Open(ctx context.Context, path string) (*Repo, error) {
 	if err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("gitrepo.Open(%s): not a git repository; clone it or pass --repos: %w", path, errs.ErrNotFound)
 	}
-	cmd := exec.CommandContext(ctx, "git", "-C", abs, "rev-parse", "--absolute-git-dir", "--is-bare-repository")
+	cmd := guard(exec.CommandContext(ctx, "git", "-C", abs, "rev-parse", "--absolute-git-dir", "--is-bare-repository"))
 	// The ceiling stops discovery at abs itself: Open(repo/sub) must fail
 	// rather than silently open repo.
 	cmd.Env = append(gitEnv(), "GIT_CEILING_DIRECTORIES="+filepath.Dir(abs))
@@ -136,7 +136,7 @@ func gitEnv() []string {
 // command builds a git command against the repository's git directory.
 func (r *Repo) command(ctx context.Context, args ...string) *exec.Cmd {
 	full := append([]string{"--git-dir=" + r.gitDir, "-c", "log.showSignature=false", "-c", "core.quotePath=false"}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd := guard(exec.CommandContext(ctx, "git", full...))
 	cmd.Env = gitEnv()
 	return cmd
 }
@@ -144,6 +144,32 @@ func (r *Repo) command(ctx context.Context, args ...string) *exec.Cmd {
 // run runs a git command to completion and returns its stdout.
 func (r *Repo) run(ctx context.Context, args ...string) ([]byte, error) {
 	cmd := r.command(ctx, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 4096}
+	out, err := cmd.Output()
+	if err != nil {
+		return out, r.cmdError(ctx, args, err, stderr.String())
+	}
+	return out, nil
+}
+
+// Git runs git with args against the repository (as every gitrepo child
+// runs: its own process group, killed whole on cancellation, pipes waited
+// for at most a moment after) and returns its stdout. For the few history
+// queries that have no method here.
+func (r *Repo) Git(ctx context.Context, args ...string) ([]byte, error) { return r.run(ctx, args...) }
+
+// GitGlob is Git with glob pathspecs ("**/*.java") instead of literal
+// ones, for history queries limited to a kind of file.
+func (r *Repo) GitGlob(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := r.command(ctx, args...)
+	env := cmd.Env[:0:0]
+	for _, kv := range cmd.Env {
+		if kv != "GIT_LITERAL_PATHSPECS=1" {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, "GIT_GLOB_PATHSPECS=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 4096}
 	out, err := cmd.Output()

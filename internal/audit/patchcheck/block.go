@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/diff"
@@ -52,8 +53,51 @@ func localize(fix *version, fi int, snap *version) (int, string) {
 	return -1, "file"
 }
 
-// matchBlock localises and matches one block.
-func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *snapFile) (Block, bool, error) {
+// scopeHint is the history tracker's answer for one block: the key of the
+// patched function's descendant in the snapshot file and the functions
+// fix lines were extracted into.
+type scopeHint struct {
+	key   string
+	extra []string
+	// whole: snap is a scope version (the tracked function first, then the
+	// extra functions, nothing else): its first function is the descendant
+	// and every line is in scope.
+	whole bool
+}
+
+// hinted is the snapshot function the tracker named, or -1.
+func (h *scopeHint) hinted(snap *version) int {
+	if h.whole {
+		if len(snap.funcs) == 0 {
+			return -1
+		}
+		return 0
+	}
+	for i, k := range snap.keys {
+		if k == h.key {
+			return i
+		}
+	}
+	return -1
+}
+
+// extraLines are the lines of the functions the fix lines were extracted
+// into.
+func (h *scopeHint) extraLines(snap *version) []int {
+	var out []int
+	for _, e := range h.extra {
+		for i, k := range snap.keys {
+			if k == e {
+				out = append(out, snap.funcLines(i)...)
+			}
+		}
+	}
+	return out
+}
+
+// matchBlock localises and matches one block; a non-nil hint (the history
+// tracker's descendant) replaces the localisation.
+func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *snapFile, hint *scopeHint) (Block, bool, error) {
 	fix, bug := fw.fix, fw.bug
 	b := Block{File: pb.file, SnapshotFile: sf.path, FileVia: sf.via, Function: fix.funcName(pb.fn),
 		Kind: pb.kind, PatchLines: []string{}, MatchedLines: []MatchedLine{}}
@@ -70,9 +114,16 @@ func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *
 	snap := sf.v
 	sc := scope{snap: snap, via: "file"}
 	sfi := -1
-	if c.opts.NoLocalize {
+	switch {
+	case c.opts.NoLocalize:
 		b.Localized = "file"
-	} else {
+	case hint != nil && (hint.key != "" || hint.whole):
+		if sfi = hint.hinted(snap); sfi < 0 {
+			sfi, b.Localized = localize(fix, pb.fn, snap)
+		} else {
+			b.Localized = "function:history"
+		}
+	default:
 		sfi, b.Localized = localize(fix, pb.fn, snap)
 		if sfi < 0 && pb.fn >= 0 && fix.file != nil && snap.file != nil {
 			// The patched function is gone (no key, name or context
@@ -84,6 +135,12 @@ func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *
 		}
 	}
 	sc.lines = snap.funcLines(sfi)
+	switch {
+	case hint != nil && hint.whole && sfi >= 0:
+		sc.lines = snap.funcLines(-1)
+	case hint != nil && sfi >= 0:
+		sc.lines = append(sc.lines, hint.extraLines(snap)...)
+	}
 	sc.avail = map[string]int{}
 	for _, li := range sc.lines {
 		sc.avail[snap.lines[li].text]++
@@ -116,14 +173,30 @@ func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *
 	}
 	score, exact := 1.0, true
 	if pb.kind == "added" {
+		allWeak := true
+		for _, a := range pb.adds {
+			allWeak = allWeak && weakLine(fix.lines[a].text)
+		}
 		for _, a := range pb.adds {
 			buggy := ""
 			if d, ok := pb.pair[a]; ok {
 				buggy = bug.lines[d].text
 			}
-			ml, _, err := c.matchPresent(ctx, fix.lines[a].text, buggy, "added", sc, aligned(a))
+			ml, at, err := c.matchPresent(ctx, fix.lines[a].text, buggy, "added", sc, aligned(a))
 			if err != nil {
 				return b, false, err
+			}
+			if ml.Similarity < c.opts.threshold() && hint != nil && !hint.whole {
+				movedInFile(&ml, fix.lines[a].text, snap, sc.lines)
+			}
+			if at >= 0 && allWeak && !c.opts.NoLocalize {
+				sup, err := c.neighbourSupport(ctx, fix, a, snap, at)
+				if err != nil {
+					return b, false, err
+				}
+				if sup < ml.Similarity {
+					ml.Similarity, ml.Via = round(sup), ml.Via+"+neighbours"
+				}
 			}
 			exact = exact && ml.Similarity == 1 && ml.Via[:min(len(ml.Via), 5)] == "exact"
 			score = min(score, ml.Similarity)
@@ -165,6 +238,88 @@ func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *
 	b.Similarity = round(score)
 	b.Passed = b.Similarity >= c.opts.threshold()
 	return b, exact && b.Passed, nil
+}
+
+// movedScore is what a fix line found verbatim elsewhere in its tracked
+// file scores: present (the labelling protocol counts logic moved or
+// extracted within the file as present), below an exact match in place.
+const movedScore = 0.9
+
+// movedInFile: a distinctive fix line (six tokens or more, not weak) that
+// left the tracked function but occurs verbatim (normalised) elsewhere in
+// the same tracked file — a static initialiser, a field, a helper the
+// walk did not see being extracted — counts as moved within the file.
+func movedInFile(ml *MatchedLine, text string, snap *version, scope []int) {
+	if weakLine(text) || len(strings.Fields(text)) < 6 {
+		return
+	}
+	in := map[int]bool{}
+	for _, li := range scope {
+		in[li] = true
+	}
+	for li, l := range snap.lines {
+		if !in[li] && l.text == text {
+			ml.Snapshot, ml.Line, ml.Similarity, ml.Via, ml.Reverted = l.text, l.start, movedScore, "exact-file-moved", false
+			return
+		}
+	}
+}
+
+// weakLines carry no evidence alone (issue 13: "break;", "return
+// null;", a lone "else:" decided blocks both ways): a block made only of
+// them is judged with the lines around each (its other lines, when it has
+// some, already place it).
+var weakLines = map[string]bool{
+	"break ;": true, "continue ;": true, "return ;": true, "return null ;": true, "return true ;": true,
+	"return false ;": true, "else": true, "else :": true, "pass": true, "break": true, "continue": true,
+	"return": true, "return None": true, "return True": true, "return False": true, "}": true, "} else {": true,
+	"try :": true, "try {": true, "finally :": true, "} finally {": true, "return result ;": true, "return result": true,
+}
+
+// weakLine: a listed generic line, or one of at most three tokens.
+func weakLine(t string) bool {
+	return weakLines[t] || len(strings.Fields(t)) <= 3
+}
+
+// neighbourSupport is how well the snapshot lines around at continue the
+// fixed lines around a: the better of the previous and the next non-trivial
+// neighbours' similarities (1 when the fixed line has no neighbour).
+func (c *Checker) neighbourSupport(ctx context.Context, fix *version, a int, snap *version, at int) (float64, error) {
+	best, any := 0.0, false
+	for _, dir := range []int{-1, 1} {
+		fi, si := neighbour(fix, a, dir), neighbour(snap, at, dir)
+		if fi < 0 {
+			continue
+		}
+		any = true
+		if si < 0 {
+			continue
+		}
+		s, err := c.similarity(ctx, fix.lines[fi].text, snap.lines[si].text)
+		if err != nil {
+			return 0, err
+		}
+		best = max(best, s)
+	}
+	if !any {
+		return 1, nil
+	}
+	return best, nil
+}
+
+// neighbour is the nearest non-trivial line of v after (dir 1) or before
+// (dir -1) line i within the same function, or -1.
+func neighbour(v *version, i, dir int) int {
+	fi := v.enclosing(v.lines[i].startByte)
+	for j := i + dir; j >= 0 && j < len(v.lines); j += dir {
+		if v.enclosing(v.lines[j].startByte) != fi {
+			return -1
+		}
+		if !v.lines[j].trivial && !weakLines[v.lines[j].text] {
+			return j
+		}
+	}
+	return -1
 }
 
 // deletionRegion is the part of scope between the matched context lines:

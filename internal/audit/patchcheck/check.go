@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
+	"github.com/benchforge/benchforge/internal/audit/track"
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/diff"
 	"github.com/benchforge/benchforge/internal/errs"
@@ -14,14 +16,31 @@ import (
 
 // Checker runs Stage II. It is safe for concurrent use.
 type Checker struct {
-	opts Options
-	emb  embedCache
-	git  gitCache
+	opts   Options
+	emb    embedCache
+	git    gitCache
+	parsed *parseCache
+	tr     *track.Tracker
 }
+
+// parsedFiles bounds the parse cache (files; a large Java file parsed and
+// normalised is a few MB).
+const parsedFiles = 48
 
 // New returns a Checker with opts.
 func New(opts Options) *Checker {
-	return &Checker{opts: opts, emb: embedCache{m: map[string][]float64{}}, git: newGitCache()}
+	return &Checker{opts: opts, emb: embedCache{m: map[string][]float64{}}, git: newGitCache(),
+		parsed: &parseCache{max: parsedFiles}, tr: track.New(sourceExtList()...)}
+}
+
+// sourceExtList is sourceExts as a sorted list.
+func sourceExtList() []string {
+	out := make([]string, 0, len(sourceExts))
+	for e := range sourceExts {
+		out = append(out, e)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func errEmbedCount(want, got int) error {
@@ -42,59 +61,9 @@ type fileWork struct {
 // failures of the embedder or test verifier's infrastructure.
 func (c *Checker) Check(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, snap gitrepo.Commit) (Verdict, error) {
 	v := Verdict{SampleID: s.ID, Repo: s.Repo, SnapshotCommit: snap.Hash, Threshold: c.opts.threshold(), Blocks: []Block{}}
-	fds, err := diff.ParseString(s.Patch)
-	if err != nil {
-		return unknown(v, fmt.Sprintf("gold patch does not parse: %v", err)), nil
-	}
-	// Text that is no diff at all, or a diff of binary files only, gives
-	// nothing to look for: unknown (counted), not "touches no source".
-	binary := 0
-	for _, fd := range fds {
-		if fd.IsBinary {
-			binary++
-		}
-	}
-	if len(fds) == 0 || binary == len(fds) {
-		why := "not a unified diff"
-		if len(fds) > 0 {
-			why += " (binary files only)"
-		}
-		return unknown(v, why+": the gold patch has no text hunks to look for; check the benchmark's patch field"), nil
-	}
-	var files []*fileWork
-	var skipped []string
-	for _, fd := range fds {
-		if fd.IsBinary || !IsSource(fd.Name()) {
-			skipped = append(skipped, fd.Name())
-			continue
-		}
-		files = append(files, &fileWork{fd: fd})
-	}
-	if len(files) == 0 {
-		v.Verdict = NotApplicable
-		v.Reason = fmt.Sprintf("the fix touches no source file (only tests, docs or build files: %s)", strings.Join(skipped, ", "))
-		return v, nil
-	}
-	if repo == nil {
-		return unknown(v, "no local clone of "+s.Repo), nil
-	}
-	nblocks := 0
-	for _, fw := range files {
-		bug, fix, err := c.versions(ctx, s, repo, fw.fd)
-		if err != nil {
-			if ctx.Err() != nil {
-				return v, ctx.Err()
-			}
-			return unknown(v, err.Error()), nil
-		}
-		fw.bug, fw.fix = bug, fix
-		fw.blocks = blocksOf(fw.fd.Name(), bug, fix)
-		nblocks += len(fw.blocks)
-	}
-	if nblocks == 0 {
-		v.Verdict = NotApplicable
-		v.Reason = "after preprocessing the fix changes no logical line (formatting, comments or imports only)"
-		return v, nil
+	files, v, done := c.prepare(ctx, s, repo, v)
+	if done {
+		return v, ctx.Err()
 	}
 	from := s.FixCommit
 	if from == "" {
@@ -109,7 +78,7 @@ func (c *Checker) Check(ctx context.Context, s bench.Sample, repo *gitrepo.Repo,
 		}
 		snaps = append(snaps, sf)
 		for _, pb := range fw.blocks {
-			b, allExact, err := c.matchBlock(ctx, fw, pb, sf)
+			b, allExact, err := c.matchBlock(ctx, fw, pb, sf, nil)
 			if err != nil {
 				return v, err
 			}
@@ -118,26 +87,89 @@ func (c *Checker) Check(ctx context.Context, s bench.Sample, repo *gitrepo.Repo,
 			v.Blocks = append(v.Blocks, b)
 		}
 	}
-	v.Score = round(score)
-	v.Present = v.Score >= v.Threshold
-	switch {
-	case v.Present && exact:
-		v.Verdict, v.Method, v.Reason = Present, MethodExact, "every patch line occurs verbatim (normalised) in the localised snapshot code"
-	case v.Present:
-		v.Verdict, v.Method, v.Reason = Present, MethodSimilarity, fmt.Sprintf("every patch line has a snapshot counterpart with similarity ≥ %.2f", v.Threshold)
-	default:
-		v.Verdict, v.Method = Absent, MethodSimilarity
-		if c.opts.ExactOnly {
-			v.Method = MethodExact
-		}
-		v.Reason = absentReason(v)
-	}
+	c.conclude(&v, score, exact, "the localised snapshot code")
 	if !v.Present && !c.opts.NoTests && c.opts.Verifier != nil && v.Score >= c.opts.low() {
 		if err := c.verify(ctx, s, repo, files, snaps, &v); err != nil {
 			return v, err
 		}
 	}
 	return v, nil
+}
+
+// prepare parses the gold patch and builds the blocks of each source
+// file. done means v is final (not applicable, unknown, or cancelled).
+func (c *Checker) prepare(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, v Verdict) ([]*fileWork, Verdict, bool) {
+	fds, err := diff.ParseString(s.Patch)
+	if err != nil {
+		return nil, unknown(v, fmt.Sprintf("gold patch does not parse: %v", err)), true
+	}
+	// Text that is no diff at all, or a diff of binary files only, gives
+	// nothing to look for: unknown (counted), not "touches no source".
+	binary := 0
+	for _, fd := range fds {
+		if fd.IsBinary {
+			binary++
+		}
+	}
+	if len(fds) == 0 || binary == len(fds) {
+		why := "not a unified diff"
+		if len(fds) > 0 {
+			why += " (binary files only)"
+		}
+		return nil, unknown(v, why+": the gold patch has no text hunks to look for; check the benchmark's patch field"), true
+	}
+	var files []*fileWork
+	var skipped []string
+	for _, fd := range fds {
+		if fd.IsBinary || !IsSource(fd.Name()) {
+			skipped = append(skipped, fd.Name())
+			continue
+		}
+		files = append(files, &fileWork{fd: fd})
+	}
+	if len(files) == 0 {
+		v.Verdict = NotApplicable
+		v.Reason = fmt.Sprintf("the fix touches no source file (only tests, docs or build files: %s)", strings.Join(skipped, ", "))
+		return nil, v, true
+	}
+	if repo == nil {
+		return nil, unknown(v, "no local clone of "+s.Repo), true
+	}
+	nblocks := 0
+	for _, fw := range files {
+		bug, fix, err := c.versions(ctx, s, repo, fw.fd)
+		if err != nil {
+			return nil, unknown(v, err.Error()), true
+		}
+		fw.bug, fw.fix = bug, fix
+		fw.blocks = blocksOf(fw.fd.Name(), bug, fix)
+		nblocks += len(fw.blocks)
+	}
+	if nblocks == 0 {
+		v.Verdict = NotApplicable
+		v.Reason = "after preprocessing the fix changes no logical line (formatting, comments or imports only)"
+		return nil, v, true
+	}
+	return files, v, false
+}
+
+// conclude sets v's score, verdict, method and reason from the blocks'
+// minimum similarity; where names the code the lines were matched in.
+func (c *Checker) conclude(v *Verdict, score float64, exact bool, where string) {
+	v.Score = round(score)
+	v.Present = v.Score >= v.Threshold
+	switch {
+	case v.Present && exact:
+		v.Verdict, v.Method, v.Reason = Present, MethodExact, "every patch line occurs verbatim (normalised) in "+where
+	case v.Present:
+		v.Verdict, v.Method, v.Reason = Present, MethodSimilarity, fmt.Sprintf("every patch line has a counterpart with similarity ≥ %.2f in %s", v.Threshold, where)
+	default:
+		v.Verdict, v.Method = Absent, MethodSimilarity
+		if c.opts.ExactOnly {
+			v.Method = MethodExact
+		}
+		v.Reason = absentReason(*v)
+	}
 }
 
 func unknown(v Verdict, reason string) Verdict {

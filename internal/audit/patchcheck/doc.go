@@ -47,6 +47,24 @@
 //     minimum block similarity, and the sample is present when Score ≥
 //     Threshold (0.7, the optimum of §5.5 Figure 6).
 //
+// History (CheckAll; Options.NoHistory for the one-jump ablation). Step 3
+// is by default replaced by internal/audit/track: the fix is anchored at
+// the commit where it landed on the default branch's first-parent chain,
+// each block's function is followed commit by commit to the latest
+// snapshot asked for (renames, splits, moves, re-signatures, extractions),
+// and the block is scored once per state of that walk on the function's
+// own text (plus the functions fix lines were extracted into); the
+// snapshot's verdict reads the state in force there, scored on the
+// snapshot file itself. A fix landed after a snapshot is absent there
+// ("fix not merged before the cutoff"). Every verdict carries the chain
+// and the presence timeline (History). Lines are compared after the
+// behaviour-neutral modernisation rules of rules.go (diamond, final,
+// this., braces, quote style, %-format and .format to f-strings), each
+// with must-match and must-not-match examples; a distinctive fix line that
+// left the function but is verbatim elsewhere in the tracked file counts
+// as moved within the file (0.9); a block made only of weak lines
+// (break;, return null;, ≤ 3 tokens) is judged with the lines around them.
+//
 // Test verification (§3.4 "Testing Verification"; Options.NoTests): when
 // Score falls in the inconclusive band [InconclusiveLow, Threshold) and a
 // TestVerifier is configured, a modified patch is built that replaces each
@@ -60,13 +78,17 @@
 // not_applicable (the fix touches no source file).
 package patchcheck
 
-// Measured (shared 2-core VM, load average ≈ 14 from other jobs, warm
-// clones and page cache; `benchforge audit patch --benchmark
-// ../shared/data/defects4j/<P> --repos <clones> --cutoff 2023-09-01`,
-// one project at a time): 381 samples of Cli, Csv, Codec, Gson,
-// JacksonCore, Lang, Jsoup and JacksonDatabind in 32.8 s wall (11.6
-// samples/s; 22 CPU-s), peak RSS 177 MB. Math is the outlier: 106 samples
-// in 127 s, because 76 of its patched files are gone from the 2023 snapshot
-// (commons-math 4 moved them to other repositories) and each missing file
-// costs one `git diff -M` rename search (≈1.5 s there). All nine projects:
-// 487 samples in 160 s wall, 82 CPU-s.
+// Measured before the history tracker (one jump; shared 2-core VM, load
+// average ≈ 14): 381 samples of Cli, Csv, Codec, Gson, JacksonCore, Lang,
+// Jsoup and JacksonDatabind in 32.8 s wall (11.6 samples/s); Math 106
+// samples in 127 s (one `git diff -M` rename search per missing file).
+//
+// Measured 2026-12-01 with history (the default), warm clones, one
+// project at a time, same VM under a load average of 10–20 from other
+// jobs (scripts/eval-stage2.sh): the nine Defects4J projects of the
+// development set, 464 samples, in 243 s wall (Lang 61 in 34 s, Math 106
+// in 59 s, JacksonDatabind 110 in 61 s; the slowest, JacksonCore, 1.1
+// samples/s), peak RSS 453 MB; with the 97 labelled SWE-bench samples,
+// 175 CPU-s in all (git children included). Five cutoffs cost no more
+// than one: Lang at five cutoffs, 305 verdicts, 64 s; at one, 61
+// verdicts, 69 s.

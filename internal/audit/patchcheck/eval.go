@@ -34,21 +34,48 @@ type Evaluation struct {
 // and not_applicable verdicts and verdicts without a label are skipped and
 // counted; labelled samples without a verdict are listed in Missing.
 func Evaluate(verdicts []Verdict, labels map[string]bool) (*Evaluation, error) {
-	ev := &Evaluation{Skipped: map[string]int{}, Confusion: map[string]int{"tp": 0, "fp": 0, "tn": 0, "fn": 0}}
-	var scores []float64
-	var ys []bool
+	var ps []scored
 	seen := map[string]bool{}
+	skipped := map[string]int{}
 	for _, v := range verdicts {
 		seen[v.SampleID] = true
 		y, ok := labels[v.SampleID]
 		switch {
 		case v.Verdict == Unknown || v.Verdict == NotApplicable:
-			ev.Skipped[v.Verdict]++
-			continue
+			skipped[v.Verdict]++
 		case !ok:
-			ev.Skipped["unlabelled"]++
-			continue
+			skipped["unlabelled"]++
+		default:
+			ps = append(ps, scored{v, y})
 		}
+	}
+	var missing []string
+	for id := range labels {
+		if !seen[id] {
+			missing = append(missing, id)
+		}
+	}
+	ev, err := evaluate(ps)
+	for k, n := range skipped {
+		ev.Skipped[k] += n
+	}
+	ev.Missing = missing
+	return ev, err
+}
+
+// scored is one judged verdict with its label.
+type scored struct {
+	v Verdict
+	y bool
+}
+
+// evaluate computes the confusion matrix, TPR / FPR and AUC of ps.
+func evaluate(ps []scored) (*Evaluation, error) {
+	ev := &Evaluation{Skipped: map[string]int{}, Confusion: map[string]int{"tp": 0, "fp": 0, "tn": 0, "fn": 0}}
+	var scores []float64
+	var ys []bool
+	for _, p := range ps {
+		v, y := p.v, p.y
 		if ev.Threshold == 0 {
 			ev.Threshold = v.Threshold
 		}
@@ -67,11 +94,6 @@ func Evaluate(verdicts []Verdict, labels map[string]bool) (*Evaluation, error) {
 			ev.Confusion["fp"]++
 		default:
 			ev.Confusion["tn"]++
-		}
-	}
-	for id := range labels {
-		if !seen[id] {
-			ev.Missing = append(ev.Missing, id)
 		}
 	}
 	ev.N = len(scores)
@@ -107,7 +129,40 @@ func ReadLabels(path string) (map[string]bool, error) {
 func errorsJoinInput(err error) error { return fmt.Errorf("%w: %w", errs.ErrInput, err) }
 
 func parseLabels(path string, r io.Reader) (map[string]bool, error) {
+	ls, err := parseLabelSet(path, r)
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]bool{}
+	for _, l := range ls {
+		out[l.ID] = l.Present
+	}
+	return out, nil
+}
+
+// Label is one ground-truth label: whether the sample's fix is present at
+// Cutoff (when the label names one), how sure its labeller was
+// (high | medium | low, "" when not said) and the sample's language.
+type Label struct {
+	ID         string `json:"sample_id"`
+	Present    bool   `json:"present"`
+	Confidence string `json:"confidence,omitempty"`
+	Language   string `json:"language,omitempty"`
+	Cutoff     string `json:"cutoff,omitempty"`
+}
+
+// ReadLabelSet reads labels as ReadLabels does, keeping each label's
+// confidence, language and cutoff (JSONL fields of those names).
+func ReadLabelSet(path string) ([]Label, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("patchcheck: read labels %s: %w", path, errorsJoinInput(err))
+	}
+	return parseLabelSet(path, bytes.NewReader(data))
+}
+
+func parseLabelSet(path string, r io.Reader) ([]Label, error) {
+	var out []Label
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<16), 1<<24)
 	line := 0
@@ -120,6 +175,7 @@ func parseLabels(path string, r io.Reader) (map[string]bool, error) {
 		var id string
 		var y bool
 		var ok bool
+		var lab Label
 		if strings.HasPrefix(t, "{") {
 			var m map[string]any
 			if err := json.Unmarshal([]byte(t), &m); err != nil {
@@ -129,6 +185,9 @@ func parseLabels(path string, r io.Reader) (map[string]bool, error) {
 			if id == "" {
 				id, _ = m["id"].(string)
 			}
+			lab.Confidence, _ = m["confidence"].(string)
+			lab.Language, _ = m["language"].(string)
+			lab.Cutoff, _ = m["cutoff"].(string)
 			for _, k := range []string{"label", "present", "contaminated"} {
 				if val, has := m[k]; has {
 					y, ok = labelValue(val)
@@ -149,7 +208,10 @@ func parseLabels(path string, r io.Reader) (map[string]bool, error) {
 		if id == "" || !ok {
 			return nil, fmt.Errorf("patchcheck: labels %s:%d: need an id and a boolean label: %w", path, line, errs.ErrInput)
 		}
-		out[id] = y
+		lab.ID, lab.Present = id, y
+		lab.Confidence = strings.ToLower(strings.TrimSpace(lab.Confidence))
+		lab.Language = strings.ToLower(strings.TrimSpace(lab.Language))
+		out = append(out, lab)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("patchcheck: labels %s: %w", path, err)

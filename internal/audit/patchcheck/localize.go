@@ -1,12 +1,9 @@
 package patchcheck
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path"
 	"strings"
 	"sync"
@@ -42,15 +39,11 @@ type snapFile struct {
 // renamed file; one `git diff -M` per fix commit, so it comes last).
 func (c *Checker) locateFile(ctx context.Context, repo *gitrepo.Repo, from, snap, p string) (*snapFile, error) {
 	try := func(q, via string) (*snapFile, error) {
-		src, err := repo.ReadFile(ctx, snap, q)
-		if err != nil {
-			if errors.Is(err, errs.ErrNotFound) && ctx.Err() == nil {
-				return nil, nil
-			}
-			return nil, fmt.Errorf("patchcheck: read %s at snapshot %s: %w", q, short(snap), err)
+		sf, err := c.snapVersion(ctx, repo, snap, q)
+		if sf == nil || err != nil {
+			return nil, err
 		}
-		v := newVersion(q, src, c.opts.NoPreprocess)
-		return &snapFile{path: q, via: via, v: v, leaf: leafLines(v)}, nil
+		return &snapFile{path: sf.path, via: via, v: sf.v, leaf: sf.leaf}, nil
 	}
 	if sf, err := try(p, "same-path"); sf != nil || err != nil {
 		return sf, err
@@ -76,6 +69,61 @@ func (c *Checker) locateFile(ctx context.Context, repo *gitrepo.Repo, from, snap
 		}
 	}
 	return &snapFile{path: "", via: "missing"}, nil
+}
+
+// snapVersion reads, parses and normalises path at commit once per run
+// (a bounded cache shared by the workers: many samples read the same
+// snapshot file, and the history walk reads the same versions again); nil
+// when the file is not there.
+func (c *Checker) snapVersion(ctx context.Context, repo *gitrepo.Repo, commit, p string) (*snapFile, error) {
+	key := repo.GitDir() + "\x00" + commit + "\x00" + p
+	if sf, ok := c.parsed.get(key); ok {
+		return sf, nil
+	}
+	src, err := repo.ReadFile(ctx, commit, p)
+	if err != nil {
+		if errors.Is(err, errs.ErrNotFound) && ctx.Err() == nil {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("read %s at commit %s: %w", p, short(commit), err)
+	}
+	v := newVersion(p, src, c.opts.NoPreprocess)
+	sf := &snapFile{path: p, v: v, leaf: leafLines(v)}
+	c.parsed.put(key, sf)
+	return sf, nil
+}
+
+// parseCache is a bounded map of parsed snapshot files; the oldest entry
+// goes first when it is full.
+type parseCache struct {
+	mu    sync.Mutex
+	m     map[string]*snapFile
+	order []string
+	max   int
+}
+
+func (p *parseCache) get(k string) (*snapFile, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	sf, ok := p.m[k]
+	return sf, ok
+}
+
+func (p *parseCache) put(k string, sf *snapFile) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.m == nil {
+		p.m = map[string]*snapFile{}
+	}
+	if _, ok := p.m[k]; ok {
+		return
+	}
+	p.m[k] = sf
+	p.order = append(p.order, k)
+	if len(p.order) > p.max {
+		delete(p.m, p.order[0])
+		p.order = p.order[1:]
+	}
 }
 
 // sameName returns the file of files with p's base name sharing the longest
@@ -136,13 +184,9 @@ func (c *Checker) renames(ctx context.Context, repo *gitrepo.Repo, from, snap st
 	if ok {
 		return m, nil
 	}
-	cmd := exec.CommandContext(ctx, "git", "--git-dir="+repo.GitDir(), "diff", "--no-ext-diff",
-		"--name-status", "-z", "-M", "--diff-filter=R", from, snap, "--")
-	cmd.Env = gitEnv()
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
+	out, err := repo.Git(ctx, "diff", "--no-ext-diff", "--name-status", "-z", "-M", "--diff-filter=R", from, snap, "--")
 	m = map[string]string{}
-	if err := cmd.Run(); err != nil {
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -153,7 +197,7 @@ func (c *Checker) renames(ctx context.Context, repo *gitrepo.Repo, from, snap st
 		c.git.mu.Unlock()
 		return m, nil
 	}
-	f := strings.Split(out.String(), "\x00")
+	f := strings.Split(string(out), "\x00")
 	for i := 0; i+2 < len(f); i += 3 {
 		if strings.HasPrefix(f[i], "R") {
 			m[f[i+1]] = f[i+2]
@@ -163,19 +207,4 @@ func (c *Checker) renames(ctx context.Context, repo *gitrepo.Repo, from, snap st
 	c.git.renames[key] = m
 	c.git.mu.Unlock()
 	return m, nil
-}
-
-// gitEnv is the caller's environment without variables that would redirect
-// git (GIT_DIR and friends), with stable, non-interactive settings — as
-// internal/gitrepo runs git.
-func gitEnv() []string {
-	env := make([]string, 0, len(os.Environ())+3)
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "GIT_") || k == "LC_ALL" || k == "LANG" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_NO_REPLACE_OBJECTS=1")
 }

@@ -85,9 +85,37 @@ func (c *Checker) similarity(ctx context.Context, a, b string) (float64, error) 
 // tokenSimilarity is the mean of the token SequenceMatcher ratio and the
 // ratio of the rename-blind token sequences (identifiers → ID, literals →
 // LIT), so a renamed local costs half what another operator does.
+//
+// The rename-blind half counts only when the lines share at least one
+// identifier or literal: "if ( numDecimals <= 7 )" and "if ( requestType
+// )" have the same shape and nothing else in common, and a renamed local
+// in a line of several names leaves the others shared.
 func tokenSimilarity(a, b string) float64 {
 	ta, tb := strings.Fields(a), strings.Fields(b)
-	return (textsim.Ratio(ta, tb) + textsim.Ratio(blind(ta), blind(tb))) / 2
+	plain := textsim.Ratio(ta, tb)
+	if !shareName(ta, tb) {
+		return plain
+	}
+	return (plain + textsim.Ratio(blind(ta), blind(tb))) / 2
+}
+
+// shareName reports whether two token lists have an identifier or literal
+// (not a keyword or punctuation) in common.
+func shareName(a, b []string) bool {
+	names := map[string]bool{}
+	ba := blind(a)
+	for i, t := range a {
+		if ba[i] == "ID" || ba[i] == "LIT" {
+			names[t] = true
+		}
+	}
+	bb := blind(b)
+	for i, t := range b {
+		if (bb[i] == "ID" || bb[i] == "LIT") && names[t] {
+			return true
+		}
+	}
+	return false
 }
 
 // keywords are the Java and Python reserved words blind keeps.
@@ -258,8 +286,9 @@ func (c *Checker) matchPresent(ctx context.Context, text, buggy, role string, sc
 	if aligned >= 0 {
 		cands = append([]int{aligned}, cands...)
 	}
-	best, bestS, bestVia := -1, -1.0, ""
+	best, bestS, bestVia, bestRev := -1, -1.0, "", false
 	for k, li := range cands {
+		rev := false
 		t := snap.lines[li].text
 		s, err := c.similarity(ctx, text, t)
 		if err != nil {
@@ -272,6 +301,7 @@ func (c *Checker) matchPresent(ctx context.Context, text, buggy, role string, sc
 			}
 			if sb >= s {
 				s *= 1 - sb
+				rev = sb == 1
 			}
 		}
 		via := sc.via
@@ -279,12 +309,13 @@ func (c *Checker) matchPresent(ctx context.Context, text, buggy, role string, sc
 			via = "ast"
 		}
 		if s > bestS {
-			best, bestS, bestVia = li, s, via
+			best, bestS, bestVia, bestRev = li, s, via, rev
 		}
 	}
 	if best < 0 {
 		return ml, -1, nil
 	}
+	ml.Reverted = bestRev
 	return c.hit(ml, snap, best, bestS, bestVia), best, nil
 }
 

@@ -96,6 +96,10 @@ func newVersion(p string, src []byte, raw bool) *version {
 	}
 	if v.file != nil && !raw {
 		v.lines = normLines(v.file)
+		lang := langOf(p)
+		for i := range v.lines {
+			v.lines[i].text = modernise(lang, v.lines[i].text)
+		}
 	} else {
 		v.lines = rawLines(v.file, src, v.file == nil)
 	}

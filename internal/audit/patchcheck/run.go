@@ -18,13 +18,19 @@ type RepoSource interface {
 
 // RunOptions configure Run.
 type RunOptions struct {
-	Cutoff time.Time
+	// Cutoffs are the training cutoffs to answer, one verdict per sample
+	// and cutoff; empty means Cutoff alone.
+	Cutoffs []time.Time
+	Cutoff  time.Time
+	// Done, when set, reports a (sample, cutoff) already decided (a
+	// resumed run); it is not checked again.
+	Done func(sampleID string, cutoff time.Time) bool
 	// Workers checks this many samples at once; 0 means 2.
 	Workers int
 }
 
 // Run checks samples against their repositories' cutoff snapshots and
-// calls emit once per sample (serially, in completion order). A repository
+// calls emit once per sample and cutoff (serially, in completion order). A repository
 // that cannot be opened, or has no commit before the cutoff, gives Unknown
 // verdicts for its samples and the run goes on. Run stops at the first
 // error from emit, the Checker, or ctx.
@@ -33,26 +39,31 @@ func (c *Checker) Run(ctx context.Context, samples []bench.Sample, src RepoSourc
 	if workers <= 0 {
 		workers = 2
 	}
-	cutoff := ro.Cutoff.UTC().Format(time.RFC3339)
+	cutoffs := ro.Cutoffs
+	if len(cutoffs) == 0 {
+		cutoffs = []time.Time{ro.Cutoff}
+	}
 	type snapRes struct {
 		commit gitrepo.Commit
 		err    error
 		once   sync.Once
 	}
-	var (
-		smu   sync.Mutex
-		snaps = map[*gitrepo.Repo]*snapRes{}
-		emu   sync.Mutex
-	)
-	snapshot := func(r *gitrepo.Repo) (gitrepo.Commit, error) {
+	var smu, emu sync.Mutex
+	type snapKey struct {
+		r      *gitrepo.Repo
+		cutoff int64
+	}
+	snaps := map[snapKey]*snapRes{}
+	snapshot := func(r *gitrepo.Repo, cutoff time.Time) (gitrepo.Commit, error) {
+		k := snapKey{r, cutoff.UnixNano()}
 		smu.Lock()
-		sr := snaps[r]
+		sr := snaps[k]
 		if sr == nil {
 			sr = &snapRes{}
-			snaps[r] = sr
+			snaps[k] = sr
 		}
 		smu.Unlock()
-		sr.once.Do(func() { sr.commit, sr.err = r.Snapshot(ctx, ro.Cutoff) })
+		sr.once.Do(func() { sr.commit, sr.err = r.Snapshot(ctx, cutoff) })
 		return sr.commit, sr.err
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -65,13 +76,11 @@ func (c *Checker) Run(ctx context.Context, samples []bench.Sample, src RepoSourc
 		go func() {
 			defer wg.Done()
 			for s := range jobs {
-				v, err := c.one(ctx, s, src, snapshot)
-				if err == nil {
-					v.Cutoff = cutoff
+				err := c.sample(ctx, s, src, cutoffs, ro.Done, snapshot, func(v Verdict) error {
 					emu.Lock()
-					err = emit(v)
-					emu.Unlock()
-				}
+					defer emu.Unlock()
+					return emit(v)
+				})
 				if err != nil {
 					errc <- err
 					cancel()
@@ -98,28 +107,76 @@ feed:
 	return ctx.Err()
 }
 
-func (c *Checker) one(ctx context.Context, s bench.Sample, src RepoSource, snapshot func(*gitrepo.Repo) (gitrepo.Commit, error)) (Verdict, error) {
+type snapshotFunc func(*gitrepo.Repo, time.Time) (gitrepo.Commit, error)
+
+// sample emits sample s's verdict at every cutoff not yet done, all
+// decided in one pass (CheckAll).
+func (c *Checker) sample(ctx context.Context, s bench.Sample, src RepoSource, cutoffs []time.Time, done func(string, time.Time) bool, snapshot snapshotFunc, emit func(Verdict) error) error {
+	var todo []time.Time
+	for _, cut := range cutoffs {
+		if done == nil || !done(s.ID, cut) {
+			todo = append(todo, cut)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	out := func(v Verdict, cut time.Time) error {
+		v.Cutoff = cut.UTC().Format(time.RFC3339)
+		return emit(v)
+	}
 	r, err := src.Repo(ctx, s)
 	if err != nil {
-		if ctx.Err() != nil {
-			return Verdict{}, ctx.Err()
-		}
-		v, _ := c.Check(ctx, s, nil, gitrepo.Commit{})
-		if v.Verdict == NotApplicable {
-			return v, nil
-		}
-		return unknown(v, fmt.Sprintf("repository %s: %v", s.Repo, err)), nil
+		return c.failAll(ctx, s, todo, fmt.Sprintf("repository %s: %v", s.Repo, err), out)
 	}
-	snap, err := snapshot(r)
+	var snaps []gitrepo.Commit
+	var at []time.Time
+	for _, cut := range todo {
+		snap, err := snapshot(r, cut)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			v, _ := c.Check(ctx, s, nil, gitrepo.Commit{})
+			if v.Verdict != NotApplicable {
+				v = unknown(v, fmt.Sprintf("no cutoff snapshot of %s: %v", s.Repo, err))
+			}
+			if err := out(v, cut); err != nil {
+				return err
+			}
+			continue
+		}
+		snaps, at = append(snaps, snap), append(at, cut)
+	}
+	if len(snaps) == 0 {
+		return nil
+	}
+	vs, err := c.CheckAll(ctx, s, r, snaps)
 	if err != nil {
-		if ctx.Err() != nil {
-			return Verdict{}, ctx.Err()
-		}
-		v, _ := c.Check(ctx, s, nil, gitrepo.Commit{})
-		if v.Verdict == NotApplicable {
-			return v, nil
-		}
-		return unknown(v, fmt.Sprintf("no cutoff snapshot of %s: %v", s.Repo, err)), nil
+		return err
 	}
-	return c.Check(ctx, s, r, snap)
+	for i, v := range vs {
+		if err := out(v, at[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// failAll emits an unknown verdict (or not_applicable, when the fix
+// touches no source) at every cutoff.
+func (c *Checker) failAll(ctx context.Context, s bench.Sample, cuts []time.Time, reason string, out func(Verdict, time.Time) error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	v, _ := c.Check(ctx, s, nil, gitrepo.Commit{})
+	if v.Verdict != NotApplicable {
+		v = unknown(v, reason)
+	}
+	for _, cut := range cuts {
+		if err := out(v, cut); err != nil {
+			return err
+		}
+	}
+	return nil
 }

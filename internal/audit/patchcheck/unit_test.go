@@ -67,3 +67,39 @@ func FuzzParseLabels(f *testing.F) {
 		}
 	})
 }
+
+// TestEvaluateSetConfidenceAndLanguage: labels of a confidence left out
+// are not scored; each language gets its own figures; a label's cutoff
+// picks the verdict at that cutoff.
+func TestEvaluateSetConfidenceAndLanguage(t *testing.T) {
+	const c1, c2 = "2021-01-01T00:00:00Z", "2023-09-01T00:00:00Z"
+	v := func(id, cut string, score float64) Verdict {
+		return Verdict{SampleID: id, Cutoff: cut, Score: score, Threshold: 0.7, Present: score >= 0.7, Verdict: map[bool]string{true: Present, false: Absent}[score >= 0.7]}
+	}
+	vs := []Verdict{v("j1", c1, 0.1), v("j1", c2, 1), v("j2", c2, 0.2), v("j3", c2, 0.9), v("p1", c2, 0.8), v("p2", c2, 0.75)}
+	labels := []Label{
+		{ID: "j1", Present: true, Confidence: "high", Language: "java", Cutoff: "2023-09-01"},
+		{ID: "j2", Present: false, Confidence: "medium", Language: "java", Cutoff: "2023-09-01"},
+		{ID: "j3", Present: false, Confidence: "low", Language: "java", Cutoff: "2023-09-01"},
+		{ID: "p1", Present: true, Confidence: "high", Language: "python", Cutoff: "2023-09-01"},
+		{ID: "p2", Present: false, Confidence: "high", Language: "python", Cutoff: "2023-09-01"},
+	}
+	se, err := EvaluateSet(vs, labels, EvalOptions{Confidence: []string{"high", "medium"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if se.Dropped != 1 || se.Overall.N != 4 || se.Overall.FPR != 0.5 || se.Overall.TPR != 1 {
+		t.Fatalf("overall %+v dropped %d", se.Overall, se.Dropped)
+	}
+	if j := se.ByLanguage["java"]; j.N != 2 || j.FPR != 0 || j.AUC != 1 {
+		t.Fatalf("java %+v", j)
+	}
+	if p := se.ByLanguage["python"]; p.N != 2 || p.FPR != 1 {
+		t.Fatalf("python %+v", p)
+	}
+	// Without the label's cutoff, two verdicts of j1 are ambiguous.
+	labels[0].Cutoff = ""
+	if _, err := EvaluateSet(vs, labels, EvalOptions{}); err == nil {
+		t.Fatal("two cutoffs and no cutoff named: want an error")
+	}
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/gitrepo"
+	"github.com/benchforge/benchforge/internal/runkey"
 )
 
 // Verdict values.
@@ -22,13 +23,27 @@ const (
 	MethodTests      = "tests"
 )
 
-// Verdict is the PatchVerdict record of DESIGN.md, one per sample.
+// DecisionVersion names the version of Stage II's decision logic. It is
+// part of every verdict's run key, so a resumed run never reuses a verdict
+// an older logic decided; bump it whenever a change can alter a verdict or
+// score.
+const DecisionVersion = "stage2/track-5"
+
+// Verdict is the PatchVerdict record of DESIGN.md, one per sample and
+// cutoff.
 type Verdict struct {
-	SampleID       string  `json:"sample_id"`
-	Repo           string  `json:"repo,omitempty"`
-	Cutoff         string  `json:"cutoff,omitempty"`
-	SnapshotCommit string  `json:"snapshot_commit,omitempty"`
-	Blocks         []Block `json:"blocks"`
+	SampleID string `json:"sample_id"`
+	// RunKey is the record's id: sample id and the hash of Settings (see
+	// internal/runkey); a resumed run reuses the record only under the
+	// same key.
+	RunKey string `json:"run_key,omitempty"`
+	// Settings are what decided the verdict: cutoff, threshold, ablation
+	// switches, embedder, test options and DecisionVersion.
+	Settings       runkey.Settings `json:"settings,omitempty"`
+	Repo           string          `json:"repo,omitempty"`
+	Cutoff         string          `json:"cutoff,omitempty"`
+	SnapshotCommit string          `json:"snapshot_commit,omitempty"`
+	Blocks         []Block         `json:"blocks"`
 	// Score is the minimum block similarity in [0, 1]: the continuous
 	// score ROC curves are drawn from.
 	Score     float64 `json:"score"`
@@ -41,6 +56,10 @@ type Verdict struct {
 	Method string      `json:"method,omitempty"`
 	Reason string      `json:"reason"`
 	Tests  *TestResult `json:"tests,omitempty"`
+	// History is the chain the verdict was decided on (absent with
+	// --no-history): the landing commit, each block's steps to the
+	// snapshot, and the presence timeline.
+	History *History `json:"history,omitempty"`
 }
 
 // Block is one patch block: the logical lines a fix adds to one function
@@ -65,6 +84,12 @@ type Block struct {
 	MatchedLines []MatchedLine `json:"matched_lines"`
 	Similarity   float64       `json:"similarity"`
 	Passed       bool          `json:"passed"`
+	// EvidenceCommit is the commit whose file the lines were matched in
+	// (with history: the first commit of the tracked state in force at the
+	// snapshot; the function's text is the same at the snapshot).
+	EvidenceCommit string `json:"evidence_commit,omitempty"`
+	// Reason says why a tracked block has no descendant.
+	Reason string `json:"reason,omitempty"`
 }
 
 // MatchedLine is the evidence for one patch line.
@@ -83,6 +108,8 @@ type MatchedLine struct {
 	// alignment, in the function, in the file); ast, function, file (best
 	// similar line from there); none.
 	Via string `json:"via"`
+	// Reverted: the best candidate is the buggy line the fix replaced.
+	Reverted bool `json:"reverted,omitempty"`
 }
 
 // TestResult records a test-verification run.
@@ -121,8 +148,12 @@ type Options struct {
 	NoLocalize   bool // search the whole snapshot file, no AST alignment
 	ExactOnly    bool // exact normalised-line matching only
 	NoTests      bool // never run test verification
-	Embedder     Embedder
-	Verifier     TestVerifier
+	// NoHistory decides by one jump from the fix to the snapshot (the
+	// localisation of benchchecker §3.4) instead of following the fix
+	// through the history (internal/audit/track).
+	NoHistory bool
+	Embedder  Embedder
+	Verifier  TestVerifier
 }
 
 func (o Options) threshold() float64 {

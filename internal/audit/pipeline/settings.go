@@ -16,8 +16,10 @@ const (
 	// Stage1Logic: 2 reports the sequential design's p-value (repoprobe
 	// PValueKind) instead of the stopping boundary.
 	Stage1Logic = "stage1/2"
-	// Stage2Logic: 1 is patchcheck as of this package's first keyed records.
-	Stage2Logic = "stage2/1"
+	// Stage2Logic is patchcheck's own decision version, so records made by
+	// another Stage II (the one-jump logic before history tracking) are
+	// redone, never reused.
+	Stage2Logic = patchcheck.DecisionVersion
 	// BaselineLogic: 1 is the first keyed baselines.
 	BaselineLogic = "baselines/1"
 )
@@ -79,7 +81,7 @@ func PatchSettings(o patchcheck.Options, cutoff, embedder, tests string) runkey.
 	return runkey.Settings{
 		"logic": Stage2Logic, "cutoff": cutoff, "threshold": th, "inconclusive_low": o.InconclusiveLow,
 		"candidates": o.Candidates, "no_preprocess": o.NoPreprocess, "no_localize": o.NoLocalize,
-		"exact_only": o.ExactOnly, "no_tests": o.NoTests, "embedder": embedder, "tests": tests,
+		"exact_only": o.ExactOnly, "no_tests": o.NoTests, "no_history": o.NoHistory, "embedder": embedder, "tests": tests,
 	}
 }
 

@@ -1,0 +1,514 @@
+package patchcheck
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/benchforge/benchforge/internal/audit/track"
+	"github.com/benchforge/benchforge/internal/bench"
+	"github.com/benchforge/benchforge/internal/diff"
+	"github.com/benchforge/benchforge/internal/gitrepo"
+)
+
+// History is a verdict's history chain: where the fix landed, what
+// happened to each block's function on the way to the snapshot, and when
+// the fix was present (benchchecker §3.4 asks whether the patch persists;
+// the timeline says from when to when).
+type History struct {
+	Landed   string         `json:"landed,omitempty"`
+	LandedAt string         `json:"landed_at,omitempty"`
+	Via      string         `json:"via"`
+	Note     string         `json:"note,omitempty"`
+	Blocks   []BlockHistory `json:"blocks,omitempty"`
+	Timeline []Interval     `json:"timeline"`
+}
+
+// BlockHistory is one block's chain of steps (up to this verdict's
+// snapshot) and its presence timeline.
+type BlockHistory struct {
+	File     string       `json:"file"`
+	Function string       `json:"function,omitempty"`
+	Chain    []track.Step `json:"chain"`
+	Timeline []Interval   `json:"timeline"`
+}
+
+// Interval is a stretch of the first-parent chain during which the fix
+// (or a block of it) is present: from commit From until commit To ended it
+// (To "" when it lasts to the last snapshot checked), and why.
+type Interval struct {
+	From     string `json:"from"`
+	FromDate string `json:"from_date"`
+	To       string `json:"to,omitempty"`
+	ToDate   string `json:"to_date,omitempty"`
+	EndedBy  string `json:"ended_by,omitempty"`
+}
+
+// trackedBlock is one block's walk: its states and the block evaluated at
+// the first commit of each.
+type trackedBlock struct {
+	fw     *fileWork
+	pb     *pblock
+	states []track.State
+	evals  []Block
+}
+
+// CheckAll decides sample s at every snapshot of snaps (commits of the
+// default branch's first-parent chain) in one pass: the fix is anchored
+// in the history, each block's function is followed commit by commit to
+// the latest snapshot, and each block is scored once per state of its
+// walk; a snapshot's verdict reads the states in force there. With
+// Options.NoHistory every snapshot is decided by Check (one jump).
+func (c *Checker) CheckAll(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, snaps []gitrepo.Commit) ([]Verdict, error) {
+	if c.opts.NoHistory || repo == nil {
+		return c.each(ctx, s, repo, snaps)
+	}
+	v0 := Verdict{SampleID: s.ID, Repo: s.Repo, Threshold: c.opts.threshold(), Blocks: []Block{}}
+	files, v, done := c.prepare(ctx, s, repo, v0)
+	if done {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return repeat(v, snaps), nil
+	}
+	tip, err := c.tip(ctx, repo)
+	if err != nil {
+		return c.unknownAll(ctx, v0, snaps, fmt.Sprintf("default branch of %s: %v", s.Repo, err))
+	}
+	h, err := c.tr.History(ctx, repo, tip)
+	if err != nil {
+		return c.unknownAll(ctx, v0, snaps, err.Error())
+	}
+	an, err := c.anchor(ctx, s, repo, h, files)
+	if err != nil {
+		return c.unknownAll(ctx, v0, snaps, err.Error())
+	}
+	if an.Index < 0 {
+		if s.FixCommit == "" {
+			// The gold patch never landed verbatim upstream: judge it by
+			// one jump from the base commit, and say so.
+			vs, err := c.each(ctx, s, repo, snaps)
+			for i := range vs {
+				vs[i].History = &History{Via: "one-jump", Note: an.Reason + "; decided by one jump from the base commit", Timeline: []Interval{}}
+			}
+			return vs, err
+		}
+		return absentAll(v0, snaps, "fix not merged before the cutoff: "+an.Reason, an), nil
+	}
+	return c.tracked(ctx, s, repo, h, an, files, v0, snaps)
+}
+
+// each decides every snapshot by Check.
+func (c *Checker) each(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, snaps []gitrepo.Commit) ([]Verdict, error) {
+	out := make([]Verdict, 0, len(snaps))
+	for _, sn := range snaps {
+		v, err := c.Check(ctx, s, repo, sn)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func repeat(v Verdict, snaps []gitrepo.Commit) []Verdict {
+	out := make([]Verdict, len(snaps))
+	for i, sn := range snaps {
+		out[i] = v
+		out[i].SnapshotCommit = sn.Hash
+	}
+	return out
+}
+
+func (c *Checker) unknownAll(ctx context.Context, v Verdict, snaps []gitrepo.Commit, reason string) ([]Verdict, error) {
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return repeat(unknown(v, reason), snaps), nil
+}
+
+func absentAll(v Verdict, snaps []gitrepo.Commit, reason string, an track.Anchor) []Verdict {
+	v.Verdict, v.Method, v.Reason, v.Score, v.Present = Absent, MethodSimilarity, reason, 0, false
+	v.History = &History{Via: an.Via, Note: an.Reason, Timeline: []Interval{}}
+	return repeat(v, snaps)
+}
+
+// tip is the default branch's tip commit.
+func (c *Checker) tip(ctx context.Context, repo *gitrepo.Repo) (string, error) {
+	br, err := repo.DefaultBranch(ctx)
+	if err != nil {
+		return "", err
+	}
+	cm, err := repo.Resolve(ctx, br)
+	if err != nil {
+		return "", err
+	}
+	return cm.Hash, nil
+}
+
+// anchor finds where the fix landed: the fix commit (Defects4J), else the
+// first commit after the base commit holding the gold patch's added lines.
+func (c *Checker) anchor(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, h *track.History, files []*fileWork) (track.Anchor, error) {
+	if s.FixCommit != "" {
+		return c.tr.AnchorFix(ctx, repo, h, s.FixCommit)
+	}
+	var added []track.AddedLines
+	for _, fw := range files {
+		if ls := addedLines(fw.fd); len(ls) > 0 {
+			added = append(added, track.AddedLines{Path: fw.fd.Name(), Lines: ls})
+		}
+	}
+	return c.tr.AnchorPatch(ctx, repo, h, s.BaseCommit, added)
+}
+
+// addedLines are the trimmed lines a file diff adds that carry code (not
+// blank, not a lone brace or a comment).
+func addedLines(fd *diff.FileDiff) []string {
+	var out []string
+	for _, h := range fd.Hunks {
+		for _, l := range h.Lines {
+			t := strings.TrimSpace(l.Text)
+			if l.Op != diff.Add || len(t) < 4 || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "*") {
+				continue
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// tracked follows every block from the landing commit to the latest
+// snapshot and reads each snapshot's verdict off the walk.
+func (c *Checker) tracked(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, h *track.History, an track.Anchor, files []*fileWork, v0 Verdict, snaps []gitrepo.Commit) ([]Verdict, error) {
+	idx := make([]int, len(snaps))
+	upto := -1
+	for i, sn := range snaps {
+		p, err := h.Position(ctx, repo, sn.Hash)
+		if err != nil {
+			return nil, err
+		}
+		idx[i] = p
+		upto = max(upto, idx[i])
+	}
+	var tbs []*trackedBlock
+	if an.Index <= upto {
+		var err error
+		if tbs, err = c.walkBlocks(ctx, repo, h, an.Index, upto, files); err != nil {
+			return nil, err
+		}
+	}
+	landed := h.Commits[an.Index]
+	out := make([]Verdict, len(snaps))
+	for i, sn := range snaps {
+		v := v0
+		v.SnapshotCommit = sn.Hash
+		hist := &History{Landed: landed.Hash, LandedAt: landed.Time.Format(time.RFC3339), Via: an.Via}
+		if idx[i] < 0 || idx[i] < an.Index {
+			v.Verdict, v.Method, v.Score = Absent, MethodSimilarity, 0
+			v.Reason = fmt.Sprintf("fix not merged before the cutoff (it landed in %s on %s)", short(landed.Hash), landed.Time.Format("2006-01-02"))
+			v.History = hist
+			out[i] = v
+			continue
+		}
+		if err := c.decideAt(ctx, repo, &v, tbs, idx[i]); err != nil {
+			return nil, err
+		}
+		hist.Blocks = blockHistories(h, tbs, idx[i])
+		v.History = hist
+		if !v.Present && !c.opts.NoTests && c.opts.Verifier != nil && v.Score >= c.opts.low() {
+			sfs, err := c.trackedFiles(ctx, repo, sn.Hash, files, tbs, idx[i])
+			if err != nil {
+				return nil, err
+			}
+			if err := c.verify(ctx, s, repo, files, sfs, &v); err != nil {
+				return nil, err
+			}
+		}
+		out[i] = v
+	}
+	// The timeline after the verdicts: their whole-file scores replace
+	// the scope scores of the states in force at the snapshots.
+	timeline := sampleTimeline(h, tbs, upto)
+	for i := range out {
+		if out[i].History != nil {
+			out[i].History.Timeline = timeline
+			for k := range out[i].History.Blocks {
+				out[i].History.Blocks[k].Timeline = intervals(h, tbs[k:k+1])
+			}
+		}
+	}
+	return out, nil
+}
+
+// trackedFiles are the snapshot files the walks reached, one per file of
+// the fix (for test verification).
+func (c *Checker) trackedFiles(ctx context.Context, repo *gitrepo.Repo, snap string, files []*fileWork, tbs []*trackedBlock, i int) ([]*snapFile, error) {
+	out := make([]*snapFile, len(files))
+	for k, fw := range files {
+		out[k] = &snapFile{via: "missing"}
+		for _, tb := range tbs {
+			st := tb.states[stateAt(tb.states, i)]
+			if tb.fw != fw || st.Path == "" {
+				continue
+			}
+			sf, err := c.snapVersion(ctx, repo, snap, st.Path)
+			if err != nil {
+				return nil, err
+			}
+			if sf != nil {
+				out[k] = &snapFile{path: sf.path, via: "history", v: sf.v, leaf: sf.leaf}
+			}
+			break
+		}
+	}
+	return out, nil
+}
+
+// walkBlocks follows each block's function (one walk per distinct file
+// and function) and scores the block at every state.
+func (c *Checker) walkBlocks(ctx context.Context, repo *gitrepo.Repo, h *track.History, from, upto int, files []*fileWork) ([]*trackedBlock, error) {
+	walks := map[string][]track.State{}
+	var out []*trackedBlock
+	for _, fw := range files {
+		for _, pb := range fw.blocks {
+			tg := track.Target{Path: fw.fd.Name()}
+			if pb.fn >= 0 && fw.fix.file != nil {
+				tg.Key, tg.Name = fw.fix.keys[pb.fn], fw.fix.funcs[pb.fn].Name
+			}
+			wk := tg.Path + "\x00" + tg.Key
+			states, ok := walks[wk]
+			if !ok {
+				var err error
+				if states, err = c.tr.Follow(ctx, repo, h, from, upto, tg); err != nil {
+					return nil, err
+				}
+				walks[wk] = states
+			}
+			tb := &trackedBlock{fw: fw, pb: pb, states: states}
+			if err := c.scoreStates(ctx, repo, h, tb); err != nil {
+				return nil, err
+			}
+			out = append(out, tb)
+		}
+	}
+	return out, nil
+}
+
+// scoreStates evaluates tb's block once per state, on a scope version
+// built from the state's function texts (no whole-file parse: a hot
+// function has dozens of states).
+func (c *Checker) scoreStates(ctx context.Context, repo *gitrepo.Repo, h *track.History, tb *trackedBlock) error {
+	for _, st := range tb.states {
+		if st.Path == "" || st.Key == "" {
+			b, err := c.scoreAtFile(ctx, repo, h.Commits[st.From].Hash, tb, st)
+			if err != nil {
+				return err
+			}
+			tb.evals = append(tb.evals, b)
+			continue
+		}
+		sv := scopeVersion(st.Path, append([]string{st.Text}, st.ExtraText...), c.opts.NoPreprocess)
+		at := &snapFile{path: st.Path, via: "history", v: sv, leaf: leafLines(sv)}
+		b, _, err := c.matchBlock(ctx, tb.fw, tb.pb, at, &scopeHint{whole: true})
+		if err != nil {
+			return err
+		}
+		b.EvidenceCommit = h.Commits[st.From].Hash
+		tb.evals = append(tb.evals, b)
+	}
+	return nil
+}
+
+// scoreAtFile evaluates tb's block against st's file at commit (a gone
+// function fails without a search).
+func (c *Checker) scoreAtFile(ctx context.Context, repo *gitrepo.Repo, commit string, tb *trackedBlock, st track.State) (Block, error) {
+	if st.Path == "" {
+		b := Block{File: tb.pb.file, Function: tb.fw.fix.funcName(tb.pb.fn), Kind: tb.pb.kind, FileVia: "history",
+			Localized: "history:gone", PatchLines: []string{}, MatchedLines: []MatchedLine{}, Reason: st.Gone}
+		return b, nil
+	}
+	sf, err := c.snapVersion(ctx, repo, commit, st.Path)
+	if err != nil {
+		return Block{}, err
+	}
+	if sf == nil {
+		sf = &snapFile{via: "missing"}
+	}
+	at := &snapFile{path: sf.path, via: "history", v: sf.v, leaf: sf.leaf}
+	b, _, err := c.matchBlock(ctx, tb.fw, tb.pb, at, &scopeHint{key: st.Key, extra: st.Extra})
+	if err != nil {
+		return Block{}, err
+	}
+	b.EvidenceCommit = commit
+	return b, nil
+}
+
+// scopeVersion parses the tracked function and its extra functions alone:
+// Java methods inside a dummy class, Python functions dedented one after
+// another.
+func scopeVersion(p string, texts []string, raw bool) *version {
+	var sb strings.Builder
+	java := langOf(p) == "java"
+	if java {
+		sb.WriteString("class __Scope__ {\n")
+	}
+	for _, t := range texts {
+		if !java {
+			t = dedent(t)
+		}
+		sb.WriteString(t)
+		sb.WriteString("\n\n")
+	}
+	if java {
+		sb.WriteString("}\n")
+	}
+	return newVersion(p, []byte(sb.String()), raw)
+}
+
+// dedent makes a Python function's text (which starts at its first
+// decorator or def, its later lines keeping their file indentation) parse
+// on its own: with decorators, the def line's indentation is removed from
+// every later line; without, a body indented deeper than column 0 parses
+// as it is.
+func dedent(t string) string {
+	if !strings.HasPrefix(t, "@") {
+		return t
+	}
+	lines := strings.Split(t, "\n")
+	ind := ""
+	for _, l := range lines[1:] {
+		tr := strings.TrimLeft(l, " \t")
+		if strings.HasPrefix(tr, "def ") || strings.HasPrefix(tr, "async def ") {
+			ind = l[:len(l)-len(tr)]
+			break
+		}
+	}
+	for k := 1; k < len(lines); k++ {
+		lines[k] = strings.TrimPrefix(lines[k], ind)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// decideAt fills v's blocks, score and verdict from the states in force at
+// chain index i.
+func (c *Checker) decideAt(ctx context.Context, repo *gitrepo.Repo, v *Verdict, tbs []*trackedBlock, i int) error {
+	score, exact := 1.0, true
+	v.Blocks = []Block{}
+	for _, tb := range tbs {
+		k := stateAt(tb.states, i)
+		// The snapshot's own file (shared by every sample of the
+		// repository, so parsed once) gives the evidence line numbers;
+		// the function's text is the state's.
+		b, err := c.scoreAtFile(ctx, repo, v.SnapshotCommit, tb, tb.states[k])
+		if err != nil {
+			return err
+		}
+		tb.evals[k] = b
+		for _, ml := range b.MatchedLines {
+			exact = exact && ml.Similarity == 1 && strings.HasPrefix(ml.Via, "exact")
+		}
+		score = min(score, b.Similarity)
+		v.Blocks = append(v.Blocks, b)
+	}
+	c.conclude(v, score, exact, "the tracked descendant of its function")
+	return nil
+}
+
+// stateAt is the index of the state in force at chain index i.
+func stateAt(states []track.State, i int) int {
+	k := 0
+	for j, st := range states {
+		if st.From <= i {
+			k = j
+		}
+	}
+	return k
+}
+
+// blockHistories are the chains of tbs up to chain index i, with each
+// block's timeline.
+func blockHistories(h *track.History, tbs []*trackedBlock, i int) []BlockHistory {
+	var out []BlockHistory
+	for _, tb := range tbs {
+		bh := BlockHistory{File: tb.pb.file, Function: tb.fw.fix.funcName(tb.pb.fn), Chain: []track.Step{}}
+		for _, st := range tb.states {
+			if st.From <= i {
+				bh.Chain = append(bh.Chain, st.Step)
+			}
+		}
+		out = append(out, bh)
+	}
+	return out
+}
+
+// sampleTimeline is when every block was present at once.
+func sampleTimeline(h *track.History, tbs []*trackedBlock, upto int) []Interval {
+	if len(tbs) == 0 {
+		return []Interval{}
+	}
+	return intervals(h, tbs)
+}
+
+// intervals merges the states of tbs into the stretches where every
+// block passes; each stretch ends at the state change that made a block
+// fail, named by that step.
+func intervals(h *track.History, tbs []*trackedBlock) []Interval {
+	bounds := map[int]bool{}
+	for _, tb := range tbs {
+		for _, st := range tb.states {
+			bounds[st.From] = true
+		}
+	}
+	var idx []int
+	for i := range bounds {
+		idx = append(idx, i)
+	}
+	sort.Ints(idx)
+	out := []Interval{}
+	var open *Interval
+	for _, i := range idx {
+		pass, why := true, ""
+		for _, tb := range tbs {
+			k := stateAt(tb.states, i)
+			if !tb.evals[k].Passed && pass {
+				pass = false
+				why = endedBy(tb.states[k], tb.evals[k])
+			}
+		}
+		c := h.Commits[i]
+		switch {
+		case pass && open == nil:
+			out = append(out, Interval{From: c.Hash, FromDate: c.Time.Format(time.RFC3339)})
+			open = &out[len(out)-1]
+		case !pass && open != nil:
+			open.To, open.ToDate, open.EndedBy = c.Hash, c.Time.Format(time.RFC3339), why
+			open = nil
+		}
+	}
+	return out
+}
+
+// endedBy says what a failing state did to the fix.
+func endedBy(st track.State, b Block) string {
+	switch {
+	case st.Gone != "":
+		return st.Step.Kind + ": " + st.Gone
+	case reverted(b):
+		return "reverted to the buggy text"
+	case b.Localized == "function:missing":
+		return "function not found"
+	}
+	return fmt.Sprintf("%s: rewritten beyond the threshold (score %.2f)", st.Step.Kind, b.Similarity)
+}
+
+// reverted reports a block whose weakest line matched its buggy form.
+func reverted(b Block) bool {
+	for _, ml := range b.MatchedLines {
+		if ml.Reverted {
+			return true
+		}
+	}
+	return false
+}

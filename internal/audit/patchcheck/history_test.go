@@ -1,0 +1,264 @@
+package patchcheck
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benchforge/benchforge/internal/bench"
+	"github.com/benchforge/benchforge/internal/diff"
+	"github.com/benchforge/benchforge/internal/gitrepo"
+	"github.com/benchforge/benchforge/internal/gitrepo/gittest"
+)
+
+// edit is one commit after the fix: files written (path → content),
+// removed, and renamed (old → new, content then written if given).
+type edit struct {
+	date   time.Time
+	rename [2]string
+	write  map[string]string
+	remove []string
+}
+
+// histCase is one history rule of issue 13: a fix of path, then edits,
+// and the verdict expected at each cutoff.
+type histCase struct {
+	name          string
+	path          string
+	buggy, fixed  string
+	fixDate       time.Time // zero: 2015-01-01
+	later         []edit
+	cutoffs       []time.Time
+	want          []string
+	wantKinds     []string // step kinds the chain at the last cutoff holds
+	wantIntervals int      // presence intervals of the sample; -1 unchecked
+	patchOnly     bool     // a SWE-bench sample: base commit and patch, no fix commit
+	wantReason    string   // substring of the last cutoff's reason
+}
+
+const calcBuggy = `package p;
+
+public class Calc {
+    public int clamp(int v, int lo, int hi) {
+        int r = v;
+        if (r < lo) {
+            r = lo;
+        }
+        return r;
+    }
+
+    public int twice(int x) {
+        return x * 2;
+    }
+}
+`
+
+var calcFixed = strings.Replace(calcBuggy, "        return r;\n    }\n\n    public int twice", "        if (r > hi) {\n            r = hi;\n        }\n        return r;\n    }\n\n    public int twice", 1)
+
+const pyBuggy = `import os
+
+
+def clamp(v, lo, hi):
+    r = v
+    if r < lo:
+        r = lo
+    return r
+
+
+def twice(x):
+    return x * 2
+`
+
+var pyFixed = strings.Replace(pyBuggy, "        r = lo\n    return r", "        r = lo\n    if r > hi:\n        raise ValueError(\"value %s above the limit\" % r)\n    return r", 1)
+
+// manyMethods is filler code that makes a file drift far from its old
+// content (a one-jump rename search no longer pairs the two).
+func manyMethods(n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		name := string(rune('a'+i%26)) + strings.Repeat("x", i/26+1)
+		b.WriteString("    public long " + name + "(long q) {\n        long s = q * " + name + "Base();\n        return s + " + strings.Repeat("1", i%5+1) + ";\n    }\n\n")
+	}
+	return b.String()
+}
+
+func d(y int) time.Time { return gittest.Date(y, 1, 1) }
+
+func histCases() []histCase {
+	drifted := strings.Replace(calcFixed, "    public int twice(int x) {\n        return x * 2;\n    }\n", manyMethods(40), 1)
+	reverted := []edit{{date: d(2018), write: map[string]string{"src/p/Calc.java": calcBuggy}}}
+	return []histCase{
+		{name: "java file renamed, then heavily edited", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
+			later: []edit{{date: d(2016), rename: [2]string{"src/p/Calc.java", "src/p/core/Calculator.java"}},
+				{date: d(2017), write: map[string]string{"src/p/core/Calculator.java": drifted}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"file-renamed"}, wantIntervals: 1},
+		{name: "java file split", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
+			later: []edit{{date: d(2016), remove: []string{"src/p/Calc.java"}, write: map[string]string{
+				"src/p/Clamp.java": "package p;\n\npublic class Clamp {\n" + between(calcFixed, "    public int clamp", "    public int twice") + "}\n",
+				"src/p/Twice.java": "package p;\n\npublic class Twice {\n    public int twice(int x) {\n        return x * 2;\n    }\n}\n"}}},
+			// git pairs Calc.java with one of the halves (a rename) or
+			// none (a move): either way the chain reaches Clamp.java.
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"src/p/Clamp.java"}, wantIntervals: 1},
+		{name: "java method renamed", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
+			later:   []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(calcFixed, "clamp(", "bound(", 1)}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"renamed"}, wantIntervals: 1},
+		{name: "java method moved to another file", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
+			later: []edit{{date: d(2016), write: map[string]string{
+				"src/p/Calc.java":   "package p;\n\npublic class Calc {\n    public int twice(int x) {\n        return x * 2;\n    }\n}\n",
+				"src/p/Limits.java": "package p;\n\npublic class Limits {\n" + between(calcFixed, "    public int clamp", "    public int twice") + "}\n"}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"moved-file"}, wantIntervals: 1},
+		{name: "java lines extracted into a helper", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
+			later: []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(calcFixed,
+				"        if (r > hi) {\n            r = hi;\n        }\n        return r;\n    }\n",
+				"        return cap(r, hi);\n    }\n\n    private int cap(int r, int hi) {\n        if (r > hi) {\n            r = hi;\n        }\n        return r;\n    }\n", 1)}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"extracted"}, wantIntervals: 1},
+		{name: "java method inlined into its caller", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
+			later: []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": "package p;\n\npublic class Calc {\n" +
+				"    private int lo, hi;\n\n    public int twice(int x) {\n        int r = x * 2;\n        if (r < lo) {\n            r = lo;\n        }\n" +
+				"        if (r > hi) {\n            r = hi;\n        }\n        return r;\n    }\n}\n"}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"inlined"}, wantIntervals: 1},
+		{name: "java diamond and final modernisation", path: "src/p/Calc.java", buggy: calcBuggy,
+			fixed:   strings.Replace(calcBuggy, "        int r = v;\n", "        int r = v;\n        java.util.List<Integer> seen = new java.util.ArrayList<Integer>();\n", 1),
+			later:   []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(calcBuggy, "        int r = v;\n", "        int r = v;\n        final java.util.List<Integer> seen = new java.util.ArrayList<>();\n", 1)}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"modified"}, wantIntervals: 1},
+		{name: "java fix reverted years later", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed, later: reverted,
+			cutoffs: []time.Time{d(2017), d(2020)}, want: []string{Present, Absent}, wantIntervals: 1},
+		{name: "java fix rewritten with other logic", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
+			later: []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(calcFixed,
+				"        if (r > hi) {\n            r = hi;\n        }\n", "        if (hi < lo) {\n            throw new IllegalStateException(\"empty range\");\n        }\n", 1)}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Absent}, wantIntervals: 1},
+		{name: "java fix re-applied after a revert", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
+			later:   append(append([]edit{}, reverted...), edit{date: d(2019), write: map[string]string{"src/p/Calc.java": calcFixed}}),
+			cutoffs: []time.Time{d(2018).AddDate(0, 6, 0), d(2020)}, want: []string{Absent, Present}, wantIntervals: 2},
+		{name: "java fix merged after the cutoff", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed, fixDate: d(2022),
+			cutoffs: []time.Time{d(2020), d(2023)}, want: []string{Absent, Present}, wantIntervals: 1},
+		{name: "java generic one-line block", path: "src/p/Loop.java",
+			buggy:   "package p;\n\npublic class Loop {\n    public boolean has(int[] a, int k) {\n        boolean found = false;\n        for (int x : a) {\n            if (x == k) {\n                found = true;\n            }\n            if (x < 0) {\n                break;\n            }\n        }\n        return found;\n    }\n}\n",
+			fixed:   "package p;\n\npublic class Loop {\n    public boolean has(int[] a, int k) {\n        boolean found = false;\n        for (int x : a) {\n            if (x == k) {\n                found = true;\n                break;\n            }\n            if (x < 0) {\n                break;\n            }\n        }\n        return found;\n    }\n}\n",
+			later:   []edit{{date: d(2016), write: map[string]string{"src/p/Loop.java": "package p;\n\npublic class Loop {\n    public boolean has(int[] a, int k) {\n        boolean found = false;\n        for (int x : a) {\n            if (x == k) {\n                found = true;\n            }\n            if (x < 0) {\n                break;\n            }\n        }\n        return found;\n    }\n}\n"}}},
+			cutoffs: []time.Time{d(2015).AddDate(0, 6, 0), d(2020)}, want: []string{Present, Absent}, wantIntervals: 1},
+		{name: "python module moved into a package", path: "pkg/limits.py", buggy: pyBuggy, fixed: pyFixed,
+			later: []edit{{date: d(2016), rename: [2]string{"pkg/limits.py", "pkg/core/limits.py"}},
+				{date: d(2017), write: map[string]string{"pkg/core/limits.py": pyFixed + "\n\ndef thrice(x):\n    return x * 3\n"}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"file-renamed"}, wantIntervals: 1, patchOnly: true},
+		{name: "python f-string modernisation", path: "pkg/limits.py", buggy: pyBuggy, fixed: pyFixed,
+			later:   []edit{{date: d(2016), write: map[string]string{"pkg/limits.py": strings.Replace(pyFixed, `raise ValueError("value %s above the limit" % r)`, `raise ValueError(f"value {r} above the limit")`, 1)}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"modified"}, wantIntervals: 1, patchOnly: true},
+		{name: "python lines extracted into a helper", path: "pkg/limits.py", buggy: pyBuggy, fixed: pyFixed,
+			later: []edit{{date: d(2016), write: map[string]string{"pkg/limits.py": strings.Replace(pyFixed,
+				"    if r > hi:\n        raise ValueError(\"value %s above the limit\" % r)\n    return r\n",
+				"    return _check_high(r, hi)\n\n\ndef _check_high(r, hi):\n    if r > hi:\n        raise ValueError(\"value %s above the limit\" % r)\n    return r\n", 1)}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"extracted"}, wantIntervals: 1, patchOnly: true},
+		{name: "python fix reverted", path: "pkg/limits.py", buggy: pyBuggy, fixed: pyFixed,
+			later:   []edit{{date: d(2018), write: map[string]string{"pkg/limits.py": pyBuggy}}},
+			cutoffs: []time.Time{d(2017), d(2020)}, want: []string{Present, Absent}, wantIntervals: 1, patchOnly: true},
+		{name: "python fix merged after the cutoff", path: "pkg/limits.py", buggy: pyBuggy, fixed: pyFixed, fixDate: d(2022),
+			cutoffs: []time.Time{d(2020)}, want: []string{Absent}, wantIntervals: -1, patchOnly: true, wantReason: "fix not merged before the cutoff"},
+	}
+}
+
+// between is the part of s from the line starting with from up to (not
+// including) the line starting with to.
+func between(s, from, to string) string {
+	i, j := strings.Index(s, from), strings.Index(s, to)
+	return s[i:j]
+}
+
+// build makes the case's repository: buggy (2014), fix, later edits.
+func (hc histCase) build(t *testing.T) (*gitrepo.Repo, bench.Sample) {
+	b := gittest.New(t)
+	b.Write(hc.path, hc.buggy)
+	b.Write("README.md", "calc\n")
+	base := b.Commit("buggy", d(2014))
+	fixDate := hc.fixDate
+	if fixDate.IsZero() {
+		fixDate = d(2015)
+	}
+	b.Write(hc.path, hc.fixed)
+	fix := b.Commit("fix", fixDate)
+	for i, e := range hc.later {
+		if e.rename[0] != "" {
+			b.Rename(e.rename[0], e.rename[1])
+		}
+		for _, p := range e.remove {
+			b.Remove(p)
+		}
+		for p, c := range e.write {
+			b.Write(p, c)
+		}
+		b.Commit("later "+string(rune('a'+i)), e.date)
+	}
+	b.Write("README.md", "calc, last\n")
+	b.Commit("docs", d(2024))
+	r, err := gitrepo.Open(context.Background(), b.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	s := bench.Sample{ID: hc.name, Repo: "o/calc", BaseCommit: base, FixCommit: fix,
+		Patch: diff.Unified("a/"+hc.path, "b/"+hc.path, []byte(hc.buggy), []byte(hc.fixed), 3).String()}
+	if hc.patchOnly {
+		s.FixCommit = ""
+	}
+	return r, s
+}
+
+// TestHistoryRules: one git history per rule of issue 13, Java and
+// Python, each decided at its cutoffs in one pass, with the chain and the
+// timeline checked.
+func TestHistoryRules(t *testing.T) {
+	for _, hc := range histCases() {
+		t.Run(hc.name, func(t *testing.T) {
+			r, s := hc.build(t)
+			ctx := context.Background()
+			var snaps []gitrepo.Commit
+			for _, c := range hc.cutoffs {
+				sn, err := r.Snapshot(ctx, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				snaps = append(snaps, sn)
+			}
+			vs, err := New(Options{}).CheckAll(ctx, s, r, snaps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range vs {
+				if v.Verdict != hc.want[i] {
+					t.Errorf("cutoff %s: %s (score %.2f, %s), want %s\n%s%s", hc.cutoffs[i].Format("2006-01-02"), v.Verdict, v.Score, v.Reason, hc.want[i], dump(v), chain(v))
+				}
+			}
+			last := vs[len(vs)-1]
+			if hc.wantReason != "" && !strings.Contains(last.Reason, hc.wantReason) {
+				t.Errorf("reason %q, want %q", last.Reason, hc.wantReason)
+			}
+			if last.History == nil {
+				t.Fatalf("no history chain in the verdict")
+			}
+			kinds := chain(last)
+			for _, k := range hc.wantKinds {
+				if !strings.Contains(kinds, k) {
+					t.Errorf("chain %s lacks a %s step", kinds, k)
+				}
+			}
+			if hc.wantIntervals >= 0 && len(last.History.Timeline) != hc.wantIntervals {
+				t.Errorf("timeline %+v: want %d intervals", last.History.Timeline, hc.wantIntervals)
+			}
+		})
+	}
+}
+
+func chain(v Verdict) string {
+	if v.History == nil {
+		return "(no history)"
+	}
+	var b strings.Builder
+	b.WriteString("landed " + v.History.Landed + " via " + v.History.Via + "\n")
+	for _, bh := range v.History.Blocks {
+		for _, st := range bh.Chain {
+			b.WriteString("  " + st.Date[:10] + " " + st.Kind + " " + st.Path + " " + st.Function + " " + st.Detail + "\n")
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,65 @@
+package patchcheck
+
+import (
+	"testing"
+
+	"github.com/benchforge/benchforge/internal/code"
+)
+
+// TestModernisationRules enforces every rule's examples: MustMatch pairs
+// canonicalise to one text, MustNotMatch pairs stay apart.
+func TestModernisationRules(t *testing.T) {
+	for _, r := range modRules {
+		if len(r.MustMatch) == 0 || len(r.MustNotMatch) == 0 {
+			t.Errorf("%s: needs must-match and must-not-match examples", r.Name)
+		}
+		for _, p := range r.MustMatch {
+			if a, b := modernise(r.Lang, p[0]), modernise(r.Lang, p[1]); a != b {
+				t.Errorf("%s: %q and %q should match: %q ≠ %q", r.Name, p[0], p[1], a, b)
+			}
+		}
+		for _, p := range r.MustNotMatch {
+			if a, b := modernise(r.Lang, p[0]), modernise(r.Lang, p[1]); a == b {
+				t.Errorf("%s: %q and %q must stay apart, both became %q", r.Name, p[0], p[1], a)
+			}
+		}
+	}
+}
+
+// TestModernisationThroughNormaliser: the rules see the lines the real
+// tree-sitter normaliser produces, so a modernised source line lands on
+// its old form.
+func TestModernisationThroughNormaliser(t *testing.T) {
+	cases := []struct {
+		lang     code.Lang
+		path     string
+		old, new string
+	}{
+		{code.LangJava, "A.java", "class A { void f() { m = new HashMap<String, Integer>(); } }", "class A { void f() { m = new HashMap<>(); } }"},
+		{code.LangJava, "A.java", "class A { void f(int count) { this.count = count; } }", "class A { void f(final int count) { count = count; } }"},
+		{code.LangPython, "a.py", "def f(v):\n    raise ValueError('bad value %s' % v)\n", "def f(v):\n    raise ValueError(f\"bad value {v}\")\n"},
+		{code.LangPython, "a.py", "def f(v):\n    return 'x'.join(v)\n", "def f(v):\n    return \"x\".join(v)\n"},
+	}
+	for _, c := range cases {
+		a, b := newVersion(c.path, []byte(c.old), false), newVersion(c.path, []byte(c.new), false)
+		if a.file == nil || b.file == nil {
+			t.Fatalf("%s did not parse", c.path)
+		}
+		var la, lb []string
+		for _, l := range a.lines {
+			la = append(la, l.text)
+		}
+		for _, l := range b.lines {
+			lb = append(lb, l.text)
+		}
+		if len(la) != len(lb) {
+			t.Errorf("%q vs %q: %v vs %v", c.old, c.new, la, lb)
+			continue
+		}
+		for i := range la {
+			if la[i] != lb[i] {
+				t.Errorf("%q vs %q: line %d %q ≠ %q", c.old, c.new, i, la[i], lb[i])
+			}
+		}
+	}
+}

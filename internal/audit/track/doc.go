@@ -1,0 +1,38 @@
+// Package track owns the history side of Stage II (benchchecker §3.4,
+// §4.2): following a fix from the commit where it landed to a model's
+// cutoff snapshot, commit by commit, so that renames, moves, splits and
+// extractions that one jump across years of evolution cannot see stay
+// visible.
+//
+// Anchors. A Defects4J fix is its revision.id.fixed; a SWE-bench fix is
+// the first default-branch commit after base_commit whose tree holds
+// the added source lines of the gold patch (at least 80 % of them: the
+// upstream commit often differs from the cleaned patch in a line) (a `git log -S` pickaxe on
+// the longest added line proposes candidates, reading the files verifies
+// them). The landing commit is the first commit of the default branch's
+// first-parent chain that contains the fix (the fix itself, or the merge
+// that brought it in). A fix that lands after a snapshot is absent there,
+// exactly: "fix not merged before the cutoff".
+//
+// The walk. The chain is read once per repository with one streamed
+// `git log --first-parent --reverse -M -C --name-status` (per-commit
+// rename and copy detection against the first parent) and indexed by
+// path, so a walk visits only the commits that touch the tracked file.
+// At each such commit the tracked function is followed as CodeShovel
+// (Grund et al., ICSE 2021) follows a method: a rename of its file; its
+// text unchanged (a byte search, no parse); the same key; the same name
+// with other parameters (re-signatured); another name with a similar body
+// (identifier Jaccard ≥ 0.5, renamed); another file added or changed in
+// the same commit (moved, or the file split); deleted, with its lines in
+// a function of the same file that grew in that commit (inlined,
+// CodeTracker's inline-method rule). Lines that leave the
+// function and appear in a function added or grown in the same commit
+// are extracted (CodeTracker's extract-method rule, Jodavi & Tsantalis,
+// FSE 2022): that function joins the tracked scope. Every step records
+// its commit, date and kind, so a verdict can be checked with `git show`.
+//
+// The states Follow returns give the tracked descendant at any commit of
+// the chain (At); Stage II (internal/audit/patchcheck) scores the fix
+// lines against it at each state to build a presence timeline and reads
+// the verdict of every cutoff off it, in one pass.
+package track

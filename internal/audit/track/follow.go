@@ -1,0 +1,508 @@
+package track
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/benchforge/benchforge/internal/gitrepo"
+)
+
+// Step kinds: what a commit did to a tracked function or file.
+const (
+	StepLanded      = "landed"           // the fix's commit on the chain
+	StepFileRenamed = "file-renamed"     // the file was renamed (git -M)
+	StepModified    = "modified"         // the function's text changed
+	StepResigned    = "re-signatured"    // same name, other parameters
+	StepRenamed     = "renamed"          // another name, similar body
+	StepMovedFile   = "moved-file"       // the function went to another file changed in the same commit
+	StepExtracted   = "extracted"        // lines left it for a function added or grown in the same commit
+	StepInlined     = "inlined"          // it was deleted and its lines went into a function grown in the same commit
+	StepFuncDeleted = "function-deleted" // no descendant found
+	StepFileDeleted = "file-deleted"     // the file was deleted and the function is nowhere else
+)
+
+// Step is one event in a tracked function's history: check it with
+// `git show COMMIT`.
+type Step struct {
+	Commit   string `json:"commit"`
+	Date     string `json:"date"`
+	Kind     string `json:"kind"`
+	Path     string `json:"path,omitempty"`
+	Function string `json:"function,omitempty"`
+	Detail   string `json:"detail,omitempty"`
+}
+
+// State is what the tracked function is from commit index From of the
+// chain until the next state: its file and key (Path "" once gone), and
+// the functions of the same file that fix lines were extracted into.
+type State struct {
+	From  int      `json:"-"`
+	Path  string   `json:"path,omitempty"`
+	Key   string   `json:"function,omitempty"`
+	Extra []string `json:"extracted_into,omitempty"`
+	Gone  string   `json:"gone,omitempty"`
+	Step  Step     `json:"step"`
+	// Text is the function's source in this state, ExtraText that of the
+	// functions in Extra (in order): enough to score the fix lines against
+	// it without reparsing the whole file.
+	Text      string   `json:"-"`
+	ExtraText []string `json:"-"`
+}
+
+// Target is what to follow: a file of the fix, as it is named at the
+// landing commit, and a function in it (Key as change.Key; Key "" follows
+// the file alone, for top-level code).
+type Target struct {
+	Path string
+	Key  string
+	Name string
+}
+
+// minRenamed is the identifier Jaccard a function with another name must
+// share with the tracked one to be taken as its renamed descendant
+// (CodeShovel's body-similarity rule for renamed methods).
+const minRenamed = 0.5
+
+// Follow walks the chain of h from commit index from to upto (inclusive),
+// visiting only the commits that touch the tracked file, and returns the
+// states of tg's function in order (the first is the landing).
+func (t *Tracker) Follow(ctx context.Context, repo *gitrepo.Repo, h *History, from, upto int, tg Target) ([]State, error) {
+	w := &walk{t: t, repo: repo, h: h, tg: tg}
+	return w.run(ctx, from, upto)
+}
+
+type walk struct {
+	t    *Tracker
+	repo *gitrepo.Repo
+	h    *History
+	tg   Target
+	cur  State
+	text string       // the tracked function's source at cur
+	prev *fileVersion // the tracked file at cur
+	out  []State
+}
+
+func (w *walk) step(i int, kind, detail string) Step {
+	c := w.h.Commits[i]
+	return Step{Commit: c.Hash, Date: c.Time.Format(time.RFC3339), Kind: kind, Path: w.cur.Path, Function: w.cur.Key, Detail: detail}
+}
+
+func (w *walk) push(i int, kind, detail string) {
+	w.cur.From = i
+	w.cur.Step = w.step(i, kind, detail)
+	w.cur.Extra = append([]string(nil), w.cur.Extra...)
+	w.cur.Text = w.text
+	w.out = append(w.out, w.cur)
+}
+
+// extraTexts fills the source of the extra functions from v.
+func (w *walk) extraTexts(v *fileVersion) {
+	w.cur.ExtraText = nil
+	for _, k := range w.cur.Extra {
+		if i := v.byKey(k); i >= 0 {
+			w.cur.ExtraText = append(w.cur.ExtraText, v.functions()[i].Text)
+		}
+	}
+}
+
+func (w *walk) gone(i int, kind, why string) {
+	w.cur.Gone = why
+	w.push(i, kind, why)
+	w.cur.Path, w.cur.Key = "", ""
+	w.out[len(w.out)-1].Path, w.out[len(w.out)-1].Key = "", ""
+}
+
+func (w *walk) run(ctx context.Context, from, upto int) ([]State, error) {
+	c := w.h.Commits[from]
+	v, err := w.t.files.get(ctx, w.repo, c.Hash, w.tg.Path)
+	if err != nil {
+		return nil, err
+	}
+	w.cur = State{Path: w.tg.Path, Key: w.tg.Key}
+	if v == nil {
+		w.gone(from, StepFileDeleted, fmt.Sprintf("%s is not in the landing commit", w.tg.Path))
+		return w.out, nil
+	}
+	w.prev = v
+	if w.tg.Key != "" {
+		k := v.byKey(w.tg.Key)
+		if k < 0 {
+			k = uniqueName(v, "", w.tg.Name)
+		}
+		if k < 0 {
+			w.gone(from, StepFuncDeleted, fmt.Sprintf("%s is not in %s at the landing commit", w.tg.Key, w.tg.Path))
+			return w.out, nil
+		}
+		w.cur.Key, w.text = v.functions()[k].Key, v.functions()[k].Text
+	}
+	w.push(from, StepLanded, "")
+	for i := from; w.cur.Path != ""; {
+		j := w.h.nextTouch(w.cur.Path, i)
+		if j < 0 || j > upto {
+			break
+		}
+		i = j
+		ch, ok := w.h.changeOf(j, w.cur.Path)
+		if !ok {
+			continue
+		}
+		if err := w.visit(ctx, j, ch); err != nil {
+			return nil, err
+		}
+	}
+	return w.out, nil
+}
+
+// visit follows the tracked function through commit j's change ch of its
+// file.
+func (w *walk) visit(ctx context.Context, j int, ch Change) error {
+	switch ch.Status {
+	case 'C':
+		return nil // a copy leaves the original in place
+	case 'D':
+		return w.lost(ctx, j, StepFileDeleted, fmt.Sprintf("%s deleted", w.cur.Path))
+	}
+	renamed := ch.Status == 'R' && ch.New != ch.Old
+	if renamed {
+		w.cur.Path = ch.New
+	}
+	v, err := w.t.files.get(ctx, w.repo, w.h.Commits[j].Hash, w.cur.Path)
+	if err != nil || v == nil {
+		return err
+	}
+	defer func() { w.prev = v }()
+	if w.cur.Key == "" || bytes.Contains(v.src, []byte(w.text)) {
+		if renamed {
+			w.push(j, StepFileRenamed, "from "+ch.Old)
+		}
+		return nil
+	}
+	if w.fast(j, v, renamed, ch.Old) {
+		return nil
+	}
+	return w.changed(ctx, j, v, renamed, ch.Old)
+}
+
+// changed finds the tracked function's descendant in v, whose text
+// differs from the tracked one.
+func (w *walk) changed(ctx context.Context, j int, v *fileVersion, renamed bool, oldPath string) error {
+	fs := v.functions()
+	kind, detail := StepModified, ""
+	k := v.byKey(w.cur.Key)
+	if k < 0 {
+		if k = w.sameName(v); k >= 0 {
+			kind, detail = StepResigned, "was "+w.cur.Key
+		} else if k = w.similar(v, w.prev); k >= 0 {
+			kind, detail = StepRenamed, "was "+w.cur.Key
+		}
+	}
+	if k < 0 {
+		if k = inlinedInto(fn{Text: w.text}.sourceLinesCopy(), v, w.prev); k >= 0 {
+			kind, detail = StepInlined, "was "+w.cur.Key
+		}
+	}
+	if k < 0 {
+		return w.lost(ctx, j, StepFuncDeleted, fmt.Sprintf("%s no longer in %s", w.cur.Key, w.cur.Path))
+	}
+	if renamed && detail == "" {
+		detail = "file renamed from " + oldPath
+	}
+	old := fn{Text: w.text}
+	w.cur.Key, w.text = fs[k].Key, fs[k].Text
+	w.cur.Extra = keepExtra(v, w.cur.Extra)
+	if into := extractedInto(old.sourceLines(), &fs[k], v, w.prev); len(into) > 0 {
+		w.cur.Extra = appendNew(w.cur.Extra, into...)
+		w.extraTexts(v)
+		w.push(j, StepExtracted, "lines moved into "+strings.Join(into, ", "))
+		return nil
+	}
+	w.extraTexts(v)
+	w.push(j, kind, detail)
+	return nil
+}
+
+// fast handles the common step without a parse: the function's header
+// line is still in the file once and no fix line left for elsewhere in
+// the file (no extraction to look for), so the new text is the modified
+// function.
+func (w *walk) fast(j int, v *fileVersion, renamed bool, oldPath string) bool {
+	text, ok := fastSpan(v.src, w.text, nameOf(w.cur.Key), path.Ext(w.cur.Path) == ".py")
+	if !ok {
+		return false
+	}
+	now := fn{Text: text}
+	in := map[string]bool{}
+	for _, l := range now.sourceLines() {
+		in[l] = true
+	}
+	old := fn{Text: w.text}
+	elsewhere := 0
+	for _, l := range old.sourceLines() {
+		if !in[l] && !generic(l) && bytes.Contains(v.src, []byte(l)) {
+			elsewhere++
+		}
+	}
+	if elsewhere > 0 {
+		return false // lines may have gone into another function: parse
+	}
+	if len(w.cur.Extra) > 0 {
+		return false // refresh the extra functions' texts by a parse
+	}
+	w.text = text
+	detail := ""
+	if renamed {
+		detail = "file renamed from " + oldPath
+	}
+	w.prev = v
+	w.push(j, StepModified, detail)
+	return true
+}
+
+// generic lines say nothing about where code went ("}", "return;").
+func generic(l string) bool {
+	switch strings.TrimSpace(l) {
+	case "}", "{", "};", "});", ")", "):", "return;", "return", "break;", "continue;", "else:", "} else {", "else", "pass", "try:", "try {", "finally:", "} finally {", "return null;", "return false;", "return true;", "return None", "return False", "return True":
+		return true
+	}
+	return false
+}
+
+// lost looks for the tracked function in the other files commit j added
+// or changed (a move or a file split); failing that the function is gone.
+func (w *walk) lost(ctx context.Context, j int, kind, why string) error {
+	if w.cur.Key == "" {
+		w.gone(j, kind, why)
+		return nil
+	}
+	ext := path.Ext(w.cur.Path)
+	for _, c := range w.h.Commits[j].Changes {
+		if c.Status == 'D' || c.New == w.cur.Path || path.Ext(c.New) != ext {
+			continue
+		}
+		v, err := w.t.files.get(ctx, w.repo, w.h.Commits[j].Hash, c.New)
+		if err != nil {
+			return err
+		}
+		if v == nil || !bytes.Contains(v.src, []byte(nameOf(w.cur.Key)+"(")) && !bytes.Contains(v.src, []byte(nameOf(w.cur.Key)+" (")) {
+			continue // no function of that name: no parse
+		}
+		k := v.byKey(w.cur.Key)
+		if k < 0 {
+			k = w.sameName(v)
+		}
+		if k < 0 || jaccard(words(v.functions()[k].Text), words(w.text)) < minRenamed {
+			continue
+		}
+		from := w.cur.Path
+		w.cur.Path, w.cur.Key, w.text, w.cur.Extra, w.cur.ExtraText = c.New, v.functions()[k].Key, v.functions()[k].Text, nil, nil
+		w.prev = v
+		w.push(j, StepMovedFile, "from "+from)
+		return nil
+	}
+	w.gone(j, kind, why)
+	return nil
+}
+
+// sameName is the function of v with the tracked function's name (its
+// parameters, or its class's name, changed): the only one, else of
+// several (overloads) the one whose body is most similar (≥ minRenamed);
+// the same class is preferred. -1 when none.
+func (w *walk) sameName(v *fileVersion) int {
+	name, class := nameOf(w.cur.Key), classOf(w.cur.Key)
+	if k := uniqueName(v, class, name); k >= 0 {
+		return k
+	}
+	ws := words(w.text)
+	best, bestJ, n := -1, minRenamed, 0
+	for i, f := range v.functions() {
+		if f.Name != name {
+			continue
+		}
+		n++
+		if j := jaccard(ws, words(f.Text)); j >= bestJ {
+			best, bestJ = i, j
+		}
+	}
+	if n == 1 && best < 0 {
+		return uniqueName(v, "", name)
+	}
+	return best
+}
+
+// similar is the function of v, absent from prev, whose body is most
+// similar to the tracked one (≥ minRenamed), or -1.
+func (w *walk) similar(v, prev *fileVersion) int {
+	ws := words(w.text)
+	best, bestJ := -1, minRenamed
+	for i, f := range v.functions() {
+		if prev != nil && prev.hasKey(f.Key) {
+			continue
+		}
+		if j := jaccard(ws, words(f.Text)); j >= bestJ {
+			best, bestJ = i, j
+		}
+	}
+	return best
+}
+
+// extractedInto names the functions of v that received lines which left
+// the tracked function (CodeTracker's extract-method rule: the lines leave
+// the function and appear in a function added, or grown, in the same
+// commit).
+func extractedInto(oldLines []string, now *fn, v, prev *fileVersion) []string {
+	in := map[string]bool{}
+	for _, l := range now.sourceLines() {
+		in[l] = true
+	}
+	var left []string
+	for _, l := range oldLines {
+		if !in[l] {
+			left = append(left, l)
+		}
+	}
+	if len(left) == 0 {
+		return nil
+	}
+	var out []string
+	fs := v.functions()
+	for i := range fs {
+		f := &fs[i]
+		if f.Key == now.Key || !newOrGrown(f, prev) {
+			continue
+		}
+		have := map[string]bool{}
+		for _, l := range f.sourceLines() {
+			have[l] = true
+		}
+		n := 0
+		for _, l := range left {
+			if have[l] {
+				n++
+			}
+		}
+		if n >= 2 || n == len(left) {
+			out = append(out, f.Key)
+		}
+	}
+	return out
+}
+
+// inlinedInto is the function of v, grown since prev, that holds most of
+// the deleted function's lines (at least two and half of its body
+// lines; CodeTracker's inline-method rule), or -1.
+func inlinedInto(lines []string, v, prev *fileVersion) int {
+	var body []string
+	for _, l := range lines[min(1, len(lines)):] { // the header cannot survive an inline
+		if !generic(l) {
+			body = append(body, l)
+		}
+	}
+	if len(body) < 2 {
+		return -1
+	}
+	best, bestN := -1, 0
+	fs := v.functions()
+	for i := range fs {
+		f := &fs[i]
+		if !newOrGrown(f, prev) {
+			continue
+		}
+		have := map[string]bool{}
+		for _, l := range f.sourceLines() {
+			have[l] = true
+		}
+		n := 0
+		for _, l := range body {
+			if have[l] {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = i, n
+		}
+	}
+	if bestN < 2 || 2*bestN < len(body) {
+		return -1
+	}
+	return best
+}
+
+func newOrGrown(f *fn, prev *fileVersion) bool {
+	if prev == nil {
+		return true
+	}
+	k := prev.byKey(f.Key)
+	return k < 0 || len(prev.functions()[k].Text) < len(f.Text)
+}
+
+func keepExtra(v *fileVersion, keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		if v.hasKey(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func appendNew(l []string, add ...string) []string {
+	for _, a := range add {
+		dup := false
+		for _, x := range l {
+			dup = dup || x == a
+		}
+		if !dup {
+			l = append(l, a)
+		}
+	}
+	return l
+}
+
+// uniqueName is the one function of v named name (in class when given),
+// or -1 when there is none or several.
+func uniqueName(v *fileVersion, class, name string) int {
+	hit := -1
+	for i, f := range v.functions() {
+		if f.Name != name || class != "" && f.Class != class {
+			continue
+		}
+		if hit >= 0 {
+			return -1
+		}
+		hit = i
+	}
+	return hit
+}
+
+// nameOf and classOf split a change.Key "Class.name(T1,T2)".
+func nameOf(key string) string {
+	q, _, _ := strings.Cut(key, "(")
+	if i := strings.LastIndex(q, "."); i >= 0 {
+		return q[i+1:]
+	}
+	return q
+}
+
+func classOf(key string) string {
+	q, _, _ := strings.Cut(key, "(")
+	if i := strings.LastIndex(q, "."); i >= 0 {
+		return q[:i]
+	}
+	return ""
+}
+
+// At is the state in force at commit index i (the last whose From ≤ i),
+// or nil when i precedes the first.
+func At(states []State, i int) *State {
+	var hit *State
+	for k := range states {
+		if states[k].From <= i {
+			hit = &states[k]
+		}
+	}
+	return hit
+}

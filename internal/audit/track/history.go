@@ -1,0 +1,251 @@
+package track
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/benchforge/benchforge/internal/gitrepo"
+)
+
+// Change is one file change of a commit against its first parent, as
+// `git log --name-status -M -C` reports it: Status is git's letter (A, M,
+// D, R, C, T); Old and New are equal except for renames and copies.
+type Change struct {
+	Status byte
+	Old    string
+	New    string
+}
+
+// Commit is one commit of the default branch's first-parent chain.
+type Commit struct {
+	Hash    string
+	Time    time.Time
+	Changes []Change
+}
+
+// History is a repository's first-parent chain, oldest first, with an
+// index of the commits that touch each path.
+type History struct {
+	Commits []Commit
+	index   map[string]int
+	touch   map[string][]int // path → indices of commits where it is Old or New
+
+	mu  sync.Mutex
+	pos map[string]int // Position answers
+}
+
+// Index returns the position of commit hash on the chain, or -1.
+func (h *History) Index(hash string) int {
+	if i, ok := h.index[hash]; ok {
+		return i
+	}
+	return -1
+}
+
+// LoadHistory streams one `git log --first-parent --reverse --name-status
+// -M -C` of tip (per-commit rename and copy detection against the first
+// parent; merges diffed against their first parent), limited to files
+// with the extensions exts (".java"; none: every file), and indexes it.
+// Limiting the file set keeps the log fast and away from the large data
+// files a partial clone may lack.
+func LoadHistory(ctx context.Context, repo *gitrepo.Repo, tip string, exts []string) (*History, error) {
+	args := []string{"-c", "diff.renameLimit=10000", "log", "--first-parent", "--reverse", "-M", "-C",
+		"--name-status", "-z", "--no-color", "--format=%x01%H %ct", tip, "--"}
+	for _, e := range exts {
+		args = append(args, "**/*"+e)
+	}
+	out, err := repo.GitGlob(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read the first-parent history of %s: %w", repo.Path(), err)
+	}
+	h, err := parseLog(bytes.NewReader(out))
+	if err != nil {
+		return nil, fmt.Errorf("read the first-parent history of %s: %w", repo.Path(), err)
+	}
+	return h, nil
+}
+
+// parseLog parses `git log --name-status -z --format=%x01%H %ct`: tokens
+// split on NUL; "\x01<hash> <time>" starts a commit (preceded by a newline
+// after the first), then "<status>" and one path, or two for R and C.
+func parseLog(r io.Reader) (*History, error) {
+	h := &History{index: map[string]int{}, touch: map[string][]int{}}
+	br := bufio.NewReaderSize(r, 1<<16)
+	var pending []string
+	next := func() (string, bool) {
+		if len(pending) > 0 {
+			t := pending[0]
+			pending = pending[1:]
+			return t, true
+		}
+		t, err := br.ReadString(0)
+		if err != nil && t == "" {
+			return "", false
+		}
+		return string(bytes.TrimSuffix([]byte(t), []byte{0})), true
+	}
+	for {
+		tok, ok := next()
+		if !ok {
+			break
+		}
+		tok = string(bytes.TrimLeft([]byte(tok), "\n"))
+		if tok == "" {
+			continue
+		}
+		if tok[0] == 1 {
+			if err := h.addCommit(tok[1:]); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if len(h.Commits) == 0 {
+			return nil, fmt.Errorf("git log: status %q before any commit", tok)
+		}
+		p1, ok := next()
+		if !ok {
+			return nil, fmt.Errorf("git log: status %q without its path", tok)
+		}
+		ch := Change{Status: tok[0], Old: p1, New: p1}
+		if tok[0] == 'R' || tok[0] == 'C' {
+			if ch.New, ok = next(); !ok {
+				return nil, fmt.Errorf("git log: status %q without its second path", tok)
+			}
+		}
+		i := len(h.Commits) - 1
+		h.Commits[i].Changes = append(h.Commits[i].Changes, ch)
+		h.touch[ch.Old] = append(h.touch[ch.Old], i)
+		if ch.New != ch.Old {
+			h.touch[ch.New] = append(h.touch[ch.New], i)
+		}
+	}
+	return h, nil
+}
+
+func (h *History) addCommit(s string) error {
+	hash, ts, ok := bytes.Cut([]byte(s), []byte(" "))
+	if !ok {
+		return fmt.Errorf("git log: malformed commit line %q", s)
+	}
+	secs, err := strconv.ParseInt(string(bytes.TrimSpace(ts)), 10, 64)
+	if err != nil {
+		return fmt.Errorf("git log: malformed commit time in %q", s)
+	}
+	h.index[string(hash)] = len(h.Commits)
+	h.Commits = append(h.Commits, Commit{Hash: string(hash), Time: time.Unix(secs, 0).UTC()})
+	return nil
+}
+
+// nextTouch is the first commit after i that touches path, or -1.
+func (h *History) nextTouch(path string, i int) int {
+	l := h.touch[path]
+	lo, hi := 0, len(l)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if l[m] <= i {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == len(l) {
+		return -1
+	}
+	return l[lo]
+}
+
+// changeOf is commit i's change of path (as its old side), if any.
+func (h *History) changeOf(i int, path string) (Change, bool) {
+	var hit Change
+	found := false
+	for _, c := range h.Commits[i].Changes {
+		if c.Old != path {
+			continue
+		}
+		// A rename wins over a copy or a modification of the same path.
+		if !found || c.Status == 'R' || c.Status == 'D' {
+			hit, found = c, true
+		}
+	}
+	return hit, found
+}
+
+// Position is the index of the last listed commit at or before commit
+// hash on the chain (the log lists only the chain's commits that touch
+// the followed files, so a snapshot that touched none is between two of
+// them); -1 when hash precedes them all. Answers are cached.
+func (h *History) Position(ctx context.Context, repo *gitrepo.Repo, hash string) (int, error) {
+	if i := h.Index(hash); i >= 0 {
+		return i, nil
+	}
+	h.mu.Lock()
+	i, ok := h.pos[hash]
+	h.mu.Unlock()
+	if ok {
+		return i, nil
+	}
+	l, err := h.Landing(ctx, repo, hash)
+	if err != nil {
+		return -1, err
+	}
+	switch {
+	case l < 0:
+		i = len(h.Commits) - 1 // no listed commit after hash
+	default:
+		i = l - 1
+	}
+	h.mu.Lock()
+	if h.pos == nil {
+		h.pos = map[string]int{}
+	}
+	h.pos[hash] = i
+	h.mu.Unlock()
+	return i, nil
+}
+
+// Landing is the first commit of the chain that contains commit fix (fix
+// itself when it is on the chain, else the merge that brought it in), or
+// -1 when no commit of the chain does. Ancestry is monotonic along the
+// chain, so a binary search asks git about log2(n) commits.
+func (h *History) Landing(ctx context.Context, repo *gitrepo.Repo, fix string) (int, error) {
+	if i := h.Index(fix); i >= 0 {
+		return i, nil
+	}
+	anc := func(i int) (bool, error) {
+		_, err := repo.Git(ctx, "merge-base", "--is-ancestor", fix, h.Commits[i].Hash)
+		if err == nil {
+			return true, nil
+		}
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		return false, nil
+	}
+	n := len(h.Commits)
+	if n == 0 {
+		return -1, nil
+	}
+	if ok, err := anc(n - 1); err != nil || !ok {
+		return -1, err
+	}
+	lo, hi := 0, n-1
+	for lo < hi {
+		m := (lo + hi) / 2
+		ok, err := anc(m)
+		if err != nil {
+			return -1, err
+		}
+		if ok {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo, nil
+}

@@ -1,0 +1,177 @@
+package track
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/benchforge/benchforge/internal/gitrepo"
+)
+
+// Tracker caches, for a whole run, each repository's first-parent history
+// (one `git log` per repository) and the parsed file versions the walks
+// read. It is safe for concurrent use.
+type Tracker struct {
+	mu    sync.Mutex
+	hists map[string]*histEntry
+	files *versions
+	exts  []string
+}
+
+type histEntry struct {
+	once sync.Once
+	h    *History
+	err  error
+}
+
+// New returns an empty Tracker that follows files with the extensions
+// exts (".java", ".py"; none: every file).
+func New(exts ...string) *Tracker {
+	return &Tracker{hists: map[string]*histEntry{}, files: newVersions(192), exts: exts}
+}
+
+// History returns repo's first-parent chain up to tip, loaded once per
+// (repository, tip).
+func (t *Tracker) History(ctx context.Context, repo *gitrepo.Repo, tip string) (*History, error) {
+	key := repo.GitDir() + "\x00" + tip
+	t.mu.Lock()
+	e := t.hists[key]
+	if e == nil {
+		e = &histEntry{}
+		t.hists[key] = e
+	}
+	t.mu.Unlock()
+	e.once.Do(func() { e.h, e.err = LoadHistory(ctx, repo, tip, t.exts) })
+	return e.h, e.err
+}
+
+// Anchor is where a fix landed on the chain.
+type Anchor struct {
+	Index  int    // position on the chain; -1 when the fix never landed
+	Commit string // the landing commit
+	Via    string // fix-commit | merge | pickaxe | base
+	Reason string // why Index is -1, or how the anchor was found
+}
+
+// AnchorFix finds where commit fix (Defects4J's revision.id.fixed) landed:
+// itself when it is on the chain, else the first chain commit containing
+// it; -1 with a reason when no chain commit does.
+func (t *Tracker) AnchorFix(ctx context.Context, repo *gitrepo.Repo, h *History, fix string) (Anchor, error) {
+	c, err := repo.Resolve(ctx, fix)
+	if err != nil {
+		return Anchor{}, fmt.Errorf("fix commit %s: %w", fix, err)
+	}
+	i, err := h.Landing(ctx, repo, c.Hash)
+	if err != nil {
+		return Anchor{}, err
+	}
+	if i < 0 {
+		return Anchor{Index: -1, Via: "fix-commit", Reason: "the fix commit is not on the default branch"}, nil
+	}
+	via := "fix-commit"
+	if h.Commits[i].Hash != c.Hash {
+		via = "merge"
+	}
+	return Anchor{Index: i, Commit: h.Commits[i].Hash, Via: via}, nil
+}
+
+// AddedLines are one file's lines a gold patch adds (trimmed), for the
+// SWE-bench anchor.
+type AddedLines struct {
+	Path  string
+	Lines []string
+}
+
+// AnchorPatch finds where a SWE-bench gold patch landed upstream: the
+// first chain commit after base whose tree contains the added source lines
+// of the patch (at least minLanded of them) (a pickaxe search `git log -S` on the most distinctive
+// added line proposes candidates, reading the files verifies them). When
+// no commit qualifies the anchor is -1 with the reason.
+func (t *Tracker) AnchorPatch(ctx context.Context, repo *gitrepo.Repo, h *History, base string, files []AddedLines) (Anchor, error) {
+	bc, err := repo.Resolve(ctx, base)
+	if err != nil {
+		return Anchor{}, fmt.Errorf("base commit %s: %w", base, err)
+	}
+	from, err := h.Landing(ctx, repo, bc.Hash)
+	if err != nil {
+		return Anchor{}, err
+	}
+	if from < 0 {
+		return Anchor{Index: -1, Via: "pickaxe", Reason: "the base commit is not on the default branch"}, nil
+	}
+	probe, probePath := distinctive(files)
+	if probe == "" {
+		return Anchor{Index: -1, Via: "pickaxe", Reason: "the gold patch adds no line to search for"}, nil
+	}
+	out, err := repo.Git(ctx, "log", "--first-parent", "--reverse", "--format=%H", "-S"+probe,
+		h.Commits[from].Hash+".."+h.Commits[len(h.Commits)-1].Hash, "--", probePath)
+	if err != nil {
+		return Anchor{}, fmt.Errorf("search the history for the gold patch's line %q: %w", probe, err)
+	}
+	for _, hash := range strings.Fields(string(out)) {
+		i := h.Index(hash)
+		if i < 0 {
+			continue
+		}
+		ok, err := t.contains(ctx, repo, hash, files)
+		if err != nil {
+			return Anchor{}, err
+		}
+		if ok {
+			return Anchor{Index: i, Commit: hash, Via: "pickaxe"}, nil
+		}
+	}
+	return Anchor{Index: -1, Via: "pickaxe", Reason: fmt.Sprintf("no default-branch commit after the base commit adds %q to %s with the rest of the gold patch", probe, probePath)}, nil
+}
+
+// minLanded is the share of the gold patch's added lines a candidate
+// commit's tree must hold to be where the fix landed: the upstream commit
+// often differs from the benchmark's cleaned patch in a line or two
+// (formatting, a comment, a later tweak merged with it).
+const minLanded = 0.8
+
+// contains reports whether at least minLanded of the added lines of files
+// (and the probe line itself) are in the files at commit.
+func (t *Tracker) contains(ctx context.Context, repo *gitrepo.Repo, commit string, files []AddedLines) (bool, error) {
+	total, found := 0, 0
+	for _, f := range files {
+		v, err := t.files.get(ctx, repo, commit, f.Path)
+		if err != nil {
+			return false, err
+		}
+		if v == nil {
+			total += len(f.Lines)
+			continue
+		}
+		have := map[string]bool{}
+		for _, l := range strings.Split(string(v.src), "\n") {
+			have[strings.TrimSpace(l)] = true
+		}
+		for _, l := range f.Lines {
+			total++
+			if have[l] {
+				found++
+			}
+		}
+	}
+	return total > 0 && float64(found) >= minLanded*float64(total), nil
+}
+
+// distinctive picks the longest added line (ties: the first file's) as
+// the pickaxe probe.
+func distinctive(files []AddedLines) (line, path string) {
+	type cand struct{ l, p string }
+	var cs []cand
+	for _, f := range files {
+		for _, l := range f.Lines {
+			cs = append(cs, cand{l, f.Path})
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return len(cs[i].l) > len(cs[j].l) })
+	if len(cs) == 0 {
+		return "", ""
+	}
+	return cs[0].l, cs[0].p
+}
