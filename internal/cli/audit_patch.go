@@ -92,7 +92,7 @@ Defects4J project name (bare or not), through --mapping, or cloned into
 	f.StringVar(&o.repos.cloneDir, "cache", "", "old name of --clone-dir")
 	_ = f.MarkDeprecated("cache", "use --clone-dir")
 	f.StringVar(&o.cutoff, "cutoff", "", "model training cutoff(s), comma-separated: 2023-09-01, 2023-09 or RFC 3339 (required)")
-	f.StringVar(&o.recheck, "recheck", "", "redo finished verdicts on resume: unknown (the default: unknown verdicts are always redone) or all")
+	f.StringVar(&o.recheck, "recheck", "", "redo finished records on resume: unknown (the default: unknown verdicts are always redone) or all")
 	f.StringVar(&o.embedder, "embedder", "", "embedding model spec for re-ranking (e.g. openai:text-embedding-3-small)")
 	f.BoolVar(&o.testFallback, "test-fallback", false, "run the tests when the similarity is inconclusive")
 	f.StringVar(&o.testCmd, "test-cmd", "", "with --test-fallback, the test command as argv with {tests}, {test} or {dir} placeholders, e.g. 'python3 -m pytest -q {tests}' (no shell is used); default: detected per sample")

@@ -23,7 +23,7 @@ const (
 // ecosystemOptions are the flags of a manifest testbed run.
 type ecosystemOptions struct {
 	manifest   string
-	repoDirs   []string
+	repoDir    string
 	jdkSrc     string
 	seeds      []uint
 	capacities []string
@@ -32,9 +32,9 @@ type ecosystemOptions struct {
 
 func (o *ecosystemOptions) flags(f *pflag.FlagSet) {
 	f.StringVar(&o.manifest, "manifest", "", "testbed manifest (JSON: repositories at fixed commits with roles, e.g. testdata/testbed/apache-java.json); runs the ecosystem testbed instead of the quick one")
-	f.StringArrayVar(&o.repoDirs, "repos", nil, "folder holding the manifest's clones as owner__name.git or owner+name/repo (repeatable; with --manifest)")
+	f.StringVar(&o.repoDir, "repos", "", "directory of local clones of the manifest's repositories, owner__name.git or owner+name/repo (with --manifest)")
 	f.StringVar(&o.jdkSrc, "jdk-src", "", "JDK src.zip for the manifest's jdk_modules (default: the installed JDK's)")
-	f.UintSliceVar(&o.seeds, "seeds", []uint{1, 2, 3}, "training seeds of the manifest testbed (file samples, background, controls, sampling)")
+	f.UintSliceVar(&o.seeds, "train-seeds", []uint{1, 2, 3}, "training seeds of the manifest testbed (file samples, background, controls, sampling)")
 	f.StringArrayVar(&o.capacities, "capacity", nil, "target capacity order=N,cutoff=N,cache=W,subword=0|1,budget=N[,discount=S] (repeatable; default: order=6,cutoff=2,cache=0.2,subword=1 with budget=60000, 20000 and none; the first is the headline)")
 	f.IntVar(&o.maxFiles, "manifest-max-files", 40, "source files sampled per repository of the manifest testbed")
 }
@@ -76,10 +76,10 @@ func runEcosystemTestbed(a *app, o auditTestbedOptions) error {
 	if err != nil {
 		return fmt.Errorf("audit testbed --manifest: %w", err)
 	}
-	if len(o.eco.repoDirs) == 0 {
+	if o.eco.repoDir == "" {
 		return fmt.Errorf("audit testbed --manifest %s: pass --repos DIR, the folder holding the clones (owner__name.git): %w", o.eco.manifest, errs.ErrUsage)
 	}
-	opts := testbed.Options{Manifest: m, RepoDirs: o.eco.repoDirs, JDKZip: o.eco.jdkSrc,
+	opts := testbed.Options{Manifest: m, RepoDirs: []string{o.eco.repoDir}, JDKZip: o.eco.jdkSrc,
 		MaxQueries: o.tb.MaxQueries, Samples: o.tb.Samples, Alpha: o.tb.Alpha}
 	opts.Read.MaxFiles = o.eco.maxFiles
 	for _, s := range o.eco.seeds {

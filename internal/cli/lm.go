@@ -217,7 +217,7 @@ func newLMServeCmd(a *app) *cobra.Command {
 				return err
 			}
 			if m, err = m.WithCache(cache); err != nil {
-				return fmt.Errorf("lm serve: --cache %v: %w", cache.Weight, err)
+				return fmt.Errorf("lm serve: --cache-weight %v: %w", cache.Weight, err)
 			}
 			if id == "" {
 				id = strings.TrimSuffix(filepath.Base(model), filepath.Ext(model))
@@ -249,7 +249,7 @@ func newLMServeCmd(a *app) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&model, "model", "", "model file (.bfng)")
 	f.StringVar(&addr, "addr", "127.0.0.1:8081", "listen address; port 0 picks a free port")
-	f.Float64Var(&cache.Weight, "cache", 0, "weight of the cache component that copies from the request text (0 = off; see the ngram package docs)")
+	f.Float64Var(&cache.Weight, "cache-weight", 0, "weight of the cache component that copies from the request text (0 = off; see the ngram package docs)")
 	f.IntVar(&cache.Order, "cache-order", 3, "longest context of the cache component, in tokens")
 	f.StringVar(&id, "id", "", "model name clients must send (default: the file's base name)")
 	return cmd

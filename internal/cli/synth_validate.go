@@ -21,10 +21,10 @@ func init() { synthSubcommands = append(synthSubcommands, newSynthValidateCmd) }
 type validateOptions struct {
 	candidates, judgeSpec, repairSpec, out, rubric string
 	retryFlags
-	cacheDir, keyFile, recheck                     string
-	noCache, asJSON                                bool
-	workers, maxTokens                             int
-	maxCost, iseMax                                float64
+	cacheDir, keyFile, recheck string
+	noCache, asJSON            bool
+	workers, maxTokens         int
+	maxCost, iseMax            float64
 }
 
 // validateJSON is what `synth validate --json` prints.

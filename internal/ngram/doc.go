@@ -61,7 +61,7 @@
 // software"): it copies what followed the same last tokens earlier in the
 // prompt, including identifiers the vocabulary lacks, standing in for a
 // transformer's in-context copying. It is not saved with the model;
-// `lm serve --cache W` sets it.
+// `lm serve --cache-weight W` sets it.
 //
 // # Counting and storage
 //
