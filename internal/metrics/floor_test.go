@@ -2,8 +2,8 @@ package metrics
 
 import (
 	"slices"
-	"testing"
 	"syscall"
+	"testing"
 
 	ts "github.com/tree-sitter/go-tree-sitter"
 	tsjava "github.com/tree-sitter/tree-sitter-java/bindings/go"
