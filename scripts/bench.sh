@@ -6,8 +6,6 @@
 #
 #   BENCHFORGE_JVM_BENCH_CORPUS  pairs for the JVM row (default: the
 #                                hand-written pairs; see jvm/floor_test.go)
-#   BENCHFORGE_STAGE2_REPOS      clones for the Stage II row (owner__name
-#                                under one folder); unset: row skipped
 set -uo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -39,13 +37,6 @@ if v=$(metric "$out" x-floor) && [ -n "$v" ]; then
 	row "synth verify" "one javac + one java of the compiled pairs" "${v}× [$(metric "$out" x-floor-min)–$(metric "$out" x-floor-max)]"
 else
 	row "synth verify" "one javac + one java of the compiled pairs" "skipped: $(skipped "$out")"
-fi
-
-if [ -n "${BENCHFORGE_STAGE2_REPOS:-}" ]; then
-	out=$(bench ./internal/audit/patchcheck Stage2Floor 1x)
-	row "audit patch" "git cat-file of every blob it reads" "$(metric "$out" x-floor)× ($(metric "$out" samples/s) samples/s)"
-else
-	row "audit patch" "git cat-file of every blob it reads" "skipped: set BENCHFORGE_STAGE2_REPOS to a folder of clones"
 fi
 
 out=$(bench ./internal/audit/repoprobe DedupScaling 1x)
