@@ -165,3 +165,53 @@ func AllPairs(docs [][]string, n int, threshold float64) []Pair {
 	}
 	return out
 }
+
+// Visit calls fn once for each id sharing a band with sig, in no fixed
+// order, until fn returns false. seen must have room for every id added
+// so far; it is a scratch mark array that Visit stamps with stamp, so no
+// candidate list is built or sorted (a hot bucket shared by many items
+// costs its length, not a sort).
+func (l *LSH) Visit(sig []uint64, seen []uint32, stamp uint32, fn func(id int) bool) {
+	for b := range l.bands {
+		for _, id := range l.buckets[b][l.bandKey(sig, b)] {
+			if seen[id] == stamp {
+				continue
+			}
+			seen[id] = stamp
+			if !fn(id) {
+				return
+			}
+		}
+	}
+}
+
+// FirstPassDedup keeps, in order, each doc that has no earlier kept doc
+// with token n-gram Jaccard ≥ threshold for which same(kept, doc) holds,
+// and returns the kept indexes. Only kept docs are indexed, and a doc
+// stops at its first match: the decision for each doc is the one a
+// pass over every qualifying earlier pair (NearDuplicates) gives, since
+// only kept docs can make a doc a duplicate and whether a pair collides
+// in the LSH depends on the pair alone.
+func FirstPassDedup(docs [][]string, n int, threshold float64, same func(kept, doc int) bool) []int {
+	const k = 128
+	mh := NewMinHasher(k, 1)
+	b, r := BandsFor(k, threshold)
+	idx := NewLSH(b, r)
+	sh := make([][]uint64, len(docs))
+	seen := make([]uint32, len(docs))
+	var kept []int
+	for i, d := range docs {
+		sh[i] = Shingles(d, n)
+		sig := mh.Signature(sh[i])
+		dup := false
+		idx.Visit(sig, seen, uint32(i+1), func(j int) bool {
+			dup = JaccardSorted(sh[j], sh[i]) >= threshold && same(j, i)
+			return !dup
+		})
+		if !dup {
+			kept = append(kept, i)
+			idx.Add(i, sig)
+		}
+	}
+	return kept
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -227,5 +228,61 @@ func BenchmarkNearDuplicates(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// firstPassReference is FirstPassDedup written the direct way: every
+// qualifying earlier pair from NearDuplicates, then a pass in order.
+func firstPassReference(docs [][]string, n int, threshold float64, same func(kept, doc int) bool) []int {
+	cand := map[int][]int{}
+	for _, p := range NearDuplicates(docs, n, threshold) {
+		cand[p.J] = append(cand[p.J], p.I)
+	}
+	isKept := make([]bool, len(docs))
+	var kept []int
+	for i := range docs {
+		dup := false
+		for _, j := range cand[i] {
+			if isKept[j] && same(j, i) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			isKept[i] = true
+			kept = append(kept, i)
+		}
+	}
+	return kept
+}
+
+func TestFirstPassDedupMatchesPairwise(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	vocab := strings.Fields("a b c d e f g h i j k l m n o p")
+	var docs [][]string
+	for range 600 {
+		if len(docs) > 0 && r.IntN(2) == 0 {
+			// a near-copy of an earlier doc: a few tokens changed
+			d := slices.Clone(docs[r.IntN(len(docs))])
+			for range 1 + r.IntN(4) {
+				d[r.IntN(len(d))] = vocab[r.IntN(len(vocab))]
+			}
+			docs = append(docs, d)
+			continue
+		}
+		d := make([]string, 20+r.IntN(20))
+		for k := range d {
+			d[k] = vocab[r.IntN(len(vocab))]
+		}
+		docs = append(docs, d)
+	}
+	same := func(a, b int) bool { return Ratio(docs[a], docs[b]) >= 0.8 }
+	want := firstPassReference(docs, 3, 0.4, same)
+	got := FirstPassDedup(docs, 3, 0.4, same)
+	if !slices.Equal(got, want) {
+		t.Fatalf("FirstPassDedup kept %d docs, the pairwise pass %d", len(got), len(want))
+	}
+	if len(want) == len(docs) || len(want) < 100 {
+		t.Fatalf("the fixture must have both duplicates and keepers: kept %d of %d", len(want), len(docs))
 	}
 }

@@ -4,10 +4,15 @@ import (
 	"archive/zip"
 	"context"
 	"io"
+	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/benchforge/benchforge/internal/jdk"
+	"github.com/benchforge/benchforge/internal/textsim"
 )
 
 // jdkModules reads every .java file of the JDK's src.zip by module; it
@@ -15,7 +20,11 @@ import (
 func jdkModules(b *testing.B) map[string][]File {
 	zpath := os.Getenv("BENCHFORGE_SRC_ZIP")
 	if zpath == "" {
-		zpath = "/usr/lib/jvm/temurin-25-jdk-amd64/lib/src.zip"
+		z, err := jdk.SrcZip()
+		if err != nil {
+			b.Skipf("no JDK src.zip (%v); install the JDK's sources or set BENCHFORGE_SRC_ZIP", err)
+		}
+		zpath = z
 	}
 	zr, err := zip.OpenReader(zpath)
 	if err != nil {
@@ -74,4 +83,89 @@ func BenchmarkMineJavaBase(b *testing.B) {
 		b.ReportMetric(t1.Sub(t0).Seconds(), "mine-s")
 		b.ReportMetric(time.Since(t1).Seconds(), "queries-s")
 	}
+}
+
+// BenchmarkDedupScaling measures the query deduplication step alone on
+// the raw queries of java.base, at 1/8, 1/4, 1/2 and all of them, and
+// reports the growth exponent log2(t(n)/t(n/2)) of the last doubling and
+// the mean over the three (issue 19: at most 1.1, near-linear).
+func BenchmarkDedupScaling(b *testing.B) {
+	mods := jdkModules(b)
+	files := mods["java.base"]
+	var all [][]File
+	for _, fs := range mods {
+		all = append(all, fs)
+	}
+	pats, err := Mine(context.Background(), files, MineOptions{Freq: NewMapFreq(all), MaxRepoFrac: 0.1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := QueryOptions{}
+	opts.defaults()
+	raw := instantiate(files, pats, opts)
+	if got, want := dedupQueries(raw, opts), dedupPairwise(raw, opts); !slices.EqualFunc(got, want, func(a, b Query) bool { return a.ID == b.ID }) {
+		b.Fatalf("dedup kept %d queries, the pairwise reference %d (or in another order)", len(got), len(want))
+	}
+	b.ResetTimer()
+	for range b.N {
+		var secs []float64
+		for _, div := range []int{8, 4, 2, 1} {
+			// the fastest of three runs: the machine is shared, and
+			// noise only ever adds time
+			best := math.Inf(1)
+			for range 3 {
+				t0 := time.Now()
+				dedupQueries(raw[:len(raw)/div], opts)
+				best = min(best, time.Since(t0).Seconds())
+			}
+			secs = append(secs, best)
+		}
+		b.ReportMetric(float64(len(raw)), "queries")
+		b.ReportMetric(secs[0], "eighth-s")
+		b.ReportMetric(secs[3], "dedup-s")
+		b.ReportMetric(math.Log2(secs[3]/secs[2]), "exp-last")
+		b.ReportMetric(math.Log2(secs[3]/secs[0])/3, "exp-mean")
+	}
+}
+
+// dedupPairwise is dedupQueries as it was before issue 19: every
+// candidate pair from NearDuplicates, then one pass in order. The
+// benchmark checks the near-linear version keeps exactly its queries.
+func dedupPairwise(qs []Query, opts QueryOptions) []Query {
+	seen := map[string]bool{}
+	var uniq []Query
+	for _, q := range qs {
+		if !seen[q.ID] {
+			seen[q.ID] = true
+			uniq = append(uniq, q)
+		}
+	}
+	tails := make([][]string, len(uniq))
+	for i, q := range uniq {
+		ts := texts(lexTokens(q.Prompt))
+		if len(ts) > opts.DedupTokens {
+			ts = ts[len(ts)-opts.DedupTokens:]
+		}
+		tails[i] = append(ts, q.Target)
+	}
+	cand := map[int][]int{}
+	for _, p := range textsim.NearDuplicates(tails, 3, 0.4) {
+		cand[p.J] = append(cand[p.J], p.I)
+	}
+	kept := make([]bool, len(uniq))
+	var out []Query
+	for i, q := range uniq {
+		dup := false
+		for _, j := range cand[i] {
+			if kept[j] && textsim.Ratio(tails[j], tails[i]) >= opts.DedupRatio {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			kept[i] = true
+			out = append(out, q)
+		}
+	}
+	return out
 }

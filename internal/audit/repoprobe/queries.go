@@ -84,6 +84,11 @@ const holeTok = "\x00hole\x00"
 // removed last.
 func BuildQueries(files []File, pats []Pattern, opts QueryOptions) []Query {
 	opts.defaults()
+	return dedupQueries(instantiate(files, pats, opts), opts)
+}
+
+// instantiate is BuildQueries before deduplication.
+func instantiate(files []File, pats []Pattern, opts QueryOptions) []Query {
 	var qs []Query
 	seenTmpl := map[string]bool{}
 	lexed := map[int][]tok{}
@@ -153,7 +158,7 @@ func BuildQueries(files []File, pats []Pattern, opts QueryOptions) []Query {
 			qs = append(qs, makeQuery(files[s.File], p.Kind, s.Start, s.Start+t.off, t.text, opts))
 		}
 	}
-	return dedupQueries(qs, opts)
+	return qs
 }
 
 func texts(ts []tok) []string {
@@ -220,7 +225,8 @@ func queryID(prompt, target string) string {
 // SequenceMatcher ratio ≥ DedupRatio with the tail of an earlier kept
 // query (textsim.Ratio, the criterion of textsim.Dedup). Candidate pairs
 // come from MinHash-LSH on token 3-grams (textsim.NearDuplicates at
-// Jaccard 0.4), so the pass is near-linear instead of quadratic.
+// Jaccard 0.4); only kept queries are indexed and a query stops at its
+// first match (textsim.FirstPassDedup), so the pass is near-linear.
 func dedupQueries(qs []Query, opts QueryOptions) []Query {
 	seen := map[string]bool{}
 	var uniq []Query
@@ -238,24 +244,12 @@ func dedupQueries(qs []Query, opts QueryOptions) []Query {
 		}
 		tails[i] = append(ts, q.Target)
 	}
-	cand := map[int][]int{}
-	for _, p := range textsim.NearDuplicates(tails, 3, 0.4) {
-		cand[p.J] = append(cand[p.J], p.I)
-	}
-	kept := make([]bool, len(uniq))
-	var out []Query
-	for i, q := range uniq {
-		dup := false
-		for _, j := range cand[i] {
-			if kept[j] && textsim.Ratio(tails[j], tails[i]) >= opts.DedupRatio {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			kept[i] = true
-			out = append(out, q)
-		}
+	keep := textsim.FirstPassDedup(tails, 3, 0.4, func(kept, i int) bool {
+		return textsim.Ratio(tails[kept], tails[i]) >= opts.DedupRatio
+	})
+	out := make([]Query, len(keep))
+	for k, i := range keep {
+		out[k] = uniq[i]
 	}
 	return out
 }
