@@ -364,7 +364,11 @@ func printAuditPatch(a *app, s auditPatchSummary) error {
 	}
 	t := table{header: []string{"REPO", "CUTOFF", "SAMPLES", "PRESENT", "ABSENT", "UNKNOWN", "N/A", "PRESENT RATE"}}
 	for _, r := range s.Repos {
-		t.add(r.Repo, r.Cutoff, r.Samples, r.Present, r.Absent, r.Unknown, r.NotApplicable, fmt.Sprintf("%.3f", r.PresentRate))
+		rate := "n/a" // no judged sample: a rate of 0 would read as "all absent"
+		if r.Present+r.Absent > 0 {
+			rate = fmt.Sprintf("%.3f", r.PresentRate)
+		}
+		t.add(r.Repo, r.Cutoff, r.Samples, r.Present, r.Absent, r.Unknown, r.NotApplicable, rate)
 	}
 	if err := t.write(a.stdout); err != nil {
 		return err

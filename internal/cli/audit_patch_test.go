@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -174,6 +175,14 @@ func TestAuditPatchRetriesUnknown(t *testing.T) {
 	args := []string{"--benchmark", benchFile, "--repos", reposDir, "--out", out, "--cutoff", "2021-01-01"}
 	if sum := runPatchJSON(t, args...); sum.Counts["unknown"] != 1 {
 		t.Fatalf("first run: %+v", sum.Counts)
+	}
+	// A repository with no judged sample has no present rate: n/a, not
+	// 0.000, which would read as "every fix absent".
+	var stdout, stderr bytes.Buffer
+	text := filepath.Join(t.TempDir(), "text.jsonl")
+	Run(context.Background(), append([]string{"benchforge", "audit", "patch", "--format", "jsonl"}, append(args[:len(args)-4], "--out", text, "--cutoff", "2021-01-01")...), &stdout, &stderr)
+	if !regexp.MustCompile(`(?m)^o/gone\s.*\sn/a\s*$`).MatchString(stdout.String()) {
+		t.Errorf("all-unknown repository row lacks n/a:\n%s%s", stdout.String(), stderr.String())
 	}
 	// The missing clone appears (a copy of the same history).
 	gone := filepath.Join(reposDir, "o__gone.git")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm/cache"
 )
 
@@ -267,7 +268,7 @@ func (s *Session) WriteManifest(path string) error {
 	if err != nil {
 		return fmt.Errorf("write manifest %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".manifest-*")
+	tmp, err := jsonl.CreateTemp(filepath.Dir(path), ".manifest-*")
 	if err != nil {
 		return fmt.Errorf("write manifest %s: %w", path, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -233,6 +234,11 @@ func TestKeyNeverStored(t *testing.T) {
 	if err := s.WriteManifest(manifest); err != nil {
 		t.Fatal(err)
 	}
+	// An output file, readable like any other the user writes (issue 14:
+	// it was 0600). The umask can only take bits away from 0644.
+	if st, err := os.Stat(manifest); err != nil || st.Mode().Perm()&0o044 != 0o044&^umask() {
+		t.Errorf("manifest mode %v (%v), want 0644 less the umask", st.Mode().Perm(), err)
+	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*"))
 	files = append(files, manifest)
 	if len(files) < 2 {
@@ -321,4 +327,11 @@ func TestRateLimitSpacing(t *testing.T) {
 	if el := time.Since(start); el < 400*time.Millisecond {
 		t.Errorf("30 calls at 1200 RPM (burst 20) took %v, want >= ~0.5s", el)
 	}
+}
+
+// umask reads the process umask (setting it back at once).
+func umask() os.FileMode {
+	m := syscall.Umask(0)
+	syscall.Umask(m)
+	return os.FileMode(m)
 }
