@@ -227,7 +227,7 @@ func extractBug(ctx context.Context, in BugInput, opts ExtractOptions) ([]corpus
 			ml.Reason = fmt.Sprintf("seed record invalid: %v", s.Validate())
 		default:
 			ml.LLOC = bm.Metrics.LLOC
-			here := ThrownIn(in.Failures, label, opts.Scan.ExactNames, path.Base(p.File), p.Name, p.BuggySpan)
+			here := ThrownIn(in.Failures, label, opts.Scan.exact(), path.Base(p.File), p.Name, p.BuggySpan)
 			d := CheckF4(label, p.Buggy, p.Fixed, here)
 			ml.Stage, ml.Reason = StageF4, d.Reason
 			if d.Keep && opts.Validator != nil {
