@@ -167,6 +167,8 @@ func extractBug(ctx context.Context, in BugInput, opts ExtractOptions) ([]corpus
 			return exclude(StageF2, "only checked exceptions fail: %s", classList(bug))
 		case StatusUnchecked, StatusUnknown:
 			return exclude(StageScope, "no failure has one of the seven in-scope types: %s", classList(bug))
+		case StatusTestOrigin:
+			return exclude(StageScope, "the in-scope root cause was thrown outside production code (a test class, a test framework or JDK code called from a test; --any-origin counts it): %s", classList(bug))
 		}
 		label = primaryType(bug, opts.Scan)
 		if len(bug.Types) > 1 {

@@ -1,6 +1,10 @@
 package seeds
 
-import "testing"
+import (
+	"context"
+	"strings"
+	"testing"
+)
 
 // TestFrameRulesExamples enforces every rule's must-match and
 // must-not-match classes: a must-match class is classified by its rule
@@ -51,5 +55,29 @@ func TestOriginOf(t *testing.T) {
 		if got := tc.f.OriginOf(tc.i); got != tc.want {
 			t.Errorf("%s: origin %s, want %s", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestExtractDropsTestOrigin: a bug whose only in-scope root cause was
+// thrown in its test class is excluded at the scope stage, with the
+// reason naming the origin rule, and kept under AnyOrigin.
+func TestExtractDropsTestOrigin(t *testing.T) {
+	in := BugInput{ID: "Demo-9", Benchmark: "defects4j", Project: "Demo", Failures: []Failure{{
+		Test: "demo.HTest::t", Exception: "java.lang.NullPointerException",
+		Traces: []Trace{{Frames: []string{"demo.HTest.t(HTest.java:7)", "junit.framework.TestCase.runTest(TestCase.java:176)"}}},
+	}}}
+	logs, err := Extract(context.Background(), []BugInput{in}, ExtractOptions{}, &memSink{logs: map[string]BugLog{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logs) != 1 || logs[0].Kept || logs[0].Stage != StageScope || !strings.Contains(logs[0].Reason, "outside production code") {
+		t.Fatalf("logs = %+v, want one exclusion at the scope stage for the test origin", logs)
+	}
+	logs, err = Extract(context.Background(), []BugInput{in}, ExtractOptions{Scan: ScanOptions{AnyOrigin: true}}, &memSink{logs: map[string]BugLog{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logs) != 1 || logs[0].Stage == StageScope || logs[0].Exception != NPE {
+		t.Fatalf("AnyOrigin: logs = %+v, want the NPE past the scope stage", logs)
 	}
 }
