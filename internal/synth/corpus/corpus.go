@@ -53,6 +53,10 @@ type Seed struct {
 	BuggySpan       Span   `json:"buggy_span"`
 	FixedSpan       Span   `json:"fixed_span"`
 	Diff            string `json:"diff"`
+	// Repo ("owner/name") and BuggyCommit locate File at the buggy
+	// revision, where BuggySpan holds BuggyMethod.
+	Repo        string `json:"repo,omitempty"`
+	BuggyCommit string `json:"buggy_commit,omitempty"`
 }
 
 // Validate checks the fields every later stage relies on.
@@ -104,6 +108,24 @@ type Pair struct {
 	SizeTarget    int        `json:"size_target,omitempty"`
 	Judge         *Judgement `json:"judge,omitempty"`
 	Flags         Flags      `json:"flags"`
+	// Source, when set, is the real code the pair came from: the JVM
+	// verifier compiles against that project and replaces the method in
+	// its real class; the release takes the licence from it.
+	Source *Source `json:"source,omitempty"`
+}
+
+// Source is a pair's provenance in real code: the repository and commit,
+// the file and the span of the host method there, the operator that made
+// the pair (mutation generator) and the seed it was grounded on.
+type Source struct {
+	Repo     string `json:"repo"`
+	Commit   string `json:"commit"`
+	Path     string `json:"path"`
+	Method   string `json:"method,omitempty"` // signature of the host method
+	Span     Span   `json:"span"`             // the host method's lines in Path at Commit
+	Operator string `json:"operator,omitempty"`
+	Seed     string `json:"seed,omitempty"`
+	License  string `json:"license,omitempty"` // SPDX identifier found at the source
 }
 
 // Validate checks the fields every later stage relies on.
