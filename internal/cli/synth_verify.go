@@ -40,6 +40,7 @@ type verifyOptions struct {
 	models                      modelFlags
 	opts                        jvm.Options
 	asJSON                      bool
+	project                     verifyProjectFlags
 }
 
 func newSynthVerifyCmd(a *app) *cobra.Command {
@@ -91,13 +92,14 @@ and DIR/manifest-REGIME.json (model calls, cost) are rewritten each run.
 	f.StringVar(&o.regime, "regime", "", "what the harness model sees: "+strings.Join(jvm.Regimes, ", "))
 	f.StringVar(&o.judge, "judgements", "", "judgements.jsonl of 'synth validate' (judge-fed regime only)")
 	o.models.add(f)
+	o.project.add(f)
 	f.BoolVar(&o.asJSON, "json", false, "print JSON")
 	return cmd
 }
 
 func runSynthVerify(a *app, cmd *cobra.Command, o verifyOptions) error {
-	if o.corpus == "" || o.out == "" {
-		return fmt.Errorf("synth verify: %w: --corpus FILE and --out DIR are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+	if o.corpus == "" && o.project.seeds == "" || o.out == "" {
+		return fmt.Errorf("synth verify: %w: --corpus FILE (or --seeds FILE) and --out DIR are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
 	}
 	switch {
 	case o.harnessModel == "" && (o.regime != "" || o.judge != ""):
@@ -109,8 +111,11 @@ func runSynthVerify(a *app, cmd *cobra.Command, o verifyOptions) error {
 	case o.judge != "" && o.regime != jvm.RegimeJudgeFed:
 		return fmt.Errorf("synth verify: %w: --judgements is shown to the model only with --regime %s, not %s", errs.ErrUsage, jvm.RegimeJudgeFed, o.regime)
 	}
-	pairs, err := jsonl.ReadFile[corpus.Pair](o.corpus)
+	pairs, err := o.project.readPairs(o.corpus)
 	if err != nil {
+		return err
+	}
+	if o.opts.Projects, err = o.project.projectSource(); err != nil {
 		return err
 	}
 	var judged []judge.Record
@@ -168,8 +173,10 @@ func runSynthVerify(a *app, cmd *cobra.Command, o verifyOptions) error {
 	if err := t.write(a.stdout); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(a.stdout, "\n%d pairs confirmed by (c) → %s\n", s.Confirmed, s.ConfirmedPath)
-	return err
+	if _, err = fmt.Fprintf(a.stdout, "\n%d pairs confirmed by (c) → %s\n", s.Confirmed, s.ConfirmedPath); err != nil {
+		return err
+	}
+	return writeBuilds(a.stdout, s.Builds)
 }
 
 // runHarnessModel runs the model-built harness regime: it opens the

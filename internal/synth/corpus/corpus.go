@@ -53,10 +53,11 @@ type Seed struct {
 	BuggySpan       Span   `json:"buggy_span"`
 	FixedSpan       Span   `json:"fixed_span"`
 	Diff            string `json:"diff"`
-	// Repo ("owner/name") and BuggyCommit locate File at the buggy
-	// revision, where BuggySpan holds BuggyMethod.
+	// Repo ("owner/name") and FixedCommit locate File at the fixed
+	// revision, where FixedSpan holds FixedMethod (Defects4J's buggy
+	// version is that file with the fix reversed, not a commit).
 	Repo        string `json:"repo,omitempty"`
-	BuggyCommit string `json:"buggy_commit,omitempty"`
+	FixedCommit string `json:"fixed_commit,omitempty"`
 }
 
 // Validate checks the fields every later stage relies on.
@@ -139,4 +140,17 @@ func (p Pair) Validate() error {
 		return fmt.Errorf("pair %s: %w: buggy_method and fixed_method must both be set", p.PairID, errs.ErrInput)
 	}
 	return nil
+}
+
+// SeedPair is a real seed as a pair to verify or release: its id is the
+// seed's bug_id, its generator "seed", and its source the fixed revision
+// of the seed's file with the fixed method's span (when the seed records
+// its repository and commit): the buggy method replaces that span.
+func SeedPair(s Seed) Pair {
+	p := Pair{PairID: s.BugID, ErrorType: s.Exception, BuggyMethod: s.BuggyMethod, FixedMethod: s.FixedMethod,
+		ExampleBugIDs: []string{s.SourceBug}, Generator: "seed"}
+	if s.Repo != "" && s.FixedCommit != "" {
+		p.Source = &Source{Repo: s.Repo, Commit: s.FixedCommit, Path: s.File, Method: s.MethodSignature, Span: s.FixedSpan, Seed: s.BugID}
+	}
+	return p
 }

@@ -72,7 +72,7 @@ func (v *Verifier) compileBatch(ctx context.Context, hs []*harness, batch int) e
 			continue
 		}
 		slices.Sort(files)
-		args := append([]string{"-d", v.classes, "-cp", v.classes, "-sourcepath", v.emptyDir, "-implicit:none", "-proc:none",
+		args := append([]string{"-d", v.classes, "-cp", v.classpath(), "-sourcepath", v.emptyDir, "-implicit:none", "-proc:none",
 			"-encoding", "UTF-8", "-nowarn", "-g:source,lines", "-XDrawDiagnostics", "-XDshould-stop.ifError=GENERATE", "-Xmaxerrs", "1000000"}, files...)
 		rc, out, err := v.javac.compile(ctx, filepath.Join(v.work, "diag.txt"), args)
 		if err != nil {
@@ -161,14 +161,18 @@ func (h *harness) repair(ds []diagnostic, texts map[string]string) {
 			continue
 		}
 		text := lineOf(texts[d.File], d.Line)
+		if h.real != nil {
+			h.failed = h.realFailure(d)
+			return
+		}
 		if err := h.stubs.fix(d, text, harness); err != nil {
 			if unfixed == "" {
 				where := d.File
 				switch {
 				case strings.HasPrefix(d.File, "B"):
-					where = fmt.Sprintf("buggy method line %d", d.Line-methodOffset)
+					where = fmt.Sprintf("buggy method line %d", d.Line-h.offset())
 				case strings.HasPrefix(d.File, "F"):
-					where = fmt.Sprintf("fixed method line %d", d.Line-methodOffset)
+					where = fmt.Sprintf("fixed method line %d", d.Line-h.offset())
 				}
 				unfixed = fmt.Sprintf("cannot compile: %s: %s", where, diagMessage(d))
 			}
@@ -233,7 +237,11 @@ func (h *harness) classDir(classes string) string {
 // generated reports whether javac wrote the pair's three main classes.
 func (h *harness) generated(classes string) bool {
 	for _, k := range []string{"B", "F", "A"} {
-		if _, err := os.Stat(filepath.Join(h.classDir(classes), h.class(k)+".class")); err != nil {
+		file := filepath.Join(h.classDir(classes), h.class(k)+".class")
+		if h.real != nil && k != "A" {
+			file = h.real.classFile(classes, k, h.n)
+		}
+		if _, err := os.Stat(file); err != nil {
 			return false
 		}
 	}

@@ -220,7 +220,7 @@ func extractBug(ctx context.Context, in BugInput, opts ExtractOptions) ([]corpus
 			Exception: label.SimpleName(), BuggyMethod: p.Buggy, FixedMethod: p.Fixed, File: p.File,
 			MethodSignature: p.Signature, BuggySpan: corpus.Span{Start: p.BuggySpan[0], End: p.BuggySpan[1]},
 			FixedSpan: corpus.Span{Start: p.FixedSpan[0], End: p.FixedSpan[1]}, Diff: methodDiff(p.File, p.Buggy, p.Fixed),
-			Repo: in.Repo, BuggyCommit: in.Buggy}
+			Repo: in.Repo, FixedCommit: in.Fixed}
 		switch {
 		case berr != nil:
 			ml.Reason = fmt.Sprintf("buggy method %s in %s cannot be parsed alone: %v", p.Key, p.File, berr)
