@@ -22,15 +22,16 @@ func init() { synthSubcommands = append(synthSubcommands, newSynthVerifyCmd) }
 
 // synthVerifyJSON is what `synth verify --json` prints.
 type synthVerifyJSON struct {
-	Executions string           `json:"executions"`
-	Confirmed  string           `json:"confirmed"`
-	NConfirmed int              `json:"n_confirmed"`
-	Verified   int              `json:"verified"`
-	Skipped    int              `json:"skipped"`
-	Regime     string           `json:"regime,omitempty"`
-	Model      *jvm.ModelCounts `json:"model,omitempty"`
-	Manifest   *llm.Manifest    `json:"manifest,omitempty"`
-	Table      jvm.Table        `json:"table"`
+	Executions string            `json:"executions"`
+	Confirmed  string            `json:"confirmed"`
+	NConfirmed int               `json:"n_confirmed"`
+	Verified   int               `json:"verified"`
+	Skipped    int               `json:"skipped"`
+	Regime     string            `json:"regime,omitempty"`
+	Model      *jvm.ModelCounts  `json:"model,omitempty"`
+	Manifest   *llm.Manifest     `json:"manifest,omitempty"`
+	Table      jvm.Table         `json:"table"`
+	Builds     []jvm.BuildReport `json:"project_builds,omitempty"`
 }
 
 // verifyOptions are the flags of `synth verify`.
@@ -150,7 +151,7 @@ func runSynthVerify(a *app, cmd *cobra.Command, o verifyOptions) error {
 	}
 	if o.asJSON {
 		return writeJSON(a.stdout, synthVerifyJSON{Executions: s.Path, Confirmed: s.ConfirmedPath, NConfirmed: s.Confirmed, Verified: s.Verified,
-			Skipped: s.Skipped, Regime: o.regime, Model: s.Model, Manifest: man, Table: s.Table})
+			Skipped: s.Skipped, Regime: o.regime, Model: s.Model, Manifest: man, Table: s.Table, Builds: s.Builds})
 	}
 	fmt.Fprintf(a.stdout, "%s: %d verified, %d already there\n", s.Path, s.Verified, s.Skipped)
 	if m := s.Model; m != nil {

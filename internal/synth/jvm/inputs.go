@@ -34,9 +34,12 @@ type apiMethod struct {
 const javapBatch = 400
 
 // readAPI lists the public constructors, static factories and setters of
-// the project's top-level and static nested classes.
-func readAPI(ctx context.Context, jdk JDK, p *Project) (map[string]*typeInfo, error) {
+// the project's top-level and static nested classes — of those whose
+// simple name is in want, when want is not empty. Every other class is
+// known by name only (its values are null).
+func readAPI(ctx context.Context, jdk JDK, p *Project, want map[string]bool) (map[string]*typeInfo, error) {
 	var names []string
+	known := map[string]*typeInfo{}
 	err := filepath.WalkDir(p.Classes, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".class") {
 			return err
@@ -45,7 +48,14 @@ func readAPI(ctx context.Context, jdk JDK, p *Project) (map[string]*typeInfo, er
 		if anonymousClass.MatchString(rel) || filepath.Base(rel) == "package-info" {
 			return nil
 		}
-		names = append(names, strings.ReplaceAll(filepath.ToSlash(rel), "/", "."))
+		name := strings.ReplaceAll(filepath.ToSlash(rel), "/", ".")
+		src := strings.ReplaceAll(name, "$", ".")
+		simple := src[strings.LastIndex(name[:strings.Index(name+"$", "$")], ".")+1:]
+		known[simple] = &typeInfo{Name: src, Kind: "class", Abstract: true}
+		last := simple[strings.LastIndex(simple, ".")+1:]
+		if len(want) == 0 || want[last] {
+			names = append(names, name)
+		}
 		return nil
 	})
 	if err != nil {
@@ -53,7 +63,7 @@ func readAPI(ctx context.Context, jdk JDK, p *Project) (map[string]*typeInfo, er
 	}
 	sort.Strings(names)
 	javap := filepath.Join(filepath.Dir(jdk.Javac), "javap")
-	out := map[string]*typeInfo{}
+	out := known
 	for start := 0; start < len(names); start += javapBatch {
 		batch := names[start:min(start+javapBatch, len(names))]
 		cmd := exec.CommandContext(ctx, javap, append([]string{"-public", "-cp", p.Classes}, batch...)...)

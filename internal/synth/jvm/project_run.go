@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -30,7 +32,8 @@ type ProjectSource struct {
 type BuildReport struct {
 	Project  string  `json:"project"` // repo@commit or the directory
 	Files    int     `json:"files"`
-	Compiled int     `json:"compiled"`
+	Compiled int     `json:"compiled"` // files; classes for an on-demand build
+	OnDemand bool    `json:"on_demand,omitempty"`
 	Dropped  int     `json:"dropped"`
 	BuildSec float64 `json:"build_seconds"`
 	Pairs    int     `json:"pairs"`
@@ -164,6 +167,10 @@ func verifyProject(ctx context.Context, jdk JDK, key string, pairs []corpus.Pair
 	if src := pairs[0].Source; src != nil {
 		po.Hint = src.Path
 	}
+	po.Types = paramTypes(pairs)
+	if opts.Projects.Dir == "" && opts.Projects.Repo == "" {
+		po.Roots = sourcePaths(pairs) // each pair's own commit: build on demand
+	}
 	t0 := time.Now()
 	proj, err := BuildProject(ctx, jdk, po)
 	r.BuildSec = time.Since(t0).Seconds()
@@ -173,11 +180,46 @@ func verifyProject(ctx context.Context, jdk JDK, key string, pairs []corpus.Pair
 		}
 		return fail("project build: " + err.Error())
 	}
-	r.Files, r.Compiled, r.Dropped = proj.Files, proj.Compiled, len(proj.Dropped)
+	r.Files, r.Compiled, r.Dropped, r.OnDemand = proj.Files, proj.Compiled, len(proj.Dropped), proj.OnDemand
 	o := opts
 	o.Project, o.Projects, o.JDK = proj, nil, &jdk
 	t1 := time.Now()
 	err = verifyOnce(ctx, pairs, nil, o, emit)
 	r.RunSec = time.Since(t1).Seconds()
 	return r, err
+}
+
+// paramTypes are the simple type names the pairs' parameters mention
+// (generic arguments included), whose public API the input search reads.
+func paramTypes(pairs []corpus.Pair) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range pairs {
+		sig, err := ParseSignature(p.BuggyMethod)
+		if err != nil {
+			continue
+		}
+		for _, prm := range sig.Params {
+			for _, w := range typeWord.FindAllString(prm.Type, -1) {
+				if !seen[w] {
+					seen[w] = true
+					out = append(out, w)
+				}
+			}
+		}
+	}
+	return out
+}
+
+var typeWord = regexp.MustCompile(`[A-Z][\w]*`)
+
+// sourcePaths are the distinct source files of the pairs.
+func sourcePaths(pairs []corpus.Pair) []string {
+	var out []string
+	for _, p := range pairs {
+		if p.Source != nil && !slices.Contains(out, p.Source.Path) {
+			out = append(out, p.Source.Path)
+		}
+	}
+	return out
 }

@@ -52,7 +52,7 @@ func newRealClass(p *Project, h *harness) (*realClass, string) {
 		}
 		rc.texts[kind] = strings.Join(lines[:src.Span.Start-1], "") + method + strings.Join(lines[src.Span.End:], "")
 	}
-	if why := rc.locate(h); why != "" {
+	if why := rc.locate(h, p); why != "" {
 		return nil, why
 	}
 	return rc, ""
@@ -61,7 +61,7 @@ func newRealClass(p *Project, h *harness) (*realClass, string) {
 // locate finds the method's class chain in the buggy file and, for an
 // instance method of a class without a no-argument constructor, adds one
 // that delegates to the shortest public constructor with ordinary values.
-func (rc *realClass) locate(h *harness) string {
+func (rc *realClass) locate(h *harness, p *Project) string {
 	f, err := code.Parse(code.LangJava, h.pair.Source.Path, []byte(rc.texts["B"]))
 	if err != nil {
 		return fmt.Sprintf("project source %s does not parse: %v", h.pair.Source.Path, err)
@@ -113,7 +113,7 @@ func (rc *realClass) locate(h *harness) string {
 	}
 	args := make([]string, len(best))
 	for i, prm := range best {
-		args[i] = "(" + prm.Type + ") " + receiverArg(prm.Type)
+		args[i] = "(" + prm.Type + ") " + receiverArg(p, prm.Type)
 	}
 	for kind, text := range rc.texts {
 		end := classBodyEnd(text, h.pair.Source.Path, rc.outer)
@@ -273,7 +273,10 @@ func classBodyEnd(text, path, name string) int {
 // receiverArg is a constructor argument for the receiver: the ordinary
 // candidate, but an empty collection or map for those (an element of the
 // wrong kind would fail in the constructor, before the method runs).
-func receiverArg(typ string) string {
+func receiverArg(p *Project, typ string) string {
+	if c := p.realCandidates(typ, 1); len(c) > 0 {
+		return c[0]
+	}
 	c := candidates(typ, nil)
 	if len(c) > 2 && (strings.HasPrefix(c[2], "new java.util.") && strings.HasSuffix(c[2], "()")) {
 		return c[2]
