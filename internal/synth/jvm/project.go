@@ -38,8 +38,8 @@ type Project struct {
 	// classes javac wrote, not files.
 	OnDemand bool
 	roots    []string
-	Build           time.Duration
-	types           map[string]*typeInfo // simple name ("Outer.Inner") → public API
+	Build    time.Duration
+	types    map[string]*typeInfo // simple name ("Outer.Inner") → public API
 }
 
 // Classpath is the project classes followed by the dependency jars.
@@ -389,7 +389,7 @@ func (p *Project) compileRoots(ctx context.Context, jdk JDK, work, gen, done str
 }
 
 // javac compiles files into p.Classes and returns the files it reported
-// errors in; extra replaces the default "-sourcepath '' -implicit:none".
+// errors in; extra replaces the default "-sourcepath ” -implicit:none".
 func (p *Project) javac(ctx context.Context, jdk JDK, work string, files []string, extra ...string) (map[string]bool, error) {
 	argfile := filepath.Join(work, "files.txt")
 	if err := os.WriteFile(argfile, []byte(strings.Join(files, "\n")+"\n"), 0o644); err != nil {
