@@ -81,13 +81,7 @@ func licenseCounts(core []CorePair) []NameCount {
 // not ship: every execution record that is neither core nor already
 // excluded, with the criterion of rxsynth §5.4 it failed first.
 func jvmExclusions(r *records, l *loaded) []ExcludedRecord {
-	have := map[string]bool{}
-	for _, p := range r.Core {
-		have[p.PairID] = true
-	}
-	for _, e := range r.Excluded {
-		have[e.PairID] = true
-	}
+	have := recordIDs(r)
 	var ids []string
 	for id := range l.executions {
 		if !have[id] {
@@ -123,13 +117,7 @@ func accountFor(r *records, l *loaded, in Inputs) error {
 	if len(l.candidates) == 0 {
 		return nil
 	}
-	have := map[string]bool{}
-	for _, p := range r.Core {
-		have[p.PairID] = true
-	}
-	for _, e := range r.Excluded {
-		have[e.PairID] = true
-	}
+	have := recordIDs(r)
 	var missing []string
 	for id := range l.candidates {
 		if !have[id] {
@@ -142,4 +130,16 @@ func accountFor(r *records, l *loaded, in Inputs) error {
 	slices.Sort(missing)
 	return fmt.Errorf("release: %w: %d candidates of %s are neither core nor excluded (first %s); add the rejection logs (--excluded) or the JVM records (--executions) that decided them",
 		errs.ErrInput, len(missing), in.Candidates, strings.Join(missing[:min(3, len(missing))], ", "))
+}
+
+// recordIDs are the pair ids of the core and excluded records.
+func recordIDs(r *records) map[string]bool {
+	have := map[string]bool{}
+	for _, p := range r.Core {
+		have[p.PairID] = true
+	}
+	for _, e := range r.Excluded {
+		have[e.PairID] = true
+	}
+	return have
 }
