@@ -223,3 +223,18 @@ func sourcePaths(pairs []corpus.Pair) []string {
 	}
 	return out
 }
+
+// ExportRevision writes the files of repo ("owner/name", found under
+// repos) at commit into a cache folder under cacheDir and returns it; an
+// earlier export is reused. Nothing from the repository is executed.
+func ExportRevision(ctx context.Context, repos, repo, commit, cacheDir string) (string, error) {
+	gitDir, err := FindGitDir(repos, repo)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(cacheDir, "revisions", strings.ReplaceAll(repo, "/", "__")+"@"+commit)
+	if err := exportTree(ctx, gitDir, commit, dir, ""); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
