@@ -364,8 +364,11 @@ func resolveCorpusRevision(a *app, o *mutation.Options, repos string) error {
 		return nil
 	}
 	repo, rev, ok := strings.Cut(o.Corpus, "@")
-	if !ok || repos == "" {
-		return fmt.Errorf("%w: --corpus %s is neither a file, a directory nor REPO@REV with --repos DIR", errs.ErrUsage, o.Corpus)
+	if !ok {
+		return nil // a missing file: mutation.New says so
+	}
+	if repos == "" {
+		return fmt.Errorf("%w: --corpus %s names a repository revision; add --repos DIR holding its clone", errs.ErrUsage, o.Corpus)
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
