@@ -37,6 +37,8 @@ type seedsBugJSON struct {
 	ID     string       `json:"id"`
 	Status seeds.Status `json:"status"`
 	Types  []seeds.Type `json:"types,omitempty"`
+	// RemovedBy is the rule that drops a bug the widest reading counts.
+	RemovedBy seeds.Rule `json:"removed_by,omitempty"`
 }
 
 func newSeedsScanCmd(a *app) *cobra.Command {
@@ -71,7 +73,7 @@ Classes the built-in hierarchy does not know are listed, not counted.`,
 			if asJSON {
 				out := seedsScanJSON{Rows: p.Rows, Pooled: p.Pooled, Unknown: p.Unknown, Problems: p.Problems, Bugs: []seedsBugJSON{}}
 				for _, b := range p.Bugs {
-					out.Bugs = append(out.Bugs, seedsBugJSON{ID: b.ID, Status: b.Status, Types: b.Types})
+					out.Bugs = append(out.Bugs, seedsBugJSON{ID: b.ID, Status: b.Status, Types: b.Types, RemovedBy: b.RemovedBy})
 				}
 				if out.Unknown == nil {
 					out.Unknown = []seeds.UnknownClass{}
@@ -85,7 +87,8 @@ Classes the built-in hierarchy does not know are listed, not counted.`,
 		},
 	}
 	cmd.Flags().StringVar(&dir, "defects4j", "", "Defects4J framework/projects directory, or one project directory")
-	cmd.Flags().BoolVar(&opts.ExactNames, "exact", false, "count only the seven java.lang classes, not their project subclasses")
+	cmd.Flags().BoolVar(&opts.Subclasses, "subclasses", false, "also count project subclasses of the seven types (default: the seven exact java.lang classes, rxsynth §3.1)")
+	cmd.Flags().BoolVar(&opts.AnyOrigin, "any-origin", false, "count an in-scope root cause wherever it was thrown (default: production code only, not test classes, test frameworks or JDK code called from a test)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: rows, pooled row, per-bug status, unknown classes")
 	return cmd
 }
@@ -95,16 +98,19 @@ func writeSeedsTable(a *app, p *seeds.Prevalence) error {
 	for _, ty := range seeds.Types {
 		t.header = append(t.header, string(ty))
 	}
-	t.header = append(t.header, "F1-junit", "F2-checked", "other-unchecked", "unknown")
+	t.header = append(t.header, "F1-junit", "F2-checked", "other-unchecked", "unknown", "rm-subclass", "rm-test-origin")
 	for _, r := range append(append([]seeds.Row{}, p.Rows...), p.Pooled) {
 		cells := []any{r.Project, r.Total, r.Runtime, fmt.Sprintf("%.1f", r.Percent)}
 		for _, ty := range seeds.Types {
 			cells = append(cells, r.ByType[ty])
 		}
-		cells = append(cells, r.JUnitOnly, r.CheckedOnly, r.Unchecked, r.Unknown)
+		cells = append(cells, r.JUnitOnly, r.CheckedOnly, r.Unchecked, r.Unknown, r.RemovedSubclass, r.RemovedTestOrigin)
 		t.add(cells...)
 	}
 	if err := t.write(a.stdout); err != nil {
+		return err
+	}
+	if err := writeRuleBreakdown(a, p.Pooled); err != nil {
 		return err
 	}
 	if len(p.Unknown) == 0 {
@@ -119,4 +125,16 @@ func writeSeedsTable(a *app, p *seeds.Prevalence) error {
 		}
 	}
 	return nil
+}
+
+// writeRuleBreakdown prints, pooled, how many bugs each scope rule removes
+// from the widest reading, so the count compares with Table 2 line by line.
+func writeRuleBreakdown(a *app, r seeds.Row) error {
+	wide := r.Runtime + r.RemovedSubclass + r.RemovedTestOrigin
+	_, err := fmt.Fprintf(a.stdout, "\nScope rules (pooled): %d bugs with any in-scope root cause (subclasses, any origin)\n"+
+		"  - %d only a project subclass of the seven (rule: exact types; --subclasses keeps them)\n"+
+		"  - %d root cause thrown in test code, a test framework or JDK code called from a test (rule: production origin; --any-origin keeps them)\n"+
+		"  = %d runtime bugs; besides, F1 drops %d JUnit-only bugs and F2 %d checked-only bugs\n",
+		wide, r.RemovedSubclass, r.RemovedTestOrigin, r.Runtime, r.JUnitOnly, r.CheckedOnly)
+	return err
 }

@@ -18,10 +18,10 @@ import (
 )
 
 type seedsExtractFlags struct {
-	defects4j, bugs, repos, mapping string
-	projects                        []string
-	out, log, reference, validate   string
-	exact, asJSON, single           bool
+	defects4j, bugs, repos, mapping       string
+	projects                              []string
+	out, log, reference, validate         string
+	subclasses, anyOrigin, asJSON, single bool
 	retryFlags
 }
 
@@ -80,7 +80,8 @@ the seed pool distribution (Table 3 shape).`,
 	fl.StringVar(&f.validate, "validate-with", "", "model spec for F5 causal validation, e.g. anthropic:claude-sonnet-4-5")
 	f.retryFlags.add(fl)
 	fl.BoolVar(&f.single, "single-method", false, "drop fixes that change several method bodies (default: one pair per changed method)")
-	fl.BoolVar(&f.exact, "exact", false, "count only the seven java.lang classes as in scope, not their project subclasses")
+	fl.BoolVar(&f.subclasses, "subclasses", false, "also count project subclasses of the seven types (default: the seven exact java.lang classes, rxsynth §3.1)")
+	fl.BoolVar(&f.anyOrigin, "any-origin", false, "count an in-scope root cause wherever it was thrown (default: production code only, not test classes, test frameworks or JDK code called from a test)")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON: funnel rows, distribution, files")
 	return cmd
 }
@@ -121,7 +122,7 @@ func runSeedsExtract(a *app, cmd *cobra.Command, f seedsExtractFlags) error {
 		}
 	}
 	defer finder.Close()
-	opts := seeds.ExtractOptions{Repos: finder, Scan: seeds.ScanOptions{ExactNames: f.exact}, SingleMethod: f.single}
+	opts := seeds.ExtractOptions{Repos: finder, Scan: seeds.ScanOptions{Subclasses: f.subclasses, AnyOrigin: f.anyOrigin}, SingleMethod: f.single}
 	if f.validate != "" {
 		v, closeV, err := openValidator(f.validate, f.retryFlags)
 		if err != nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/benchforge/benchforge/internal/synth/seeds"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,8 @@ func TestSeedsScanGolden(t *testing.T) {
 		{"synthetic text", seedsSynthetic, "seeds_scan_synthetic.golden", nil, "skipped ../synth/seeds/testdata/d4j/Demo/active-bugs.csv:9"},
 		{"synthetic json", seedsSynthetic, "seeds_scan_synthetic_json.golden", []string{"--json"}, "skipped"},
 		{"defects4j text", filepath.Join(shareddata.Dir(), "defects4j"), "seeds_scan_defects4j.golden", nil, ""},
-		{"defects4j exact", filepath.Join(shareddata.Dir(), "defects4j"), "seeds_scan_defects4j_exact.golden", []string{"--exact"}, ""},
+		{"defects4j subclasses", filepath.Join(shareddata.Dir(), "defects4j"), "seeds_scan_defects4j_subclasses.golden", []string{"--subclasses"}, ""},
+		{"defects4j any origin", filepath.Join(shareddata.Dir(), "defects4j"), "seeds_scan_defects4j_any_origin.golden", []string{"--any-origin"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,7 +56,8 @@ func TestSeedsScanJSONShape(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatal(err)
 	}
-	if len(v.Rows) != 1 || v.Pooled.Total != 7 || v.Pooled.Runtime != 3 || len(v.Bugs) != 7 || len(v.Unknown) != 2 || len(v.Problems) != 1 {
+	if len(v.Rows) != 1 || v.Pooled.Total != 8 || v.Pooled.Runtime != 2 || len(v.Bugs) != 8 || len(v.Unknown) != 2 || len(v.Problems) != 1 ||
+		v.Pooled.RemovedSubclass != 1 || v.Pooled.RemovedTestOrigin != 1 || v.Bugs[7].RemovedBy != seeds.RuleTestOrigin {
 		t.Errorf("unexpected JSON: %+v", v)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/benchforge/benchforge/internal/synth/generate/grounded/llmgen"
 	"github.com/benchforge/benchforge/internal/synth/generate/mutation"
 	"github.com/benchforge/benchforge/internal/synth/generate/zeroshot"
+	"github.com/benchforge/benchforge/internal/synth/jvm"
 )
 
 func init() { synthSubcommands = append(synthSubcommands, newSynthGenerateCmd) }
@@ -96,16 +98,16 @@ func newModelGenerator(m llm.Model, mode string, seed uint64, o modelGenFlags, g
 
 func newSynthGenerateCmd(a *app) *cobra.Command {
 	var (
-		genSpec, corpusPath, seedPath, out, types string
-		corpusPaths                               []string
-		perType                                   int
-		seed                                      uint64
-		mopts                                     mutation.Options
-		gopts                                     gate.Options
-		asJSON                                    bool
-		mode                                      string
-		mf                                        modelGenFlags
-		total, floor, capN                        int
+		genSpec, corpusPath, seedPath, out, types, repos string
+		corpusPaths                                      []string
+		perType                                          int
+		seed                                             uint64
+		mopts                                            mutation.Options
+		gopts                                            gate.Options
+		asJSON                                           bool
+		mode                                             string
+		mf                                               modelGenFlags
+		total, floor, capN                               int
 	)
 	cmd := &cobra.Command{
 		Use:   "generate --generator mutation|MODEL-SPEC --out DIR",
@@ -190,6 +192,9 @@ DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
 					seeds: seeds, total: total, floor: floor, capN: capN, gopts: gopts, asJSON: asJSON})
 			}
 			mopts.Corpus, mopts.Seed = corpusPath, seed
+			if err := resolveCorpusRevision(a, &mopts, repos); err != nil {
+				return err
+			}
 			g, err := mutation.New(mopts)
 			if err != nil {
 				return err
@@ -265,7 +270,8 @@ DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
 	fl.IntVar(&floor, "floor", 500, "with --total: smallest per-type quota (rxsynth §4.4: 500)")
 	fl.IntVar(&capN, "cap", 1000, "with --total: largest per-type quota, 0 for none (rxsynth §4.4: 1,000)")
 	addModelGenFlags(cmd, &mf)
-	fl.StringArrayVar(&corpusPaths, "corpus", nil, "Java sources to mutate: a src.zip or a directory, one (default: the JDK's lib/src.zip)")
+	fl.StringArrayVar(&corpusPaths, "corpus", nil, "Java sources to mutate: a src.zip, a directory, or REPO@REV of a clone under --repos (pairs then record repository, commit, path and method; test trees are skipped), one (default: the JDK's lib/src.zip)")
+	fl.StringVar(&repos, "repos", "", "directory of git clones (owner__name.git, owner+name/repo) for --corpus REPO@REV")
 	fl.StringVar(&seedPath, "seeds", "", "real seed pairs JSONL (mined fix patterns, example_bug_ids, novelty gate)")
 	fl.StringVar(&out, "out", "", "output directory")
 	fl.StringVar(&types, "types", strings.Join(corpus.Types, ","), "exception types to generate, comma-separated")
@@ -374,4 +380,32 @@ func runModelGenerate(a *app, cmd *cobra.Command, r modelGenRun) error {
 	}
 	fmt.Fprintln(w)
 	return writeGateTables(w, res)
+}
+
+// resolveCorpusRevision turns --corpus REPO@REV into an exported tree of
+// that revision, recording the repository and commit for provenance.
+func resolveCorpusRevision(a *app, o *mutation.Options, repos string) error {
+	if o.Corpus == "" {
+		return nil
+	}
+	if _, err := os.Stat(o.Corpus); err == nil {
+		return nil
+	}
+	repo, rev, ok := strings.Cut(o.Corpus, "@")
+	if !ok {
+		return nil // a missing file: mutation.New says so
+	}
+	if repos == "" {
+		return fmt.Errorf("%w: --corpus %s names a repository revision; add --repos DIR holding its clone", errs.ErrUsage, o.Corpus)
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	dir, err := jvm.ExportRevision(a.ctx, repos, repo, rev, filepath.Join(cache, "benchforge"))
+	if err != nil {
+		return fmt.Errorf("synth generate: --corpus: %w", err)
+	}
+	o.Corpus, o.Repo, o.Commit = dir, repo, rev
+	return nil
 }

@@ -24,7 +24,7 @@ func TestSynthRelease(t *testing.T) {
 	}
 	code, stdout, stderr := run("--core", in("core.jsonl"), "--excluded", in("excluded.jsonl"), "--excluded", in("rejections.jsonl"),
 		"--zero-shot", in("zeroshot.jsonl"), "--seeds", in("seeds.jsonl"), "--id-map", in("idmap.csv"),
-		"--candidates", in("candidates.jsonl"), "--executions", in("executions.jsonl"), "--out", out, "--version", "2.0.0")
+		"--candidates", in("candidates.jsonl"), "--executions", in("executions.jsonl"), "--out", out, "--version", "2.0.0", "--code-license", "MIT")
 	if code != 0 {
 		t.Fatalf("build exit %d: %s", code, stderr)
 	}
@@ -130,7 +130,7 @@ func TestSynthReleaseJVM(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "rel")
 	code, stdout, stderr := run("release", "--validated-by", "jvm", "--core", filepath.Join(verify, "confirmed.jsonl"),
 		"--executions", filepath.Join(verify, "executions.jsonl"), "--seeds", in("seeds.jsonl"), "--id-map", in("idmap.csv"),
-		"--excluded", in("rejections.jsonl"), "--out", out)
+		"--excluded", in("rejections.jsonl"), "--out", out, "--code-license", "MIT")
 	if code != 0 {
 		t.Fatalf("jvm release exit %d: %s", code, stderr)
 	}

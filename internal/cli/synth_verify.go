@@ -23,15 +23,16 @@ func init() { synthSubcommands = append(synthSubcommands, newSynthVerifyCmd) }
 
 // synthVerifyJSON is what `synth verify --json` prints.
 type synthVerifyJSON struct {
-	Executions string           `json:"executions"`
-	Confirmed  string           `json:"confirmed"`
-	NConfirmed int              `json:"n_confirmed"`
-	Verified   int              `json:"verified"`
-	Skipped    int              `json:"skipped"`
-	Regime     string           `json:"regime,omitempty"`
-	Model      *jvm.ModelCounts `json:"model,omitempty"`
-	Manifest   *llm.Manifest    `json:"manifest,omitempty"`
-	Table      jvm.Table        `json:"table"`
+	Executions string            `json:"executions"`
+	Confirmed  string            `json:"confirmed"`
+	NConfirmed int               `json:"n_confirmed"`
+	Verified   int               `json:"verified"`
+	Skipped    int               `json:"skipped"`
+	Regime     string            `json:"regime,omitempty"`
+	Model      *jvm.ModelCounts  `json:"model,omitempty"`
+	Manifest   *llm.Manifest     `json:"manifest,omitempty"`
+	Table      jvm.Table         `json:"table"`
+	Builds     []jvm.BuildReport `json:"project_builds,omitempty"`
 }
 
 // verifyOptions are the flags of `synth verify`.
@@ -42,6 +43,7 @@ type verifyOptions struct {
 	models                      modelFlags
 	opts                        jvm.Options
 	asJSON                      bool
+	project                     verifyProjectFlags
 }
 
 func newSynthVerifyCmd(a *app) *cobra.Command {
@@ -95,13 +97,14 @@ and DIR/manifest-REGIME.json (model calls, cost) are rewritten each run.
 	f.StringVar(&o.regime, "regime", "", "what the harness model sees: "+strings.Join(jvm.Regimes, ", "))
 	f.StringArrayVar(&o.judges, "judgements", nil, "judgements.jsonl of 'synth validate', one (judge-fed regime only)")
 	o.models.add(f)
+	o.project.add(f)
 	f.BoolVar(&o.asJSON, "json", false, "print JSON")
 	return cmd
 }
 
 func runSynthVerify(a *app, cmd *cobra.Command, o verifyOptions) error {
-	if o.corpus == "" || o.out == "" {
-		return fmt.Errorf("synth verify: %w: --pairs FILE and --out DIR are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+	if o.corpus == "" && o.project.seeds == "" || o.out == "" {
+		return fmt.Errorf("synth verify: %w: --pairs FILE (or --seeds FILE) and --out DIR are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
 	}
 	switch len(o.judges) {
 	case 0:
@@ -120,8 +123,11 @@ func runSynthVerify(a *app, cmd *cobra.Command, o verifyOptions) error {
 	case o.judge != "" && o.regime != jvm.RegimeJudgeFed:
 		return fmt.Errorf("synth verify: %w: --judgements is shown to the model only with --regime %s, not %s", errs.ErrUsage, jvm.RegimeJudgeFed, o.regime)
 	}
-	pairs, err := jsonl.ReadFile[corpus.Pair](o.corpus)
+	pairs, err := o.project.readPairs(o.corpus)
 	if err != nil {
+		return err
+	}
+	if o.opts.Projects, err = o.project.projectSource(); err != nil {
 		return err
 	}
 	var judged []judge.Record
@@ -169,7 +175,7 @@ func runSynthVerify(a *app, cmd *cobra.Command, o verifyOptions) error {
 	}
 	if o.asJSON {
 		return writeJSON(a.stdout, synthVerifyJSON{Executions: s.Path, Confirmed: s.ConfirmedPath, NConfirmed: s.Confirmed, Verified: s.Verified,
-			Skipped: s.Skipped, Regime: o.regime, Model: s.Model, Manifest: man, Table: s.Table})
+			Skipped: s.Skipped, Regime: o.regime, Model: s.Model, Manifest: man, Table: s.Table, Builds: s.Builds})
 	}
 	fmt.Fprintf(a.stdout, "%s: %d verified, %d already there\n", s.Path, s.Verified, s.Skipped)
 	if m := s.Model; m != nil {
@@ -192,8 +198,10 @@ func runSynthVerify(a *app, cmd *cobra.Command, o verifyOptions) error {
 	if err := t.write(a.stdout); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(a.stdout, "\n%d pairs confirmed by (c) → %s\n", s.Confirmed, s.ConfirmedPath)
-	return err
+	if _, err = fmt.Fprintf(a.stdout, "\n%d pairs confirmed by (c) → %s\n", s.Confirmed, s.ConfirmedPath); err != nil {
+		return err
+	}
+	return writeBuilds(a.stdout, s.Builds)
 }
 
 // runHarnessModel runs the model-built harness regime: it opens the

@@ -53,6 +53,11 @@ type Seed struct {
 	BuggySpan       Span   `json:"buggy_span"`
 	FixedSpan       Span   `json:"fixed_span"`
 	Diff            string `json:"diff"`
+	// Repo ("owner/name") and FixedCommit locate File at the fixed
+	// revision, where FixedSpan holds FixedMethod (Defects4J's buggy
+	// version is that file with the fix reversed, not a commit).
+	Repo        string `json:"repo,omitempty"`
+	FixedCommit string `json:"fixed_commit,omitempty"`
 }
 
 // Validate checks the fields every later stage relies on.
@@ -104,6 +109,24 @@ type Pair struct {
 	SizeTarget    int        `json:"size_target,omitempty"`
 	Judge         *Judgement `json:"judge,omitempty"`
 	Flags         Flags      `json:"flags"`
+	// Source, when set, is the real code the pair came from: the JVM
+	// verifier compiles against that project and replaces the method in
+	// its real class; the release takes the licence from it.
+	Source *Source `json:"source,omitempty"`
+}
+
+// Source is a pair's provenance in real code: the repository and commit,
+// the file and the span of the host method there, the operator that made
+// the pair (mutation generator) and the seed it was grounded on.
+type Source struct {
+	Repo     string `json:"repo"`
+	Commit   string `json:"commit"`
+	Path     string `json:"path"`
+	Method   string `json:"method,omitempty"` // signature of the host method
+	Span     Span   `json:"span"`             // the host method's lines in Path at Commit
+	Operator string `json:"operator,omitempty"`
+	Seed     string `json:"seed,omitempty"`
+	License  string `json:"license,omitempty"` // SPDX identifier found at the source
 }
 
 // Validate checks the fields every later stage relies on.
@@ -117,4 +140,17 @@ func (p Pair) Validate() error {
 		return fmt.Errorf("pair %s: %w: buggy_method and fixed_method must both be set", p.PairID, errs.ErrInput)
 	}
 	return nil
+}
+
+// SeedPair is a real seed as a pair to verify or release: its id is the
+// seed's bug_id, its generator "seed", and its source the fixed revision
+// of the seed's file with the fixed method's span (when the seed records
+// its repository and commit): the buggy method replaces that span.
+func SeedPair(s Seed) Pair {
+	p := Pair{PairID: s.BugID, ErrorType: s.Exception, BuggyMethod: s.BuggyMethod, FixedMethod: s.FixedMethod,
+		ExampleBugIDs: []string{s.SourceBug}, Generator: "seed"}
+	if s.Repo != "" && s.FixedCommit != "" {
+		p.Source = &Source{Repo: s.Repo, Commit: s.FixedCommit, Path: s.File, Method: s.MethodSignature, Span: s.FixedSpan, Seed: s.BugID}
+	}
+	return p
 }

@@ -261,6 +261,7 @@ func Run(ctx context.Context, cands []generate.Candidate, seeds []corpus.Seed, o
 		res.Accepted = append(res.Accepted, corpus.Pair{
 			PairID: c.ID, ErrorType: c.ErrorType, BuggyMethod: p.sides[0].text, FixedMethod: p.sides[1].text,
 			ExampleBugIDs: nonNil(c.ExampleBugIDs), Generator: c.Generator, PromptHash: c.PromptHash, SizeTarget: c.SizeTarget,
+			Source: pairSource(c),
 		})
 		res.ByType[c.ErrorType]++
 	}
@@ -498,4 +499,20 @@ func (r Rejection) String() string {
 func tokensOf(src string) ([]string, bool) {
 	p, rej := parseMethod(src)
 	return p.tokens, rej == nil
+}
+
+// pairSource is a candidate's provenance in real code (repository, commit,
+// file, host method span, operator, the seed it was grounded on), or nil
+// when its corpus was not a repository revision.
+func pairSource(c generate.Candidate) *corpus.Source {
+	s := c.Source
+	if s == nil || s.Repo == "" || s.Commit == "" {
+		return nil
+	}
+	out := &corpus.Source{Repo: s.Repo, Commit: s.Commit, Path: s.File, Method: s.Method,
+		Span: corpus.Span{Start: s.StartLine, End: s.EndLine}, Operator: c.Operator}
+	if len(c.ExampleBugIDs) > 0 {
+		out.Seed = c.ExampleBugIDs[0]
+	}
+	return out
 }

@@ -169,3 +169,30 @@ func TestFilesRoundTrip(t *testing.T) {
 		t.Fatal("want error for a missing candidates file")
 	}
 }
+
+// TestAcceptedPairKeepsSource: a candidate mutated from a repository
+// revision keeps repository, commit, path, method span, operator and seed
+// as its pair's source; one from a plain corpus has none.
+func TestAcceptedPairKeepsSource(t *testing.T) {
+	npe := corpus.NullPointer
+	real := cand("real", npe, longMethod("rho", 6, false), longMethod("rho", 6, true))
+	real.Operator, real.ExampleBugIDs = "drop_null_guard", []string{"Lang-33"}
+	real.Source = &generate.Source{Repo: "apache/commons-lang", Commit: "abc", File: "src/main/java/A.java", Method: "A: int f()", StartLine: 10, EndLine: 16}
+	plain := cand("plain", npe, longMethod("tau", 9, false), longMethod("tau", 9, true))
+	plain.Source = &generate.Source{File: "java.base/java/util/A.java"}
+	res, err := Run(context.Background(), []generate.Candidate{real, plain}, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Accepted) != 2 {
+		t.Fatalf("accepted %d, rejected %+v", len(res.Accepted), res.Rejected)
+	}
+	want := corpus.Source{Repo: "apache/commons-lang", Commit: "abc", Path: "src/main/java/A.java", Method: "A: int f()",
+		Span: corpus.Span{Start: 10, End: 16}, Operator: "drop_null_guard", Seed: "Lang-33"}
+	if s := res.Accepted[0].Source; s == nil || *s != want {
+		t.Errorf("real pair source %+v, want %+v", s, want)
+	}
+	if s := res.Accepted[1].Source; s != nil {
+		t.Errorf("plain corpus pair has source %+v", s)
+	}
+}

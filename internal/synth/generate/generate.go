@@ -59,6 +59,10 @@ type Request struct {
 
 // Source locates the real code a candidate was derived from.
 type Source struct {
+	// Repo and Commit, when the corpus is a repository revision, locate
+	// File: the pair's provenance in real code.
+	Repo      string `json:"repo,omitempty"`
+	Commit    string `json:"commit,omitempty"`
 	File      string `json:"file"`
 	Method    string `json:"method"` // qualified name and signature
 	StartLine int    `json:"start_line,omitempty"`

@@ -30,8 +30,8 @@ func compileServerFlags() []string {
 // swallows the crash because errors were reported and skips every class
 // after it: the pairs behind it got neither diagnostics nor class files
 // and went round alone, one pair per round.
-func javacArgs(classes, empty string) []string {
-	return []string{"-d", classes, "-cp", classes, "-sourcepath", empty, "-implicit:none", "-proc:none",
+func javacArgs(classes, classpath, empty string) []string {
+	return []string{"-d", classes, "-cp", classpath, "-sourcepath", empty, "-implicit:none", "-proc:none",
 		"-encoding", "UTF-8", "-nowarn", "-g:source,lines", "-XDrawDiagnostics", "-XDshould-stop.ifError=FLOW", "-Xmaxerrs", "1000000"}
 }
 
@@ -97,7 +97,7 @@ func (v *Verifier) compileBatch(ctx context.Context, hs []*harness, batch int) e
 			break
 		}
 		all := append(slices.Clip(ready), active...)
-		args := javacArgs(v.classes, v.emptyDir)
+		args := javacArgs(v.classes, v.classpath(), v.emptyDir)
 		for _, h := range all {
 			// Clear the pair's class files: after this round their presence
 			// means javac generated them in it.
@@ -198,14 +198,18 @@ func (h *harness) repair(ds []diagnostic, texts map[string]string) {
 			continue
 		}
 		text := lineOf(texts[d.File], d.Line)
+		if h.real != nil {
+			h.failed = h.realFailure(d)
+			return
+		}
 		if err := h.stubs.fix(d, text, harness); err != nil {
 			if unfixed == "" {
 				where := d.File
 				switch {
 				case strings.HasPrefix(d.File, "B"):
-					where = fmt.Sprintf("buggy method line %d", d.Line-methodOffset)
+					where = fmt.Sprintf("buggy method line %d", d.Line-h.offset())
 				case strings.HasPrefix(d.File, "F"):
-					where = fmt.Sprintf("fixed method line %d", d.Line-methodOffset)
+					where = fmt.Sprintf("fixed method line %d", d.Line-h.offset())
 				}
 				unfixed = fmt.Sprintf("cannot compile: %s: %s", where, diagMessage(d))
 			}
@@ -271,17 +275,27 @@ func (h *harness) classDir(classes string) string {
 // pair: the method and argument classes and the stub classes, which in a
 // round with errors elsewhere may not all have been reached.
 func (h *harness) generated(classes string) bool {
-	names := []string{h.class("B"), h.class("F"), h.class("A")}
+	files := []string{h.classFile(classes, "B"), h.classFile(classes, "F"), h.classFile(classes, "A")}
 	if len(h.stubs.super) > 0 {
-		names = append(names, h.class("P"))
+		files = append(files, h.classFile(classes, "P"))
 	}
 	for _, c := range h.stubs.classes {
-		names = append(names, c.name)
+		files = append(files, filepath.Join(h.classDir(classes), c.name+".class"))
 	}
-	for _, n := range names {
-		if _, err := os.Stat(filepath.Join(h.classDir(classes), n+".class")); err != nil {
+	for _, file := range files {
+		if _, err := os.Stat(file); err != nil {
 			return false
 		}
 	}
 	return true
+}
+
+// classFile is where javac writes the pair's class k ("B", "F", "A", "P"):
+// in project mode the buggy and fixed methods live in renamed copies of
+// their real class, in its own package.
+func (h *harness) classFile(classes, k string) string {
+	if h.real != nil && (k == "B" || k == "F") {
+		return h.real.classFile(classes, k, h.n)
+	}
+	return filepath.Join(h.classDir(classes), h.class(k)+".class")
 }

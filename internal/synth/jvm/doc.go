@@ -82,6 +82,27 @@
 // prompt hash and raw answer, in harness-<regime>.jsonl apart from
 // executions.jsonl (RunModel), resumable by pair id.
 //
+// Project mode (project.go, realclass.go, inputs.go, project_run.go).
+// With Options.Projects a pair whose corpus.Source names a repository,
+// commit, path and method span runs in its real class: the project's
+// production sources at that commit are exported with git archive and
+// compiled once with javac (all of them for --project, one commit for many
+// pairs; on demand through -sourcepath for pairs from many commits, as the
+// Defects4J seeds are), against --classpath jars and a jar folder; sources a
+// build tool would generate from *.java.in templates are expanded. The
+// pair's file is copied twice with the method's span replaced by the buggy
+// and the fixed method and its top-level class renamed B<n>/F<n> in the
+// real package, so package-private collaborators resolve; a class without
+// a no-argument constructor gets one delegating to its shortest
+// constructor. Inputs of project types are null and values built only
+// through the public API javap lists: constructors and static factories
+// with ordinary arguments, setters called with boundary values. No stub is
+// grown: a compile error is final ("cannot compile against the project").
+// Measured on the 139 Defects4J seeds: 82 compile (59.0%) against 37
+// (26.6%) stub-only; (c) 12 vs 4. Most remaining failures are the
+// synthesised receiver constructor (abstract or mismatched argument types)
+// and dependencies absent from the classpath.
+//
 // Not done: receiver field states beyond the stub defaults (the model
 // chooses arguments only); builders writing whole harnesses.
 package jvm

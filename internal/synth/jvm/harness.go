@@ -41,6 +41,10 @@ type harness struct {
 	// proposal's input modelIdx[k], one candidate per parameter.
 	model    *ModelHarness
 	modelIdx []int
+	// project and real, in project mode (realclass.go): the pair runs in
+	// its real class, compiled against the project.
+	project *Project
+	real    *realClass
 }
 
 func newHarness(n int, p corpus.Pair) *harness {
@@ -70,7 +74,12 @@ func newHarness(n int, p corpus.Pair) *harness {
 
 func (h *harness) pkg() string              { return fmt.Sprintf("%s.p%d", pkgRoot, h.n) }
 func (h *harness) class(kind string) string { return fmt.Sprintf("%s%d", kind, h.n) }
-func (h *harness) fqcn(kind string) string  { return h.pkg() + "." + h.class(kind) }
+func (h *harness) fqcn(kind string) string {
+	if h.real != nil && kind != "A" {
+		return h.real.fqcn(kind, h.n)
+	}
+	return h.pkg() + "." + h.class(kind)
+}
 
 func (h *harness) harnessNames() map[string]bool {
 	return map[string]bool{h.class("B"): true, h.class("F"): true}
@@ -79,6 +88,9 @@ func (h *harness) harnessNames() map[string]bool {
 // sources renders the pair's Java files (base name → text), choosing up
 // to limit argument vectors from the surviving candidates.
 func (h *harness) sources(limit int) map[string]string {
+	if h.real != nil {
+		return h.realSources(limit)
+	}
 	out := map[string]string{
 		h.class("B") + ".java": h.methodClass("B", blankAnnotations(h.pair.BuggyMethod)),
 		h.class("F") + ".java": h.methodClass("F", blankAnnotations(h.pair.FixedMethod)),
@@ -124,9 +136,10 @@ func (h *harness) argsClass(limit int) string {
 		b.WriteString(s)
 		line += strings.Count(s, "\n")
 	}
-	w("package %s;\n%s\n", h.pkg(), imports)
+	w("package %s;\n%s\n", h.pkg(), h.argsImports())
 	w("@SuppressWarnings(\"all\") final class %s {\n", h.class("A"))
 	w("  static <M extends Map> M bfMap(M m, Object... kv) { for (int i = 0; i + 1 < kv.length; i += 2) m.put(kv[i], kv[i + 1]); return m; }\n")
+	w("  static <T> T bfWith(T t, java.util.function.Consumer<T> c) { c.accept(t); return t; }\n")
 	// v(p, k) is candidate k of parameter p; one candidate per line so a
 	// compile error names the candidate.
 	w("  static Object v(int p, int k) {\n    switch (p) {\n")

@@ -166,6 +166,8 @@ type Summary struct {
 	// Model counts what the harness model answered (RunModel only).
 	Model    *ModelCounts
 	Warnings []string
+	// Builds are the project builds of project mode, in build order.
+	Builds []BuildReport
 }
 
 // Run verifies every pair not yet in outDir/executions.jsonl, appending
@@ -174,6 +176,20 @@ type Summary struct {
 // without duplicating a record.
 func Run(ctx context.Context, pairs []corpus.Pair, outDir string, opts Options) (Summary, error) {
 	return runLog(ctx, pairs, filepath.Join(outDir, ExecutionsFile), filepath.Join(outDir, ConfirmedFile), nil, opts)
+}
+
+// verifyOnce runs pairs on one Verifier, with the boundary search (b nil)
+// or b's model-built harnesses.
+func verifyOnce(ctx context.Context, pairs []corpus.Pair, b *Builder, opts Options, emit func(Execution) error) error {
+	v, err := New(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	if b == nil {
+		return v.Verify(ctx, pairs, emit)
+	}
+	return buildAndVerify(ctx, v, b, pairs, emit)
 }
 
 // runLog is Run over the log at path, with the boundary search (b nil) or
@@ -206,11 +222,6 @@ func runLog(ctx context.Context, pairs []corpus.Pair, path, confirmedPath string
 	if len(todo) > 0 {
 		progress := opts.Progress
 		opts.Progress = nil
-		v, err := New(ctx, opts)
-		if err != nil {
-			log.Close()
-			return s, err
-		}
 		emit := func(e Execution) error {
 			if err := log.Append(e); err != nil {
 				return err
@@ -221,12 +232,11 @@ func runLog(ctx context.Context, pairs []corpus.Pair, path, confirmedPath string
 			}
 			return nil
 		}
-		if b == nil {
-			err = v.Verify(ctx, todo, emit)
+		if opts.Projects != nil && b == nil {
+			s.Builds, err = verifyProjects(ctx, todo, opts, emit)
 		} else {
-			err = buildAndVerify(ctx, v, b, todo, emit)
+			err = verifyOnce(ctx, todo, b, opts, emit)
 		}
-		v.Close()
 		if err != nil {
 			log.Close()
 			return s, err

@@ -35,6 +35,11 @@ type Options struct {
 	JDK *JDK
 	// Progress, when set, is called after each pair.
 	Progress func(done, total int)
+	// Project, when set, puts every pair in its real class compiled
+	// against this project (project.go); Projects builds one per pair's
+	// source instead (RunProjects).
+	Project  *Project
+	Projects *ProjectSource
 }
 
 func (o *Options) defaults() error {
@@ -131,7 +136,7 @@ func New(ctx context.Context, opts Options) (*Verifier, error) {
 			v.Close()
 			return nil, fmt.Errorf("jvm verifier: %w", err)
 		}
-		v.workers = append(v.workers, &worker{jdk: v.jdk, classpath: v.workerDir + string(os.PathListSeparator) + v.classes,
+		v.workers = append(v.workers, &worker{jdk: v.jdk, classpath: v.workerDir + string(os.PathListSeparator) + v.classpath(),
 			dir: dir, heap: opts.Heap})
 	}
 	return v, nil
@@ -184,6 +189,9 @@ func (v *Verifier) verify(ctx context.Context, pairs []corpus.Pair, props []*Mod
 		hs := make([]*harness, len(batch))
 		for i, p := range batch {
 			hs[i] = newHarness(v.next, p)
+			if v.opts.Project != nil {
+				hs[i].useProject(v.opts.Project)
+			}
 			if props != nil {
 				hs[i].useModel(props[start+i])
 			}
@@ -319,7 +327,7 @@ func (v *Verifier) run(ctx context.Context, w *worker, h *harness) (e Execution,
 		e.Network, e.Files, e.SandboxNotes = w.net, w.files, w.notes
 		e.ExitTrap = w.sm
 		if o.Line > 0 {
-			o.Line -= methodOffset
+			o.Line -= h.offset()
 		}
 		switch o.Kind {
 		case "timeout", "exited", KindTampered:

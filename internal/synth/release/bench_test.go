@@ -49,7 +49,7 @@ func BenchmarkBuildCheck(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		dir := filepath.Join(tmp, fmt.Sprint("rel", i))
-		if _, err := Build(ctx, in, dir, Options{}); err != nil {
+		if _, err := Build(ctx, in, dir, Options{CodeLicense: "MIT"}); err != nil {
 			b.Fatal(err)
 		}
 		res, err := Check(ctx, dir)

@@ -61,10 +61,16 @@ func Schemas() (map[string]*Schema, error) {
 
 // Options describe the release.
 type Options struct {
-	Name        string // dataset name; default "benchforge synthetic corpus"
-	Version     string // release version; default "1.0.0"
-	License     string // data licence; default "CC-BY-4.0"
-	CodeLicense string // code licence; default "MIT"
+	Name    string // dataset name; default "benchforge synthetic corpus"
+	Version string // release version; default "1.0.0"
+	License string // data licence; default "CC-BY-4.0"
+	// CodeLicense is the licence of generated code with no real source;
+	// "" refuses such pairs (the release does not label code it cannot
+	// attribute). Pairs from real code take their source's licence.
+	CodeLicense string
+	// Repos holds the clones of the pairs' source repositories, where
+	// their licences are read (jvm.FindGitDir layouts).
+	Repos string
 	// ISEMaxConfidence is the ise_low_confidence threshold; nil means
 	// judge.DefaultISEMaxConfidence (every IllegalStateException pair).
 	ISEMaxConfidence *float64
@@ -77,7 +83,7 @@ type Manifest struct {
 	Name             string      `json:"name"`
 	Version          string      `json:"version"`
 	License          string      `json:"license"`
-	CodeLicense      string      `json:"code_license"`
+	CodeLicense      string      `json:"code_license"` // the one licence of all code, or "mixed"
 	ISEMaxConfidence float64     `json:"ise_max_confidence"`
 	ValidatedBy      string      `json:"validated_by"`
 	Files            []FileEntry `json:"files"`
@@ -127,8 +133,18 @@ func Build(ctx context.Context, in Inputs, outDir string, opts Options) (*Result
 	if err != nil {
 		return nil, err
 	}
+	if err := attributeCore(ctx, recs, l, in, opts); err != nil {
+		return nil, err
+	}
+	if in.ValidatedBy == ValidatedByJVM {
+		recs.Excluded = append(recs.Excluded, jvmExclusions(recs, l)...)
+	}
+	if err := accountFor(recs, l, in); err != nil {
+		return nil, err
+	}
+	counts := computeCounts(recs)
 	m := &Manifest{Format: FormatVersion, Name: opts.Name, Version: opts.Version, License: opts.License,
-		CodeLicense: opts.CodeLicense, ISEMaxConfidence: *opts.ISEMaxConfidence, ValidatedBy: in.ValidatedBy, Counts: computeCounts(recs)}
+		CodeLicense: codeLicense(counts), ISEMaxConfidence: *opts.ISEMaxConfidence, ValidatedBy: in.ValidatedBy, Counts: counts}
 	if err := write(outDir, recs, m); err != nil {
 		return nil, err
 	}
@@ -144,9 +160,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.License == "" {
 		o.License = "CC-BY-4.0"
-	}
-	if o.CodeLicense == "" {
-		o.CodeLicense = "MIT"
 	}
 	if o.ISEMaxConfidence == nil {
 		v := judge.DefaultISEMaxConfidence
@@ -269,7 +282,7 @@ func assemble(ctx context.Context, l *loaded, in Inputs, iseMax float64) (*recor
 		s := ls.Rec
 		r.Seeds = append(r.Seeds, SeedRecord{BugID: s.BugID, SourceBug: s.SourceBug, Benchmark: s.Benchmark, Project: s.Project,
 			Exception: s.Exception, BuggyMethod: s.BuggyMethod, FixedMethod: s.FixedMethod, File: s.File,
-			MethodSignature: s.MethodSignature, BuggySpan: SeedSpan(s.BuggySpan), FixedSpan: SeedSpan(s.FixedSpan), Diff: s.Diff})
+			MethodSignature: s.MethodSignature, BuggySpan: SeedSpan(s.BuggySpan), FixedSpan: SeedSpan(s.FixedSpan), Diff: s.Diff, Repo: s.Repo, FixedCommit: s.FixedCommit})
 	}
 	return r, changes, nil
 }

@@ -360,6 +360,7 @@ func checkRefs(r *records, lines map[string][]int, m *Manifest, add func(Problem
 
 // checkCounts recomputes the counts and the datasheet from the records.
 func checkCounts(dir string, m *Manifest, r *records, add func(Problem)) {
+	checkAccounting(m, add)
 	got := computeCounts(r)
 	var a, b any
 	ja, _ := json.Marshal(m.Counts)
@@ -437,4 +438,35 @@ func diffJSON(path string, want, got any) []FieldError {
 		return nil
 	}
 	return []FieldError{{Field: path, Msg: fmt.Sprintf("manifest says %s, the records give %s", short(want), short(got))}}
+}
+
+// checkAccounting verifies the manifest's own arithmetic: every candidate
+// is core or excluded, the exclusions by stage and category add up to the
+// excluded count, the licences to the core count, and code_license is the
+// one licence or "mixed".
+func checkAccounting(m *Manifest, add func(Problem)) {
+	c := m.Counts
+	if c.Core+c.Excluded != c.Candidates {
+		add(Problem{File: ManifestFile, Field: "counts.candidates", Msg: fmt.Sprintf("%d candidates, but %d core + %d excluded = %d", c.Candidates, c.Core, c.Excluded, c.Core+c.Excluded)})
+	}
+	ex := 0
+	for _, e := range c.Exclusions {
+		ex += e.Count
+	}
+	if ex != c.Excluded {
+		add(Problem{File: ManifestFile, Field: "counts.exclusions", Msg: fmt.Sprintf("exclusions by stage and category sum to %d, the excluded count is %d", ex, c.Excluded)})
+	}
+	lic := 0
+	for _, n := range c.CodeLicenses {
+		lic += n.Count
+		if n.Name == "" {
+			add(Problem{File: ManifestFile, Field: "counts.code_licenses", Msg: fmt.Sprintf("%d core pairs have no code licence", n.Count)})
+		}
+	}
+	if lic != c.Core {
+		add(Problem{File: ManifestFile, Field: "counts.code_licenses", Msg: fmt.Sprintf("code licences cover %d core pairs of %d", lic, c.Core)})
+	}
+	if want := codeLicense(c); m.CodeLicense != want {
+		add(Problem{File: ManifestFile, Field: "code_license", Msg: fmt.Sprintf("%q, but the core pairs' licences make it %q", m.CodeLicense, want)})
+	}
 }

@@ -11,8 +11,13 @@ import (
 type Counts struct {
 	Core     int `json:"core"`
 	Excluded int `json:"excluded"`
-	Contrast int `json:"contrast"`
-	Seeds    int `json:"seeds"`
+	// Candidates are all pairs the release accounts for: core plus
+	// excluded (gate, judge, or not JVM-confirmed).
+	Candidates int `json:"candidates"`
+	// CodeLicenses count core pairs per code licence.
+	CodeLicenses []NameCount `json:"code_licenses"`
+	Contrast     int         `json:"contrast"`
+	Seeds        int         `json:"seeds"`
 	// SourceBugs are the distinct source bugs of the seeds; IDMap the rows
 	// of id_map.csv, Aliases those of kind alias.
 	SourceBugs int `json:"source_bugs"`
@@ -106,7 +111,8 @@ type records struct {
 }
 
 func computeCounts(r *records) Counts {
-	c := Counts{Core: len(r.Core), Excluded: len(r.Excluded), Contrast: len(r.Contrast), Seeds: len(r.Seeds), IDMap: len(r.IDMap)}
+	c := Counts{Core: len(r.Core), Excluded: len(r.Excluded), Contrast: len(r.Contrast), Seeds: len(r.Seeds), IDMap: len(r.IDMap),
+		Candidates: len(r.Core) + len(r.Excluded), CodeLicenses: licenseCounts(r.Core)}
 	byType := map[string]*TypeCount{}
 	for _, t := range corpus.Types {
 		byType[t] = &TypeCount{Type: t}

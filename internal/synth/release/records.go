@@ -15,6 +15,7 @@ const (
 const (
 	StageGate  = "gate"
 	StageJudge = "judge"
+	StageJVM   = "jvm"
 )
 
 // Id-map entry kinds.
@@ -29,7 +30,7 @@ const (
 var enumSets = map[string][]string{
 	"error_type": corpus.Types,
 	"partition":  {PartCore, PartExcluded, PartContrast},
-	"stage":      {StageGate, StageJudge},
+	"stage":      {StageGate, StageJudge, StageJVM},
 	"kind":       {KindBugID, KindSourceBug, KindAlias},
 	"verdict":    {"accept"},
 	"execution":  {"confirmed", "unconfirmed"},
@@ -62,6 +63,21 @@ type CorePair struct {
 	Validation    CoreValidation `json:"validation" desc:"how the pair was validated: by names the method and which evidence block is present"`
 	Judge         *CoreJudge     `json:"judge,omitempty" desc:"the accepting judgement (rxsynth §5.1); present exactly when validation.by is judge"`
 	Flags         CoreFlags      `json:"flags" desc:"release flags (rxsynth §8.1)"`
+	CodeLicense   string         `json:"code_license" desc:"SPDX licence of the pair's code: the licence of the source it came from, or the licence the releaser gave generated code"`
+	Source        *CoreSource    `json:"source,omitempty" desc:"the real code the pair came from, when it came from real code"`
+}
+
+// CoreSource is a core pair's provenance in real code.
+type CoreSource struct {
+	Repo     string `json:"repo" desc:"source repository (owner/name)"`
+	Commit   string `json:"commit" desc:"commit of the host file"`
+	Path     string `json:"path" desc:"host file in the repository"`
+	Method   string `json:"method,omitempty" desc:"host method signature"`
+	Start    int    `json:"start_line" min:"0" desc:"host method's first line in path at commit"`
+	End      int    `json:"end_line" min:"0" desc:"host method's last line"`
+	Operator string `json:"operator,omitempty" desc:"mutation operator that made the pair"`
+	Seed     string `json:"seed,omitempty" desc:"seed the pair was grounded on"`
+	Evidence string `json:"license_evidence" desc:"where the licence was read: the file's header or the repository's licence file at the commit"`
 }
 
 // CoreValidation says how a core pair was validated.
@@ -119,7 +135,7 @@ type ExcludedRecord struct {
 	SampleID  string `json:"sample_id,omitempty" desc:"judgement log key"`
 	Partition string `json:"partition" enum:"partition" desc:"always excluded"`
 	ErrorType string `json:"error_type" enum:"error_type" desc:"labelled exception type"`
-	Stage     string `json:"stage" enum:"stage" desc:"gate or judge"`
+	Stage     string `json:"stage" enum:"stage" desc:"gate, judge, or jvm (not confirmed on a JVM; category names the failing criterion)"`
 	Category  string `json:"category" desc:"rejection category (judge category, or gate_<cause>)"`
 	Reason    string `json:"reason,omitempty" desc:"the judge's stated reason or the gate's detail"`
 	Generator string `json:"generator,omitempty" desc:"generator, when known"`
@@ -154,6 +170,8 @@ type SeedRecord struct {
 	BuggySpan       SeedSpan `json:"buggy_span" desc:"lines of the buggy method in the buggy file"`
 	FixedSpan       SeedSpan `json:"fixed_span" desc:"lines of the fixed method in the fixed file"`
 	Diff            string   `json:"diff" desc:"unified diff of the method"`
+	Repo            string   `json:"repo,omitempty" desc:"source repository (owner/name)"`
+	FixedCommit     string   `json:"fixed_commit,omitempty" desc:"commit whose file holds the fixed method at fixed_span"`
 }
 
 // SeedSpan is a 1-based inclusive line range.

@@ -86,7 +86,7 @@ func TestJVMValidatedRelease(t *testing.T) {
 	build := func(t *testing.T) string {
 		t.Helper()
 		dir := filepath.Join(t.TempDir(), "rel")
-		res, err := Build(context.Background(), jvmInputs(confirmed, executions), dir, Options{Name: "jvm corpus"})
+		res, err := Build(context.Background(), jvmInputs(confirmed, executions), dir, Options{CodeLicense: "MIT", Name: "jvm corpus"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,6 +106,12 @@ func TestJVMValidatedRelease(t *testing.T) {
 		c := m.Counts
 		if c.Core != 3 || c.ValidatedByJVM != 3 || c.ValidatedByJudge != 0 || c.Confirmed != 3 || c.NotRun != 0 || c.ISELowConfidence != 0 || c.Repaired != 0 {
 			t.Errorf("counts %+v", c)
+		}
+		// j-never ran but raised nothing: excluded at the jvm stage with
+		// the criterion it failed, beside the input's one gate rejection:
+		// 3 core + 2 excluded = 5 candidates.
+		if c.Excluded != 2 || c.Candidates != 5 || len(c.Exclusions) != 2 || c.Exclusions[1].Stage != StageJVM || c.Exclusions[1].Category != "jvm_unconfirmed_a" {
+			t.Errorf("accounting: excluded %d candidates %d exclusions %+v; want j-never excluded as jvm_unconfirmed_a", c.Excluded, c.Candidates, c.Exclusions)
 		}
 		if len(c.JDKs) != 1 || c.JDKs[0].Count != 3 || len(c.Harnesses) != 1 || c.Harnesses[0].Name != boundarySearch || c.JudgeModels != nil {
 			t.Errorf("validation counts: jdks %v harnesses %v models %v", c.JDKs, c.Harnesses, c.JudgeModels)
@@ -177,13 +183,13 @@ func TestJVMValidatedRelease(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				in := jvmInputs(confirmed, executions)
 				tt.mod(&in)
-				_, err := Build(context.Background(), in, filepath.Join(t.TempDir(), "rel"), Options{})
+				_, err := Build(context.Background(), in, filepath.Join(t.TempDir(), "rel"), Options{CodeLicense: "MIT"})
 				if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.msg) {
 					t.Errorf("err = %v\nwant %v containing %q", err, tt.want, tt.msg)
 				}
 			})
 		}
-		_, err := Build(context.Background(), func() Inputs { in := jvmInputs(confirmed, executions); in.Core = all; return in }(), filepath.Join(tmp, "r"), Options{})
+		_, err := Build(context.Background(), func() Inputs { in := jvmInputs(confirmed, executions); in.Core = all; return in }(), filepath.Join(tmp, "r"), Options{CodeLicense: "MIT"})
 		if err == nil || !strings.Contains(err.Error(), "unconfirmed") || !strings.Contains(err.Error(), "use that run's confirmed.jsonl as --core") {
 			t.Errorf("unconfirmed pair: err = %v, want the status and what to do", err)
 		}

@@ -38,7 +38,7 @@ func fixtureInputs() Inputs {
 func buildFixture(t *testing.T) (string, *Result) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "rel")
-	res, err := Build(context.Background(), fixtureInputs(), dir, Options{Name: "fixture corpus", Version: "0.1.0"})
+	res, err := Build(context.Background(), fixtureInputs(), dir, Options{CodeLicense: "MIT", Name: "fixture corpus", Version: "0.1.0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +312,7 @@ func TestBuildErrors(t *testing.T) {
 			if out == "" {
 				out = filepath.Join(t.TempDir(), "rel")
 			}
-			_, err := Build(context.Background(), in, out, Options{})
+			_, err := Build(context.Background(), in, out, Options{CodeLicense: "MIT"})
 			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.msg) {
 				t.Errorf("err = %v\nwant %v containing %q", err, tt.want, tt.msg)
 			}
@@ -334,7 +334,7 @@ func firstLineOf(t *testing.T, path string) string {
 func TestISEThreshold(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "rel")
 	th := 0.5
-	res, err := Build(context.Background(), fixtureInputs(), dir, Options{ISEMaxConfidence: &th})
+	res, err := Build(context.Background(), fixtureInputs(), dir, Options{CodeLicense: "MIT", ISEMaxConfidence: &th})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,11 +371,11 @@ func TestMinimalRelease(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "rel")
 	in := Inputs{Core: "testdata/in/core.jsonl", Seeds: "testdata/in/seeds.jsonl"}
 	// Without the alias row, the exemplar "L7" does not resolve.
-	if _, err := Build(context.Background(), in, dir, Options{}); !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), `"L7"`) {
+	if _, err := Build(context.Background(), in, dir, Options{CodeLicense: "MIT"}); !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), `"L7"`) {
 		t.Fatalf("err = %v", err)
 	}
 	in.IDMap = "testdata/in/idmap.csv"
-	res, err := Build(context.Background(), in, dir, Options{})
+	res, err := Build(context.Background(), in, dir, Options{CodeLicense: "MIT"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,10 +38,10 @@ func TestRecordTypesCarryPipelineFields(t *testing.T) {
 	if d := cmp.Diff(jsonFields(reflect.TypeOf(corpus.Judgement{})), jsonFields(reflect.TypeOf(CoreJudge{}))); d != "" {
 		t.Errorf("CoreJudge vs corpus.Judgement:\n%s", d)
 	}
-	want := append(jsonFields(reflect.TypeOf(corpus.Pair{})), "partition", "validation")
+	want := append(jsonFields(reflect.TypeOf(corpus.Pair{})), "partition", "validation", "code_license")
 	sort.Strings(want)
 	if d := cmp.Diff(want, jsonFields(reflect.TypeOf(CorePair{}))); d != "" {
-		t.Errorf("CorePair vs corpus.Pair + partition + validation:\n%s", d)
+		t.Errorf("CorePair vs corpus.Pair + partition + validation + code_license:\n%s", d)
 	}
 }
 

@@ -94,21 +94,17 @@ type ExtractOptions struct {
 }
 
 // Measured on Defects4J (854 active bugs, rjust/defects4j ca4a0ef metadata,
-// upstream git clones of the 16 git projects; Chart's Subversion revisions
-// have no git clone, so its 9 runtime bugs are excluded at F3 with that
-// reason). Default options: 179 runtime bugs → 145 pass F3 with 195 method
-// pairs (25 bugs fail F3 on the code: methods added/removed/re-signatured
-// 16, changes outside bodies 6, files added/deleted 2, signature-only 1;
-// every pair parses alone) → F4 drops 2 IAE/ISE pairs (Math-48,
-// one method of Time-6) → 193 seeds from 144 bugs: NPE 55, IAE 52,
-// AIOOBE 24, NFE 7, CCE 13, SIOOBE 11, ISE 31. With SingleMethod: 106 seeds
-// from 106 bugs; with ScanOptions.ExactNames: 177 seeds from 130 bugs.
+// upstream git clones under /work/.mirror; Chart's Subversion revisions and
+// Closure have no clone there, so their runtime bugs are excluded at F3
+// with that reason). Default options (rxsynth §3.1: exact types,
+// production origin): 144 runtime bugs → 106 pass F3 → 139 seeds from 106
+// bugs: NPE 43, IAE 41, AIOOBE 24, NFE 7, CCE 5, SIOOBE 11, ISE 8; the
+// reference-set rule keeps 133. Before the origin rule (and with project
+// subclasses), 193 seeds from 144 bugs.
 // The paper's Defects4J row is 66 pairs (NPE 20, IAE 13, AIOOBE 13, NFE 6,
 // CCE 4, SIOOBE 8, ISE 2) after F5 and a per-pair quality review that are
-// not published; its Lang-47 gives two pairs here too. The reference-set
-// rule excludes 7 of 193 (NPE 1, AIOOBE 3, SIOOBE 2, ISE 1), against the
-// paper's 13 of 170 (NPE 7, AIOOBE 3, SIOOBE 2, IAE 1). The whole run
-// takes about 28 s wall (12 s CPU) on a loaded 2-core VM:
+// not published; its Lang-47 gives two pairs here too. The whole run
+// takes about 30 s on a loaded 2-core VM:
 //
 //	benchforge seeds extract --defects4j ../shared/data/defects4j \
 //	    --repos /work/.mirror --out seeds.jsonl --reference-set ref.jsonl
@@ -167,6 +163,8 @@ func extractBug(ctx context.Context, in BugInput, opts ExtractOptions) ([]corpus
 			return exclude(StageF2, "only checked exceptions fail: %s", classList(bug))
 		case StatusUnchecked, StatusUnknown:
 			return exclude(StageScope, "no failure has one of the seven in-scope types: %s", classList(bug))
+		case StatusTestOrigin:
+			return exclude(StageScope, "the in-scope root cause was thrown outside production code (a test class, a test framework or JDK code called from a test; --any-origin counts it): %s", classList(bug))
 		}
 		label = primaryType(bug, opts.Scan)
 		if len(bug.Types) > 1 {
@@ -217,7 +215,8 @@ func extractBug(ctx context.Context, in BugInput, opts ExtractOptions) ([]corpus
 		s := corpus.Seed{BugID: id, SourceBug: in.ID, Benchmark: in.Benchmark, Project: in.Project,
 			Exception: label.SimpleName(), BuggyMethod: p.Buggy, FixedMethod: p.Fixed, File: p.File,
 			MethodSignature: p.Signature, BuggySpan: corpus.Span{Start: p.BuggySpan[0], End: p.BuggySpan[1]},
-			FixedSpan: corpus.Span{Start: p.FixedSpan[0], End: p.FixedSpan[1]}, Diff: methodDiff(p.File, p.Buggy, p.Fixed)}
+			FixedSpan: corpus.Span{Start: p.FixedSpan[0], End: p.FixedSpan[1]}, Diff: methodDiff(p.File, p.Buggy, p.Fixed),
+			Repo: in.Repo, FixedCommit: in.Fixed}
 		switch {
 		case berr != nil:
 			ml.Reason = fmt.Sprintf("buggy method %s in %s cannot be parsed alone: %v", p.Key, p.File, berr)
@@ -227,7 +226,7 @@ func extractBug(ctx context.Context, in BugInput, opts ExtractOptions) ([]corpus
 			ml.Reason = fmt.Sprintf("seed record invalid: %v", s.Validate())
 		default:
 			ml.LLOC = bm.Metrics.LLOC
-			here := ThrownIn(in.Failures, label, opts.Scan.ExactNames, path.Base(p.File), p.Name, p.BuggySpan)
+			here := ThrownIn(in.Failures, label, opts.Scan.exact(), path.Base(p.File), p.Name, p.BuggySpan)
 			d := CheckF4(label, p.Buggy, p.Fixed, here)
 			ml.Stage, ml.Reason = StageF4, d.Reason
 			if d.Keep && opts.Validator != nil {

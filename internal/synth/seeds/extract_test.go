@@ -91,6 +91,10 @@ func TestExtractDefects4JFixture(t *testing.T) {
 		BuggyMethod: "/** Length. */\npublic int len(String s) {\n    return s.length();\n}",
 		FixedMethod: "/** Length. */\npublic int len(String s) {\n    if (s == null) { return 0; } return s.length();\n}",
 		BuggySpan:   corpus.Span{Start: 7, End: 9}, FixedSpan: corpus.Span{Start: 7, End: 9}}
+	if len(s.FixedCommit) != 40 {
+		t.Errorf("seed fixed_commit %q, want the fixture's 40-hex fixed revision", s.FixedCommit)
+	}
+	wantSeed.FixedCommit = s.FixedCommit
 	s.Diff = ""
 	if d := cmp.Diff(wantSeed, s); d != "" {
 		// The declaration span may or may not include the Javadoc; accept

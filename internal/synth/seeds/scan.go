@@ -21,6 +21,15 @@ const (
 	StatusCheckedOnly Status = "checked_only" // F2: only checked exceptions (besides JUnit artefacts)
 	StatusUnchecked   Status = "unchecked"    // unchecked, but none of the seven types
 	StatusUnknown     Status = "unknown"      // no in-scope type and some class unclassified
+	StatusTestOrigin  Status = "test_origin"  // in-scope types thrown only outside production code
+)
+
+// Rule names a scope rule that removes bugs the wider readings count.
+type Rule string
+
+const (
+	RuleSubclass   Rule = "subclass"    // only a project subclass of the seven was thrown
+	RuleTestOrigin Rule = "test_origin" // the in-scope root cause was thrown outside production code
 )
 
 // Bug is the classification of one benchmark bug.
@@ -31,6 +40,9 @@ type Bug struct {
 	Types    []Type       `json:"types,omitempty"` // in-scope types, Table 3 order
 	Failures []Failure    `json:"failures"`
 	Classes  []Resolution `json:"classes"` // every distinct class met, in order of appearance
+	// RemovedBy names the rule that drops a bug the widest reading
+	// (subclasses, any origin) counts as a runtime bug.
+	RemovedBy Rule `json:"removed_by,omitempty"`
 }
 
 // Row is one line of the prevalence table (Table 2 shape, with the
@@ -46,6 +58,11 @@ type Row struct {
 	CheckedOnly int          `json:"checked_only"`
 	Unchecked   int          `json:"unchecked_other"`
 	Unknown     int          `json:"unknown"`
+	TestOrigin  int          `json:"test_origin"`
+	// Bugs the widest reading (subclasses, any origin) counts that each
+	// rule removes: the subclass rule first, then the origin rule.
+	RemovedSubclass   int `json:"removed_subclass"`
+	RemovedTestOrigin int `json:"removed_test_origin"`
 }
 
 // UnknownClass is a class the hierarchy could not classify, with the bugs
@@ -65,12 +82,20 @@ type Prevalence struct {
 	Problems []bench.Problem `json:"problems,omitempty"` // active-bugs.csv rows that were skipped
 }
 
-// ScanOptions tune Scan.
+// ScanOptions tune Scan. The zero value is rxsynth §3.1: the seven exact
+// java.lang types, thrown from production code.
 type ScanOptions struct {
-	// ExactNames counts only the seven java.lang classes as in scope;
-	// their subclasses (project exceptions) become other unchecked.
-	ExactNames bool
+	// Subclasses also counts project subclasses of the seven (Joda-Time's
+	// IllegalFieldValueException as IAE, ...); without it they are other
+	// unchecked exceptions.
+	Subclasses bool
+	// AnyOrigin counts an in-scope root cause wherever it was thrown;
+	// without it only production-code origin counts (origin.go).
+	AnyOrigin bool
 }
+
+// exact reports whether only the seven java.lang classes count.
+func (o ScanOptions) exact() bool { return !o.Subclasses }
 
 // ScanDefects4J classifies every active bug of the Defects4J layout at dir
 // (the projects root or one project directory) from its trigger_tests
@@ -104,6 +129,7 @@ func ScanDefects4J(ctx context.Context, dir string, opts ScanOptions) (*Prevalen
 				return nil, fmt.Errorf("seeds.ScanDefects4J(%s): %w", b.ID(), err)
 			}
 			bug := Classify(b.ID(), b.Project, failures, opts)
+			bug.RemovedBy = removedBy(b.ID(), b.Project, failures, opts)
 			for _, r := range bug.Classes {
 				if r.Kind != KindUnknown {
 					continue
@@ -152,6 +178,14 @@ func (r *Row) add(b Bug) {
 		r.Unchecked++
 	case StatusUnknown:
 		r.Unknown++
+	case StatusTestOrigin:
+		r.TestOrigin++
+	}
+	switch b.RemovedBy {
+	case RuleSubclass:
+		r.RemovedSubclass++
+	case RuleTestOrigin:
+		r.RemovedTestOrigin++
 	}
 }
 
@@ -172,6 +206,7 @@ func Classify(id, project string, failures []Failure, opts ScanOptions) Bug {
 	b := Bug{ID: id, Project: project, Failures: failures}
 	seen := map[string]bool{}
 	types := map[Type]bool{}
+	outside := false // an in-scope root cause thrown outside production code
 	note := func(r Resolution) {
 		if !seen[r.Class] {
 			seen[r.Class] = true
@@ -180,20 +215,25 @@ func Classify(id, project string, failures []Failure, opts ScanOptions) Bug {
 	}
 	for _, f := range failures {
 		var root Type
-		top := Resolve(f.Exception, f.TopFrame, opts.ExactNames)
+		rootAt := 0
+		top := Resolve(f.Exception, f.TopFrame, opts.exact())
 		note(top)
 		if top.Kind == KindTarget {
 			root = top.Type
 		}
-		for _, c := range f.CausedBy {
-			r := Resolve(c, "", opts.ExactNames)
+		for i, c := range f.CausedBy {
+			r := Resolve(c, "", opts.exact())
 			note(r)
 			if r.Kind == KindTarget {
-				root = r.Type // deeper causes win: the root cause
+				root, rootAt = r.Type, i+1 // deeper causes win: the root cause
 			}
 		}
-		if root != "" {
+		switch {
+		case root == "":
+		case opts.AnyOrigin || inProduction(f.OriginOf(rootAt)):
 			types[root] = true
+		default:
+			outside = true
 		}
 	}
 	for _, t := range Types {
@@ -208,6 +248,8 @@ func Classify(id, project string, failures []Failure, opts ScanOptions) Bug {
 	switch {
 	case len(b.Types) > 0:
 		b.Status = StatusRuntime
+	case outside:
+		b.Status = StatusTestOrigin
 	case kinds[KindUnknown]:
 		b.Status = StatusUnknown
 	case kinds[KindUnchecked] || kinds[KindTarget]:
@@ -219,3 +261,23 @@ func Classify(id, project string, failures []Failure, opts ScanOptions) Bug {
 	}
 	return b
 }
+
+// removedBy names the rule of opts that drops a bug the widest reading
+// counts: the subclass rule is applied first, then the origin rule.
+func removedBy(id, project string, failures []Failure, opts ScanOptions) Rule {
+	wide := Classify(id, project, failures, ScanOptions{Subclasses: true, AnyOrigin: true})
+	if wide.Status != StatusRuntime {
+		return ""
+	}
+	if Classify(id, project, failures, ScanOptions{Subclasses: opts.Subclasses, AnyOrigin: true}).Status != StatusRuntime {
+		return RuleSubclass
+	}
+	if Classify(id, project, failures, opts).Status != StatusRuntime {
+		return RuleTestOrigin
+	}
+	return ""
+}
+
+// inProduction reports whether an origin is in scope: production code, or
+// unknown (a failure record without frames cannot show a test origin).
+func inProduction(o Origin) bool { return o == OriginProduction || o == OriginUnknown }

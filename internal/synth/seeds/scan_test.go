@@ -53,7 +53,7 @@ func render(t *testing.T, p *Prevalence) []byte {
 		for _, c := range bug.Classes {
 			classes = append(classes, fmt.Sprintf("%s=%s%s", c.Class, c.Kind, c.Type))
 		}
-		fmt.Fprintf(&b, "%s %s %v %s\n", bug.ID, bug.Status, bug.Types, strings.Join(classes, " "))
+		fmt.Fprintf(&b, "%s %s %v %s%s\n", bug.ID, bug.Status, bug.Types, strings.Join(classes, " "), removedNote(bug.RemovedBy))
 	}
 	for _, u := range p.Unknown {
 		fmt.Fprintf(&b, "unknown %s (%s) in %v\n", u.Class, u.Guess, u.Bugs)
@@ -71,7 +71,7 @@ func TestScanSynthetic(t *testing.T) {
 	}
 	golden(t, "synthetic_prevalence.golden", render(t, p))
 	want := map[string]Status{"Demo-1": StatusRuntime, "Demo-2": StatusJUnitOnly, "Demo-3": StatusRuntime, "Demo-4": StatusCheckedOnly,
-		"Demo-5": StatusUnknown, "Demo-6": StatusRuntime, "Demo-7": StatusUnknown}
+		"Demo-5": StatusUnknown, "Demo-6": StatusUnchecked, "Demo-7": StatusUnknown, "Demo-8": StatusTestOrigin}
 	for _, b := range p.Bugs {
 		if want[b.ID] != b.Status {
 			t.Errorf("%s: status %s, want %s", b.ID, b.Status, want[b.ID])
@@ -86,16 +86,31 @@ func TestScanDefects4J(t *testing.T) {
 	if _, err := os.Stat(defects4jRoot); err != nil {
 		t.Skip("no Defects4J data")
 	}
-	for _, exact := range []bool{false, true} {
-		p, err := ScanDefects4J(context.Background(), defects4jRoot, ScanOptions{ExactNames: exact})
+	// The paper's Table 2 counts 142 runtime bugs; the §3.1 default must
+	// stay within 142 ± 7, and each wider reading adds exactly the bugs its
+	// rule removes.
+	readings := []struct {
+		name string
+		opts ScanOptions
+		lo   int
+		hi   int
+	}{
+		{"defects4j_prevalence.golden", ScanOptions{}, 135, 149},
+		{"defects4j_prevalence_subclasses.golden", ScanOptions{Subclasses: true}, 135, 200},
+		{"defects4j_prevalence_wide.golden", ScanOptions{Subclasses: true, AnyOrigin: true}, 135, 200},
+	}
+	for _, rd := range readings {
+		p, err := ScanDefects4J(context.Background(), defects4jRoot, rd.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		name := "defects4j_prevalence.golden"
-		if exact {
-			name = "defects4j_prevalence_exact.golden"
+		golden(t, rd.name, render(t, p))
+		if p.Pooled.Runtime < rd.lo || p.Pooled.Runtime > rd.hi {
+			t.Errorf("%+v: %d runtime bugs, want %d..%d", rd.opts, p.Pooled.Runtime, rd.lo, rd.hi)
 		}
-		golden(t, name, render(t, p))
+		if wide := p.Pooled.Runtime + p.Pooled.RemovedSubclass + p.Pooled.RemovedTestOrigin; wide != 179 {
+			t.Errorf("%+v: runtime + removed = %d, want the wide reading's 179", rd.opts, wide)
+		}
 		if p.Pooled.Total != 854 || len(p.Unknown) != 0 || len(p.Problems) != 0 {
 			t.Errorf("pooled %d bugs, %d unknown classes, %d problems; want 854, 0, 0", p.Pooled.Total, len(p.Unknown), len(p.Problems))
 		}
@@ -146,4 +161,11 @@ func TestScanErrors(t *testing.T) {
 	if _, err := ScanDefects4J(context.Background(), dir, ScanOptions{}); !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), "Lang-2") {
 		t.Errorf("missing trigger file: err = %v, want ErrInput naming Lang-2", err)
 	}
+}
+
+func removedNote(r Rule) string {
+	if r == "" {
+		return ""
+	}
+	return " removed_by=" + string(r)
 }

@@ -15,7 +15,8 @@
 //     NFE although it extends IllegalArgumentException, and Joda-Time's
 //     IllegalFieldValueException is IAE. Plain IndexOutOfBoundsException is
 //     not in scope (the paper names only the array and string variants).
-//     With ScanOptions.ExactNames only the seven java.lang classes count.
+//     That wider reading needs ScanOptions.Subclasses; by default only the
+//     seven java.lang classes count.
 //   - JUnit artefacts: classes under junit.framework., org.junit. and
 //     org.opentest4j. (AssertionFailedError, ComparisonFailure, ...).
 //   - Checked: subclasses of java.lang.Exception that are not
@@ -35,16 +36,30 @@
 // a class could not be classified, "unknown". Unknown classes are logged in
 // the result, never printed.
 //
+// # Origin (rxsynth §3.1: "thrown from production code")
+//
+// A failure's in-scope root cause counts only when it was thrown from
+// production code (origin.go): the first frame of its stack (rebuilt
+// through "... N more" from the enclosing traces) is a project class that
+// is not the failing test's class or a test-tree class (frameRules), nor a
+// test framework; JDK frames are skipped, so JDK code called from
+// production code is production origin and JDK code called directly from
+// a test is test origin. A record without frames outside the JDK counts
+// (nothing shows a test origin). ScanOptions.AnyOrigin counts every
+// origin; ScanOptions.Subclasses also counts project subclasses of the
+// seven (by default only the seven java.lang classes are in scope).
+//
 // # Measured on Defects4J (854 active bugs, rjust/defects4j ca4a0ef)
 //
 // Golden files testdata/defects4j_prevalence*.golden hold the per-project
-// tables and per-bug decisions. Pooled runtime bugs: 179 of 854 (21.0%)
-// with the hierarchy, 158 (18.5%) with ExactNames; counting only each
-// failure's top-level exception (no "Caused by:") would give 153 and 134.
-// The paper's Table 2 reports 142 (16.6%) for the same 854 bugs, between
-// the exact top-level-only and exact-with-causes figures; its classifier
-// is not published, so the difference cannot be attributed further.
-// Every class met in Defects4J is in the known hierarchy (no unknowns).
+// tables and per-bug decisions. Pooled runtime bugs under the §3.1 default
+// (exact types, production origin): 144 of 854 (16.9%), against the
+// paper's 142 (16.6%, Table 2). The widest reading (subclasses, any
+// origin) counts 179; the exact-type rule removes 21 (project subclasses:
+// Joda-Time 5, commons-math 10, jsoup 6) and the origin rule 14 more
+// (Gson 3, Mockito 4, Chart, Closure, JacksonCore, JacksonDatabind, Jsoup,
+// JxPath, Lang 1 each). --subclasses gives 164, --any-origin 158. Every
+// class met in Defects4J is in the known hierarchy (no unknowns).
 //
 // # Seed extraction (extract*.go)
 //
@@ -64,6 +79,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/bench"
@@ -79,6 +95,17 @@ type Failure struct {
 	CausedBy  []string `json:"caused_by,omitempty"` // classes of the "Caused by:" chain, outermost first
 	TopFrame  string   `json:"top_frame,omitempty"` // first "at" frame of the thrown exception, without "at "
 	Line      int      `json:"line"`                // line of the "--- " header in the file
+	// Traces holds the printed frames of the thrown exception (index 0)
+	// and of each cause (index i+1 for CausedBy[i]), without "at ".
+	Traces []Trace `json:"traces,omitempty"`
+}
+
+// Trace is the printed stack of one exception of a failure's chain.
+type Trace struct {
+	Frames []string `json:"frames,omitempty"`
+	// More is N of a closing "... N more": the trace's last N frames are
+	// the enclosing exception's last N frames, not printed again.
+	More int `json:"more,omitempty"`
 }
 
 // ParseTriggerTests parses a Defects4J trigger_tests file: for each failing
@@ -118,7 +145,7 @@ func ParseTriggerTests(name string, data []byte) ([]Failure, error) {
 				return nil, fmt.Errorf("seeds.ParseTriggerTests(%s:%d): %w: header %q follows a header without an exception line", name, lineNo, errs.ErrInput, line)
 			}
 			finish()
-			cur = &Failure{Test: test, Line: lineNo}
+			cur = &Failure{Test: test, Line: lineNo, Traces: []Trace{{}}}
 			state = wantException
 			continue
 		}
@@ -142,9 +169,12 @@ func ParseTriggerTests(name string, data []byte) ([]Failure, error) {
 		case inMessage, inTrace, inCause:
 			switch {
 			case isFrame(line):
+				frame := strings.TrimSpace(strings.TrimPrefix(trimmed, "at "))
 				if cur.TopFrame == "" && state == inMessage {
-					cur.TopFrame = strings.TrimSpace(strings.TrimPrefix(trimmed, "at "))
+					cur.TopFrame = frame
 				}
+				last := &cur.Traces[len(cur.Traces)-1]
+				last.Frames = append(last.Frames, frame)
 				state = inTrace
 			case strings.HasPrefix(trimmed, "Caused by:"):
 				class, _, ok := splitExceptionLine(strings.TrimSpace(strings.TrimPrefix(trimmed, "Caused by:")))
@@ -152,8 +182,11 @@ func ParseTriggerTests(name string, data []byte) ([]Failure, error) {
 					return nil, fmt.Errorf("seeds.ParseTriggerTests(%s:%d): %w: malformed cause line %q", name, lineNo, errs.ErrInput, clip(line))
 				}
 				cur.CausedBy = append(cur.CausedBy, class)
+				cur.Traces = append(cur.Traces, Trace{})
 				state = inCause
 			case isMore(trimmed):
+				n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(trimmed, "... "), " more"))
+				cur.Traces[len(cur.Traces)-1].More = n
 				state = inTrace
 			case state == inMessage:
 				msg = append(msg, line)

@@ -28,8 +28,10 @@ func TestParseTriggerTests(t *testing.T) {
 			in: "--- a.BTest::one\njava.lang.NullPointerException\n\tat a.B.f(B.java:3)\n" +
 				"--- a.BTest::two\r\njunit.framework.AssertionFailedError: expected:<x> but: was\r\nsecond line\r\n\r\n\tat junit.framework.Assert.fail(Assert.java:1)\r\n",
 			want: []Failure{
-				{Test: "a.BTest::one", Exception: "java.lang.NullPointerException", TopFrame: "a.B.f(B.java:3)", Line: 1},
-				{Test: "a.BTest::two", Exception: "junit.framework.AssertionFailedError", Message: "expected:<x> but: was\nsecond line\n", TopFrame: "junit.framework.Assert.fail(Assert.java:1)", Line: 4},
+				{Test: "a.BTest::one", Exception: "java.lang.NullPointerException", TopFrame: "a.B.f(B.java:3)", Line: 1,
+					Traces: []Trace{{Frames: []string{"a.B.f(B.java:3)"}}}},
+				{Test: "a.BTest::two", Exception: "junit.framework.AssertionFailedError", Message: "expected:<x> but: was\nsecond line\n", TopFrame: "junit.framework.Assert.fail(Assert.java:1)", Line: 4,
+					Traces: []Trace{{Frames: []string{"junit.framework.Assert.fail(Assert.java:1)"}}}},
 			},
 		},
 		{
@@ -38,14 +40,15 @@ func TestParseTriggerTests(t *testing.T) {
 				"Caused by: java.lang.IllegalStateException: mid\nmid continues\n\tat a.C.g(C.java:2)\n\t... 4 more\n" +
 				"Caused by: java.lang.NullPointerException\n\tat a.C.h(C.java:3)\n",
 			want: []Failure{{Test: "a.CTest::t", Exception: "java.lang.RuntimeException", Message: "outer", TopFrame: "a.C.f(C.java:1)",
-				CausedBy: []string{"java.lang.IllegalStateException", "java.lang.NullPointerException"}, Line: 1}},
+				CausedBy: []string{"java.lang.IllegalStateException", "java.lang.NullPointerException"}, Line: 1,
+				Traces: []Trace{{Frames: []string{"a.C.f(C.java:1)"}}, {Frames: []string{"a.C.g(C.java:2)"}, More: 4}, {Frames: []string{"a.C.h(C.java:3)"}}}}},
 		},
 		{
 			name: "no frames, nested class",
 			in:   "\n--- a.DTest::t\norg.jsoup.select.Selector$SelectorParseException: bad\n--- a.DTest::u\nx.Y\n",
 			want: []Failure{
-				{Test: "a.DTest::t", Exception: "org.jsoup.select.Selector$SelectorParseException", Message: "bad", Line: 2},
-				{Test: "a.DTest::u", Exception: "x.Y", Line: 4},
+				{Test: "a.DTest::t", Exception: "org.jsoup.select.Selector$SelectorParseException", Message: "bad", Line: 2, Traces: []Trace{{}}},
+				{Test: "a.DTest::u", Exception: "x.Y", Line: 4, Traces: []Trace{{}}},
 			},
 		},
 		{name: "empty", in: "", want: nil},

@@ -80,6 +80,10 @@ type Options struct {
 	MaxLines   int    // 0 means 60
 	PublicOnly bool
 	Workers    int // parsing goroutines; 0 means GOMAXPROCS
+	// Repo and Commit name the repository revision the corpus directory
+	// was exported from; every candidate's source records them, and test
+	// trees are not mutated (a host method is production code).
+	Repo, Commit string
 }
 
 // Generator is the mutation generator. It is not safe for concurrent
@@ -120,6 +124,9 @@ func New(opts Options) (*Generator, error) {
 		return nil, err
 	}
 	g := &Generator{opts: opts, corpus: c, order: slices.Clone(c.Files()), seen: map[uint64]bool{}}
+	if opts.Repo != "" {
+		g.order = slices.DeleteFunc(g.order, testTree)
+	}
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x6d757461))
 	rng.Shuffle(len(g.order), func(i, j int) { g.order[i], g.order[j] = g.order[j], g.order[i] })
 	return g, nil
@@ -249,7 +256,8 @@ func (g *Generator) mutate(fs fileSites, ms methodSites, typ string, attempt fun
 		method = ms.fn.Class + ": " + method
 	}
 	for _, s := range sites {
-		loc := &generate.Source{File: fs.name, Method: method, StartLine: ms.fn.StartLine, EndLine: ms.fn.EndLine, SiteLine: s.Line}
+		loc := &generate.Source{Repo: g.opts.Repo, Commit: g.opts.Commit, File: fs.name, Method: method,
+			StartLine: ms.fn.StartLine, EndLine: ms.fn.EndLine, SiteLine: s.Line}
 		edits := make([]Edit, len(s.Edits))
 		for k, e := range s.Edits {
 			edits[k] = Edit{Start: e.Start - ms.start, End: e.End - ms.start, Text: e.Text}
@@ -426,3 +434,14 @@ func (g *Generator) scanFile(name string, want map[string]int, ops []*Operator) 
 
 // CorpusPath returns the corpus in use (after defaulting).
 func (g *Generator) CorpusPath() string { return g.opts.Corpus }
+
+// testTree reports whether a repository path is in a test tree.
+func testTree(name string) bool {
+	for _, part := range strings.Split(name, "/") {
+		switch strings.ToLower(part) {
+		case "test", "tests", "src-test", "testing", "it":
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,264 @@
+package jvm
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// typeInfo is the public API of one project class, read with javap (which
+// reads class files and runs none of their code): what the input search
+// may use to build values of the type.
+type typeInfo struct {
+	Name      string // source name, "pkg.Outer.Inner"
+	Kind      string // "class", "interface", "enum"
+	Abstract  bool
+	Ctors     [][]string // parameter types of public constructors
+	Factories []apiMethod
+	Setters   []apiMethod // public void setX(one parameter)
+}
+
+type apiMethod struct {
+	Name   string
+	Params []string
+}
+
+// javapBatch is the number of classes per javap run.
+const javapBatch = 400
+
+// readAPI lists the public constructors, static factories and setters of
+// the project's top-level and static nested classes — of those whose
+// simple name is in want, when want is not empty. Every other class is
+// known by name only (its values are null).
+func readAPI(ctx context.Context, jdk JDK, p *Project, want map[string]bool) (map[string]*typeInfo, error) {
+	var names []string
+	known := map[string]*typeInfo{}
+	err := filepath.WalkDir(p.Classes, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".class") {
+			return err
+		}
+		rel, _ := filepath.Rel(p.Classes, strings.TrimSuffix(path, ".class"))
+		if anonymousClass.MatchString(rel) || filepath.Base(rel) == "package-info" {
+			return nil
+		}
+		name := strings.ReplaceAll(filepath.ToSlash(rel), "/", ".")
+		src := strings.ReplaceAll(name, "$", ".")
+		simple := src[strings.LastIndex(name[:strings.Index(name+"$", "$")], ".")+1:]
+		known[simple] = &typeInfo{Name: src, Kind: "class", Abstract: true}
+		last := simple[strings.LastIndex(simple, ".")+1:]
+		if len(want) == 0 || want[last] {
+			names = append(names, name)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read project API: %w", err)
+	}
+	sort.Strings(names)
+	javap := filepath.Join(filepath.Dir(jdk.Javac), "javap")
+	out := known
+	for start := 0; start < len(names); start += javapBatch {
+		batch := names[start:min(start+javapBatch, len(names))]
+		cmd := exec.CommandContext(ctx, javap, append([]string{"-public", "-cp", p.Classes}, batch...)...)
+		text, err := cmd.Output()
+		if err != nil && len(text) == 0 {
+			return nil, fmt.Errorf("read project API: javap: %w", err)
+		}
+		parseJavap(text, out)
+	}
+	return out, nil
+}
+
+var (
+	anonymousClass = regexp.MustCompile(`\$\d`)
+	javapHeader    = regexp.MustCompile(`^public (?:(abstract|final|static) )*(?:(class|interface|enum)) ([\w.$]+)`)
+	javapCtor      = regexp.MustCompile(`^  public ([\w.$]+)\(([^)]*)\)`)
+	javapMember    = regexp.MustCompile(`^  public ((?:static |final |synchronized |native |abstract |default |strictfp )*)(\S+) ([\w$]+)\(([^)]*)\)`)
+)
+
+// parseJavap reads "javap -public" output into out, keyed by the class's
+// simple source name ("Outer.Inner" for a nested class).
+func parseJavap(text []byte, out map[string]*typeInfo) {
+	var cur *typeInfo
+	sc := bufio.NewScanner(bytes.NewReader(text))
+	sc.Buffer(make([]byte, 1<<16), 1<<22)
+	for sc.Scan() {
+		line := sc.Text()
+		if m := javapHeader.FindStringSubmatch(line); m != nil {
+			name := strings.ReplaceAll(m[3], "$", ".")
+			cur = &typeInfo{Name: name, Kind: m[2], Abstract: strings.Contains(line, " abstract ") || m[2] == "interface"}
+			pkgEnd := strings.LastIndex(m[3][:strings.Index(m[3]+"$", "$")], ".")
+			out[name[pkgEnd+1:]] = cur
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		if m := javapCtor.FindStringSubmatch(line); m != nil {
+			if strings.ReplaceAll(m[1], "$", ".") == cur.Name {
+				cur.Ctors = append(cur.Ctors, splitParams(m[2]))
+			}
+			continue
+		}
+		m := javapMember.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		mods, ret, name, params := m[1], m[2], m[3], splitParams(m[4])
+		switch {
+		case strings.Contains(mods, "static") && strings.ReplaceAll(ret, "$", ".") == cur.Name && !strings.Contains(ret, "<"):
+			cur.Factories = append(cur.Factories, apiMethod{name, params})
+		case !strings.Contains(mods, "static") && ret == "void" && strings.HasPrefix(name, "set") && len(params) == 1:
+			cur.Setters = append(cur.Setters, apiMethod{name, params})
+		}
+	}
+	for _, t := range out {
+		sort.SliceStable(t.Ctors, func(i, j int) bool { return len(t.Ctors[i]) < len(t.Ctors[j]) })
+	}
+}
+
+func splitParams(s string) []string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	var out []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch r {
+		case '<':
+			depth++
+		case '>':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(out, strings.TrimSpace(s[start:]))
+}
+
+// Input-search limits through real types.
+const (
+	maxCtors     = 3 // public constructors tried per type
+	maxFactories = 2
+	maxSetters   = 3 // setters varied per type
+	maxBoundary  = 3 // boundary values per setter
+)
+
+// realCandidates are the argument expressions for a parameter of a
+// project type: null, then values built only through the type's public
+// API — constructors and static factories with ordinary arguments, and
+// setters called with boundary values (null, 0, -1, "" …) on a
+// constructed value. Nothing is mocked: a collaborator returns what its
+// real code returns. It returns nil for types the project does not define
+// (the JDK defaults of candidatesOf apply).
+func (p *Project) realCandidates(typ string, depth int) []string {
+	t := p.lookup(typ)
+	if t == nil {
+		return nil
+	}
+	if depth > 1 {
+		return []string{"null"}
+	}
+	var built []string
+	if t.Kind == "enum" {
+		built = append(built, t.Name+".values()[0]", t.Name+".values()["+t.Name+".values().length - 1]")
+	}
+	if !t.Abstract {
+		for i, c := range t.Ctors {
+			if i == maxCtors {
+				break
+			}
+			built = append(built, "new "+t.Name+"("+p.ordinaryArgs(c, depth)+")")
+		}
+	}
+	for i, f := range t.Factories {
+		if i == maxFactories {
+			break
+		}
+		built = append(built, t.Name+"."+f.Name+"("+p.ordinaryArgs(f.Params, depth)+")")
+	}
+	out := []string{}
+	if len(built) > 0 {
+		out = append(out, built[0])
+	}
+	out = append(out, "null")
+	if len(built) > 1 {
+		out = append(out, built[1:]...)
+	}
+	if len(built) > 0 {
+		for i, s := range t.Setters {
+			if i == maxSetters {
+				break
+			}
+			vals := p.valuesOf(s.Params[0], depth+1)
+			for k := 1; k < len(vals) && k <= maxBoundary; k++ {
+				out = append(out, "bfWith("+built[0]+", x -> x."+s.Name+"("+cast(s.Params[0], vals[k])+"))")
+			}
+		}
+	}
+	return out
+}
+
+// ordinaryArgs renders the first (ordinary) candidate of each parameter,
+// cast to its declared type so overloads resolve.
+func (p *Project) ordinaryArgs(params []string, depth int) string {
+	args := make([]string, len(params))
+	for i, prm := range params {
+		args[i] = cast(prm, p.valuesOf(prm, depth+1)[0])
+	}
+	return strings.Join(args, ", ")
+}
+
+// valuesOf is the candidate list for a type: the project's own types
+// through realCandidates, others through the JDK defaults.
+func (p *Project) valuesOf(typ string, depth int) []string {
+	if c := p.realCandidates(typ, depth); c != nil {
+		return c
+	}
+	return candidatesOf(parseType(strings.ReplaceAll(typ, "$", ".")), nil, depth)
+}
+
+// cast prefixes a value with its parameter's erased type.
+func cast(typ, v string) string {
+	e := strings.ReplaceAll(typ, "$", ".")
+	if i := strings.Index(e, "<"); i >= 0 {
+		e = e[:i] + e[strings.LastIndex(e, ">")+1:]
+	}
+	if strings.HasSuffix(e, "...") {
+		e = strings.TrimSuffix(e, "...") + "[]"
+	}
+	if v == "null" || !strings.Contains(e, ".") && !primitives[e] {
+		return "(" + e + ") " + v
+	}
+	return "(" + e + ") (" + v + ")"
+}
+
+// lookup finds a project type by the name a parameter declares ("Option",
+// "HelpFormatter.OptionComparator", "org.x.Option", "List<Option>" is not
+// one).
+func (p *Project) lookup(typ string) *typeInfo {
+	if p == nil || strings.ContainsAny(typ, "<[") || strings.HasSuffix(typ, "...") {
+		return nil
+	}
+	typ = strings.ReplaceAll(typ, "$", ".")
+	if t := p.types[typ]; t != nil {
+		return t
+	}
+	for _, t := range p.types {
+		if t.Name == typ {
+			return t
+		}
+	}
+	return nil
+}

@@ -1,0 +1,485 @@
+package jvm
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/benchforge/benchforge/internal/errs"
+)
+
+// Project is one project's production sources at one commit, compiled once
+// with javac (no build tool): the verifier's project mode compiles each
+// pair's real class against Classes and the dependency jars.
+type Project struct {
+	Repo    string // "owner/name" or the checkout directory
+	Commit  string // "" for a plain directory
+	Root    string // exported tree (or the checkout directory)
+	SrcRoot string // source root under Root holding the package directories
+	Classes string // compiled production classes
+	Jars    []string
+	// Files is the number of production sources, Compiled how many of
+	// them javac compiled; Dropped names the files left out, with why.
+	Files, Compiled int
+	Dropped         []string
+	// OnDemand is set for a build of Roots: Compiled then counts the
+	// classes javac wrote, not files.
+	OnDemand bool
+	roots    []string
+	Build    time.Duration
+	types    map[string]*typeInfo // simple name ("Outer.Inner") → public API
+}
+
+// Classpath is the project classes followed by the dependency jars.
+func (p *Project) Classpath() string {
+	return strings.Join(append([]string{p.Classes}, p.Jars...), string(os.PathListSeparator))
+}
+
+// ProjectOptions say where a project comes from and what it needs.
+type ProjectOptions struct {
+	// GitDir is a (bare) repository; with Commit the sources are exported
+	// from it. Without GitDir, Dir is a checkout used as it is.
+	GitDir, Commit, Dir string
+	Repo                string // label for records ("owner/name")
+	// SrcRoot is the source root inside the tree ("src/main/java"); ""
+	// derives it from Hint (a source file's path in the tree and its
+	// package declaration), else from the most common package root.
+	SrcRoot, Hint string
+	// Jars are dependency jars; JarDir adds every jar of a folder (Debian:
+	// /usr/share/java).
+	Jars   []string
+	JarDir string
+	// Roots, when set, builds on demand: javac compiles these files
+	// (paths in the tree) and, through -sourcepath, only the production
+	// classes they need — for pairs from many commits with a few files
+	// each. Empty compiles every production source once.
+	Roots []string
+	// Types limits the API read (public constructors, factories, setters)
+	// to classes of these simple names; empty reads every class.
+	Types []string
+	// CacheDir holds exported trees and classes, keyed by repository and
+	// commit, so a project is built once across runs.
+	CacheDir string
+}
+
+// maxBuildRounds bounds the javac runs of a project build: a run that
+// wrote no class is repeated without the files javac named.
+const maxBuildRounds = 4
+
+// BuildProject exports and compiles a project's production sources once;
+// a cached build of the same repository and commit is reused.
+func BuildProject(ctx context.Context, jdk JDK, o ProjectOptions) (*Project, error) {
+	t0 := time.Now()
+	p := &Project{Repo: o.Repo, Commit: o.Commit, Root: o.Dir}
+	key := sha256.Sum256([]byte(o.GitDir + "\x00" + o.Commit + "\x00" + o.Dir + "\x00" + o.SrcRoot + "\x00" + o.Hint + "\x00" +
+		strings.Join(o.Jars, ":") + o.JarDir + "\x00" + strings.Join(o.Roots, ":")))
+	base := filepath.Join(o.CacheDir, "projects", hex.EncodeToString(key[:8]))
+	if o.GitDir != "" {
+		p.Root = filepath.Join(base, "tree")
+		if o.SrcRoot == "" && o.Hint != "" {
+			o.SrcRoot = gitRootOf(ctx, o.GitDir, o.Commit, o.Hint)
+		}
+		if err := exportTree(ctx, o.GitDir, o.Commit, p.Root, o.SrcRoot); err != nil {
+			return nil, err
+		}
+	}
+	if p.Root == "" {
+		return nil, fmt.Errorf("build project: %w: give a checkout directory or a repository and commit", errs.ErrUsage)
+	}
+	var err error
+	if o.SrcRoot == "" && o.Hint != "" {
+		o.SrcRoot = rootOf(p.Root, o.Hint)
+	}
+	if p.SrcRoot, err = sourceRoot(p.Root, o.SrcRoot); err != nil {
+		return nil, err
+	}
+	if p.Jars, err = jarList(o.Jars, o.JarDir); err != nil {
+		return nil, err
+	}
+	p.Classes = filepath.Join(base, "classes")
+	for _, r := range o.Roots {
+		p.roots = append(p.roots, filepath.Join(p.Root, filepath.FromSlash(r)))
+	}
+	p.OnDemand = len(p.roots) > 0
+	if err := p.compile(ctx, jdk, filepath.Join(base, "build")); err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, t := range o.Types {
+		want[t] = true
+	}
+	if p.types, err = readAPI(ctx, jdk, p, want); err != nil {
+		return nil, err
+	}
+	p.Build = time.Since(t0)
+	return p, nil
+}
+
+// gitRootOf is rootOf for a file read from a commit ("" when unknown).
+func gitRootOf(ctx context.Context, gitDir, commit, rel string) string {
+	data, err := exec.CommandContext(ctx, "git", "--git-dir", gitDir, "show", commit+":"+rel).Output()
+	if err != nil {
+		return ""
+	}
+	return rootFromPackage(rel, data)
+}
+
+// exportTree writes the files of commit (under sub when set) into dir with
+// "git archive" (nothing is executed from the repository); an existing
+// export is kept.
+func exportTree(ctx context.Context, gitDir, commit, dir, sub string) error {
+	done := filepath.Join(dir, ".benchforge-export")
+	if _, err := os.Stat(done); err == nil {
+		return nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("export %s@%s: %w", gitDir, commit, err)
+	}
+	args := []string{"--git-dir", gitDir, "archive", "--format=tar", commit}
+	if sub != "" {
+		args = append(args, filepath.ToSlash(sub))
+	}
+	cmd := exec.CommandContext(ctx, "git", args...)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("export %s@%s: %w: git archive: %v: %s (is the commit in that repository?)", gitDir, commit, errs.ErrNotFound, err, strings.TrimSpace(stderr.String()))
+	}
+	if err := untar(&out, dir); err != nil {
+		return fmt.Errorf("export %s@%s: %w", gitDir, commit, err)
+	}
+	return os.WriteFile(done, []byte(commit+"\n"), 0o644)
+}
+
+// untar extracts regular files of r under dir, refusing paths that leave it.
+func untar(r io.Reader, dir string) error {
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		name := filepath.Clean(h.Name)
+		if filepath.IsAbs(name) || name == ".." || strings.HasPrefix(name, ".."+string(filepath.Separator)) {
+			return fmt.Errorf("%w: archive entry %q leaves the tree", errs.ErrInput, h.Name)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			return err
+		}
+	}
+}
+
+var packageDecl = regexp.MustCompile(`(?m)^\s*package\s+([\w.]+)\s*;`)
+
+// isTestPath reports whether a path is in a test tree.
+func isTestPath(rel string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+		switch strings.ToLower(part) {
+		case "test", "tests", "src-test", "testing", "it", "examples", "example", "benchmark", "benchmarks", "jmh":
+			return true
+		}
+	}
+	return false
+}
+
+// sourceRoot is the production source root of the tree: given, or the
+// directory most production files' package declarations point to.
+func sourceRoot(root, given string) (string, error) {
+	if given != "" {
+		d := filepath.Join(root, given)
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return "", fmt.Errorf("build project: %w: source root %s is not a directory", errs.ErrNotFound, d)
+		}
+		return d, nil
+	}
+	votes := map[string]int{}
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".java") {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if isTestPath(rel) {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		pkgDir := ""
+		if m := packageDecl.FindSubmatch(data); m != nil {
+			pkgDir = filepath.FromSlash(strings.ReplaceAll(string(m[1]), ".", "/"))
+		}
+		dir := filepath.Dir(rel)
+		if pkgDir != "" && !strings.HasSuffix(dir, pkgDir) {
+			return nil
+		}
+		votes[strings.TrimSuffix(strings.TrimSuffix(dir, pkgDir), string(filepath.Separator))]++
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("build project: %w", err)
+	}
+	best, n := "", 0
+	for d, c := range votes {
+		if c > n || c == n && d < best {
+			best, n = d, c
+		}
+	}
+	if n == 0 {
+		return "", fmt.Errorf("build project: %w: no production Java sources under %s", errs.ErrNotFound, root)
+	}
+	return filepath.Join(root, best), nil
+}
+
+// rootOf is the source root a file's package declaration implies ("" when
+// the file is missing or its path does not end in its package).
+func rootOf(root, rel string) string {
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		return ""
+	}
+	return rootFromPackage(rel, data)
+}
+
+// rootFromPackage is the source root of file rel with contents data.
+func rootFromPackage(rel string, data []byte) string {
+	dir := filepath.Dir(filepath.FromSlash(rel))
+	m := packageDecl.FindSubmatch(data)
+	if m == nil {
+		return dir
+	}
+	pkgDir := filepath.FromSlash(strings.ReplaceAll(string(m[1]), ".", "/"))
+	if !strings.HasSuffix(dir, pkgDir) {
+		return ""
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(dir, pkgDir), string(filepath.Separator))
+}
+
+// jarList is the given jars plus every jar of dir, sorted.
+func jarList(jars []string, dir string) ([]string, error) {
+	out := slices.Clone(jars)
+	if dir != "" {
+		m, err := filepath.Glob(filepath.Join(dir, "*.jar"))
+		if err != nil {
+			return nil, fmt.Errorf("build project: jar dir %s: %w", dir, err)
+		}
+		slices.Sort(m)
+		out = append(out, m...)
+	}
+	for _, j := range out {
+		if _, err := os.Stat(j); err != nil {
+			return nil, fmt.Errorf("build project: %w: classpath entry %s: %v", errs.ErrNotFound, j, err)
+		}
+	}
+	return out, nil
+}
+
+var diagFile = regexp.MustCompile(`(?m)^(/[^:\n]+\.java):\d+:`)
+
+// compile runs javac over the production sources (and the sources a build
+// tool would generate from templates); the files it reports errors in
+// (sources needing absent dependencies, pre-Java-5 identifiers like
+// "enum") are recorded as dropped.
+func (p *Project) compile(ctx context.Context, jdk JDK, work string) error {
+	done := filepath.Join(p.Classes, ".benchforge-build")
+	var files []string
+	err := filepath.WalkDir(p.SrcRoot, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".java") && filepath.Base(path) != "module-info.java" {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("build project %s: %w", p.Repo, err)
+	}
+	p.Files = len(files)
+	if data, err := os.ReadFile(done); err == nil {
+		p.Compiled, p.Dropped = parseBuildMark(string(data))
+		return nil
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return fmt.Errorf("build project %s: %w", p.Repo, err)
+	}
+	gen, err := expandTemplates(p.Root, p.SrcRoot, filepath.Join(work, "generated"))
+	if err != nil {
+		return fmt.Errorf("build project %s: %w", p.Repo, err)
+	}
+	files = append(files, gen...)
+	p.Files = len(files)
+	if p.OnDemand {
+		return p.compileRoots(ctx, jdk, work, filepath.Join(work, "generated"), done)
+	}
+	// One javac run compiles every class it can (should-stop.ifError=
+	// GENERATE); only a run that writes nothing (a parse error stops
+	// javac early) is repeated without the files it named.
+	for round := 0; round < maxBuildRounds && len(files) > 0; round++ {
+		if err := os.RemoveAll(p.Classes); err != nil {
+			return fmt.Errorf("build project %s: %w", p.Repo, err)
+		}
+		bad, err := p.javac(ctx, jdk, work, files)
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			if bad[f] {
+				rel, _ := filepath.Rel(p.SrcRoot, f)
+				p.Dropped = append(p.Dropped, rel)
+			}
+		}
+		if len(bad) == 0 || classCount(p.Classes) > 0 {
+			break
+		}
+		files = slices.DeleteFunc(files, func(f string) bool { return bad[f] })
+	}
+	slices.Sort(p.Dropped)
+	p.Dropped = slices.Compact(p.Dropped)
+	p.Compiled = p.Files - len(p.Dropped)
+	if err := os.MkdirAll(p.Classes, 0o755); err != nil {
+		return fmt.Errorf("build project %s: %w", p.Repo, err)
+	}
+	return os.WriteFile(done, []byte(fmt.Sprintf("%d\n%s", p.Compiled, strings.Join(p.Dropped, "\n"))), 0o644)
+}
+
+// compileRoots is the on-demand build: the roots and what they need.
+func (p *Project) compileRoots(ctx context.Context, jdk JDK, work, gen, done string) error {
+	if err := os.RemoveAll(p.Classes); err != nil {
+		return fmt.Errorf("build project %s: %w", p.Repo, err)
+	}
+	sp := p.SrcRoot + string(os.PathListSeparator) + gen
+	bad, err := p.javac(ctx, jdk, work, p.roots, "-sourcepath", sp, "-implicit:class")
+	if err != nil {
+		return err
+	}
+	for f := range bad {
+		rel, _ := filepath.Rel(p.SrcRoot, f)
+		p.Dropped = append(p.Dropped, rel)
+	}
+	slices.Sort(p.Dropped)
+	p.Compiled = classCount(p.Classes)
+	if err := os.MkdirAll(p.Classes, 0o755); err != nil {
+		return fmt.Errorf("build project %s: %w", p.Repo, err)
+	}
+	return os.WriteFile(done, []byte(fmt.Sprintf("%d\n%s", p.Compiled, strings.Join(p.Dropped, "\n"))), 0o644)
+}
+
+// javac compiles files into p.Classes and returns the files it reported
+// errors in; extra replaces the default "-sourcepath ” -implicit:none".
+func (p *Project) javac(ctx context.Context, jdk JDK, work string, files []string, extra ...string) (map[string]bool, error) {
+	argfile := filepath.Join(work, "files.txt")
+	if err := os.WriteFile(argfile, []byte(strings.Join(files, "\n")+"\n"), 0o644); err != nil {
+		return nil, fmt.Errorf("build project %s: %w", p.Repo, err)
+	}
+	if len(extra) == 0 {
+		extra = []string{"-sourcepath", "", "-implicit:none"}
+	}
+	args := append([]string{"-d", p.Classes, "-encoding", "UTF-8", "-nowarn", "-proc:none", "-g:source,lines",
+		"-XDshould-stop.ifError=GENERATE", "-Xmaxerrs", "100000", "--release", "8"}, extra...)
+	if len(p.Jars) > 0 {
+		args = append(args, "-cp", strings.Join(p.Jars, string(os.PathListSeparator)))
+	}
+	out, err := exec.CommandContext(ctx, jdk.Javac, append(args, "@"+argfile)...).CombinedOutput()
+	if err == nil {
+		return nil, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	bad := map[string]bool{}
+	for _, m := range diagFile.FindAllStringSubmatch(string(out), -1) {
+		bad[m[1]] = true
+	}
+	if len(bad) == 0 {
+		return nil, fmt.Errorf("build project %s: javac failed without naming a file: %v: %s", p.Repo, err, firstLines(string(out), 5))
+	}
+	return bad, nil
+}
+
+// classCount is the number of class files under dir.
+func classCount(dir string) int {
+	n := 0
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".class") {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+// templateVars are the Maven filtering placeholders of generated sources
+// (Jackson's PackageVersion.java.in), with neutral values.
+var templateVars = strings.NewReplacer("@projectversion@", "0.0.0", "@projectgroupid@", "benchforge", "@projectartifactid@", "project")
+
+// expandTemplates writes the "*.java.in" sources a build tool would
+// generate (under the source root or a java-templates folder) into dir,
+// with @package@ set from the template's folder.
+func expandTemplates(root, srcRoot, dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".java.in") {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if isTestPath(rel) {
+			return nil
+		}
+		base := srcRoot
+		if i := strings.Index(filepath.ToSlash(path), "/java-templates/"); i >= 0 {
+			base = path[:i+len("/java-templates")]
+		}
+		pkgRel, err := filepath.Rel(base, filepath.Dir(path))
+		if err != nil || strings.HasPrefix(pkgRel, "..") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		text := strings.ReplaceAll(templateVars.Replace(string(data)), "@package@", strings.ReplaceAll(filepath.ToSlash(pkgRel), "/", "."))
+		target := filepath.Join(dir, pkgRel, strings.TrimSuffix(filepath.Base(path), ".in"))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		out = append(out, target)
+		return os.WriteFile(target, []byte(text), 0o644)
+	})
+	return out, err
+}
+func parseBuildMark(s string) (int, []string) {
+	first, rest, _ := strings.Cut(s, "\n")
+	n := 0
+	fmt.Sscan(first, &n)
+	var dropped []string
+	for _, l := range strings.Split(rest, "\n") {
+		if l != "" {
+			dropped = append(dropped, l)
+		}
+	}
+	return n, dropped
+}

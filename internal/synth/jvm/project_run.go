@@ -1,0 +1,240 @@
+package jvm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+)
+
+// ProjectSource says which project each pair runs against in project
+// mode: one checkout (Dir) or one repository revision (Repo@Commit, found
+// under Repos) for every pair, or else each pair's own Source repository
+// and commit, found under Repos.
+type ProjectSource struct {
+	Dir          string
+	Repo, Commit string
+	Repos        string   // directory of clones: owner__name(.git), owner+name/repo, name
+	Jars         []string // --classpath
+	JarDir       string   // every jar of this folder (default /usr/share/java when it exists)
+	CacheDir     string
+}
+
+// BuildReport is one project build of project mode and the pairs run on it.
+type BuildReport struct {
+	Project  string  `json:"project"` // repo@commit or the directory
+	Files    int     `json:"files"`
+	Compiled int     `json:"compiled"` // files; classes for an on-demand build
+	OnDemand bool    `json:"on_demand,omitempty"`
+	Dropped  int     `json:"dropped"`
+	BuildSec float64 `json:"build_seconds"`
+	Pairs    int     `json:"pairs"`
+	RunSec   float64 `json:"run_seconds"` // verifying the pairs, after the build
+	Error    string  `json:"error,omitempty"`
+}
+
+// ParseProjectFlag reads --project: a directory, or REPO@REV.
+func ParseProjectFlag(s string) (dir, repo, rev string, err error) {
+	if st, e := os.Stat(s); e == nil && st.IsDir() {
+		return s, "", "", nil
+	}
+	repo, rev, ok := strings.Cut(s, "@")
+	if !ok || repo == "" || rev == "" {
+		return "", "", "", fmt.Errorf("%w: --project %q: want a checkout directory or REPO@REV (e.g. apache/commons-cli@1a2b3c)", errs.ErrUsage, s)
+	}
+	return "", repo, rev, nil
+}
+
+// FindGitDir locates the clone of repo ("owner/name") under dir.
+func FindGitDir(dir, repo string) (string, error) {
+	if st, err := os.Stat(repo); err == nil && st.IsDir() {
+		return repo, nil
+	}
+	owner, name, _ := strings.Cut(repo, "/")
+	cands := []string{owner + "__" + name + ".git", owner + "__" + name, filepath.Join(owner+"+"+name, "repo"), owner + "+" + name, name + ".git", name}
+	for _, c := range cands {
+		p := filepath.Join(dir, c)
+		if st, err := os.Stat(filepath.Join(p, "HEAD")); err == nil && !st.IsDir() {
+			return p, nil
+		}
+		if st, err := os.Stat(filepath.Join(p, ".git")); err == nil && st.IsDir() {
+			return filepath.Join(p, ".git"), nil
+		}
+	}
+	return "", fmt.Errorf("%w: no clone of %s under %s (tried %s); clone it there or pass --project", errs.ErrNotFound, repo, dir, strings.Join(cands, ", "))
+}
+
+// projectKey is the project a pair runs against.
+func (ps *ProjectSource) projectKey(p corpus.Pair) string {
+	switch {
+	case ps.Dir != "":
+		return ps.Dir
+	case ps.Repo != "":
+		return ps.Repo + "@" + ps.Commit
+	case p.Source != nil:
+		return p.Source.Repo + "@" + p.Source.Commit
+	}
+	return ""
+}
+
+func (ps *ProjectSource) options(key string) (ProjectOptions, error) {
+	o := ProjectOptions{Jars: ps.Jars, JarDir: ps.JarDir, CacheDir: ps.CacheDir}
+	if ps.Dir != "" {
+		o.Dir, o.Repo = ps.Dir, ps.Dir
+		return o, nil
+	}
+	repo, commit, _ := strings.Cut(key, "@")
+	gitDir, err := FindGitDir(ps.Repos, repo)
+	if err != nil {
+		return o, err
+	}
+	o.GitDir, o.Commit, o.Repo = gitDir, commit, repo
+	return o, nil
+}
+
+// verifyProjects builds each pair's project once and verifies its pairs on
+// a Verifier compiling against it. A pair without a project, or whose
+// project does not build, is recorded unconfirmed with the reason.
+func verifyProjects(ctx context.Context, pairs []corpus.Pair, opts Options, emit func(Execution) error) ([]BuildReport, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	ps := opts.Projects
+	if ps.CacheDir == "" {
+		ps.CacheDir = opts.CacheDir
+	}
+	groups := map[string][]corpus.Pair{}
+	var keys []string
+	for _, p := range pairs {
+		k := ps.projectKey(p)
+		if groups[k] == nil {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], p)
+	}
+	sort.Strings(keys)
+	jdk, err := projectJDK(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	var reports []BuildReport
+	for _, k := range keys {
+		r, err := verifyProject(ctx, jdk, k, groups[k], opts, emit)
+		reports = append(reports, r)
+		if err != nil {
+			return reports, err
+		}
+	}
+	return reports, nil
+}
+
+func projectJDK(ctx context.Context, opts Options) (JDK, error) {
+	if opts.JDK != nil {
+		return *opts.JDK, nil
+	}
+	return FindJDK(ctx)
+}
+
+// verifyProject is verifyProjects for the pairs of one project.
+func verifyProject(ctx context.Context, jdk JDK, key string, pairs []corpus.Pair, opts Options, emit func(Execution) error) (BuildReport, error) {
+	r := BuildReport{Project: key, Pairs: len(pairs)}
+	fail := func(why string) (BuildReport, error) {
+		r.Error = why
+		for _, p := range pairs {
+			e := Execution{PairID: p.PairID, ErrorType: p.ErrorType, JDK: jdk.Version, Budget: opts.Budget, Status: StatusUnconfirmed,
+				Reason: "cannot compile", Compile: CompileResult{Reason: "cannot compile: " + why}}
+			if err := emit(e); err != nil {
+				return r, err
+			}
+		}
+		return r, nil
+	}
+	if key == "" {
+		return fail("project mode: the pair has no source repository and commit; pass --project")
+	}
+	po, err := opts.Projects.options(key)
+	if err != nil {
+		return fail(err.Error())
+	}
+	if src := pairs[0].Source; src != nil {
+		po.Hint = src.Path
+	}
+	po.Types = paramTypes(pairs)
+	if opts.Projects.Dir == "" && opts.Projects.Repo == "" {
+		po.Roots = sourcePaths(pairs) // each pair's own commit: build on demand
+	}
+	t0 := time.Now()
+	proj, err := BuildProject(ctx, jdk, po)
+	r.BuildSec = time.Since(t0).Seconds()
+	if err != nil {
+		if ctx.Err() != nil {
+			return r, err
+		}
+		return fail("project build: " + err.Error())
+	}
+	r.Files, r.Compiled, r.Dropped, r.OnDemand = proj.Files, proj.Compiled, len(proj.Dropped), proj.OnDemand
+	o := opts
+	o.Project, o.Projects, o.JDK = proj, nil, &jdk
+	t1 := time.Now()
+	err = verifyOnce(ctx, pairs, nil, o, emit)
+	r.RunSec = time.Since(t1).Seconds()
+	return r, err
+}
+
+// paramTypes are the simple type names the pairs' parameters mention
+// (generic arguments included), whose public API the input search reads.
+func paramTypes(pairs []corpus.Pair) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range pairs {
+		sig, err := ParseSignature(p.BuggyMethod)
+		if err != nil {
+			continue
+		}
+		for _, prm := range sig.Params {
+			for _, w := range typeWord.FindAllString(prm.Type, -1) {
+				if !seen[w] {
+					seen[w] = true
+					out = append(out, w)
+				}
+			}
+		}
+	}
+	return out
+}
+
+var typeWord = regexp.MustCompile(`[A-Z][\w]*`)
+
+// sourcePaths are the distinct source files of the pairs.
+func sourcePaths(pairs []corpus.Pair) []string {
+	var out []string
+	for _, p := range pairs {
+		if p.Source != nil && !slices.Contains(out, p.Source.Path) {
+			out = append(out, p.Source.Path)
+		}
+	}
+	return out
+}
+
+// ExportRevision writes the files of repo ("owner/name", found under
+// repos) at commit into a cache folder under cacheDir and returns it; an
+// earlier export is reused. Nothing from the repository is executed.
+func ExportRevision(ctx context.Context, repos, repo, commit, cacheDir string) (string, error) {
+	gitDir, err := FindGitDir(repos, repo)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(cacheDir, "revisions", strings.ReplaceAll(repo, "/", "__")+"@"+commit)
+	if err := exportTree(ctx, gitDir, commit, dir, ""); err != nil {
+		return "", err
+	}
+	return dir, nil
+}

@@ -1,0 +1,285 @@
+package jvm
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/benchforge/benchforge/internal/code"
+)
+
+// realClass is a pair placed in its real class (project mode): the file
+// the pair came from, at its commit, with the host method's lines replaced
+// by the buggy (B) or the fixed (F) method and the top-level class renamed
+// B<n>/F<n>, in the real package — so the method sees its real fields,
+// helpers and package-private collaborators, compiled against the
+// project's classes.
+type realClass struct {
+	pkg     string            // the file's package
+	outer   string            // the top-level class's name in the file
+	nested  string            // "$Inner" chain of the method's class below it
+	start   int               // first line of the method in both files
+	texts   map[string]string // kind ("B", "F") → file text, class still named outer
+	imports string            // the file's import lines, for the argument class
+	others  []string          // other top-level types of the file, renamed too
+}
+
+var importLine = regexp.MustCompile(`(?m)^\s*import\s+[\w.*\s]+;`)
+
+// newRealClass reads the pair's source file from the project tree and
+// splices both methods into it.
+func newRealClass(p *Project, h *harness) (*realClass, string) {
+	src := h.pair.Source
+	path := filepath.Join(p.Root, filepath.FromSlash(src.Path))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Sprintf("project source %s: %v", src.Path, err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if src.Span.Start < 1 || src.Span.End < src.Span.Start || src.Span.End > len(lines) {
+		return nil, fmt.Sprintf("project source %s has %d lines; the method span %d-%d is outside it", src.Path, len(lines), src.Span.Start, src.Span.End)
+	}
+	rc := &realClass{start: src.Span.Start, texts: map[string]string{}}
+	if m := packageDecl.FindStringSubmatch(string(data)); m != nil {
+		rc.pkg = m[1]
+	}
+	rc.imports = strings.Join(importLine.FindAllString(string(data), -1), "\n")
+	for kind, method := range map[string]string{"B": h.pair.BuggyMethod, "F": h.pair.FixedMethod} {
+		if !strings.HasSuffix(method, "\n") {
+			method += "\n"
+		}
+		rc.texts[kind] = strings.Join(lines[:src.Span.Start-1], "") + method + strings.Join(lines[src.Span.End:], "")
+	}
+	if why := rc.locate(h, p); why != "" {
+		return nil, why
+	}
+	return rc, ""
+}
+
+// locate finds the method's class chain in the buggy file and, for an
+// instance method of a class without a no-argument constructor, adds one
+// that delegates to the shortest public constructor with ordinary values.
+func (rc *realClass) locate(h *harness, p *Project) string {
+	f, err := code.Parse(code.LangJava, h.pair.Source.Path, []byte(rc.texts["B"]))
+	if err != nil {
+		return fmt.Sprintf("project source %s does not parse: %v", h.pair.Source.Path, err)
+	}
+	defer f.Close()
+	var chain string
+	last := rc.start + strings.Count(h.pair.BuggyMethod, "\n")
+	for _, fn := range f.Functions() {
+		if fn.StartLine >= rc.start && fn.StartLine <= last && fn.Name == h.bsig.Name {
+			chain = fn.Class
+			break
+		}
+	}
+	if chain == "" {
+		return fmt.Sprintf("method %s not found at line %d of %s", h.bsig.Name, rc.start, h.pair.Source.Path)
+	}
+	parts := strings.Split(chain, ".")
+	if strings.Contains(chain, "<anonymous>") {
+		return "the method is in an anonymous class: no way to call it"
+	}
+	rc.outer, rc.nested = parts[0], ""
+	rc.others = topLevelTypes(f, rc.outer)
+	for _, p := range parts[1:] {
+		rc.nested += "$" + p
+	}
+	if h.bsig.Static {
+		return ""
+	}
+	if len(parts) > 1 {
+		return "" // the worker's no-argument constructor rule decides; a nested class needs its own
+	}
+	var ctors [][]code.Param
+	for _, fn := range f.Functions() {
+		if fn.Kind == "constructor" && fn.Class == chain {
+			ctors = append(ctors, fn.Params)
+		}
+	}
+	if len(ctors) == 0 {
+		return "" // the implicit constructor
+	}
+	best := ctors[0]
+	for _, c := range ctors {
+		if len(c) == 0 {
+			return ""
+		}
+		if len(c) < len(best) {
+			best = c
+		}
+	}
+	args := make([]string, len(best))
+	for i, prm := range best {
+		args[i] = "(" + prm.Type + ") " + receiverArg(p, prm.Type)
+	}
+	for kind, text := range rc.texts {
+		end := classBodyEnd(text, h.pair.Source.Path, rc.outer)
+		if end < 0 {
+			return "no closing brace of class " + rc.outer + " in " + h.pair.Source.Path
+		}
+		// Same line as the closing brace: no line of the method moves.
+		rc.texts[kind] = text[:end] + fmt.Sprintf(" %s() { this(%s); } ", rc.outer, strings.Join(args, ", ")) + text[end:]
+	}
+	return ""
+}
+
+// source is the file for kind with the top-level class renamed B<n> (or
+// F<n>) and the file's other top-level types suffixed "_B<n>", so both
+// copies and the project's own classes never clash.
+func (rc *realClass) source(kind string, n int) string {
+	text := rc.texts[kind]
+	for _, o := range rc.others {
+		text = regexp.MustCompile(`\b`+regexp.QuoteMeta(o)+`\b`).ReplaceAllString(text, fmt.Sprintf("%s_%s%d", o, kind, n))
+	}
+	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(rc.outer) + `\b`)
+	return re.ReplaceAllString(text, fmt.Sprintf("%s%d", kind, n))
+}
+
+// topLevelTypes names the file's top-level type declarations but skip.
+func topLevelTypes(f *code.File, skip string) []string {
+	var out []string
+	nodes := f.Nodes()
+	for i, n := range nodes {
+		if n.Parent < 0 || nodes[n.Parent].Parent >= 0 {
+			continue
+		}
+		switch n.Kind {
+		case "class_declaration", "interface_declaration", "enum_declaration", "record_declaration", "annotation_type_declaration":
+			if c := f.ChildByField(i, "name"); c >= 0 && f.Text(c) != skip {
+				out = append(out, f.Text(c))
+			}
+		}
+	}
+	return out
+}
+
+// fqcn is the binary name of the method's class for kind.
+func (rc *realClass) fqcn(kind string, n int) string {
+	name := fmt.Sprintf("%s%d%s", kind, n, rc.nested)
+	if rc.pkg == "" {
+		return name
+	}
+	return rc.pkg + "." + name
+}
+
+// classFile is where javac writes kind's top-level class.
+func (rc *realClass) classFile(classes, kind string, n int) string {
+	return filepath.Join(classes, filepath.FromSlash(strings.ReplaceAll(rc.pkg, ".", "/")), fmt.Sprintf("%s%d.class", kind, n))
+}
+
+// useProject switches a harness to project mode: the methods go into
+// their real class and the inputs come from the project's real types.
+func (h *harness) useProject(p *Project) {
+	h.project = p
+	if h.failed != "" {
+		return
+	}
+	if h.pair.Source == nil {
+		h.failed = "project mode: the pair has no source (repository, commit, path, span)"
+		return
+	}
+	rc, why := newRealClass(p, h)
+	if why != "" {
+		h.failed = "cannot compile: " + why
+		return
+	}
+	h.real = rc
+	for i, prm := range h.bsig.Params {
+		if c := p.realCandidates(prm.Type, 0); c != nil {
+			h.cands[i] = c
+		}
+	}
+}
+
+// offset is the number of file lines above the method in B/F.
+func (h *harness) offset() int {
+	if h.real != nil {
+		return h.real.start - 1
+	}
+	return methodOffset
+}
+
+// realSources renders the project-mode files: the real class twice
+// (renamed B<n>, F<n>, in its package) and the argument class.
+func (h *harness) realSources(limit int) map[string]string {
+	return map[string]string{
+		h.class("B") + ".java": h.real.source("B", h.n),
+		h.class("F") + ".java": h.real.source("F", h.n),
+		h.class("A") + ".java": h.argsClass(limit),
+	}
+}
+
+// argsImports are the imports of the argument class: the common JDK ones
+// and, in project mode, the real file's imports and its package.
+func (h *harness) argsImports() string {
+	if h.real == nil {
+		return imports
+	}
+	s := imports + "\n" + h.real.imports
+	if h.real.pkg != "" {
+		s += "\nimport " + h.real.pkg + ".*;"
+	}
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// realFailure is the record of a project-mode compile error: no stubs are
+// grown, since the project's classpath has every type the class needs.
+func (h *harness) realFailure(d diagnostic) string {
+	side := "buggy"
+	if strings.HasPrefix(d.File, "F") {
+		side = "fixed"
+	}
+	line := d.Line - h.offset()
+	where := fmt.Sprintf("%s method line %d", side, line)
+	if n := strings.Count(h.pair.BuggyMethod, "\n") + 1; line < 1 || line > n+2 {
+		where = fmt.Sprintf("%s class %s line %d (outside the method)", side, h.pair.Source.Path, d.Line)
+	}
+	return fmt.Sprintf("cannot compile against the project: %s: %s", where, diagMessage(d))
+}
+
+// classpath is the verifier's compile and run classpath: its harness
+// classes, then the project's classes and jars in project mode.
+func (v *Verifier) classpath() string {
+	if v.opts.Project == nil {
+		return v.classes
+	}
+	return v.classes + string(os.PathListSeparator) + v.opts.Project.Classpath()
+}
+
+// classBodyEnd is the byte offset of the closing brace of the top-level
+// class name in a Java file, or -1.
+func classBodyEnd(text, path, name string) int {
+	f, err := code.Parse(code.LangJava, path, []byte(text))
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	nodes := f.Nodes()
+	for i, n := range nodes {
+		if n.Kind != "class_declaration" || n.Parent < 0 || nodes[n.Parent].Parent >= 0 {
+			continue
+		}
+		if c := f.ChildByField(i, "name"); c >= 0 && f.Text(c) == name {
+			end := strings.LastIndex(text[:n.EndByte], "}")
+			return end
+		}
+	}
+	return -1
+}
+
+// receiverArg is a constructor argument for the receiver: the ordinary
+// candidate, but an empty collection or map for those (an element of the
+// wrong kind would fail in the constructor, before the method runs).
+func receiverArg(p *Project, typ string) string {
+	if c := p.realCandidates(typ, 1); len(c) > 0 {
+		return c[0]
+	}
+	c := candidates(typ, nil)
+	if len(c) > 2 && (strings.HasPrefix(c[2], "new java.util.") && strings.HasSuffix(c[2], "()")) {
+		return c[2]
+	}
+	return c[0]
+}
