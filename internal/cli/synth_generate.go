@@ -271,7 +271,7 @@ DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
 	fl.IntVar(&capN, "cap", 1000, "with --total: largest per-type quota, 0 for none (rxsynth §4.4: 1,000)")
 	addModelGenFlags(cmd, &mf)
 	fl.StringArrayVar(&corpusPaths, "corpus", nil, "Java sources to mutate: a src.zip, a directory, or REPO@REV of a clone under --repos (pairs then record repository, commit, path and method; test trees are skipped), one (default: the JDK's lib/src.zip)")
-	fl.StringVar(&repos, "repos", "", "directory of git clones (owner__name.git, owner+name/repo) for --corpus REPO@REV")
+	fl.StringVar(&repos, "repos", "", "directory of local clones (owner__name.git, owner+name/repo) for --corpus REPO@REV")
 	fl.StringVar(&seedPath, "seeds", "", "real seed pairs JSONL (mined fix patterns, example_bug_ids, novelty gate)")
 	fl.StringVar(&out, "out", "", "output directory")
 	fl.StringVar(&types, "types", strings.Join(corpus.Types, ","), "exception types to generate, comma-separated")

@@ -116,7 +116,7 @@ and the field; the exit status is non-zero when there is one.`,
 	fl.StringVar(&opts.Version, "version", "", "release version (default 1.0.0)")
 	fl.StringVar(&opts.License, "license", "", "data licence (default CC-BY-4.0)")
 	fl.StringVar(&opts.CodeLicense, "code-license", "", "SPDX licence of generated pairs with no real source (none by default: such pairs are refused); pairs from real code take their source's licence")
-	fl.StringVar(&opts.Repos, "repos", "", "directory of the source repositories' clones, where pairs' licences are read")
+	fl.StringVar(&opts.Repos, "repos", "", "directory of local clones of the pairs' source repositories, where their licences are read")
 	fl.Float64Var(&iseMax, "ise-max-confidence", 1, "flag IllegalStateException pairs accepted with at most this judge confidence (1: all, as rxsynth §8.1)")
 	fl.StringVar(&checkDir, "check", "", "validate the release in this directory instead of building one")
 	fl.BoolVar(&asJSON, "json", false, "print the result as JSON")

@@ -26,7 +26,7 @@ type verifyProjectFlags struct {
 
 func (f *verifyProjectFlags) add(fl *pflag.FlagSet) {
 	fl.StringVar(&f.project, "project", "", "compile against this project: a checkout DIR or REPO@REV (found under --repos); every pair's method is replaced in its real class")
-	fl.StringVar(&f.repos, "repos", "", "directory of git clones (owner__name.git, owner+name/repo, name): pairs whose source names a repository and commit run against that project")
+	fl.StringVar(&f.repos, "repos", "", "directory of local clones (owner__name.git, owner+name/repo, name): pairs whose source names a repository and commit run against that project")
 	fl.StringSliceVar(&f.classpath, "classpath", nil, "dependency jars of the project (comma-separated or repeated)")
 	fl.StringVar(&f.jarDir, "jar-dir", defaultJarDir, "add every jar of this folder to the project classpath (\"\" for none)")
 	fl.StringVar(&f.seeds, "seeds", "", "verify real seeds (seeds.jsonl of 'seeds extract') instead of --corpus: the verifier's known-positive set")
