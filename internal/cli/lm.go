@@ -123,7 +123,7 @@ testbed model trained on a cutoff snapshot needs no 'git archive'. --rev
 is anything git resolves (a commit, tag or branch); the clone may be bare.`,
 		Example: `  benchforge lm train --corpus /usr/lib/jvm/java-17-openjdk-amd64/lib/src.zip \
       --include 'java.base/**' --max-bytes 50000000 --out jdk.bfng
-  benchforge lm train --repo /work/repos/apache__commons-lang.git --rev 'master@{2019-01-01}' \
+  benchforge lm train --repo repos/apache__commons-lang.git --rev 'master@{2019-01-01}' \
       --include '**/*.java' --out lang-2019.bfng`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -94,7 +94,7 @@ type ExtractOptions struct {
 }
 
 // Measured on Defects4J (854 active bugs, rjust/defects4j ca4a0ef metadata,
-// upstream git clones under /work/.mirror; Chart's Subversion revisions and
+// upstream git clones under one folder (--repos); Chart's Subversion revisions and
 // Closure have no clone there, so their runtime bugs are excluded at F3
 // with that reason). Default options (rxsynth §3.1: exact types,
 // production origin): 144 runtime bugs → 106 pass F3 → 139 seeds from 106
@@ -107,7 +107,7 @@ type ExtractOptions struct {
 // takes about 30 s on a loaded 2-core VM:
 //
 //	benchforge seeds extract --defects4j ../shared/data/defects4j \
-//	    --repos /work/.mirror --out seeds.jsonl --reference-set ref.jsonl
+//	    --repos repos --out seeds.jsonl --reference-set ref.jsonl
 //
 // Extract runs the seed-extraction funnel of rxsynth §3.2 over bugs:
 // F1/F2 and the type scope on the failure records, F3 method pairs from
