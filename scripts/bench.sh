@@ -12,7 +12,7 @@ GO=${GO:-go}
 
 # bench PKG NAME BENCHTIME: run one benchmark, print its output lines.
 bench() {
-	$GO test -run '^$' -bench "^$2\$" -benchtime "$3" -timeout 1h "$1" 2>&1
+	$GO test -run '^$' -bench "^Benchmark$2\$" -benchtime "$3" -timeout 1h "$1" 2>&1
 }
 
 # metric OUTPUT NAME: the value reported under NAME on the benchmark line.
