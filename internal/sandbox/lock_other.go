@@ -8,4 +8,5 @@ func lockFile(path string) (*os.File, error) { return os.Create(path) }
 
 func tryLock(path string) (*os.File, bool) { return nil, false }
 
-func forceRemove(dir string) { _ = os.RemoveAll(dir) }
+// ForceRemove removes dir.
+func ForceRemove(dir string) { _ = os.RemoveAll(dir) }

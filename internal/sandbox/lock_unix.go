@@ -36,9 +36,9 @@ func tryLock(path string) (*os.File, bool) {
 	return f, true
 }
 
-// forceRemove removes dir even when the command made parts of it
-// read-only.
-func forceRemove(dir string) {
+// ForceRemove removes dir even when the command made parts of it
+// read-only (a test suite that chmods its fixtures, say).
+func ForceRemove(dir string) {
 	if os.RemoveAll(dir) == nil {
 		return
 	}

@@ -35,7 +35,7 @@ func MkdirTemp(prefix string) (string, func(), error) {
 	var once sync.Once
 	release := func() {
 		once.Do(func() {
-			forceRemove(dir)
+			ForceRemove(dir)
 			os.Remove(dir + lockSuffix)
 			lock.Close()
 		})
@@ -64,7 +64,7 @@ func CleanStale(tmp string) int {
 		}
 		dir := strings.TrimSuffix(l, lockSuffix)
 		if fi, err := os.Lstat(dir); err == nil && fi.IsDir() {
-			forceRemove(dir)
+			ForceRemove(dir)
 			n++
 		}
 		os.Remove(l)

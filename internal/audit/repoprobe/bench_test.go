@@ -132,22 +132,7 @@ func BenchmarkDedupScaling(b *testing.B) {
 // candidate pair from NearDuplicates, then one pass in order. The
 // benchmark checks the near-linear version keeps exactly its queries.
 func dedupPairwise(qs []Query, opts QueryOptions) []Query {
-	seen := map[string]bool{}
-	var uniq []Query
-	for _, q := range qs {
-		if !seen[q.ID] {
-			seen[q.ID] = true
-			uniq = append(uniq, q)
-		}
-	}
-	tails := make([][]string, len(uniq))
-	for i, q := range uniq {
-		ts := texts(lexTokens(q.Prompt))
-		if len(ts) > opts.DedupTokens {
-			ts = ts[len(ts)-opts.DedupTokens:]
-		}
-		tails[i] = append(ts, q.Target)
-	}
+	uniq, tails := dedupTails(qs, opts)
 	cand := map[int][]int{}
 	for _, p := range textsim.NearDuplicates(tails, 3, 0.4) {
 		cand[p.J] = append(cand[p.J], p.I)

@@ -228,6 +228,20 @@ func queryID(prompt, target string) string {
 // Jaccard 0.4); only kept queries are indexed and a query stops at its
 // first match (textsim.FirstPassDedup), so the pass is near-linear.
 func dedupQueries(qs []Query, opts QueryOptions) []Query {
+	uniq, tails := dedupTails(qs, opts)
+	keep := textsim.FirstPassDedup(tails, 3, 0.4, func(kept, i int) bool {
+		return textsim.Ratio(tails[kept], tails[i]) >= opts.DedupRatio
+	})
+	out := make([]Query, len(keep))
+	for k, i := range keep {
+		out[k] = uniq[i]
+	}
+	return out
+}
+
+// dedupTails drops exact repeats (same id) and returns the rest with
+// each query's tail: its last DedupTokens tokens and the target.
+func dedupTails(qs []Query, opts QueryOptions) ([]Query, [][]string) {
 	seen := map[string]bool{}
 	var uniq []Query
 	for _, q := range qs {
@@ -244,14 +258,7 @@ func dedupQueries(qs []Query, opts QueryOptions) []Query {
 		}
 		tails[i] = append(ts, q.Target)
 	}
-	keep := textsim.FirstPassDedup(tails, 3, 0.4, func(kept, i int) bool {
-		return textsim.Ratio(tails[kept], tails[i]) >= opts.DedupRatio
-	})
-	out := make([]Query, len(keep))
-	for k, i := range keep {
-		out[k] = uniq[i]
-	}
-	return out
+	return uniq, tails
 }
 
 // SingleQueries builds queries without pattern identification, for the

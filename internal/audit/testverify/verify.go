@@ -54,6 +54,7 @@ import (
 	"github.com/benchforge/benchforge/internal/diff"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/gitrepo"
+	"github.com/benchforge/benchforge/internal/sandbox"
 )
 
 // Verifier runs the test-suite fallback for samples. The zero value detects
@@ -122,7 +123,7 @@ func (v *Verifier) Verify(ctx context.Context, sample bench.Sample, repo *gitrep
 	if err != nil {
 		return false, "", fmt.Errorf("%s: work tree: %v: %w", op, err, errs.ErrUnavailable)
 	}
-	defer forceRemove(tmp)
+	defer sandbox.ForceRemove(tmp)
 	work := filepath.Join(tmp, "src")
 	if err := Checkout(ctx, repo.GitDir(), commit.Hash, work, filepath.Join(tmp, "index")); err != nil {
 		return false, "", fmt.Errorf("%s: %w", op, err)

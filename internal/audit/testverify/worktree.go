@@ -166,17 +166,3 @@ func safePath(root, rel string) (string, error) {
 	}
 	return p, nil
 }
-
-// forceRemove removes dir even when tests made parts of it read-only.
-func forceRemove(dir string) {
-	if os.RemoveAll(dir) == nil {
-		return
-	}
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			_ = os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	_ = os.RemoveAll(dir)
-}
