@@ -48,7 +48,7 @@ fi
 
 out=$(bench ./internal/ngram ServeVsEcho 200x)
 for c in c1 c8; do
-	lm=$(nsop "$out" "lm/$c"); echo=$(nsop "$out" "echo/$c")
+	lm=$(nsop "$out" "serve/$c"); echo=$(nsop "$out" "echo/$c")
 	if [ -n "$lm" ] && [ -n "$echo" ]; then
 		row "lm serve ($c)" "a trivial Go echo server, same requests" "$(awk -v a="$lm" -v b="$echo" 'BEGIN { printf "%.2f×", a / b }')"
 	else
