@@ -3,6 +3,7 @@ package jvm
 import (
 	"context"
 	"fmt"
+	"github.com/benchforge/benchforge/internal/audit/repos"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -53,23 +54,18 @@ func ParseProjectFlag(s string) (dir, repo, rev string, err error) {
 	return "", repo, rev, nil
 }
 
-// FindGitDir locates the clone of repo ("owner/name") under dir.
+// FindGitDir locates the clone of repo ("owner/name") under dir the way
+// every command resolves repositories (internal/audit/repos).
 func FindGitDir(dir, repo string) (string, error) {
 	if st, err := os.Stat(repo); err == nil && st.IsDir() {
 		return repo, nil
 	}
-	owner, name, _ := strings.Cut(repo, "/")
-	cands := []string{owner + "__" + name + ".git", owner + "__" + name, filepath.Join(owner+"+"+name, "repo"), owner + "+" + name, name + ".git", name}
-	for _, c := range cands {
-		p := filepath.Join(dir, c)
-		if st, err := os.Stat(filepath.Join(p, "HEAD")); err == nil && !st.IsDir() {
-			return p, nil
-		}
-		if st, err := os.Stat(filepath.Join(p, ".git")); err == nil && st.IsDir() {
-			return filepath.Join(p, ".git"), nil
-		}
+	r, err := repos.Find(context.Background(), dir, nil, "", repo, "")
+	if err != nil {
+		return "", err
 	}
-	return "", fmt.Errorf("%w: no clone of %s under %s (tried %s); clone it there or pass --project", errs.ErrNotFound, repo, dir, strings.Join(cands, ", "))
+	defer r.Close() // only its location is needed
+	return r.GitDir(), nil
 }
 
 // projectKey is the project a pair runs against.
