@@ -182,6 +182,12 @@ func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *
 			if d, ok := pb.pair[a]; ok {
 				buggy = bug.lines[d].text
 			}
+			if sfi >= 0 && !c.opts.NoLocalize && a == headerLine(fix, pb.fn) {
+				ml := declaration(fix.lines[a].text, snap, sfi)
+				exact = exact && ml.Similarity == 1 && ml.Via == "exact-header"
+				b.MatchedLines = append(b.MatchedLines, ml)
+				continue
+			}
 			ml, at, err := c.matchPresent(ctx, fix.lines[a].text, buggy, "added", sc, aligned(a))
 			if err != nil {
 				return b, false, err
@@ -238,6 +244,41 @@ func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *
 	b.Similarity = round(score)
 	b.Passed = b.Similarity >= c.opts.threshold()
 	return b, exact && b.Passed, nil
+}
+
+// headerLine is the logical line of v that declares function fi (its
+// name followed by the parameter list, within its first lines: after
+// decorators or annotations), or -1.
+func headerLine(v *version, fi int) int {
+	if fi < 0 {
+		return -1
+	}
+	name := v.funcs[fi].Name + " ("
+	ls := v.funcLines(fi)
+	for _, li := range ls[:min(4, len(ls))] {
+		t := v.lines[li].text
+		if strings.HasPrefix(t, name) || strings.Contains(t, " "+name) {
+			return li
+		}
+	}
+	return -1
+}
+
+// declaration matches a fix line that is the patched function's own
+// declaration with the localised function's declaration: the function's
+// identity is what localisation (or the history walk, through renames and
+// re-signatures) followed, so its changed parameter types or annotations
+// are not fix logic to look for (Lang-30's String parameters became
+// CharSequence again; Python signatures gained annotations).
+func declaration(text string, snap *version, sfi int) MatchedLine {
+	ml := MatchedLine{Patch: text, Role: "added", Similarity: 1, Via: "header"}
+	if h := headerLine(snap, sfi); h >= 0 {
+		ml.Snapshot, ml.Line = snap.lines[h].text, snap.lines[h].start
+		if ml.Snapshot == text {
+			ml.Via = "exact-header"
+		}
+	}
+	return ml
 }
 
 // movedScore is what a fix line found verbatim elsewhere in its tracked

@@ -53,6 +53,9 @@ type trackedBlock struct {
 	pb     *pblock
 	states []track.State
 	evals  []Block
+	// chains are the block's added lines followed statement by statement,
+	// per state (nil where the walk lost the function).
+	chains [][]lineChain
 }
 
 // CheckAll decides sample s at every snapshot of snaps (commits of the
@@ -300,13 +303,15 @@ func (c *Checker) walkBlocks(ctx context.Context, repo *gitrepo.Repo, h *track.H
 // built from the state's function texts (no whole-file parse: a hot
 // function has dozens of states).
 func (c *Checker) scoreStates(ctx context.Context, repo *gitrepo.Repo, h *track.History, tb *trackedBlock) error {
+	var prev []lineChain
+	var was *version
 	for _, st := range tb.states {
 		if st.Path == "" || st.Key == "" {
-			b, err := c.scoreAtFile(ctx, repo, h.Commits[st.From].Hash, tb, st)
+			b, err := c.scoreAtFile(ctx, repo, h.Commits[st.From].Hash, tb, st, nil)
 			if err != nil {
 				return err
 			}
-			tb.evals = append(tb.evals, b)
+			tb.evals, tb.chains, prev, was = append(tb.evals, b), append(tb.chains, nil), nil, nil
 			continue
 		}
 		sv := scopeVersion(st.Path, append([]string{st.Text}, st.ExtraText...), c.opts.NoPreprocess)
@@ -315,15 +320,20 @@ func (c *Checker) scoreStates(ctx context.Context, repo *gitrepo.Repo, h *track.
 		if err != nil {
 			return err
 		}
+		chains, err := c.chainStep(ctx, tb, prev, was, sv, b)
+		if err != nil {
+			return err
+		}
+		c.applyChains(&b, chains, nil)
 		b.EvidenceCommit = h.Commits[st.From].Hash
-		tb.evals = append(tb.evals, b)
+		tb.evals, tb.chains, prev, was = append(tb.evals, b), append(tb.chains, chains), chains, sv
 	}
 	return nil
 }
 
 // scoreAtFile evaluates tb's block against st's file at commit (a gone
 // function fails without a search).
-func (c *Checker) scoreAtFile(ctx context.Context, repo *gitrepo.Repo, commit string, tb *trackedBlock, st track.State) (Block, error) {
+func (c *Checker) scoreAtFile(ctx context.Context, repo *gitrepo.Repo, commit string, tb *trackedBlock, st track.State, chains []lineChain) (Block, error) {
 	if st.Path == "" {
 		b := Block{File: tb.pb.file, Function: tb.fw.fix.funcName(tb.pb.fn), Kind: tb.pb.kind, FileVia: "history",
 			Localized: "history:gone", PatchLines: []string{}, MatchedLines: []MatchedLine{}, Reason: st.Gone}
@@ -341,6 +351,7 @@ func (c *Checker) scoreAtFile(ctx context.Context, repo *gitrepo.Repo, commit st
 	if err != nil {
 		return Block{}, err
 	}
+	c.applyChains(&b, chains, sf.v)
 	b.EvidenceCommit = commit
 	return b, nil
 }
@@ -401,7 +412,7 @@ func (c *Checker) decideAt(ctx context.Context, repo *gitrepo.Repo, v *Verdict, 
 		// The snapshot's own file (shared by every sample of the
 		// repository, so parsed once) gives the evidence line numbers;
 		// the function's text is the state's.
-		b, err := c.scoreAtFile(ctx, repo, v.SnapshotCommit, tb, tb.states[k])
+		b, err := c.scoreAtFile(ctx, repo, v.SnapshotCommit, tb, tb.states[k], tb.chains[k])
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package patchcheck
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/benchforge/benchforge/internal/code"
 )
@@ -15,10 +16,13 @@ import (
 // MustMatch pair canonicalises to one text, every MustNotMatch pair stays
 // apart.
 type modRule struct {
-	Name         string
-	Lang         code.Lang
-	Pattern      *regexp.Regexp
-	Replace      string
+	Name    string
+	Lang    code.Lang
+	Pattern *regexp.Regexp
+	Replace string
+	// Fn rewrites the line instead of Pattern and Replace, for a rule a
+	// regular expression cannot say (an argument list to count).
+	Fn           func(string) string
 	MustMatch    [][2]string
 	MustNotMatch [][2]string
 }
@@ -126,6 +130,32 @@ var modRules = []modRule{
 		},
 	},
 	{
+		Name: "python-percent-tuple", Lang: code.LangPython,
+		// "… %s … %s …" % ( a , b ) → f"… {a} … {b} …".
+		Fn: percentToFString,
+		MustMatch: [][2]string{
+			{`base += ', qop="auth", nc=%s, cnonce="%s"' % ( ncvalue , cnonce )`, `base += f', qop="auth", nc={ncvalue}, cnonce="{cnonce}"'`},
+			{`s . append ( "(%s) -> %s" % ( args , retann ) )`, `s . append ( f"({args}) -> {retann}" )`},
+		},
+		MustNotMatch: [][2]string{
+			{`x = "%s-%s" % ( a , b )`, `x = f"{b}-{a}"`},
+			{`x = "%s %%" % ( a , )`, `x = f"{a} %"`},
+		},
+	},
+	{
+		Name: "python-variable-annotation", Lang: code.LangPython,
+		// x : T = v → x = v (PEP 526 annotations add no behaviour).
+		Fn: dropVarAnnotation,
+		MustMatch: [][2]string{
+			{`exception_info : Union [ ExceptionChainRepr , ReprExceptionInfo ] = ExceptionChainRepr ( chain )`, `exception_info = ExceptionChainRepr ( chain )`},
+			{`self . names : List [ str ] = [ ]`, `self . names = [ ]`},
+		},
+		MustNotMatch: [][2]string{
+			{`x : int = 1`, `x = 2`},
+			{`d [ a : b ] = c`, `d = c`},
+		},
+	},
+	{
 		Name: "python-fstring-spacing", Lang: code.LangPython,
 		// f"… { x } …" and f"…{x}…" are the same f-string.
 		Pattern: regexp.MustCompile(`\{ ([^{} ][^{}]*?) \}`),
@@ -143,9 +173,69 @@ var modRules = []modRule{
 func modernise(lang code.Lang, t string) string {
 	for i := range modRules {
 		r := &modRules[i]
-		if r.Lang == lang {
+		switch {
+		case r.Lang != lang:
+		case r.Fn != nil:
+			t = r.Fn(t)
+		default:
 			t = r.Pattern.ReplaceAllString(t, r.Replace)
 		}
 	}
 	return t
+}
+
+// varAnnotation matches an annotated assignment's target and annotation:
+// "name : T = " (the target a plain or dotted name).
+var varAnnotation = regexp.MustCompile(`^([A-Za-z_]\w*(?: \. [A-Za-z_]\w*)*) : ([^=]+?) = `)
+
+// dropVarAnnotation turns "x : T = v" into "x = v" (PEP 526 annotations
+// change no behaviour); a keyword before the colon ("else : x = 1" cannot
+// occur in a normalised line, but "lambda x : y = …" would be wrong) is
+// left alone.
+func dropVarAnnotation(t string) string {
+	m := varAnnotation.FindStringSubmatchIndex(t)
+	if m == nil || keywords[t[m[2]:m[3]]] {
+		return t
+	}
+	return t[:m[3]] + " = " + t[m[1]:]
+}
+
+// percentTuple matches a %-format string and a parenthesised argument
+// list of plain or dotted names.
+var percentTuple = regexp.MustCompile(`(^|[^\w"'])(?:'([^'{}\\]*)'|"([^"{}\\]*)") % \( ((?:[A-Za-z_]\w*(?: \. [A-Za-z_]\w*)* , )*[A-Za-z_]\w*(?: \. [A-Za-z_]\w*)*)(?: ,)? \)`)
+
+// percentToFString rewrites "… %s … %r …" % ( a , b ) as f"… {a} … {b} …"
+// when the placeholders (%s, %d, %r; no %%) and the names pair up.
+func percentToFString(t string) string {
+	return percentTuple.ReplaceAllStringFunc(t, func(m string) string {
+		sub := percentTuple.FindStringSubmatch(m)
+		lead, q, body, args := sub[1], "'", sub[2], strings.Split(sub[4], " , ")
+		if strings.HasPrefix(m[len(lead):], `"`) {
+			q, body = `"`, sub[3]
+		}
+		if strings.Contains(body, "%%") {
+			return m
+		}
+		var sb strings.Builder
+		n := 0
+		for i := 0; i < len(body); i++ {
+			if body[i] == '%' && i+1 < len(body) && strings.IndexByte("sdr", body[i+1]) >= 0 {
+				if n >= len(args) {
+					return m
+				}
+				sb.WriteString("{" + args[n] + "}")
+				n++
+				i++
+				continue
+			}
+			if body[i] == '%' {
+				return m
+			}
+			sb.WriteByte(body[i])
+		}
+		if n != len(args) {
+			return m
+		}
+		return lead + "f" + q + sb.String() + q
+	})
 }

@@ -439,11 +439,15 @@ func newOrGrown(f *fn, prev *fileVersion) bool {
 	return k < 0 || len(prev.functions()[k].Text) < len(f.Text)
 }
 
+// keepExtra keeps the extra functions still in v, each followed by key,
+// else by its unique name (re-signatured, as the tracked function is).
 func keepExtra(v *fileVersion, keys []string) []string {
 	var out []string
 	for _, k := range keys {
 		if v.hasKey(k) {
-			out = append(out, k)
+			out = appendNew(out, k)
+		} else if i := uniqueName(v, classOf(k), nameOf(k)); i >= 0 {
+			out = appendNew(out, v.functions()[i].Key)
 		}
 	}
 	return out

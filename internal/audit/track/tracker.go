@@ -101,29 +101,34 @@ func (t *Tracker) AnchorPatch(ctx context.Context, repo *gitrepo.Repo, h *Histor
 	if from < 0 {
 		return Anchor{Index: -1, Via: "pickaxe", Reason: "the base commit is not on the default branch"}, nil
 	}
-	probe, probePath := distinctive(files)
-	if probe == "" {
+	probes := distinctive(files, 3)
+	if len(probes) == 0 {
 		return Anchor{Index: -1, Via: "pickaxe", Reason: "the gold patch adds no line to search for"}, nil
 	}
-	out, err := repo.Git(ctx, "log", "--first-parent", "--reverse", "--format=%H", "-S"+probe,
-		h.Commits[from].Hash+".."+h.Commits[len(h.Commits)-1].Hash, "--", probePath)
-	if err != nil {
-		return Anchor{}, fmt.Errorf("search the history for the gold patch's line %q: %w", probe, err)
-	}
-	for _, hash := range strings.Fields(string(out)) {
-		i := h.Index(hash)
-		if i < 0 {
-			continue
-		}
-		ok, err := t.contains(ctx, repo, hash, files)
+	// From the base commit itself, not from its landing on the chain: the
+	// base often sits on a release branch whose merge into the default
+	// branch is also the merge that brought the fix in.
+	span := bc.Hash + ".." + h.Commits[len(h.Commits)-1].Hash
+	for _, p := range probes {
+		out, err := repo.Git(ctx, "log", "--first-parent", "--reverse", "--format=%H", "-S"+p.line, span, "--", p.path)
 		if err != nil {
-			return Anchor{}, err
+			return Anchor{}, fmt.Errorf("search the history for the gold patch's line %q: %w", p.line, err)
 		}
-		if ok {
-			return Anchor{Index: i, Commit: hash, Via: "pickaxe"}, nil
+		for _, hash := range strings.Fields(string(out)) {
+			i := h.Index(hash)
+			if i < from {
+				continue
+			}
+			ok, err := t.contains(ctx, repo, hash, files)
+			if err != nil {
+				return Anchor{}, err
+			}
+			if ok {
+				return Anchor{Index: i, Commit: hash, Via: "pickaxe"}, nil
+			}
 		}
 	}
-	return Anchor{Index: -1, Via: "pickaxe", Reason: fmt.Sprintf("no default-branch commit after the base commit adds %q to %s with the rest of the gold patch", probe, probePath)}, nil
+	return Anchor{Index: -1, Via: "pickaxe", Reason: fmt.Sprintf("no default-branch commit after the base commit adds %q to %s with the rest of the gold patch", probes[0].line, probes[0].path)}, nil
 }
 
 // minLanded is the share of the gold patch's added lines a candidate
@@ -147,11 +152,11 @@ func (t *Tracker) contains(ctx context.Context, repo *gitrepo.Repo, commit strin
 		}
 		have := map[string]bool{}
 		for _, l := range strings.Split(string(v.src), "\n") {
-			have[strings.TrimSpace(l)] = true
+			have[stripComment(strings.TrimSpace(l))] = true
 		}
 		for _, l := range f.Lines {
 			total++
-			if have[l] {
+			if have[stripComment(l)] {
 				found++
 			}
 		}
@@ -159,19 +164,36 @@ func (t *Tracker) contains(ctx context.Context, repo *gitrepo.Repo, commit strin
 	return total > 0 && float64(found) >= minLanded*float64(total), nil
 }
 
-// distinctive picks the longest added line (ties: the first file's) as
-// the pickaxe probe.
-func distinctive(files []AddedLines) (line, path string) {
-	type cand struct{ l, p string }
-	var cs []cand
+// probe is an added line to search the history for, and its file.
+type probe struct{ line, path string }
+
+// distinctive picks up to n pickaxe probes: the longest added lines
+// (ties: the earlier file's), each without a trailing comment, which the
+// upstream commit often lacks or words otherwise ("# type: ignore").
+func distinctive(files []AddedLines, n int) []probe {
+	var cs []probe
+	seen := map[string]bool{}
 	for _, f := range files {
 		for _, l := range f.Lines {
-			cs = append(cs, cand{l, f.Path})
+			l = stripComment(l)
+			if len(l) >= 8 && !seen[l] {
+				seen[l] = true
+				cs = append(cs, probe{l, f.Path})
+			}
 		}
 	}
-	sort.SliceStable(cs, func(i, j int) bool { return len(cs[i].l) > len(cs[j].l) })
-	if len(cs) == 0 {
-		return "", ""
+	sort.SliceStable(cs, func(i, j int) bool { return len(cs[i].line) > len(cs[j].line) })
+	return cs[:min(n, len(cs))]
+}
+
+// stripComment drops a trailing "  # …" or "  // …" comment from a
+// trimmed line (two spaces before the marker, as style guides write it,
+// so a "#" or "//" inside a string literal stays).
+func stripComment(l string) string {
+	for _, m := range []string{"  # ", "  // "} {
+		if i := strings.Index(l, m); i > 0 {
+			l = strings.TrimSpace(l[:i])
+		}
 	}
-	return cs[0].l, cs[0].p
+	return l
 }
