@@ -99,7 +99,7 @@ func checkRanges(cmd *cobra.Command) error {
 	if lo != nil && hi != nil && (lo.Changed || hi.Changed) {
 		a, _ := strconv.Atoi(lo.Value.String())
 		b, _ := strconv.Atoi(hi.Value.String())
-		if a > b {
+		if b > 0 && a > b { // 0 is the (mode-dependent) default
 			return fmt.Errorf("--min-lines %d is above --max-lines %d: %w", a, b, errs.ErrUsage)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // openai:, anthropic:
 	"github.com/benchforge/benchforge/internal/runkey"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/synth/fidelity"
 	"github.com/benchforge/benchforge/internal/synth/gate"
 	"github.com/benchforge/benchforge/internal/synth/generate"
 	"github.com/benchforge/benchforge/internal/synth/generate/grounded"
@@ -99,6 +100,8 @@ func newModelGenerator(m llm.Model, mode string, seed uint64, o modelGenFlags, g
 func newSynthGenerateCmd(a *app) *cobra.Command {
 	var (
 		genSpec, corpusPath, seedPath, out, types, repos string
+		refPath                                          string
+		ground                                           bool
 		corpusPaths                                      []string
 		perType                                          int
 		seed                                             uint64
@@ -120,9 +123,21 @@ with the inverses of real fix patterns — removed null guard (NPE), removed or
 loosened bounds check and off-by-one length (AIOOBE/SIOOBE), removed
 NumberFormatException catch (NFE), removed instanceof guard (CCE), and an
 unintended throw on a lenient argument (IAE) or state (ISE) branch — so the
-fixed member of each pair is the original code. With --seeds, the seeds'
-fixes are classified into the same patterns (the table is printed) and
-each pair's example_bug_ids lists the seeds of its type and pattern.
+fixed member of each pair is the original code; a removed parse guard
+(NFE) and a removed Matcher state check (ISE) complete the seeds' repair
+patterns. With --seeds, the seeds' fixes are classified into the same
+patterns (the table is printed), and host methods are grounded (--ground,
+default on): every pair the operators can make in the corpora is measured
+on the seven structural metrics, and each seed of the fidelity reference
+set (the upper-tail rule, or --reference-set) draws an equal share of its
+nearest pairs of its type, within the gate's size band around its LLOC
+(the size target), preferring the operator that inverts its own fix — so
+the corpus follows the reference distribution per type. Each pair then
+records the seed it was grounded on (example_bug_ids, source.seed).
+--corpus may be repeated (one revision of each project); --total N splits
+N over the types by the reference set's prevalence. --ground=false keeps
+corpus order, with example_bug_ids listing the seeds of the pair's type
+and pattern.
 
 --generator MODEL-SPEC (openai:MODEL[@BASE_URL], anthropic:MODEL, or
 ngram:FILE.bfng for the built-in n-gram LM, in-process) calls a model:
@@ -149,12 +164,8 @@ DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
 			if perType < 0 {
 				return fmt.Errorf("%w: --per-type must be ≥ 0, got %d", errs.ErrUsage, perType)
 			}
-			switch len(corpusPaths) {
-			case 0:
-			case 1:
-				corpusPath = corpusPaths[0]
-			default:
-				return fmt.Errorf("%w: --corpus given %d times; the mutation generator reads one source corpus", errs.ErrUsage, len(corpusPaths))
+			if len(corpusPaths) > 0 {
+				corpusPath = strings.Join(corpusPaths, ",")
 			}
 			quotas := map[string]int{}
 			for _, t := range strings.Split(types, ",") {
@@ -177,9 +188,13 @@ DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
 			// One directory holds candidates of one set of the settings
 			// that decide them (the gates rerun on every call).
 			settings := runkey.Settings{"generator": genSpec, "seed": seed}
+			isGrounded := genSpec == "mutation" && ground && len(seeds) > 0
 			if genSpec == "mutation" {
 				settings["corpus"], settings["min_lines"], settings["max_lines"] = corpusPath, mopts.MinLines, mopts.MaxLines
 				settings["chunk_files"], settings["public_only"] = mopts.ChunkFiles, mopts.PublicOnly
+				if isGrounded {
+					settings["ground"], settings["reference_set"], settings["seeds"] = true, refPath, seedPath
+				}
 			} else {
 				settings["mode"], settings["max_tokens"], settings["temperature"] = mode, mf.maxTokens, mf.temperature
 				settings["top_p"], settings["provider_defaults"], settings["pair_share"] = mf.topP, mf.providerDefaults, mf.pairShare
@@ -191,9 +206,38 @@ DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
 				return runModelGenerate(a, cmd, modelGenRun{spec: genSpec, mode: mode, flags: mf, seed: seed, out: out, quotas: quotas,
 					seeds: seeds, total: total, floor: floor, capN: capN, gopts: gopts, asJSON: asJSON})
 			}
-			mopts.Corpus, mopts.Seed = corpusPath, seed
-			if err := resolveCorpusRevision(a, &mopts, repos); err != nil {
-				return err
+			mopts.Seed = seed
+			for _, c := range corpusPaths {
+				spec, err := resolveCorpusRevision(a, c, repos)
+				if err != nil {
+					return err
+				}
+				mopts.Corpora = append(mopts.Corpora, spec)
+			}
+			if isGrounded {
+				gr, err := groundingFor(seeds, refPath, gopts)
+				if err != nil {
+					return err
+				}
+				mopts.Ground = gr
+				if total > 0 {
+					// Table 10 pools the types by the reference set's mix, so
+					// the corpus follows that mix too; --floor/--cap only
+					// when given.
+					fl, cp := 0, 0
+					if cmd.Flags().Changed("floor") {
+						fl = floor
+					}
+					if cmd.Flags().Changed("cap") {
+						cp = capN
+					}
+					by := grounded.Targets(gr.Reference, total, fl, cp)
+					for t := range quotas {
+						quotas[t] = by[t]
+					}
+				}
+			} else if total > 0 {
+				return fmt.Errorf("%w: --total with --generator mutation splits by the seeds' prevalence and needs --seeds (and grounding)", errs.ErrUsage)
 			}
 			g, err := mutation.New(mopts)
 			if err != nil {
@@ -270,7 +314,9 @@ DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
 	fl.IntVar(&floor, "floor", 500, "with --total: smallest per-type quota (rxsynth §4.4: 500)")
 	fl.IntVar(&capN, "cap", 1000, "with --total: largest per-type quota, 0 for none (rxsynth §4.4: 1,000)")
 	addModelGenFlags(cmd, &mf)
-	fl.StringArrayVar(&corpusPaths, "corpus", nil, "Java sources to mutate: a src.zip, a directory, or REPO@REV of a clone under --repos (pairs then record repository, commit, path and method; test trees are skipped), one (default: the JDK's lib/src.zip)")
+	fl.StringArrayVar(&corpusPaths, "corpus", nil, "Java sources to mutate: a src.zip, a directory, or REPO@REV of a clone under --repos (pairs then record repository, commit, path and method; test trees are skipped); repeat for several (default: the JDK's lib/src.zip)")
+	fl.BoolVar(&ground, "ground", true, "with --seeds: choose host methods that follow the seed reference set's seven structural metrics per type (false: corpus order)")
+	fl.StringVar(&refPath, "reference-set", "", "with --ground: file listing the seed bug_ids to follow (default: the fidelity upper-tail rule, as 'synth fidelity')")
 	fl.StringVar(&repos, "repos", "", "directory of local clones (owner__name.git, owner+name/repo) for --corpus REPO@REV")
 	fl.StringVar(&seedPath, "seeds", "", "real seed pairs JSONL (mined fix patterns, example_bug_ids, novelty gate)")
 	fl.StringVar(&out, "out", "", "output directory")
@@ -278,8 +324,8 @@ DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
 	fl.IntVar(&perType, "per-type", 250, "candidates per exception type (before gating)")
 	fl.Uint64Var(&seed, "seed", 1, "random seed: corpus order and mutation sites; exemplar and scaffold schedules")
 	fl.BoolVar(&mopts.PublicOnly, "public-only", true, "mutate public methods only")
-	fl.IntVar(&mopts.MinLines, "min-lines", 5, "smallest method to mutate, in lines")
-	fl.IntVar(&mopts.MaxLines, "max-lines", 60, "largest method to mutate, in lines")
+	fl.IntVar(&mopts.MinLines, "min-lines", 0, "smallest method to mutate, in lines (0: 5, grounded 3)")
+	fl.IntVar(&mopts.MaxLines, "max-lines", 0, "largest method to mutate, in lines (0: 60, grounded 300)")
 	fl.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	addGateFlags(cmd, &gopts)
 	return cmd
@@ -382,21 +428,19 @@ func runModelGenerate(a *app, cmd *cobra.Command, r modelGenRun) error {
 	return writeGateTables(w, res)
 }
 
-// resolveCorpusRevision turns --corpus REPO@REV into an exported tree of
-// that revision, recording the repository and commit for provenance.
-func resolveCorpusRevision(a *app, o *mutation.Options, repos string) error {
-	if o.Corpus == "" {
-		return nil
+// resolveCorpusRevision turns one --corpus value into a source tree: a
+// REPO@REV becomes an exported tree of that revision, recording the
+// repository and commit for provenance.
+func resolveCorpusRevision(a *app, c, repos string) (mutation.CorpusSpec, error) {
+	if _, err := os.Stat(c); err == nil {
+		return mutation.CorpusSpec{Path: c}, nil
 	}
-	if _, err := os.Stat(o.Corpus); err == nil {
-		return nil
-	}
-	repo, rev, ok := strings.Cut(o.Corpus, "@")
+	repo, rev, ok := strings.Cut(c, "@")
 	if !ok {
-		return nil // a missing file: mutation.New says so
+		return mutation.CorpusSpec{Path: c}, nil // a missing file: mutation.New says so
 	}
 	if repos == "" {
-		return fmt.Errorf("%w: --corpus %s names a repository revision; add --repos DIR holding its clone", errs.ErrUsage, o.Corpus)
+		return mutation.CorpusSpec{}, fmt.Errorf("%w: --corpus %s names a repository revision; add --repos DIR holding its clone", errs.ErrUsage, c)
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
@@ -404,8 +448,33 @@ func resolveCorpusRevision(a *app, o *mutation.Options, repos string) error {
 	}
 	dir, err := jvm.ExportRevision(a.ctx, repos, repo, rev, filepath.Join(cache, "benchforge"))
 	if err != nil {
-		return fmt.Errorf("synth generate: --corpus: %w", err)
+		return mutation.CorpusSpec{}, fmt.Errorf("synth generate: --corpus: %w", err)
 	}
-	o.Corpus, o.Repo, o.Commit = dir, repo, rev
-	return nil
+	return mutation.CorpusSpec{Path: dir, Repo: repo, Commit: rev}, nil
+}
+
+// groundingFor builds the grounded selection's settings: the fidelity
+// reference set of the seeds (the same rule or list 'synth fidelity'
+// uses) and the gate's size bounds.
+func groundingFor(seeds []corpus.Seed, refPath string, gopts gate.Options) (*mutation.Grounding, error) {
+	var ids []string
+	if refPath != "" {
+		f, err := os.Open(refPath)
+		if err != nil {
+			return nil, fmt.Errorf("synth generate: --reference-set: %w: %w", errs.ErrNotFound, err)
+		}
+		ids, err = fidelity.ParseReferenceSet(refPath, f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("synth generate: %w", err)
+		}
+	}
+	ref, _, err := fidelity.ReferenceSeeds(seeds, ids)
+	if err != nil {
+		return nil, fmt.Errorf("synth generate: %w", err)
+	}
+	if len(ref) == 0 {
+		return nil, fmt.Errorf("synth generate: %w: no seed is in the reference set; nothing to ground on (use --ground=false)", errs.ErrInput)
+	}
+	return &mutation.Grounding{Reference: ref, MinLLOC: gopts.MinLLOC, MaxLLOC: gopts.MaxLLOC, SizeTolerance: gopts.SizeTolerance}, nil
 }

@@ -146,3 +146,29 @@ func ParseReferenceSet(name string, r io.Reader) ([]string, error) {
 	}
 	return ids, nil
 }
+
+// ReferenceSeeds returns the seeds of the fidelity reference set — the
+// ones Run compares a corpus with — measured exactly as Run measures them:
+// under the upper-tail rule when ids is nil, else those listed. The
+// grounded mutation generator samples host methods against this set, so a
+// corpus it grows is judged by the same seeds it was drawn to follow.
+func ReferenceSeeds(seeds []corpus.Seed, ids []string) ([]corpus.Seed, Reference, error) {
+	lloc := make([]int, len(seeds))
+	for i, s := range seeds {
+		lloc[i] = -1
+		if m, err := Measure(s.BuggyMethod); err == nil {
+			lloc[i] = m.Metrics.LLOC
+		}
+	}
+	in, ref, err := referenceSet(seeds, lloc, ids)
+	if err != nil {
+		return nil, ref, err
+	}
+	var out []corpus.Seed
+	for i, s := range seeds {
+		if in[i] {
+			out = append(out, s)
+		}
+	}
+	return out, ref, nil
+}

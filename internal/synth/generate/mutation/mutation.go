@@ -14,6 +14,8 @@
 //	loosen_comparison          AIOOBE/SIOOBE  inverse of a changed comparison (< vs <=)
 //	index_off_by_one           AIOOBE/SIOOBE  inverse of a corrected index or length (length-1)
 //	remove_nfe_catch           NFE            inverse of a caught NumberFormatException
+//	remove_parse_guard         NFE            inverse of text validated before a number parser
+//	remove_match_check         ISE            inverse of a Matcher state check before group/start/end
 //	remove_instanceof_guard    CCE            inverse of an added instanceof check
 //	throw_on_lenient_argument  IAE            inverse of a removed unintended throw
 //	throw_on_lenient_state     ISE            inverse of a removed unintended throw
@@ -45,8 +47,15 @@
 // an earlier one's is skipped (the JDK repeats code across primitive
 // specialisations).
 //
-// Provenance: generator id, operator, source file, method signature and
-// line. example_bug_ids are the ids of the given seeds whose fix
+// Grounded selection (Options.Ground, ground.go) replaces corpus order:
+// every pair the operators can make anywhere in the corpora is measured,
+// and each seed of the reference set draws its nearest pairs of its type
+// on the seven structural metrics, so the corpus follows the seeds' size,
+// complexity and nesting per type; example_bug_ids then names that one
+// seed.
+//
+// Provenance: generator id, operator, repository and commit (per corpus),
+// source file, method signature and line. example_bug_ids are the ids of the given seeds whose fix
 // ClassifyFix assigns to the operator's pattern, for the candidate's type;
 // with no seeds, or none of that pattern and type, it is empty: a mutation
 // pair is then grounded in the operator's pattern, not in a seed.
@@ -84,15 +93,39 @@ type Options struct {
 	// was exported from; every candidate's source records them, and test
 	// trees are not mutated (a host method is production code).
 	Repo, Commit string
+	// Corpora, when set, replaces Corpus/Repo/Commit with several source
+	// trees (e.g. one revision of each Defects4J project): their files are
+	// shuffled together, and each candidate records its own tree's
+	// repository and commit.
+	Corpora []CorpusSpec
+	// Ground, when set, chooses host methods that follow a seed reference
+	// set's structural metrics (see Grounding and ground.go) instead of
+	// taking methods in corpus order.
+	Ground *Grounding
+}
+
+// CorpusSpec is one source tree of Options.Corpora.
+type CorpusSpec struct {
+	Path         string // src.zip or directory
+	Repo, Commit string // the revision Path was exported from, or ""
+}
+
+// fileRef names one file: its corpus (index into Generator.corpora) and its
+// slash-separated path inside it.
+type fileRef struct {
+	c    int
+	name string
 }
 
 // Generator is the mutation generator. It is not safe for concurrent
 // Generate calls.
 type Generator struct {
-	opts   Options
-	corpus *Corpus
-	order  []string
-	seen   map[uint64]bool // hashes of fixed methods already used
+	opts    Options
+	specs   []CorpusSpec
+	corpora []*Corpus
+	order   []fileRef
+	seen    map[uint64]bool // hashes of fixed methods already used
+	plan    *plan           // grounded selection, built on the first Generate
 
 	once sync.Once
 	ex   map[[2]string][]string
@@ -100,46 +133,87 @@ type Generator struct {
 
 // New opens the corpus and fixes the file order.
 func New(opts Options) (*Generator, error) {
-	if opts.Corpus == "" {
-		p, err := DefaultCorpus()
-		if err != nil {
-			return nil, err
+	specs := slices.Clone(opts.Corpora)
+	if len(specs) == 0 {
+		if opts.Corpus == "" {
+			p, err := DefaultCorpus()
+			if err != nil {
+				return nil, err
+			}
+			opts.Corpus = p
 		}
-		opts.Corpus = p
+		specs = []CorpusSpec{{Path: opts.Corpus, Repo: opts.Repo, Commit: opts.Commit}}
 	}
 	if opts.ChunkFiles <= 0 {
 		opts.ChunkFiles = 64
 	}
+	// Grounded selection picks sizes by matching seeds, so its line window
+	// only bounds the pool: wide enough for the largest reference seeds.
 	if opts.MinLines <= 0 {
 		opts.MinLines = 5
+		if opts.Ground != nil {
+			opts.MinLines = 3
+		}
 	}
 	if opts.MaxLines <= 0 {
 		opts.MaxLines = 60
+		if opts.Ground != nil {
+			opts.MaxLines = 300
+		}
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
-	c, err := OpenCorpus(opts.Corpus)
-	if err != nil {
-		return nil, err
-	}
-	g := &Generator{opts: opts, corpus: c, order: slices.Clone(c.Files()), seen: map[uint64]bool{}}
-	if opts.Repo != "" {
-		g.order = slices.DeleteFunc(g.order, testTree)
+	g := &Generator{opts: opts, specs: specs, seen: map[uint64]bool{}}
+	for i, sp := range specs {
+		c, err := OpenCorpus(sp.Path)
+		if err != nil {
+			g.Close()
+			return nil, err
+		}
+		g.corpora = append(g.corpora, c)
+		for _, name := range c.Files() {
+			if sp.Repo != "" && testTree(name) {
+				continue
+			}
+			g.order = append(g.order, fileRef{c: i, name: name})
+		}
 	}
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x6d757461))
 	rng.Shuffle(len(g.order), func(i, j int) { g.order[i], g.order[j] = g.order[j], g.order[i] })
 	return g, nil
 }
 
-// Close releases the corpus.
-func (g *Generator) Close() error { return g.corpus.Close() }
+// Close releases the corpora.
+func (g *Generator) Close() error {
+	var first error
+	for _, c := range g.corpora {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
 
 // ID implements generate.Generator.
-func (g *Generator) ID() string { return ID }
+func (g *Generator) ID() string {
+	if g.opts.Ground != nil {
+		return GroundedID
+	}
+	return ID
+}
 
-// Chunks is the number of chunks the corpus holds.
-func (g *Generator) Chunks() int { return (len(g.order) + g.opts.ChunkFiles - 1) / g.opts.ChunkFiles }
+// Chunks is the number of chunks the corpus holds (grounded: the number
+// of selection rounds, known after the first Generate).
+func (g *Generator) Chunks() int {
+	if g.opts.Ground != nil {
+		if g.plan == nil {
+			return 0
+		}
+		return len(g.plan.rounds)
+	}
+	return (len(g.order) + g.opts.ChunkFiles - 1) / g.opts.ChunkFiles
+}
 
 // triggers are substrings a file must contain to be worth parsing for a type.
 var triggers = map[string][]string{
@@ -154,6 +228,7 @@ var triggers = map[string][]string{
 
 // fileSites is what a worker finds in one file.
 type fileSites struct {
+	ref     fileRef
 	name    string
 	src     []byte
 	err     error
@@ -168,6 +243,9 @@ type methodSites struct {
 
 // Generate implements generate.Generator.
 func (g *Generator) Generate(ctx context.Context, req generate.Request) ([]generate.Candidate, error) {
+	if g.opts.Ground != nil {
+		return g.generateGrounded(ctx, req)
+	}
 	g.once.Do(func() { g.ex = exemplars(MinePatterns(req.Seeds)) })
 	lo := req.Chunk * g.opts.ChunkFiles
 	if req.Chunk < 0 || lo >= len(g.order) {
@@ -201,7 +279,7 @@ func (g *Generator) Generate(ctx context.Context, req generate.Request) ([]gener
 			if typ == "" {
 				continue
 			}
-			if c, ok := g.mutate(fs, ms, typ, attempt); ok {
+			if c, ok := g.mutate(fs, ms, typ, "", attempt); ok {
 				out = append(out, c)
 				want[typ]--
 			}
@@ -231,12 +309,12 @@ func pickType(sites []Site, want map[string]int) string {
 	return best
 }
 
-// mutate tries the method's sites of type typ in a seeded order until one
-// gives a valid buggy method.
-func (g *Generator) mutate(fs fileSites, ms methodSites, typ string, attempt func(generate.Attempt)) (generate.Candidate, bool) {
+// mutate tries the method's sites of type typ (and operator op, when not
+// "") in a seeded order until one gives a valid buggy method.
+func (g *Generator) mutate(fs fileSites, ms methodSites, typ, op string, attempt func(generate.Attempt)) (generate.Candidate, bool) {
 	var sites []Site
 	for _, s := range ms.sites {
-		if s.Type == typ {
+		if s.Type == typ && (op == "" || s.Operator == op) {
 			sites = append(sites, s)
 		}
 	}
@@ -248,7 +326,9 @@ func (g *Generator) mutate(fs fileSites, ms methodSites, typ string, attempt fun
 	fixed := dedent(string(src))
 	fh := fnv.New64a()
 	fh.Write([]byte(fixed))
-	if g.seen[fh.Sum64()] {
+	// A grounded pool build (op set) dedups host methods itself, across
+	// types and operators.
+	if op == "" && g.seen[fh.Sum64()] {
 		return generate.Candidate{}, false
 	}
 	method := ms.fn.Signature
@@ -256,7 +336,8 @@ func (g *Generator) mutate(fs fileSites, ms methodSites, typ string, attempt fun
 		method = ms.fn.Class + ": " + method
 	}
 	for _, s := range sites {
-		loc := &generate.Source{Repo: g.opts.Repo, Commit: g.opts.Commit, File: fs.name, Method: method,
+		sp := g.specs[fs.ref.c]
+		loc := &generate.Source{Repo: sp.Repo, Commit: sp.Commit, File: fs.name, Method: method,
 			StartLine: ms.fn.StartLine, EndLine: ms.fn.EndLine, SiteLine: s.Line}
 		edits := make([]Edit, len(s.Edits))
 		for k, e := range s.Edits {
@@ -283,7 +364,9 @@ func (g *Generator) mutate(fs fileSites, ms methodSites, typ string, attempt fun
 			}
 			a.Outcome, a.CandidateID = generate.OutcomeCandidate, c.ID
 			attempt(a)
-			g.seen[fh.Sum64()] = true
+			if op == "" {
+				g.seen[fh.Sum64()] = true
+			}
 			return c, true
 		}
 		attempt(a)
@@ -344,7 +427,7 @@ func dedent(s string) string {
 
 // scan parses the files concurrently and finds the sites of the wanted
 // types; results come back in input order.
-func (g *Generator) scan(ctx context.Context, names []string, want map[string]int) []fileSites {
+func (g *Generator) scan(ctx context.Context, names []fileRef, want map[string]int) []fileSites {
 	out := make([]fileSites, len(names))
 	var ops []*Operator
 	for _, op := range Operators {
@@ -374,9 +457,10 @@ func (g *Generator) scan(ctx context.Context, names []string, want map[string]in
 	return out
 }
 
-func (g *Generator) scanFile(name string, want map[string]int, ops []*Operator) fileSites {
-	fs := fileSites{name: name}
-	src, err := g.corpus.ReadFile(name)
+func (g *Generator) scanFile(ref fileRef, want map[string]int, ops []*Operator) fileSites {
+	name := ref.name
+	fs := fileSites{ref: ref, name: name}
+	src, err := g.corpora[ref.c].ReadFile(name)
 	if err != nil {
 		fs.err = err
 		return fs
@@ -432,8 +516,14 @@ func (g *Generator) scanFile(name string, want map[string]int, ops []*Operator) 
 	return fs
 }
 
-// CorpusPath returns the corpus in use (after defaulting).
-func (g *Generator) CorpusPath() string { return g.opts.Corpus }
+// CorpusPath returns the corpora in use (after defaulting), comma-separated.
+func (g *Generator) CorpusPath() string {
+	ps := make([]string, len(g.specs))
+	for i, sp := range g.specs {
+		ps[i] = sp.Path
+	}
+	return strings.Join(ps, ",")
+}
 
 // testTree reports whether a repository path is in a test tree.
 func testTree(name string) bool {

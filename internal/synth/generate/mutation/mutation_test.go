@@ -24,6 +24,8 @@ func TestClassifyFix(t *testing.T) {
 		{"instanceof", "int f(Object o) { return ((String) o).length(); }", "int f(Object o) { return o instanceof String ? ((String) o).length() : 0; }", FixInstanceof},
 		{"removed throw", "void f(int n) { if (n < 0) throw new IllegalArgumentException(); size = n; }", "void f(int n) { if (n < 0) n = 0; size = n; }", FixRemoveThrow},
 		{"other", "int f() { return a(); }", "int f() { return b(); }", FixOther},
+		{"parse guard", "int f(String s) { return Integer.parseInt(s); }", "int f(String s) { if (s.isEmpty()) return 0; return Integer.parseInt(s); }", FixParseGuard},
+		{"state check", "String f(Matcher m) { m.find(); return m.group(); }", "String f(Matcher m) { if (!m.find()) return null; return m.group(); }", FixStateCheck},
 		{"unparsable", "int f( {", "int f() {}", FixUnparsable},
 	}
 	for _, tt := range tests {

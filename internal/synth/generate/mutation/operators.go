@@ -52,6 +52,16 @@ var Operators = []*Operator{
 			"Double.parseDouble, X.valueOf/decode, new BigInteger/BigDecimal); a lone catch unwraps the try body, " +
 			"a union catch loses the NumberFormatException alternative",
 		find: findNFECatches},
+	{Name: "remove_parse_guard", Fix: FixParseGuard, Types: []string{corpus.NumberFormat},
+		Doc: "delete `if (<test on x>) <exit>` before a number parser of x (Integer.parseInt(x), Long.valueOf(x), …; " +
+			"the test e.g. `x.isEmpty()`, `!isDigits(x)`, `x.length() == 0`), or drop such a test as the left operand of `&&` " +
+			"guarding the parse: the inverse of a fix that validates text before parsing it",
+		find: findParseGuards},
+	{Name: "remove_match_check", Fix: FixStateCheck, Types: []string{corpus.IllegalState},
+		Doc: "unwrap `if (m.matches()) {…m.group(…)…}` (find, lookingAt too), delete `if (!m.find()) <exit>` before m.group/start/end, " +
+			"or drop `m.matches() &&` before such a call: java.util.regex.Matcher throws IllegalStateException when no match " +
+			"was attempted or it failed, so the fix adds the state check",
+		find: findMatchChecks},
 	{Name: "remove_instanceof_guard", Fix: FixInstanceof, Types: []string{corpus.ClassCast},
 		Doc: "drop `o instanceof T &&` before a `(T) o` cast; unwrap `if (o instanceof T) {…(T) o…}`; " +
 			"delete `if (!(o instanceof T)) <exit>` before a cast; collapse `o instanceof T ? …(T) o… : d`",
@@ -459,6 +469,166 @@ func findNFECatches(m *method) []Site {
 				ed = m.unwrap(i, body)
 			}
 			out = append(out, m.site("remove_nfe_catch", corpus.NumberFormat, c, ed))
+		}
+	}
+	return out
+}
+
+// parsedArg returns the text of the first argument of a number parser at
+// node k (Integer.parseInt(x), Long.valueOf(x), new BigDecimal(x), …), or "".
+func (m *method) parsedArg(k int) string {
+	var args int = -1
+	switch m.kind(k) {
+	case "method_invocation":
+		name := m.text(m.field(k, "name"))
+		obj := m.field(k, "object")
+		if parseMethods[name] || (obj >= 0 && (name == "valueOf" || name == "decode") && boxedNumbers[m.text(obj)]) {
+			args = m.field(k, "arguments")
+		}
+	case "object_creation_expression":
+		switch m.text(m.field(k, "type")) {
+		case "BigInteger", "BigDecimal", "java.math.BigInteger", "java.math.BigDecimal":
+			args = m.field(k, "arguments")
+		}
+	}
+	if args < 0 {
+		return ""
+	}
+	if a := m.named(args); len(a) > 0 {
+		return m.text(m.unparen(a[0]))
+	}
+	return ""
+}
+
+// parses reports whether a node in [from, to) parses x as a number.
+func (m *method) parses(x string, from, to int) bool {
+	for k := from; k < to; k++ {
+		if m.parsedArg(k) == x {
+			return true
+		}
+	}
+	return false
+}
+
+// mentions returns the identifiers and field accesses read in c, in order.
+func (m *method) mentions(c int) []string {
+	var out []string
+	for k := c; k < m.n[c].End; k++ {
+		switch m.kind(k) {
+		case "identifier", "field_access":
+			out = append(out, m.text(k))
+		}
+	}
+	return out
+}
+
+func findParseGuards(m *method) []Site {
+	var out []Site
+	end := m.bodyEnd()
+	const op = "remove_parse_guard"
+	for i := m.body; i >= 0 && i < end; i++ {
+		switch m.kind(i) {
+		case "if_statement":
+			if !m.inBlock(i) || m.field(i, "alternative") >= 0 || !m.earlyExit(m.field(i, "consequence")) {
+				continue
+			}
+			c := m.condition(i)
+			if c < 0 || !m.plainCondition(c) || m.parsesNumber(c) {
+				continue // a guard that itself parses is a try-parse, not a guard
+			}
+			for _, x := range m.mentions(c) {
+				if m.parses(x, m.n[i].End, end) {
+					out = append(out, m.site(op, corpus.NumberFormat, i, m.removal(i)))
+					break
+				}
+			}
+		case "binary_expression":
+			if m.op(i) != "&&" {
+				continue
+			}
+			l, r := m.field(i, "left"), m.field(i, "right")
+			if l < 0 || r < 0 || !m.plainCondition(l) || m.parsesNumber(l) {
+				continue
+			}
+			for _, x := range m.mentions(l) {
+				if m.parses(x, r, m.n[r].End) {
+					out = append(out, m.site(op, corpus.NumberFormat, i, m.replace(i, m.text(r))))
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// ---- ISE: Matcher state ----
+
+var matchAttempts = map[string]bool{"matches": true, "find": true, "lookingAt": true}
+var matchReads = map[string]bool{"group": true, "start": true, "end": true}
+
+// matchAttempt matches `m.matches()` (find, lookingAt) and returns m.
+func (m *method) matchAttempt(c int) (string, bool) {
+	c = m.unparen(c)
+	if c < 0 || m.kind(c) != "method_invocation" {
+		return "", false
+	}
+	obj := m.field(c, "object")
+	if obj < 0 || !matchAttempts[m.text(m.field(c, "name"))] || len(m.named(m.field(c, "arguments"))) != 0 {
+		return "", false
+	}
+	return m.text(m.unparen(obj)), true
+}
+
+// readsMatch reports whether a node in [from, to) is x.group/start/end(…).
+func (m *method) readsMatch(x string, from, to int) bool {
+	for k := from; k < to; k++ {
+		if m.kind(k) != "method_invocation" || !matchReads[m.text(m.field(k, "name"))] {
+			continue
+		}
+		if obj := m.field(k, "object"); obj >= 0 && m.text(m.unparen(obj)) == x {
+			return true
+		}
+	}
+	return false
+}
+
+func findMatchChecks(m *method) []Site {
+	var out []Site
+	end := m.bodyEnd()
+	const op = "remove_match_check"
+	for i := m.body; i >= 0 && i < end; i++ {
+		switch m.kind(i) {
+		case "if_statement":
+			if !m.inBlock(i) || m.field(i, "alternative") >= 0 {
+				continue
+			}
+			c, cons := m.condition(i), m.field(i, "consequence")
+			// Unwrapping a body that exits before later statements would
+			// leave them unreachable, which javac rejects.
+			sib := m.named(m.n[i].Parent)
+			unreachable := m.earlyExit(cons) && sib[len(sib)-1] != i
+			if x, ok := m.matchAttempt(c); ok && !unreachable && m.readsMatch(x, cons, m.n[cons].End) {
+				// The attempt must still run (it moves the matcher): keep it
+				// as a statement before the unwrapped body.
+				ed := m.unwrap(i, cons)
+				ed.Text = m.text(m.unparen(c)) + ";\n" + indentOf(m.f.Src, m.n[i].StartByte) + ed.Text
+				out = append(out, m.site(op, corpus.IllegalState, i, ed))
+				continue
+			}
+			if c >= 0 && m.kind(c) == "unary_expression" && m.op(c) == "!" && m.earlyExit(cons) {
+				if x, ok := m.matchAttempt(m.field(c, "operand")); ok && m.readsMatch(x, m.n[i].End, end) {
+					out = append(out, m.site(op, corpus.IllegalState, i,
+						m.replace(i, m.text(m.unparen(m.field(c, "operand")))+";")))
+				}
+			}
+		case "binary_expression":
+			if m.op(i) != "&&" {
+				continue
+			}
+			r := m.field(i, "right")
+			if x, ok := m.matchAttempt(m.field(i, "left")); ok && m.readsMatch(x, r, m.n[r].End) {
+				out = append(out, m.site(op, corpus.IllegalState, i, m.replace(i, m.text(r))))
+			}
 		}
 	}
 	return out

@@ -113,6 +113,37 @@ var opCases = []opCase{
 	{op: "remove_nfe_catch", name: "other exception",
 		src: "int f(String s) {\n    try {\n        return Integer.parseInt(s);\n    } catch (IllegalArgumentException e) {\n        return -1;\n    }\n}"},
 
+	// ---- remove_parse_guard ----
+	{op: "remove_parse_guard", name: "empty text returns", typ: corpus.NumberFormat,
+		src:  "int f(String s) {\n    if (s.isEmpty()) {\n        return 0;\n    }\n    return Integer.parseInt(s);\n}",
+		want: []string{"int f(String s) {\n    return Integer.parseInt(s);\n}"}},
+	{op: "remove_parse_guard", name: "digit check conjunct", typ: corpus.NumberFormat,
+		src:  "boolean f(String v) {\n    return isDigits(v) && Long.valueOf(v) > 0;\n}",
+		want: []string{"boolean f(String v) {\n    return Long.valueOf(v) > 0;\n}"}},
+	{op: "remove_parse_guard", name: "guard on another variable",
+		src: "int f(String s, String t) {\n    if (t.isEmpty()) return 0;\n    return Integer.parseInt(s);\n}"},
+	{op: "remove_parse_guard", name: "guard that parses is a try-parse",
+		src: "int f(String s) {\n    if (Integer.parseInt(s) < 0) return 0;\n    return Integer.parseInt(s);\n}"},
+	{op: "remove_parse_guard", name: "String.valueOf is not a parser",
+		src: "String f(String s) {\n    if (s.isEmpty()) return \"\";\n    return String.valueOf(s);\n}"},
+
+	// ---- remove_match_check ----
+	{op: "remove_match_check", name: "unwrap matches", typ: corpus.IllegalState,
+		src:  "String f(java.util.regex.Matcher m) {\n    String v = null;\n    if (m.matches()) {\n        v = m.group(1);\n    }\n    return v;\n}",
+		want: []string{"String f(java.util.regex.Matcher m) {\n    String v = null;\n    m.matches();\n    v = m.group(1);\n    return v;\n}"}},
+	{op: "remove_match_check", name: "unwrapped return would leave code unreachable",
+		src: "String f(java.util.regex.Matcher m) {\n    if (m.matches()) {\n        return m.group(1);\n    }\n    return null;\n}"},
+	{op: "remove_match_check", name: "negated find exit", typ: corpus.IllegalState,
+		src:  "int f(java.util.regex.Matcher m) {\n    if (!m.find()) {\n        return -1;\n    }\n    return m.start();\n}",
+		want: []string{"int f(java.util.regex.Matcher m) {\n    m.find();\n    return m.start();\n}"}},
+	{op: "remove_match_check", name: "conjunct", typ: corpus.IllegalState,
+		src:  "boolean f(java.util.regex.Matcher m) {\n    return m.lookingAt() && m.end() > 2;\n}",
+		want: []string{"boolean f(java.util.regex.Matcher m) {\n    return m.end() > 2;\n}"}},
+	{op: "remove_match_check", name: "other matcher read",
+		src: "String f(java.util.regex.Matcher m, java.util.regex.Matcher n) {\n    if (m.matches()) {\n        return n.group(1);\n    }\n    return null;\n}"},
+	{op: "remove_match_check", name: "String.matches takes an argument",
+		src: "int f(String s) {\n    if (s.matches(\"a+\")) {\n        return s.length();\n    }\n    return 0;\n}"},
+
 	// ---- remove_instanceof_guard ----
 	{op: "remove_instanceof_guard", name: "equals conjunct", typ: corpus.ClassCast,
 		src:  "public boolean equals(Object o) {\n    return o instanceof Point && ((Point) o).x == x;\n}",

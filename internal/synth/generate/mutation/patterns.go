@@ -18,13 +18,15 @@ const (
 	FixIndexLength = "correct_index"     // fix adjusts an index or length by a small arithmetic change
 	FixCatchNFE    = "catch_nfe"         // fix adds `catch (NumberFormatException …)`
 	FixInstanceof  = "add_instanceof"    // fix adds an instanceof test
+	FixParseGuard  = "add_parse_guard"   // fix validates text before a number parser
+	FixStateCheck  = "add_state_check"   // fix checks an object's state before a call that needs it
 	FixRemoveThrow = "remove_throw"      // fix removes or restructures a throw (F4 for IAE/ISE)
 	FixOther       = "other"             // none of the above
 	FixUnparsable  = "unparsable"        // a member of the seed does not parse as one method
 )
 
 // FixPatterns lists the patterns in a fixed order, for tables.
-var FixPatterns = []string{FixNullGuard, FixBoundsCheck, FixComparison, FixIndexLength, FixCatchNFE, FixInstanceof, FixRemoveThrow, FixOther, FixUnparsable}
+var FixPatterns = []string{FixNullGuard, FixBoundsCheck, FixComparison, FixIndexLength, FixCatchNFE, FixInstanceof, FixParseGuard, FixStateCheck, FixRemoveThrow, FixOther, FixUnparsable}
 
 // ClassifyFix assigns the fix of one seed (buggy → fixed) to a pattern.
 // It aligns the two methods' tokens (comments excluded) with difflib's
@@ -34,12 +36,16 @@ var FixPatterns = []string{FixNullGuard, FixBoundsCheck, FixComparison, FixIndex
 //  1. inserted `catch` and `NumberFormatException` → catch_nfe
 //  2. inserted `instanceof` → add_instanceof
 //  3. more `throw` deleted than inserted → remove_throw
-//  4. inserted `null` with `==` or `!=` → add_null_guard
-//  5. inserted a comparison operator with `length` or `size` → add_bounds_check
-//  6. a replaced run that is one comparison operator on each side → change_comparison
-//  7. at most four tokens changed on each side, involving `+`, `-`, a
+//  4. inserted `if` or `&&` where the fixed method attempts a match
+//     (matches/find/lookingAt) and reads group/start/end → add_state_check
+//  5. inserted `null` with `==` or `!=` → add_null_guard
+//  6. inserted `if` or `&&` (no parser call among them) before a parser
+//     call of the fixed method → add_parse_guard
+//  7. inserted a comparison operator with `length` or `size` → add_bounds_check
+//  8. a replaced run that is one comparison operator on each side → change_comparison
+//  9. at most four tokens changed on each side, involving `+`, `-`, a
 //     number literal or `length`/`size` → correct_index
-//  8. anything else → other
+//  10. anything else → other
 func ClassifyFix(buggy, fixed string) string {
 	a, okA := methodTokens(buggy)
 	b, okB := methodTokens(fixed)
@@ -90,8 +96,12 @@ func ClassifyFix(buggy, fixed string) string {
 		return FixInstanceof
 	case count(del, "throw") > count(ins, "throw"):
 		return FixRemoveThrow
+	case has(ins, "if", "&&") && has(b, "matches", "find", "lookingAt") && has(b, "group", "start", "end"):
+		return FixStateCheck
 	case has(ins, "null") && has(ins, "==", "!="):
 		return FixNullGuard
+	case has(ins, "if", "&&") && parserCall(b) && !parserCall(ins):
+		return FixParseGuard
 	case has(ins, "<", "<=", ">", ">=") && has(ins, "length", "size"):
 		return FixBoundsCheck
 	case cmpSwap:
@@ -100,6 +110,16 @@ func ClassifyFix(buggy, fixed string) string {
 		return FixIndexLength
 	}
 	return FixOther
+}
+
+// parserCall reports whether tokens name a number parser.
+func parserCall(ts []string) bool {
+	for _, t := range ts {
+		if parseMethods[t] {
+			return true
+		}
+	}
+	return false
 }
 
 func numeric(ts []string) bool {

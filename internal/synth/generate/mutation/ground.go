@@ -1,0 +1,407 @@
+package mutation
+
+// Grounded selection (issue 16, item 3). Mutating methods in corpus order
+// gives pairs far smaller than the seeds they stand for (Cliff's δ about
+// −0.5 on size against the reference set, where rxsynth Table 10 reports
+// |δ| ≤ 0.09), because most real methods are short. Grounding instead
+// builds a pool of every pair the operators can make in the whole corpus,
+// measures each buggy member's seven structural metrics (internal/metrics,
+// as the fidelity report measures them), and lets each reference seed of a
+// type draw its nearest pairs of that type in turn, without replacement:
+// matched sampling, with every seed its own stratum of size, complexity and
+// nesting, so the corpus follows the reference distribution per type. A
+// seed only draws pairs whose both members lie within the gate's size band
+// around the seed's LLOC (the §4.3 size target, recorded on the candidate
+// so the gate checks it), and pairs whose operator inverts the seed's own
+// repair pattern (ClassifyFix) are preferred. Each candidate names the seed
+// it was grounded on (example_bug_ids[0], which the gate copies to the
+// pair's source) beside repository, commit, path, method and operator.
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/benchforge/benchforge/internal/code"
+	"github.com/benchforge/benchforge/internal/metrics"
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/synth/generate"
+)
+
+// GroundedID is the generator id of grounded runs.
+const GroundedID = "mutation-grounded/v1"
+
+// Grounding configures grounded selection.
+type Grounding struct {
+	// Reference are the seeds whose distribution the corpus follows: the
+	// fidelity reference set (fidelity.ReferenceSeeds).
+	Reference []corpus.Seed
+	// MinLLOC, MaxLLOC and SizeTolerance are the gate's size bounds and
+	// size-target band (gate.Options); a pair outside them for its seed is
+	// never drawn, since the gate would reject it. Zero: 3, 150, 0.4.
+	MinLLOC, MaxLLOC int
+	SizeTolerance    float64
+	// PatternPenalty is added to the distance of a pair whose operator does
+	// not invert its seed's repair pattern, when the seed's pattern has an
+	// operator of its type; in units of squared standard deviations of the
+	// log metrics. Zero: DefaultPatternPenalty; negative: no preference.
+	PatternPenalty float64
+}
+
+// DefaultPatternPenalty trades one squared standard deviation of a
+// log-metric for the seed's own repair pattern: a pattern-matching pair is
+// taken unless a pair of another pattern is clearly closer in shape.
+const DefaultPatternPenalty = 0.5
+
+// refSeed is one reference seed as matching sees it.
+type refSeed struct {
+	id      string
+	lloc    int
+	feat    [7]float64
+	pattern string
+}
+
+// poolPair is one pair the operators can make, with its measurements.
+type poolPair struct {
+	cand      generate.Candidate
+	att       generate.Attempt
+	host      uint64 // hash of the fixed method: one pair per host method
+	feat      [7]float64
+	llocBuggy int
+	llocFixed int
+	fix       string // the pattern its operator inverts
+}
+
+// plan is the grounded selection: rounds[k] is what chunk k emits (one
+// pair for each seed still drawing), failed the pool-build attempts that
+// gave no pair (logged with chunk 0).
+type plan struct {
+	rounds [][]poolPair
+	failed []generate.Attempt
+}
+
+// features are the seven metrics on a log scale: sizes and counts are
+// right-skewed, and a distance on logs treats 5 vs 10 statements like 20
+// vs 40, which is what matching a distribution's shape needs.
+func features(m metrics.Metrics) [7]float64 {
+	var f [7]float64
+	for i, v := range m.Values() {
+		f[i] = math.Log1p(float64(v))
+	}
+	return f
+}
+
+// generateGrounded emits round req.Chunk of the plan, building the plan on
+// the first call from that call's Want (the full quotas: Run replays from
+// chunk 0 with nothing counted yet, also on resume).
+func (g *Generator) generateGrounded(ctx context.Context, req generate.Request) ([]generate.Candidate, error) {
+	if g.plan == nil {
+		p, err := g.buildPlan(ctx, req.Want)
+		if err != nil {
+			return nil, err
+		}
+		g.plan = p
+	}
+	if req.Chunk < 0 || req.Chunk >= len(g.plan.rounds) {
+		return nil, fmt.Errorf("grounded mutation round %d of %d: %w", req.Chunk, len(g.plan.rounds), generate.ErrExhausted)
+	}
+	attempt := func(a generate.Attempt) {
+		if req.OnAttempt != nil {
+			req.OnAttempt(a)
+		}
+	}
+	if req.Chunk == 0 {
+		for _, a := range g.plan.failed {
+			attempt(a)
+		}
+	}
+	var out []generate.Candidate
+	for _, pp := range g.plan.rounds[req.Chunk] {
+		if req.Want[pp.cand.ErrorType] <= 0 {
+			continue
+		}
+		attempt(pp.att)
+		out = append(out, pp.cand)
+	}
+	return out, nil
+}
+
+// buildPlan scans the whole corpus into a pool and matches it to the
+// reference seeds, type by type in corpus.Types order.
+func (g *Generator) buildPlan(ctx context.Context, quota map[string]int) (*plan, error) {
+	gr := *g.opts.Ground
+	if gr.MinLLOC <= 0 {
+		gr.MinLLOC = 3
+	}
+	if gr.MaxLLOC <= 0 {
+		gr.MaxLLOC = 150
+	}
+	if gr.SizeTolerance <= 0 {
+		gr.SizeTolerance = 0.4
+	}
+	if gr.PatternPenalty == 0 {
+		gr.PatternPenalty = DefaultPatternPenalty
+	}
+	refs := map[string][]refSeed{}
+	var all []refSeed
+	for _, s := range gr.Reference {
+		m, err := metrics.OfMethodSource([]byte(s.BuggyMethod))
+		if err != nil || !corpus.ValidType(s.Exception) {
+			continue // fidelity leaves such seeds out of the reference set too
+		}
+		r := refSeed{id: s.BugID, lloc: m.Metrics.LLOC, feat: features(m.Metrics), pattern: ClassifyFix(s.BuggyMethod, s.FixedMethod)}
+		refs[s.Exception] = append(refs[s.Exception], r)
+		all = append(all, r)
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("grounded mutation: no reference seed could be measured")
+	}
+	scale := spread(all)
+	want := map[string]int{}
+	for t, n := range quota {
+		if n > 0 {
+			want[t] = n
+		}
+	}
+	p := &plan{}
+	pool, err := g.buildPool(ctx, want, p)
+	if err != nil {
+		return nil, err
+	}
+	used := map[uint64]bool{}
+	for _, t := range corpus.Types {
+		rs := refs[t]
+		if want[t] <= 0 {
+			continue
+		}
+		if len(rs) == 0 {
+			rs = all // a type without reference seeds follows the pooled set
+		}
+		p.matchCalibrated(t, want[t], rs, pool[t], scale, gr, used)
+	}
+	return p, nil
+}
+
+// calibrationRounds is how often matchCalibrated re-aims the targets.
+const calibrationRounds = 4
+
+// matchCalibrated matches type t, correcting nearest-neighbour bias: real
+// code has many more small methods than large ones, so a seed's nearest
+// pairs lie on the dense (smaller) side of it more often than not, and the
+// drawn corpus comes out smaller than the seeds on every size metric. Each
+// trial match on a scratch copy measures the mean log-metric gap between
+// the drawn pairs and the seeds, and the next aims that much further; the
+// last trial's offset is used for the real draw.
+func (p *plan) matchCalibrated(t string, n int, rs []refSeed, pool []*poolPair, scale [7]float64, gr Grounding, used map[uint64]bool) {
+	var offset, refMean [7]float64
+	for _, r := range rs {
+		for j := range refMean {
+			refMean[j] += r.feat[j] / float64(len(rs))
+		}
+	}
+	for range calibrationRounds {
+		trial := &plan{}
+		scratch := maps.Clone(used)
+		trial.match(t, n, rs, pool, scale, offset, gr, scratch)
+		var mean [7]float64
+		k := 0
+		for _, round := range trial.rounds {
+			for _, pp := range round {
+				for j := range mean {
+					mean[j] += pp.feat[j]
+				}
+				k++
+			}
+		}
+		if k == 0 {
+			break
+		}
+		for j := range offset {
+			offset[j] += refMean[j] - mean[j]/float64(k)
+		}
+	}
+	p.match(t, n, rs, pool, scale, offset, gr, used)
+}
+
+// spread returns each log-metric's standard deviation over the reference
+// seeds (floored, so a constant metric does not divide by zero).
+func spread(rs []refSeed) [7]float64 {
+	var mean, sd [7]float64
+	for _, r := range rs {
+		for j := range mean {
+			mean[j] += r.feat[j] / float64(len(rs))
+		}
+	}
+	for _, r := range rs {
+		for j := range sd {
+			d := r.feat[j] - mean[j]
+			sd[j] += d * d / float64(len(rs))
+		}
+	}
+	for j := range sd {
+		sd[j] = max(math.Sqrt(sd[j]), 0.1)
+	}
+	return sd
+}
+
+// match draws up to n pairs of type t. Every seed has an equal share
+// (n / len(rs), the remainder to the first seeds), so each seed weighs in
+// the corpus as it weighs in the reference set; round after round, each
+// seed with share left takes its nearest unused pair whose both members
+// are within the size band of its target. A seed whose band is empty takes
+// its nearest pair outside it, without a size target (the gate would
+// reject it otherwise): a hole filled by the closest shape the corpus has,
+// rather than by another seed's shape, which would skew the distribution.
+func (p *plan) match(t string, n int, rs []refSeed, pool []*poolPair, scale, offset [7]float64, gr Grounding, used map[uint64]bool) {
+	share := make([]int, len(rs))
+	for i := range share {
+		share[i] = n / len(rs)
+		if i < n%len(rs) {
+			share[i]++
+		}
+	}
+	// A seed's pattern counts only when some pair of this type inverts it.
+	hasFix := map[string]bool{}
+	for _, pp := range pool {
+		hasFix[pp.fix] = true
+	}
+	for round := 0; ; round++ {
+		progress := false
+		for i, r := range rs {
+			if share[i] <= round {
+				continue
+			}
+			// The size target is the seed's LLOC, clamped to what the gate
+			// admits at all (a 2-statement seed targets 3 by default).
+			target := min(max(r.lloc, gr.MinLLOC), gr.MaxLLOC)
+			lo, hi := float64(target)*(1-gr.SizeTolerance), float64(target)*(1+gr.SizeTolerance)
+			best, bestD, bestIn := -1, math.Inf(1), false
+			for k, pp := range pool {
+				if used[pp.host] {
+					continue
+				}
+				if !admitted(pp, gr) {
+					continue
+				}
+				in := inBand(pp.llocBuggy, lo, hi, gr) && inBand(pp.llocFixed, lo, hi, gr)
+				if bestIn && !in {
+					continue
+				}
+				d := 0.0
+				for j := range scale {
+					x := (pp.feat[j] - r.feat[j] - offset[j]) / scale[j]
+					d += x * x
+				}
+				if gr.PatternPenalty > 0 && hasFix[r.pattern] && pp.fix != r.pattern {
+					d += gr.PatternPenalty
+				}
+				if (in && !bestIn) || d < bestD {
+					best, bestD, bestIn = k, d, in
+				}
+			}
+			if best < 0 {
+				continue
+			}
+			pp := *pool[best]
+			used[pp.host] = true
+			pp.cand.ExampleBugIDs = []string{r.id}
+			if bestIn {
+				pp.cand.SizeTarget = target
+			}
+			for len(p.rounds) <= round {
+				p.rounds = append(p.rounds, nil)
+			}
+			p.rounds[round] = append(p.rounds[round], pp)
+			progress = true
+		}
+		if !progress {
+			return
+		}
+	}
+}
+
+// admitted reports whether the gate's size bounds admit both members.
+func admitted(pp *poolPair, gr Grounding) bool {
+	return pp.llocBuggy >= gr.MinLLOC && pp.llocBuggy <= gr.MaxLLOC && pp.llocFixed >= gr.MinLLOC && pp.llocFixed <= gr.MaxLLOC
+}
+
+func inBand(lloc int, lo, hi float64, gr Grounding) bool {
+	return lloc >= gr.MinLLOC && lloc <= gr.MaxLLOC && float64(lloc) >= lo && float64(lloc) <= hi
+}
+
+// buildPool scans every corpus file (chunk by chunk, so only one chunk's
+// sources are held at once) and makes, for every host method, one pair per
+// wanted type and operator with sites in it. Failed attempts go to p.failed.
+func (g *Generator) buildPool(ctx context.Context, want map[string]int, p *plan) (map[string][]*poolPair, error) {
+	pool := map[string][]*poolPair{}
+	hosts := map[uint64]bool{}
+	for lo := 0; lo < len(g.order); lo += g.opts.ChunkFiles {
+		results := g.scan(ctx, g.order[lo:min(lo+g.opts.ChunkFiles, len(g.order))], want)
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("grounded mutation: %w", err)
+		}
+		for _, fs := range results {
+			if fs.err != nil {
+				p.failed = append(p.failed, generate.Attempt{ID: generate.HashID("att-", GroundedID, fs.name, "source"), Generator: GroundedID,
+					Source: &generate.Source{File: fs.name}, Outcome: generate.OutcomeSourceError, Detail: fs.err.Error()})
+				continue
+			}
+			for _, ms := range fs.methods {
+				fh := fnv.New64a()
+				fh.Write([]byte(dedent(string(fs.src[ms.start:ms.fn.EndByte]))))
+				host := fh.Sum64()
+				if hosts[host] {
+					continue // the same method text elsewhere in the corpus
+				}
+				hosts[host] = true
+				g.poolMethod(fs, ms, host, want, pool, p)
+			}
+		}
+	}
+	return pool, nil
+}
+
+// poolMethod adds the pairs of one host method to the pool.
+func (g *Generator) poolMethod(fs fileSites, ms methodSites, host uint64, want map[string]int, pool map[string][]*poolPair, p *plan) {
+	type key struct{ typ, op string }
+	var keys []key
+	for _, s := range ms.sites {
+		k := key{s.Type, s.Operator}
+		if want[s.Type] > 0 && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	for _, k := range keys {
+		var att generate.Attempt
+		got := false
+		c, ok := g.mutate(fs, ms, k.typ, k.op, func(a generate.Attempt) {
+			if a.Outcome == generate.OutcomeCandidate {
+				att, got = a, true
+				return
+			}
+			p.failed = append(p.failed, a)
+		})
+		if !ok || !got {
+			continue
+		}
+		// Measured as the gate will emit them, without comments (§4.3):
+		// comment lines would otherwise count towards PLOC here and not in
+		// the corpus.
+		mb, errB := metrics.OfMethodSource(code.StripComments(code.LangJava, []byte(c.BuggyMethod)))
+		mf, errF := metrics.OfMethodSource(code.StripComments(code.LangJava, []byte(c.FixedMethod)))
+		if errB != nil || errF != nil {
+			continue // checkBuggy parsed it; a fixed member that does not parse alone cannot be measured either
+		}
+		c.Generator, att.Generator = GroundedID, GroundedID
+		c.ID = generate.HashID("mut-", GroundedID, c.Operator, fs.name, c.Source.Method, c.BuggyMethod)
+		att.ID = generate.HashID("att-", GroundedID, fs.name, c.Source.Method, c.Operator, strconv.Itoa(c.Source.SiteLine))
+		att.CandidateID = c.ID
+		op := OperatorByName(c.Operator)
+		pool[k.typ] = append(pool[k.typ], &poolPair{cand: c, att: att, host: host, feat: features(mb.Metrics),
+			llocBuggy: mb.Metrics.LLOC, llocFixed: mf.Metrics.LLOC, fix: op.Fix})
+	}
+}
