@@ -122,6 +122,12 @@ func histCases() []histCase {
 			fixed:   strings.Replace(calcBuggy, "        int r = v;\n", "        int r = v;\n        java.util.List<Integer> seen = new java.util.ArrayList<Integer>();\n", 1),
 			later:   []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(calcBuggy, "        int r = v;\n", "        int r = v;\n        final java.util.List<Integer> seen = new java.util.ArrayList<>();\n", 1)}}},
 			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"modified"}, wantIntervals: 1},
+		{name: "java fix line drifts in small steps", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
+			// Each step stays within the threshold (0.75, then 0.91);
+			// one jump from the fix to 2017 sees 0.67.
+			later: []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(calcFixed, "if (r > hi) {", "if (r > hi && hi > lo) {", 1)}},
+				{date: d(2017), write: map[string]string{"src/p/Calc.java": strings.Replace(calcFixed, "if (r > hi) {", "if (r > hi && hi > lo && strict) {", 1)}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"modified"}, wantIntervals: 1},
 		{name: "java fix reverted years later", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed, later: reverted,
 			cutoffs: []time.Time{d(2017), d(2020)}, want: []string{Present, Absent}, wantIntervals: 1},
 		{name: "java fix rewritten with other logic", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,

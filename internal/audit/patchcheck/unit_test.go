@@ -103,3 +103,23 @@ func TestEvaluateSetConfidenceAndLanguage(t *testing.T) {
 		t.Fatal("two cutoffs and no cutoff named: want an error")
 	}
 }
+
+// TestDeclarationByIdentity: the patched function's own declaration line
+// is found in the localised function whatever its parameter types became;
+// a line that merely mentions the name is not a declaration.
+func TestDeclarationByIdentity(t *testing.T) {
+	fix := newVersion("A.java", []byte("class A {\n  static boolean any(String cs, char[] s) {\n    return any(cs.toCharArray(), s);\n  }\n}\n"), false)
+	snap := newVersion("A.java", []byte("class A {\n  static boolean any(final CharSequence cs, final char... s) {\n    return any(cs.toString().toCharArray(), s);\n  }\n}\n"), false)
+	h := headerLine(fix, 0)
+	if h < 0 || fix.lines[h].text != "static boolean any ( String cs , char [ ] s ) {" {
+		t.Fatalf("header line %d of %v", h, fix.lines)
+	}
+	ml := declaration(fix.lines[h].text, snap, 0)
+	if ml.Similarity != 1 || ml.Via != "header" || ml.Snapshot != "static boolean any ( CharSequence cs , char ... s ) {" {
+		t.Errorf("declaration = %+v", ml)
+	}
+	body := newVersion("a.py", []byte("def f(x):\n    return g(x)\n\n\ndef g(x):\n    return f(x - 1)\n"), false)
+	if h := headerLine(body, 1); h < 0 || body.lines[h].text != "def g ( x ) :" {
+		t.Errorf("python header of g: %d", h)
+	}
+}

@@ -93,3 +93,19 @@ func TestRulesOfGeneric(t *testing.T) {
 		}
 	}
 }
+
+// TestProbesWithoutComments: pickaxe probes are the longest added lines
+// with their trailing comments dropped (the upstream commit's comment
+// often differs), deduplicated, at most n.
+func TestProbesWithoutComments(t *testing.T) {
+	got := distinctive([]AddedLines{{Path: "a.py", Lines: []string{
+		"for i, arg in enumerate(args.posonlyargs):  # type: ignore", "x = 1", "url = 'http://h/#frag'",
+		"for i, arg in enumerate(args.posonlyargs):", "defaults = list(args.defaults)"}}}, 2)
+	want := []probe{{"for i, arg in enumerate(args.posonlyargs):", "a.py"}, {"defaults = list(args.defaults)", "a.py"}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("probes = %v, want %v", got, want)
+	}
+	if s := stripComment("url = 'http://h/#frag'"); s != "url = 'http://h/#frag'" {
+		t.Errorf("a # inside a literal was cut: %q", s)
+	}
+}
