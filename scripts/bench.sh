@@ -20,11 +20,6 @@ metric() {
 	awk -v m="$2" '/^Benchmark/ { for (i = 2; i <= NF; i++) if ($i == m) v = $(i-1) } END { print v }' <<<"$1"
 }
 
-# nsop OUTPUT SUB: ns/op of the sub-benchmark whose name contains SUB.
-nsop() {
-	awk -v s="$2" '/^Benchmark/ && index($1, s) { print $3; exit }' <<<"$1"
-}
-
 row() { printf '%-22s %-44s %s\n' "$1" "$2" "$3"; }
 
 skipped() { grep -m1 -- '--- SKIP\|SKIP:\|skipping' <<<"$1" | sed 's/^ *//' || true; }
@@ -46,11 +41,23 @@ else
 	row "Stage I query dedup" "linear growth (exponent 1)" "skipped: $(skipped "$out")"
 fi
 
+# The benchmark runs five interleaved rounds; each round's serve run is
+# paired with its echo run, and the median ratio is printed with its
+# range (requests never repeat across rounds: see postLoop).
 out=$(bench ./internal/ngram ServeVsEcho 200x)
 for c in c1 c8; do
-	lm=$(nsop "$out" "serve/$c"); echo=$(nsop "$out" "echo/$c")
-	if [ -n "$lm" ] && [ -n "$echo" ]; then
-		row "lm serve ($c)" "a trivial Go echo server, same requests" "$(awk -v a="$lm" -v b="$echo" 'BEGIN { printf "%.2f×", a / b }')"
+	r=$(awk -v c="$c" '$1 ~ "^BenchmarkServeVsEcho/serve/"c"(#[0-9]+)?(-[0-9]+)?$" { s[ns++] = $3 }
+		$1 ~ "^BenchmarkServeVsEcho/echo/"c"(#[0-9]+)?(-[0-9]+)?$" { e[ne++] = $3 }
+		END {
+			n = ns < ne ? ns : ne
+			if (n == 0) exit
+			for (i = 0; i < n; i++) r[i] = s[i] / e[i]
+			for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
+			med = n % 2 ? r[(n-1)/2] : (r[n/2-1] + r[n/2]) / 2
+			printf "%.2f× [%.2f–%.2f], %d runs", med, r[0], r[n-1], n
+		}' <<<"$out")
+	if [ -n "$r" ]; then
+		row "lm serve ($c)" "a trivial Go echo server, same requests" "$r"
 	else
 		row "lm serve ($c)" "a trivial Go echo server, same requests" "no figure: $(skipped "$out")"
 	fi
