@@ -37,6 +37,7 @@ const memoWords = 4 << 20
 type ctxMemo struct {
 	m     sync.Map // uint64(level)<<32 | node → *ctxTable
 	words atomic.Int64
+	steps atomic.Pointer[stepMemo]
 }
 
 // table returns the candidate table of the level-base context of s.
@@ -85,11 +86,150 @@ func (m *Model) probUpTo(s *state, w uint32, top int) float64 {
 	return m.prob(s, w)
 }
 
+// Finished steps.
+//
+// A step's whole candidate list — base table, deeper levels, order and
+// rest mass — is a function of its deepest usable context node alone
+// (level top, node ctx[top-1]): a trie node stands for one k-gram, so it
+// fixes every shorter context, and the first unusable level ends the
+// search whatever lies beyond it. So the finished list is memoised too,
+// with the sampling weights of the temperatures it was drawn at and its
+// ids sorted for the rest-bucket draw; a step that has been taken before
+// is then a copy and a short walk, with no exp per candidate. Values are
+// the ones fromTable and pick compute, stored, so draws are unchanged.
+
+// stepEntry is one finished step.
+type stepEntry struct {
+	cands []cand
+	rest  float64
+	ids   []uint32 // the candidates' ids, ascending (shared, read-only)
+	wts   atomic.Pointer[[]*stepWeights]
+}
+
+// stepWeights are pick's weights of every candidate at one temperature
+// and their running sums, taken in candidate order as pick sums them, so
+// cum[n-1] is pick's total over the first n.
+type stepWeights struct {
+	invT float64
+	w    []float64
+	cum  []float64
+}
+
+// stepMemo is one generation of finished steps. When its budget is spent
+// the model starts a new one, so a long-running server follows its
+// traffic instead of keeping the first contexts it saw.
+type stepMemo struct {
+	m     sync.Map // uint64(top)<<32 | node → *stepEntry or seenOnce
+	slots atomic.Int64
+}
+
+// stepSlots bounds the candidates (and cached weights, one slot per
+// candidate and temperature) a generation holds: about 40 MB.
+const stepSlots = 1 << 20
+
+// markSlots is what a seenOnce mark is charged: a sync.Map entry is
+// about four candidates' bytes.
+const markSlots = 4
+
+// maxStepTemps bounds the temperatures whose weights an entry keeps.
+const maxStepTemps = 4
+
+func (c *ctxMemo) stepGen() *stepMemo {
+	if g := c.steps.Load(); g != nil {
+		return g
+	}
+	c.steps.CompareAndSwap(nil, &stepMemo{})
+	return c.steps.Load()
+}
+
+// charge takes n slots from generation g, starting a new generation
+// when g is full; false means the caller must not store.
+func (c *ctxMemo) charge(g *stepMemo, n int) bool {
+	if g.slots.Add(int64(n)) <= stepSlots {
+		return true
+	}
+	c.steps.CompareAndSwap(g, &stepMemo{})
+	return false
+}
+
+// step returns the candidates of s like candidates, and the memo entry
+// they come from. With an entry the slice is the entry's and must not
+// be modified; without one (computed afresh and not kept, or no memo)
+// it is buf reused.
+func (m *Model) step(s *state, buf []cand) ([]cand, float64, *stepEntry) {
+	top := m.top(s)
+	if m.memo == nil {
+		cands, rest, _ := m.candidatesAt(s, top, buf)
+		return cands, rest, nil
+	}
+	var key uint64
+	if top > 0 {
+		key = uint64(top)<<32 | uint64(s.ctx[top-1])
+	}
+	g := m.memo.stepGen()
+	v, seen := g.m.Load(key)
+	if e, ok := v.(*stepEntry); ok {
+		return e.cands, e.rest, e
+	}
+	cands, rest, ids := m.candidatesAt(s, top, buf)
+	if !seen {
+		// Most contexts of a completion are reached once: an entry (a
+		// copy of the list and its weights) is made on the second visit.
+		if m.memo.charge(g, markSlots) {
+			g.m.LoadOrStore(key, seenOnce{})
+		}
+		return cands, rest, nil
+	}
+	if !m.memo.charge(g, len(cands)) {
+		return cands, rest, nil
+	}
+	e := &stepEntry{cands: slices.Clone(cands), rest: rest, ids: ids}
+	g.m.Store(key, e) // a racing writer's equal entry may be replaced
+	return e.cands, e.rest, e
+}
+
+// seenOnce marks a step memo key visited once.
+type seenOnce struct{}
+
+// weights returns the entry's weights at 1/T = invT, computing and
+// keeping them on first use.
+func (m *Model) weights(e *stepEntry, invT float64) *stepWeights {
+	var have []*stepWeights
+	if l := e.wts.Load(); l != nil {
+		have = *l
+		for _, w := range have {
+			if w.invT == invT {
+				return w
+			}
+		}
+	}
+	w := &stepWeights{invT: invT, w: make([]float64, len(e.cands)), cum: make([]float64, len(e.cands))}
+	total := 0.0
+	for i, c := range e.cands {
+		w.w[i] = pickWeight(c, e.cands[0], invT)
+		total += w.w[i]
+		w.cum[i] = total
+	}
+	if g := m.memo.stepGen(); m.memo.charge(g, len(e.cands)) {
+		// Racing writers may drop each other's sets; both are correct.
+		next := append(slices.Clone(have[max(0, len(have)-maxStepTemps+1):]), w)
+		e.wts.Store(&next)
+	}
+	return w
+}
+
+// has reports whether id is one of the entry's candidates.
+func (e *stepEntry) has(id uint32) bool {
+	_, ok := slices.BinarySearch(e.ids, id)
+	return ok
+}
+
 // stepScratch holds a step's working arrays.
 type stepScratch struct {
 	p    []float64
 	deep []bool
 	idx  []int
+	d    []cand
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(stepScratch) }}
@@ -135,7 +275,7 @@ func (m *Model) fromTable(s *state, t *ctxTable, base, top int, buf []cand) ([]c
 	for _, v := range p {
 		sum += v
 	}
-	out := buf[:0]
+	out := slices.Grow(buf[:0], n)
 	for _, k := range t.order {
 		if !deep[k] {
 			out = append(out, cand{id: t.words[k], p: p[k], lw: t.lp[k] + logScale})
@@ -149,7 +289,7 @@ func (m *Model) fromTable(s *state, t *ctxTable, base, top int, buf []cand) ([]c
 				idx = append(idx, i)
 			}
 		}
-		out = mergeDeep(out, idx, t.words, p)
+		out, sc.d = mergeDeep(out, idx, t.words, p, sc.d)
 		sc.idx = idx
 	}
 	sc.p, sc.deep = p, deep
@@ -167,11 +307,12 @@ func insertionFix(c []cand) {
 }
 
 // mergeDeep merges the deeper contexts' children (indices idx into
-// words/p) into the sorted list c.
-func mergeDeep(c []cand, idx []int, words []uint32, p []float64) []cand {
-	d := make([]cand, len(idx))
-	for k, i := range idx {
-		d[k] = cand{id: words[i], p: p[i], lw: math.Log(p[i])}
+// words/p) into the sorted list c, using d as scratch; it returns the
+// list and the scratch for reuse.
+func mergeDeep(c []cand, idx []int, words []uint32, p []float64, d []cand) ([]cand, []cand) {
+	d = d[:0]
+	for _, i := range idx {
+		d = append(d, cand{id: words[i], p: p[i], lw: math.Log(p[i])})
 	}
 	sortCands(d)
 	n := len(c)
@@ -188,7 +329,7 @@ func mergeDeep(c []cand, idx []int, words []uint32, p []float64) []cand {
 		}
 		k--
 	}
-	return c
+	return c, d
 }
 
 // candCmp orders by descending probability, then ascending id.

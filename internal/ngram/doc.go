@@ -84,7 +84,12 @@
 // each candidate with prob and sorting. On a 5 MB java.base model this cut
 // `lm serve` from a median 36× to 5.5× a trivial Go echo server per
 // 16-token completion at concurrency 1 (BenchmarkServeVsEcho, interleaved
-// runs on a shared 2-core machine at load 17–24).
+// runs on a shared 2-core machine at load 17–24). A step's finished list
+// depends on its deepest context node alone, so a step reached a second
+// time is kept too, with its sampling weights per temperature (no exp
+// per candidate when it recurs); the memo holds no lock on the request
+// path and is renewed when its budget is spent. TestServeGolden pins the
+// served outputs byte for byte.
 //
 // # Sampling
 //

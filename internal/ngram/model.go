@@ -52,6 +52,7 @@ type Model struct {
 
 	uniTop     []cand    // most probable tokens with no context
 	uniTopRest float64   // probability of all others
+	uniTopIDs  []uint32  // uniTop's ids, ascending
 	uniCum     []float64 // cumulative discounted unigram counts, by id
 
 	split bool     // identifiers split into sub-words (Options.SplitIdentifiers)
@@ -318,7 +319,16 @@ const maxCandidates = 512
 // (<unk> included). With no usable context the candidates are the
 // maxCandidates most probable unigrams, computed once per model.
 func (m *Model) candidates(s *state, buf []cand) (cands []cand, rest float64) {
-	top := 0 // deepest usable context length; 0 = none
+	cands, rest, e := m.step(s, buf)
+	if e != nil {
+		cands = append(buf[:0], cands...) // the entry's own slice is read-only
+	}
+	return cands, rest
+}
+
+// top is the deepest usable context length of s; 0 = none.
+func (m *Model) top(s *state) int {
+	top := 0
 	for j := 1; j <= len(s.ctx); j++ {
 		h := s.ctx[j-1]
 		if h == invalid || m.lv[j-1].den[h] == 0 {
@@ -326,10 +336,17 @@ func (m *Model) candidates(s *state, buf []cand) (cands []cand, rest float64) {
 		}
 		top = j
 	}
+	return top
+}
+
+// candidatesAt computes the candidates of s, whose deepest usable
+// context length is top, and returns their ids in ascending order too
+// (a slice of the model's, read-only).
+func (m *Model) candidatesAt(s *state, top int, buf []cand) (cands []cand, rest float64, ids []uint32) {
 	cands = buf[:0]
 	if top == 0 {
 		cands = append(cands, m.uniTop...)
-		return cands, m.uniTopRest
+		return cands, m.uniTopRest, m.uniTopIDs
 	}
 	base := top
 	for j := top - 1; j >= 1; j-- {
@@ -339,7 +356,9 @@ func (m *Model) candidates(s *state, buf []cand) (cands []cand, rest float64) {
 		}
 		base = j
 	}
-	return m.fromTable(s, m.table(s, base), base, top, buf)
+	t := m.table(s, base)
+	cands, rest = m.fromTable(s, t, base, top, buf)
+	return cands, rest, t.words // every child of the base is a candidate
 }
 
 // initUnigramTop precomputes the candidates for an empty context.
@@ -360,6 +379,11 @@ func (m *Model) initUnigramTop() {
 	}
 	m.uniTop = append([]cand(nil), all...)
 	m.uniTopRest = math.Max(0, 1-sum)
+	m.uniTopIDs = make([]uint32, len(all))
+	for i, c := range all {
+		m.uniTopIDs[i] = c.id
+	}
+	slices.Sort(m.uniTopIDs)
 }
 
 // sortCands orders by descending probability, then id, so results are

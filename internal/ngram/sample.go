@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/benchforge/benchforge/internal/errs"
 )
@@ -89,7 +90,12 @@ func (m *Model) sample(ctx context.Context, prompt string, opts SampleOptions, t
 		markH, markL = cache.mark()
 	}
 	out := make([]Completion, opts.N)
-	var buf []cand
+	// A pooled buffer: steps computed afresh fill it, and a first step
+	// would otherwise grow it to a few hundred candidates per request.
+	bp := candPool.Get().(*[]cand)
+	defer candPool.Put(bp)
+	buf := (*bp)[:0]
+	defer func() { *bp = buf[:0] }()
 	for i := range out {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -104,26 +110,33 @@ func (m *Model) sample(ctx context.Context, prompt string, opts SampleOptions, t
 		stopped := false
 		healing := heal != ""
 		for len(c.Tokens) < opts.MaxTokens {
-			cands, rest := m.candidates(&s, buf)
-			cands, rest = m.mixCandidates(&s, cache, cands, rest)
-			buf = cands
+			// ent is the memo entry cands were copied from while they
+			// are unchanged, so pick can use its stored weights.
+			// Slices from an entry are read-only: buf is kept apart.
+			cands, rest, ent := m.step(&s, buf)
+			cands, rest, ent = m.mixStep(&s, cache, cands, rest, ent, buf)
+			if ent == nil {
+				buf = cands
+			}
 			skip := 0 // bytes of the token already in the prompt
 			if healing {
 				healing = false
 				var ok bool
 				if cands, ok = m.healCandidates(cands, heal, cache); ok {
-					rest, skip = 0, len(heal)
+					rest, skip, ent = 0, len(heal), nil
 				} else {
 					m.push(&s, m.id(heal))
 					if cache != nil {
 						cache.add(heal)
 					}
-					cands, rest = m.candidates(&s, cands)
-					cands, rest = m.mixCandidates(&s, cache, cands, rest)
+					cands, rest, ent = m.step(&s, buf)
+					cands, rest, ent = m.mixStep(&s, cache, cands, rest, ent, buf)
 				}
-				buf = cands
+				if ent == nil {
+					buf = cands
+				}
 			}
-			w, p := m.pick(&s, cands, rest, opts, rng)
+			w, p := m.pick(&s, cands, rest, opts, rng, ent)
 			if cache != nil && skip == 0 && !slices.ContainsFunc(cands, func(x cand) bool { return x.id == w }) {
 				p = m.mixedProb(&s, cache, m.text(w, cache)) // drawn from the backoff chain
 			}
@@ -169,6 +182,8 @@ func (m *Model) sample(ctx context.Context, prompt string, opts SampleOptions, t
 	}
 	return out, nil
 }
+
+var candPool = sync.Pool{New: func() any { return new([]cand) }}
 
 // stopAt finds the earliest stop string that ends within the last added
 // bytes of text and returns where it starts.
@@ -219,8 +234,38 @@ func (m *Model) toCandidates(cands []cand, k int, cache *cacheLM) []Candidate {
 	return out
 }
 
-// pick chooses the next token id and returns it with its model probability.
-func (m *Model) pick(s *state, cands []cand, rest float64, opts SampleOptions, rng *rand.Rand) (uint32, float64) {
+// mixStep is mixCandidates for a step from the memo: when the cache
+// changes the candidates they are copied to buf first (an entry's are
+// read-only) and the entry is dropped.
+func (m *Model) mixStep(s *state, c *cacheLM, cands []cand, rest float64, ent *stepEntry, buf []cand) ([]cand, float64, *stepEntry) {
+	if c == nil {
+		return cands, rest, ent
+	}
+	if _, total := c.dist(); total == 0 {
+		return cands, rest, ent
+	}
+	if ent != nil {
+		cands = append(buf[:0], cands...)
+	}
+	cands, rest = m.mixCandidates(s, c, cands, rest)
+	return cands, rest, nil
+}
+
+// pickWeight is candidate c's sampling weight p^(1/T) relative to the
+// best candidate ref. Relative weights avoid overflow for small T; for
+// T != 1, (p/ref)^(1/T) is exp((log p − log ref)/T) from the
+// candidates' logs.
+func pickWeight(c, ref cand, invT float64) float64 {
+	if invT == 1 {
+		return c.p / ref.p
+	}
+	return math.Exp(invT * (c.lw - ref.lw))
+}
+
+// pick chooses the next token id and returns it with its model
+// probability. ent, when set, is the memo entry cands equal, whose
+// stored weights replace computing them.
+func (m *Model) pick(s *state, cands []cand, rest float64, opts SampleOptions, rng *rand.Rand, ent *stepEntry) (uint32, float64) {
 	if len(cands) == 0 {
 		return eosID, m.prob(s, eosID)
 	}
@@ -243,31 +288,27 @@ func (m *Model) pick(s *state, cands []cand, rest float64, opts SampleOptions, r
 		}
 	}
 	invT := 1 / opts.Temperature
-	// Weights relative to the best candidate avoid overflow for small T;
-	// for T != 1, (p/ref)^(1/T) is exp((log p − log ref)/T) from the
-	// candidates' logs.
-	ref, refLW := cands[0].p, cands[0].lw
-	weight := func(c cand) float64 {
-		if invT == 1 {
-			return c.p / ref
-		}
-		return math.Exp(invT * (c.lw - refLW))
-	}
 	// Each weight once (math.Pow dominates for T != 1), summed and walked
 	// in the same order as always, so draws are unchanged.
-	sc := scratchPool.Get().(*stepScratch)
-	defer scratchPool.Put(sc)
-	ws := sc.p[:0]
+	var ws []float64
 	total := 0.0
-	for i := 0; i < n; i++ {
-		w := weight(cands[i])
-		ws = append(ws, w)
-		total += w
+	if ent != nil {
+		sw := m.weights(ent, invT)
+		ws, total = sw.w[:n], sw.cum[n-1]
+	} else {
+		sc := scratchPool.Get().(*stepScratch)
+		defer scratchPool.Put(sc)
+		ws = sc.p[:0]
+		for i := 0; i < n; i++ {
+			w := pickWeight(cands[i], cands[0], invT)
+			ws = append(ws, w)
+			total += w
+		}
+		sc.p = ws
 	}
-	sc.p = ws
 	restW := 0.0
 	if !cut && rest > 0 {
-		restW = weight(cand{p: rest, lw: math.Log(rest)})
+		restW = pickWeight(cand{p: rest, lw: math.Log(rest)}, cands[0], invT)
 	}
 	u := rng.Float64() * (total + restW)
 	if u < total {
@@ -279,7 +320,7 @@ func (m *Model) pick(s *state, cands []cand, rest float64, opts SampleOptions, r
 		}
 		return cands[n-1].id, cands[n-1].p
 	}
-	if w, ok := m.drawBackoff(s, cands, rng); ok {
+	if w, ok := m.drawBackoff(s, cands, rng, ent); ok {
 		return w, m.prob(s, w)
 	}
 	return cands[0].id, cands[0].p
@@ -291,22 +332,19 @@ func (m *Model) pick(s *state, cands []cand, rest float64, opts SampleOptions, r
 // discounted mass, 1-γ), draws from that level's discounted counts or the
 // uniform base, and rejects candidates, <unk> and <s>. It gives up after a
 // bounded number of tries.
-func (m *Model) drawBackoff(s *state, cands []cand, rng *rand.Rand) (uint32, bool) {
-	isCand := make(map[uint32]bool, len(cands))
-	for _, c := range cands {
-		isCand[c.id] = true
-	}
-	top := 0
-	for j := 1; j <= len(s.ctx); j++ {
-		h := s.ctx[j-1]
-		if h == invalid || m.lv[j-1].den[h] == 0 {
-			break
+func (m *Model) drawBackoff(s *state, cands []cand, rng *rand.Rand, ent *stepEntry) (uint32, bool) {
+	isCand := func(w uint32) bool { return ent.has(w) }
+	if ent == nil {
+		set := make(map[uint32]bool, len(cands))
+		for _, c := range cands {
+			set[c.id] = true
 		}
-		top = j
+		isCand = func(w uint32) bool { return set[w] }
 	}
+	top := m.top(s)
 	for try := 0; try < 64; try++ {
 		w := m.drawOnce(s, top, rng)
-		if w >= firstWordID && !isCand[w] || w == eosID && !isCand[w] {
+		if w >= firstWordID && !isCand(w) || w == eosID && !isCand(w) {
 			return w, true
 		}
 	}

@@ -315,8 +315,16 @@ func (s *server) completions(w http.ResponseWriter, r *http.Request) {
 		Created: time.Now().Unix(), Model: s.id, Choices: []completionChoice{},
 	}
 	for pi, prompt := range prompts {
-		promptScores, promptTop := s.m.scoreWithTop(prompt, nlp)
-		resp.Usage.PromptTokens += len(promptScores)
+		// Without logprobs only the prompt's token count is reported, so
+		// the prompt is not scored.
+		var promptScores []TokenLogProb
+		var promptTop [][]Candidate
+		if q.Logprobs != nil {
+			promptScores, promptTop = s.m.scoreWithTop(prompt, nlp)
+			resp.Usage.PromptTokens += len(promptScores)
+		} else {
+			resp.Usage.PromptTokens += len(s.m.tokenize(prompt))
+		}
 		comps, err := s.m.sample(r.Context(), prompt, opts, nlp)
 		if err != nil {
 			return // the client went away
