@@ -240,19 +240,16 @@ func (w *walk) fast(j int, v *fileVersion, renamed bool, oldPath string) bool {
 		in[l] = true
 	}
 	old := fn{Text: w.text}
-	elsewhere := 0
 	for _, l := range old.sourceLines() {
-		if !in[l] && !generic(l) && bytes.Contains(v.src, []byte(l)) {
-			elsewhere++
+		if !in[l] && !generic(l) && w.mayHaveMoved([]byte(l), v) {
+			return false // lines may have gone into another function: parse
 		}
 	}
-	if elsewhere > 0 {
-		return false // lines may have gone into another function: parse
+	extra, ok := w.fastExtra(v)
+	if !ok {
+		return false // an extra function changed beyond a byte search: parse
 	}
-	if len(w.cur.Extra) > 0 {
-		return false // refresh the extra functions' texts by a parse
-	}
-	w.text = text
+	w.text, w.cur.ExtraText = text, extra
 	detail := ""
 	if renamed {
 		detail = "file renamed from " + oldPath
@@ -262,9 +259,45 @@ func (w *walk) fast(j int, v *fileVersion, renamed bool, oldPath string) bool {
 	return true
 }
 
+// mayHaveMoved reports whether line l, gone from the tracked function,
+// may have gone elsewhere in v: v holds it at least as often as the
+// previous version did (a deleted line leaves one copy fewer; a line that
+// merely also occurs elsewhere, as "return INDEX_NOT_FOUND;" does dozens
+// of times in StringUtils, is no sign of an extraction).
+func (w *walk) mayHaveMoved(l []byte, v *fileVersion) bool {
+	n := bytes.Count(v.src, l)
+	if n == 0 {
+		return false
+	}
+	return w.prev == nil || n >= bytes.Count(w.prev.src, l)
+}
+
+// fastExtra finds the extra functions' texts in v by a byte search, as
+// fast does for the tracked function; false when one is not found so.
+func (w *walk) fastExtra(v *fileVersion) ([]string, bool) {
+	if len(w.cur.Extra) != len(w.cur.ExtraText) {
+		return nil, false
+	}
+	out := make([]string, len(w.cur.Extra))
+	for i, k := range w.cur.Extra {
+		t, ok := fastSpan(v.src, w.cur.ExtraText[i], nameOf(k), path.Ext(w.cur.Path) == ".py")
+		if !ok {
+			return nil, false
+		}
+		out[i] = t
+	}
+	return out, true
+}
+
 // generic lines say nothing about where code went ("}", "return;").
 func generic(l string) bool {
-	switch strings.TrimSpace(l) {
+	t := strings.TrimSpace(l)
+	// Comments and bare annotations (@Override) say nothing either.
+	if strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*") || strings.HasPrefix(t, "#") ||
+		strings.HasPrefix(t, "@") && !strings.Contains(t, "(") {
+		return true
+	}
+	switch t {
 	case "}", "{", "};", "});", ")", "):", "return;", "return", "break;", "continue;", "else:", "} else {", "else", "pass", "try:", "try {", "finally:", "} finally {", "return null;", "return false;", "return true;", "return None", "return False", "return True":
 		return true
 	}

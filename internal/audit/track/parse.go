@@ -1,6 +1,7 @@
 package track
 
 import (
+	"container/list"
 	"context"
 	"errors"
 	"strings"
@@ -65,27 +66,43 @@ func (f fn) sourceLinesCopy() []string {
 	return out
 }
 
-// versions is a bounded cache of parsed file versions shared by every
-// sample of a run (many samples follow the same file through the same
-// commits): each (commit, path) is read and parsed once.
+// versions is a cache of parsed file versions shared by every sample of a
+// run (many samples follow the same file through the same commits): each
+// (commit, path) is read and parsed once while it stays in the cache.
+// It is bounded by bytes, not entries — one StringUtils.java weighs as much
+// as a hundred small files — and evicts the least recently used.
 type versions struct {
-	mu    sync.Mutex
-	m     map[string]*fileVersion
-	order []string
-	max   int
+	mu     sync.Mutex
+	m      map[string]*list.Element
+	lru    *list.List // of *cached, most recent at the front
+	size   int64
+	budget int64
 }
 
-func newVersions(max int) *versions { return &versions{m: map[string]*fileVersion{}, max: max} }
+type cached struct {
+	key  string
+	v    *fileVersion
+	cost int64
+}
+
+// versionCost is what a version weighs: its source and, once parsed, the
+// function texts copied from it.
+func versionCost(v *fileVersion) int64 { return 2*int64(len(v.src)) + 256 }
+
+func newVersions(budget int64) *versions {
+	return &versions{m: map[string]*list.Element{}, lru: list.New(), budget: budget}
+}
 
 // get returns path at commit, nil when the file is not there.
 func (c *versions) get(ctx context.Context, repo *gitrepo.Repo, commit, path string) (*fileVersion, error) {
 	key := repo.GitDir() + "\x00" + commit + "\x00" + path
 	c.mu.Lock()
-	v, ok := c.m[key]
-	c.mu.Unlock()
-	if ok {
-		return v, nil
+	if e, ok := c.m[key]; ok {
+		c.lru.MoveToFront(e)
+		c.mu.Unlock()
+		return e.Value.(*cached).v, nil
 	}
+	c.mu.Unlock()
 	src, err := repo.ReadFile(ctx, commit, path)
 	if err != nil {
 		if errors.Is(err, errs.ErrNotFound) && ctx.Err() == nil {
@@ -93,17 +110,20 @@ func (c *versions) get(ctx context.Context, repo *gitrepo.Repo, commit, path str
 		}
 		return nil, err
 	}
-	v = &fileVersion{path: path, src: src}
+	v := &fileVersion{path: path, src: src}
 	c.mu.Lock()
-	if _, dup := c.m[key]; !dup {
-		c.m[key] = v
-		c.order = append(c.order, key)
-		if len(c.order) > c.max {
-			delete(c.m, c.order[0])
-			c.order = c.order[1:]
-		}
+	defer c.mu.Unlock()
+	if e, dup := c.m[key]; dup {
+		return e.Value.(*cached).v, nil
 	}
-	c.mu.Unlock()
+	cv := &cached{key: key, v: v, cost: versionCost(v)}
+	c.m[key] = c.lru.PushFront(cv)
+	c.size += cv.cost
+	for c.size > c.budget && c.lru.Len() > 1 {
+		old := c.lru.Remove(c.lru.Back()).(*cached)
+		delete(c.m, old.key)
+		c.size -= old.cost
+	}
 	return v, nil
 }
 

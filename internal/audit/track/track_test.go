@@ -82,12 +82,12 @@ func TestFastSpan(t *testing.T) {
 // TestRulesOfGeneric: lines that say nothing about where code went are
 // not used as evidence of an extraction; lines with content are.
 func TestRulesOfGeneric(t *testing.T) {
-	for _, l := range []string{"}", "return;", "break;", "else:", "pass", "return null;"} {
+	for _, l := range []string{"}", "return;", "break;", "else:", "pass", "return null;", "@Override", "// see below", "# noqa", " * @param x"} {
 		if !generic(l) {
 			t.Errorf("%q should be generic", l)
 		}
 	}
-	for _, l := range []string{"return r;", "break outer;", "if (r > hi) {", "r = hi"} {
+	for _, l := range []string{"return r;", "break outer;", "if (r > hi) {", "r = hi", `@SuppressWarnings("unchecked")`} {
 		if generic(l) {
 			t.Errorf("%q is not generic", l)
 		}
