@@ -320,7 +320,7 @@ func (c *Checker) scoreStates(ctx context.Context, repo *gitrepo.Repo, h *track.
 		if err != nil {
 			return err
 		}
-		chains, err := c.chainStep(ctx, tb, prev, was, sv, b)
+		chains, err := c.chainStep(ctx, tb, prev, was, sv, b, h.Commits[st.From].Hash)
 		if err != nil {
 			return err
 		}

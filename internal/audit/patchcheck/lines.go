@@ -18,6 +18,9 @@ type lineChain struct {
 	score float64 // the weakest step so far
 	alive bool
 	kind  string // unchanged | modified | reverted | rewritten
+	// at is the commit of the last step that changed the line (the landing
+	// commit when none did), for `git show`.
+	at string
 }
 
 // chainStep carries the chains of the previous state (scope version
@@ -25,7 +28,7 @@ type lineChain struct {
 // (the state's function texts). prev is nil at the landing state. Weak
 // lines (break;, return null;) have no chain: they are judged with their
 // neighbours, never alone.
-func (c *Checker) chainStep(ctx context.Context, tb *trackedBlock, prev []lineChain, was, sv *version, b Block) ([]lineChain, error) {
+func (c *Checker) chainStep(ctx context.Context, tb *trackedBlock, prev []lineChain, was, sv *version, b Block, commit string) ([]lineChain, error) {
 	if tb.pb.kind != "added" || len(b.MatchedLines) != len(tb.pb.adds) {
 		return nil, nil
 	}
@@ -36,7 +39,7 @@ func (c *Checker) chainStep(ctx context.Context, tb *trackedBlock, prev []lineCh
 		if weakLine(ml.Patch) {
 			continue
 		}
-		direct := lineChain{text: ml.Snapshot, score: ml.Similarity, alive: ml.Similarity >= thr && !ml.Reverted, kind: "unchanged"}
+		direct := lineChain{text: ml.Snapshot, score: ml.Similarity, alive: ml.Similarity >= thr && !ml.Reverted, kind: "unchanged", at: commit}
 		if prev == nil || !prev[j].alive {
 			// The landing state, or a chain that ended: the line's own
 			// match starts (or restarts: a fix re-applied) the chain.
@@ -46,6 +49,9 @@ func (c *Checker) chainStep(ctx context.Context, tb *trackedBlock, prev []lineCh
 		next, err := c.continueLine(ctx, prev[j], tb.buggyOf(j), sc)
 		if err != nil {
 			return nil, err
+		}
+		if next.at = prev[j].at; next.kind != "unchanged" {
+			next.at = commit
 		}
 		if direct.alive && direct.score >= next.score {
 			next = direct
@@ -119,6 +125,7 @@ func (c *Checker) applyChains(b *Block, chains []lineChain, snap *version) {
 		ml, ch := &b.MatchedLines[j], chains[j]
 		if ch.alive && ch.score > ml.Similarity {
 			ml.Snapshot, ml.Similarity, ml.Via, ml.Reverted = ch.text, round(ch.score), "tracked-"+ch.kind, false
+			ml.TrackedAt = ch.at
 			ml.Line = lineOf(snap, ch.text)
 		}
 		score = min(score, ml.Similarity)

@@ -106,10 +106,15 @@ type MatchedLine struct {
 	Similarity float64 `json:"similarity"`
 	// Via: exact-ast, exact-function, exact-file (exact match found by AST
 	// alignment, in the function, in the file); ast, function, file (best
-	// similar line from there); none.
+	// similar line from there); header, exact-header (the function's own
+	// declaration); tracked-unchanged, tracked-modified (the line followed
+	// statement by statement along the history walk); none.
 	Via string `json:"via"`
 	// Reverted: the best candidate is the buggy line the fix replaced.
 	Reverted bool `json:"reverted,omitempty"`
+	// TrackedAt is, for a tracked line, the commit of the last step that
+	// changed it (git show it to see the edit).
+	TrackedAt string `json:"tracked_at,omitempty"`
 }
 
 // TestResult records a test-verification run.
