@@ -109,7 +109,15 @@ func BuildProject(ctx context.Context, jdk JDK, o ProjectOptions) (*Project, err
 		// The whole tree: a build may have several source roots and the
 		// pom names the dependencies.
 		if err := exportTree(ctx, o.GitDir, o.Commit, p.Root, ""); err != nil {
-			return nil, err
+			// A clone whose largest blobs are absent (a partial mirror)
+			// cannot archive the whole tree; the source root alone is
+			// what the build needs most.
+			if o.SrcRoot == "" {
+				return nil, err
+			}
+			if err := exportTree(ctx, o.GitDir, o.Commit, p.Root, o.SrcRoot); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if p.Root == "" {
