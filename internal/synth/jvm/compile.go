@@ -47,6 +47,9 @@ func javacArgs(classes, classpath, empty string) []string {
 // error came first) goes at the head of the next round, ahead of every
 // file that can fail; it is not counted a round of its own.
 func (v *Verifier) compileBatch(ctx context.Context, hs []*harness, batch int) error {
+	if v.opts.Project != nil {
+		return v.compileRealBatch(ctx, hs, batch)
+	}
 	var active, ready []*harness
 	for _, h := range hs {
 		if h.failed == "" {
@@ -199,7 +202,7 @@ func (h *harness) repair(ds []diagnostic, texts map[string]string) {
 		}
 		text := lineOf(texts[d.File], d.Line)
 		if h.real != nil {
-			h.failed = h.realFailure(d)
+			h.failed = h.realFailure(d, d.File[:1])
 			return
 		}
 		if err := h.stubs.fix(d, text, harness); err != nil {
@@ -294,8 +297,5 @@ func (h *harness) generated(classes string) bool {
 // in project mode the buggy and fixed methods live in renamed copies of
 // their real class, in its own package.
 func (h *harness) classFile(classes, k string) string {
-	if h.real != nil && (k == "B" || k == "F") {
-		return h.real.classFile(classes, k, h.n)
-	}
 	return filepath.Join(h.classDir(classes), h.class(k)+".class")
 }

@@ -82,26 +82,41 @@
 // prompt hash and raw answer, in harness-<regime>.jsonl apart from
 // executions.jsonl (RunModel), resumable by pair id.
 //
-// Project mode (project.go, realclass.go, inputs.go, project_run.go).
-// With Options.Projects a pair whose corpus.Source names a repository,
-// commit, path and method span runs in its real class: the project's
-// production sources at that commit are exported with git archive and
-// compiled once with javac (all of them for --project, one commit for many
-// pairs; on demand through -sourcepath for pairs from many commits, as the
-// Defects4J seeds are), against --classpath jars and a jar folder; sources a
-// build tool would generate from *.java.in templates are expanded. The
-// pair's file is copied twice with the method's span replaced by the buggy
-// and the fixed method and its top-level class renamed B<n>/F<n> in the
-// real package, so package-private collaborators resolve; a class without
-// a no-argument constructor gets one delegating to its shortest
-// constructor. Inputs of project types are null and values built only
-// through the public API javap lists: constructors and static factories
-// with ordinary arguments, setters called with boundary values. No stub is
-// grown: a compile error is final ("cannot compile against the project").
-// Measured on the 139 Defects4J seeds: 82 compile (59.0%) against 37
-// (26.6%) stub-only; (c) 12 vs 4. Most remaining failures are the
-// synthesised receiver constructor (abstract or mismatched argument types)
-// and dependencies absent from the classpath.
+// Project mode (project.go, realclass.go, project_compile.go, inputs.go,
+// deps.go, project_run.go). With Options.Projects a pair whose
+// corpus.Source names a repository, commit, path and method span runs in
+// its real class: the project's tree at that commit is exported with git
+// archive and its production sources compiled once with javac (all of
+// them for --project, one commit for many pairs; on demand through
+// -sourcepath for pairs from many commits, as the Defects4J seeds are),
+// with every production source root on the source path (mockito's
+// cglib-and-asm/src), against --classpath jars and a jar folder; sources a
+// build tool would generate from *.java.in templates are expanded. A Maven
+// dependency of the same owner that --repos holds as a clone
+// (jackson-databind's jackson-core) is compiled from that clone at the
+// release tag the pom names, ahead of any newer system jar
+// (-Xprefer:source). The pair's file is copied twice with the method's
+// span replaced by the buggy and the fixed method, each compiled under its
+// real name (in javac layers in which each file name occurs once) into a
+// directory of its own; the worker runs each side through a child-first
+// loader over that directory and the project's classes, so every project
+// class links against the patched copy. A class without a no-argument
+// constructor gets one delegating to its shortest constructor, with
+// ordinary values (concrete JDK classes for abstract JDK types:
+// concreteJDK). No stub is grown: a compile error is final ("cannot
+// compile against the project").
+//
+// Inputs the search may build (both modes), and nothing else: literals of
+// the JDK types (values.go), the buggy method's own string literals (and
+// each with "1" appended) for a String parameter, JDK collections, maps
+// and arrays of those, and, for a project type, null and values built only
+// through the public API javap lists — public constructors and static
+// factories with ordinary arguments, and one public setter called with a
+// boundary value on such a value. The receiver is built by its own
+// constructor. No collaborator is made to return anything: there are no
+// mocks, and no value is built by writing a field or by reflection, so no
+// collaborator can be forced to return an exceptional value (§5.4's
+// independence rule).
 //
 // Not done: receiver field states beyond the stub defaults (the model
 // chooses arguments only); builders writing whole harnesses.

@@ -342,7 +342,7 @@ func (fl *floor) run(ctx context.Context, opts Options) error {
 	for _, p := range fl.pairs {
 		calls := 0
 		for i := 0; i < p.tried && i < len(p.vecs); i++ {
-			bo, err := w.call(ctx, p.b, p.bName, p.a, p.vecs[i], timeout)
+			bo, err := w.call(ctx, p.b, p.bName, p.a, p.vecs[i], "", timeout)
 			if err != nil {
 				return fmt.Errorf("floor: %w", err)
 			}
@@ -350,7 +350,7 @@ func (fl *floor) run(ctx context.Context, opts Options) error {
 			if !raises(bo, p.errorType) || calls >= budget {
 				continue
 			}
-			if _, err := w.call(ctx, p.f, p.fName, p.a, p.vecs[i], timeout); err != nil {
+			if _, err := w.call(ctx, p.f, p.fName, p.a, p.vecs[i], "", timeout); err != nil {
 				return fmt.Errorf("floor: %w", err)
 			}
 			calls++

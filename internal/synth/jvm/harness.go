@@ -2,6 +2,8 @@ package jvm
 
 import (
 	"fmt"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -67,18 +69,73 @@ func newHarness(n int, p corpus.Pair) *harness {
 			h.failed = fmt.Sprintf("parameter %d is %s in the buggy and %s in the fixed method: no common input", i+1, prm.Type, h.fsig.Params[i].Type)
 			return h
 		}
-		h.cands = append(h.cands, candidates(prm.Type, h.bsig.TypeVars))
+		h.cands = append(h.cands, withLiterals(candidates(prm.Type, h.bsig.TypeVars), prm.Type, p.BuggyMethod))
 	}
 	return h
+}
+
+// maxLiterals bounds the string literals of the buggy method added to a
+// String parameter's candidates.
+const maxLiterals = 8
+
+var stringLiteral = regexp.MustCompile(`"((?:[^"\\\n]|\\.)*)"`)
+
+// withLiterals adds, for a String or CharSequence parameter, the string
+// literals of the buggy method and each followed by "1" (a prefix the
+// method tests for, "0x", "--", "#", with something after it): a
+// fuzzer's dictionary, read from the buggy side only, never from the fix.
+// They go after the boundary values, so the all-ordinary vector and
+// single-parameter variations still come first.
+func withLiterals(cands []string, typ, method string) []string {
+	if t := simple(parseType(typ).base); t != "String" && t != "CharSequence" || parseType(typ).dims > 0 {
+		return cands
+	}
+	seen := map[string]bool{}
+	for _, c := range cands {
+		seen[c] = true
+	}
+	n := 0
+	for _, m := range stringLiteral.FindAllStringSubmatch(method, -1) {
+		if n == maxLiterals || len(m[1]) > 40 {
+			continue
+		}
+		for _, v := range []string{`"` + m[1] + `"`, `"` + m[1] + `1"`} {
+			if !seen[v] {
+				seen[v] = true
+				cands = append(cands, v)
+			}
+		}
+		n++
+	}
+	return cands
 }
 
 func (h *harness) pkg() string              { return fmt.Sprintf("%s.p%d", pkgRoot, h.n) }
 func (h *harness) class(kind string) string { return fmt.Sprintf("%s%d", kind, h.n) }
 func (h *harness) fqcn(kind string) string {
 	if h.real != nil && kind != "A" {
-		return h.real.fqcn(kind, h.n)
+		return h.real.fqcn()
+	}
+	if kind == "A" {
+		return h.argsPkg() + "." + h.class(kind)
 	}
 	return h.pkg() + "." + h.class(kind)
+}
+
+// argsPkg is the argument class's package: in project mode the real
+// class's own (its package-private types and the file's static imports
+// of them are then accessible, as they are to the method), else the
+// pair's harness package.
+func (h *harness) argsPkg() string {
+	if h.real != nil && h.real.pkg != "" {
+		return h.real.pkg
+	}
+	return h.pkg()
+}
+
+// argsClassFile is where javac writes the argument class.
+func (h *harness) argsClassFile(classes string) string {
+	return filepath.Join(classes, filepath.FromSlash(strings.ReplaceAll(h.argsPkg(), ".", "/")), h.class("A")+".class")
 }
 
 func (h *harness) harnessNames() map[string]bool {
@@ -88,9 +145,6 @@ func (h *harness) harnessNames() map[string]bool {
 // sources renders the pair's Java files (base name → text), choosing up
 // to limit argument vectors from the surviving candidates.
 func (h *harness) sources(limit int) map[string]string {
-	if h.real != nil {
-		return h.realSources(limit)
-	}
 	out := map[string]string{
 		h.class("B") + ".java": h.methodClass("B", blankAnnotations(h.pair.BuggyMethod)),
 		h.class("F") + ".java": h.methodClass("F", blankAnnotations(h.pair.FixedMethod)),
@@ -136,7 +190,7 @@ func (h *harness) argsClass(limit int) string {
 		b.WriteString(s)
 		line += strings.Count(s, "\n")
 	}
-	w("package %s;\n%s\n", h.pkg(), h.argsImports())
+	w("package %s;\n%s\n", h.argsPkg(), h.argsImports())
 	w("@SuppressWarnings(\"all\") final class %s {\n", h.class("A"))
 	w("  static <M extends Map> M bfMap(M m, Object... kv) { for (int i = 0; i + 1 < kv.length; i += 2) m.put(kv[i], kv[i + 1]); return m; }\n")
 	w("  static <T> T bfWith(T t, java.util.function.Consumer<T> c) { c.accept(t); return t; }\n")

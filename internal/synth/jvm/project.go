@@ -37,9 +37,14 @@ type Project struct {
 	// OnDemand is set for a build of Roots: Compiled then counts the
 	// classes javac wrote, not files.
 	OnDemand bool
-	roots    []string
-	Build    time.Duration
-	types    map[string]*typeInfo // simple name ("Outer.Inner") → public API
+	// SourcePath is every production source root of the tree (SrcRoot
+	// first: a build can have more, mockito's cglib-and-asm/src) and the
+	// sources of the dependencies found as sibling clones (deps.go).
+	SourcePath []string
+	Deps       []string // "owner/name@tag" of each dependency built from source
+	roots      []string
+	Build      time.Duration
+	types      map[string]*typeInfo // simple name ("Outer.Inner") → public API
 }
 
 // Classpath is the project classes followed by the dependency jars.
@@ -72,7 +77,17 @@ type ProjectOptions struct {
 	// CacheDir holds exported trees and classes, keyed by repository and
 	// commit, so a project is built once across runs.
 	CacheDir string
+	// Repos, when set, is searched for clones of the project's Maven
+	// dependencies of its own owner (jackson-databind's jackson-core);
+	// their sources at the released tag go on the source path, so the
+	// project compiles against the versions it was written for rather
+	// than a newer jar of the system's.
+	Repos string
 }
+
+// buildVersion is part of a build's cache key: builds made by older rules
+// are not reused.
+const buildVersion = "v2"
 
 // maxBuildRounds bounds the javac runs of a project build: a run that
 // wrote no class is repeated without the files javac named.
@@ -83,7 +98,7 @@ const maxBuildRounds = 4
 func BuildProject(ctx context.Context, jdk JDK, o ProjectOptions) (*Project, error) {
 	t0 := time.Now()
 	p := &Project{Repo: o.Repo, Commit: o.Commit, Root: o.Dir}
-	key := sha256.Sum256([]byte(o.GitDir + "\x00" + o.Commit + "\x00" + o.Dir + "\x00" + o.SrcRoot + "\x00" + o.Hint + "\x00" +
+	key := sha256.Sum256([]byte(buildVersion + "\x00" + o.Repos + "\x00" + o.GitDir + "\x00" + o.Commit + "\x00" + o.Dir + "\x00" + o.SrcRoot + "\x00" + o.Hint + "\x00" +
 		strings.Join(o.Jars, ":") + o.JarDir + "\x00" + strings.Join(o.Roots, ":")))
 	base := filepath.Join(o.CacheDir, "projects", hex.EncodeToString(key[:8]))
 	if o.GitDir != "" {
@@ -91,8 +106,18 @@ func BuildProject(ctx context.Context, jdk JDK, o ProjectOptions) (*Project, err
 		if o.SrcRoot == "" && o.Hint != "" {
 			o.SrcRoot = gitRootOf(ctx, o.GitDir, o.Commit, o.Hint)
 		}
-		if err := exportTree(ctx, o.GitDir, o.Commit, p.Root, o.SrcRoot); err != nil {
-			return nil, err
+		// The whole tree: a build may have several source roots and the
+		// pom names the dependencies.
+		if err := exportTree(ctx, o.GitDir, o.Commit, p.Root, ""); err != nil {
+			// A clone whose largest blobs are absent (a partial mirror)
+			// cannot archive the whole tree; the source root alone is
+			// what the build needs most.
+			if o.SrcRoot == "" {
+				return nil, err
+			}
+			if err := exportTree(ctx, o.GitDir, o.Commit, p.Root, o.SrcRoot); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if p.Root == "" {
@@ -104,6 +129,12 @@ func BuildProject(ctx context.Context, jdk JDK, o ProjectOptions) (*Project, err
 	}
 	if p.SrcRoot, err = sourceRoot(p.Root, o.SrcRoot); err != nil {
 		return nil, err
+	}
+	p.SourcePath = append([]string{p.SrcRoot}, otherRoots(p.Root, p.SrcRoot)...)
+	if o.Repos != "" {
+		dirs, names := dependencySources(ctx, p.Root, o.Repo, o.Repos, filepath.Join(o.CacheDir, "deps"))
+		p.SourcePath = append(p.SourcePath, dirs...)
+		p.Deps = names
 	}
 	if p.Jars, err = jarList(o.Jars, o.JarDir); err != nil {
 		return nil, err
@@ -218,6 +249,25 @@ func sourceRoot(root, given string) (string, error) {
 		}
 		return d, nil
 	}
+	votes, err := rootVotes(root)
+	if err != nil {
+		return "", err
+	}
+	best, n := "", 0
+	for d, c := range votes {
+		if c > n || c == n && d < best {
+			best, n = d, c
+		}
+	}
+	if n == 0 {
+		return "", fmt.Errorf("build project: %w: no production Java sources under %s", errs.ErrNotFound, root)
+	}
+	return filepath.Join(root, best), nil
+}
+
+// rootVotes counts, per directory, the production files whose package
+// declaration makes it their source root.
+func rootVotes(root string) (map[string]int, error) {
 	votes := map[string]int{}
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".java") {
@@ -243,18 +293,36 @@ func sourceRoot(root, given string) (string, error) {
 		return nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("build project: %w", err)
+		return nil, fmt.Errorf("build project: %w", err)
 	}
-	best, n := "", 0
-	for d, c := range votes {
-		if c > n || c == n && d < best {
-			best, n = d, c
+	return votes, nil
+}
+
+// otherRoots are the tree's production source roots besides main, most
+// files first; a root holding files of the default package only (a
+// stray script, a code sample) is left out.
+func otherRoots(root, main string) []string {
+	votes, err := rootVotes(root)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for d := range votes {
+		abs := filepath.Join(root, d)
+		if abs == main || d == "." || d == "" {
+			continue
 		}
+		out = append(out, abs)
 	}
-	if n == 0 {
-		return "", fmt.Errorf("build project: %w: no production Java sources under %s", errs.ErrNotFound, root)
-	}
-	return filepath.Join(root, best), nil
+	slices.SortFunc(out, func(a, b string) int {
+		ra, _ := filepath.Rel(root, a)
+		rb, _ := filepath.Rel(root, b)
+		if c := votes[rb] - votes[ra]; c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return out
 }
 
 // rootOf is the source root a file's package declaration implies ("" when
@@ -371,8 +439,13 @@ func (p *Project) compileRoots(ctx context.Context, jdk JDK, work, gen, done str
 	if err := os.RemoveAll(p.Classes); err != nil {
 		return fmt.Errorf("build project %s: %w", p.Repo, err)
 	}
-	sp := p.SrcRoot + string(os.PathListSeparator) + gen
-	bad, err := p.javac(ctx, jdk, work, p.roots, "-sourcepath", sp, "-implicit:class")
+	sp := strings.Join(append(slices.Clone(p.SourcePath), gen), string(os.PathListSeparator))
+	// -Xprefer:source: a class both on the source path and in a jar (the
+	// system's newer commons-lang3 for a commons-lang commit, a newer
+	// jackson-core) is compiled from the source, the version the project
+	// was written for; by default javac takes the newer file, and git
+	// archive dates sources by their commit.
+	bad, err := p.javac(ctx, jdk, work, p.roots, "-sourcepath", sp, "-implicit:class", "-Xprefer:source")
 	if err != nil {
 		return err
 	}
@@ -396,7 +469,11 @@ func (p *Project) javac(ctx context.Context, jdk JDK, work string, files []strin
 		return nil, fmt.Errorf("build project %s: %w", p.Repo, err)
 	}
 	if len(extra) == 0 {
+		// Dependencies found as sources are compiled as they are needed.
 		extra = []string{"-sourcepath", "", "-implicit:none"}
+		if len(p.SourcePath) > 1 {
+			extra = []string{"-sourcepath", strings.Join(p.SourcePath[1:], string(os.PathListSeparator)), "-implicit:class", "-Xprefer:source"}
+		}
 	}
 	args := append([]string{"-d", p.Classes, "-encoding", "UTF-8", "-nowarn", "-proc:none", "-g:source,lines",
 		"-XDshould-stop.ifError=GENERATE", "-Xmaxerrs", "100000", "--release", "8"}, extra...)

@@ -31,15 +31,16 @@ type ProjectSource struct {
 
 // BuildReport is one project build of project mode and the pairs run on it.
 type BuildReport struct {
-	Project  string  `json:"project"` // repo@commit or the directory
-	Files    int     `json:"files"`
-	Compiled int     `json:"compiled"` // files; classes for an on-demand build
-	OnDemand bool    `json:"on_demand,omitempty"`
-	Dropped  int     `json:"dropped"`
-	BuildSec float64 `json:"build_seconds"`
-	Pairs    int     `json:"pairs"`
-	RunSec   float64 `json:"run_seconds"` // verifying the pairs, after the build
-	Error    string  `json:"error,omitempty"`
+	Project  string   `json:"project"` // repo@commit or the directory
+	Files    int      `json:"files"`
+	Compiled int      `json:"compiled"` // files; classes for an on-demand build
+	OnDemand bool     `json:"on_demand,omitempty"`
+	Dropped  int      `json:"dropped"`
+	Deps     []string `json:"deps,omitempty"` // dependencies compiled from sibling clones, "owner/name@tag"
+	BuildSec float64  `json:"build_seconds"`
+	Pairs    int      `json:"pairs"`
+	RunSec   float64  `json:"run_seconds"` // verifying the pairs, after the build
+	Error    string   `json:"error,omitempty"`
 }
 
 // ParseProjectFlag reads --project: a directory, or REPO@REV.
@@ -82,7 +83,7 @@ func (ps *ProjectSource) projectKey(p corpus.Pair) string {
 }
 
 func (ps *ProjectSource) options(key string) (ProjectOptions, error) {
-	o := ProjectOptions{Jars: ps.Jars, JarDir: ps.JarDir, CacheDir: ps.CacheDir}
+	o := ProjectOptions{Jars: ps.Jars, JarDir: ps.JarDir, CacheDir: ps.CacheDir, Repos: ps.Repos}
 	if ps.Dir != "" {
 		o.Dir, o.Repo = ps.Dir, ps.Dir
 		return o, nil
@@ -176,7 +177,7 @@ func verifyProject(ctx context.Context, jdk JDK, key string, pairs []corpus.Pair
 		}
 		return fail("project build: " + err.Error())
 	}
-	r.Files, r.Compiled, r.Dropped, r.OnDemand = proj.Files, proj.Compiled, len(proj.Dropped), proj.OnDemand
+	r.Files, r.Compiled, r.Dropped, r.OnDemand, r.Deps = proj.Files, proj.Compiled, len(proj.Dropped), proj.OnDemand, proj.Deps
 	o := opts
 	o.Project, o.Projects, o.JDK = proj, nil, &jdk
 	t1 := time.Now()

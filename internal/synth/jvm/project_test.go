@@ -65,11 +65,18 @@ public class Shelf {
 // identities and dates and returns its git dir and commit.
 func demoGit(t *testing.T) (string, string) {
 	t.Helper()
+	return gitProject(t, demoProject)
+}
+
+// gitProject commits files into a fresh repository and returns its git
+// dir and commit.
+func gitProject(t *testing.T, files map[string]string) (string, string) {
+	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
 	dir := t.TempDir()
-	for name, text := range demoProject {
+	for name, text := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -186,5 +193,68 @@ func TestProjectFlagAndRepoLookup(t *testing.T) {
 	}
 	if _, err := FindGitDir(dir, "apache/commons-cli"); err == nil || !strings.Contains(err.Error(), "commons-cli") {
 		t.Errorf("FindGitDir on an empty dir: %v, want not found naming the repo", err)
+	}
+}
+
+// linkProject's Node passes itself to a Visitor taking a Node and casts
+// to Node: the method compiles only in a class that is Node, not in a
+// renamed copy of it.
+var linkProject = map[string]string{
+	"src/org/link/Visitor.java": `package org.link;
+
+public class Visitor {
+    public int visit(Node n) { return 1; }
+}
+`,
+	"src/org/link/Node.java": `package org.link;
+
+public class Node {
+    public int first(String s) {
+        Node self = (Node) (Object) this;
+        return new Visitor().visit(self) + s.length();
+    }
+
+    public int second(String s) {
+        return new Visitor().visit(this) + s.length();
+    }
+}
+`,
+}
+
+// TestVerifyRealNameLinks runs two pairs of one class in one batch: each
+// side compiles under the real name Node (the two pairs' four sides in
+// separate javac layers), and each is confirmed by (c) with a null string.
+func TestVerifyRealNameLinks(t *testing.T) {
+	opts := needJDK(t)
+	gitDir, commit := gitProject(t, linkProject)
+	repos := t.TempDir()
+	if err := os.Symlink(gitDir, filepath.Join(repos, "demo__link.git")); err != nil {
+		t.Fatal(err)
+	}
+	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	pair := func(id, name string, start, end int, self string) corpus.Pair {
+		head := "    public int " + name + "(String s) {\n"
+		body := self + "        return new Visitor().visit(" + map[bool]string{true: "self", false: "this"}[self != ""] + ")"
+		return corpus.Pair{PairID: id, ErrorType: corpus.NullPointer, Generator: "hand",
+			BuggyMethod: head + body + " + s.length();\n    }\n",
+			FixedMethod: head + body + " + (s == null ? 0 : s.length());\n    }\n",
+			Source:      &corpus.Source{Repo: "demo/link", Commit: commit, Path: "src/org/link/Node.java", Span: corpus.Span{Start: start, End: end}}}
+	}
+	pairs := []corpus.Pair{
+		pair("link-1", "first", 4, 7, "        Node self = (Node) (Object) this;\n"),
+		pair("link-2", "second", 9, 11, ""),
+	}
+	out := t.TempDir()
+	if _, err := Run(context.Background(), pairs, out, opts); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := jsonl.ReadFile[Execution](filepath.Join(out, ExecutionsFile))
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("records %v, %v", recs, err)
+	}
+	for _, e := range recs {
+		if !e.Compile.OK || e.C == nil || e.C.Input != e.Method+"(null)" {
+			t.Errorf("%s: compile %+v, status %s (%s), (c) %+v; want compiled and confirmed with null", e.PairID, e.Compile, e.Status, e.Reason, e.C)
+		}
 	}
 }

@@ -113,7 +113,18 @@ func (rc *realClass) locate(h *harness, p *Project) string {
 	}
 	args := make([]string, len(best))
 	for i, prm := range best {
-		args[i] = "(" + prm.Type + ") " + receiverArg(p, prm.Type)
+		// A generic parameter type is reached through Object: the
+		// value's own type arguments (a diamond's Object, Object) are
+		// not convertible to it directly.
+		via := ""
+		if strings.Contains(prm.Type, "<") {
+			via = "(Object) "
+		}
+		typ := prm.Type
+		if t, ok := strings.CutSuffix(typ, "..."); ok {
+			typ = t + "[]"
+		}
+		args[i] = "(" + typ + ") " + via + receiverArg(p, typ)
 	}
 	for kind, text := range rc.texts {
 		end := classBodyEnd(text, h.pair.Source.Path, rc.outer)
@@ -121,22 +132,21 @@ func (rc *realClass) locate(h *harness, p *Project) string {
 			return "no closing brace of class " + rc.outer + " in " + h.pair.Source.Path
 		}
 		// Same line as the closing brace: no line of the method moves.
-		rc.texts[kind] = text[:end] + fmt.Sprintf(" %s() { this(%s); } ", rc.outer, strings.Join(args, ", ")) + text[end:]
+		// "throws Exception": the delegated constructor may declare
+		// checked exceptions (a stream's IOException).
+		rc.texts[kind] = text[:end] + fmt.Sprintf(" %s() throws Exception { this(%s); } ", rc.outer, strings.Join(args, ", ")) + text[end:]
 	}
 	return ""
 }
 
-// source is the file for kind with the top-level class renamed B<n> (or
-// F<n>) and the file's other top-level types suffixed "_B<n>", so both
-// copies and the project's own classes never clash.
-func (rc *realClass) source(kind string, n int) string {
-	text := rc.texts[kind]
-	for _, o := range rc.others {
-		text = regexp.MustCompile(`\b`+regexp.QuoteMeta(o)+`\b`).ReplaceAllString(text, fmt.Sprintf("%s_%s%d", o, kind, n))
-	}
-	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(rc.outer) + `\b`)
-	return re.ReplaceAllString(text, fmt.Sprintf("%s%d", kind, n))
-}
+// source is the file for kind as javac compiles it: the real file with
+// the method replaced, under its real name. Each side is compiled into a
+// directory of its own and loaded by a loader of its own (project_compile.go),
+// so the buggy and fixed copies never clash, and every project class —
+// one taking the class as a parameter, casting to it, overriding its
+// methods in an anonymous class — links against the patched copy rather
+// than against a renamed stranger.
+func (rc *realClass) source(kind string) string { return rc.texts[kind] }
 
 // topLevelTypes names the file's top-level type declarations but skip.
 func topLevelTypes(f *code.File, skip string) []string {
@@ -156,19 +166,23 @@ func topLevelTypes(f *code.File, skip string) []string {
 	return out
 }
 
-// fqcn is the binary name of the method's class for kind.
-func (rc *realClass) fqcn(kind string, n int) string {
-	name := fmt.Sprintf("%s%d%s", kind, n, rc.nested)
+// fqcn is the binary name of the method's class.
+func (rc *realClass) fqcn() string {
+	name := rc.outer + rc.nested
 	if rc.pkg == "" {
 		return name
 	}
 	return rc.pkg + "." + name
 }
 
-// classFile is where javac writes kind's top-level class.
-func (rc *realClass) classFile(classes, kind string, n int) string {
-	return filepath.Join(classes, filepath.FromSlash(strings.ReplaceAll(rc.pkg, ".", "/")), fmt.Sprintf("%s%d.class", kind, n))
+// pkgDir is the package's directory under a class or source root.
+func (rc *realClass) pkgDir(root string) string {
+	return filepath.Join(root, filepath.FromSlash(strings.ReplaceAll(rc.pkg, ".", "/")))
 }
+
+// topNames are the file's top-level type names, whose class files (and
+// those of their nested and anonymous classes) make up one side.
+func (rc *realClass) topNames() []string { return append([]string{rc.outer}, rc.others...) }
 
 // useProject switches a harness to project mode: the methods go into
 // their real class and the inputs come from the project's real types.
@@ -202,16 +216,6 @@ func (h *harness) offset() int {
 	return methodOffset
 }
 
-// realSources renders the project-mode files: the real class twice
-// (renamed B<n>, F<n>, in its package) and the argument class.
-func (h *harness) realSources(limit int) map[string]string {
-	return map[string]string{
-		h.class("B") + ".java": h.real.source("B", h.n),
-		h.class("F") + ".java": h.real.source("F", h.n),
-		h.class("A") + ".java": h.argsClass(limit),
-	}
-}
-
 // argsImports are the imports of the argument class: the common JDK ones
 // and, in project mode, the real file's imports and its package.
 func (h *harness) argsImports() string {
@@ -227,9 +231,9 @@ func (h *harness) argsImports() string {
 
 // realFailure is the record of a project-mode compile error: no stubs are
 // grown, since the project's classpath has every type the class needs.
-func (h *harness) realFailure(d diagnostic) string {
+func (h *harness) realFailure(d diagnostic, kind string) string {
 	side := "buggy"
-	if strings.HasPrefix(d.File, "F") {
+	if kind == "F" {
 		side = "fixed"
 	}
 	line := d.Line - h.offset()

@@ -1,8 +1,31 @@
 package jvm
 
 import (
+	"slices"
 	"strings"
 )
+
+// concreteJDK gives JDK types that have no public no-argument constructor
+// (abstract, or needing an argument) ordinary values through a concrete
+// JDK class: the most ordinary first, then null and boundary values. Only
+// JDK classes are used, so nothing of the code under test runs to build
+// them. A receiver constructor takes the first (realclass.go); a type of
+// the same simple name that is not the JDK's (a stub, a project class)
+// still gets the default instance, appended after these, and the compile
+// loop drops what does not compile. TestConcreteJDK holds the examples.
+var concreteJDK = map[string][]string{
+	"Reader":       {`new java.io.StringReader("abc")`, "null", `new java.io.StringReader("")`},
+	"InputStream":  {"new java.io.ByteArrayInputStream(new byte[] {1, 2, 3})", "null", "new java.io.ByteArrayInputStream(new byte[0])"},
+	"Writer":       {"new java.io.StringWriter()", "null"},
+	"OutputStream": {"new java.io.ByteArrayOutputStream()", "null"},
+	"Appendable":   {"new StringBuilder()", "null"},
+	"File":         {`new java.io.File("benchforge-absent")`, "null", `new java.io.File("")`},
+	"Charset":      {"java.nio.charset.StandardCharsets.UTF_8", "null", "java.nio.charset.StandardCharsets.US_ASCII"},
+	"TimeZone":     {`java.util.TimeZone.getTimeZone("UTC")`, "null"},
+	"Pattern":      {`java.util.regex.Pattern.compile("a")`, "null", `java.util.regex.Pattern.compile("")`},
+	"Random":       {"new java.util.Random(1)", "null"},
+	"Type":         {"String.class", "null", "int.class"},
+}
 
 // candidates returns Java expressions to try for a parameter of type s,
 // the most ordinary value first (so that varying one parameter at a time
@@ -114,6 +137,9 @@ func candidatesOf(t jtype, vars map[string]string, depth int) []string {
 		return []string{"java.util.Locale.ROOT", "null", "java.util.Locale.US"}
 	case "Date":
 		return []string{"new java.util.Date(0)", "null"}
+	}
+	if vs, ok := concreteJDK[simple(t.base)]; ok {
+		return append(slices.Clone(vs), "new "+t.erasure()+"()", t.erasure()+".values()[0]")
 	}
 	// Unknown or stub type: a default instance, the first enum constant,
 	// null. Expressions that do not compile are dropped by the compile

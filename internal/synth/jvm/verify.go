@@ -319,7 +319,7 @@ func (v *Verifier) run(ctx context.Context, w *worker, h *harness) (e Execution,
 		e.Status, e.Reason = StatusUnconfirmed, h.model.idleReason()
 	}
 	call := func(kind, name string, i int) (Outcome, error) {
-		o, err := w.call(ctx, h.fqcn(kind), name, h.fqcn("A"), h.vector(i), v.opts.Timeout)
+		o, err := w.call(ctx, h.fqcn(kind), name, h.fqcn("A"), h.vector(i), v.loader(h, kind), v.opts.Timeout)
 		if err != nil {
 			return o, fmt.Errorf("run pair %s input %d: %w", h.pair.PairID, i, err)
 		}

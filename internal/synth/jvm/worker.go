@@ -205,8 +205,13 @@ func (w *worker) stop() {
 	}
 }
 
-// call runs cls.method on argument vector idx of argsCls.
-func (w *worker) call(ctx context.Context, cls, method, argsCls, vector string, timeout time.Duration) (Outcome, error) {
+// call runs cls.method on argument vector idx of argsCls. loader, when
+// not empty, is the class path of the pair side's own child-first loader
+// (project mode: the patched class under its real name).
+func (w *worker) call(ctx context.Context, cls, method, argsCls, vector, loader string, timeout time.Duration) (Outcome, error) {
+	if strings.ContainsAny(loader, "\t\n") {
+		return Outcome{}, fmt.Errorf("worker call: class path %q contains a tab or newline", loader)
+	}
 	if w.p == nil {
 		if err := w.start(ctx); err != nil {
 			return Outcome{}, err
@@ -214,7 +219,11 @@ func (w *worker) call(ctx context.Context, cls, method, argsCls, vector string, 
 		w.restarts++
 	}
 	n := nonce()
-	if err := w.p.send(fmt.Sprintf("C\t%s\t%s\t%s\t%s\t%s\t%d", n, cls, method, argsCls, vector, timeout.Milliseconds())); err != nil {
+	req := fmt.Sprintf("C\t%s\t%s\t%s\t%s\t%s\t%d", n, cls, method, argsCls, vector, timeout.Milliseconds())
+	if loader != "" {
+		req += "\t" + loader
+	}
+	if err := w.p.send(req); err != nil {
 		w.stop() // died between calls
 		return Outcome{Kind: "exited", Message: "worker gone before the call"}, nil
 	}

@@ -7,13 +7,18 @@
 //            and answers "K\t<nonce>\t<exit code>". Keeping javac warm makes
 //            batched compiles much cheaper than a new javac process per round.
 //   run      the call worker: each request line
-//            "C\t<nonce>\t<class>\t<method>\t<argsClass>\t<k0,k1,...>\t<timeoutMillis>"
+//            "C\t<nonce>\t<class>\t<method>\t<argsClass>\t<k0,k1,...>\t<timeoutMillis>[\t<classpath>]"
 //            builds the arguments with <argsClass>.v(p, k_p) for each p,
 //            invokes <class>.<method> reflectively (a fresh instance for
 //            instance methods) on the executor thread, and answers one line
 //            "R\t<nonce>\t<kind>\t<exception>\t<supertypes>\t<line>\t<top frame>\t<dirty>\t<message>".
 //            kind is returned | threw | exited | arg_error | harness_error |
-//            timeout; dirty is 1 when threads the call started are still
+//            timeout. With <classpath> (project mode) the classes come from
+//            a child-first loader over those directories: the pair's patched
+//            class under its real name, then the argument classes and the
+//            project's classes, each loaded afresh for that loader, so the
+//            patched class is the one every project class links against.
+//            dirty is 1 when threads the call started are still
 //            alive (the Go side then restarts the worker, so they cannot
 //            touch later calls). After a timeout the worker halts (a running
 //            thread cannot be stopped on JDK 17+); the Go side restarts it.
@@ -106,6 +111,49 @@ public final class BenchforgeWorker {
 
     static final Map<String, Method> methods = new HashMap<>();
 
+    // Loader is a child-first class loader over one pair side's
+    // directories: a class found there is defined here, whatever the
+    // parent (the worker's class path) also holds; the JDK and the worker
+    // come from the parent, and so do the dependency jars, which never
+    // link against project classes.
+    static final class Loader extends java.net.URLClassLoader {
+        final Map<String, Method> methods = new HashMap<>();
+        Loader(java.net.URL[] urls, ClassLoader parent) { super(urls, parent); }
+        @Override protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            synchronized (getClassLoadingLock(name)) {
+                Class<?> c = findLoadedClass(name);
+                if (c == null && !name.startsWith("java.") && !name.startsWith("BenchforgeWorker")) {
+                    try {
+                        c = findClass(name);
+                    } catch (ClassNotFoundException e) {
+                        c = null;
+                    }
+                }
+                if (c == null) return super.loadClass(name, resolve);
+                if (resolve) resolveClass(c);
+                return c;
+            }
+        }
+    }
+
+    // loaders keeps the few most recent ones: a pair's calls alternate
+    // between its buggy and fixed side, and older loaders (with their
+    // copies of the project's classes) are left to the collector.
+    static final LinkedHashMap<String, Loader> loaders = new LinkedHashMap<String, Loader>(8, 0.75f, true) {
+        @Override protected boolean removeEldestEntry(Map.Entry<String, Loader> e) { return size() > 4; }
+    };
+
+    static Loader loader(String classpath) throws IOException {
+        Loader l = loaders.get(classpath);
+        if (l != null) return l;
+        String[] parts = classpath.split(File.pathSeparator);
+        java.net.URL[] urls = new java.net.URL[parts.length];
+        for (int i = 0; i < parts.length; i++) urls[i] = new File(parts[i]).toURI().toURL();
+        l = new Loader(urls, BenchforgeWorker.class.getClassLoader());
+        loaders.put(classpath, l);
+        return l;
+    }
+
     static void runServer(BufferedReader in, PrintStream proto) throws IOException {
         ExecutorService exec = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(null, r, "benchforge-call", 1L << 20); // 1 MB: deep recursion overflows fast
@@ -121,11 +169,18 @@ public final class BenchforgeWorker {
         String line;
         while ((line = in.readLine()) != null) {
             String[] f = line.split("\t", -1);
-            if (f.length != 7 || !f[0].equals("C")) { proto.println("R\t" + (f.length > 1 ? f[1] : "") + "\t" + dirty(reply("harness_error", null, "bad request", null), false)); continue; }
+            if (f.length < 7 || f.length > 8 || !f[0].equals("C")) { proto.println("R\t" + (f.length > 1 ? f[1] : "") + "\t" + dirty(reply("harness_error", null, "bad request", null), false)); continue; }
             final String nonce = f[1], cls = f[2], name = f[3], argsCls = f[4];
             final int[] idx = parseVector(f[5]);
             long timeout = Long.parseLong(f[6]);
-            Future<String> fut = exec.submit(() -> call(cls, name, argsCls, idx));
+            final Loader loader;
+            try {
+                loader = f.length == 8 && !f[7].isEmpty() ? loader(f[7]) : null;
+            } catch (IOException e) {
+                proto.println("R\t" + nonce + "\t" + dirty(reply("harness_error", e, "loader: " + e, null), false));
+                continue;
+            }
+            Future<String> fut = exec.submit(() -> call(loader, cls, name, argsCls, idx));
             String out;
             try {
                 out = fut.get(timeout, TimeUnit.MILLISECONDS);
@@ -168,10 +223,12 @@ public final class BenchforgeWorker {
         return out;
     }
 
-    static String call(String cls, String name, String argsCls, int[] idx) {
+    static String call(Loader loader, String cls, String name, String argsCls, int[] idx) {
         Object[] argv = new Object[idx.length];
+        ClassLoader cl = loader != null ? loader : BenchforgeWorker.class.getClassLoader();
+        Thread.currentThread().setContextClassLoader(cl); // code that loads by name sees the pair's classes
         try {
-            Class<?> ac = Class.forName(argsCls);
+            Class<?> ac = Class.forName(argsCls, true, cl);
             Method v = ac.getDeclaredMethod("v", int.class, int.class);
             v.setAccessible(true);
             for (int p = 0; p < idx.length; p++) argv[p] = v.invoke(null, p, idx[p]);
@@ -183,8 +240,8 @@ public final class BenchforgeWorker {
         Method m;
         Object recv = null;
         try {
-            Class<?> c = Class.forName(cls);
-            m = lookup(c, name, argv.length);
+            Class<?> c = Class.forName(cls, true, cl);
+            m = lookup(loader != null ? loader.methods : methods, c, name, argv.length);
             if (m == null) return reply("harness_error", null, "no method " + name + "/" + argv.length + " in " + cls, null);
             if (!Modifier.isStatic(m.getModifiers())) {
                 Constructor<?> k = c.getDeclaredConstructor();
@@ -209,7 +266,7 @@ public final class BenchforgeWorker {
         }
     }
 
-    static Method lookup(Class<?> c, String name, int n) {
+    static Method lookup(Map<String, Method> methods, Class<?> c, String name, int n) {
         String key = c.getName() + "#" + name + "/" + n;
         Method m = methods.get(key);
         if (m != null) return m;
