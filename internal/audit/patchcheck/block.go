@@ -461,7 +461,7 @@ func (c *Checker) verify(ctx context.Context, s bench.Sample, repo *gitrepo.Repo
 		return nil
 	}
 	if passed {
-		v.Present, v.Verdict, v.Method = true, Present, MethodTests
+		v.Present, v.Verdict, v.Method, v.Cause = true, Present, MethodTests, CauseTests
 		v.Reason = fmt.Sprintf("similarity %.2f is inconclusive, but the tests pass with the snapshot's code in place of the patch", v.Score)
 	} else {
 		v.Reason += "; the tests fail with the snapshot's code in place of the patch"
