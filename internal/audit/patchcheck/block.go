@@ -317,9 +317,22 @@ var weakLines = map[string]bool{
 	"try :": true, "try {": true, "finally :": true, "} finally {": true, "return result ;": true, "return result": true,
 }
 
-// weakLine: a listed generic line, or one of at most three tokens.
+// weakLine: a listed generic line, one of at most three tokens, or one
+// with at most two words (names, literals, keywords) around punctuation:
+// "next ( pos ) ;" occurs in many places of a parser and says no more
+// than "break ;" where it stands (Lang-43).
 func weakLine(t string) bool {
-	return weakLines[t] || len(strings.Fields(t)) <= 3
+	ts := strings.Fields(t)
+	if weakLines[t] || len(ts) <= 3 {
+		return true
+	}
+	words := 0
+	for _, b := range blind(ts) {
+		if b == "ID" || b == "LIT" || keywords[b] {
+			words++
+		}
+	}
+	return words <= 2
 }
 
 // neighbourSupport is how well the snapshot lines around at continue the
