@@ -45,8 +45,10 @@ internal/audit/testbed): the manifest's repositories are read straight
 from git at their commits (--repos names the folder of clones), the
 target is trained on the members plus a shared background (background
 repositories, every testbed file's licence header and foreign imports, a
-JDK sample) at each --capacity and --seeds value, and the report gives
-the Table 5 ablations, sequential stopping, the Table 3 logit baselines,
+JDK sample) at each --capacity and --train-seeds value, and the report
+gives the Table 5 ablations (tested at the full method's P0, calibrated
+on the control non-members; their own recalibrated P0 is shown beside),
+sequential stopping, the Table 3 logit baselines,
 calibration over the non-members with Clopper-Pearson intervals, and the
 issue's targets, measured; --out writes testbed.html, testbed.md and
 testbed-ecosystem.json. See README "A Stage I testbed for your own model
