@@ -211,7 +211,12 @@ func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *
 	} else {
 		// Deletion: the context must be present and the deleted lines
 		// absent between the context matched before and after.
+		// The context shows the place is still there: on each side, its
+		// best line must pass (one drifted neighbour, "mLocale = locale;"
+		// become "locale = LocaleUtils.toLocale(locale);", does not undo a
+		// deletion beside it).
 		pos := make([]int, len(pb.ctx))
+		side := [2]float64{-1, -1}
 		for k, li := range pb.ctx {
 			ml, at, err := c.matchPresent(ctx, fix.lines[li].text, "", "context", sc, aligned(li))
 			if err != nil {
@@ -222,8 +227,17 @@ func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *
 			}
 			pos[k] = at
 			exact = exact && ml.Similarity == 1
-			score = min(score, ml.Similarity)
+			si := 0
+			if k >= pb.nBefore {
+				si = 1
+			}
+			side[si] = max(side[si], ml.Similarity)
 			b.MatchedLines = append(b.MatchedLines, ml)
+		}
+		for _, s := range side {
+			if s >= 0 {
+				score = min(score, s)
+			}
 		}
 		region := deletionRegion(sc.lines, pos, pb.nBefore, len(pb.dels))
 		for _, d := range pb.dels {
