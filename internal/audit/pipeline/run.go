@@ -18,6 +18,7 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/runkey"
 )
 
@@ -226,7 +227,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		m.LLM = &lm
 	}
 	res.Manifest = m
-	if err := writeJSONFile(filepath.Join(opts.OutDir, FileManifest), m); err != nil && stopErr == nil {
+	if err := output.WriteJSON(filepath.Join(opts.OutDir, FileManifest), m); err != nil && stopErr == nil {
 		stopErr = err
 	}
 	if stopErr != nil {
