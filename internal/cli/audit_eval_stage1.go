@@ -80,15 +80,15 @@ func runAuditEvalStage(a *app, stage, model string, o auditEvalOptions) error {
 		return writeJSON(a.stdout, ev)
 	}
 	fmt.Fprintf(a.stdout, "stage %s, model %s\n", ev.Stage, ev.Model)
-	t := table{header: []string{"METHOD", "N", "POS", "NEG", "AUC", "TPR", "FPR", "DECISION"}}
+	t := output.Table{Header: []string{"METHOD", "N", "POS", "NEG", "AUC", "TPR", "FPR", "DECISION"}}
 	for _, me := range ev.Methods {
 		auc := "n/a"
 		if me.AUC != nil {
 			auc = fmt.Sprintf("%.3f", *me.AUC)
 		}
-		t.add(me.Method, me.N, me.Positives, me.Negatives, auc, fmt.Sprintf("%.3f", me.TPR), fmt.Sprintf("%.3f", me.FPR), me.Decision)
+		t.Add(me.Method, me.N, me.Positives, me.Negatives, auc, fmt.Sprintf("%.3f", me.TPR), fmt.Sprintf("%.3f", me.FPR), me.Decision)
 	}
-	if err := t.write(a.stdout); err != nil {
+	if err := t.Write(a.stdout); err != nil {
 		return err
 	}
 	for k, n := range ev.Skipped {

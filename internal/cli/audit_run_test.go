@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/audit/pipeline"
 	"github.com/benchforge/benchforge/internal/audit/pipeline/pipelinetest"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 // TestAuditRunEvalReport drives `audit run` (twice: the second run resumes
@@ -41,14 +42,15 @@ func TestAuditRunEvalReport(t *testing.T) {
 		}
 	}
 
-	// Resume: --json prints the manifest; no model call the second time.
+	// Resume: --json streams the records and ends with the manifest; no
+	// model call the second time.
 	before := fx.Target.Requests()
 	code, stdout, stderr = runCLI(t, append(args, "--json")...)
 	if code != 0 {
 		t.Fatalf("second audit run exit %d: %s", code, stderr)
 	}
 	var m pipeline.Manifest
-	if err := json.Unmarshal([]byte(stdout), &m); err != nil {
+	if err := output.DecodeSummary(strings.NewReader(stdout), "audit_run", &m); err != nil {
 		t.Fatalf("--json output: %v\n%s", err, stdout)
 	}
 	if m.LLM == nil || m.LLM.Calls != 0 || m.LLM.CacheHits != 0 || fx.Target.Requests() != before || !m.Complete {

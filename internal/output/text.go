@@ -31,15 +31,16 @@ type Text struct {
 	step string
 }
 
-// Progress draws a bar for a counted step (Total > 0) and a line for any
-// other; a step's bar is cleared when it completes.
+// Progress draws a bar for a counted step with no message (Total > 0) and
+// a line "Name: Step: Message" for any other; a step's bar is cleared when
+// it completes.
 func (t *Text) Progress(p Progress) error {
 	if !t.Live {
 		return nil
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if p.Total <= 0 {
+	if p.Total <= 0 || p.Message != "" {
 		msg := p.Step
 		if p.Message != "" {
 			msg += ": " + p.Message
@@ -85,7 +86,7 @@ func (t *Text) Summary(s Summary) error {
 // the text output (the HTML and Markdown report have report.Table).
 type Table struct {
 	Header []string
-	rows   [][]string
+	Rows   [][]string
 }
 
 // Add appends a row; a float64 cell prints with 3 significant digits, any
@@ -100,17 +101,17 @@ func (t *Table) Add(cells ...any) {
 			row[i] = fmt.Sprint(v)
 		}
 	}
-	t.rows = append(t.rows, row)
+	t.Rows = append(t.Rows, row)
 }
 
 // Len is the number of rows added.
-func (t *Table) Len() int { return len(t.rows) }
+func (t *Table) Len() int { return len(t.Rows) }
 
 // Write prints the header and rows, columns two spaces apart.
 func (t *Table) Write(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(t.Header, "\t"))
-	for _, r := range t.rows {
+	for _, r := range t.Rows {
 		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
 	return tw.Flush()
