@@ -7,6 +7,8 @@
 //
 //   - Path: a temporary directory (t.TempDir, a fixture's clone directory)
 //     becomes a fixed placeholder such as $OUT.
+//   - Regexp: anything else the test proves varies, e.g. a hash over
+//     settings that hold a loopback server's random port.
 //   - Durations: wall-clock figures — "(1.2s)" in text, the "seconds",
 //     "wall_seconds" and "latency_seconds" numbers and the "started" time
 //     in JSON — become 0 or "". Counts, verdicts, scores and costs are
@@ -52,6 +54,13 @@ var (
 	jsonNumber  = regexp.MustCompile(`("(?:seconds|wall_seconds|latency_seconds)":\s*)-?[0-9][0-9.eE+-]*`)
 	jsonTime    = regexp.MustCompile(`("started":\s*)"[^"]*"`)
 )
+
+// Regexp replaces the matches of pattern by repl (regexp.ReplaceAllString
+// syntax). Say in the test why what it matches varies.
+func Regexp(pattern, repl string) Scrub {
+	re := regexp.MustCompile(pattern)
+	return func(s string) string { return re.ReplaceAllString(s, repl) }
+}
 
 // Durations normalises wall-clock figures (see the package doc).
 func Durations(s string) string {
