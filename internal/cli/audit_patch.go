@@ -2,13 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/benchforge/benchforge/internal/audit/patchcheck"
@@ -18,6 +18,7 @@ import (
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // embedder providers
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/runkey"
 )
 
@@ -99,7 +100,7 @@ Defects4J project name (bare or not), through --mapping, or cloned into
 	f.StringVar(&o.junitXML, "junit-xml", "", "with --test-cmd, a glob of JUnit XML reports to read per-test results from")
 	f.DurationVar(&o.testTimeout, "test-timeout", 0, "with --test-fallback, the time limit of each test run (default 10m)")
 	f.StringVar(&o.out, "out", "", "verdicts JSONL to append to (required)")
-	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
+	f.BoolVar(&o.asJSON, "json", false, jsonUsage)
 	f.BoolVar(&o.strict, "strict", false, "fail on the first invalid benchmark record instead of skipping it")
 	f.Float64Var(&o.threshold, "threshold", 0.7, "line similarity threshold")
 	f.Float64Var(&o.low, "inconclusive-low", 0.3, "with --test-fallback, run the tests when low ≤ score < threshold (negative: whenever absent)")
@@ -183,8 +184,13 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 	if err != nil {
 		return fmt.Errorf("audit patch: %w", err)
 	}
+	h := a.stream("audit patch", o.asJSON, func(w io.Writer, s output.Summary) error {
+		return printAuditPatch(w, s.Value.(auditPatchSummary))
+	})
 	for _, p := range problems {
-		fmt.Fprintf(a.stderr, "warning: skipped %s\n", p)
+		if err := h.Warning(output.Warning{Message: "skipped " + p.String()}); err != nil {
+			return err
+		}
 	}
 	res, err := o.repos.resolver()
 	if err != nil {
@@ -200,6 +206,11 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 	}
 	defer log.Close()
 	sum := auditPatchSummary{Out: o.out, Cutoff: joinCutoffs(cutoffs), Problems: problems, Warnings: log.Warnings()}
+	for _, w := range sum.Warnings {
+		if err := h.Warning(output.Warning{Message: w}); err != nil {
+			return err
+		}
+	}
 	var todo []bench.Sample
 	for _, s := range samples {
 		n := 0
@@ -213,21 +224,22 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 			todo = append(todo, s)
 		}
 	}
-	var bar *progressbar.ProgressBar
-	if isTerminal(a.stderr) && len(todo) > 0 {
-		bar = progressbar.NewOptions(len(todo)*len(cutoffs), progressbar.OptionSetWriter(a.stderr),
-			progressbar.OptionSetDescription("audit patch"), progressbar.OptionClearOnFinish())
-	}
+	total := len(todo) * len(cutoffs)
 	chk := patchcheck.New(opts)
 	ro := patchcheck.RunOptions{Cutoffs: cutoffs, Workers: o.workers,
 		Done: func(id string, c time.Time) bool { return log.Has(keys.id(id, c)) }}
 	err = chk.Run(a.ctx, todo, res, ro, func(v patchcheck.Verdict) error {
 		sum.Checked++
-		if bar != nil {
-			_ = bar.Add(1)
-		}
 		keys.stamp(&v)
-		return log.Append(v)
+		if err := log.Append(v); err != nil {
+			return err
+		}
+		// Progress counts verdicts, not samples: a sample has one per
+		// cutoff. The record is streamed after it is safe on disk.
+		if err := h.Progress(output.Progress{Step: "stage II", Done: sum.Checked, Total: total}); err != nil {
+			return err
+		}
+		return h.Record(output.Record{Kind: "patch_verdict", Value: v})
 	})
 	if cerr := log.Close(); err == nil && cerr != nil {
 		err = cerr
@@ -245,10 +257,7 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 	if sum.Problems == nil {
 		sum.Problems = []bench.Problem{}
 	}
-	if o.asJSON {
-		return writeJSON(a.stdout, sum)
-	}
-	return printAuditPatch(a, sum)
+	return h.Summary(output.Summary{Kind: "audit_patch", Value: sum})
 }
 
 // patchOptions builds the checker's options from the flags; the returned
@@ -353,28 +362,29 @@ func reasonClass(r string) string {
 	return r
 }
 
-func printAuditPatch(a *app, s auditPatchSummary) error {
-	fmt.Fprintf(a.stdout, "audit patch: %d checked, %d already in %s; %d verdicts at cutoff %s (%.1fs)\n",
+// printAuditPatch is the text summary of `audit patch`.
+func printAuditPatch(w io.Writer, s auditPatchSummary) error {
+	fmt.Fprintf(w, "audit patch: %d checked, %d already in %s; %d verdicts at cutoff %s (%.1fs)\n",
 		s.Checked, s.Resumed, s.Out, s.Total, s.Cutoff, s.Seconds)
-	fmt.Fprintf(a.stdout, "present %d  absent %d  unknown %d  not_applicable %d\n",
+	fmt.Fprintf(w, "present %d  absent %d  unknown %d  not_applicable %d\n",
 		s.Counts[patchcheck.Present], s.Counts[patchcheck.Absent], s.Counts[patchcheck.Unknown], s.Counts[patchcheck.NotApplicable])
 	if s.Other > 0 {
-		fmt.Fprintf(a.stdout, "note: %d verdicts in %s were decided with other settings (%s); they are kept, not reused, and not counted here\n",
+		fmt.Fprintf(w, "note: %d verdicts in %s were decided with other settings (%s); they are kept, not reused, and not counted here\n",
 			s.Other, s.Out, strings.Join(s.OtherSettings, "; "))
 	}
-	t := table{header: []string{"REPO", "CUTOFF", "SAMPLES", "PRESENT", "ABSENT", "UNKNOWN", "N/A", "PRESENT RATE"}}
+	t := output.Table{Header: []string{"REPO", "CUTOFF", "SAMPLES", "PRESENT", "ABSENT", "UNKNOWN", "N/A", "PRESENT RATE"}}
 	for _, r := range s.Repos {
 		rate := "n/a" // no judged sample: a rate of 0 would read as "all absent"
 		if r.Present+r.Absent > 0 {
 			rate = fmt.Sprintf("%.3f", r.PresentRate)
 		}
-		t.add(r.Repo, r.Cutoff, r.Samples, r.Present, r.Absent, r.Unknown, r.NotApplicable, rate)
+		t.Add(r.Repo, r.Cutoff, r.Samples, r.Present, r.Absent, r.Unknown, r.NotApplicable, rate)
 	}
-	if err := t.write(a.stdout); err != nil {
+	if err := t.Write(w); err != nil {
 		return err
 	}
 	for _, r := range s.Reasons {
-		fmt.Fprintf(a.stdout, "unknown: %d × %s\n", r.Count, r.Reason)
+		fmt.Fprintf(w, "unknown: %d × %s\n", r.Count, r.Reason)
 	}
 	return nil
 }

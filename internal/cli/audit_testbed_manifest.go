@@ -11,6 +11,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/audit/testbed"
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 // Files `audit testbed --manifest M --out DIR` writes.
@@ -115,7 +116,7 @@ func writeEcosystemFiles(dir string, res *testbed.Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("audit testbed: --out %s: %w", dir, err)
 	}
-	if err := writeJSONFileCLI(filepath.Join(dir, fileEcosystemJSON), res); err != nil {
+	if err := output.WriteJSON(filepath.Join(dir, fileEcosystemJSON), res); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, fileEcosystemMD), []byte(res.Markdown()), 0o644); err != nil {
