@@ -14,7 +14,6 @@ import (
 	"github.com/benchforge/benchforge/internal/shareddata"
 )
 
-
 func TestParseTriggerTests(t *testing.T) {
 	tests := []struct {
 		name string
