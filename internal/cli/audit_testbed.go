@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/benchforge/benchforge/internal/audit/repoprobe"
+	"github.com/benchforge/benchforge/internal/audit/testbed"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/output"
@@ -19,7 +20,7 @@ type auditTestbedOptions struct {
 	corpus []string
 	out    string
 	asJSON bool
-	tb     repoprobe.TestbedOptions
+	tb     testbed.QuickOptions
 	eco    ecosystemOptions
 }
 
@@ -99,7 +100,7 @@ func runAuditTestbed(a *app, o auditTestbedOptions) error {
 	if isTerminal(a.stderr) {
 		o.tb.Progress = func(msg string) { fmt.Fprintln(a.stderr, "testbed:", msg) }
 	}
-	res, err := repoprobe.Testbed(a.ctx, o.tb)
+	res, err := testbed.Quick(a.ctx, o.tb)
 	if err != nil {
 		return err
 	}
@@ -122,7 +123,7 @@ func runAuditTestbed(a *app, o auditTestbedOptions) error {
 		case r.Reuse != "":
 			label = "unseen+reuse"
 		}
-		v := r.Verdicts[repoprobe.ConfigFull]
+		v := r.Verdicts[testbed.ConfigFull]
 		t.Add(r.Name, r.Lang, label, v.Queries, v.Hits, fmt.Sprintf("%.2f", v.WeightedHits), fmt.Sprintf("%.3g", v.PValue), v.Verdict, v.Calls)
 	}
 	if err := t.Write(a.stdout); err != nil {
@@ -153,7 +154,7 @@ func runAuditTestbed(a *app, o auditTestbedOptions) error {
 
 // writeTestbedFiles writes the full result and one RepoVerdict line per
 // repository and configuration.
-func writeTestbedFiles(dir string, res *repoprobe.TestbedResult) error {
+func writeTestbedFiles(dir string, res *testbed.QuickResult) error {
 	f, err := os.Create(filepath.Join(dir, "testbed.json"))
 	if err != nil {
 		return fmt.Errorf("audit testbed: %w", err)
@@ -171,7 +172,7 @@ func writeTestbedFiles(dir string, res *repoprobe.TestbedResult) error {
 	}
 	var rows []row
 	for _, r := range res.Repos {
-		for _, c := range repoprobe.Configs {
+		for _, c := range testbed.Configs {
 			if v, ok := r.Verdicts[c]; ok {
 				rows = append(rows, row{c, v})
 			}

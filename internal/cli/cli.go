@@ -9,12 +9,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/benchforge/benchforge/internal/redact"
 	"io"
 	"os"
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/benchforge/benchforge/internal/redact"
 
 	"github.com/spf13/cobra"
 

@@ -9,7 +9,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/benchforge/benchforge/internal/audit/repoprobe"
+	"github.com/benchforge/benchforge/internal/audit/testbed"
 	"github.com/benchforge/benchforge/internal/demo"
 	"github.com/benchforge/benchforge/internal/output"
 )
@@ -145,7 +145,7 @@ func writeDemoSummary(w io.Writer, res *demo.Result) error {
 				case r.Reuse != "":
 					label = "unseen+reuse"
 				}
-				rv := r.Verdicts[repoprobe.ConfigFull]
+				rv := r.Verdicts[testbed.ConfigFull]
 				v.Add(r.Name, label, fmt.Sprintf("%.3g", rv.PValue), rv.Verdict)
 			}
 			fmt.Fprintln(w)

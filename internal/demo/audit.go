@@ -10,6 +10,7 @@ import (
 	"github.com/benchforge/benchforge/internal/audit/patchcheck"
 	"github.com/benchforge/benchforge/internal/audit/refindex"
 	"github.com/benchforge/benchforge/internal/audit/repoprobe"
+	"github.com/benchforge/benchforge/internal/audit/testbed"
 	"github.com/benchforge/benchforge/internal/jdk"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/output"
@@ -18,8 +19,8 @@ import (
 
 // Audit holds the audit job's results.
 type Audit struct {
-	Index   *IndexSummary            `json:"index"`
-	Testbed *repoprobe.TestbedResult `json:"testbed"`
+	Index   *IndexSummary        `json:"index"`
+	Testbed *testbed.QuickResult `json:"testbed"`
 	// StageIROC is the full method's ROC over the testbed repositories
 	// (score: −log10 p), negative controls excluded.
 	StageIROC  []stats.ROCPoint       `json:"stage1_roc"`
@@ -94,14 +95,14 @@ func (r *runner) auditTestbed() (string, error) {
 		return "", fmt.Errorf("demo: %w", err)
 	}
 	defer os.RemoveAll(work)
-	o := repoprobe.TestbedOptions{Corpus: corpus, Seed: r.opts.Seed, WorkDir: work,
+	o := testbed.QuickOptions{Corpus: corpus, Seed: r.opts.Seed, WorkDir: work,
 		MaxQueries: 40, Samples: 6, Progress: func(msg string) { r.progress(0, 0, msg) }}
 	o.MaxRepos, o.MaxFiles = 5, 30
 	if r.opts.Quick {
 		o.MaxRepos, o.MaxFiles, o.MaxQueries, o.Samples, o.Controls, o.Reuse = 3, 20, 25, 5, 1, 1
 	}
 	o.CorpusOptions.MinFiles = 15
-	res, err := repoprobe.Testbed(r.ctx, o)
+	res, err := testbed.Quick(r.ctx, o)
 	if err != nil {
 		return "", err
 	}
@@ -117,12 +118,12 @@ func (r *runner) auditTestbed() (string, error) {
 	var scores []float64
 	var labels []bool
 	for _, rp := range res.Repos {
-		for _, c := range repoprobe.Configs {
+		for _, c := range testbed.Configs {
 			if v, ok := rp.Verdicts[c]; ok {
 				rows = append(rows, row{c, v})
 			}
 		}
-		if v, ok := rp.Verdicts[repoprobe.ConfigFull]; ok && !rp.Control && v.Verdict != repoprobe.Insufficient {
+		if v, ok := rp.Verdicts[testbed.ConfigFull]; ok && !rp.Control && v.Verdict != repoprobe.Insufficient {
 			scores = append(scores, -math.Log10(math.Max(v.PValue, 1e-300)))
 			labels = append(labels, rp.Seen)
 		}

@@ -8,7 +8,7 @@
 //  1. Reference index (§3.3 "Distinctiveness"): refindex.Build over
 //     refindex.DefaultSources — the JDK src.zip modules and the Python
 //     standard library packages — saved as audit/ref.idx.
-//  2. Stage I on known membership (§5.2): repoprobe.Testbed trains the
+//  2. Stage I on known membership (§5.2): testbed.Quick trains the
 //     built-in n-gram model on a seeded half of JDK modules and stdlib
 //     packages, serves it on loopback and probes it through the
 //     OpenAI-compatible provider; AUC/TPR/FPR per configuration.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/benchforge/benchforge/internal/audit/repoprobe"
+	"github.com/benchforge/benchforge/internal/audit/testbed"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/report"
@@ -293,7 +294,7 @@ func stage1Blocks(s *report.Section, a *Audit) error {
 	vals := make([][]float64, len(cats))
 	for _, r := range tb.Repos {
 		label := tbLabel(r)
-		v := r.Verdicts[repoprobe.ConfigFull]
+		v := r.Verdicts[testbed.ConfigFull]
 		repos.AddRow(r.Name, r.Lang, label, r.Files, v.Queries, v.Hits, v.WeightedHits, v.PValue, v.Verdict, v.Calls)
 		for i, c := range cats {
 			if c == label && v.Verdict != repoprobe.Insufficient {
@@ -318,7 +319,7 @@ func stage1Blocks(s *report.Section, a *Audit) error {
 	return nil
 }
 
-func tbLabel(r repoprobe.TestbedRepo) string {
+func tbLabel(r testbed.QuickRepo) string {
 	switch {
 	case r.Seen:
 		return "seen"

@@ -14,6 +14,7 @@ import (
 	"github.com/benchforge/benchforge/internal/audit/pipeline"
 	"github.com/benchforge/benchforge/internal/audit/repoprobe"
 	"github.com/benchforge/benchforge/internal/audit/rescore"
+	"github.com/benchforge/benchforge/internal/audit/testbed"
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm/ngramllm"
@@ -104,7 +105,7 @@ type rescoreModel struct {
 	m    *ngram.Model
 	how  string // how its Stage I verdicts are made
 	// member reports whether the model was trained on a repository.
-	member func(repoprobe.TestbedRepo) bool
+	member func(testbed.QuickRepo) bool
 }
 
 func (r *runner) auditRescore() (string, error) {
@@ -116,7 +117,7 @@ func (r *runner) auditRescore() (string, error) {
 	// The models are only needed here; drop them so the later steps do
 	// not carry them.
 	defer func() { tb.Artifacts = nil }()
-	var javaRepos []repoprobe.TestbedRepo
+	var javaRepos []testbed.QuickRepo
 	for _, tr := range tb.Repos {
 		// Reuse repositories are copies of others; the mutation generator
 		// is Java-only.
@@ -174,9 +175,9 @@ func (r *runner) auditRescore() (string, error) {
 		Cutoff: stage2Cut.Format(time.DateOnly)}
 	models := []rescoreModel{
 		{ModelTarget, art.Target, "the testbed's own Stage I run: probed over HTTP, P0 calibrated on its negative controls (which are judged at the default P0)",
-			func(t repoprobe.TestbedRepo) bool { return t.Seen }},
+			func(t testbed.QuickRepo) bool { return t.Seen }},
 		{ModelOtherHalf, other, "Stage I with the testbed's selected queries and probe settings, in process; P0 is the per-language default (its non-members are the target's members, none held out to calibrate on)",
-			func(t repoprobe.TestbedRepo) bool { return !t.Seen && t.Reuse == "" }},
+			func(t testbed.QuickRepo) bool { return !t.Seen && t.Reuse == "" }},
 	}
 	otherLLM := ngramllm.New(ModelOtherHalf, other, fingerprint(tb, art))
 	stage1 := map[string]map[string]repoprobe.RepoVerdict{} // model → repo → verdict
@@ -193,7 +194,7 @@ func (r *runner) auditRescore() (string, error) {
 		for _, tr := range javaRepos {
 			// The target's verdict is the testbed's; the other half's is
 			// probed now with the same queries and settings.
-			v := tr.Verdicts[repoprobe.ConfigFull]
+			v := tr.Verdicts[testbed.ConfigFull]
 			if md.name == ModelOtherHalf {
 				o := art.Probe
 				o.Lang = tr.Lang
@@ -215,7 +216,7 @@ func (r *runner) auditRescore() (string, error) {
 	}
 
 	r.progress(0, 0, "scoring the fixed and buggy methods with both models")
-	trByName := map[string]repoprobe.TestbedRepo{}
+	trByName := map[string]testbed.QuickRepo{}
 	for _, tr := range javaRepos {
 		trByName[tr.Name] = tr
 	}
@@ -320,7 +321,7 @@ func rescoreFiles(ctx context.Context, benchmark, verdicts, leaderboard string) 
 // trainOtherHalf trains a model like the testbed's target, with its order,
 // on the repositories the target was not trained on (controls included,
 // reuse copies excluded).
-func trainOtherHalf(ctx context.Context, tb *repoprobe.TestbedResult, art *repoprobe.TestbedArtifacts) (*ngram.Model, error) {
+func trainOtherHalf(ctx context.Context, tb *testbed.QuickResult, art *testbed.QuickArtifacts) (*ngram.Model, error) {
 	work, err := os.MkdirTemp("", "benchforge-demo-otherhalf-")
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
@@ -348,7 +349,7 @@ func trainOtherHalf(ctx context.Context, tb *repoprobe.TestbedResult, art *repop
 }
 
 // fingerprint identifies the other-half model by its training data.
-func fingerprint(tb *repoprobe.TestbedResult, art *repoprobe.TestbedArtifacts) string {
+func fingerprint(tb *testbed.QuickResult, art *testbed.QuickArtifacts) string {
 	h := sha256.New()
 	for _, tr := range tb.Repos {
 		if tr.Seen || tr.Reuse != "" {

@@ -135,7 +135,7 @@ func histCases() []histCase {
 		{name: "java deletion with a drifted neighbour", path: "src/p/Calc.java", buggy: delBuggy, fixed: calcBuggy,
 			// The fix deletes "r = lo + 1;"; later the guard before it is
 			// rewritten, "r = lo;" and "return r;" still show the place.
-			later: []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(calcBuggy, "if (r < lo) {", "if (lo > r && Limits.check(lo, hi)) {", 1)}}},
+			later:   []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(calcBuggy, "if (r < lo) {", "if (lo > r && Limits.check(lo, hi)) {", 1)}}},
 			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantIntervals: 1},
 		{name: "java deleted line back", path: "src/p/Calc.java", buggy: delBuggy, fixed: calcBuggy,
 			later:   []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": delBuggy}}},

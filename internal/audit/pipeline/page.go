@@ -15,6 +15,7 @@ import (
 	"github.com/benchforge/benchforge/internal/audit/patchcheck"
 	"github.com/benchforge/benchforge/internal/audit/repoprobe"
 	"github.com/benchforge/benchforge/internal/audit/rescore"
+	"github.com/benchforge/benchforge/internal/audit/testbed"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/output"
@@ -67,7 +68,7 @@ func Page(dir string) (*report.Page, error) {
 	if err := readJSON(filepath.Join(dir, FileRescore), &rs); err != nil {
 		return nil, err
 	}
-	var tb *repoprobe.TestbedResult
+	var tb *testbed.QuickResult
 	if err := readJSON(filepath.Join(dir, FileTestbed), &tb); err != nil {
 		return nil, err
 	}
@@ -426,7 +427,7 @@ func evalSection(p *report.Page, evals []*StageEval) error {
 	return nil
 }
 
-func testbedSection(p *report.Page, tb *repoprobe.TestbedResult) {
+func testbedSection(p *report.Page, tb *testbed.QuickResult) {
 	sec := p.AddSection("testbed", "Known-membership testbed (benchchecker §5.2)")
 	t := &report.Table{Caption: "Stage I on repositories of known membership, with the Table 5 ablations.",
 		Header: []string{"configuration", "AUC", "TPR", "FPR", "P0", "calls", "repositories"}}

@@ -3,9 +3,10 @@
 // repository snapshot (a list of files; decoupled from git) it mines
 // repetitive patterns, turns them into target–query pairs, filters and
 // weights them into signature snippets, probes a target model through
-// llm.Model and tests the hit count against a binomial null. It also owns
-// the known-membership testbed of §5.2 (Testbed) built from code on the
-// machine.
+// llm.Model and tests the hit count against a binomial null. The
+// known-membership testbeds of §5.2, which train and serve a target model,
+// live in internal/audit/testbed: this package needs only the model
+// interface.
 //
 // Pipeline and definitions:
 //
@@ -65,14 +66,4 @@
 //     of CPU for the timed part (tree-sitter parsing for clones 12 s,
 //     SimHash 4 s, lexing and query dedup the rest), so the wall time is
 //     dominated by the machine's load.
-//   - Testbed, `benchforge audit testbed` defaults (seed 1; 8 JDK modules +
-//     8 stdlib packages, 60 files each, 2 reuse repositories, 2 negative
-//     controls; 229 s wall): AUC 1.000, TPR 1.000, FPR 0.000 for the full
-//     method and for sequential stopping, which made 778 target calls
-//     against 1,714 for fixed-n probing (45.4%). Without repetitiveness FPR
-//     rises to 0.250 (AUC 1.000); without distinctiveness or
-//     context-independence AUC/TPR/FPR stay 1.000/1.000/0.000 on this
-//     testbed: a 6-gram target memorises its training set almost verbatim,
-//     so it separates seen from unseen repositories far more easily than
-//     an LLM does, and the Table 5 effects largely vanish.
 package repoprobe

@@ -43,7 +43,7 @@ func runCapacity(ctx context.Context, opts Options, d *seedData, seed uint64, c 
 	po := repoprobe.ProbeOptions{Samples: opts.Samples, Temperature: opts.Temperature, MaxTokens: opts.MaxTokens,
 		Seed: int64(seed), Alpha: opts.Alpha, Lang: "java"}
 	controls, rest := split(d.repos)
-	cfgs := []string{repoprobe.ConfigFull, repoprobe.ConfigNoRepetitive, repoprobe.ConfigNoDistinct, repoprobe.ConfigNoContext}
+	cfgs := []string{ConfigFull, ConfigNoRepetitive, ConfigNoDistinct, ConfigNoContext}
 	if err := probeAll(ctx, target, d, cr, controls, cfgs, po, nil); err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func runCapacity(ctx context.Context, opts Options, d *seedData, seed uint64, c 
 	// recalibrated per configuration (own) would absorb exactly the extra
 	// hits an ablation lets in; it is reported beside it (Row.FPROwnP0).
 	own := calibrate(cr, controls, cfgs)
-	method := own[repoprobe.ConfigFull]
+	method := own[ConfigFull]
 	if method <= 0 {
 		// No usable control: the paper's default for the language.
 		method = repoprobe.DefaultP0(po.Lang)
@@ -64,7 +64,7 @@ func runCapacity(ctx context.Context, opts Options, d *seedData, seed uint64, c 
 		p0[c] = method
 	}
 	// Sequential first, so its calls are real calls.
-	if err := probeAll(ctx, target, d, cr, rest, append([]string{repoprobe.ConfigSequential}, cfgs...), po, p0); err != nil {
+	if err := probeAll(ctx, target, d, cr, rest, append([]string{ConfigSequential}, cfgs...), po, p0); err != nil {
 		return nil, err
 	}
 	if err := scoreBaselines(ctx, opts, target, d, cr); err != nil {
@@ -95,7 +95,7 @@ func probeAll(ctx context.Context, target llm.Model, d *seedData, cr *CapacityRu
 			vs[k] = map[string]repoprobe.RepoVerdict{}
 			for _, c := range cfgs {
 				o := po
-				o.P0, o.Sequential = p0[c], c == repoprobe.ConfigSequential
+				o.P0, o.Sequential = p0[c], c == ConfigSequential
 				v, err := repoprobe.Probe(gctx, target, d.repos[i].Name(), d.repos[i].sel[c], o)
 				if err != nil {
 					return err

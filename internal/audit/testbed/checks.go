@@ -3,8 +3,6 @@ package testbed
 import (
 	"fmt"
 	"math"
-
-	"github.com/benchforge/benchforge/internal/audit/repoprobe"
 )
 
 // checks measures the targets of the issue on the headline capacity (the
@@ -24,13 +22,13 @@ func checks(r *Result) []Check {
 		}
 		return Row{}
 	}
-	full := row(repoprobe.ConfigFull)
+	full := row(ConfigFull)
 	out := []Check{{
 		Name: "full method", Target: "AUC ≥ 0.95 and FPR ≤ 0.05 at α = 0.05",
 		Measured: fmt.Sprintf("AUC %.3f (seeds %.3f–%.3f), FPR %.3f, TPR %.3f", full.AUCMean, full.AUCMin, full.AUCMax, full.FPR, full.TPR),
 		Pass:     full.AUCMean >= 0.95 && full.FPR <= 0.05,
 	}}
-	for _, cfg := range []string{repoprobe.ConfigNoRepetitive, repoprobe.ConfigNoDistinct, repoprobe.ConfigNoContext} {
+	for _, cfg := range []string{ConfigNoRepetitive, ConfigNoDistinct, ConfigNoContext} {
 		a := row(cfg)
 		dAUC, dFPR := full.AUCMean-a.AUCMean, a.FPR-full.FPR
 		out = append(out, Check{Name: cfg, Target: "AUC lower by ≥ 0.1 or FPR higher by ≥ 0.2",
@@ -54,7 +52,7 @@ func checks(r *Result) []Check {
 			Pass:     s.Fraction <= 0.5 && math.Abs(s.SeqAUC-s.FixedAUC) <= 0.01})
 	}
 	for _, c := range r.Calibration {
-		if c.Capacity == capName && c.Config == repoprobe.ConfigFull {
+		if c.Capacity == capName && c.Config == ConfigFull {
 			out = append(out, Check{Name: fmt.Sprintf("calibration at %g", c.Level), Target: fmt.Sprintf("share of non-members with p ≤ %g at most %g", c.Level, c.Level),
 				Measured: fmt.Sprintf("%d/%d = %.3f [95%% CI %.3f–%.3f]", c.Rejected, c.NonMembers, c.Share, c.CI.Lo, c.CI.Hi), Pass: c.Share <= c.Level})
 		}

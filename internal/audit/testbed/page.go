@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/benchforge/benchforge/internal/audit/repoprobe"
 	"github.com/benchforge/benchforge/internal/report"
 	"github.com/benchforge/benchforge/internal/stats"
 )
@@ -23,7 +22,7 @@ func (r *Result) Tables() []*report.Table {
 	cfg := &report.Table{Caption: fmt.Sprintf("Stage I per capacity and configuration (benchchecker Table 5), %d seeds; AUC mean [min–max] over seeds, TPR/FPR at α = %g pooled over seeds, controls excluded; every configuration is tested at the full method's P0 (the method's one hyperparameter), the last three columns at P0 recalibrated on the controls under the configuration itself", len(r.Seeds), r.Alpha),
 		Header: []string{"capacity", "configuration", "AUC", "AUC range", "TPR", "FPR", "calls", "P0", "own P0", "TPR own P0", "FPR own P0"}}
 	for _, x := range r.Table {
-		if x.Config == repoprobe.ConfigSequential {
+		if x.Config == ConfigSequential {
 			cfg.AddRow(x.Capacity, x.Config, f3(x.AUCMean), f3(x.AUCMin)+"–"+f3(x.AUCMax), f3(x.TPR), f3(x.FPR), x.Calls, f3(x.P0), "", "", "")
 			continue
 		}
@@ -125,7 +124,7 @@ func (r *Result) rocPlots(sec *report.Section) error {
 		cr := runs[0]
 		var curves []report.Series
 		for _, s := range cr.Summary {
-			if s.Config != repoprobe.ConfigSequential && len(s.ROC) > 0 {
+			if s.Config != ConfigSequential && len(s.ROC) > 0 {
 				curves = append(curves, rocSeries(s.Config, s.AUC, s.ROC))
 			}
 		}

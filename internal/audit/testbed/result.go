@@ -138,7 +138,7 @@ func (cr *CapacityRun) summarize(rest []int, p0, own map[string]float64, alpha f
 			s.Calls += v.Calls
 			member := r.Role == RoleMember
 			score := -math.Log10(max(v.PValue, 1e-300))
-			if c == repoprobe.ConfigSequential && v.Verdict != repoprobe.Insufficient {
+			if c == ConfigSequential && v.Verdict != repoprobe.Insufficient {
 				// The sequential design's evidence is its e-value where it
 				// stopped (RepoVerdict.EValue); its always-valid p-value
 				// ties at 1 for most repositories that are not present.
@@ -146,7 +146,7 @@ func (cr *CapacityRun) summarize(rest []int, p0, own map[string]float64, alpha f
 			}
 			scores = append(scores, score)
 			labels = append(labels, member)
-			atOwn := c != repoprobe.ConfigSequential && s.OwnP0 > 0 && v.Verdict != repoprobe.Insufficient &&
+			atOwn := c != ConfigSequential && s.OwnP0 > 0 && v.Verdict != repoprobe.Insufficient &&
 				repoprobe.PValue(v.WeightedHits, v.Queries, s.OwnP0) <= alpha
 			if member {
 				pos, tp, tpOwn = pos+1, tp+b2i(v.Present), tpOwn+b2i(atOwn)
@@ -290,7 +290,7 @@ func (r *Result) finish(opts Options) {
 		runs := r.runsOf(c)
 		for k, cfg := range Configs {
 			r.Table = append(r.Table, pooledRow(c.Name, cfg, runs, k))
-			if cfg != repoprobe.ConfigSequential {
+			if cfg != ConfigSequential {
 				for _, lvl := range []float64{0.05, 0.01} {
 					r.Calibration = append(r.Calibration, calibration(c.Name, cfg, lvl, runs, k))
 				}
@@ -383,7 +383,7 @@ func calibration(capacity, cfg string, level float64, runs []*CapacityRun, k int
 
 func sequentialRow(capacity string, runs []*CapacityRun) SequentialRow {
 	row := SequentialRow{Capacity: capacity}
-	kFull, kSeq := slices.Index(Configs, repoprobe.ConfigFull), slices.Index(Configs, repoprobe.ConfigSequential)
+	kFull, kSeq := slices.Index(Configs, ConfigFull), slices.Index(Configs, ConfigSequential)
 	n := 0
 	for _, cr := range runs {
 		row.FixedCalls += cr.Summary[kFull].Calls
@@ -398,7 +398,7 @@ func sequentialRow(capacity string, runs []*CapacityRun) SequentialRow {
 				continue
 			}
 			row.TotalVerdicts++
-			if rr.Verdicts[repoprobe.ConfigFull].Verdict == rr.Verdicts[repoprobe.ConfigSequential].Verdict {
+			if rr.Verdicts[ConfigFull].Verdict == rr.Verdicts[ConfigSequential].Verdict {
 				row.SameVerdicts++
 			}
 		}

@@ -16,11 +16,6 @@ import (
 	"github.com/benchforge/benchforge/internal/ngram"
 )
 
-// Configurations compared on the testbed: benchchecker's Stage I, its
-// sequential variant and the three ablations of Table 5 (the names of
-// repoprobe's quick testbed).
-var Configs = repoprobe.Configs
-
 // Capacity is one setting of the target model's knobs (ngram.Options
 // and ngram.Cache): bounded order, count cutoff, discount scale, and the
 // weight of the cache component that copies from the prompt.
@@ -391,10 +386,10 @@ func selectRepo(ctx context.Context, opts Options, r *repo, freq *repoprobe.MapF
 		cands  []repoprobe.Query
 		mutate func(*repoprobe.SelectOptions)
 	}{
-		{repoprobe.ConfigFull, cands, func(*repoprobe.SelectOptions) {}},
-		{repoprobe.ConfigNoRepetitive, single, func(*repoprobe.SelectOptions) {}},
-		{repoprobe.ConfigNoDistinct, cands, func(o *repoprobe.SelectOptions) { o.NoDistinct = true }},
-		{repoprobe.ConfigNoContext, cands, func(o *repoprobe.SelectOptions) { o.NoContext = true }},
+		{ConfigFull, cands, func(*repoprobe.SelectOptions) {}},
+		{ConfigNoRepetitive, single, func(*repoprobe.SelectOptions) {}},
+		{ConfigNoDistinct, cands, func(o *repoprobe.SelectOptions) { o.NoDistinct = true }},
+		{ConfigNoContext, cands, func(o *repoprobe.SelectOptions) { o.NoContext = true }},
 	} {
 		o := so
 		c.mutate(&o)
@@ -404,7 +399,7 @@ func selectRepo(ctx context.Context, opts Options, r *repo, freq *repoprobe.MapF
 		}
 		r.sel[c.name], r.stats[c.name] = qs, st
 	}
-	r.sel[repoprobe.ConfigSequential] = r.sel[repoprobe.ConfigFull]
+	r.sel[ConfigSequential] = r.sel[ConfigFull]
 	return nil
 }
 

@@ -85,7 +85,7 @@ func TestRunSynthetic(t *testing.T) {
 			if r.Files != 20 {
 				t.Errorf("%s: %d files read, want 20 (package-info excluded)", r.Name, r.Files)
 			}
-			v := r.Verdicts[repoprobe.ConfigFull]
+			v := r.Verdicts[ConfigFull]
 			if !r.Control && (r.Role == RoleMember) != v.Present {
 				t.Errorf("seed %d %s (%s): %s, %s", cr.Seed, r.Name, r.Role, v.Verdict, v.Reason)
 			}
@@ -97,7 +97,7 @@ func TestRunSynthetic(t *testing.T) {
 	if len(res.Table) != len(Configs) || len(res.Baselines) != 4 || len(res.Calibration) != 2*(len(Configs)-1) {
 		t.Fatalf("table %d rows, baselines %d, calibration %d", len(res.Table), len(res.Baselines), len(res.Calibration))
 	}
-	if full := res.Table[0]; full.Config != repoprobe.ConfigFull || full.AUCMean != 1 || full.Seeds != 2 {
+	if full := res.Table[0]; full.Config != ConfigFull || full.AUCMean != 1 || full.Seeds != 2 {
 		t.Errorf("full method row %+v", full)
 	}
 	if len(res.Checks) != 9 || res.Checks[0].Name != "full method" || !res.Checks[0].Pass {

@@ -1,4 +1,4 @@
-package repoprobe
+package testbed
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/benchforge/benchforge/internal/audit/repoprobe"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/llm"
-	"github.com/benchforge/benchforge/internal/llm/ngramllm"
 	"github.com/benchforge/benchforge/internal/ngram"
 	"github.com/benchforge/benchforge/internal/stats"
 )
@@ -31,11 +31,11 @@ const (
 // Configs lists the configurations in report order.
 var Configs = []string{ConfigFull, ConfigSequential, ConfigNoRepetitive, ConfigNoDistinct, ConfigNoContext}
 
-// TestbedOptions configure the known-membership testbed. Zero fields take
+// QuickOptions configure the known-membership testbed. Zero fields take
 // the defaults in brackets.
-type TestbedOptions struct {
+type QuickOptions struct {
 	Corpus []string
-	CorpusOptions
+	repoprobe.CorpusOptions
 	SeenFraction float64 // share of repositories the target is trained on [0.5]
 	Seed         uint64
 	Reuse        int // unseen repositories that copy files of a seen one [2]
@@ -58,23 +58,23 @@ type TestbedOptions struct {
 	Progress func(msg string)
 }
 
-// TestbedRepo is one repository's outcome across configurations.
-type TestbedRepo struct {
-	Name       string                 `json:"name"`
-	Lang       string                 `json:"lang"`
-	Seen       bool                   `json:"seen"`
-	Reuse      string                 `json:"reuse_of,omitempty"` // seen repository it copies files from
-	Control    bool                   `json:"control,omitempty"`
-	Fold       int                    `json:"fold"`
-	Files      int                    `json:"files"`
-	Patterns   map[PatternKind]int    `json:"patterns"`
-	Candidates int                    `json:"candidates"`
-	Select     map[string]SelectStats `json:"select"`
-	Verdicts   map[string]RepoVerdict `json:"verdicts"`
+// QuickRepo is one repository's outcome across configurations.
+type QuickRepo struct {
+	Name       string                           `json:"name"`
+	Lang       string                           `json:"lang"`
+	Seen       bool                             `json:"seen"`
+	Reuse      string                           `json:"reuse_of,omitempty"` // seen repository it copies files from
+	Control    bool                             `json:"control,omitempty"`
+	Fold       int                              `json:"fold"`
+	Files      int                              `json:"files"`
+	Patterns   map[repoprobe.PatternKind]int    `json:"patterns"`
+	Candidates int                              `json:"candidates"`
+	Select     map[string]repoprobe.SelectStats `json:"select"`
+	Verdicts   map[string]repoprobe.RepoVerdict `json:"verdicts"`
 }
 
-// ConfigSummary is one row of the testbed table.
-type ConfigSummary struct {
+// QuickConfig is one row of the testbed table.
+type QuickConfig struct {
 	Config string   `json:"config"`
 	AUC    *float64 `json:"auc"` // nil when one class is empty
 	TPR    float64  `json:"tpr"`
@@ -84,39 +84,39 @@ type ConfigSummary struct {
 	Repos  int      `json:"repos"`
 }
 
-// TestbedResult is the testbed's report.
-type TestbedResult struct {
-	Target      string          `json:"target"`
-	References  []string        `json:"references"`
-	Repos       []TestbedRepo   `json:"repos"`
-	Summary     []ConfigSummary `json:"summary"`
-	CallsSaved  float64         `json:"sequential_calls_fraction"` // sequential calls / fixed-n calls
-	WallSeconds float64         `json:"wall_seconds"`
-	Notes       []string        `json:"notes"`
+// QuickResult is the testbed's report.
+type QuickResult struct {
+	Target      string        `json:"target"`
+	References  []string      `json:"references"`
+	Repos       []QuickRepo   `json:"repos"`
+	Summary     []QuickConfig `json:"summary"`
+	CallsSaved  float64       `json:"sequential_calls_fraction"` // sequential calls / fixed-n calls
+	WallSeconds float64       `json:"wall_seconds"`
+	Notes       []string      `json:"notes"`
 	// Artifacts are the in-memory inputs of the run, for callers that go
 	// on to use the same models and repositories (the demo re-scores a
 	// benchmark built from them); they are not serialised.
-	Artifacts *TestbedArtifacts `json:"-"`
+	Artifacts *QuickArtifacts `json:"-"`
 }
 
-// TestbedArtifacts are what a testbed run trained and selected, so a
+// QuickArtifacts are what a testbed run trained and selected, so a
 // caller can score more with exactly the same model, files and queries
 // instead of rebuilding them (and risking a different split).
-type TestbedArtifacts struct {
+type QuickArtifacts struct {
 	Target *ngram.Model
 	Order  int // n-gram order the models were trained with
 	// Files are each repository's files by repository name (reuse
 	// repositories included, with their vendored copies).
-	Files map[string][]File
+	Files map[string][]repoprobe.File
 	// Queries are each repository's selected queries of the full method
 	// (ConfigFull), by repository name.
-	Queries map[string][]Query
+	Queries map[string][]repoprobe.Query
 	// Probe are the probing options every configuration used (Log, Lang
 	// and P0 cleared: they are per repository and configuration).
-	Probe ProbeOptions
+	Probe repoprobe.ProbeOptions
 }
 
-func (o *TestbedOptions) defaults() {
+func (o *QuickOptions) defaults() {
 	def := func(p *int, v int) {
 		if *p == 0 {
 			*p = v
@@ -167,18 +167,18 @@ func (o *TestbedOptions) defaults() {
 //
 // The reference index (distinctiveness) counts the corpus repositories
 // (reuse copies excluded) containing each word.
-func Testbed(ctx context.Context, opts TestbedOptions) (*TestbedResult, error) {
+func Quick(ctx context.Context, opts QuickOptions) (*QuickResult, error) {
 	start := time.Now()
 	opts.defaults()
 	opts.CorpusOptions.Seed = opts.Seed
-	base, err := LoadCorpus(opts.Corpus, opts.CorpusOptions)
+	base, err := repoprobe.LoadCorpus(opts.Corpus, opts.CorpusOptions)
 	if err != nil {
 		return nil, err
 	}
 	if len(base) < 4 {
-		return nil, fmt.Errorf("repoprobe.Testbed(%v): %d repositories with enough files, need at least 4: %w", opts.Corpus, len(base), errs.ErrInput)
+		return nil, fmt.Errorf("testbed corpus %v: %d repositories with enough files, need at least 4 (add repositories or lower the minimum files per repository): %w", opts.Corpus, len(base), errs.ErrInput)
 	}
-	repos, err := arrange(base, opts)
+	repos, err := arrangeQuick(base, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -187,11 +187,11 @@ func Testbed(ctx context.Context, opts TestbedOptions) (*TestbedResult, error) {
 	work := opts.WorkDir
 	if work == "" {
 		if work, err = os.MkdirTemp("", "benchforge-testbed-"); err != nil {
-			return nil, fmt.Errorf("repoprobe.Testbed: temp dir: %w", err)
+			return nil, fmt.Errorf("Testbed: temp dir: %w", err)
 		}
 		defer os.RemoveAll(work)
 	}
-	byName := map[string]Repo{}
+	byName := map[string]repoprobe.Repo{}
 	for _, r := range base {
 		byName[r.Name] = r
 	}
@@ -216,12 +216,12 @@ func Testbed(ctx context.Context, opts TestbedOptions) (*TestbedResult, error) {
 	}
 	opts.Progress("training target model on the seen repositories")
 	if target, err = train("train-target", func(r tbRepo) bool { return r.Seen }); err != nil {
-		return nil, fmt.Errorf("repoprobe.Testbed: train target: %w", err)
+		return nil, fmt.Errorf("Testbed: train target: %w", err)
 	}
 	for f := range 2 {
 		opts.Progress(fmt.Sprintf("training reference model %d", f))
 		if refs[f], err = train(fmt.Sprintf("train-ref%d", f), func(r tbRepo) bool { return r.Fold != f }); err != nil {
-			return nil, fmt.Errorf("repoprobe.Testbed: train reference %d: %w", f, err)
+			return nil, fmt.Errorf("Testbed: train reference %d: %w", f, err)
 		}
 	}
 	tm, stopT, err := serve(target, "testbed-target")
@@ -230,7 +230,7 @@ func Testbed(ctx context.Context, opts TestbedOptions) (*TestbedResult, error) {
 	}
 	defer stopT()
 	var refModels [2]llm.Model
-	res := &TestbedResult{Target: tm.ID()}
+	res := &QuickResult{Target: tm.ID()}
 	for f := range 2 {
 		m, stop, err := serve(refs[f], fmt.Sprintf("testbed-ref%d", f))
 		if err != nil {
@@ -240,51 +240,51 @@ func Testbed(ctx context.Context, opts TestbedOptions) (*TestbedResult, error) {
 		refModels[f] = m
 		res.References = append(res.References, m.ID())
 	}
-	var ref [][]File
+	var ref [][]repoprobe.File
 	for _, r := range repos {
 		if r.reuse == "" {
 			ref = append(ref, r.files)
 		}
 	}
-	freq := NewMapFreq(ref)
+	freq := repoprobe.NewMapFreq(ref)
 	maxFrac := (float64(opts.MaxRepoFreq) + 0.5) / float64(freq.Repos())
 
 	// Mine, build and select queries for every repository.
 	opts.Progress("mining patterns and selecting signature snippets")
-	sel := make([]map[string][]Query, len(repos))
+	sel := make([]map[string][]repoprobe.Query, len(repos))
 	err = parallel(ctx, len(repos), func(i int) error {
 		r := &repos[i]
-		pats, err := Mine(ctx, r.files, MineOptions{Freq: freq, MaxRepoFrac: maxFrac, Workers: 1})
+		pats, err := repoprobe.Mine(ctx, r.files, repoprobe.MineOptions{Freq: freq, MaxRepoFrac: maxFrac, Workers: 1})
 		if err != nil {
 			return err
 		}
-		r.Patterns = map[PatternKind]int{}
+		r.Patterns = map[repoprobe.PatternKind]int{}
 		for _, p := range pats {
 			r.Patterns[p.Kind]++
 		}
-		qo := QueryOptions{MaxQueryChars: 400}
-		cands := BuildQueries(r.files, pats, qo)
+		qo := repoprobe.QueryOptions{MaxQueryChars: 400}
+		cands := repoprobe.BuildQueries(r.files, pats, qo)
 		r.Candidates = len(cands)
-		single := SingleQueries(r.files, 4*opts.MaxQueries, opts.Seed, qo)
-		so := SelectOptions{Freq: freq, MaxRepoFrac: maxFrac, Reference: refModels[r.Fold], MinEntropy: opts.MinEntropy,
+		single := repoprobe.SingleQueries(r.files, 4*opts.MaxQueries, opts.Seed, qo)
+		so := repoprobe.SelectOptions{Freq: freq, MaxRepoFrac: maxFrac, Reference: refModels[r.Fold], MinEntropy: opts.MinEntropy,
 			MaxQueries: opts.MaxQueries, Seed: opts.Seed}
-		sel[i] = map[string][]Query{}
-		r.Select = map[string]SelectStats{}
+		sel[i] = map[string][]repoprobe.Query{}
+		r.Select = map[string]repoprobe.SelectStats{}
 		for _, c := range []struct {
 			name   string
-			cands  []Query
-			mutate func(*SelectOptions)
+			cands  []repoprobe.Query
+			mutate func(*repoprobe.SelectOptions)
 		}{
-			{ConfigFull, cands, func(*SelectOptions) {}},
-			{ConfigNoRepetitive, single, func(*SelectOptions) {}},
-			{ConfigNoDistinct, cands, func(o *SelectOptions) { o.NoDistinct = true }},
-			{ConfigNoContext, cands, func(o *SelectOptions) { o.NoContext = true }},
+			{ConfigFull, cands, func(*repoprobe.SelectOptions) {}},
+			{ConfigNoRepetitive, single, func(*repoprobe.SelectOptions) {}},
+			{ConfigNoDistinct, cands, func(o *repoprobe.SelectOptions) { o.NoDistinct = true }},
+			{ConfigNoContext, cands, func(o *repoprobe.SelectOptions) { o.NoContext = true }},
 		} {
 			o := so
 			c.mutate(&o)
-			qs, st, err := Select(ctx, c.cands, o)
+			qs, st, err := repoprobe.Select(ctx, c.cands, o)
 			if err != nil {
-				return fmt.Errorf("repoprobe.Testbed(%s): %w", r.Name, err)
+				return fmt.Errorf("testbed repository %s: %w", r.Name, err)
 			}
 			sel[i][c.name], r.Select[c.name] = qs, st
 		}
@@ -295,12 +295,12 @@ func Testbed(ctx context.Context, opts TestbedOptions) (*TestbedResult, error) {
 		return nil, err
 	}
 
-	log, err := OpenProbeLog(filepath.Join(work, "probes.jsonl"))
+	log, err := repoprobe.OpenProbeLog(filepath.Join(work, "probes.jsonl"))
 	if err != nil {
 		return nil, err
 	}
 	defer log.Close()
-	po := ProbeOptions{Samples: opts.Samples, Temperature: opts.Temperature, MaxTokens: opts.MaxTokens,
+	po := repoprobe.ProbeOptions{Samples: opts.Samples, Temperature: opts.Temperature, MaxTokens: opts.MaxTokens,
 		Seed: int64(opts.Seed), Alpha: opts.Alpha, Log: log}
 	probe := func(idx []int, configs []string, p0 map[string]float64) error {
 		return parallel(ctx, len(idx), func(k int) error {
@@ -308,7 +308,7 @@ func Testbed(ctx context.Context, opts TestbedOptions) (*TestbedResult, error) {
 			for _, c := range configs {
 				o := po
 				o.Lang, o.P0, o.Sequential = r.Lang, p0[c], c == ConfigSequential
-				v, err := Probe(ctx, tm, r.Name, sel[idx[k]][c], o)
+				v, err := repoprobe.Probe(ctx, tm, r.Name, sel[idx[k]][c], o)
 				if err != nil {
 					return err
 				}
@@ -319,7 +319,7 @@ func Testbed(ctx context.Context, opts TestbedOptions) (*TestbedResult, error) {
 	}
 	var controls, rest []int
 	for i := range repos {
-		repos[i].Verdicts = map[string]RepoVerdict{}
+		repos[i].Verdicts = map[string]repoprobe.RepoVerdict{}
 		if repos[i].Control {
 			controls = append(controls, i)
 		} else {
@@ -337,11 +337,11 @@ func Testbed(ctx context.Context, opts TestbedOptions) (*TestbedResult, error) {
 		for _, c := range cfgs {
 			var rates []float64
 			for _, i := range controls {
-				if v := repos[i].Verdicts[c]; v.Verdict != Insufficient {
+				if v := repos[i].Verdicts[c]; v.Verdict != repoprobe.Insufficient {
 					rates = append(rates, float64(v.Hits)/float64(v.Queries))
 				}
 			}
-			if p, err := CalibrateP0(rates); err == nil {
+			if p, err := repoprobe.CalibrateP0(rates); err == nil {
 				p0[c] = p
 			}
 		}
@@ -353,10 +353,10 @@ func Testbed(ctx context.Context, opts TestbedOptions) (*TestbedResult, error) {
 		return nil, err
 	}
 
-	art := &TestbedArtifacts{Target: target, Order: opts.Order, Files: map[string][]File{}, Queries: map[string][]Query{}, Probe: po}
+	art := &QuickArtifacts{Target: target, Order: opts.Order, Files: map[string][]repoprobe.File{}, Queries: map[string][]repoprobe.Query{}, Probe: po}
 	art.Probe.Log = nil
 	for i, r := range repos {
-		res.Repos = append(res.Repos, r.TestbedRepo)
+		res.Repos = append(res.Repos, r.QuickRepo)
 		art.Files[r.Name], art.Queries[r.Name] = r.files, sel[i][ConfigFull]
 	}
 	res.Artifacts = art
@@ -367,7 +367,7 @@ func Testbed(ctx context.Context, opts TestbedOptions) (*TestbedResult, error) {
 		res.CallsSaved = float64(res.Summary[1].Calls) / float64(fixed)
 	}
 	if len(controls) == 0 {
-		res.Notes = append(res.Notes, "no negative controls: P0 is the per-language default (DefaultP0)")
+		res.Notes = append(res.Notes, "no negative controls: P0 is the per-language default (repoprobe.DefaultP0)")
 	}
 	res.WallSeconds = time.Since(start).Seconds()
 	return res, nil
@@ -375,8 +375,8 @@ func Testbed(ctx context.Context, opts TestbedOptions) (*TestbedResult, error) {
 
 // tbRepo is a testbed repository with its files.
 type tbRepo struct {
-	TestbedRepo
-	files []File
+	QuickRepo
+	files []repoprobe.File
 	reuse string
 }
 
@@ -384,7 +384,7 @@ type tbRepo struct {
 // SeenFraction in the target's training set; reuse repositories join the
 // unseen side; the first Controls plain unseen repositories become
 // negative controls; folds alternate over the shuffled order.
-func arrange(base []Repo, opts TestbedOptions) ([]tbRepo, error) {
+func arrangeQuick(base []repoprobe.Repo, opts QuickOptions) ([]tbRepo, error) {
 	r := rand.New(rand.NewPCG(opts.Seed, 0x7e57bed))
 	order := r.Perm(len(base))
 	nSeen := min(len(base)-1, max(1, int(math.Round(opts.SeenFraction*float64(len(base))))))
@@ -392,7 +392,7 @@ func arrange(base []Repo, opts TestbedOptions) ([]tbRepo, error) {
 	var seen, unseen []int
 	for k, i := range order {
 		b := base[i]
-		t := tbRepo{TestbedRepo: TestbedRepo{Name: b.Name, Lang: b.Lang, Seen: k < nSeen, Fold: k % 2, Files: len(b.Files)}, files: b.Files}
+		t := tbRepo{QuickRepo: QuickRepo{Name: b.Name, Lang: b.Lang, Seen: k < nSeen, Fold: k % 2, Files: len(b.Files)}, files: b.Files}
 		if t.Seen {
 			seen = append(seen, len(out))
 		} else {
@@ -412,14 +412,14 @@ func arrange(base []Repo, opts TestbedOptions) ([]tbRepo, error) {
 	avail := unseen[nControls:]
 	for k := 0; k < opts.Reuse && k < len(avail) && k < len(seen); k++ {
 		u, s := out[avail[k]], out[seen[k]]
-		files := append([]File(nil), u.files...)
+		files := append([]repoprobe.File(nil), u.files...)
 		pick := r.Perm(len(s.files))
 		for _, j := range pick[:min(opts.ReuseFiles, len(pick))] {
 			f := s.files[j]
-			files = append(files, File{Path: "vendored/" + s.Name + "/" + f.Path, Content: f.Content})
+			files = append(files, repoprobe.File{Path: "vendored/" + s.Name + "/" + f.Path, Content: f.Content})
 		}
 		name := u.Name + "+reuse-" + s.Name
-		out = append(out, tbRepo{TestbedRepo: TestbedRepo{Name: name, Lang: u.Lang, Reuse: s.Name, Fold: u.Fold, Files: len(files)},
+		out = append(out, tbRepo{QuickRepo: QuickRepo{Name: name, Lang: u.Lang, Reuse: s.Name, Fold: u.Fold, Files: len(files)},
 			files: files, reuse: s.Name})
 	}
 	return out, nil
@@ -437,8 +437,8 @@ func countSeen(rs []tbRepo) int {
 
 // summarize scores one configuration: AUC of −log10 p against the labels
 // (insufficient counts as p = 1), TPR/FPR of the present verdict.
-func summarize(repos []tbRepo, idx []int, config string, p0 float64) ConfigSummary {
-	s := ConfigSummary{Config: config, P0: p0, Repos: len(idx)}
+func summarize(repos []tbRepo, idx []int, config string, p0 float64) QuickConfig {
+	s := QuickConfig{Config: config, P0: p0, Repos: len(idx)}
 	var scores []float64
 	var labels []bool
 	pos, neg, tp, fp := 0, 0, 0, 0
@@ -469,16 +469,6 @@ func summarize(repos []tbRepo, idx []int, config string, p0 float64) ConfigSumma
 		s.FPR = float64(fp) / float64(neg)
 	}
 	return s
-}
-
-// serve serves m on loopback and returns an llm.Model talking to it over
-// HTTP (ngramllm.Serve).
-func serve(m *ngram.Model, id string) (llm.Model, func(), error) {
-	lm, stop, err := ngramllm.Serve(m, id)
-	if err != nil {
-		return nil, nil, fmt.Errorf("repoprobe.Testbed: %w", err)
-	}
-	return lm, stop, nil
 }
 
 // parallel runs fn(0..n-1) on two workers, stopping at the first error.
@@ -512,7 +502,7 @@ func parallel(ctx context.Context, n int, fn func(int) error) error {
 	close(next)
 	wg.Wait()
 	if first == nil && ctx.Err() != nil {
-		return fmt.Errorf("repoprobe.Testbed: %w", ctx.Err())
+		return fmt.Errorf("Testbed: %w", ctx.Err())
 	}
 	return first
 }

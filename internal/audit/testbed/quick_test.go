@@ -1,8 +1,12 @@
-package repoprobe
+package testbed
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/benchforge/benchforge/internal/audit/repoprobe"
 )
 
 // TestTestbedEndToEnd trains a served n-gram target on half of a tiny
@@ -11,9 +15,9 @@ import (
 func TestTestbedEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	synthCorpus(t, dir, 8, 12)
-	res, err := Testbed(context.Background(), TestbedOptions{
+	res, err := Quick(context.Background(), QuickOptions{
 		Corpus:        []string{dir},
-		CorpusOptions: CorpusOptions{MinFiles: 5, MaxRepos: 8},
+		CorpusOptions: repoprobe.CorpusOptions{MinFiles: 5, MaxRepos: 8},
 		Seed:          3, MaxQueries: 40, Samples: 5, Order: 4, Reuse: 1, ReuseFiles: 3,
 	})
 	if err != nil {
@@ -38,10 +42,10 @@ func TestTestbedEndToEnd(t *testing.T) {
 		if full.Verdict != seq.Verdict {
 			t.Errorf("%s: sequential %s vs full %s", r.Name, seq.Verdict, full.Verdict)
 		}
-		if r.Seen && full.Verdict != Present {
+		if r.Seen && full.Verdict != repoprobe.Present {
 			t.Errorf("seen %s: %s (%s)", r.Name, full.Verdict, full.Reason)
 		}
-		if !r.Seen && r.Reuse == "" && full.Verdict == Present {
+		if !r.Seen && r.Reuse == "" && full.Verdict == repoprobe.Present {
 			t.Errorf("unseen %s: present (%s)", r.Name, full.Reason)
 		}
 	}
@@ -76,7 +80,7 @@ func TestTestbedEndToEnd(t *testing.T) {
 	defer stop()
 	o := art.Probe
 	o.Lang, o.P0 = r.Lang, res.Summary[0].P0
-	v, err := Probe(context.Background(), tm, r.Name, art.Queries[r.Name], o)
+	v, err := repoprobe.Probe(context.Background(), tm, r.Name, art.Queries[r.Name], o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,11 +92,48 @@ func TestTestbedEndToEnd(t *testing.T) {
 func TestTestbedTooFewRepos(t *testing.T) {
 	dir := t.TempDir()
 	synthCorpus(t, dir, 3, 6)
-	_, err := Testbed(context.Background(), TestbedOptions{Corpus: []string{dir}, CorpusOptions: CorpusOptions{MinFiles: 2}})
+	_, err := Quick(context.Background(), QuickOptions{Corpus: []string{dir}, CorpusOptions: repoprobe.CorpusOptions{MinFiles: 2}})
 	if err == nil {
 		t.Fatal("3 repositories accepted")
 	}
-	if _, err := LoadCorpus([]string{dir + "/missing.zip"}, CorpusOptions{}); err == nil {
+	if _, err := repoprobe.LoadCorpus([]string{dir + "/missing.zip"}, repoprobe.CorpusOptions{}); err == nil {
 		t.Error("missing corpus accepted")
+	}
+}
+
+// synthCorpus writes nRepos small Java repositories under dir, each with
+// its own invented vocabulary (so a model trained on one cannot guess
+// another's names), a licence header, cloned methods and co-occurring
+// calls.
+func synthCorpus(t *testing.T, dir string, nRepos, nFiles int) {
+	t.Helper()
+	syl := []string{"zor", "bla", "quu", "fex", "mip", "dra", "kol", "vin", "tas", "rum", "pel", "gho"}
+	for r := range nRepos {
+		word := func(i int) string {
+			a, b, c := syl[(r*7+i)%len(syl)], syl[(r*3+i*5+1)%len(syl)], syl[(i*11+r+2)%len(syl)]
+			return a + b + string(rune('A'+r)) + c + "x" + string(rune('a'+i%26))
+		}
+		name := "repo" + string(rune('a'+r))
+		for f := range nFiles {
+			src := "/*\n * Copyright " + word(0) + " project " + name + ", all rights reserved.\n * Distributed under the " + word(1) + " licence.\n */\n" +
+				"package " + name + ";\n\nimport " + name + ".util." + word(2) + ";\n\n" +
+				"public class C" + word(f+3) + " {\n"
+			for m := range 3 {
+				src += "    public int " + word(f*3+m+20) + "(int[] items) {\n" +
+					"        int acc = " + word(4) + ".start();\n" +
+					"        for (int i = 0; i < items.length; i++) {\n" +
+					"            acc += " + word(5) + "(items[i]) * " + word(6) + ".factor();\n" +
+					"        }\n" +
+					"        return " + word(7) + "(acc);\n    }\n"
+			}
+			src += "}\n"
+			p := filepath.Join(dir, name, "src", "C"+word(f+3)+".java")
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
