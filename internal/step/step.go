@@ -104,13 +104,13 @@ func RunBatch[I, T any](ctx context.Context, s Spec[I, T], fn func(ctx context.C
 		return nil, err
 	}
 	if len(p.todo) > 0 {
-		err = fn(ctx, p.todo, p.emit)
+		if err := fn(ctx, p.todo, p.emit); err != nil {
+			p.log.Close()
+			return p.res, p.stopped(err)
+		}
 	}
-	if cerr := p.log.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return p.res, p.stopped(err)
+	if err := p.log.Close(); err != nil {
+		return p.res, err
 	}
 	recs, err := jsonl.ReadFile[T](s.Path)
 	if err != nil {
