@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // embedder providers
 	"github.com/benchforge/benchforge/internal/runkey"
+	"github.com/benchforge/benchforge/internal/step"
 )
 
 func init() { auditSubcommands = append(auditSubcommands, newAuditPatchCmd) }
@@ -192,54 +194,13 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 	}
 	defer res.Close()
 	keys := newPatchKeys(o, cutoffs)
-	log, err := jsonl.OpenRetry(o.out, verdictKey, jsonl.Options{Sync: jsonl.SyncBatch}, func(v patchcheck.Verdict) bool {
-		return recheck == runkey.RecheckAll || v.Verdict == patchcheck.Unknown
-	})
+	run, err := checkPatches(a, o, patchcheck.New(opts), samples, cutoffs, res, keys, recheck)
 	if err != nil {
 		return fmt.Errorf("audit patch: %w", err)
 	}
-	defer log.Close()
-	sum := auditPatchSummary{Out: o.out, Cutoff: joinCutoffs(cutoffs), Problems: problems, Warnings: log.Warnings()}
-	var todo []bench.Sample
-	for _, s := range samples {
-		n := 0
-		for _, c := range cutoffs {
-			if log.Has(keys.id(s.ID, c)) {
-				n++
-			}
-		}
-		sum.Resumed += n
-		if n < len(cutoffs) {
-			todo = append(todo, s)
-		}
-	}
-	var bar *progressbar.ProgressBar
-	if isTerminal(a.stderr) && len(todo) > 0 {
-		bar = progressbar.NewOptions(len(todo)*len(cutoffs), progressbar.OptionSetWriter(a.stderr),
-			progressbar.OptionSetDescription("audit patch"), progressbar.OptionClearOnFinish())
-	}
-	chk := patchcheck.New(opts)
-	ro := patchcheck.RunOptions{Cutoffs: cutoffs, Workers: o.workers,
-		Done: func(id string, c time.Time) bool { return log.Has(keys.id(id, c)) }}
-	err = chk.Run(a.ctx, todo, res, ro, func(v patchcheck.Verdict) error {
-		sum.Checked++
-		if bar != nil {
-			_ = bar.Add(1)
-		}
-		keys.stamp(&v)
-		return log.Append(v)
-	})
-	if cerr := log.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("audit patch: %w (finished verdicts are kept in %s; rerun to resume)", err, o.out)
-	}
-	all, err := jsonl.ReadFile[patchcheck.Verdict](o.out)
-	if err != nil {
-		return fmt.Errorf("audit patch: %w", err)
-	}
-	mine := keys.select_(&sum, samples, jsonl.Latest(all, verdictKey))
+	sum := auditPatchSummary{Out: o.out, Cutoff: joinCutoffs(cutoffs), Problems: problems, Warnings: run.Warnings,
+		Resumed: run.Resumed, Checked: run.Written}
+	mine := keys.select_(&sum, samples, run.Records)
 	summarise(&sum, mine)
 	sum.Seconds = time.Since(start).Seconds()
 	if sum.Problems == nil {
@@ -249,6 +210,62 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 		return writeJSON(a.stdout, sum)
 	}
 	return printAuditPatch(a, sum)
+}
+
+// patchItem is one verdict to decide: a sample at one cutoff.
+type patchItem struct {
+	s   bench.Sample
+	cut time.Time
+}
+
+// checkPatches decides every (sample, cutoff) verdict not yet final in
+// o.out. The checker decides all of a sample's missing cutoffs in one
+// pass, so the step hands it the whole to-do list (RunBatch).
+func checkPatches(a *app, o auditPatchOptions, chk *patchcheck.Checker, samples []bench.Sample, cutoffs []time.Time,
+	src patchcheck.RepoSource, keys patchKeys, recheck runkey.Recheck) (*step.Result[patchcheck.Verdict], error) {
+	var items []patchItem
+	for _, s := range samples {
+		for _, c := range cutoffs {
+			items = append(items, patchItem{s, c})
+		}
+	}
+	spec := step.Spec[patchItem, patchcheck.Verdict]{
+		Path: o.out, Key: verdictKey, Items: items, ID: func(it patchItem) string { return keys.id(it.s.ID, it.cut) },
+		Retry: func(v patchcheck.Verdict) bool {
+			return recheck == runkey.RecheckAll || v.Verdict == patchcheck.Unknown
+		},
+		Sync: jsonl.SyncBatch, Noun: "verdicts",
+	}
+	return step.RunBatch(a.ctx, spec, func(ctx context.Context, todo []patchItem, emit step.Emit[patchcheck.Verdict]) error {
+		var list []bench.Sample
+		listed, left := map[string]bool{}, map[string]bool{}
+		for _, it := range todo {
+			if !listed[it.s.ID] {
+				list = append(list, it.s)
+				listed[it.s.ID] = true
+			}
+			left[keys.id(it.s.ID, it.cut)] = true
+		}
+		bar := patchBar(a, len(list)*len(cutoffs))
+		ro := patchcheck.RunOptions{Cutoffs: cutoffs, Workers: o.workers,
+			Done: func(id string, c time.Time) bool { return !left[keys.id(id, c)] }}
+		return chk.Run(ctx, list, src, ro, func(v patchcheck.Verdict) error {
+			if bar != nil {
+				_ = bar.Add(1)
+			}
+			keys.stamp(&v)
+			return emit(v)
+		})
+	})
+}
+
+// patchBar is the progress bar on a terminal, nil elsewhere.
+func patchBar(a *app, total int) *progressbar.ProgressBar {
+	if !isTerminal(a.stderr) || total == 0 {
+		return nil
+	}
+	return progressbar.NewOptions(total, progressbar.OptionSetWriter(a.stderr),
+		progressbar.OptionSetDescription("audit patch"), progressbar.OptionClearOnFinish())
 }
 
 // patchOptions builds the checker's options from the flags; the returned
