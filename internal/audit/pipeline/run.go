@@ -399,15 +399,7 @@ func (r *runner) stage2(ctx context.Context, samples []bench.Sample, m *Manifest
 func (r *runner) stage1All(ctx context.Context, samples []bench.Sample, m *Manifest) ([]string, map[string]*RepoRecord, error) {
 	rs := r.repoSettings()
 	m.Settings[FileRepos] = rs
-	var order []string
-	first := map[string]bench.Sample{}
-	for _, s := range samples {
-		if _, ok := first[s.Repo]; !ok {
-			first[s.Repo] = s
-			order = append(order, s.Repo)
-		}
-	}
-	sort.Strings(order)
+	order, first := repoOrder(samples)
 	at := map[string]int{}
 	for i, name := range order {
 		at[name] = i
@@ -456,6 +448,21 @@ func (r *runner) stage1All(ctx context.Context, samples []bench.Sample, m *Manif
 		return nil, nil, err
 	}
 	return order, repoRecords(order, rs, res.Records, fresh), nil
+}
+
+// repoOrder is the run's repositories by name, each with the first of
+// its samples (the one Stage I probes it with).
+func repoOrder(samples []bench.Sample) ([]string, map[string]bench.Sample) {
+	var order []string
+	first := map[string]bench.Sample{}
+	for _, s := range samples {
+		if _, ok := first[s.Repo]; !ok {
+			first[s.Repo] = s
+			order = append(order, s.Repo)
+		}
+	}
+	sort.Strings(order)
+	return order, first
 }
 
 // repoRecords is each repository's record: probed now, or resumed from
