@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,10 +14,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/shareddata"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 var (
 	dataRoot      = shareddata.Dir()
@@ -31,23 +29,6 @@ func needData(t *testing.T, path string) {
 	t.Helper()
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("real data absent: %v", err)
-	}
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, d)
 	}
 }
 
@@ -217,7 +198,7 @@ func TestLoadProblems(t *testing.T) {
 	for _, p := range all {
 		lines = append(lines, p.String())
 	}
-	golden(t, "problems.golden", []byte(strings.Join(lines, "\n")+"\n"))
+	golden.Check(t, filepath.Join("testdata", "problems.golden"), []byte(strings.Join(lines, "\n")+"\n"))
 
 	got, _, err := Load(context.Background(), "testdata/bad_multi_java.jsonl", FormatMultiSWEBench, LoadOptions{})
 	if err != nil {

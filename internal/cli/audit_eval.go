@@ -15,6 +15,7 @@ import (
 	"github.com/benchforge/benchforge/internal/audit/patchcheck"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/stats"
 )
 
@@ -120,10 +121,10 @@ func printEvalSet(a *app, se *patchcheck.SetEvaluation, conf string) error {
 		conf = "all"
 	}
 	fmt.Fprintf(a.stdout, "confidence %s (%d labels left out)\n", conf, se.Dropped)
-	t := table{header: []string{"LANGUAGE", "N", "PRESENT", "ABSENT", "AUC", "TPR", "FPR", "TP", "FP", "TN", "FN"}}
+	t := output.Table{Header: []string{"LANGUAGE", "N", "PRESENT", "ABSENT", "AUC", "TPR", "FPR", "TP", "FP", "TN", "FN"}}
 	row := func(name string, e *patchcheck.Evaluation) {
 		c := e.Confusion
-		t.add(name, e.N, e.Positives, e.Negatives, fmt.Sprintf("%.3f", e.AUC), fmt.Sprintf("%.3f", e.TPR), fmt.Sprintf("%.3f", e.FPR), c["tp"], c["fp"], c["tn"], c["fn"])
+		t.Add(name, e.N, e.Positives, e.Negatives, fmt.Sprintf("%.3f", e.AUC), fmt.Sprintf("%.3f", e.TPR), fmt.Sprintf("%.3f", e.FPR), c["tp"], c["fp"], c["tn"], c["fn"])
 	}
 	row("all", ev)
 	langs := make([]string, 0, len(se.ByLanguage))
@@ -134,7 +135,7 @@ func printEvalSet(a *app, se *patchcheck.SetEvaluation, conf string) error {
 	for _, l := range langs {
 		row(l, se.ByLanguage[l])
 	}
-	if err := t.write(a.stdout); err != nil {
+	if err := t.Write(a.stdout); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "threshold %.2f\n", ev.Threshold)

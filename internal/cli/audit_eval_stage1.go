@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/audit/patchcheck"
@@ -11,6 +10,7 @@ import (
 	"github.com/benchforge/benchforge/internal/audit/rescore"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/report"
 )
 
@@ -53,7 +53,7 @@ func runAuditEvalStage(a *app, stage, model string, o auditEvalOptions) error {
 		return fmt.Errorf("audit eval: --stage %q: want patch, repo or combined: %w", stage, errs.ErrUsage)
 	}
 	if o.rocJSON != "" {
-		if err := writeJSONFileCLI(o.rocJSON, ev); err != nil {
+		if err := output.WriteJSON(o.rocJSON, ev); err != nil {
 			return fmt.Errorf("audit eval: --roc: %w", err)
 		}
 	}
@@ -80,15 +80,15 @@ func runAuditEvalStage(a *app, stage, model string, o auditEvalOptions) error {
 		return writeJSON(a.stdout, ev)
 	}
 	fmt.Fprintf(a.stdout, "stage %s, model %s\n", ev.Stage, ev.Model)
-	t := table{header: []string{"METHOD", "N", "POS", "NEG", "AUC", "TPR", "FPR", "DECISION"}}
+	t := output.Table{Header: []string{"METHOD", "N", "POS", "NEG", "AUC", "TPR", "FPR", "DECISION"}}
 	for _, me := range ev.Methods {
 		auc := "n/a"
 		if me.AUC != nil {
 			auc = fmt.Sprintf("%.3f", *me.AUC)
 		}
-		t.add(me.Method, me.N, me.Positives, me.Negatives, auc, fmt.Sprintf("%.3f", me.TPR), fmt.Sprintf("%.3f", me.FPR), me.Decision)
+		t.Add(me.Method, me.N, me.Positives, me.Negatives, auc, fmt.Sprintf("%.3f", me.TPR), fmt.Sprintf("%.3f", me.FPR), me.Decision)
 	}
-	if err := t.write(a.stdout); err != nil {
+	if err := t.Write(a.stdout); err != nil {
 		return err
 	}
 	for k, n := range ev.Skipped {
@@ -98,21 +98,4 @@ func runAuditEvalStage(a *app, stage, model string, o auditEvalOptions) error {
 		fmt.Fprintf(a.stdout, "labelled without a record: %d (%s)\n", len(ev.Missing), strings.Join(ev.Missing[:min(5, len(ev.Missing))], ", "))
 	}
 	return nil
-}
-
-func writeJSONFileCLI(path string, v any) error {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	err = writeJSON(f, v)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

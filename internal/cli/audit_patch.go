@@ -3,13 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/benchforge/benchforge/internal/audit/patchcheck"
@@ -19,6 +19,7 @@ import (
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // embedder providers
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/runkey"
 	"github.com/benchforge/benchforge/internal/step"
 )
@@ -101,7 +102,7 @@ Defects4J project name (bare or not), through --mapping, or cloned into
 	f.StringVar(&o.junitXML, "junit-xml", "", "with --test-cmd, a glob of JUnit XML reports to read per-test results from")
 	f.DurationVar(&o.testTimeout, "test-timeout", 0, "with --test-fallback, the time limit of each test run (default 10m)")
 	f.StringVar(&o.out, "out", "", "verdicts JSONL to append to (required)")
-	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
+	f.BoolVar(&o.asJSON, "json", false, jsonUsage)
 	f.BoolVar(&o.strict, "strict", false, "fail on the first invalid benchmark record instead of skipping it")
 	f.Float64Var(&o.threshold, "threshold", 0.7, "line similarity threshold")
 	f.Float64Var(&o.low, "inconclusive-low", 0.3, "with --test-fallback, run the tests when low ≤ score < threshold (negative: whenever absent)")
@@ -185,8 +186,13 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 	if err != nil {
 		return fmt.Errorf("audit patch: %w", err)
 	}
+	h := a.stream("audit patch", o.asJSON, func(w io.Writer, s output.Summary) error {
+		return printAuditPatch(w, s.Value.(auditPatchSummary))
+	})
 	for _, p := range problems {
-		fmt.Fprintf(a.stderr, "warning: skipped %s\n", p)
+		if err := h.Warning(output.Warning{Message: "skipped " + p.String()}); err != nil {
+			return err
+		}
 	}
 	res, err := o.repos.resolver()
 	if err != nil {
@@ -194,7 +200,7 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 	}
 	defer res.Close()
 	keys := newPatchKeys(o, cutoffs)
-	run, err := checkPatches(a, o, patchcheck.New(opts), samples, cutoffs, res, keys, recheck)
+	run, err := checkPatches(a, o, h, patchcheck.New(opts), samples, cutoffs, res, keys, recheck)
 	if err != nil {
 		return fmt.Errorf("audit patch: %w", err)
 	}
@@ -206,10 +212,7 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 	if sum.Problems == nil {
 		sum.Problems = []bench.Problem{}
 	}
-	if o.asJSON {
-		return writeJSON(a.stdout, sum)
-	}
-	return printAuditPatch(a, sum)
+	return h.Summary(output.Summary{Kind: "audit_patch", Value: sum})
 }
 
 // patchItem is one verdict to decide: a sample at one cutoff.
@@ -221,7 +224,7 @@ type patchItem struct {
 // checkPatches decides every (sample, cutoff) verdict not yet final in
 // o.out. The checker decides all of a sample's missing cutoffs in one
 // pass, so the step hands it the whole to-do list (RunBatch).
-func checkPatches(a *app, o auditPatchOptions, chk *patchcheck.Checker, samples []bench.Sample, cutoffs []time.Time,
+func checkPatches(a *app, o auditPatchOptions, h output.Handler, chk *patchcheck.Checker, samples []bench.Sample, cutoffs []time.Time,
 	src patchcheck.RepoSource, keys patchKeys, recheck runkey.Recheck) (*step.Result[patchcheck.Verdict], error) {
 	var items []patchItem
 	for _, s := range samples {
@@ -234,6 +237,7 @@ func checkPatches(a *app, o auditPatchOptions, chk *patchcheck.Checker, samples 
 		Retry: func(v patchcheck.Verdict) bool {
 			return recheck == runkey.RecheckAll || v.Verdict == patchcheck.Unknown
 		},
+		Warn: func(w string) error { return h.Warning(output.Warning{Message: w}) },
 		Sync: jsonl.SyncBatch, Noun: "verdicts",
 	}
 	return step.RunBatch(a.ctx, spec, func(ctx context.Context, todo []patchItem, emit step.Emit[patchcheck.Verdict]) error {
@@ -246,26 +250,23 @@ func checkPatches(a *app, o auditPatchOptions, chk *patchcheck.Checker, samples 
 			}
 			left[keys.id(it.s.ID, it.cut)] = true
 		}
-		bar := patchBar(a, len(list)*len(cutoffs))
+		total, done := len(list)*len(cutoffs), 0
 		ro := patchcheck.RunOptions{Cutoffs: cutoffs, Workers: o.workers,
 			Done: func(id string, c time.Time) bool { return !left[keys.id(id, c)] }}
 		return chk.Run(ctx, list, src, ro, func(v patchcheck.Verdict) error {
-			if bar != nil {
-				_ = bar.Add(1)
-			}
 			keys.stamp(&v)
-			return emit(v)
+			if err := emit(v); err != nil {
+				return err
+			}
+			// Progress counts verdicts, not samples: a sample has one per
+			// cutoff. The record is streamed after it is safe on disk.
+			done++ // Run calls emit serially
+			if err := h.Progress(output.Progress{Step: "stage II", Done: done, Total: total}); err != nil {
+				return err
+			}
+			return h.Record(output.Record{Kind: "patch_verdict", Value: v})
 		})
 	})
-}
-
-// patchBar is the progress bar on a terminal, nil elsewhere.
-func patchBar(a *app, total int) *progressbar.ProgressBar {
-	if !isTerminal(a.stderr) || total == 0 {
-		return nil
-	}
-	return progressbar.NewOptions(total, progressbar.OptionSetWriter(a.stderr),
-		progressbar.OptionSetDescription("audit patch"), progressbar.OptionClearOnFinish())
 }
 
 // patchOptions builds the checker's options from the flags; the returned
@@ -370,28 +371,29 @@ func reasonClass(r string) string {
 	return r
 }
 
-func printAuditPatch(a *app, s auditPatchSummary) error {
-	fmt.Fprintf(a.stdout, "audit patch: %d checked, %d already in %s; %d verdicts at cutoff %s (%.1fs)\n",
+// printAuditPatch is the text summary of `audit patch`.
+func printAuditPatch(w io.Writer, s auditPatchSummary) error {
+	fmt.Fprintf(w, "audit patch: %d checked, %d already in %s; %d verdicts at cutoff %s (%.1fs)\n",
 		s.Checked, s.Resumed, s.Out, s.Total, s.Cutoff, s.Seconds)
-	fmt.Fprintf(a.stdout, "present %d  absent %d  unknown %d  not_applicable %d\n",
+	fmt.Fprintf(w, "present %d  absent %d  unknown %d  not_applicable %d\n",
 		s.Counts[patchcheck.Present], s.Counts[patchcheck.Absent], s.Counts[patchcheck.Unknown], s.Counts[patchcheck.NotApplicable])
 	if s.Other > 0 {
-		fmt.Fprintf(a.stdout, "note: %d verdicts in %s were decided with other settings (%s); they are kept, not reused, and not counted here\n",
+		fmt.Fprintf(w, "note: %d verdicts in %s were decided with other settings (%s); they are kept, not reused, and not counted here\n",
 			s.Other, s.Out, strings.Join(s.OtherSettings, "; "))
 	}
-	t := table{header: []string{"REPO", "CUTOFF", "SAMPLES", "PRESENT", "ABSENT", "UNKNOWN", "N/A", "PRESENT RATE"}}
+	t := output.Table{Header: []string{"REPO", "CUTOFF", "SAMPLES", "PRESENT", "ABSENT", "UNKNOWN", "N/A", "PRESENT RATE"}}
 	for _, r := range s.Repos {
 		rate := "n/a" // no judged sample: a rate of 0 would read as "all absent"
 		if r.Present+r.Absent > 0 {
 			rate = fmt.Sprintf("%.3f", r.PresentRate)
 		}
-		t.add(r.Repo, r.Cutoff, r.Samples, r.Present, r.Absent, r.Unknown, r.NotApplicable, rate)
+		t.Add(r.Repo, r.Cutoff, r.Samples, r.Present, r.Absent, r.Unknown, r.NotApplicable, rate)
 	}
-	if err := t.write(a.stdout); err != nil {
+	if err := t.Write(w); err != nil {
 		return err
 	}
 	for _, r := range s.Reasons {
-		fmt.Fprintf(a.stdout, "unknown: %d × %s\n", r.Count, r.Reason)
+		fmt.Fprintf(w, "unknown: %d × %s\n", r.Count, r.Reason)
 	}
 	return nil
 }

@@ -13,7 +13,9 @@ import (
 	"github.com/benchforge/benchforge/internal/audit/patchcheck"
 	"github.com/benchforge/benchforge/internal/diff"
 	"github.com/benchforge/benchforge/internal/gitrepo/gittest"
+	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 const (
@@ -62,7 +64,7 @@ func TestAuditPatchAndEval(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	var sum auditPatchSummary
-	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
+	if err := output.DecodeSummary(&stdout, "audit_patch", &sum); err != nil {
 		t.Fatal(err)
 	}
 	if sum.Checked != 3 || sum.Counts["present"] != 1 || sum.Counts["absent"] != 1 || sum.Counts["unknown"] != 1 {
@@ -84,7 +86,7 @@ func TestAuditPatchAndEval(t *testing.T) {
 	if code := Run(context.Background(), args, &stdout, &stderr); code != 0 {
 		t.Fatalf("rerun exit %d: %s", code, stderr.String())
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil || sum.Checked != 1 || sum.Resumed != 2 || sum.Total != 3 {
+	if err := output.DecodeSummary(&stdout, "audit_patch", &sum); err != nil || sum.Checked != 1 || sum.Resumed != 2 || sum.Total != 3 {
 		t.Fatalf("rerun summary %+v %v", sum, err)
 	}
 	// Eval against labels: a present, b absent.
@@ -120,7 +122,7 @@ func runPatchJSON(t *testing.T, args ...string) auditPatchSummary {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	var sum auditPatchSummary
-	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
+	if err := output.DecodeSummary(&stdout, "audit_patch", &sum); err != nil {
 		t.Fatal(err)
 	}
 	return sum
@@ -206,5 +208,28 @@ func TestAuditPatchUsage(t *testing.T) {
 	}
 	if code := Run(context.Background(), []string{"benchforge", "audit", "patch", "--benchmark", "x", "--out", "y", "--cutoff", "yesterday"}, &stdout, &stderr); code != exitInput {
 		t.Fatalf("bad cutoff: exit %d (%s)", code, stderr.String())
+	}
+}
+
+// TestAuditPatchGolden snapshots `audit patch` on the toy repository, text
+// and --json, from a fresh output file. Only the temporary directories and
+// the wall-clock seconds are normalised.
+func TestAuditPatchGolden(t *testing.T) {
+	benchFile, reposDir := auditFixture(t)
+	for _, tc := range []struct {
+		golden string
+		json   []string
+	}{{"audit_patch.golden", nil}, {"audit_patch_json.golden", []string{"--json"}}} {
+		t.Run(tc.golden, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"audit", "patch", "--benchmark", benchFile, "--format", "jsonl", "--repos", reposDir,
+				"--cutoff", "2021-01-01", "--out", filepath.Join(dir, "verdicts.jsonl"), "--workers", "1"}, tc.json...)
+			stdout, stderr, code := run(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			scrubs := []golden.Scrub{golden.Path(dir, "$OUT"), golden.Path(reposDir, "$REPOS"), golden.Path(filepath.Dir(benchFile), "$BENCH"), golden.Durations}
+			golden.CheckString(t, filepath.Join("testdata", tc.golden), stdout, scrubs...)
+		})
 	}
 }

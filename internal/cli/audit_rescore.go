@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/audit/rescore"
 	"github.com/benchforge/benchforge/internal/bench"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/report"
 )
 
@@ -94,8 +95,8 @@ Every rate is printed with the policy beside it.`,
 					fmt.Fprintln(a.stdout)
 				}
 				fmt.Fprintln(a.stdout, t.Caption)
-				tt := &table{header: t.Header, rows: t.Rows}
-				if err := tt.write(a.stdout); err != nil {
+				tt := &output.Table{Header: t.Header, Rows: t.Rows}
+				if err := tt.Write(a.stdout); err != nil {
 					return err
 				}
 				if t.Note != "" {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/shareddata"
 )
 
@@ -22,7 +23,7 @@ func TestAuditRescoreVerified(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	golden(t, "audit_rescore_verified.txt", strings.ReplaceAll(stdout, out, "OUT"))
+	golden.CheckString(t, filepath.Join("testdata", "audit_rescore_verified.txt"), strings.ReplaceAll(stdout, out, "OUT"))
 	for _, f := range []string{"rescore.json", "rescore.md", "rescore.html"} {
 		st, err := os.Stat(filepath.Join(out, f))
 		if err != nil || st.Size() == 0 {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,12 +11,12 @@ import (
 
 	"github.com/benchforge/benchforge/internal/audit/pipeline"
 	"github.com/benchforge/benchforge/internal/audit/refindex"
-	"github.com/benchforge/benchforge/internal/audit/repoprobe"
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/gitrepo"
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // model providers
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/runkey"
 )
 
@@ -99,7 +100,7 @@ filters are off and the manifest says so.`,
 	f.StringVar(&o.out, "out", "", "output directory (required)")
 	f.StringVar(&o.recheck, "recheck", "", recheckUsage)
 	f.Float64Var(&o.failOn, "fail-on-contaminated", -1, "CI gate: exit 8 when the share of contaminated samples exceeds this rate in [0, 1] (all outputs are still written; negative: off)")
-	f.BoolVar(&o.asJSON, "json", false, "print the run manifest as JSON")
+	f.BoolVar(&o.asJSON, "json", false, jsonUsage)
 	return cmd
 }
 
@@ -172,29 +173,18 @@ func runAuditRun(a *app, o auditRunOptions) error {
 	}
 	defer res.Close()
 	p.Source = res
-	if isTerminal(a.stderr) {
-		p.Progress = func(msg string) { fmt.Fprintln(a.stderr, "audit run:", msg) }
-	}
+	// The text summary's repository table is built from the same
+	// repo_verdict records the --json stream carries.
+	repos := &output.Collect{}
+	h := output.Multi(repos, a.stream("audit run", o.asJSON, func(w io.Writer, s output.Summary) error {
+		return printAuditRun(w, o.out, s.Value.(pipeline.Manifest), repos.Records("repo_verdict"))
+	}))
+	p.Output = h
 	out, err := pipeline.Run(a.ctx, p)
-	if out != nil {
-		for _, pr := range out.Manifest.Problems {
-			fmt.Fprintf(a.stderr, "warning: skipped %s\n", pr)
-		}
-	}
 	if err != nil {
 		return fmt.Errorf("audit run: %w", err)
 	}
-	for _, r := range out.Repos {
-		if r.Verdict == repoprobe.NoClone {
-			fmt.Fprintf(a.stderr, "warning: %s (its samples are unjudged; a rerun retries them)\n", r.Reason)
-		}
-	}
-	if o.asJSON {
-		err = writeJSON(a.stdout, out.Manifest)
-	} else {
-		err = printAuditRun(a, o.out, out)
-	}
-	if err != nil {
+	if err := h.Summary(output.Summary{Kind: "audit_run", Value: out.Manifest}); err != nil {
 		return err
 	}
 	return contaminatedGate(out.Manifest.Counts, o.failOn)
@@ -214,15 +204,18 @@ func contaminatedGate(c pipeline.Counts, rate float64) error {
 		c.Contaminated, c.Samples, 100*share, rate, errs.ErrFindings)
 }
 
-func printAuditRun(a *app, dir string, r *pipeline.Result) error {
-	m, c := r.Manifest, r.Manifest.Counts
-	fmt.Fprintf(a.stdout, "audit run: %d samples in %d repositories, model %s, cutoff %s (%.1fs)\n", c.Samples, c.Repos, m.Model, m.Cutoff, m.WallSeconds)
-	fmt.Fprintf(a.stdout, "contaminated %d  clean %d (flagged %d)\n", c.Contaminated, c.Clean, c.Flagged)
-	fmt.Fprintf(a.stdout, "records: %s\n", recordCounts(m))
-	fmt.Fprintf(a.stdout, "repositories: present %d  absent %d  insufficient %d  no local clone %d\n", c.RepoPresent, c.RepoAbsent, c.RepoInsufficient, c.RepoNoClone)
-	fmt.Fprintf(a.stdout, "patches: present %d  absent %d  unknown %d  not_applicable %d\n", c.PatchPresent, c.PatchAbsent, c.PatchUnknown, c.PatchNA)
-	t := table{header: []string{"REPOSITORY", "VERDICT", "P-VALUE", "P-VALUE KIND", "PROBED/QUERIES", "STOPPED EARLY", "HITS", "WEIGHTED HITS", "CALLS", "SAVED", "REASON"}}
-	for _, rr := range r.Repos {
+// printAuditRun is the text summary of `audit run`; repos are the run's
+// repo_verdict records.
+func printAuditRun(w io.Writer, dir string, m pipeline.Manifest, repos []any) error {
+	c := m.Counts
+	fmt.Fprintf(w, "audit run: %d samples in %d repositories, model %s, cutoff %s (%.1fs)\n", c.Samples, c.Repos, m.Model, m.Cutoff, m.WallSeconds)
+	fmt.Fprintf(w, "contaminated %d  clean %d (flagged %d)\n", c.Contaminated, c.Clean, c.Flagged)
+	fmt.Fprintf(w, "records: %s\n", recordCounts(m))
+	fmt.Fprintf(w, "repositories: present %d  absent %d  insufficient %d  no local clone %d\n", c.RepoPresent, c.RepoAbsent, c.RepoInsufficient, c.RepoNoClone)
+	fmt.Fprintf(w, "patches: present %d  absent %d  unknown %d  not_applicable %d\n", c.PatchPresent, c.PatchAbsent, c.PatchUnknown, c.PatchNA)
+	t := output.Table{Header: []string{"REPOSITORY", "VERDICT", "P-VALUE", "P-VALUE KIND", "PROBED/QUERIES", "STOPPED EARLY", "HITS", "WEIGHTED HITS", "CALLS", "SAVED", "REASON"}}
+	for _, v := range repos {
+		rr := v.(*pipeline.RepoRecord)
 		early := "no"
 		if rr.StoppedEarly {
 			early = "yes"
@@ -231,19 +224,19 @@ func printAuditRun(a *app, dir string, r *pipeline.Result) error {
 		if kind == "" {
 			kind = "-"
 		}
-		t.add(rr.Repo, rr.Verdict, fmt.Sprintf("%.3g", rr.PValue), kind, fmt.Sprintf("%d/%d", rr.Probed, rr.Queries), early,
+		t.Add(rr.Repo, rr.Verdict, fmt.Sprintf("%.3g", rr.PValue), kind, fmt.Sprintf("%d/%d", rr.Probed, rr.Queries), early,
 			rr.Hits, fmt.Sprintf("%.2f", rr.WeightedHits), rr.Calls, rr.CallsSaved, rr.Reason)
 	}
-	if err := t.write(a.stdout); err != nil {
+	if err := t.Write(w); err != nil {
 		return err
 	}
 	if m.LLM != nil {
-		fmt.Fprintf(a.stdout, "model calls %d, cache hits %d, cost $%.4f\n", m.LLM.Calls, m.LLM.CacheHits, m.LLM.CostUSD)
+		fmt.Fprintf(w, "model calls %d, cache hits %d, cost $%.4f\n", m.LLM.Calls, m.LLM.CacheHits, m.LLM.CostUSD)
 	}
 	for _, n := range m.Notes {
-		fmt.Fprintln(a.stdout, "note:", n)
+		fmt.Fprintln(w, "note:", n)
 	}
-	fmt.Fprintf(a.stdout, "wrote %s/{%s,%s,%s,%s}\n", dir, pipeline.FileVerdicts, pipeline.FileClean, pipeline.FileManifest, pipeline.FileReport)
+	fmt.Fprintf(w, "wrote %s/{%s,%s,%s,%s}\n", dir, pipeline.FileVerdicts, pipeline.FileClean, pipeline.FileManifest, pipeline.FileReport)
 	return nil
 }
 

@@ -9,6 +9,8 @@ import (
 
 	"github.com/benchforge/benchforge/internal/audit/pipeline"
 	"github.com/benchforge/benchforge/internal/audit/pipeline/pipelinetest"
+	"github.com/benchforge/benchforge/internal/golden"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 // TestAuditRunEvalReport drives `audit run` (twice: the second run resumes
@@ -41,14 +43,15 @@ func TestAuditRunEvalReport(t *testing.T) {
 		}
 	}
 
-	// Resume: --json prints the manifest; no model call the second time.
+	// Resume: --json streams the records and ends with the manifest; no
+	// model call the second time.
 	before := fx.Target.Requests()
 	code, stdout, stderr = runCLI(t, append(args, "--json")...)
 	if code != 0 {
 		t.Fatalf("second audit run exit %d: %s", code, stderr)
 	}
 	var m pipeline.Manifest
-	if err := json.Unmarshal([]byte(stdout), &m); err != nil {
+	if err := output.DecodeSummary(strings.NewReader(stdout), "audit_run", &m); err != nil {
 		t.Fatalf("--json output: %v\n%s", err, stdout)
 	}
 	if m.LLM == nil || m.LLM.Calls != 0 || m.LLM.CacheHits != 0 || fx.Target.Requests() != before || !m.Complete {
@@ -144,6 +147,39 @@ func TestAuditRunBadInput(t *testing.T) {
 			if code != tc.code || !strings.Contains(stderr, tc.msg) {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, tc.code, tc.msg)
 			}
+		})
+	}
+}
+
+// TestAuditRunGolden snapshots `audit run` on the pipelinetest fixture
+// (three toy repositories, four samples, loopback n-gram models), text and
+// --json, each from a fresh output directory and model cache. Normalised:
+// the temporary directories, the loopback servers' URLs (random ports),
+// the repository records' keys (a hash over settings that hold those URLs)
+// and the wall-clock figures.
+func TestAuditRunGolden(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end audit")
+	}
+	fx := pipelinetest.New(t)
+	for _, tc := range []struct {
+		golden string
+		json   []string
+	}{{"audit_run.golden", nil}, {"audit_run_json.golden", []string{"--json"}}} {
+		t.Run(tc.golden, func(t *testing.T) {
+			out, cache := t.TempDir(), t.TempDir()
+			args := append([]string{"audit", "run", "--benchmark", fx.Benchmark, "--repos", fx.ReposDir, "--model", fx.TargetSpec,
+				"--reference-model", fx.RefSpec, "--reference-index", fx.IndexPath, "--max-repo-frac", "0.3", "--max-queries", "40",
+				"--max-tokens", "6", "--cutoff", pipelinetest.Cutoff, "--cache-dir", cache, "--out", out, "--workers", "1"}, tc.json...)
+			code, stdout, stderr := runCLI(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			_, target, _ := strings.Cut(fx.TargetSpec, "@")
+			_, ref, _ := strings.Cut(fx.RefSpec, "@")
+			golden.CheckString(t, filepath.Join("testdata", tc.golden), stdout, golden.Path(out, "$OUT"), golden.Path(cache, "$CACHE"),
+				golden.Path(fx.Dir, "$FIXTURE"), golden.Path(target, "$TARGET_URL"), golden.Path(ref, "$REFERENCE_URL"),
+				golden.Regexp(`("key":"[^"@]+@)[0-9a-f]{16}"`, `${1}$$SETTINGS_HASH"`), golden.Durations)
 		})
 	}
 }

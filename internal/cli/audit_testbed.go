@@ -10,6 +10,7 @@ import (
 	"github.com/benchforge/benchforge/internal/audit/repoprobe"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 func init() { auditSubcommands = append(auditSubcommands, newAuditTestbedCmd) }
@@ -45,8 +46,10 @@ internal/audit/testbed): the manifest's repositories are read straight
 from git at their commits (--repos names the folder of clones), the
 target is trained on the members plus a shared background (background
 repositories, every testbed file's licence header and foreign imports, a
-JDK sample) at each --capacity and --seeds value, and the report gives
-the Table 5 ablations, sequential stopping, the Table 3 logit baselines,
+JDK sample) at each --capacity and --train-seeds value, and the report
+gives the Table 5 ablations (tested at the full method's P0, calibrated
+on the control non-members; their own recalibrated P0 is shown beside),
+sequential stopping, the Table 3 logit baselines,
 calibration over the non-members with Clopper-Pearson intervals, and the
 issue's targets, measured; --out writes testbed.html, testbed.md and
 testbed-ecosystem.json. See README "A Stage I testbed for your own model
@@ -108,7 +111,7 @@ func runAuditTestbed(a *app, o auditTestbedOptions) error {
 	if o.asJSON {
 		return writeJSON(a.stdout, res)
 	}
-	t := table{header: []string{"repository", "lang", "label", "queries", "hits", "weighted", "p", "verdict", "calls"}}
+	t := output.Table{Header: []string{"repository", "lang", "label", "queries", "hits", "weighted", "p", "verdict", "calls"}}
 	for _, r := range res.Repos {
 		label := "unseen"
 		switch {
@@ -120,13 +123,13 @@ func runAuditTestbed(a *app, o auditTestbedOptions) error {
 			label = "unseen+reuse"
 		}
 		v := r.Verdicts[repoprobe.ConfigFull]
-		t.add(r.Name, r.Lang, label, v.Queries, v.Hits, fmt.Sprintf("%.2f", v.WeightedHits), fmt.Sprintf("%.3g", v.PValue), v.Verdict, v.Calls)
+		t.Add(r.Name, r.Lang, label, v.Queries, v.Hits, fmt.Sprintf("%.2f", v.WeightedHits), fmt.Sprintf("%.3g", v.PValue), v.Verdict, v.Calls)
 	}
-	if err := t.write(a.stdout); err != nil {
+	if err := t.Write(a.stdout); err != nil {
 		return err
 	}
 	fmt.Fprintln(a.stdout)
-	s := table{header: []string{"configuration", "AUC", "TPR", "FPR", "P0", "calls", "repos"}}
+	s := output.Table{Header: []string{"configuration", "AUC", "TPR", "FPR", "P0", "calls", "repos"}}
 	for _, c := range res.Summary {
 		auc := "n/a"
 		if c.AUC != nil {
@@ -136,9 +139,9 @@ func runAuditTestbed(a *app, o auditTestbedOptions) error {
 		if c.P0 > 0 {
 			p0 = fmt.Sprintf("%.3f", c.P0)
 		}
-		s.add(c.Config, auc, fmt.Sprintf("%.3f", c.TPR), fmt.Sprintf("%.3f", c.FPR), p0, c.Calls, c.Repos)
+		s.Add(c.Config, auc, fmt.Sprintf("%.3f", c.TPR), fmt.Sprintf("%.3f", c.FPR), p0, c.Calls, c.Repos)
 	}
-	if err := s.write(a.stdout); err != nil {
+	if err := s.Write(a.stdout); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "\nsequential stopping used %.1f%% of fixed-n calls; %.0f s\n", 100*res.CallsSaved, res.WallSeconds)

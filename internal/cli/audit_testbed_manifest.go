@@ -11,6 +11,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/audit/testbed"
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 // Files `audit testbed --manifest M --out DIR` writes.
@@ -35,7 +36,7 @@ func (o *ecosystemOptions) flags(f *pflag.FlagSet) {
 	f.StringVar(&o.repoDir, "repos", "", "directory of local clones of the manifest's repositories, owner__name.git or owner+name/repo (with --manifest)")
 	f.StringVar(&o.jdkSrc, "jdk-src", "", "JDK src.zip for the manifest's jdk_modules (default: the installed JDK's)")
 	f.UintSliceVar(&o.seeds, "train-seeds", []uint{1, 2, 3}, "training seeds of the manifest testbed (file samples, background, controls, sampling)")
-	f.StringArrayVar(&o.capacities, "capacity", nil, "target capacity order=N,cutoff=N,cache=W,subword=0|1,budget=N[,discount=S] (repeatable; default: order=6,cutoff=2,cache=0.2,subword=1 with budget=60000, 20000 and none; the first is the headline)")
+	f.StringArrayVar(&o.capacities, "capacity", nil, "target capacity order=N,cutoff=N,cache=W,subword=0|1,budget=N[,discount=S] (repeatable; default: order=6,cutoff=2,subword=1 with cache=0.4,budget=60000 (the headline), cache=0.2,budget=60000 and cache=0.4 with no budget)")
 	f.IntVar(&o.maxFiles, "manifest-max-files", 40, "source files sampled per repository of the manifest testbed")
 }
 
@@ -115,7 +116,7 @@ func writeEcosystemFiles(dir string, res *testbed.Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("audit testbed: --out %s: %w", dir, err)
 	}
-	if err := writeJSONFileCLI(filepath.Join(dir, fileEcosystemJSON), res); err != nil {
+	if err := output.WriteJSON(filepath.Join(dir, fileEcosystemJSON), res); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, fileEcosystemMD), []byte(res.Markdown()), 0o644); err != nil {

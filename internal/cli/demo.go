@@ -11,6 +11,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/audit/repoprobe"
 	"github.com/benchforge/benchforge/internal/demo"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 func init() { register("demo", newDemoCmd) }
@@ -122,18 +123,18 @@ func writeDemoSummary(w io.Writer, res *demo.Result) error {
 	if a := res.Audit; a != nil {
 		if tb := a.Testbed; tb != nil {
 			fmt.Fprintln(w, "Audit, Stage I (repository presence, known-membership testbed):")
-			t := table{header: []string{"configuration", "AUC", "TPR", "FPR", "calls", "repos"}}
+			t := output.Table{Header: []string{"configuration", "AUC", "TPR", "FPR", "calls", "repos"}}
 			for _, c := range tb.Summary {
 				auc := "n/a"
 				if c.AUC != nil {
 					auc = fmt.Sprintf("%.3f", *c.AUC)
 				}
-				t.add(c.Config, auc, fmt.Sprintf("%.3f", c.TPR), fmt.Sprintf("%.3f", c.FPR), c.Calls, c.Repos)
+				t.Add(c.Config, auc, fmt.Sprintf("%.3f", c.TPR), fmt.Sprintf("%.3f", c.FPR), c.Calls, c.Repos)
 			}
-			if err := t.write(w); err != nil {
+			if err := t.Write(w); err != nil {
 				return err
 			}
-			v := table{header: []string{"repository", "label", "p-value", "verdict"}}
+			v := output.Table{Header: []string{"repository", "label", "p-value", "verdict"}}
 			for _, r := range tb.Repos {
 				label := "unseen"
 				switch {
@@ -145,38 +146,38 @@ func writeDemoSummary(w io.Writer, res *demo.Result) error {
 					label = "unseen+reuse"
 				}
 				rv := r.Verdicts[repoprobe.ConfigFull]
-				v.add(r.Name, label, fmt.Sprintf("%.3g", rv.PValue), rv.Verdict)
+				v.Add(r.Name, label, fmt.Sprintf("%.3g", rv.PValue), rv.Verdict)
 			}
 			fmt.Fprintln(w)
-			if err := v.write(w); err != nil {
+			if err := v.Write(w); err != nil {
 				return err
 			}
 			fmt.Fprintln(w)
 		}
 		if e := a.Stage2Eval; e != nil {
 			fmt.Fprintf(w, "Audit, Stage II (patch presence at the cutoff): AUC %.3f  TPR %.3f  FPR %.3f over %d samples\n", e.AUC, e.TPR, e.FPR, e.N)
-			t := table{header: []string{"sample", "label", "verdict", "method", "score"}}
+			t := output.Table{Header: []string{"sample", "label", "verdict", "method", "score"}}
 			for _, s := range a.Stage2 {
-				t.add(s.Sample.ID, map[bool]string{true: "present", false: "absent"}[s.Label], s.Verdict.Verdict, s.Verdict.Method, fmt.Sprintf("%.3f", s.Verdict.Score))
+				t.Add(s.Sample.ID, map[bool]string{true: "present", false: "absent"}[s.Label], s.Verdict.Verdict, s.Verdict.Method, fmt.Sprintf("%.3f", s.Verdict.Score))
 			}
-			if err := t.write(w); err != nil {
+			if err := t.Write(w); err != nil {
 				return err
 			}
 			fmt.Fprintln(w)
 		}
 		if x := a.Rescore; x != nil && x.Result != nil {
 			fmt.Fprintf(w, "Audit, re-scoring on clean samples (benchchecker §6): %d mutation bugs in the testbed's Java repositories; difficulty by the demo's rule (%s)\n", x.Samples, demo.DifficultyRule)
-			m := table{header: []string{"model", "resolved, member repos", "resolved, other repos"}}
+			m := output.Table{Header: []string{"model", "resolved, member repos", "resolved, other repos"}}
 			for _, md := range x.Models {
-				m.add(md.Name, fmt.Sprintf("%d/%d", md.Members.Resolved, md.Members.Total), fmt.Sprintf("%d/%d", md.NonMembers.Resolved, md.NonMembers.Total))
+				m.Add(md.Name, fmt.Sprintf("%d/%d", md.Members.Resolved, md.Members.Total), fmt.Sprintf("%d/%d", md.NonMembers.Resolved, md.NonMembers.Total))
 			}
-			if err := m.write(w); err != nil {
+			if err := m.Write(w); err != nil {
 				return err
 			}
 			fmt.Fprintln(w)
 			st := x.Result.Tables()[0]
 			fmt.Fprintln(w, st.Caption)
-			if err := (&table{header: st.Header, rows: st.Rows}).write(w); err != nil {
+			if err := (&output.Table{Header: st.Header, Rows: st.Rows}).Write(w); err != nil {
 				return err
 			}
 			fmt.Fprintln(w, st.Note)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/change"
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 func init() { register("diff", newDiffCmd) }
@@ -91,7 +92,7 @@ func runDiffMethods(a *app, o diffMethodsOptions) error {
 		_, err := fmt.Fprintf(a.stdout, "no changes between %s and %s\n", o.old, o.new)
 		return err
 	}
-	t := &table{header: []string{"FUNCTION", "KIND", "SIDE", "OLD", "NEW", "+", "-", "BODY"}}
+	t := &output.Table{Header: []string{"FUNCTION", "KIND", "SIDE", "OLD", "NEW", "+", "-", "BODY"}}
 	for _, f := range res.Functions {
 		name, kind := f.Key, f.Kind
 		if name == "" {
@@ -101,9 +102,9 @@ func runDiffMethods(a *app, o diffMethodsOptions) error {
 		if f.BodyOnly {
 			body = "yes"
 		}
-		t.add(name, kind, f.Side, span(f.Old), span(f.New), f.Added, f.Deleted, body)
+		t.Add(name, kind, f.Side, span(f.Old), span(f.New), f.Added, f.Deleted, body)
 	}
-	if err := t.write(a.stdout); err != nil {
+	if err := t.Write(a.stdout); err != nil {
 		return err
 	}
 	if o.patch {

@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/benchforge/benchforge/internal/golden"
 )
 
 func TestDiffMethods(t *testing.T) {
@@ -34,7 +37,7 @@ func TestDiffMethods(t *testing.T) {
 				t.Errorf("stderr %q lacks %q", errOut, tt.stderr)
 			}
 			if tt.golden != "" {
-				golden(t, tt.golden, out)
+				golden.CheckString(t, filepath.Join("testdata", tt.golden), out)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -22,7 +23,7 @@ func TestDocsInSync(t *testing.T) {
 	}
 	have, _ := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
 	for _, p := range have {
-		if _, err := os.Stat(filepath.Join(dir, filepath.Base(p))); err != nil && !*update {
+		if _, err := os.Stat(filepath.Join(dir, filepath.Base(p))); err != nil && !golden.Updating() {
 			t.Errorf("docs/%s documents no command any more: delete it", filepath.Base(p))
 		}
 	}
@@ -30,7 +31,7 @@ func TestDocsInSync(t *testing.T) {
 		name := filepath.Base(p)
 		gen, _ := os.ReadFile(p)
 		repo := filepath.Join("..", "..", "docs", name)
-		if *update {
+		if golden.Updating() {
 			if err := os.MkdirAll(filepath.Dir(repo), 0o755); err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/audit/refindex"
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 func init() { register("index", newIndexCmd) }
@@ -276,11 +277,11 @@ func newIndexLookupCmd(a *app) *cobra.Command {
 					Words []lookupRow `json:"words"`
 				}{index, ix.Repos(), rows})
 			}
-			t := &table{header: []string{"word", "repos", "fraction"}}
+			t := &output.Table{Header: []string{"word", "repos", "fraction"}}
 			for _, r := range rows {
-				t.add(r.Word, r.RepoFreq, fmt.Sprintf("%.4f", r.Fraction))
+				t.Add(r.Word, r.RepoFreq, fmt.Sprintf("%.4f", r.Fraction))
 			}
-			if err := t.write(a.stdout); err != nil {
+			if err := t.Write(a.stdout); err != nil {
 				return err
 			}
 			_, err = fmt.Fprintf(a.stdout, "(%d repositories in %s)\n", ix.Repos(), index)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/llm"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 func init() { register("llm", newLLMCmd) }
@@ -177,7 +178,7 @@ func newLLMScoreCmd(a *app) *cobra.Command {
 				if c.asJSON {
 					return writeJSON(a.stdout, resp)
 				}
-				t := &table{header: []string{"#", "TOKEN", "LOGPROB", "PART"}}
+				t := &output.Table{Header: []string{"#", "TOKEN", "LOGPROB", "PART"}}
 				for i, tok := range resp.Tokens {
 					lp, part := "-", "prompt"
 					if tok.HasLogprob {
@@ -186,9 +187,9 @@ func newLLMScoreCmd(a *app) *cobra.Command {
 					if i >= resp.ContinuationStart {
 						part = "continuation"
 					}
-					t.add(i, fmt.Sprintf("%q", tok.Token), lp, part)
+					t.Add(i, fmt.Sprintf("%q", tok.Token), lp, part)
 				}
-				if err := t.write(a.stdout); err != nil {
+				if err := t.Write(a.stdout); err != nil {
 					return err
 				}
 				cont := resp.Tokens[resp.ContinuationStart:]

@@ -19,6 +19,7 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/gitrepo"
 	"github.com/benchforge/benchforge/internal/ngram"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 func init() { register("lm", newLMCmd) }
@@ -296,15 +297,15 @@ func newLMScoreCmd(a *app) *cobra.Command {
 			if asJSON {
 				return writeJSON(a.stdout, out)
 			}
-			t := table{header: []string{"OFFSET", "TOKEN", "LOGPROB"}}
+			t := output.Table{Header: []string{"OFFSET", "TOKEN", "LOGPROB"}}
 			for _, s := range scores {
 				tok := strconv.Quote(s.Token)
 				if s.Unknown {
 					tok += " (unk)"
 				}
-				t.add(s.Offset, tok, strconv.FormatFloat(s.LogProb, 'f', 4, 64))
+				t.Add(s.Offset, tok, strconv.FormatFloat(s.LogProb, 'f', 4, 64))
 			}
-			if err := t.write(a.stdout); err != nil {
+			if err := t.Write(a.stdout); err != nil {
 				return err
 			}
 			_, err = fmt.Fprintf(a.stdout, "tokens %d (unknown %d), mean logprob %.4f, perplexity %.3f\n",

@@ -10,6 +10,7 @@ import (
 	"github.com/benchforge/benchforge/internal/code"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/metrics"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 func init() { register("metrics", newMetricsCmd) }
@@ -99,9 +100,9 @@ func runMetrics(a *app, o metricsOptions, paths []string) error {
 	if o.asJSON {
 		return writeJSONL(a.stdout, rows)
 	}
-	t := &table{header: []string{"FILE", "CLASS", "METHOD", "LINES", "PLOC", "LLOC", "CC", "NEST", "IDS", "PARAMS", "TOKENS"}}
+	t := &output.Table{Header: []string{"FILE", "CLASS", "METHOD", "LINES", "PLOC", "LLOC", "CC", "NEST", "IDS", "PARAMS", "TOKENS"}}
 	if o.constructs {
-		t.header = append(t.header, metrics.ConstructNames...)
+		t.Header = append(t.Header, metrics.ConstructNames...)
 	}
 	for _, r := range rows {
 		cells := []any{r.File, dash(r.Class), r.Method, strconv.Itoa(r.StartLine) + "-" + strconv.Itoa(r.EndLine)}
@@ -113,9 +114,9 @@ func runMetrics(a *app, o metricsOptions, paths []string) error {
 				cells = append(cells, v)
 			}
 		}
-		t.add(cells...)
+		t.Add(cells...)
 	}
-	return t.write(a.stdout)
+	return t.Write(a.stdout)
 }
 
 // measureFile returns the methods of one file, or ok=false when the file

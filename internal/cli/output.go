@@ -4,11 +4,30 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
+
+	"github.com/benchforge/benchforge/internal/output"
 )
 
-// writeJSON writes v as indented JSON followed by a newline.
+// jsonUsage is the --json help of the commands that report through the
+// output stream (see stream).
+const jsonUsage = "print JSON Lines: progress, warnings and records as they happen, the summary last"
+
+// stream is the handler of a command that reports through the output
+// stream. With --json, stdout is the JSON Lines stream and nothing else
+// (warnings go to stderr as well, for whoever watches the run); else
+// stdout gets the summary rendered by render and stderr the warnings and,
+// on a terminal, the progress.
+func (a *app) stream(name string, asJSON bool, render func(io.Writer, output.Summary) error) output.Handler {
+	text := &output.Text{Stdout: a.stdout, Stderr: a.stderr, Name: name, Render: render}
+	if !asJSON {
+		text.Live = isTerminal(a.stderr)
+		return text
+	}
+	return output.Multi(output.JSON(a.stdout), &output.Text{Stdout: io.Discard, Stderr: a.stderr})
+}
+
+// writeJSON writes v as indented JSON followed by a newline: the --json
+// of the commands not yet moved to the output stream.
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -27,32 +46,4 @@ func writeJSONL[T any](w io.Writer, rows []T) error {
 		}
 	}
 	return nil
-}
-
-// table renders rows as aligned text columns.
-type table struct {
-	header []string
-	rows   [][]string
-}
-
-func (t *table) add(cells ...any) {
-	row := make([]string, len(cells))
-	for i, c := range cells {
-		switch v := c.(type) {
-		case float64:
-			row[i] = fmt.Sprintf("%.3g", v)
-		default:
-			row[i] = fmt.Sprint(v)
-		}
-	}
-	t.rows = append(t.rows, row)
-}
-
-func (t *table) write(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(t.header, "\t"))
-	for _, r := range t.rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
-	}
-	return tw.Flush()
 }

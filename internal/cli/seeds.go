@@ -8,6 +8,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/synth/seeds"
 )
 
@@ -94,20 +95,20 @@ Classes the built-in hierarchy does not know are listed, not counted.`,
 }
 
 func writeSeedsTable(a *app, p *seeds.Prevalence) error {
-	t := table{header: []string{"project", "bugs", "runtime", "%"}}
+	t := output.Table{Header: []string{"project", "bugs", "runtime", "%"}}
 	for _, ty := range seeds.Types {
-		t.header = append(t.header, string(ty))
+		t.Header = append(t.Header, string(ty))
 	}
-	t.header = append(t.header, "F1-junit", "F2-checked", "other-unchecked", "unknown", "rm-subclass", "rm-test-origin")
+	t.Header = append(t.Header, "F1-junit", "F2-checked", "other-unchecked", "unknown", "rm-subclass", "rm-test-origin")
 	for _, r := range append(append([]seeds.Row{}, p.Rows...), p.Pooled) {
 		cells := []any{r.Project, r.Total, r.Runtime, fmt.Sprintf("%.1f", r.Percent)}
 		for _, ty := range seeds.Types {
 			cells = append(cells, r.ByType[ty])
 		}
 		cells = append(cells, r.JUnitOnly, r.CheckedOnly, r.Unchecked, r.Unknown, r.RemovedSubclass, r.RemovedTestOrigin)
-		t.add(cells...)
+		t.Add(cells...)
 	}
-	if err := t.write(a.stdout); err != nil {
+	if err := t.Write(a.stdout); err != nil {
 		return err
 	}
 	if err := writeRuleBreakdown(a, p.Pooled); err != nil {

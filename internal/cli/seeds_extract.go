@@ -13,6 +13,7 @@ import (
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // F5 validator providers
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/seeds"
 )
@@ -212,9 +213,9 @@ func reportSeedsExtract(a *app, f seedsExtractFlags, logs []seeds.BugLog, proble
 
 func writeSeedsExtractTables(a *app, out seedsExtractJSON) error {
 	stages := []seeds.Stage{seeds.StageInput, seeds.StageF1, seeds.StageF2, seeds.StageScope, seeds.StageF3, seeds.StageF4, seeds.StageF5}
-	t := table{header: []string{"project", "bugs", "runtime", "%", "F3-bugs", "F3-pairs", "F4-pairs", "F5-pairs", "seeds", "seed-bugs"}}
+	t := output.Table{Header: []string{"project", "bugs", "runtime", "%", "F3-bugs", "F3-pairs", "F4-pairs", "F5-pairs", "seeds", "seed-bugs"}}
 	for _, s := range stages {
-		t.header = append(t.header, "x-"+string(s))
+		t.Header = append(t.Header, "x-"+string(s))
 	}
 	for _, r := range append(append([]seeds.FunnelRow{}, out.Funnel...), out.Pooled) {
 		pct := 0.0
@@ -225,35 +226,35 @@ func writeSeedsExtractTables(a *app, out seedsExtractJSON) error {
 		for _, s := range stages {
 			cells = append(cells, r.Excluded[s])
 		}
-		t.add(cells...)
+		t.Add(cells...)
 	}
-	if err := t.write(a.stdout); err != nil {
+	if err := t.Write(a.stdout); err != nil {
 		return err
 	}
 	fmt.Fprintln(a.stdout, "\nSeed pool by source and type (rxsynth Table 3 shape):")
 	d := out.Distribution
-	t = table{header: []string{"source"}}
+	t = output.Table{Header: []string{"source"}}
 	for _, ty := range seeds.Types {
-		t.header = append(t.header, string(ty))
+		t.Header = append(t.Header, string(ty))
 	}
-	t.header = append(t.header, "total")
+	t.Header = append(t.Header, "total")
 	for _, r := range append(append([]seeds.SourceRow{}, d.Sources...), d.Total) {
 		cells := []any{r.Benchmark}
 		for _, ty := range seeds.Types {
 			cells = append(cells, r.ByType[ty])
 		}
-		t.add(append(cells, r.Total)...)
+		t.Add(append(cells, r.Total)...)
 	}
-	if err := t.write(a.stdout); err != nil {
+	if err := t.Write(a.stdout); err != nil {
 		return err
 	}
 	fmt.Fprintln(a.stdout, "\nPer type (buggy-method LLOC; reference set: LLOC <= Q3 + 1.5*IQR within type):")
-	t = table{header: []string{"type", "pairs", "bugs", "projects", "lloc-median", "lloc-q1", "lloc-q3", "lloc-iqr", "fence", "reference", "ref-excluded"}}
+	t = output.Table{Header: []string{"type", "pairs", "bugs", "projects", "lloc-median", "lloc-q1", "lloc-q3", "lloc-iqr", "fence", "reference", "ref-excluded"}}
 	for _, r := range d.Types {
-		t.add(r.Type, r.Pairs, r.Bugs, r.Projects, fmt.Sprintf("%.1f", r.LLOCMedian), fmt.Sprintf("%.1f", r.LLOCQ1),
+		t.Add(r.Type, r.Pairs, r.Bugs, r.Projects, fmt.Sprintf("%.1f", r.LLOCMedian), fmt.Sprintf("%.1f", r.LLOCQ1),
 			fmt.Sprintf("%.1f", r.LLOCQ3), fmt.Sprintf("%.1f", r.LLOCIQR), fmt.Sprintf("%.1f", r.Threshold), r.Reference, r.Excluded)
 	}
-	if err := t.write(a.stdout); err != nil {
+	if err := t.Write(a.stdout); err != nil {
 		return err
 	}
 	if len(out.Unlisted)+len(out.Stale) > 0 {

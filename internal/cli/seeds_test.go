@@ -2,18 +2,20 @@ package cli
 
 import (
 	"encoding/json"
-	"github.com/benchforge/benchforge/internal/synth/seeds"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/benchforge/benchforge/internal/golden"
+	"github.com/benchforge/benchforge/internal/synth/seeds"
 
 	"github.com/benchforge/benchforge/internal/shareddata"
 )
 
 func seedsGolden(t *testing.T, name, got string) {
 	t.Helper()
-	golden(t, name, got)
+	golden.CheckString(t, filepath.Join("testdata", name), got)
 }
 
 const seedsSynthetic = "../synth/seeds/testdata/d4j"

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/synth/judge"
 )
 
@@ -53,7 +54,7 @@ that returned unparseable output are excluded and counted.`,
 				return writeJSON(a.stdout, ag)
 			}
 			w := a.stdout
-			at := table{header: []string{"rubric", "judge", "judged", "unparseable", "accepted", "95% CI"}}
+			at := output.Table{Header: []string{"rubric", "judge", "judged", "unparseable", "accepted", "95% CI"}}
 			for _, x := range ag.Acceptance {
 				rate, ci := fmt.Sprintf("%d (%.1f%%)", x.Accepted, 100*x.Rate), "n/a: nothing parseable"
 				if x.CI != nil {
@@ -61,13 +62,13 @@ that returned unparseable output are excluded and counted.`,
 				} else {
 					rate = fmt.Sprintf("%d (n/a)", x.Accepted)
 				}
-				at.add(x.Rubric, x.Source, x.Judged, x.Unparseable, rate, ci)
+				at.Add(x.Rubric, x.Source, x.Judged, x.Unparseable, rate, ci)
 			}
-			if err := at.write(w); err != nil {
+			if err := at.Write(w); err != nil {
 				return err
 			}
 			fmt.Fprintln(w)
-			pt := table{header: []string{"judge pair", "sample", "n", "κ", "95% CI", "agree", "dropped"}}
+			pt := output.Table{Header: []string{"judge pair", "sample", "n", "κ", "95% CI", "agree", "dropped"}}
 			for _, p := range ag.Pairs {
 				sample := p.Sample
 				if p.Repeated {
@@ -80,9 +81,9 @@ that returned unparseable output are excluded and counted.`,
 				if p.Kappa != nil {
 					k, ci = fmt.Sprintf("%.3f", p.Kappa.Kappa), fmt.Sprintf("%.3f–%.3f", p.Kappa.CI.Lo, p.Kappa.CI.Hi)
 				}
-				pt.add(p.A+" vs "+p.B, sample, p.N, k, ci, fmt.Sprintf("%.1f%%", 100*p.Agree), p.Dropped)
+				pt.Add(p.A+" vs "+p.B, sample, p.N, k, ci, fmt.Sprintf("%.1f%%", 100*p.Agree), p.Dropped)
 			}
-			return pt.write(w)
+			return pt.Write(w)
 		},
 	}
 	cmd.Flags().StringArrayVar(&files, "judgements", nil, "judgements.jsonl files (two or more; also as arguments)")

@@ -12,6 +12,7 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/report"
 	"github.com/benchforge/benchforge/internal/runkey"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
@@ -160,7 +161,7 @@ The model calls are recorded in DIR/manifest.json. --probe needs no
 				}
 			}
 			res.Report.SmallSampleWarnings = res.Report.SmallSamples()
-			if err := writeFileJSON(filepath.Join(out, "evaluation.json"), res.Report); err != nil {
+			if err := output.WriteJSON(filepath.Join(out, "evaluation.json"), res.Report); err != nil {
 				return err
 			}
 			return finishEvaluate(a, out, res.Report, asJSON)
@@ -332,7 +333,7 @@ func importPredictions(a *app, seeds []corpus.Seed, predPath, out string, opt ev
 	r.Config.Bootstrap, r.Config.Conf = opt.Bootstrap, 0.95
 	r.Data = evaluate.DataSummary{Seeds: len(seeds), MeasuredSeeds: len(infos), Skipped: skipped}
 	r.SmallSampleWarnings = r.SmallSamples()
-	if err := writeFileJSON(filepath.Join(out, "evaluation.json"), r); err != nil {
+	if err := output.WriteJSON(filepath.Join(out, "evaluation.json"), r); err != nil {
 		return err
 	}
 	return finishEvaluate(a, out, r, asJSON)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/report"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/fidelity"
@@ -92,7 +93,7 @@ Markdown, HTML and SVG files from DIR/fidelity.json alone.`,
 				if err := os.MkdirAll(out, 0o755); err != nil {
 					return fmt.Errorf("synth fidelity: %w", err)
 				}
-				if err := writeFileJSON(filepath.Join(out, "fidelity.json"), r); err != nil {
+				if err := output.WriteJSON(filepath.Join(out, "fidelity.json"), r); err != nil {
 					return err
 				}
 			}
@@ -165,18 +166,6 @@ func printSmallSamples(w io.Writer, warnings []string) {
 	if len(warnings) > 0 {
 		fmt.Fprintln(w)
 	}
-}
-
-// writeFileJSON writes v as indented JSON to path.
-func writeFileJSON(path string, v any) error {
-	var b bytes.Buffer
-	if err := writeJSON(&b, v); err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 // writeReportTables prints report tables as aligned text, each under its

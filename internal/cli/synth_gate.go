@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/gate"
 )
@@ -91,17 +92,17 @@ DIR/gate_summary.json, then prints the per-cause table.`,
 func writeGateTables(w io.Writer, res *gate.Result) error {
 	rejected := len(res.Rejected)
 	fmt.Fprintf(w, "%d candidates: %d accepted, %d rejected\n\n", res.Total, len(res.Accepted), rejected)
-	t := table{header: []string{"cause", "rejected", "%"}}
+	t := output.Table{Header: []string{"cause", "rejected", "%"}}
 	for _, c := range res.Causes {
-		t.add(c.Cause, c.Count, fmt.Sprintf("%.1f", 100*float64(c.Count)/float64(max(rejected, 1))))
+		t.Add(c.Cause, c.Count, fmt.Sprintf("%.1f", 100*float64(c.Count)/float64(max(rejected, 1))))
 	}
-	if err := t.write(w); err != nil {
+	if err := t.Write(w); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
-	bt := table{header: []string{"type", "accepted"}}
+	bt := output.Table{Header: []string{"type", "accepted"}}
 	for _, ty := range corpus.Types {
-		bt.add(ty, res.ByType[ty])
+		bt.Add(ty, res.ByType[ty])
 	}
-	return bt.write(w)
+	return bt.Write(w)
 }

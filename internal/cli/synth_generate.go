@@ -11,6 +11,7 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // openai:, anthropic:
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/runkey"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/fidelity"
@@ -285,22 +286,22 @@ DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
 			w := a.stdout
 			fmt.Fprintf(w, "generator %s over %s: %d new candidates, %d from an earlier run, %d chunks\n\n", g.ID(), g.CorpusPath(), st.New, st.Resumed, st.Chunks)
 			if len(seeds) > 0 {
-				pt := table{header: []string{"seed type", "fix pattern", "seeds", "operators"}}
+				pt := output.Table{Header: []string{"seed type", "fix pattern", "seeds", "operators"}}
 				for _, p := range patterns {
-					pt.add(p.Type, p.Pattern, p.Count, strings.Join(p.Operators, ","))
+					pt.Add(p.Type, p.Pattern, p.Count, strings.Join(p.Operators, ","))
 				}
-				if err := pt.write(w); err != nil {
+				if err := pt.Write(w); err != nil {
 					return err
 				}
 				fmt.Fprintln(w)
 			}
-			ct := table{header: []string{"type", "candidates"}}
+			ct := output.Table{Header: []string{"type", "candidates"}}
 			for _, t := range corpus.Types {
 				if _, ok := quotas[t]; ok {
-					ct.add(t, st.Have[t])
+					ct.Add(t, st.Have[t])
 				}
 			}
-			if err := ct.write(w); err != nil {
+			if err := ct.Write(w); err != nil {
 				return err
 			}
 			fmt.Fprintln(w)
@@ -415,13 +416,13 @@ func runModelGenerate(a *app, cmd *cobra.Command, r modelGenRun) error {
 	w := a.stdout
 	fmt.Fprintf(w, "generator %s: %d new candidates, %d from an earlier run, %d chunks; %d model calls, %d cache hits, $%.4f\n\n",
 		g.ID(), st.New, st.Resumed, st.Chunks, man.Calls, man.CacheHits, man.CostUSD)
-	ct := table{header: []string{"type", "quota", "candidates"}}
+	ct := output.Table{Header: []string{"type", "quota", "candidates"}}
 	for _, t := range corpus.Types {
 		if q, ok := r.quotas[t]; ok {
-			ct.add(t, q, st.Have[t])
+			ct.Add(t, q, st.Have[t])
 		}
 	}
-	if err := ct.write(w); err != nil {
+	if err := ct.Write(w); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/synth/release"
 )
 
@@ -149,12 +150,12 @@ func runReleaseCheck(a *app, dir string, asJSON bool) error {
 func writeReleaseSummary(w io.Writer, res *release.Result) error {
 	c := res.Manifest.Counts
 	fmt.Fprintf(w, "release %s written to %s\n\n", res.Manifest.Version, res.Dir)
-	t := table{header: []string{"type", "core", "excluded", "contrast", "seeds", "ise_low_conf", "fix_introduces_label"}}
+	t := output.Table{Header: []string{"type", "core", "excluded", "contrast", "seeds", "ise_low_conf", "fix_introduces_label"}}
 	for _, r := range c.ByType {
-		t.add(r.Type, r.Core, r.Excluded, r.Contrast, r.Seeds, r.ISELowConfidence, r.FixIntroducesLabel)
+		t.Add(r.Type, r.Core, r.Excluded, r.Contrast, r.Seeds, r.ISELowConfidence, r.FixIntroducesLabel)
 	}
-	t.add("total", c.Core, c.Excluded, c.Contrast, c.Seeds, c.ISELowConfidence, c.FixIntroducesLabel)
-	if err := t.write(w); err != nil {
+	t.Add("total", c.Core, c.Excluded, c.Contrast, c.Seeds, c.ISELowConfidence, c.FixIntroducesLabel)
+	if err := t.Write(w); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\n%d source bugs, %d id-map rows (%d aliases); %d files in MANIFEST.json\n", c.SourceBugs, c.IDMap, c.Aliases, len(res.Manifest.Files))

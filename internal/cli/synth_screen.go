@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/llm"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/gate"
 	"github.com/benchforge/benchforge/internal/synth/generate"
@@ -133,11 +134,11 @@ func writeScreen(a *app, rep *screen.Report, man *llm.Manifest) error {
 	w := a.stdout
 	fmt.Fprintf(w, "%s screening: %d seeds in %d quartiles, %d excluded; %d pairs per quartile; %d model calls, %d cache hits, $%.4f\n\n",
 		rep.Type, seedCount(rep), len(rep.Quartiles), len(rep.Excluded), rep.PerQuartile, man.Calls, man.CacheHits, man.CostUSD)
-	qt := table{header: []string{"quartile", "seeds", "LLOC"}}
+	qt := output.Table{Header: []string{"quartile", "seeds", "LLOC"}}
 	for _, q := range rep.Quartiles {
-		qt.add(fmt.Sprintf("Q%d", q.Q), len(q.SeedIDs), fmt.Sprintf("%d–%d", q.LLOCMin, q.LLOCMax))
+		qt.Add(fmt.Sprintf("Q%d", q.Q), len(q.SeedIDs), fmt.Sprintf("%d–%d", q.LLOCMin, q.LLOCMax))
 	}
-	if err := qt.write(w); err != nil {
+	if err := qt.Write(w); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
@@ -146,7 +147,7 @@ func writeScreen(a *app, rep *screen.Report, man *llm.Manifest) error {
 		header = append(header, fmt.Sprintf("Q%d", q.Q))
 	}
 	header = append(header, "mean", "rank", "compared")
-	t := table{header: header}
+	t := output.Table{Header: header}
 	for _, r := range rep.Rows {
 		cells := []any{r.Generator}
 		var compared []string
@@ -155,9 +156,9 @@ func writeScreen(a *app, rep *screen.Report, man *llm.Manifest) error {
 			compared = append(compared, fmt.Sprint(c.Compared))
 		}
 		cells = append(cells, fmt.Sprintf("%.3f", r.Mean), r.Rank, strings.Join(compared, "/"))
-		t.add(cells...)
+		t.Add(cells...)
 	}
-	if err := t.write(w); err != nil {
+	if err := t.Write(w); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nmean |Cliff's δ| over %s (lower is better); a quartile with no accepted pair scores 1\n", strings.Join(rep.Metrics, ", "))

@@ -10,6 +10,7 @@ import (
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // judge and repair providers
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/runkey"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/judge"
@@ -162,21 +163,21 @@ func runSynthValidate(a *app, cmd *cobra.Command, o validateOptions) error {
 	w := a.stdout
 	fmt.Fprintf(w, "judge %s (%s rubric, prompts %s): %d pairs, %d judged now, %d from an earlier run; %d model calls, %d cache hits, $%.4f\n\n",
 		sum.Model, sum.Rubric, judge.PromptVersion, sum.Submitted, sum.JudgedNow, sum.Resumed, man.Calls, man.CacheHits, man.CostUSD)
-	t := table{header: []string{"type", "judged", "stage1", "initial", "%", "repair cand.", "repair acc.", "unparseable", "excl.", "final", "%", "95% CI"}}
+	t := output.Table{Header: []string{"type", "judged", "stage1", "initial", "%", "repair cand.", "repair acc.", "unparseable", "excl.", "final", "%", "95% CI"}}
 	for _, r := range append(sum.Table.Rows, sum.Table.Total) {
-		t.add(r.Type, r.Judged, r.Stage1Pass, r.InitialValid, fmt.Sprintf("%.1f", 100*r.InitialRate), r.RepairCandidates,
+		t.Add(r.Type, r.Judged, r.Stage1Pass, r.InitialValid, fmt.Sprintf("%.1f", 100*r.InitialRate), r.RepairCandidates,
 			r.RepairAccepted, r.Unparseable, r.Excluded, r.Final, fmt.Sprintf("%.1f", 100*r.FinalRate), r.CIString())
 	}
-	if err := t.write(w); err != nil {
+	if err := t.Write(w); err != nil {
 		return err
 	}
 	if len(sum.Categories) > 0 {
 		fmt.Fprintln(w)
-		ct := table{header: []string{"excluded as", "pairs"}}
+		ct := output.Table{Header: []string{"excluded as", "pairs"}}
 		for _, c := range sum.Categories {
-			ct.add(c.Category, c.Count)
+			ct.Add(c.Category, c.Count)
 		}
-		if err := ct.write(w); err != nil {
+		if err := ct.Write(w); err != nil {
 			return err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/runkey"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/judge"
@@ -191,11 +192,11 @@ func runSynthVerify(a *app, cmd *cobra.Command, o verifyOptions) error {
 	if o.regime != "" {
 		regime = o.regime
 	}
-	t := table{header: []string{"regime", "type", "n", "compiled", "(a) buggy-side", "(b) both-sides", "(c) site-anchored", "(c) Wilson 95% CI"}}
+	t := output.Table{Header: []string{"regime", "type", "n", "compiled", "(a) buggy-side", "(b) both-sides", "(c) site-anchored", "(c) Wilson 95% CI"}}
 	for _, r := range append(s.Table.Rows, s.Table.Pooled) {
-		t.add(regime, r.Type, r.N, frac(r.Compiled), frac(r.A), frac(r.B), frac(r.C), ci(r.C))
+		t.Add(regime, r.Type, r.N, frac(r.Compiled), frac(r.A), frac(r.B), frac(r.C), ci(r.C))
 	}
-	if err := t.write(a.stdout); err != nil {
+	if err := t.Write(a.stdout); err != nil {
 		return err
 	}
 	if _, err = fmt.Fprintf(a.stdout, "\n%d pairs confirmed by (c) → %s\n", s.Confirmed, s.ConfirmedPath); err != nil {

@@ -2,7 +2,6 @@ package code
 
 import (
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,9 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 func TestDetectLang(t *testing.T) {
 	tests := []struct {
@@ -273,27 +271,7 @@ func TestNormalizeGolden(t *testing.T) {
 		}
 		b.WriteString("== StripComments\n")
 		b.Write(StripComments(lang, src))
-		golden(t, filepath.Join("testdata", filepath.Base(p)+".golden"), b.String())
-	}
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, d)
+		golden.CheckString(t, filepath.Join("testdata", filepath.Base(p)+".golden"), b.String())
 	}
 }
 

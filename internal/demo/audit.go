@@ -12,6 +12,7 @@ import (
 	"github.com/benchforge/benchforge/internal/audit/repoprobe"
 	"github.com/benchforge/benchforge/internal/jdk"
 	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/stats"
 )
 
@@ -105,7 +106,7 @@ func (r *runner) auditTestbed() (string, error) {
 		return "", err
 	}
 	r.res.Audit.Testbed = res
-	if err := writeJSONFile(r.path("audit", "testbed.json"), res); err != nil {
+	if err := output.WriteJSON(r.path("audit", "testbed.json"), res); err != nil {
 		return "", err
 	}
 	type row struct {
@@ -186,7 +187,7 @@ func (r *runner) auditStage2() (string, error) {
 		"stage2_samples.jsonl":  func(p string) error { return jsonl.Rewrite(p, srows) },
 		"stage2_labels.jsonl":   func(p string) error { return jsonl.Rewrite(p, lrows) },
 		"stage2_verdicts.jsonl": func(p string) error { return jsonl.Rewrite(p, verdicts) },
-		"stage2_eval.json":      func(p string) error { return writeJSONFile(p, ev) },
+		"stage2_eval.json":      func(p string) error { return output.WriteJSON(p, ev) },
 	} {
 		if err := write(filepath.Join(dir, name)); err != nil {
 			return "", err

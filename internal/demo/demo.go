@@ -2,7 +2,6 @@ package demo
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +9,7 @@ import (
 	"time"
 
 	"github.com/benchforge/benchforge/internal/errs"
-	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 // Options configure Run.
@@ -185,7 +184,7 @@ func (r *runner) run(i int, fn func() (string, error)) error {
 	if r.plan[i].Name != "report" {
 		// Keep summary.json current so a failed later step leaves the
 		// earlier steps' figures behind.
-		return writeJSONFile(filepath.Join(r.opts.Out, "summary.json"), r.res)
+		return output.WriteJSON(filepath.Join(r.opts.Out, "summary.json"), r.res)
 	}
 	return nil
 }
@@ -210,38 +209,3 @@ func (r *runner) path(parts ...string) string {
 }
 
 func round1(x float64) float64 { return float64(int64(x*10+0.5)) / 10 }
-
-// writeJSONFile writes v as indented JSON to path atomically.
-func writeJSONFile(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", path, err)
-	}
-	return writeFileAtomic(path, append(b, '\n'))
-}
-
-// writeFileAtomic writes data to path through a temporary file and rename.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := jsonl.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}

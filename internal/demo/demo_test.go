@@ -17,12 +17,11 @@ import (
 
 	"github.com/benchforge/benchforge/internal/audit/patchcheck"
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/jdk"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/demo/seeds.jsonl at the repository root")
 
 // goldenSeeds is the extracted seed file the repository ships.
 const goldenSeeds = "../../testdata/demo/seeds.jsonl"
@@ -47,7 +46,7 @@ func TestExtractSeedsGolden(t *testing.T) {
 			t.Errorf("%s: %d seeds, want 2", ty, perType[ty])
 		}
 	}
-	if *update {
+	if golden.Updating() {
 		if err := jsonl.Rewrite(goldenSeeds, got); err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/audit/repoprobe"
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/report"
 	"github.com/benchforge/benchforge/internal/stats"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
@@ -43,7 +44,7 @@ func nav(res *Result) []report.Link {
 func (r *runner) report() (string, error) {
 	// The pages are rendered from summary.json, the record every earlier
 	// step wrote, as RenderDir does for a rerender.
-	if err := writeJSONFile(r.path("summary.json"), r.res); err != nil {
+	if err := output.WriteJSON(r.path("summary.json"), r.res); err != nil {
 		return "", err
 	}
 	pages, err := RenderDir(r.opts.Out)
@@ -51,7 +52,7 @@ func (r *runner) report() (string, error) {
 		return "", err
 	}
 	r.res.Report, r.res.Pages = r.path(PageOverview), pages
-	return "", writeJSONFile(r.path("summary.json"), r.res)
+	return "", output.WriteJSON(r.path("summary.json"), r.res)
 }
 
 // RenderDir re-renders every page from DIR/summary.json and returns the
@@ -81,7 +82,7 @@ func RenderDir(dir string) ([]string, error) {
 			return nil, fmt.Errorf("demo: render %s: %w", name, err)
 		}
 		path := filepath.Join(dir, name)
-		if err := writeFileAtomic(path, buf.Bytes()); err != nil {
+		if err := output.WriteFile(path, buf.Bytes()); err != nil {
 			return nil, err
 		}
 		out = append(out, path)

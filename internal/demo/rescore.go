@@ -18,6 +18,7 @@ import (
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm/ngramllm"
 	"github.com/benchforge/benchforge/internal/ngram"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 // The two models the demo's leaderboard re-scores: the testbed's target
@@ -288,10 +289,10 @@ func (r *runner) auditRescore() (string, error) {
 		return "", err
 	}
 	res.Result = rs
-	if err := writeJSONFile(filepath.Join(dir, "rescore.json"), rs); err != nil {
+	if err := output.WriteJSON(filepath.Join(dir, "rescore.json"), rs); err != nil {
 		return "", err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "rescore.md"), []byte(rs.Markdown())); err != nil {
+	if err := output.WriteFile(filepath.Join(dir, "rescore.md"), []byte(rs.Markdown())); err != nil {
 		return "", err
 	}
 	r.res.Audit.Rescore = res

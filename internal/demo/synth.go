@@ -10,6 +10,7 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jdk"
 	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/evaluate"
 	"github.com/benchforge/benchforge/internal/synth/fidelity"
@@ -160,7 +161,7 @@ func (r *runner) synthFidelity() (string, error) {
 		return "", err
 	}
 	r.res.Synth.Fidelity = rep
-	return "", writeJSONFile(r.path("synth", "fidelity.json"), rep)
+	return "", output.WriteJSON(r.path("synth", "fidelity.json"), rep)
 }
 
 func (r *runner) synthEvaluate() (string, error) {
@@ -188,5 +189,5 @@ func (r *runner) synthEvaluate() (string, error) {
 	if err := jsonl.Rewrite(filepath.Join(dir, "predictions.jsonl"), res.Predictions); err != nil {
 		return "", err
 	}
-	return "", writeJSONFile(filepath.Join(dir, "evaluation.json"), res.Report)
+	return "", output.WriteJSON(filepath.Join(dir, "evaluation.json"), res.Report)
 }

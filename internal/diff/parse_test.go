@@ -4,17 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func mustParse(t testing.TB, s string) []*FileDiff {
 	t.Helper()
@@ -53,19 +51,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := strings.TrimSuffix(in, ".patch") + ".golden.json"
-			if *update {
-				if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if d := cmp.Diff(string(want), string(got)+"\n"); d != "" {
-				t.Errorf("parse mismatch (-want +got):\n%s", d)
-			}
+			golden.Check(t, strings.TrimSuffix(in, ".patch")+".golden.json", append(got, '\n'))
 			wantText := string(data)
 			if filepath.Base(in) == "mail.patch" {
 				wantText = wantText[strings.Index(wantText, "diff --git"):strings.Index(wantText, "-- \n")]

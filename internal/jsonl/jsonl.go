@@ -22,19 +22,17 @@ package jsonl
 import (
 	"bufio"
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 // ErrDuplicate is returned (wrapped) by Append when the record's id is
@@ -327,43 +325,20 @@ func ReadFile[T any](path string) ([]T, error) {
 }
 
 // Rewrite atomically replaces path with recs, one per line: readers see
-// either the old file or the whole new one, never a part.
+// either the old file or the whole new one, never a part (output.Write).
 func Rewrite[T any](path string, recs []T) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("rewrite %s: %w", path, err)
-	}
-	tmp, err := CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("rewrite %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	w := bufio.NewWriterSize(tmp, 1<<16)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for i, r := range recs {
-		if err := enc.Encode(r); err != nil {
-			tmp.Close()
-			return fmt.Errorf("rewrite %s: record %d: %w", path, i+1, err)
+	err := output.Write(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		for i, r := range recs {
+			if err := enc.Encode(r); err != nil {
+				return fmt.Errorf("record %d: %w", i+1, err)
+			}
 		}
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("rewrite %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("rewrite %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("rewrite %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("rewrite %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync() // best effort: makes the rename durable
-		d.Close()
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("rewrite: %w", err)
 	}
 	return nil
 }
@@ -383,27 +358,4 @@ func Latest[T any](recs []T, key func(T) string) []T {
 		out = append(out, r)
 	}
 	return out
-}
-
-// CreateTemp is os.CreateTemp for output files: the file is created with
-// mode 0644 less the umask (os.CreateTemp uses 0600), so an output renamed
-// into place is readable like any file the user writes.
-func CreateTemp(dir, pattern string) (*os.File, error) {
-	prefix, suffix, _ := strings.Cut(pattern, "*")
-	if !strings.Contains(pattern, "*") {
-		prefix, suffix = pattern, ""
-	}
-	for range 10000 {
-		var b [6]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return nil, err
-		}
-		name := filepath.Join(dir, prefix+hex.EncodeToString(b[:])+suffix)
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, os.ErrExist) {
-			continue
-		}
-		return f, err
-	}
-	return nil, fmt.Errorf("create a temporary file in %s: %w", dir, os.ErrExist)
 }

@@ -4,15 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/benchforge/benchforge/internal/errs"
-	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm/cache"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 // SessionOptions configure a run's model layer.
@@ -264,26 +262,8 @@ func (s *Session) Manifest() Manifest {
 
 // WriteManifest writes the manifest as indented JSON to path, atomically.
 func (s *Session) WriteManifest(path string) error {
-	b, err := json.MarshalIndent(s.Manifest(), "", "  ")
-	if err != nil {
-		return fmt.Errorf("write manifest %s: %w", path, err)
-	}
-	tmp, err := jsonl.CreateTemp(filepath.Dir(path), ".manifest-*")
-	if err != nil {
-		return fmt.Errorf("write manifest %s: %w", path, err)
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write manifest %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write manifest %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write manifest %s: %w", path, err)
+	if err := output.WriteJSON(path, s.Manifest()); err != nil {
+		return fmt.Errorf("llm manifest: %w", err)
 	}
 	return nil
 }

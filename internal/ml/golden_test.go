@@ -2,16 +2,13 @@ package ml
 
 import (
 	"encoding/json"
-	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden.json from the current output")
 
 // goldenModel records what a seeded fit produces, rounded to 1e-9 so that
 // the file pins the algorithms (split choice, bootstrap and subsample
@@ -57,22 +54,11 @@ func TestGoldenPredictions(t *testing.T) {
 		})
 	}
 	path := filepath.Join("testdata", "models.golden.json")
-	if *update {
-		b, err := json.MarshalIndent(got, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b, err := os.ReadFile(path)
+	enc, err := json.MarshalIndent(got, "", "  ")
 	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
+		t.Fatal(err)
 	}
+	b := golden.Read(t, path, append(enc, '\n'))
 	var want []goldenModel
 	if err := json.Unmarshal(b, &want); err != nil {
 		t.Fatalf("%s: %v", path, err)

@@ -3,37 +3,22 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
-	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/benchforge/benchforge/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 func TestTableMarkdown(t *testing.T) {
 	tb := &Table{Caption: "Verdicts", Header: []string{"repo", "p", "present"}, Note: "α = 0.05"}
 	tb.AddRow("apache/commons-lang", 0.00123, true)
 	tb.AddRow("a|b", 0.5, false)
 	got := tb.Markdown()
-	path := filepath.Join("testdata", "table.md")
-	if *update {
-		os.MkdirAll("testdata", 0o755)
-		os.WriteFile(path, []byte(got), 0o644)
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("markdown (-want +got):\n%s", d)
-	}
+	golden.CheckString(t, filepath.Join("testdata", "table.md"), got)
 }
 
 func TestRenderSelfContained(t *testing.T) {

@@ -3,16 +3,13 @@ package stats
 import (
 	"context"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden files")
 
 // TestResultsJSONGolden pins the JSON encoding (field names are the
 // contract with reports and --json output) and the values of every result
@@ -61,18 +58,7 @@ func TestResultsJSONGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join("testdata", "results.golden.json")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestResultsJSONGolden -update)", err)
-	}
+	want := golden.Read(t, path, append(b, '\n'))
 	// Compare decoded JSON with a relative tolerance of 1e-12 so that a
 	// last-digit difference (e.g. fused multiply-add on arm64) is not a
 	// failure, while every field name and structure must match exactly.

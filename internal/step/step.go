@@ -56,6 +56,10 @@ type Spec[I, T any] struct {
 	// Sync and BatchSize are the log's fsync policy (jsonl.Options).
 	Sync      jsonl.SyncPolicy
 	BatchSize int
+	// Warn, when set, receives each repair opening the log made (a torn
+	// last line) before any work starts, so a streaming caller reports it
+	// first; an error from it stops the step.
+	Warn func(string) error
 	// Progress, when set, is called after each record appended in this
 	// pass with the count so far and the number of items to do.
 	Progress func(done, total int)
@@ -149,6 +153,10 @@ func open[I, T any](s Spec[I, T]) (*pass[I, T], error) {
 		log.Close()
 		return nil, err
 	}
+	if err := warn(s.Warn, log.Warnings()); err != nil {
+		log.Close()
+		return nil, err
+	}
 	p := &pass[I, T]{spec: s, log: log, res: &Result[T]{Warnings: log.Warnings()}}
 	for _, it := range s.Items {
 		id := s.ID(it)
@@ -164,6 +172,18 @@ func open[I, T any](s Spec[I, T]) (*pass[I, T], error) {
 	}
 	p.res.Todo = len(p.todo)
 	return p, nil
+}
+
+func warn(fn func(string) error, ws []string) error {
+	if fn == nil {
+		return nil
+	}
+	for _, w := range ws {
+		if err := fn(w); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // check runs Spec.Check over the records already in the log.

@@ -133,6 +133,32 @@ func TestStopKeepsRecords(t *testing.T) {
 	}
 }
 
+// A torn last line is repaired on open and reported through Warn before
+// any item runs.
+func TestWarnBeforeWork(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	if err := os.WriteFile(path, []byte("{\"id\":\"0\"}\n{\"id\":"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int64
+	var warned []string
+	s := spec(path, 2)
+	s.Warn = func(w string) error {
+		if calls.Load() != 0 {
+			t.Error("warning after work started")
+		}
+		warned = append(warned, w)
+		return nil
+	}
+	res, err := Run(context.Background(), s, work(&calls, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "torn last line") || len(res.Warnings) != 1 || res.Resumed != 1 || calls.Load() != 1 {
+		t.Fatalf("warned %q, result %+v, %d calls", warned, res, calls.Load())
+	}
+}
+
 func TestEachCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var n atomic.Int64

@@ -101,7 +101,7 @@ func (c *Checker) Check(ctx context.Context, s bench.Sample, repo *gitrepo.Repo,
 func (c *Checker) prepare(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, v Verdict) ([]*fileWork, Verdict, bool) {
 	fds, err := diff.ParseString(s.Patch)
 	if err != nil {
-		return nil, unknown(v, fmt.Sprintf("gold patch does not parse: %v", err)), true
+		return nil, unknown(v, CauseBadPatch, fmt.Sprintf("gold patch does not parse: %v", err)), true
 	}
 	// Text that is no diff at all, or a diff of binary files only, gives
 	// nothing to look for: unknown (counted), not "touches no source".
@@ -116,7 +116,7 @@ func (c *Checker) prepare(ctx context.Context, s bench.Sample, repo *gitrepo.Rep
 		if len(fds) > 0 {
 			why += " (binary files only)"
 		}
-		return nil, unknown(v, why+": the gold patch has no text hunks to look for; check the benchmark's patch field"), true
+		return nil, unknown(v, CauseBadPatch, why+": the gold patch has no text hunks to look for; check the benchmark's patch field"), true
 	}
 	var files []*fileWork
 	var skipped []string
@@ -128,25 +128,25 @@ func (c *Checker) prepare(ctx context.Context, s bench.Sample, repo *gitrepo.Rep
 		files = append(files, &fileWork{fd: fd})
 	}
 	if len(files) == 0 {
-		v.Verdict = NotApplicable
+		v.Verdict, v.Cause = NotApplicable, CauseNoSource
 		v.Reason = fmt.Sprintf("the fix touches no source file (only tests, docs or build files: %s)", strings.Join(skipped, ", "))
 		return nil, v, true
 	}
 	if repo == nil {
-		return nil, unknown(v, "no local clone of "+s.Repo), true
+		return nil, unknown(v, CauseNoClone, "no local clone of "+s.Repo), true
 	}
 	nblocks := 0
 	for _, fw := range files {
 		bug, fix, err := c.versions(ctx, s, repo, fw.fd)
 		if err != nil {
-			return nil, unknown(v, err.Error()), true
+			return nil, unknown(v, CauseUnreadable, err.Error()), true
 		}
 		fw.bug, fw.fix = bug, fix
 		fw.blocks = blocksOf(fw.fd.Name(), bug, fix)
 		nblocks += len(fw.blocks)
 	}
 	if nblocks == 0 {
-		v.Verdict = NotApplicable
+		v.Verdict, v.Cause = NotApplicable, CauseNoLogicChange
 		v.Reason = "after preprocessing the fix changes no logical line (formatting, comments or imports only)"
 		return nil, v, true
 	}
@@ -160,25 +160,25 @@ func (c *Checker) conclude(v *Verdict, score float64, exact bool, where string) 
 	v.Present = v.Score >= v.Threshold
 	switch {
 	case v.Present && exact:
-		v.Verdict, v.Method, v.Reason = Present, MethodExact, "every patch line occurs verbatim (normalised) in "+where
+		v.Verdict, v.Method, v.Cause, v.Reason = Present, MethodExact, CauseVerbatim, "every patch line occurs verbatim (normalised) in "+where
 	case v.Present:
-		v.Verdict, v.Method, v.Reason = Present, MethodSimilarity, fmt.Sprintf("every patch line has a counterpart with similarity ≥ %.2f in %s", v.Threshold, where)
+		v.Verdict, v.Method, v.Cause, v.Reason = Present, MethodSimilarity, CauseSimilar, fmt.Sprintf("every patch line has a counterpart with similarity ≥ %.2f in %s", v.Threshold, where)
 	default:
 		v.Verdict, v.Method = Absent, MethodSimilarity
 		if c.opts.ExactOnly {
 			v.Method = MethodExact
 		}
-		v.Reason = absentReason(*v)
+		v.Cause, v.Reason = absentReason(*v)
 	}
 }
 
-func unknown(v Verdict, reason string) Verdict {
-	v.Verdict, v.Reason, v.Present, v.Score, v.Method = Unknown, reason, false, 0, ""
+func unknown(v Verdict, cause Cause, reason string) Verdict {
+	v.Verdict, v.Cause, v.Reason, v.Present, v.Score, v.Method = Unknown, cause, reason, false, 0, ""
 	return v
 }
 
 // absentReason names the weakest block and why it failed.
-func absentReason(v Verdict) string {
+func absentReason(v Verdict) (Cause, string) {
 	worst := -1
 	for i, b := range v.Blocks {
 		if !b.Passed && (worst < 0 || b.Similarity < v.Blocks[worst].Similarity) {
@@ -186,7 +186,7 @@ func absentReason(v Verdict) string {
 		}
 	}
 	if worst < 0 {
-		return "score below threshold"
+		return CauseLinesMissing, "score below threshold"
 	}
 	b := v.Blocks[worst]
 	where := b.File
@@ -195,13 +195,20 @@ func absentReason(v Verdict) string {
 	}
 	switch {
 	case b.FileVia == "missing":
-		return fmt.Sprintf("%s: file not in the snapshot (deleted, not renamed)", b.File)
+		return CauseFileGone, fmt.Sprintf("%s: file not in the snapshot (deleted, not renamed)", b.File)
 	case b.Localized == "function:missing":
-		return fmt.Sprintf("%s: patched function not in the snapshot file (no key, name or context match)", where)
+		return CauseFunctionGone, fmt.Sprintf("%s: patched function not in the snapshot file (no key, name or context match)", where)
 	case b.Kind == "deletion":
-		return fmt.Sprintf("%s: deleted logic still present or context missing (score %.2f)", where, b.Similarity)
+		return CauseDeletedKept, fmt.Sprintf("%s: deleted logic still present or context missing (score %.2f)", where, b.Similarity)
 	default:
-		return fmt.Sprintf("%s: patch lines not found (score %.2f < %.2f, localised by %s)", where, b.Similarity, v.Threshold, b.Localized)
+		cause := CauseLinesMissing
+		switch {
+		case reverted(b):
+			cause = CauseReverted
+		case b.Localized == "history:gone":
+			cause = CauseFunctionGone
+		}
+		return cause, fmt.Sprintf("%s: patch lines not found (score %.2f < %.2f, localised by %s)", where, b.Similarity, v.Threshold, b.Localized)
 	}
 }
 

@@ -64,6 +64,16 @@
 // left the function but is verbatim elsewhere in the tracked file counts
 // as moved within the file (0.9); a block made only of weak lines
 // (break;, return null;, ≤ 3 tokens) is judged with the lines around them.
+// Each fix line is also followed statement by statement along the walk
+// (lines.go, CodeTracker's statement tracking): at each state its
+// descendant is the same text, else the closest line that state added,
+// when within the threshold (modified: the new text is kept); a step
+// beyond the threshold or back to the buggy line ends the chain. A line
+// scores the better of its one-jump match and its chain's weakest step,
+// so years of small edits do not add up to a miss, while one rewrite
+// still does. The patched function's own declaration line is judged by
+// the function's identity (the walk followed it through re-signatures),
+// not by its parameter types.
 //
 // Test verification (§3.4 "Testing Verification"; Options.NoTests): when
 // Score falls in the inconclusive band [InconclusiveLow, Threshold) and a

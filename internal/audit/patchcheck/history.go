@@ -78,15 +78,15 @@ func (c *Checker) CheckAll(ctx context.Context, s bench.Sample, repo *gitrepo.Re
 	}
 	tip, err := c.tip(ctx, repo)
 	if err != nil {
-		return c.unknownAll(ctx, v0, snaps, fmt.Sprintf("default branch of %s: %v", s.Repo, err))
+		return c.unknownAll(ctx, v0, snaps, CauseNoSnapshot, fmt.Sprintf("default branch of %s: %v", s.Repo, err))
 	}
 	h, err := c.tr.History(ctx, repo, tip)
 	if err != nil {
-		return c.unknownAll(ctx, v0, snaps, err.Error())
+		return c.unknownAll(ctx, v0, snaps, CauseUnreadable, err.Error())
 	}
 	an, err := c.anchor(ctx, s, repo, h, files)
 	if err != nil {
-		return c.unknownAll(ctx, v0, snaps, err.Error())
+		return c.unknownAll(ctx, v0, snaps, CauseUnreadable, err.Error())
 	}
 	if an.Index < 0 {
 		if s.FixCommit == "" {
@@ -125,15 +125,15 @@ func repeat(v Verdict, snaps []gitrepo.Commit) []Verdict {
 	return out
 }
 
-func (c *Checker) unknownAll(ctx context.Context, v Verdict, snaps []gitrepo.Commit, reason string) ([]Verdict, error) {
+func (c *Checker) unknownAll(ctx context.Context, v Verdict, snaps []gitrepo.Commit, cause Cause, reason string) ([]Verdict, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	return repeat(unknown(v, reason), snaps), nil
+	return repeat(unknown(v, cause, reason), snaps), nil
 }
 
 func absentAll(v Verdict, snaps []gitrepo.Commit, reason string, an track.Anchor) []Verdict {
-	v.Verdict, v.Method, v.Reason, v.Score, v.Present = Absent, MethodSimilarity, reason, 0, false
+	v.Verdict, v.Method, v.Cause, v.Reason, v.Score, v.Present = Absent, MethodSimilarity, CauseNotMerged, reason, 0, false
 	v.History = &History{Via: an.Via, Note: an.Reason, Timeline: []Interval{}}
 	return repeat(v, snaps)
 }
@@ -209,7 +209,7 @@ func (c *Checker) tracked(ctx context.Context, s bench.Sample, repo *gitrepo.Rep
 		v.SnapshotCommit = sn.Hash
 		hist := &History{Landed: landed.Hash, LandedAt: landed.Time.Format(time.RFC3339), Via: an.Via}
 		if idx[i] < 0 || idx[i] < an.Index {
-			v.Verdict, v.Method, v.Score = Absent, MethodSimilarity, 0
+			v.Verdict, v.Method, v.Cause, v.Score = Absent, MethodSimilarity, CauseNotMerged, 0
 			v.Reason = fmt.Sprintf("fix not merged before the cutoff (it landed in %s on %s)", short(landed.Hash), landed.Time.Format("2006-01-02"))
 			v.History = hist
 			out[i] = v

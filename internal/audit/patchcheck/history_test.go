@@ -35,6 +35,7 @@ type histCase struct {
 	wantIntervals int      // presence intervals of the sample; -1 unchecked
 	patchOnly     bool     // a SWE-bench sample: base commit and patch, no fix commit
 	wantReason    string   // substring of the last cutoff's reason
+	wantCause     Cause    // the last cutoff's cause ("": any, but one)
 }
 
 const calcBuggy = `package p;
@@ -158,9 +159,9 @@ func histCases() []histCase {
 			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"extracted"}, wantIntervals: 1, patchOnly: true},
 		{name: "python fix reverted", path: "pkg/limits.py", buggy: pyBuggy, fixed: pyFixed,
 			later:   []edit{{date: d(2018), write: map[string]string{"pkg/limits.py": pyBuggy}}},
-			cutoffs: []time.Time{d(2017), d(2020)}, want: []string{Present, Absent}, wantIntervals: 1, patchOnly: true},
+			cutoffs: []time.Time{d(2017), d(2020)}, want: []string{Present, Absent}, wantIntervals: 1, patchOnly: true, wantCause: CauseLinesMissing},
 		{name: "python fix merged after the cutoff", path: "pkg/limits.py", buggy: pyBuggy, fixed: pyFixed, fixDate: d(2022),
-			cutoffs: []time.Time{d(2020)}, want: []string{Absent}, wantIntervals: -1, patchOnly: true, wantReason: "fix not merged before the cutoff"},
+			cutoffs: []time.Time{d(2020)}, want: []string{Absent}, wantIntervals: -1, patchOnly: true, wantReason: "fix not merged before the cutoff", wantCause: CauseNotMerged},
 	}
 }
 
@@ -236,6 +237,9 @@ func TestHistoryRules(t *testing.T) {
 				}
 			}
 			last := vs[len(vs)-1]
+			if last.Cause == "" || hc.wantCause != "" && last.Cause != hc.wantCause {
+				t.Errorf("cause %q, want %q", last.Cause, hc.wantCause)
+			}
 			if hc.wantReason != "" && !strings.Contains(last.Reason, hc.wantReason) {
 				t.Errorf("reason %q, want %q", last.Reason, hc.wantReason)
 			}

@@ -335,7 +335,9 @@ func (c *Checker) matchAbsent(ctx context.Context, text string, snap *version, r
 		switch {
 		case t == text:
 			s = 1
-		case c.opts.ExactOnly:
+		case c.opts.ExactOnly || weakLine(text):
+			// A weak line ("except ImportError :") resembles many lines
+			// that are not it: only itself counts as still there.
 			s = 0
 		default:
 			var err error

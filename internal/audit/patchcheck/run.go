@@ -104,7 +104,7 @@ func (c *Checker) sample(ctx context.Context, s bench.Sample, src RepoSource, cu
 	}
 	r, err := src.Repo(ctx, s)
 	if err != nil {
-		return c.failAll(ctx, s, todo, fmt.Sprintf("repository %s: %v", s.Repo, err), out)
+		return c.failAll(ctx, s, todo, CauseNoClone, fmt.Sprintf("repository %s: %v", s.Repo, err), out)
 	}
 	var snaps []gitrepo.Commit
 	var at []time.Time
@@ -116,7 +116,7 @@ func (c *Checker) sample(ctx context.Context, s bench.Sample, src RepoSource, cu
 			}
 			v, _ := c.Check(ctx, s, nil, gitrepo.Commit{})
 			if v.Verdict != NotApplicable {
-				v = unknown(v, fmt.Sprintf("no cutoff snapshot of %s: %v", s.Repo, err))
+				v = unknown(v, CauseNoSnapshot, fmt.Sprintf("no cutoff snapshot of %s: %v", s.Repo, err))
 			}
 			if err := out(v, cut); err != nil {
 				return err
@@ -142,13 +142,13 @@ func (c *Checker) sample(ctx context.Context, s bench.Sample, src RepoSource, cu
 
 // failAll emits an unknown verdict (or not_applicable, when the fix
 // touches no source) at every cutoff.
-func (c *Checker) failAll(ctx context.Context, s bench.Sample, cuts []time.Time, reason string, out func(Verdict, time.Time) error) error {
+func (c *Checker) failAll(ctx context.Context, s bench.Sample, cuts []time.Time, cause Cause, reason string, out func(Verdict, time.Time) error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	v, _ := c.Check(ctx, s, nil, gitrepo.Commit{})
 	if v.Verdict != NotApplicable {
-		v = unknown(v, reason)
+		v = unknown(v, cause, reason)
 	}
 	for _, cut := range cuts {
 		if err := out(v, cut); err != nil {

@@ -123,3 +123,18 @@ func TestDeclarationByIdentity(t *testing.T) {
 		t.Errorf("python header of g: %d", h)
 	}
 }
+
+// TestWeakLines: generic lines, and lines of at most two words around
+// punctuation, carry no evidence alone; lines with more words do.
+func TestWeakLines(t *testing.T) {
+	for _, l := range []string{"break ;", "return null ;", "else :", "next ( pos ) ;", "i ++ ;", "throw e ;", "r = hi ;"} {
+		if !weakLine(l) {
+			t.Errorf("%q should be weak", l)
+		}
+	}
+	for _, l := range []string{"r = Math . min ( r , hi ) ;", "next ( pos , 1 ) ;", "if ( r > hi )", "return appendTo . append ( QUOTE ) ;"} {
+		if weakLine(l) {
+			t.Errorf("%q is not weak", l)
+		}
+	}
+}

@@ -27,7 +27,7 @@ const (
 // part of every verdict's run key, so a resumed run never reuses a verdict
 // an older logic decided; bump it whenever a change can alter a verdict or
 // score.
-const DecisionVersion = "stage2/track-5"
+const DecisionVersion = "stage2/track-6"
 
 // Verdict is the PatchVerdict record of DESIGN.md, one per sample and
 // cutoff.
@@ -53,7 +53,9 @@ type Verdict struct {
 	Verdict string `json:"verdict"`
 	// Method is exact | similarity | tests ("" for unknown and
 	// not_applicable).
-	Method string      `json:"method,omitempty"`
+	Method string `json:"method,omitempty"`
+	// Cause is why, typed (see Cause); Reason says it in words.
+	Cause  Cause       `json:"cause,omitempty"`
 	Reason string      `json:"reason"`
 	Tests  *TestResult `json:"tests,omitempty"`
 	// History is the chain the verdict was decided on (absent with

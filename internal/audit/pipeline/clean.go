@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 // CleanStats describe clean.jsonl.
@@ -85,7 +85,7 @@ func WriteClean(benchmark string, samples []bench.Sample, contaminated map[strin
 	if cs.Unjudged > 0 {
 		cs.Note = fmt.Sprintf("clean.jsonl keeps %d input lines that were not valid samples (see problems)", cs.Unjudged)
 	}
-	return cs, writeFileAtomic(out, buf.Bytes())
+	return cs, output.WriteFile(out, buf.Bytes())
 }
 
 // recordID is the sample id of one benchmark JSONL line, as internal/bench
@@ -113,37 +113,4 @@ func recordID(line []byte) string {
 		}
 	}
 	return ""
-}
-
-// writeFileAtomic replaces path with data via a temporary file and rename.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := jsonl.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-// writeJSONFile writes v as indented JSON to path, atomically.
-func writeJSONFile(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return writeFileAtomic(path, append(data, '\n'))
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/benchforge/benchforge/internal/audit/rescore"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/report"
 )
 
@@ -30,7 +31,7 @@ func WriteReport(dir, out string) error {
 	if err := report.Render(&b, p); err != nil {
 		return fmt.Errorf("render report of %s: %w", dir, err)
 	}
-	return writeFileAtomic(out, []byte(b.String()))
+	return output.WriteFile(out, []byte(b.String()))
 }
 
 // Page builds the audit report from the files in dir alone: the summary

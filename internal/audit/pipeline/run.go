@@ -20,6 +20,7 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/runkey"
 	"github.com/benchforge/benchforge/internal/step"
 )
@@ -79,8 +80,12 @@ type Options struct {
 	// LLMManifest snapshots the model layer's accounting for manifest.json
 	// (llm.Session.Manifest); nil leaves it out.
 	LLMManifest func() llm.Manifest
-	// Progress receives one line per step; nil is silent.
-	Progress func(msg string)
+	// Output receives the run's messages as they happen: progress per
+	// step, a warning per skipped benchmark record and per repository
+	// without a clone, a "repo_verdict" record per repository and a
+	// "verdict" record per sample (the lines of repos.jsonl and
+	// verdicts.jsonl); nil is silent. The caller emits the summary.
+	Output output.Handler
 }
 
 func (o *Options) defaults() {
@@ -161,12 +166,18 @@ type runner struct {
 	mu      sync.Mutex
 	noScr   error
 	started time.Time
+	out     output.Handler
 }
 
-func (r *runner) progress(msg string) {
-	if r.opts.Progress != nil {
-		r.opts.Progress(msg)
-	}
+// progress reports a step; total > 0 counts the step's items.
+func (r *runner) progress(step string, done, total int, msg string) {
+	_ = r.out.Progress(output.Progress{Step: step, Done: done, Total: total, Message: msg})
+}
+
+// emit sends a record. A failing handler (stdout closed) does not stop the
+// audit: every record is in OutDir whatever the terminal does.
+func (r *runner) emit(kind string, v any) {
+	_ = r.out.Record(output.Record{Kind: kind, Value: v})
 }
 
 // noScore records that the target cannot score, so no further Score call
@@ -191,10 +202,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Target == nil || opts.Source == nil || opts.OutDir == "" || opts.Cutoff.IsZero() {
 		return nil, fmt.Errorf("pipeline.Run: target model, repository source, cutoff and output directory are required: %w", errs.ErrUsage)
 	}
-	r := &runner{opts: opts, model: opts.Target.ID(), cutoff: opts.Cutoff.UTC().Format(time.RFC3339), started: time.Now()}
+	r := &runner{opts: opts, model: opts.Target.ID(), cutoff: opts.Cutoff.UTC().Format(time.RFC3339), started: time.Now(),
+		out: output.Or(opts.Output)}
 	samples, problems, err := bench.Load(ctx, opts.Benchmark, opts.Format, bench.LoadOptions{Strict: opts.Strict})
 	if err != nil {
 		return nil, fmt.Errorf("pipeline.Run: %w", err)
+	}
+	for _, p := range problems {
+		_ = r.out.Warning(output.Warning{Message: "skipped " + p.String()})
 	}
 	if len(samples) == 0 {
 		return nil, fmt.Errorf("pipeline.Run(%s): the benchmark has no valid sample (%d records skipped); check the file and --format: %w",
@@ -229,7 +244,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		m.LLM = &lm
 	}
 	res.Manifest = m
-	if err := writeJSONFile(filepath.Join(opts.OutDir, FileManifest), m); err != nil && stopErr == nil {
+	if err := output.WriteJSON(filepath.Join(opts.OutDir, FileManifest), m); err != nil && stopErr == nil {
 		stopErr = err
 	}
 	if stopErr != nil {
@@ -260,6 +275,7 @@ func (r *runner) run(ctx context.Context, samples []bench.Sample, m *Manifest, r
 		rec := byRepo[name]
 		res.Repos = append(res.Repos, *rec)
 		m.CallsSaved += rec.CallsSaved
+		r.emit("repo_verdict", rec)
 	}
 
 	// Per-sample baselines.
@@ -277,6 +293,7 @@ func (r *runner) run(ctx context.Context, samples []bench.Sample, m *Manifest, r
 			c.RepoInsufficient++
 		case rec.Verdict == repoprobe.NoClone:
 			c.RepoNoClone++
+			_ = r.out.Warning(output.Warning{Message: rec.Reason + " (its samples are unjudged; a rerun retries them)"})
 		case rec.Present:
 			c.RepoPresent++
 		default:
@@ -291,6 +308,7 @@ func (r *runner) run(ctx context.Context, samples []bench.Sample, m *Manifest, r
 		}
 		v := Combine(s.ID, r.model, s.Repo, r.cutoff, o.Alpha, byRepo[s.Repo], pv, bl)
 		res.Verdicts = append(res.Verdicts, v)
+		r.emit("verdict", v)
 		contaminated[s.ID] = v.Contaminated
 		if v.Contaminated {
 			c.Contaminated++
@@ -358,7 +376,7 @@ func (r *runner) stage2(ctx context.Context, samples []bench.Sample, m *Manifest
 	// The checker shares one snapshot per repository among its samples,
 	// so it schedules the whole to-do list itself.
 	res, err := step.RunBatch(ctx, spec, func(ctx context.Context, todo []bench.Sample, emit step.Emit[PatchRecord]) error {
-		r.progress(fmt.Sprintf("stage II: %d samples", len(todo)))
+		r.progress("stage II", 0, 0, fmt.Sprintf("%d samples", len(todo)))
 		err := patchcheck.New(o.Patch).Run(ctx, todo, o.Source, patchcheck.RunOptions{Cutoff: o.Cutoff, Workers: o.Workers}, func(v patchcheck.Verdict) error {
 			return emit(PatchRecord{Key: ps.ID(v.SampleID), Settings: ps, Verdict: v})
 		})
@@ -425,7 +443,7 @@ func (r *runner) stage1All(ctx context.Context, samples []bench.Sample, m *Manif
 		},
 	}
 	res, err := step.Run(ctx, spec, func(ctx context.Context, name string, emit step.Emit[RepoRecord]) error {
-		r.progress(fmt.Sprintf("stage I: repository %d/%d %s", at[name]+1, len(order), name))
+		r.progress("stage I", at[name]+1, len(order), fmt.Sprintf("repository %d/%d %s", at[name]+1, len(order), name))
 		rec, cacheable, err := r.stage1(ctx, first[name])
 		if err != nil {
 			return fmt.Errorf("stage I on %s: %w", name, err)

@@ -72,7 +72,7 @@ func (r *runner) stage1(ctx context.Context, s bench.Sample) (rec RepoRecord, ca
 		rec.Reason = fmt.Sprintf("no %s source files in snapshot %s", langName(s.Language), short(snap.Hash))
 		return rec, true, nil
 	}
-	r.progress(fmt.Sprintf("stage I %s: mining %d files at %s", s.Repo, len(files), short(snap.Hash)))
+	r.progress("stage I", 0, 0, fmt.Sprintf("%s: mining %d files at %s", s.Repo, len(files), short(snap.Hash)))
 	pats, err := repoprobe.Mine(ctx, files, repoprobe.MineOptions{Freq: o.Index, MaxRepoFrac: o.MaxRepoFrac})
 	if err != nil {
 		return rec, false, err
@@ -91,7 +91,7 @@ func (r *runner) stage1(ctx context.Context, s bench.Sample) (rec RepoRecord, ca
 		return rec, false, fmt.Errorf("select signature snippets of %s: %w", s.Repo, err)
 	}
 	rec.Select = &st
-	r.progress(fmt.Sprintf("stage I %s: probing %d signature snippets", s.Repo, len(qs)))
+	r.progress("stage I", 0, 0, fmt.Sprintf("%s: probing %d signature snippets", s.Repo, len(qs)))
 	v, err := repoprobe.Probe(ctx, o.Target, s.Repo, qs, repoprobe.ProbeOptions{
 		Samples: o.Samples, Temperature: o.Temperature, MaxTokens: o.MaxTokens, Seed: o.Seed,
 		P0: o.P0, Lang: s.Language, Alpha: o.Alpha, MinQueries: o.MinQueries, Sequential: !o.FixedN,

@@ -1,19 +1,17 @@
 package refindex
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/errs"
-	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 // MaxStoredWordLen bounds the words an index file may hold (imported
@@ -235,28 +233,9 @@ func commonPrefix(a, b []byte) int {
 	return n
 }
 
-// Save writes the index to path atomically (a temporary file in the same
-// directory, renamed into place).
+// Save writes the index to path atomically (output.Write).
 func (ix *Index) Save(path string) error {
-	dir := filepath.Dir(path)
-	f, err := jsonl.CreateTemp(dir, ".refindex-*")
-	if err != nil {
-		return fmt.Errorf("refindex.Save(%s): %w", path, err)
-	}
-	defer os.Remove(f.Name())
-	bw := bufio.NewWriterSize(f, 1<<20)
-	if _, err := ix.WriteTo(bw); err != nil {
-		f.Close()
-		return fmt.Errorf("refindex.Save(%s): %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("refindex.Save(%s): %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("refindex.Save(%s): %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
+	if err := output.Write(path, func(w io.Writer) error { _, err := ix.WriteTo(w); return err }); err != nil {
 		return fmt.Errorf("refindex.Save(%s): %w", path, err)
 	}
 	return nil

@@ -199,6 +199,14 @@ type RepoVerdict struct {
 	// (PValueAlwaysValid or PValueFixedN).
 	StoppedEarly bool   `json:"stopped_early,omitempty"`
 	PValueKind   string `json:"p_value_kind,omitempty"`
+	// EValue is the sequential test's mixture martingale where probing
+	// stopped (0 without Sequential). It is an e-value at that stopping
+	// time (optional stopping: its expectation under H0 is at most 1) and,
+	// unlike PValue = 1/its running maximum, does not tie at p = 1 for
+	// every repository whose martingale never rose above its start, so
+	// it ranks repositories (ROC, AUC) by the evidence the probing
+	// actually collected.
+	EValue float64 `json:"e_value,omitempty"`
 }
 
 // Probe runs the repository presence test (benchchecker §3.3) over the
@@ -269,6 +277,7 @@ func Probe(ctx context.Context, target llm.Model, repo string, qs []Query, opts 
 		if i == n-1 {
 			break
 		}
+		v.EValue = ev.mixture(ev.m)
 		if p := ev.pValue(); p <= opts.Alpha {
 			v.PValue, v.Present, v.Verdict = p, true, Present
 			v.CallsSaved, v.StoppedEarly = n-v.Probed, true
@@ -284,7 +293,7 @@ func Probe(ctx context.Context, target llm.Model, repo string, qs []Query, opts 
 		}
 	}
 	if ev != nil {
-		v.PValue = ev.pValue()
+		v.PValue, v.EValue = ev.pValue(), ev.mixture(ev.m)
 	} else {
 		v.PValue = PValue(v.WeightedHits, n, opts.P0)
 	}

@@ -166,6 +166,11 @@ func TestSequentialDetectsAndMarks(t *testing.T) {
 	if !v.Present || !v.StoppedEarly || v.CallsSaved == 0 || v.PValue > 0.05 || !strings.Contains(v.Reason, "always-valid p") {
 		t.Errorf("strong signal: %+v", v)
 	}
+	// It stopped the moment the mixture crossed 1/α, so the e-value where
+	// it stopped is its running maximum.
+	if math.Abs(v.EValue-1/v.PValue) > 1e-9*v.EValue || v.EValue < 20 {
+		t.Errorf("strong signal: e-value %v, p %v; want e = 1/p ≥ 1/α", v.EValue, v.PValue)
+	}
 	qs, s = scriptedQueries(r, 200, 0)
 	v, err = Probe(context.Background(), s, "unseen", qs, ProbeOptions{P0: 0.2, Alpha: 0.05, Sequential: true})
 	if err != nil {
@@ -174,11 +179,16 @@ func TestSequentialDetectsAndMarks(t *testing.T) {
 	if v.Present || v.Verdict != Absent || !v.StoppedEarly || v.CallsSaved == 0 {
 		t.Errorf("no hit: %+v", v)
 	}
+	// Every miss shrinks the martingales: the e-value ranks it below a
+	// repository with hits although both report p = 1.
+	if !(v.EValue > 0 && v.EValue < 0.5) || v.PValue != 1 {
+		t.Errorf("no hit: e-value %v, p %v; want an e-value below 1 and p = 1", v.EValue, v.PValue)
+	}
 	full, err := Probe(context.Background(), s, "unseen", qs, ProbeOptions{P0: 0.2, Alpha: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if full.PValueKind != PValueFixedN || full.StoppedEarly || full.Calls != 200 || full.PValue != PValue(full.WeightedHits, 200, 0.2) {
+	if full.PValueKind != PValueFixedN || full.StoppedEarly || full.Calls != 200 || full.PValue != PValue(full.WeightedHits, 200, 0.2) || full.EValue != 0 {
 		t.Errorf("fixed-n: %+v", full)
 	}
 }

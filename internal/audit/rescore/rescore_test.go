@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,11 +14,10 @@ import (
 
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/report"
 	"github.com/benchforge/benchforge/internal/shareddata"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func write(t *testing.T, name, content string) string {
 	t.Helper()
@@ -355,8 +353,8 @@ func TestGoldenVerifiedLeaderboard(t *testing.T) {
 		}
 	}
 	js, _ := json.MarshalIndent(res, "", "  ")
-	golden(t, "testdata/verified_every3.md", []byte(res.Markdown()))
-	golden(t, "testdata/verified_every3.json", append(js, '\n'))
+	golden.Check(t, "testdata/verified_every3.md", []byte(res.Markdown()))
+	golden.Check(t, "testdata/verified_every3.json", append(js, '\n'))
 	page, err := res.Page("rescore")
 	if err != nil {
 		t.Fatal(err)
@@ -367,22 +365,5 @@ func TestGoldenVerifiedLeaderboard(t *testing.T) {
 	}
 	if !strings.Contains(html.String(), "<svg") || !strings.Contains(html.String(), "20251124_mini-v1.16.0_claude-opus-4-5-20251101") {
 		t.Errorf("HTML page lacks the plot or a submission")
-	}
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", path, diff)
 	}
 }

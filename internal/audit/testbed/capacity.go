@@ -47,8 +47,22 @@ func runCapacity(ctx context.Context, opts Options, d *seedData, seed uint64, c 
 	if err := probeAll(ctx, target, d, cr, controls, cfgs, po, nil); err != nil {
 		return nil, err
 	}
-	p0 := calibrate(cr, controls, cfgs)
-	p0[repoprobe.ConfigSequential] = p0[repoprobe.ConfigFull]
+	// The method has one P0, its sole hyperparameter (benchchecker §3.3,
+	// §5.5: one value per language): calibrated on the controls under the
+	// full method and used by every configuration, so an ablation changes
+	// which snippets are probed and nothing else, as in Table 5. P0
+	// recalibrated per configuration (own) would absorb exactly the extra
+	// hits an ablation lets in; it is reported beside it (Row.FPROwnP0).
+	own := calibrate(cr, controls, cfgs)
+	method := own[repoprobe.ConfigFull]
+	if method <= 0 {
+		// No usable control: the paper's default for the language.
+		method = repoprobe.DefaultP0(po.Lang)
+	}
+	p0 := map[string]float64{}
+	for _, c := range Configs {
+		p0[c] = method
+	}
 	// Sequential first, so its calls are real calls.
 	if err := probeAll(ctx, target, d, cr, rest, append([]string{repoprobe.ConfigSequential}, cfgs...), po, p0); err != nil {
 		return nil, err
@@ -57,7 +71,7 @@ func runCapacity(ctx context.Context, opts Options, d *seedData, seed uint64, c 
 		return nil, err
 	}
 	cr.ProbeSeconds = time.Since(t1).Seconds()
-	cr.summarize(rest, p0)
+	cr.summarize(rest, p0, own, opts.Alpha)
 	return cr, nil
 }
 

@@ -34,7 +34,7 @@ func checks(r *Result) []Check {
 		a := row(cfg)
 		dAUC, dFPR := full.AUCMean-a.AUCMean, a.FPR-full.FPR
 		out = append(out, Check{Name: cfg, Target: "AUC lower by ≥ 0.1 or FPR higher by ≥ 0.2",
-			Measured: fmt.Sprintf("AUC %.3f (−%.3f), FPR %.3f (%+.3f)", a.AUCMean, dAUC, a.FPR, dFPR),
+			Measured: fmt.Sprintf("AUC %.3f (%+.3f), FPR %.3f (%+.3f)", a.AUCMean, -dAUC, a.FPR, dFPR),
 			Pass:     dAUC >= 0.1 || dFPR >= 0.2})
 	}
 	best := BaselineRow{AUCMean: math.Inf(-1)}

@@ -10,7 +10,9 @@
 // a cache that copies from the prompt), serves it on loopback
 // (ngramllm.Serve, real HTTP through the openai provider), and runs, per
 // training seed: Stage I under the full method, sequential stopping and
-// the three ablations (repoprobe), the logit baselines Loss, Zlib, Min-K%
+// the three ablations (repoprobe), all at the one P0 the full method's
+// controls calibrate (the ablations' own recalibrated P0 is reported
+// beside), the logit baselines Loss, Zlib, Min-K%
 // and Ref (baselines, Ref against a cross-fitted reference that did not
 // see the repository), and scores them against the labels (AUC, TPR/FPR,
 // ROC). Calibration pools the non-members' p-values over seeds and flags a

@@ -95,17 +95,24 @@ type RepoResult struct {
 }
 
 // ConfigSummary scores one configuration of one target: AUC of −log10 p
-// (insufficient counts as p = 1), TPR/FPR of the verdict at α.
+// (insufficient counts as p = 1; the sequential configuration ranks by
+// log10 of its e-value at stopping instead), TPR/FPR of the verdict at α.
 type ConfigSummary struct {
-	Config string             `json:"config"`
-	AUC    *float64           `json:"auc"`
-	TPR    float64            `json:"tpr"`
-	FPR    float64            `json:"fpr"`
-	P0     float64            `json:"p0"`
-	Calls  int                `json:"calls"`
-	Repos  int                `json:"repos"`
-	ROC    []stats.ROCPoint   `json:"roc"`
-	p      map[string]float64 // p-value by repository, non-members only
+	Config string   `json:"config"`
+	AUC    *float64 `json:"auc"`
+	TPR    float64  `json:"tpr"`
+	FPR    float64  `json:"fpr"`
+	P0     float64  `json:"p0"`
+	// OwnP0 is P0 recalibrated on the controls under this configuration;
+	// TPROwnP0 and FPROwnP0 are the fixed-n verdicts at it (zero for the
+	// sequential configuration, whose p-value is not Eq. 5).
+	OwnP0    float64            `json:"own_p0"`
+	TPROwnP0 float64            `json:"tpr_own_p0"`
+	FPROwnP0 float64            `json:"fpr_own_p0"`
+	Calls    int                `json:"calls"`
+	Repos    int                `json:"repos"`
+	ROC      []stats.ROCPoint   `json:"roc"`
+	p        map[string]float64 // p-value by repository, non-members only
 }
 
 // BaselineSummary scores one logit baseline of one target. TPR and FPR
@@ -119,28 +126,38 @@ type BaselineSummary struct {
 	ROC    []stats.ROCPoint `json:"roc"`
 }
 
-func (cr *CapacityRun) summarize(rest []int, p0 map[string]float64) {
+func (cr *CapacityRun) summarize(rest []int, p0, own map[string]float64, alpha float64) {
 	for _, c := range Configs {
-		s := ConfigSummary{Config: c, P0: p0[c], Repos: len(rest), p: map[string]float64{}}
+		s := ConfigSummary{Config: c, P0: p0[c], OwnP0: own[c], Repos: len(rest), p: map[string]float64{}}
 		var scores []float64
 		var labels []bool
-		pos, neg, tp, fp := 0, 0, 0, 0
+		pos, neg, tp, fp, tpOwn, fpOwn := 0, 0, 0, 0, 0, 0
 		for _, i := range rest {
 			r := cr.Repos[i]
 			v := r.Verdicts[c]
 			s.Calls += v.Calls
 			member := r.Role == RoleMember
-			scores = append(scores, -math.Log10(max(v.PValue, 1e-300)))
+			score := -math.Log10(max(v.PValue, 1e-300))
+			if c == repoprobe.ConfigSequential && v.Verdict != repoprobe.Insufficient {
+				// The sequential design's evidence is its e-value where it
+				// stopped (RepoVerdict.EValue); its always-valid p-value
+				// ties at 1 for most repositories that are not present.
+				score = math.Log10(max(v.EValue, 1e-300))
+			}
+			scores = append(scores, score)
 			labels = append(labels, member)
+			atOwn := c != repoprobe.ConfigSequential && s.OwnP0 > 0 && v.Verdict != repoprobe.Insufficient &&
+				repoprobe.PValue(v.WeightedHits, v.Queries, s.OwnP0) <= alpha
 			if member {
-				pos, tp = pos+1, tp+b2i(v.Present)
+				pos, tp, tpOwn = pos+1, tp+b2i(v.Present), tpOwn+b2i(atOwn)
 			} else {
-				neg, fp = neg+1, fp+b2i(v.Present)
+				neg, fp, fpOwn = neg+1, fp+b2i(v.Present), fpOwn+b2i(atOwn)
 				s.p[r.Name] = v.PValue
 			}
 		}
 		s.AUC, s.ROC = auc(scores, labels)
 		s.TPR, s.FPR = ratio(tp, pos), ratio(fp, neg)
+		s.TPROwnP0, s.FPROwnP0 = ratio(tpOwn, pos), ratio(fpOwn, neg)
 		cr.Summary = append(cr.Summary, s)
 	}
 	for _, m := range baselines.Methods {
@@ -201,6 +218,13 @@ type Row struct {
 	FPR      float64 `json:"fpr"`
 	Calls    int     `json:"calls"`
 	Seeds    int     `json:"seeds"`
+	// P0 is the mean over seeds of the P0 used (the full method's); the
+	// OwnP0 fields are at P0 recalibrated per configuration (mean over
+	// seeds; every seed scores the same repositories).
+	P0       float64 `json:"p0_mean"`
+	OwnP0    float64 `json:"own_p0_mean"`
+	TPROwnP0 float64 `json:"tpr_own_p0"`
+	FPROwnP0 float64 `json:"fpr_own_p0"`
 }
 
 // BaselineRow is one baseline of one capacity over seeds.
@@ -291,6 +315,10 @@ func pooledRow(capacity, cfg string, runs []*CapacityRun, k int) Row {
 			row.Seeds++
 		}
 		row.Calls += s.Calls
+		row.P0 += s.P0 / float64(len(runs))
+		row.OwnP0 += s.OwnP0 / float64(len(runs))
+		row.TPROwnP0 += s.TPROwnP0 / float64(len(runs))
+		row.FPROwnP0 += s.FPROwnP0 / float64(len(runs))
 		for _, rr := range cr.Repos {
 			if rr.Control {
 				continue

@@ -74,6 +74,13 @@ func TestRunSynthetic(t *testing.T) {
 		t.Errorf("composition %+v", c)
 	}
 	for _, cr := range res.Runs {
+		// One P0 for the method: an ablation is tested at the full
+		// method's, its own recalibration only reported.
+		for _, s := range cr.Summary {
+			if s.P0 != cr.Summary[0].P0 || s.P0 <= 0 {
+				t.Errorf("seed %d %s: P0 %v, full method's %v", cr.Seed, s.Config, s.P0, cr.Summary[0].P0)
+			}
+		}
 		for _, r := range cr.Repos {
 			if r.Files != 20 {
 				t.Errorf("%s: %d files read, want 20 (package-info excluded)", r.Name, r.Files)

@@ -7,9 +7,11 @@
 // Anchors. A Defects4J fix is its revision.id.fixed; a SWE-bench fix is
 // the first default-branch commit after base_commit whose tree holds
 // the added source lines of the gold patch (at least 80 % of them: the
-// upstream commit often differs from the cleaned patch in a line) (a `git log -S` pickaxe on
-// the longest added line proposes candidates, reading the files verifies
-// them). The landing commit is the first commit of the default branch's
+// upstream commit often differs from the cleaned patch in a line). A `git
+// log -S` pickaxe from the base commit itself (which often sits on a
+// release branch merged together with the fix) on the three longest added
+// lines, trailing comments dropped, proposes candidates; reading the files
+// verifies them. The landing commit is the first commit of the default branch's
 // first-parent chain that contains the fix (the fix itself, or the merge
 // that brought it in). A fix that lands after a snapshot is absent there,
 // exactly: "fix not merged before the cutoff".

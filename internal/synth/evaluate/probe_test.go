@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // openai, ngram
@@ -249,7 +250,7 @@ func TestProbeScripted(t *testing.T) {
 	if rep.Config.ProbePromptHash != ProbePromptHash || rep.Config.Bootstrap != 200 || len(rep.Config.Probes) != 1 {
 		t.Errorf("config %+v", rep.Config)
 	}
-	golden(t, "probe.md", probeMarkdown(rep))
+	golden.CheckString(t, filepath.Join("testdata", "probe.md"), probeMarkdown(rep))
 	if _, err := rep.Page(); err != nil {
 		t.Errorf("page: %v", err)
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,28 +11,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/fidelity/fidelitytest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, d)
-	}
-}
 
 func smallCorpus() ([]corpus.Pair, []corpus.Seed) {
 	seeds := fidelitytest.Seeds(40, 7)
@@ -51,7 +31,7 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "small.md", r.Markdown())
+	golden.CheckString(t, filepath.Join("testdata", "small.md"), r.Markdown())
 	if len(r.Skipped) != 1 || r.Skipped[0].ID != pairs[3].PairID || r.Skipped[0].Side != "fixed" {
 		t.Errorf("skipped = %+v, want the fixed method of %s", r.Skipped, pairs[3].PairID)
 	}

@@ -3,7 +3,6 @@ package gate
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,11 +11,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/generate"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // longMethod is a method of n statements whose names derive from tag, so
 // different tags give dissimilar methods.
@@ -122,22 +120,7 @@ func checkGolden(t *testing.T, name string, res *Result) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, d)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 func TestStripComments(t *testing.T) {

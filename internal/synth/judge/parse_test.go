@@ -3,17 +3,15 @@ package judge
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // parsedAnswer is the golden form of one recorded answer's reading.
 type parsedAnswer struct {
@@ -58,23 +56,15 @@ func TestParseRecordedAnswers(t *testing.T) {
 		}
 		got[name] = pa
 	}
-	golden := "testdata/answers.golden.json"
-	if *update {
-		b, _ := json.MarshalIndent(got, "", "  ")
-		if err := os.WriteFile(golden, append(b, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
+	const path = "testdata/answers.golden.json"
+	enc, _ := json.MarshalIndent(got, "", "  ")
+	b := golden.Read(t, path, append(enc, '\n'))
 	var want map[string]parsedAnswer
 	if err := json.Unmarshal(b, &want); err != nil {
 		t.Fatal(err)
 	}
 	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("readings differ from %s (-want +got):\n%s", golden, d)
+		t.Errorf("readings differ from %s (-want +got):\n%s", path, d)
 	}
 }
 

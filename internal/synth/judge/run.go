@@ -8,6 +8,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/runkey"
 	"github.com/benchforge/benchforge/internal/step"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
@@ -191,10 +192,10 @@ func writeOutputs(dir string, pairs []corpus.Pair, recs []Record, opts RunOption
 	if err := jsonl.Rewrite(filepath.Join(dir, ExcludedFile), excluded); err != nil {
 		return fmt.Errorf("validate: %w", err)
 	}
-	if err := writeJSONFile(filepath.Join(dir, SummaryFile), sum); err != nil {
+	if err := output.WriteJSON(filepath.Join(dir, SummaryFile), sum); err != nil {
 		return fmt.Errorf("validate: %w", err)
 	}
-	if err := writeFileAtomic(filepath.Join(dir, TableFile), []byte(sum.Table.Markdown())); err != nil {
+	if err := output.WriteFile(filepath.Join(dir, TableFile), []byte(sum.Table.Markdown())); err != nil {
 		return fmt.Errorf("validate: %w", err)
 	}
 	return nil

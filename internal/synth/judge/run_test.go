@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/judge/judgetest"
@@ -115,7 +116,7 @@ func TestRunScripted(t *testing.T) {
 		t.Fatal(err)
 	}
 	md = []byte(strings.ReplaceAll(string(md), url, "URL"))
-	golden(t, "testdata/table7.golden.md", md)
+	golden.Check(t, "testdata/table7.golden.md", md)
 
 	// A rerun finds everything judged: no model call, same outputs.
 	before := srv.Calls(judgetest.Stage1)
@@ -125,22 +126,6 @@ func TestRunScripted(t *testing.T) {
 	}
 	if sum2.Resumed != len(testPairs) || sum2.JudgedNow != 0 || srv.Calls(judgetest.Stage1) != before {
 		t.Errorf("rerun judged again: %+v", sum2)
-	}
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s (-want +got):\n%s", path, d)
 	}
 }
 

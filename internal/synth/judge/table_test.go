@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 )
 
@@ -53,10 +54,10 @@ func TestTable7PaperCounts(t *testing.T) {
 	if s := fmt.Sprintf("%.1f %.1f", 100*tot.InitialRate, 100*tot.FinalRate); s != "83.9 87.2" {
 		t.Errorf("rates = %s, want 83.9 87.2", s)
 	}
-	golden(t, "testdata/table7_paper.golden.md", []byte(tb.Markdown()))
+	golden.Check(t, "testdata/table7_paper.golden.md", []byte(tb.Markdown()))
 	b, err := json.MarshalIndent(tb.Rows[len(tb.Rows)-1], "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "testdata/table7_paper_ise_row.golden.json", append(b, '\n'))
+	golden.Check(t, "testdata/table7_paper_ise_row.golden.json", append(b, '\n'))
 }

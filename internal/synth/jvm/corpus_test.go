@@ -3,14 +3,10 @@ package jvm
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/benchforge/benchforge/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/pairs.jsonl from testdata/pairs.txt")
 
 // TestHandwrittenCorpusInSync keeps testdata/pairs.jsonl, the hand-written
 // pairs as a corpus the CLI reads (synth verify --corpus, synth validate
@@ -30,17 +26,5 @@ func TestHandwrittenCorpusInSync(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	const path = "testdata/pairs.jsonl"
-	if *update {
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/synth/jvm -run HandwrittenCorpus -update)", err)
-	}
-	if d := cmp.Diff(b.String(), string(got)); d != "" {
-		t.Errorf("%s is stale; rerun with -update (-want +got):\n%s", path, d)
-	}
+	golden.Check(t, "testdata/pairs.jsonl", b.Bytes())
 }

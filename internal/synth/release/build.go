@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -13,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/judge"
 )
@@ -410,15 +410,9 @@ func write(dir string, r *records, m *Manifest) error {
 	if err := put(DatasheetFile, FormatMarkdown, "", "", 0, sheet); err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return fmt.Errorf("release %s: encode manifest: %w", dir, err)
-	}
-	tmp := filepath.Join(dir, ManifestFile+".tmp")
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("release %s: %w", dir, err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, ManifestFile)); err != nil {
+	// The manifest goes last and atomically: its presence says the
+	// release directory is whole.
+	if err := output.WriteJSON(filepath.Join(dir, ManifestFile), m); err != nil {
 		return fmt.Errorf("release %s: %w", dir, err)
 	}
 	return nil

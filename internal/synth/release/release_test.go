@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"sort"
@@ -17,9 +16,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func fixtureInputs() Inputs {
 	in := func(name string) string { return filepath.Join("testdata", "in", name) }
@@ -43,27 +41,6 @@ func buildFixture(t *testing.T) (string, *Result) {
 		t.Fatal(err)
 	}
 	return dir, res
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s differs from golden (-want +got):\n%s", name, d)
-	}
 }
 
 func TestBuildAndCheck(t *testing.T) {
@@ -101,7 +78,7 @@ func TestBuildAndCheck(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, name, data)
+		golden.Check(t, filepath.Join("testdata", "golden", name), data)
 	}
 }
 

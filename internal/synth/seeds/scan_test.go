@@ -4,36 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, d)
-	}
-}
 
 // render prints a Prevalence compactly: the rows as JSON, one line per bug
 // and the unknown-class log.
@@ -69,7 +48,7 @@ func TestScanSynthetic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "synthetic_prevalence.golden", render(t, p))
+	golden.Check(t, filepath.Join("testdata", "synthetic_prevalence.golden"), render(t, p))
 	want := map[string]Status{"Demo-1": StatusRuntime, "Demo-2": StatusJUnitOnly, "Demo-3": StatusRuntime, "Demo-4": StatusCheckedOnly,
 		"Demo-5": StatusUnknown, "Demo-6": StatusUnchecked, "Demo-7": StatusUnknown, "Demo-8": StatusTestOrigin}
 	for _, b := range p.Bugs {
@@ -104,7 +83,7 @@ func TestScanDefects4J(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, rd.name, render(t, p))
+		golden.Check(t, filepath.Join("testdata", rd.name), render(t, p))
 		if p.Pooled.Runtime < rd.lo || p.Pooled.Runtime > rd.hi {
 			t.Errorf("%+v: %d runtime bugs, want %d..%d", rd.opts, p.Pooled.Runtime, rd.lo, rd.hi)
 		}
