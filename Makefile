@@ -6,6 +6,12 @@ FUZZTIME ?= 30s
 
 .DEFAULT_GOAL := help
 
+# The full benchmark copies some tests need (testdata/README.md); a sibling
+# ../shared/data is used when present, and the tests skip, saying so,
+# when neither it nor an explicit BENCHFORGE_SHARED_DATA is there.
+BENCHFORGE_SHARED_DATA ?= $(abspath $(wildcard ../shared/data))
+export BENCHFORGE_SHARED_DATA
+
 .PHONY: help
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)

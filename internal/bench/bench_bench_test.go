@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"testing"
+
+	"github.com/benchforge/benchforge/internal/shareddata"
 )
 
 func benchmarkLoad(b *testing.B, path string, format Format) {
@@ -16,5 +18,10 @@ func benchmarkLoad(b *testing.B, path string, format Format) {
 	}
 }
 
-func BenchmarkLoadSWEBenchVerified(b *testing.B) { benchmarkLoad(b, verifiedFile, FormatSWEBench) }
-func BenchmarkLoadDefects4J(b *testing.B)        { benchmarkLoad(b, defects4jRoot, FormatDefects4J) }
+// The benchmarks time whole benchmarks, so they need the full copies.
+func BenchmarkLoadSWEBenchVerified(b *testing.B) {
+	benchmarkLoad(b, shareddata.Full(b, verifiedRel...), FormatSWEBench)
+}
+func BenchmarkLoadDefects4J(b *testing.B) {
+	benchmarkLoad(b, shareddata.Full(b, defects4jDir...), FormatDefects4J)
+}

@@ -18,68 +18,72 @@ import (
 	"github.com/benchforge/benchforge/internal/shareddata"
 )
 
+// The real data's paths, relative to a data root (the vendored testdata/
+// or the full copy; see internal/shareddata).
 var (
-	dataRoot      = shareddata.Dir()
-	defects4jRoot = filepath.Join(dataRoot, "defects4j")
-	verifiedFile  = filepath.Join(dataRoot, "swebench", "swebench_verified.jsonl")
-	multiFile     = filepath.Join(dataRoot, "swebench", "multi_swe_bench_java.jsonl")
+	defects4jDir = []string{"defects4j"}
+	verifiedRel  = []string{"swebench", "swebench_verified.jsonl"}
+	multiRel     = []string{"swebench", "multi_swe_bench_java.jsonl"}
 )
 
-func needData(t *testing.T, path string) {
-	t.Helper()
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("real data absent: %v", err)
-	}
-}
-
 // TestLoadRealData loads every record of the real benchmark files and
-// expects no problems.
+// expects no problems: the vendored subset always, the full copies (with
+// the benchmarks' published sizes) when $BENCHFORGE_SHARED_DATA has them.
 func TestLoadRealData(t *testing.T) {
 	tests := []struct {
-		path      string
+		rel       []string
 		format    Format
-		n         int
+		vendored  int // records in the vendored subset
+		full      int // records in the full copy
 		benchmark string
 		language  string
 	}{
-		{verifiedFile, FormatSWEBench, 500, "swe-bench-verified", "python"},
-		{multiFile, FormatMultiSWEBench, 48, "multi-swe-bench", "java"},
-		{defects4jRoot, FormatDefects4J, 854, "defects4j", "java"},
+		{verifiedRel, FormatSWEBench, 10, 500, "swe-bench-verified", "python"},
+		{multiRel, FormatMultiSWEBench, 3, 48, "multi-swe-bench", "java"},
+		{defects4jDir, FormatDefects4J, 13, 854, "defects4j", "java"},
 	}
 	for _, tt := range tests {
-		t.Run(filepath.Base(tt.path), func(t *testing.T) {
-			needData(t, tt.path)
-			if got, err := Detect(tt.path); err != nil || got != tt.format {
-				t.Fatalf("Detect = %q, %v; want %q", got, err, tt.format)
-			}
-			samples, problems, err := Load(context.Background(), tt.path, FormatAuto, LoadOptions{Strict: true})
-			if err != nil {
-				t.Fatalf("Load: %v", err)
-			}
-			if len(problems) != 0 || len(samples) != tt.n {
-				t.Fatalf("got %d samples, %d problems (%v); want %d, 0", len(samples), len(problems), problems, tt.n)
-			}
-			ids := map[string]bool{}
-			for _, s := range samples {
-				if ids[s.ID] {
-					t.Errorf("duplicate id %s", s.ID)
-				}
-				ids[s.ID] = true
-				if s.Benchmark != tt.benchmark || s.Language != tt.language || s.Repo == "" || s.BaseCommit == "" || s.Patch == "" {
-					t.Errorf("%s: incomplete sample: benchmark %q language %q repo %q base %q patch %d bytes", s.ID, s.Benchmark, s.Language, s.Repo, s.BaseCommit, len(s.Patch))
-				}
-				if tt.format != FormatMultiSWEBench && len(s.Tests.FailToPass) == 0 {
-					t.Errorf("%s: no fail_to_pass tests", s.ID)
-				}
-			}
+		name := filepath.Base(filepath.Join(tt.rel...))
+		t.Run(name+"/vendored", func(t *testing.T) {
+			loadRealData(t, shareddata.Vendored(t, tt.rel...), tt.format, tt.vendored, tt.benchmark, tt.language)
+		})
+		t.Run(name, func(t *testing.T) {
+			loadRealData(t, shareddata.Full(t, tt.rel...), tt.format, tt.full, tt.benchmark, tt.language)
 		})
 	}
 }
 
+func loadRealData(t *testing.T, path string, format Format, n int, benchmark, language string) {
+	if got, err := Detect(path); err != nil || got != format {
+		t.Fatalf("Detect = %q, %v; want %q", got, err, format)
+	}
+	samples, problems, err := Load(context.Background(), path, FormatAuto, LoadOptions{Strict: true})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if len(problems) != 0 || len(samples) != n {
+		t.Fatalf("got %d samples, %d problems (%v); want %d, 0", len(samples), len(problems), problems, n)
+	}
+	ids := map[string]bool{}
+	for _, s := range samples {
+		if ids[s.ID] {
+			t.Errorf("duplicate id %s", s.ID)
+		}
+		ids[s.ID] = true
+		if s.Benchmark != benchmark || s.Language != language || s.Repo == "" || s.BaseCommit == "" || s.Patch == "" {
+			t.Errorf("%s: incomplete sample: benchmark %q language %q repo %q base %q patch %d bytes", s.ID, s.Benchmark, s.Language, s.Repo, s.BaseCommit, len(s.Patch))
+		}
+		if format != FormatMultiSWEBench && len(s.Tests.FailToPass) == 0 {
+			t.Errorf("%s: no fail_to_pass tests", s.ID)
+		}
+	}
+}
+
+// TestLoadSpotChecks checks fields of three known records, all in the
+// vendored subset.
 func TestLoadSpotChecks(t *testing.T) {
-	needData(t, dataRoot)
 	byID := map[string]Sample{}
-	for _, p := range []string{verifiedFile, multiFile, defects4jRoot + "/Lang"} {
+	for _, p := range []string{shareddata.Vendored(t, verifiedRel...), shareddata.Vendored(t, multiRel...), shareddata.Vendored(t, "defects4j", "Lang")} {
 		samples, _, err := Load(context.Background(), p, FormatAuto, LoadOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -115,11 +119,16 @@ func TestLoadSpotChecks(t *testing.T) {
 }
 
 // TestGenericRoundTrip writes real samples as generic JSONL and reads them
-// back unchanged.
+// back unchanged: the full copies (Defects4J's Chart, whose patches came
+// from Subversion) when there, else the vendored subset.
 func TestGenericRoundTrip(t *testing.T) {
-	needData(t, verifiedFile)
+	d4j := []string{"defects4j", "Chart"}
+	if shareddata.Path(d4j...) == "" {
+		d4j = defects4jDir
+	}
 	var all []Sample
-	for _, p := range []string{verifiedFile, multiFile, defects4jRoot + "/Chart"} {
+	for _, rel := range [][]string{verifiedRel, multiRel, d4j} {
+		p, _ := shareddata.Either(t, rel...)
 		s, _, err := Load(context.Background(), p, FormatAuto, LoadOptions{Strict: true})
 		if err != nil {
 			t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/benchforge/benchforge/internal/shareddata"
 )
 
 // git runs git in dir with fixed identities and dates.
@@ -152,11 +154,13 @@ func TestReverseDiffCases(t *testing.T) {
 
 // TestReverseDiffDefects4JInvolution reverses every stored Defects4J patch
 // twice and expects the original text back (the patches are git output,
-// so each change run already lists removals first).
+// so each change run already lists removals first): all 17 projects' when
+// the full copy is there, else the vendored bugs'.
 func TestReverseDiffDefects4JInvolution(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(defects4jRoot, "*", "patches", "*.patch"))
+	root, _ := shareddata.Either(t, defects4jDir...)
+	files, _ := filepath.Glob(filepath.Join(root, "*", "patches", "*.patch"))
 	if len(files) == 0 {
-		t.Skip("no Defects4J data at " + defects4jRoot)
+		t.Fatal("no Defects4J patches under " + root)
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)

@@ -324,7 +324,7 @@ func summarise(sum *auditPatchSummary, all []patchcheck.Verdict) {
 			r.Absent++
 		case patchcheck.Unknown:
 			r.Unknown++
-			reasons[reasonClass(v.Reason)]++
+			reasons[unknownKind(v)]++
 		case patchcheck.NotApplicable:
 			r.NotApplicable++
 		}
@@ -352,23 +352,14 @@ func summarise(sum *auditPatchSummary, all []patchcheck.Verdict) {
 	})
 }
 
-// reasonClass shortens an unknown verdict's reason to its kind, so the
-// summary groups "read X at fix commit abc" with "read Y at fix commit def".
-func reasonClass(r string) string {
-	switch {
-	case strings.HasPrefix(r, "repository "):
-		return "no local clone"
-	case strings.HasPrefix(r, "no cutoff snapshot"):
-		return "no commit before the cutoff"
-	case strings.Contains(r, "at fix commit") && strings.Contains(r, "at base commit"):
-		return "commit or file missing from the clone"
-	case strings.HasPrefix(r, "gold patch does not parse"):
-		return "gold patch does not parse"
+// unknownKind is an unknown verdict's kind for the summary, from its
+// typed cause (a record written before causes existed falls back to its
+// reason).
+func unknownKind(v patchcheck.Verdict) string {
+	if v.Cause != "" {
+		return v.Cause.Label()
 	}
-	if i := strings.IndexAny(r, ":("); i > 0 {
-		return strings.TrimSpace(r[:i])
-	}
-	return r
+	return v.Reason
 }
 
 // printAuditPatch is the text summary of `audit patch`.

@@ -44,8 +44,8 @@ never silently clean: --unjudged exclude (default) leaves them out of both
 rates, clean counts them clean, contaminated counts them contaminated.
 Every rate is printed with the policy beside it.`,
 		Example: `  benchforge audit rescore --verdicts run/verdicts.jsonl \
-      --leaderboard ../shared/data/swebench/leaderboard_verified.jsonl \
-      --benchmark ../shared/data/swebench/swebench_verified.jsonl --out rescored`,
+      --leaderboard testdata/swebench/leaderboard_verified.jsonl \
+      --benchmark testdata/swebench/swebench_verified.jsonl --out rescored`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := requireFlag(cmd, "verdicts", verdicts); err != nil {

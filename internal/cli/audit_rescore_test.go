@@ -12,18 +12,26 @@ import (
 )
 
 func TestAuditRescoreVerified(t *testing.T) {
-	bp := shareddata.Path("swebench", "swebench_verified.jsonl")
-	lp := shareddata.Path("swebench", "leaderboard_verified.jsonl")
-	if bp == "" || lp == "" {
-		t.Skip("no shared SWE-bench data")
-	}
+	t.Run("vendored", func(t *testing.T) {
+		auditRescoreReal(t, shareddata.Vendored(t, "swebench", "swebench_verified.jsonl"),
+			shareddata.Vendored(t, "swebench", "leaderboard_verified.jsonl"), "audit_rescore_vendored.txt")
+	})
+	t.Run("full", func(t *testing.T) {
+		auditRescoreReal(t, shareddata.Full(t, "swebench", "swebench_verified.jsonl"),
+			shareddata.Full(t, "swebench", "leaderboard_verified.jsonl"), "audit_rescore_verified.txt")
+	})
+}
+
+// auditRescoreReal rescores the real leaderboard lp on benchmark bp with
+// the every-3rd-sample verdicts and compares the terminal output.
+func auditRescoreReal(t *testing.T, bp, lp, goldenName string) {
 	vp := filepath.Join("..", "audit", "rescore", "testdata", "verdicts_every3.jsonl")
 	out := t.TempDir()
 	stdout, stderr, code := run(t, "audit", "rescore", "--verdicts", vp, "--leaderboard", lp, "--benchmark", bp, "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	golden.CheckString(t, filepath.Join("testdata", "audit_rescore_verified.txt"), strings.ReplaceAll(stdout, out, "OUT"))
+	golden.CheckString(t, filepath.Join("testdata", goldenName), strings.ReplaceAll(stdout, out, "OUT"))
 	for _, f := range []string{"rescore.json", "rescore.md", "rescore.html"} {
 		st, err := os.Stat(filepath.Join(out, f))
 		if err != nil || st.Size() == 0 {

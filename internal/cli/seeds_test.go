@@ -2,15 +2,13 @@ package cli
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/golden"
-	"github.com/benchforge/benchforge/internal/synth/seeds"
-
 	"github.com/benchforge/benchforge/internal/shareddata"
+	"github.com/benchforge/benchforge/internal/synth/seeds"
 )
 
 func seedsGolden(t *testing.T, name, got string) {
@@ -28,14 +26,21 @@ func TestSeedsScanGolden(t *testing.T) {
 	}{
 		{"synthetic text", seedsSynthetic, "seeds_scan_synthetic.golden", nil, "skipped ../synth/seeds/testdata/d4j/Demo/active-bugs.csv:9"},
 		{"synthetic json", seedsSynthetic, "seeds_scan_synthetic_json.golden", []string{"--json"}, "skipped"},
-		{"defects4j text", filepath.Join(shareddata.Dir(), "defects4j"), "seeds_scan_defects4j.golden", nil, ""},
-		{"defects4j subclasses", filepath.Join(shareddata.Dir(), "defects4j"), "seeds_scan_defects4j_subclasses.golden", []string{"--subclasses"}, ""},
-		{"defects4j any origin", filepath.Join(shareddata.Dir(), "defects4j"), "seeds_scan_defects4j_any_origin.golden", []string{"--any-origin"}, ""},
+		{"vendored text", "vendored", "seeds_scan_vendored.golden", nil, ""},
+		{"vendored any origin", "vendored", "seeds_scan_vendored_any_origin.golden", []string{"--any-origin"}, ""},
+		{"defects4j text", "full", "seeds_scan_defects4j.golden", nil, ""},
+		{"defects4j subclasses", "full", "seeds_scan_defects4j_subclasses.golden", []string{"--subclasses"}, ""},
+		{"defects4j any origin", "full", "seeds_scan_defects4j_any_origin.golden", []string{"--any-origin"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := os.Stat(tt.dir); err != nil {
-				t.Skipf("data absent: %v", err)
+			// "vendored" and "full" name the real Defects4J copies (the
+			// module's testdata/ and $BENCHFORGE_SHARED_DATA's).
+			switch tt.dir {
+			case "vendored":
+				tt.dir = shareddata.Vendored(t, "defects4j")
+			case "full":
+				tt.dir = shareddata.Full(t, "defects4j")
 			}
 			out, errOut, code := run(t, append([]string{"seeds", "scan", "--defects4j", tt.dir}, tt.args...)...)
 			if code != 0 {

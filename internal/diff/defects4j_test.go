@@ -13,16 +13,17 @@ import (
 )
 
 // defects4jPatches returns the Defects4J patch files (src and test) from
-// $BENCHFORGE_DEFECTS4J or the shared data directory.
+// $BENCHFORGE_DEFECTS4J (a framework/projects folder), else the full copy
+// of the shared data, else the vendored bugs' (28 patches).
 func defects4jPatches(t testing.TB, pattern string) []string {
 	t.Helper()
 	dir := os.Getenv("BENCHFORGE_DEFECTS4J")
 	if dir == "" {
-		dir = filepath.Join(shareddata.Dir(), "defects4j")
+		dir, _ = shareddata.Either(t, "defects4j")
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "*", "patches", pattern))
 	if err != nil || len(files) == 0 {
-		t.Skipf("no Defects4J patches under %s (set BENCHFORGE_DEFECTS4J): %v", dir, err)
+		t.Fatalf("no Defects4J patches under %s: %v", dir, err)
 	}
 	return files
 }

@@ -55,6 +55,9 @@ public class Calc {
 }
 `
 
+// delBuggy has a line too many after the guard: its fix deletes it.
+var delBuggy = strings.Replace(calcBuggy, "            r = lo;\n        }\n", "            r = lo;\n        }\n        r = lo + 1;\n", 1)
+
 var calcFixed = strings.Replace(calcBuggy, "        return r;\n    }\n\n    public int twice", "        if (r > hi) {\n            r = hi;\n        }\n        return r;\n    }\n\n    public int twice", 1)
 
 const pyBuggy = `import os
@@ -129,6 +132,14 @@ func histCases() []histCase {
 			later: []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(calcFixed, "if (r > hi) {", "if (r > hi && hi > lo) {", 1)}},
 				{date: d(2017), write: map[string]string{"src/p/Calc.java": strings.Replace(calcFixed, "if (r > hi) {", "if (r > hi && hi > lo && strict) {", 1)}}},
 			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"modified"}, wantIntervals: 1},
+		{name: "java deletion with a drifted neighbour", path: "src/p/Calc.java", buggy: delBuggy, fixed: calcBuggy,
+			// The fix deletes "r = lo + 1;"; later the guard before it is
+			// rewritten, "r = lo;" and "return r;" still show the place.
+			later: []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(calcBuggy, "if (r < lo) {", "if (lo > r && Limits.check(lo, hi)) {", 1)}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantIntervals: 1},
+		{name: "java deleted line back", path: "src/p/Calc.java", buggy: delBuggy, fixed: calcBuggy,
+			later:   []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": delBuggy}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Absent}, wantIntervals: 1, wantCause: CauseDeletedKept},
 		{name: "java fix reverted years later", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed, later: reverted,
 			cutoffs: []time.Time{d(2017), d(2020)}, want: []string{Present, Absent}, wantIntervals: 1},
 		{name: "java fix rewritten with other logic", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,

@@ -197,7 +197,7 @@ func (s Submission) Time() (time.Time, bool) {
 
 // ReadLeaderboard reads submissions from
 //   - a JSONL file with one submission per line (submission, date, name,
-//     models, resolved: [instance ids]), as in ../shared/data/swebench;
+//     models, resolved: [instance ids]), as in testdata/swebench at the module root;
 //   - a JSON array of such objects; or
 //   - one SWE-bench experiments results.json ({"resolved": [...], ...}),
 //     named after its folder (evaluation/verified/<submission>/results/).

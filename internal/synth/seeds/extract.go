@@ -106,7 +106,7 @@ type ExtractOptions struct {
 // not published; its Lang-47 gives two pairs here too. The whole run
 // takes about 30 s on a loaded 2-core VM:
 //
-//	benchforge seeds extract --defects4j ../shared/data/defects4j \
+//	benchforge seeds extract --defects4j "$BENCHFORGE_SHARED_DATA/defects4j" \
 //	    --repos repos --out seeds.jsonl --reference-set ref.jsonl
 //
 // Extract runs the seed-extraction funnel of rxsynth §3.2 over bugs:

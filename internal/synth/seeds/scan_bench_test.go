@@ -2,14 +2,13 @@ package seeds
 
 import (
 	"context"
-	"os"
 	"testing"
+
+	"github.com/benchforge/benchforge/internal/shareddata"
 )
 
 func BenchmarkScanDefects4J(b *testing.B) {
-	if _, err := os.Stat(defects4jRoot); err != nil {
-		b.Skip(err)
-	}
+	defects4jRoot := shareddata.Full(b, "defects4j") // times all 854 bugs
 	for b.Loop() {
 		if _, err := ScanDefects4J(context.Background(), defects4jRoot, ScanOptions{}); err != nil {
 			b.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/golden"
+	"github.com/benchforge/benchforge/internal/shareddata"
 )
 
 // render prints a Prevalence compactly: the rows as JSON, one line per bug
@@ -62,9 +63,7 @@ func TestScanSynthetic(t *testing.T) {
 }
 
 func TestScanDefects4J(t *testing.T) {
-	if _, err := os.Stat(defects4jRoot); err != nil {
-		t.Skip("no Defects4J data")
-	}
+	defects4jRoot := shareddata.Full(t, "defects4j")
 	// The paper's Table 2 counts 142 runtime bugs; the §3.1 default must
 	// stay within 142 ± 7, and each wider reading adds exactly the bugs its
 	// rule removes.
@@ -99,6 +98,33 @@ func TestScanDefects4J(t *testing.T) {
 		}
 		if sum != p.Pooled.Runtime {
 			t.Errorf("project rows sum to %d runtime bugs, pooled says %d", sum, p.Pooled.Runtime)
+		}
+	}
+}
+
+// TestScanVendored scans the vendored bugs, chosen one or two per outcome
+// (testdata/defects4j/README.md at the module root), under the three
+// readings: each outcome appears, and the wide reading adds back exactly
+// what the narrow one's two rules remove.
+func TestScanVendored(t *testing.T) {
+	root := shareddata.Vendored(t, "defects4j")
+	for _, rd := range []struct {
+		name string
+		opts ScanOptions
+	}{
+		{"vendored_prevalence.golden", ScanOptions{}},
+		{"vendored_prevalence_wide.golden", ScanOptions{Subclasses: true, AnyOrigin: true}},
+	} {
+		p, err := ScanDefects4J(context.Background(), root, rd.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, filepath.Join("testdata", rd.name), render(t, p))
+		if p.Pooled.Total != 13 || len(p.Unknown) != 0 || len(p.Problems) != 0 {
+			t.Errorf("pooled %d bugs, %d unknown classes, %d problems; want 13, 0, 0", p.Pooled.Total, len(p.Unknown), len(p.Problems))
+		}
+		if wide := p.Pooled.Runtime + p.Pooled.RemovedSubclass + p.Pooled.RemovedTestOrigin; wide != 9 {
+			t.Errorf("%+v: runtime + removed = %d, want 9 (7 runtime, Math-1, Lang-35)", rd.opts, wide)
 		}
 	}
 }
