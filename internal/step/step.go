@@ -4,11 +4,13 @@
 // runs the rest on a bounded errgroup pool, appends each record as it
 // lands, and reads the whole log back once the pass is over.
 //
-// Every long stage (patch checks, repository probes, judging, JVM
-// verification, model probes) runs through Run or RunBatch, so a crash or
-// kill -9 at any point loses no finished record, and a rerun of the same
-// command redoes only what is missing; the kill-and-resume guarantee is
-// tested once, here.
+// The long stages (Stage II patch verdicts, Stage I repository records,
+// logit baselines, judging, JVM verification, model probes) run through
+// Run or RunBatch, so a crash or kill -9 at any point loses no finished
+// record, and a rerun of the same command redoes only what is missing;
+// the kill-and-resume guarantee is tested once, here (TestKilledStep).
+// Each is a small pool; the errgroup plumbing for pools that are not
+// resumable steps is Each.
 package step
 
 import (
