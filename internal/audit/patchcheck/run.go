@@ -8,6 +8,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/gitrepo"
+	"github.com/benchforge/benchforge/internal/step"
 )
 
 // RepoSource finds the local clone of a sample's repository.
@@ -48,13 +49,13 @@ func (c *Checker) Run(ctx context.Context, samples []bench.Sample, src RepoSourc
 		err    error
 		once   sync.Once
 	}
-	var smu, emu sync.Mutex
+	var smu sync.Mutex
 	type snapKey struct {
 		r      *gitrepo.Repo
 		cutoff int64
 	}
 	snaps := map[snapKey]*snapRes{}
-	snapshot := func(r *gitrepo.Repo, cutoff time.Time) (gitrepo.Commit, error) {
+	snapshot := func(ctx context.Context, r *gitrepo.Repo, cutoff time.Time) (gitrepo.Commit, error) {
 		k := snapKey{r, cutoff.UnixNano()}
 		smu.Lock()
 		sr := snaps[k]
@@ -66,48 +67,24 @@ func (c *Checker) Run(ctx context.Context, samples []bench.Sample, src RepoSourc
 		sr.once.Do(func() { sr.commit, sr.err = r.Snapshot(ctx, cutoff) })
 		return sr.commit, sr.err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	jobs := make(chan bench.Sample)
-	errc := make(chan error, workers)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for s := range jobs {
-				err := c.sample(ctx, s, src, cutoffs, ro.Done, snapshot, func(v Verdict) error {
-					emu.Lock()
-					defer emu.Unlock()
-					return emit(v)
-				})
-				if err != nil {
-					errc <- err
-					cancel()
-					return
-				}
-			}
-		}()
+	var emu sync.Mutex // emit is called serially
+	emitOne := func(v Verdict) error {
+		emu.Lock()
+		defer emu.Unlock()
+		return emit(v)
 	}
-feed:
-	for _, s := range samples {
-		select {
-		case jobs <- s:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	select {
-	case err := <-errc:
+	err := step.Each(ctx, workers, samples, func(ctx context.Context, s bench.Sample) error {
+		return c.sample(ctx, s, src, cutoffs, ro.Done, snapshot, emitOne)
+	})
+	if err != nil {
 		return err
-	default:
 	}
 	return ctx.Err()
 }
 
-type snapshotFunc func(*gitrepo.Repo, time.Time) (gitrepo.Commit, error)
+// snapshotFunc finds a repository's cutoff snapshot once for all its
+// samples; ctx is the first asker's, so a stopped run stops the search.
+type snapshotFunc func(context.Context, *gitrepo.Repo, time.Time) (gitrepo.Commit, error)
 
 // sample emits sample s's verdict at every cutoff not yet done, all
 // decided in one pass (CheckAll).
@@ -132,7 +109,7 @@ func (c *Checker) sample(ctx context.Context, s bench.Sample, src RepoSource, cu
 	var snaps []gitrepo.Commit
 	var at []time.Time
 	for _, cut := range todo {
-		snap, err := snapshot(r, cut)
+		snap, err := snapshot(ctx, r, cut)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

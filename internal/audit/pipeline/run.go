@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -20,6 +22,7 @@ import (
 	"github.com/benchforge/benchforge/internal/llm"
 	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/runkey"
+	"github.com/benchforge/benchforge/internal/step"
 )
 
 // Options configure Run. Zero fields take the defaults in brackets.
@@ -259,132 +262,14 @@ func (r *runner) run(ctx context.Context, samples []bench.Sample, m *Manifest, r
 
 	// Stage II first: it needs no model, so an unavailable endpoint later
 	// still leaves every patch verdict on disk.
-	ps := PatchSettings(o.Patch, r.cutoff, o.PatchEmbedder, o.PatchTests)
-	m.Settings[FilePatch] = ps
-	all := o.Recheck == runkey.RecheckAll
-	plog, err := jsonl.OpenRetry(filepath.Join(dir, FilePatch), patchKey, jsonl.Options{Sync: jsonl.SyncBatch},
-		func(p PatchRecord) bool { return all || p.Verdict.Verdict == patchcheck.Unknown })
+	patches, err := r.stage2(ctx, samples, m)
 	if err != nil {
 		return err
 	}
-	var todo []bench.Sample
-	for _, s := range samples {
-		id := ps.ID(s.ID)
-		switch {
-		case plog.Has(id):
-			m.Resumed[FilePatch]++
-		case plog.Retried(id):
-			m.Rechecked[FilePatch]++
-			todo = append(todo, s)
-		default:
-			todo = append(todo, s)
-		}
-	}
-	if len(todo) > 0 {
-		r.progress("stage II", 0, 0, fmt.Sprintf("%d samples", len(todo)))
-		chk := patchcheck.New(o.Patch)
-		err = chk.Run(ctx, todo, o.Source, patchcheck.RunOptions{Cutoff: o.Cutoff, Workers: o.Workers}, func(v patchcheck.Verdict) error {
-			m.Written[FilePatch]++
-			return plog.Append(PatchRecord{Key: ps.ID(v.SampleID), Settings: ps, Verdict: v})
-		})
-	}
-	if cerr := plog.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("stage II: %w", err)
-	}
-	pvs, err := jsonl.ReadFile[PatchRecord](filepath.Join(dir, FilePatch))
-	if err != nil {
-		return err
-	}
-	inRun := map[string]bool{}
-	for _, s := range samples {
-		inRun[s.ID] = true
-	}
-	patches := map[string]*patchcheck.Verdict{}
-	var otherPatch []runkey.Settings
-	for _, p := range jsonl.Latest(pvs, patchKey) {
-		switch {
-		case p.Key == ps.ID(p.SampleID):
-			v := p.Verdict
-			patches[p.SampleID] = &v
-		case inRun[p.SampleID]:
-			otherPatch = append(otherPatch, p.Settings)
-		}
-	}
-	if n := otherSettings(FilePatch, ps, otherPatch); n != "" {
-		m.Notes = append(m.Notes, n)
-	}
-
 	// Stage I, once per repository.
-	rs := r.repoSettings()
-	m.Settings[FileRepos] = rs
-	rlog, err := jsonl.OpenRetry(filepath.Join(dir, FileRepos), func(v RepoRecord) string { return v.Key }, jsonl.Options{},
-		func(RepoRecord) bool { return all })
+	order, byRepo, err := r.stage1All(ctx, samples, m)
 	if err != nil {
 		return err
-	}
-	defer rlog.Close()
-	old, err := jsonl.ReadFile[RepoRecord](rlog.Path())
-	if err != nil {
-		return err
-	}
-	repoRecs := map[string]*RepoRecord{}
-	var otherRepo []runkey.Settings
-	inRunRepo := map[string]bool{}
-	for _, s := range samples {
-		inRunRepo[s.Repo] = true
-	}
-	for _, rec := range jsonl.Latest(old, func(v RepoRecord) string { return v.Key }) {
-		rec := rec
-		switch {
-		case rec.Key == RepoKey(rec.Repo, rs):
-			repoRecs[rec.Key] = &rec
-		case inRunRepo[rec.Repo]:
-			otherRepo = append(otherRepo, rec.Settings)
-		}
-	}
-	if n := otherSettings(FileRepos, rs, otherRepo); n != "" {
-		m.Notes = append(m.Notes, n)
-	}
-	if r.probes, err = repoprobe.OpenProbeLog(filepath.Join(dir, FileProbes)); err != nil {
-		return err
-	}
-	defer r.probes.Close()
-	var order []string
-	first := map[string]bench.Sample{}
-	for _, s := range samples {
-		if _, ok := first[s.Repo]; !ok {
-			first[s.Repo] = s
-			order = append(order, s.Repo)
-		}
-	}
-	sort.Strings(order)
-	byRepo := map[string]*RepoRecord{}
-	for i, name := range order {
-		key := RepoKey(name, rs)
-		if rec, ok := repoRecs[key]; ok && rlog.Has(key) {
-			m.Resumed[FileRepos]++
-			byRepo[name] = rec
-			continue
-		} else if ok {
-			m.Rechecked[FileRepos]++
-		}
-		r.progress("stage I", i+1, len(order), fmt.Sprintf("repository %d/%d %s", i+1, len(order), name))
-		rec, cacheable, err := r.stage1(ctx, first[name])
-		if err != nil {
-			return fmt.Errorf("stage I on %s: %w", name, err)
-		}
-		rec.Key, rec.Settings = key, rs
-		m.TargetCalls += rec.Calls
-		if cacheable {
-			if err := rlog.Append(rec); err != nil {
-				return err
-			}
-			m.Written[FileRepos]++
-		}
-		byRepo[name] = &rec
 	}
 	for _, name := range order {
 		rec := byRepo[name]
@@ -460,6 +345,162 @@ func (r *runner) run(ctx context.Context, samples []bench.Sample, m *Manifest, r
 	return nil
 }
 
+// count adds n to file's count in c, leaving a file with none out of the
+// manifest.
+func count(c map[string]int, file string, n int) {
+	if n > 0 {
+		c[file] += n
+	}
+}
+
+// tally puts a step's counts into the manifest under file.
+func tally[T any](m *Manifest, file string, res *step.Result[T]) {
+	count(m.Resumed, file, res.Resumed)
+	count(m.Rechecked, file, res.Rechecked)
+	count(m.Written, file, res.Written)
+}
+
+// stage2 decides every sample's patch verdict not yet in patch.jsonl
+// under this run's settings and returns the verdicts of this run's
+// samples by sample id.
+func (r *runner) stage2(ctx context.Context, samples []bench.Sample, m *Manifest) (map[string]*patchcheck.Verdict, error) {
+	o := r.opts
+	ps := PatchSettings(o.Patch, r.cutoff, o.PatchEmbedder, o.PatchTests)
+	m.Settings[FilePatch] = ps
+	all := o.Recheck == runkey.RecheckAll
+	spec := step.Spec[bench.Sample, PatchRecord]{
+		Path: filepath.Join(o.OutDir, FilePatch), Key: patchKey, Items: samples, ID: func(s bench.Sample) string { return ps.ID(s.ID) },
+		Retry: func(p PatchRecord) bool { return all || p.Verdict.Verdict == patchcheck.Unknown },
+		Sync:  jsonl.SyncBatch,
+	}
+	// The checker shares one snapshot per repository among its samples,
+	// so it schedules the whole to-do list itself.
+	res, err := step.RunBatch(ctx, spec, func(ctx context.Context, todo []bench.Sample, emit step.Emit[PatchRecord]) error {
+		r.progress("stage II", 0, 0, fmt.Sprintf("%d samples", len(todo)))
+		err := patchcheck.New(o.Patch).Run(ctx, todo, o.Source, patchcheck.RunOptions{Cutoff: o.Cutoff, Workers: o.Workers}, func(v patchcheck.Verdict) error {
+			return emit(PatchRecord{Key: ps.ID(v.SampleID), Settings: ps, Verdict: v})
+		})
+		if err != nil {
+			return fmt.Errorf("stage II: %w", err)
+		}
+		return nil
+	})
+	if res != nil {
+		tally(m, FilePatch, res)
+	}
+	if err != nil {
+		return nil, err
+	}
+	inRun := map[string]bool{}
+	for _, s := range samples {
+		inRun[s.ID] = true
+	}
+	patches := map[string]*patchcheck.Verdict{}
+	var other []runkey.Settings
+	for _, p := range res.Records {
+		switch {
+		case p.Key == ps.ID(p.SampleID):
+			v := p.Verdict
+			patches[p.SampleID] = &v
+		case inRun[p.SampleID]:
+			other = append(other, p.Settings)
+		}
+	}
+	if n := otherSettings(FilePatch, ps, other); n != "" {
+		m.Notes = append(m.Notes, n)
+	}
+	return patches, nil
+}
+
+// stage1All probes each repository of the run once, in name order,
+// resuming from repos.jsonl, and returns the names and their records.
+func (r *runner) stage1All(ctx context.Context, samples []bench.Sample, m *Manifest) ([]string, map[string]*RepoRecord, error) {
+	rs := r.repoSettings()
+	m.Settings[FileRepos] = rs
+	order, first := repoOrder(samples)
+	at := map[string]int{}
+	for i, name := range order {
+		at[name] = i
+	}
+	var err error
+	if r.probes, err = repoprobe.OpenProbeLog(filepath.Join(r.opts.OutDir, FileProbes)); err != nil {
+		return nil, nil, err
+	}
+	defer r.probes.Close()
+	all := r.opts.Recheck == runkey.RecheckAll
+	fresh := map[string]*RepoRecord{} // probed now, cached or not
+	other := map[string]runkey.Settings{}
+	spec := step.Spec[string, RepoRecord]{
+		Path: filepath.Join(r.opts.OutDir, FileRepos), Key: func(v RepoRecord) string { return v.Key }, Items: order,
+		ID: func(name string) string { return RepoKey(name, rs) }, Retry: func(RepoRecord) bool { return all },
+		// Records of this run's repositories under other settings are
+		// kept and named in a note, even when the run then stops.
+		Check: func(rec RepoRecord) error {
+			if _, ok := at[rec.Repo]; ok && rec.Key != RepoKey(rec.Repo, rs) {
+				other[rec.Key] = rec.Settings
+			}
+			return nil
+		},
+	}
+	res, err := step.Run(ctx, spec, func(ctx context.Context, name string, emit step.Emit[RepoRecord]) error {
+		r.progress("stage I", at[name]+1, len(order), fmt.Sprintf("repository %d/%d %s", at[name]+1, len(order), name))
+		rec, cacheable, err := r.stage1(ctx, first[name])
+		if err != nil {
+			return fmt.Errorf("stage I on %s: %w", name, err)
+		}
+		rec.Key, rec.Settings = RepoKey(name, rs), rs
+		m.TargetCalls += rec.Calls
+		fresh[name] = &rec
+		if cacheable {
+			return emit(rec)
+		}
+		return nil
+	})
+	if n := otherSettings(FileRepos, rs, slices.Collect(maps.Values(other))); n != "" {
+		m.Notes = append(m.Notes, n)
+	}
+	if res != nil {
+		tally(m, FileRepos, res)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return order, repoRecords(order, rs, res.Records, fresh), nil
+}
+
+// repoOrder is the run's repositories by name, each with the first of
+// its samples (the one Stage I probes it with).
+func repoOrder(samples []bench.Sample) ([]string, map[string]bench.Sample) {
+	var order []string
+	first := map[string]bench.Sample{}
+	for _, s := range samples {
+		if _, ok := first[s.Repo]; !ok {
+			first[s.Repo] = s
+			order = append(order, s.Repo)
+		}
+	}
+	sort.Strings(order)
+	return order, first
+}
+
+// repoRecords is each repository's record: probed now, or resumed from
+// the log.
+func repoRecords(order []string, rs runkey.Settings, recs []RepoRecord, fresh map[string]*RepoRecord) map[string]*RepoRecord {
+	logged := map[string]*RepoRecord{}
+	for _, rec := range recs {
+		logged[rec.Key] = &rec
+	}
+	byRepo := map[string]*RepoRecord{}
+	for _, name := range order {
+		if rec, ok := fresh[name]; ok {
+			byRepo[name] = rec
+		} else {
+			byRepo[name] = logged[RepoKey(name, rs)]
+		}
+	}
+	return byRepo
+}
+
 // sampleBaselines scores each sample's gold patch text under the target
 // (and reference), resuming from baselines.jsonl.
 func (r *runner) sampleBaselines(ctx context.Context, samples []bench.Sample, m *Manifest) (map[string]BaselineRecord, error) {
@@ -476,60 +517,64 @@ func (r *runner) sampleBaselines(ctx context.Context, samples []bench.Sample, m 
 		}
 		return out, nil
 	}
-	all := r.opts.Recheck == runkey.RecheckAll
-	blog, err := jsonl.OpenRetry(path, func(b BaselineRecord) string { return b.Key }, jsonl.Options{Sync: jsonl.SyncBatch},
-		func(BaselineRecord) bool { return all })
-	if err != nil {
-		return nil, err
-	}
-	defer blog.Close()
-	old, err := jsonl.ReadFile[BaselineRecord](path)
-	if err != nil {
-		return nil, err
-	}
 	bs := r.baselineSettings()
 	m.Settings[FileBaselines] = bs
-	for _, b := range jsonl.Latest(old, func(b BaselineRecord) string { return b.Key }) {
-		switch {
-		case b.Key != bs.ID(b.SampleID):
-		case all:
-			m.Rechecked[FileBaselines]++
-		default:
-			out[b.SampleID] = b
-			m.Resumed[FileBaselines]++
+	all := r.opts.Recheck == runkey.RecheckAll
+	fresh := map[string]BaselineRecord{}
+	spec := step.Spec[bench.Sample, BaselineRecord]{
+		Path: path, Key: func(b BaselineRecord) string { return b.Key }, Items: samples,
+		ID: func(s bench.Sample) string { return bs.ID(s.ID) }, Retry: func(BaselineRecord) bool { return all },
+		Sync: jsonl.SyncBatch,
+	}
+	res, err := step.Run(ctx, spec, func(ctx context.Context, s bench.Sample, emit step.Emit[BaselineRecord]) error {
+		b, ok, err := r.baseline(ctx, s, bs)
+		if !ok || err != nil {
+			return err
 		}
+		fresh[s.ID] = b
+		return emit(b)
+	})
+	if res != nil {
+		tally(m, FileBaselines, res)
+	}
+	if err != nil {
+		return out, err
+	}
+	if !all {
+		for _, b := range res.Records {
+			if b.Key == bs.ID(b.SampleID) {
+				out[b.SampleID] = b
+			}
+		}
+	}
+	maps.Copy(out, fresh)
+	return out, nil
+}
+
+// baseline scores sample s's gold patch; ok is false when there is
+// nothing to record (no patch text, a target that cannot score, an
+// answer that gives no score).
+func (r *runner) baseline(ctx context.Context, s bench.Sample, bs runkey.Settings) (BaselineRecord, bool, error) {
+	text := baselines.PatchText(s.Patch)
+	if r.scorer == nil || text == "" {
+		return BaselineRecord{}, false, nil
+	}
+	sc, err := r.scorer.Score(ctx, text)
+	switch {
+	case err == nil:
+	case errors.Is(err, errs.ErrUnsupported):
+		r.noScore(err)
+		return BaselineRecord{}, false, nil
+	case errors.Is(err, errs.ErrInput) && ctx.Err() == nil && !isResponseError(err):
+		return BaselineRecord{}, false, nil
+	default:
+		return BaselineRecord{}, false, fmt.Errorf("baselines of sample %s: %w", s.ID, err)
 	}
 	ref := ""
 	if r.opts.Reference != nil {
 		ref = r.opts.Reference.ID()
 	}
-	for _, s := range samples {
-		if _, ok := out[s.ID]; ok || r.scorer == nil {
-			continue
-		}
-		text := baselines.PatchText(s.Patch)
-		if text == "" {
-			continue
-		}
-		sc, err := r.scorer.Score(ctx, text)
-		switch {
-		case err == nil:
-		case errors.Is(err, errs.ErrUnsupported):
-			r.noScore(err)
-			continue
-		case errors.Is(err, errs.ErrInput) && ctx.Err() == nil && !isResponseError(err):
-			continue
-		default:
-			return out, fmt.Errorf("baselines of sample %s: %w", s.ID, err)
-		}
-		b := BaselineRecord{Key: bs.ID(s.ID), Settings: bs, SampleID: s.ID, Repo: s.Repo, Model: r.model, Reference: ref, Scores: sc}
-		if err := blog.Append(b); err != nil {
-			return out, err
-		}
-		m.Written[FileBaselines]++
-		out[s.ID] = b
-	}
-	return out, blog.Close()
+	return BaselineRecord{Key: bs.ID(s.ID), Settings: bs, SampleID: s.ID, Repo: s.Repo, Model: r.model, Reference: ref, Scores: sc}, true, nil
 }
 
 func isResponseError(err error) bool {

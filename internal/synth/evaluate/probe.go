@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"text/template"
 
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
+	"github.com/benchforge/benchforge/internal/step"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 )
 
@@ -201,51 +201,40 @@ func RunProbes(ctx context.Context, models []llm.Model, seeds []corpus.Seed, opt
 		ids = append(ids, m.ID())
 	}
 
-	log, err := jsonl.Open(opt.Log, ProbeKey, jsonl.Options{Sync: jsonl.SyncEach})
-	if err != nil {
-		return nil, fmt.Errorf("probe: %w", err)
-	}
-	defer log.Close()
-	old, err := jsonl.ReadFile[ProbeRecord](opt.Log)
-	if err != nil {
-		return nil, fmt.Errorf("probe: %w", err)
-	}
-	for _, r := range old {
-		fp, ours := fps[r.Model]
-		if !ours {
-			continue // another model's answers: kept, not ours to judge
-		}
-		if r.PromptHash != ProbePromptHash || r.Fingerprint != fp {
-			return nil, fmt.Errorf("probe: %w: %s holds answers of %s to other prompts or another version of the model (prompt %s, fingerprint %q); its answers cannot be mixed with new ones — use another --out",
-				errs.ErrUsage, opt.Log, r.Model, r.Prompt, r.Fingerprint)
-		}
-	}
-	run := &ProbeRun{Warnings: log.Warnings()}
 	var todo []probeItem
 	for _, m := range models {
 		for _, s := range seeds {
-			for _, it := range itemsOf(m, fps[m.ID()], s, opt.Tasks) {
-				if log.Has(ProbeKey(it.recordBase)) {
-					run.Resumed++
-				} else {
-					todo = append(todo, it)
-				}
-			}
+			todo = append(todo, itemsOf(m, fps[m.ID()], s, opt.Tasks)...)
 		}
 	}
-	run.Asked, err = askAll(ctx, todo, log, opt)
+	res, err := step.Run(ctx, step.Spec[probeItem, ProbeRecord]{
+		Path: opt.Log, Key: ProbeKey, Items: todo, ID: func(it probeItem) string { return ProbeKey(it.recordBase) },
+		Check:   func(r ProbeRecord) error { return samePrompts(fps, opt.Log, r) },
+		Workers: opt.Workers, Sync: jsonl.SyncEach, Progress: opt.Progress, Noun: "answers",
+	}, func(ctx context.Context, it probeItem, emit step.Emit[ProbeRecord]) error {
+		rec, err := ask(ctx, it, opt.MaxTokens)
+		if err != nil {
+			return err
+		}
+		return emit(rec)
+	})
 	if err != nil {
-		return nil, fmt.Errorf("probe: %w (finished answers are kept in %s; rerun to resume)", err, opt.Log)
-	}
-	if err := log.Close(); err != nil {
 		return nil, fmt.Errorf("probe: %w", err)
 	}
-	all, err := jsonl.ReadFile[ProbeRecord](opt.Log)
-	if err != nil {
-		return nil, fmt.Errorf("probe: %w", err)
+	return &ProbeRun{Warnings: res.Warnings, Asked: res.Written, Resumed: res.Resumed,
+		Records: selectRecords(res.Records, ids, seeds, opt.Tasks)}, nil
+}
+
+// samePrompts refuses a log holding answers of one of this run's models
+// to other prompts or by another version of it: they cannot be mixed with
+// new ones. Other models' answers are kept and not ours to judge.
+func samePrompts(fps map[string]string, path string, r ProbeRecord) error {
+	fp, ours := fps[r.Model]
+	if ours && (r.PromptHash != ProbePromptHash || r.Fingerprint != fp) {
+		return fmt.Errorf("%w: %s holds answers of %s to other prompts or another version of the model (prompt %s, fingerprint %q); its answers cannot be mixed with new ones — use another --out",
+			errs.ErrUsage, path, r.Model, r.Prompt, r.Fingerprint)
 	}
-	run.Records = selectRecords(all, ids, seeds, opt.Tasks)
-	return run, nil
+	return nil
 }
 
 // fingerprintOf finds the content fingerprint of an in-process model
@@ -323,61 +312,6 @@ func ask(ctx context.Context, it probeItem, maxTokens int) (ProbeRecord, error) 
 	}
 	r.Read, r.Choice, r.Confidence = a.Read, a.Choice, a.Confidence
 	return r, nil
-}
-
-// askAll asks with opt.Workers workers, appending each answer. The first
-// error stops the pass; answers already appended stay.
-func askAll(ctx context.Context, todo []probeItem, log *jsonl.Log[ProbeRecord], opt ProbeOptions) (int, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	next := make(chan probeItem)
-	var (
-		mu       sync.Mutex
-		done     int
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	for range opt.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for it := range next {
-				rec, err := ask(ctx, it, opt.MaxTokens)
-				if err == nil {
-					err = log.Append(rec)
-				}
-				mu.Lock()
-				if err != nil {
-					if firstErr == nil {
-						firstErr = err
-					}
-					mu.Unlock()
-					cancel()
-					continue
-				}
-				done++
-				n := done
-				mu.Unlock()
-				if opt.Progress != nil {
-					opt.Progress(n, len(todo))
-				}
-			}
-		}()
-	}
-feed:
-	for _, it := range todo {
-		select {
-		case next <- it:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	if firstErr == nil && ctx.Err() != nil && done < len(todo) {
-		firstErr = context.Cause(ctx)
-	}
-	return done, firstErr
 }
 
 // selectRecords keeps the answers of the requested models, seeds and

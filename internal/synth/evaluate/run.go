@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/ml"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
@@ -311,37 +313,29 @@ func Run(ctx context.Context, pairs []corpus.Pair, seeds []corpus.Seed, opt Opti
 	}
 	out := make([][]Prediction, len(jobs))
 	errc := make([]error, len(jobs))
-	next := make(chan int)
-	var wg sync.WaitGroup
+	// Every job runs even when one fails, so the error reported is the
+	// first in job order, the same on every run.
+	var g errgroup.Group
+	g.SetLimit(max(opt.Workers, 1))
 	var mu sync.Mutex
 	done := 0
-	for range opt.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i], errc[i] = fit(ctx, d, jobs[i], opt.Trees)
-				if opt.Progress != nil {
-					mu.Lock()
-					done++
-					opt.Progress(done, len(jobs))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
 	var cerr error
-feed:
 	for i := range jobs {
-		select {
-		case <-ctx.Done():
-			cerr = ctx.Err()
-			break feed
-		case next <- i:
+		if cerr = ctx.Err(); cerr != nil {
+			break
 		}
+		g.Go(func() error {
+			out[i], errc[i] = fit(ctx, d, jobs[i], opt.Trees)
+			if opt.Progress != nil {
+				mu.Lock()
+				done++
+				opt.Progress(done, len(jobs))
+				mu.Unlock()
+			}
+			return nil
+		})
 	}
-	close(next)
-	wg.Wait()
+	g.Wait()
 	if cerr != nil {
 		return nil, fmt.Errorf("evaluate: %w", cerr)
 	}

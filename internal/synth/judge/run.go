@@ -2,16 +2,15 @@ package judge
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/runkey"
+	"github.com/benchforge/benchforge/internal/step"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 )
 
@@ -102,116 +101,40 @@ func Run(ctx context.Context, j *Judge, pairs []corpus.Pair, dir string, opts Ru
 	}
 	logPath := filepath.Join(dir, JudgementsFile)
 	all := opts.Recheck == runkey.RecheckAll
-	log, err := jsonl.OpenRetry(logPath, Key, jsonl.Options{Sync: jsonl.SyncEach}, func(Record) bool { return all })
-	if err != nil {
-		return nil, fmt.Errorf("validate: %w", err)
-	}
-	defer log.Close()
-	old, err := jsonl.ReadFile[Record](logPath)
-	if err != nil {
-		return nil, fmt.Errorf("validate: %w", err)
-	}
-	for _, r := range old {
-		if r.Model != j.Model() || r.Rubric != j.Rubric() {
-			return nil, fmt.Errorf("validate: %w: %s holds judgements by %s under the %s rubric (pair %s); one directory holds one pass — use another --out for %s under %s",
-				errs.ErrUsage, logPath, r.Model, r.Rubric, r.PairID, j.Model(), j.Rubric())
+	res, err := step.Run(ctx, step.Spec[corpus.Pair, Record]{
+		Path: logPath, Key: Key, Items: pairs, ID: func(p corpus.Pair) string { return p.PairID },
+		Check:   func(r Record) error { return onePass(j, logPath, r) },
+		Retry:   func(Record) bool { return all },
+		Workers: opts.Workers, Sync: jsonl.SyncEach, Progress: opts.Progress, Noun: "judgements",
+	}, func(ctx context.Context, p corpus.Pair, emit step.Emit[Record]) error {
+		rec, err := j.Judge(ctx, p)
+		if err != nil {
+			return err
 		}
+		return emit(rec)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("validate: %w", err)
 	}
 	sum := &Summary{Model: j.Model(), Rubric: j.Rubric(), PromptVersion: PromptVersion, PromptHash: PromptHash(j.Rubric()),
-		Submitted: len(pairs), Warnings: log.Warnings()}
+		Submitted: len(pairs), Warnings: res.Warnings, JudgedNow: res.Written, Resumed: res.Resumed, Rechecked: res.Rechecked}
 	if j.repair != nil {
 		sum.RepairModel = j.repair.ID()
 	}
-	var todo []corpus.Pair
-	for _, p := range pairs {
-		if log.Has(p.PairID) {
-			sum.Resumed++
-		} else {
-			if log.Retried(p.PairID) {
-				sum.Rechecked++
-			}
-			todo = append(todo, p)
-		}
-	}
-	sum.JudgedNow, err = judgeAll(ctx, j, todo, log, opts)
-	if err != nil {
-		return nil, fmt.Errorf("validate: %w (finished judgements are kept in %s; rerun to resume)", err, logPath)
-	}
-	if err := log.Close(); err != nil {
-		return nil, fmt.Errorf("validate: %w", err)
-	}
-	recs, err := jsonl.ReadFile[Record](logPath)
-	if err != nil {
-		return nil, fmt.Errorf("validate: %w", err)
-	}
-	recs = jsonl.Latest(recs, Key)
-	if err := writeOutputs(dir, pairs, recs, opts, sum); err != nil {
+	if err := writeOutputs(dir, pairs, res.Records, opts, sum); err != nil {
 		return nil, err
 	}
 	return sum, nil
 }
 
-// judgeAll judges todo with opts.Workers workers, appending each record.
-// The first error stops the pass; records already appended stay.
-func judgeAll(ctx context.Context, j *Judge, todo []corpus.Pair, log *jsonl.Log[Record], opts RunOptions) (int, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	workers := max(opts.Workers, 1)
-	next := make(chan corpus.Pair)
-	var (
-		mu       sync.Mutex
-		done     int
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		mu.Unlock()
-		cancel()
+// onePass refuses a log holding a judgement by another judge model or
+// rubric: one directory holds one pass.
+func onePass(j *Judge, logPath string, r Record) error {
+	if r.Model != j.Model() || r.Rubric != j.Rubric() {
+		return fmt.Errorf("%w: %s holds judgements by %s under the %s rubric (pair %s); one directory holds one pass — use another --out for %s under %s",
+			errs.ErrUsage, logPath, r.Model, r.Rubric, r.PairID, j.Model(), j.Rubric())
 	}
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range next {
-				rec, err := j.Judge(ctx, p)
-				if err == nil {
-					err = log.Append(rec)
-				}
-				if err != nil {
-					fail(err)
-					continue
-				}
-				mu.Lock()
-				done++
-				n := done
-				mu.Unlock()
-				if opts.Progress != nil {
-					opts.Progress(n, len(todo))
-				}
-			}
-		}()
-	}
-feed:
-	for _, p := range todo {
-		select {
-		case next <- p:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	if firstErr == nil && ctx.Err() != nil {
-		firstErr = context.Cause(ctx)
-	}
-	if errors.Is(firstErr, context.Canceled) && done == len(todo) {
-		firstErr = nil
-	}
-	return done, firstErr
+	return nil
 }
 
 // writeOutputs rebuilds the derived files from the log, in input order.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/step"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 )
 
@@ -206,49 +207,25 @@ func runLog(ctx context.Context, pairs []corpus.Pair, path, confirmedPath string
 		}
 		seen[p.PairID] = true
 	}
-	log, err := jsonl.Open(path, func(e Execution) string { return e.PairID }, jsonl.Options{Sync: jsonl.SyncBatch, BatchSize: 20})
-	if err != nil {
-		return s, err
-	}
-	s.Warnings = log.Warnings()
-	var todo []corpus.Pair
-	for _, p := range pairs {
-		if log.Has(p.PairID) {
-			s.Skipped++
-		} else {
-			todo = append(todo, p)
-		}
-	}
-	if len(todo) > 0 {
-		progress := opts.Progress
-		opts.Progress = nil
-		emit := func(e Execution) error {
-			if err := log.Append(e); err != nil {
-				return err
-			}
-			s.Verified++
-			if progress != nil {
-				progress(s.Verified, len(todo))
-			}
-			return nil
-		}
+	progress := opts.Progress
+	opts.Progress = nil // the step reports each appended record
+	res, err := step.RunBatch(ctx, step.Spec[corpus.Pair, Execution]{
+		Path: path, Key: func(e Execution) string { return e.PairID }, Items: pairs, ID: func(p corpus.Pair) string { return p.PairID },
+		Sync: jsonl.SyncBatch, BatchSize: 20, Progress: progress,
+	}, func(ctx context.Context, todo []corpus.Pair, emit step.Emit[Execution]) (err error) {
 		if opts.Projects != nil && b == nil {
 			s.Builds, err = verifyProjects(ctx, todo, opts, emit)
-		} else {
-			err = verifyOnce(ctx, todo, b, opts, emit)
+			return err
 		}
-		if err != nil {
-			log.Close()
-			return s, err
-		}
+		return verifyOnce(ctx, todo, b, opts, emit)
+	})
+	if res != nil {
+		s.Warnings, s.Skipped, s.Verified = res.Warnings, res.Resumed, res.Written
 	}
-	if err := log.Close(); err != nil {
-		return s, err
-	}
-	recs, err := jsonl.ReadFile[Execution](path)
 	if err != nil {
 		return s, err
 	}
+	recs := res.Records
 	s.Table = Confirmation(recs)
 	if b != nil {
 		s.Model = countModel(recs)

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/sandbox"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
@@ -241,55 +243,41 @@ func (v *Verifier) verify(ctx context.Context, pairs []corpus.Pair, props []*Mod
 	return <-compileErr
 }
 
-// runBatch runs the compiled harnesses on the worker pool.
+// runBatch runs the compiled harnesses on the worker pool: one goroutine
+// per worker JVM (each owns its JVM, so the pool is not a SetLimit one),
+// fed from one channel; the first error stops the batch.
 func (v *Verifier) runBatch(ctx context.Context, hs []*harness, emit func(Execution) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	g, gctx := errgroup.WithContext(ctx)
 	jobs := make(chan *harness)
-	var (
-		mu       sync.Mutex
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		mu.Unlock()
-		cancel()
-	}
+	var mu sync.Mutex // emit is called serially
 	for _, w := range v.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() error {
 			for h := range jobs {
-				e, err := v.run(ctx, w, h)
+				e, err := v.run(gctx, w, h)
 				if err != nil {
-					fail(err)
-					continue
+					return err
 				}
 				mu.Lock()
 				err = emit(e)
 				mu.Unlock()
 				if err != nil {
-					fail(err)
+					return err
 				}
 			}
-		}()
+			return nil
+		})
 	}
 send:
 	for _, h := range hs {
 		select {
 		case jobs <- h:
-		case <-ctx.Done():
+		case <-gctx.Done():
 			break send
 		}
 	}
 	close(jobs)
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	return ctx.Err()
 }

@@ -72,6 +72,8 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/benchforge/benchforge/internal/code"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/generate"
@@ -435,25 +437,18 @@ func (g *Generator) scan(ctx context.Context, names []fileRef, want map[string]i
 			ops = append(ops, op)
 		}
 	}
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range g.opts.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				out[i] = g.scanFile(names[i], want, ops)
-			}
-		}()
-	}
+	var eg errgroup.Group
+	eg.SetLimit(max(g.opts.Workers, 1))
 	for i := range names {
 		if ctx.Err() != nil {
 			break
 		}
-		jobs <- i
+		eg.Go(func() error {
+			out[i] = g.scanFile(names[i], want, ops)
+			return nil
+		})
 	}
-	close(jobs)
-	wg.Wait()
+	eg.Wait() // scanFile reports errors in out, never here
 	return out
 }
 

@@ -41,6 +41,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
@@ -228,35 +230,30 @@ func (g *Generator) Generate(ctx context.Context, req generate.Request) ([]gener
 	}
 	results := make([]*Call, len(slots))
 	errsBySlot := make([]error, len(slots))
-	work := make(chan int)
-	var wg sync.WaitGroup
+	// Each slot keeps its own error (a failed call is an attempt, not the
+	// end of the chunk), so the group only bounds the calls in flight.
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for w := 0; w < min(g.opts.Workers, len(slots)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				results[i], errsBySlot[i] = g.answer(cctx, slots[i])
-				if errsBySlot[i] != nil && stopping(errsBySlot[i]) {
-					cancel() // no new calls after a budget stop or cancellation
-				}
-			}
-		}()
-	}
+	var eg errgroup.Group
+	eg.SetLimit(max(min(g.opts.Workers, len(slots)), 1))
 	for i := range slots {
 		if cctx.Err() != nil {
 			errsBySlot[i] = cctx.Err()
 			continue
 		}
-		select {
-		case work <- i:
-		case <-cctx.Done():
-			errsBySlot[i] = cctx.Err()
-		}
+		eg.Go(func() error {
+			if err := cctx.Err(); err != nil { // stopped while waiting for a slot
+				errsBySlot[i] = err
+				return nil
+			}
+			results[i], errsBySlot[i] = g.answer(cctx, slots[i])
+			if errsBySlot[i] != nil && stopping(errsBySlot[i]) {
+				cancel() // no new calls after a budget stop or cancellation
+			}
+			return nil
+		})
 	}
-	close(work)
-	wg.Wait()
+	eg.Wait()
 
 	var out []generate.Candidate
 	var first error
