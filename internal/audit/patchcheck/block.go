@@ -98,43 +98,83 @@ func (h *scopeHint) extraLines(snap *version) []int {
 // matchBlock localises and matches one block; a non-nil hint (the history
 // tracker's descendant) replaces the localisation.
 func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *snapFile, hint *scopeHint) (Block, bool, error) {
-	fix, bug := fw.fix, fw.bug
-	b := Block{File: pb.file, SnapshotFile: sf.path, FileVia: sf.via, Function: fix.funcName(pb.fn),
-		Kind: pb.kind, PatchLines: []string{}, MatchedLines: []MatchedLine{}}
-	for _, a := range pb.adds {
-		b.PatchLines = append(b.PatchLines, fix.lines[a].text)
-	}
-	for _, d := range pb.dels {
-		b.PatchLines = append(b.PatchLines, "- "+bug.lines[d].text)
-	}
+	b := newBlock(fw, pb, sf)
 	if sf.v == nil {
 		b.Localized = "none"
 		return b, false, nil
 	}
-	snap := sf.v
-	sc := scope{snap: snap, via: "file"}
-	sfi := -1
+	sfi, gone := c.localizeBlock(fw.fix, pb, sf.v, hint, &b)
+	if gone {
+		return b, false, nil
+	}
+	sc := blockScope(fw.fix, pb, sf, sfi, hint)
+	if sfi >= 0 {
+		b.SnapshotFunction = sf.v.funcName(sfi)
+	}
+	var score float64
+	var exact bool
+	var err error
+	if pb.kind == "added" {
+		score, exact, err = c.matchAdded(ctx, fw, pb, sc, sfi, hint, &b)
+	} else {
+		score, exact, err = c.matchDeletion(ctx, fw, pb, sc, sfi, &b)
+	}
+	if err != nil {
+		return b, false, err
+	}
+	b.Similarity = round(score)
+	b.Passed = b.Similarity >= c.opts.threshold()
+	return b, exact && b.Passed, nil
+}
+
+// newBlock is pb's record before matching: where it is and its lines.
+func newBlock(fw *fileWork, pb *pblock, sf *snapFile) Block {
+	b := Block{File: pb.file, SnapshotFile: sf.path, FileVia: sf.via, Function: fw.fix.funcName(pb.fn),
+		Kind: pb.kind, PatchLines: []string{}, MatchedLines: []MatchedLine{}}
+	for _, a := range pb.adds {
+		b.PatchLines = append(b.PatchLines, fw.fix.lines[a].text)
+	}
+	for _, d := range pb.dels {
+		b.PatchLines = append(b.PatchLines, "- "+fw.bug.lines[d].text)
+	}
+	return b
+}
+
+// localizeBlock finds the snapshot function of pb (-1: the whole file) and
+// records how in b.Localized; gone means the patched function is not in
+// the snapshot and the block fails.
+func (c *Checker) localizeBlock(fix *version, pb *pblock, snap *version, hint *scopeHint, b *Block) (sfi int, gone bool) {
 	switch {
 	case c.opts.NoLocalize:
 		b.Localized = "file"
+		return -1, false
 	case hint != nil && (hint.key != "" || hint.whole):
-		if sfi = hint.hinted(snap); sfi < 0 {
-			sfi, b.Localized = localize(fix, pb.fn, snap)
-		} else {
+		if sfi = hint.hinted(snap); sfi >= 0 {
 			b.Localized = "function:history"
+			return sfi, false
 		}
-	default:
 		sfi, b.Localized = localize(fix, pb.fn, snap)
-		if sfi < 0 && pb.fn >= 0 && fix.file != nil && snap.file != nil {
-			// The patched function is gone (no key, name or context
-			// match). benchchecker §3.4 restricts the search to that
-			// function because a file-wide search finds common lines
-			// ("return null;") anywhere: the block is not present.
-			b.Localized = "function:missing"
-			return b, false, nil
-		}
+		return sfi, false
 	}
-	sc.lines = snap.funcLines(sfi)
+	sfi, b.Localized = localize(fix, pb.fn, snap)
+	if sfi < 0 && pb.fn >= 0 && fix.file != nil && snap.file != nil {
+		// The patched function is gone (no key, name or context match).
+		// benchchecker §3.4 restricts the search to that function because
+		// a file-wide search finds common lines ("return null;")
+		// anywhere: the block is not present.
+		b.Localized = "function:missing"
+		return sfi, true
+	}
+	return sfi, false
+}
+
+// blockScope is where pb's lines are searched in the snapshot: the
+// localised function (with the functions fix lines were extracted into),
+// its lines not claimed by the fixed function's unchanged lines, and the
+// syntax-tree alignment of the fixed function with it.
+func blockScope(fix *version, pb *pblock, sf *snapFile, sfi int, hint *scopeHint) scope {
+	snap := sf.v
+	sc := scope{snap: snap, via: "file", lines: snap.funcLines(sfi)}
 	switch {
 	case hint != nil && hint.whole && sfi >= 0:
 		sc.lines = snap.funcLines(-1)
@@ -160,104 +200,124 @@ func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *
 	}
 	if sfi >= 0 {
 		sc.via = "function"
-		b.SnapshotFunction = snap.funcName(sfi)
 		need := append(append([]int{}, pb.adds...), pb.ctx...)
 		nm := gumtree(fix.file, fix.funcs[pb.fn].Node, snap.file, snap.funcs[sfi].Node, 1)
 		sc.align = alignLines(fix, need, nm, sf.leaf)
 	}
-	aligned := func(li int) int {
-		if a, ok := sc.align[li]; ok {
-			return a
-		}
-		return -1
+	return sc
+}
+
+// aligned is the snapshot line the syntax trees align fixed line li
+// with, or -1.
+func (sc scope) aligned(li int) int {
+	if a, ok := sc.align[li]; ok {
+		return a
+	}
+	return -1
+}
+
+// matchAdded matches the lines an added block must have: its score is
+// its weakest line.
+func (c *Checker) matchAdded(ctx context.Context, fw *fileWork, pb *pblock, sc scope, sfi int, hint *scopeHint, b *Block) (float64, bool, error) {
+	fix, snap := fw.fix, sc.snap
+	allWeak := true
+	for _, a := range pb.adds {
+		allWeak = allWeak && weakLine(fix.lines[a].text)
 	}
 	score, exact := 1.0, true
-	if pb.kind == "added" {
-		allWeak := true
-		for _, a := range pb.adds {
-			allWeak = allWeak && weakLine(fix.lines[a].text)
-		}
-		for _, a := range pb.adds {
-			buggy := ""
-			if d, ok := pb.pair[a]; ok {
-				buggy = bug.lines[d].text
-			}
-			if sfi >= 0 && !c.opts.NoLocalize && a == headerLine(fix, pb.fn) {
-				ml := declaration(fix.lines[a].text, snap, sfi)
-				exact = exact && ml.Similarity == 1 && ml.Via == "exact-header"
-				b.MatchedLines = append(b.MatchedLines, ml)
-				continue
-			}
-			ml, at, err := c.matchPresent(ctx, fix.lines[a].text, buggy, "added", sc, aligned(a))
-			if err != nil {
-				return b, false, err
-			}
-			if ml.Similarity < c.opts.threshold() && hint != nil && !hint.whole {
-				movedInFile(&ml, fix.lines[a].text, snap, sc.lines)
-			}
-			if at >= 0 && allWeak && !c.opts.NoLocalize {
-				sup, err := c.neighbourSupport(ctx, fix, a, snap, at)
-				if err != nil {
-					return b, false, err
-				}
-				if sup < ml.Similarity {
-					ml.Similarity, ml.Via = round(sup), ml.Via+"+neighbours"
-				}
-			}
-			exact = exact && ml.Similarity == 1 && ml.Via[:min(len(ml.Via), 5)] == "exact"
-			score = min(score, ml.Similarity)
+	for _, a := range pb.adds {
+		if sfi >= 0 && !c.opts.NoLocalize && a == headerLine(fix, pb.fn) {
+			ml := declaration(fix.lines[a].text, snap, sfi)
+			exact = exact && ml.Similarity == 1 && ml.Via == "exact-header"
 			b.MatchedLines = append(b.MatchedLines, ml)
+			continue
 		}
-	} else {
-		// Deletion: the context must be present and the deleted lines
-		// absent between the context matched before and after.
-		// The context shows the place is still there: on each side, its
-		// best line must pass (one drifted neighbour, "mLocale = locale;"
-		// become "locale = LocaleUtils.toLocale(locale);", does not undo a
-		// deletion beside it).
-		pos := make([]int, len(pb.ctx))
-		side := [2]float64{-1, -1}
-		for k, li := range pb.ctx {
-			ml, at, err := c.matchPresent(ctx, fix.lines[li].text, "", "context", sc, aligned(li))
-			if err != nil {
-				return b, false, err
-			}
-			if ml.Similarity < c.opts.threshold() {
-				at = -1
-			}
-			pos[k] = at
-			exact = exact && ml.Similarity == 1
-			si := 0
-			if k >= pb.nBefore {
-				si = 1
-			}
-			side[si] = max(side[si], ml.Similarity)
-			b.MatchedLines = append(b.MatchedLines, ml)
+		ml, err := c.matchAddedLine(ctx, fw, pb, a, sc, hint, allWeak)
+		if err != nil {
+			return 0, false, err
 		}
-		for _, s := range side {
-			if s >= 0 {
-				score = min(score, s)
-			}
+		exact = exact && ml.Similarity == 1 && ml.Via[:min(len(ml.Via), 5)] == "exact"
+		score = min(score, ml.Similarity)
+		b.MatchedLines = append(b.MatchedLines, ml)
+	}
+	return score, exact, nil
+}
+
+// matchAddedLine matches fixed line a: its best counterpart in scope, else
+// the same text elsewhere in the tracked file (moved), and, in a block of
+// weak lines only, no better than its neighbours.
+func (c *Checker) matchAddedLine(ctx context.Context, fw *fileWork, pb *pblock, a int, sc scope, hint *scopeHint, allWeak bool) (MatchedLine, error) {
+	fix := fw.fix
+	buggy := ""
+	if d, ok := pb.pair[a]; ok {
+		buggy = fw.bug.lines[d].text
+	}
+	ml, at, err := c.matchPresent(ctx, fix.lines[a].text, buggy, "added", sc, sc.aligned(a))
+	if err != nil {
+		return ml, err
+	}
+	if ml.Similarity < c.opts.threshold() && hint != nil && !hint.whole {
+		movedInFile(&ml, fix.lines[a].text, sc.snap, sc.lines)
+	}
+	if at >= 0 && allWeak && !c.opts.NoLocalize {
+		sup, err := c.neighbourSupport(ctx, fix, a, sc.snap, at)
+		if err != nil {
+			return ml, err
 		}
-		region := deletionRegion(sc.lines, pos, pb.nBefore, len(pb.dels))
-		for _, d := range pb.dels {
-			ml, err := c.matchAbsent(ctx, bug.lines[d].text, snap, region)
-			if err != nil {
-				return b, false, err
-			}
-			exact = exact && ml.Similarity == 1
-			score = min(score, ml.Similarity)
-			b.MatchedLines = append(b.MatchedLines, ml)
-		}
-		if len(pb.ctx) == 0 && sfi < 0 && pb.fn >= 0 && !c.opts.NoLocalize {
-			// The function holding the deletion is gone: nothing to
-			// vouch for the fix.
-			score = 0
+		if sup < ml.Similarity {
+			ml.Similarity, ml.Via = round(sup), ml.Via+"+neighbours"
 		}
 	}
-	b.Similarity = round(score)
-	b.Passed = b.Similarity >= c.opts.threshold()
-	return b, exact && b.Passed, nil
+	return ml, nil
+}
+
+// matchDeletion scores a deletion block: its context must show the place
+// and the deleted lines must be absent between the context matched before
+// and after. The context shows the place by its best line on each side
+// (one drifted neighbour, "mLocale = locale;" become "locale =
+// LocaleUtils.toLocale(locale);", does not undo a deletion beside it).
+func (c *Checker) matchDeletion(ctx context.Context, fw *fileWork, pb *pblock, sc scope, sfi int, b *Block) (float64, bool, error) {
+	score, exact := 1.0, true
+	pos := make([]int, len(pb.ctx))
+	side := [2]float64{-1, -1}
+	for k, li := range pb.ctx {
+		ml, at, err := c.matchPresent(ctx, fw.fix.lines[li].text, "", "context", sc, sc.aligned(li))
+		if err != nil {
+			return 0, false, err
+		}
+		if ml.Similarity < c.opts.threshold() {
+			at = -1
+		}
+		pos[k] = at
+		exact = exact && ml.Similarity == 1
+		si := 0
+		if k >= pb.nBefore {
+			si = 1
+		}
+		side[si] = max(side[si], ml.Similarity)
+		b.MatchedLines = append(b.MatchedLines, ml)
+	}
+	for _, s := range side {
+		if s >= 0 {
+			score = min(score, s)
+		}
+	}
+	region := deletionRegion(sc.lines, pos, pb.nBefore, len(pb.dels))
+	for _, d := range pb.dels {
+		ml, err := c.matchAbsent(ctx, fw.bug.lines[d].text, sc.snap, region)
+		if err != nil {
+			return 0, false, err
+		}
+		exact = exact && ml.Similarity == 1
+		score = min(score, ml.Similarity)
+		b.MatchedLines = append(b.MatchedLines, ml)
+	}
+	if len(pb.ctx) == 0 && sfi < 0 && pb.fn >= 0 && !c.opts.NoLocalize {
+		// The function holding the deletion is gone: nothing to vouch
+		// for the fix.
+		score = 0
+	}
+	return score, exact, nil
 }
 
 // headerLine is the logical line of v that declares function fi (its
