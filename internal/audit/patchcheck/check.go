@@ -20,6 +20,7 @@ type Checker struct {
 	emb    embedCache
 	git    gitCache
 	parsed *parseCache
+	scopes *parseCache // scope versions of tracked functions, by content
 	tr     *track.Tracker
 }
 
@@ -27,10 +28,14 @@ type Checker struct {
 // normalised is a few MB).
 const parsedFiles = 48
 
+// parsedScopes bounds the scope-version cache (a function or a few: tens
+// of KB each).
+const parsedScopes = 4096
+
 // New returns a Checker with opts.
 func New(opts Options) *Checker {
 	return &Checker{opts: opts, emb: embedCache{m: map[string][]float64{}}, git: newGitCache(),
-		parsed: &parseCache{max: parsedFiles}, tr: track.New(sourceExtList()...)}
+		parsed: &parseCache{max: parsedFiles}, scopes: &parseCache{max: parsedScopes}, tr: track.New(sourceExtList()...)}
 }
 
 // sourceExtList is sourceExts as a sorted list.

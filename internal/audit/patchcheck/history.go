@@ -2,6 +2,8 @@ package patchcheck
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
@@ -314,8 +316,8 @@ func (c *Checker) scoreStates(ctx context.Context, repo *gitrepo.Repo, h *track.
 			tb.evals, tb.chains, prev, was = append(tb.evals, b), append(tb.chains, nil), nil, nil
 			continue
 		}
-		sv := scopeVersion(st.Path, append([]string{st.Text}, st.ExtraText...), c.opts.NoPreprocess)
-		at := &snapFile{path: st.Path, via: "history", v: sv, leaf: leafLines(sv)}
+		at := c.scopeFile(st.Path, append([]string{st.Text}, st.ExtraText...))
+		sv := at.v
 		b, _, err := c.matchBlock(ctx, tb.fw, tb.pb, at, &scopeHint{whole: true})
 		if err != nil {
 			return err
@@ -354,6 +356,26 @@ func (c *Checker) scoreAtFile(ctx context.Context, repo *gitrepo.Repo, commit st
 	c.applyChains(&b, chains, sf.v)
 	b.EvidenceCommit = commit
 	return b, nil
+}
+
+// scopeFile is the parsed scope version of texts (the tracked function and
+// its extra functions) at path, cached by content: samples whose fixes
+// touch one function (Jsoup's HtmlTreeBuilderState.process) walk the same
+// states.
+func (c *Checker) scopeFile(p string, texts []string) *snapFile {
+	h := sha256.New()
+	for _, t := range texts {
+		h.Write([]byte(t))
+		h.Write([]byte{0})
+	}
+	k := p + "\x00" + hex.EncodeToString(h.Sum(nil))
+	if sf, ok := c.scopes.get(k); ok {
+		return sf
+	}
+	sv := scopeVersion(p, texts, c.opts.NoPreprocess)
+	sf := &snapFile{path: p, via: "history", v: sv, leaf: leafLines(sv)}
+	c.scopes.put(k, sf)
+	return sf
 }
 
 // scopeVersion parses the tracked function and its extra functions alone:

@@ -20,6 +20,10 @@ type modRule struct {
 	Lang    code.Lang
 	Pattern *regexp.Regexp
 	Replace string
+	// Needs is text every line the rule can change holds: lines without
+	// it skip the rule (the regular expressions cost more than a search,
+	// on every line of every version read).
+	Needs string
 	// Fn rewrites the line instead of Pattern and Replace, for a rule a
 	// regular expression cannot say (an argument list to count).
 	Fn           func(string) string
@@ -32,6 +36,7 @@ type modRule struct {
 var modRules = []modRule{
 	{
 		Name: "java-diamond", Lang: code.LangJava,
+		Needs: " > (",
 		// new Foo < A , B > ( → new Foo < > (  (Java 7 diamond)
 		Pattern: regexp.MustCompile(`\bnew ([A-Za-z_][\w.]*(?: \. [A-Za-z_]\w*)*) < [^()]*? > \(`),
 		Replace: "new $1 < > (",
@@ -47,6 +52,7 @@ var modRules = []modRule{
 	},
 	{
 		Name: "java-final", Lang: code.LangJava,
+		Needs: "final ",
 		// final on locals and parameters changes no behaviour.
 		Pattern: regexp.MustCompile(`(^|[(,] |^for \( )final `),
 		Replace: "$1",
@@ -62,6 +68,7 @@ var modRules = []modRule{
 	},
 	{
 		Name: "java-this", Lang: code.LangJava,
+		Needs: "this . ",
 		// this.field → field (an added or dropped qualifier).
 		Pattern: regexp.MustCompile(`(^| )this \. ([A-Za-z_]\w*)\b( [^(]|$)`),
 		Replace: "$1$2$3",
@@ -76,6 +83,7 @@ var modRules = []modRule{
 	},
 	{
 		Name: "java-brace", Lang: code.LangJava,
+		Needs: " {",
 		// if ( c ) { ↔ if ( c ): a brace added to or dropped from a
 		// one-statement body.
 		Pattern: regexp.MustCompile(`^((?:\} )?(?:if|else if|while|for) \(.*\)) \{$`),
@@ -90,6 +98,7 @@ var modRules = []modRule{
 	},
 	{
 		Name: "python-quotes", Lang: code.LangPython,
+		Needs: "'",
 		// 'text' → "text" (quote style; a literal holding either quote or a
 		// backslash is left alone).
 		Pattern: regexp.MustCompile(`(^|[^\w'"])([rbuRBU]?)'([^'"\\\n]*)'`),
@@ -106,6 +115,7 @@ var modRules = []modRule{
 	},
 	{
 		Name: "python-percent-format", Lang: code.LangPython,
+		Needs: "%",
 		// "… %s …" % x → f"… {x} …" (one plain argument).
 		Pattern: regexp.MustCompile(`"([^"%{}]*)%[sdr]([^"%{}]*)" % ([A-Za-z_][\w.]*(?: \. [A-Za-z_]\w*)*)\b`),
 		Replace: `f"$1{$3}$2"`,
@@ -119,6 +129,7 @@ var modRules = []modRule{
 	},
 	{
 		Name: "python-format-call", Lang: code.LangPython,
+		Needs: ". format (",
 		// "… {} …" . format ( x ) → f"… {x} …" (one plain argument).
 		Pattern: regexp.MustCompile(`"([^"{}]*)\{\}([^"{}]*)" \. format \( ([A-Za-z_]\w*(?: \. [A-Za-z_]\w*)*) \)`),
 		Replace: `f"$1{$3}$2"`,
@@ -131,6 +142,7 @@ var modRules = []modRule{
 	},
 	{
 		Name: "python-percent-tuple", Lang: code.LangPython,
+		Needs: "% (",
 		// "… %s … %s …" % ( a , b ) → f"… {a} … {b} …".
 		Fn: percentToFString,
 		MustMatch: [][2]string{
@@ -144,6 +156,7 @@ var modRules = []modRule{
 	},
 	{
 		Name: "python-variable-annotation", Lang: code.LangPython,
+		Needs: " : ",
 		// x : T = v → x = v (PEP 526 annotations add no behaviour).
 		Fn: dropVarAnnotation,
 		MustMatch: [][2]string{
@@ -157,6 +170,7 @@ var modRules = []modRule{
 	},
 	{
 		Name: "python-fstring-spacing", Lang: code.LangPython,
+		Needs: "{ ",
 		// f"… { x } …" and f"…{x}…" are the same f-string.
 		Pattern: regexp.MustCompile(`\{ ([^{} ][^{}]*?) \}`),
 		Replace: "{$1}",
@@ -174,7 +188,7 @@ func modernise(lang code.Lang, t string) string {
 	for i := range modRules {
 		r := &modRules[i]
 		switch {
-		case r.Lang != lang:
+		case r.Lang != lang || !strings.Contains(t, r.Needs):
 		case r.Fn != nil:
 			t = r.Fn(t)
 		default:

@@ -1,6 +1,7 @@
 package patchcheck
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/code"
@@ -59,6 +60,27 @@ func TestModernisationThroughNormaliser(t *testing.T) {
 		for i := range la {
 			if la[i] != lb[i] {
 				t.Errorf("%q vs %q: line %d %q ≠ %q", c.old, c.new, i, la[i], lb[i])
+			}
+		}
+	}
+}
+
+// TestRulePrefilters: a rule's Needs text never hides a line the rule
+// would change: on every example, the rule with and without the
+// prefilter rewrites alike.
+func TestRulePrefilters(t *testing.T) {
+	for _, r := range modRules {
+		for _, p := range append(append([][2]string{}, r.MustMatch...), r.MustNotMatch...) {
+			for _, line := range p {
+				var full string
+				if r.Fn != nil {
+					full = r.Fn(line)
+				} else {
+					full = r.Pattern.ReplaceAllString(line, r.Replace)
+				}
+				if full != line && !strings.Contains(line, r.Needs) {
+					t.Errorf("%s: Needs %q hides %q, which the rule rewrites to %q", r.Name, r.Needs, line, full)
+				}
 			}
 		}
 	}
