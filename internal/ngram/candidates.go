@@ -35,7 +35,7 @@ type ctxTable struct {
 const memoWords = 4 << 20
 
 type ctxMemo struct {
-	m     sync.Map // uint64(level)<<32 | node → *ctxTable
+	m     shardMap[*ctxTable] // uint64(level)<<32 | node
 	words atomic.Int64
 	steps atomic.Pointer[stepMemo]
 }
@@ -46,44 +46,107 @@ func (m *Model) table(s *state, base int) *ctxTable {
 	key := uint64(base)<<32 | uint64(h)
 	if m.memo != nil {
 		if t, ok := m.memo.m.Load(key); ok {
-			return t.(*ctxTable)
+			return t
 		}
 	}
 	lo, hi := m.lv[base-1].first[h], m.lv[base-1].first[h+1]
-	t := &ctxTable{}
+	// Sized once: grown by append, a table cost a dozen allocations.
+	n := int(hi - lo)
+	t := &ctxTable{words: make([]uint32, 0, n)}
 	for _, w := range m.lv[base].word[lo:hi] {
 		if w == eosID || w >= firstWordID {
 			t.words = append(t.words, w)
-			t.p = append(t.p, m.probUpTo(s, w, base))
 		}
 	}
-	t.order = make([]uint32, len(t.words))
-	for i := range t.order {
-		t.order[i] = uint32(i)
-	}
-	slices.SortFunc(t.order, func(a, b uint32) int {
-		return candCmp(cand{id: t.words[a], p: t.p[a]}, cand{id: t.words[b], p: t.p[b]})
-	})
+	t.p = m.probsUpTo(s, t.words, base)
+	t.order = sortedOrder(t.words, t.p)
 	t.lp = make([]float64, len(t.p))
 	for i, v := range t.p {
 		t.lp[i] = math.Log(v)
 	}
 	if m.memo != nil && m.memo.words.Add(int64(len(t.words))) <= memoWords {
 		if prev, loaded := m.memo.m.LoadOrStore(key, t); loaded {
-			return prev.(*ctxTable)
+			return prev
 		}
 	}
 	return t
 }
 
-// probUpTo is prob restricted to the contexts of levels 1..top.
-func (m *Model) probUpTo(s *state, w uint32, top int) float64 {
-	ctx := s.ctx
-	if top < len(ctx) {
-		sh := state{ctx: ctx[:top]}
-		return m.prob(&sh, w)
+// probsUpTo is prob restricted to the contexts of levels 1..top, for
+// every w of words (ascending ids,
+// none <s> or beyond the vocabulary), level by level: each level's
+// children are searched from where the last word's search ended, not
+// from the start for every word, which made a new table half the
+// handler's time on a fresh server. The terms and their order are
+// prob's, so the values are bit-identical.
+func (m *Model) probsUpTo(s *state, words []uint32, top int) []float64 {
+	p := make([]float64, len(words))
+	for i, w := range words {
+		a := m.lv[0].adj[w]
+		p[i] = math.Max(float64(a)-discount(&m.disc[0], a), 0)/m.uniDen + m.uniGamma*m.uniform
 	}
-	return m.prob(s, w)
+	// Every level up to top is usable (top bounds the usable ones and
+	// the usable ones are a prefix), so prob never stops early here.
+	for j := 1; j <= top; j++ {
+		h := s.ctx[j-1]
+		l := &m.lv[j-1]
+		den, g := float64(l.den[h]), float64(l.gamma[h])
+		lo, hi := l.first[h], l.first[h+1]
+		cw, ca := m.lv[j].word[lo:hi], m.lv[j].adj[lo:hi]
+		walk := len(cw) <= 8*len(words) // else binary search
+		k := 0
+		for i, w := range words {
+			if walk {
+				for k < len(cw) && cw[k] < w {
+					k++
+				}
+			} else {
+				off, _ := slices.BinarySearch(cw[k:], w)
+				k += off
+			}
+			var a uint32
+			if k < len(cw) && cw[k] == w {
+				a = ca[k]
+			}
+			p[i] = math.Max(float64(a)-discount(&m.disc[j], a), 0)/den + g*p[i]
+		}
+	}
+	return p
+}
+
+// sortedOrder returns the permutation of indices that orders words/p by
+// candCmp (descending p, then ascending id; words ascend, so ties go by
+// index). Like mergeDeep it sorts integer keys, p's bits with the index
+// below, and lets insertionFix settle what the dropped low bits tied.
+func sortedOrder(words []uint32, p []float64) []uint32 {
+	order := make([]uint32, len(words))
+	if len(words) > 1<<16 {
+		for i := range order {
+			order[i] = uint32(i)
+		}
+		slices.SortFunc(order, func(a, b uint32) int {
+			return candCmp(cand{id: words[a], p: p[a]}, cand{id: words[b], p: p[b]})
+		})
+		return order
+	}
+	keys := make([]uint64, len(words))
+	for i, v := range p {
+		keys[i] = ^math.Float64bits(v)&^0xffff | uint64(i)
+	}
+	slices.Sort(keys)
+	for k, key := range keys {
+		order[k] = uint32(key & 0xffff)
+	}
+	for i := 1; i < len(order); i++ {
+		for j := i; j > 0; j-- {
+			a, b := order[j-1], order[j]
+			if p[a] > p[b] || p[a] == p[b] && a < b {
+				break
+			}
+			order[j-1], order[j] = b, a
+		}
+	}
+	return order
 }
 
 // Finished steps.
@@ -119,7 +182,7 @@ type stepWeights struct {
 // the model starts a new one, so a long-running server follows its
 // traffic instead of keeping the first contexts it saw.
 type stepMemo struct {
-	m     sync.Map // uint64(top)<<32 | node → *stepEntry or seenOnce
+	m     shardMap[*stepEntry] // uint64(top)<<32 | node → entry, or nil when seen once
 	slots atomic.Int64
 }
 
@@ -127,8 +190,8 @@ type stepMemo struct {
 // candidate and temperature) a generation holds: about 40 MB.
 const stepSlots = 1 << 20
 
-// markSlots is what a seenOnce mark is charged: a sync.Map entry is
-// about four candidates' bytes.
+// markSlots is what a seen-once mark is charged: with its share of the
+// map's overhead an entry is a few candidates' bytes.
 const markSlots = 4
 
 // maxStepTemps bounds the temperatures whose weights an entry keeps.
@@ -152,44 +215,41 @@ func (c *ctxMemo) charge(g *stepMemo, n int) bool {
 	return false
 }
 
-// step returns the candidates of s like candidates, and the memo entry
-// they come from. With an entry the slice is the entry's and must not
-// be modified; without one (computed afresh and not kept, or no memo)
-// it is buf reused.
-func (m *Model) step(s *state, buf []cand) ([]cand, float64, *stepEntry) {
+// step returns the candidates of s like candidates, the memo entry
+// they come from, and their ids in ascending order (read-only). With an
+// entry the slice is the entry's and must not be modified; without one
+// (computed afresh and not kept, or no memo) it is buf reused.
+func (m *Model) step(s *state, buf []cand) ([]cand, float64, *stepEntry, []uint32) {
 	top := m.top(s)
 	if m.memo == nil {
-		cands, rest, _ := m.candidatesAt(s, top, buf)
-		return cands, rest, nil
+		cands, rest, ids := m.candidatesAt(s, top, buf)
+		return cands, rest, nil, ids
 	}
 	var key uint64
 	if top > 0 {
 		key = uint64(top)<<32 | uint64(s.ctx[top-1])
 	}
 	g := m.memo.stepGen()
-	v, seen := g.m.Load(key)
-	if e, ok := v.(*stepEntry); ok {
-		return e.cands, e.rest, e
+	e, seen := g.m.Load(key)
+	if e != nil {
+		return e.cands, e.rest, e, e.ids
 	}
 	cands, rest, ids := m.candidatesAt(s, top, buf)
 	if !seen {
 		// Most contexts of a completion are reached once: an entry (a
 		// copy of the list and its weights) is made on the second visit.
 		if m.memo.charge(g, markSlots) {
-			g.m.LoadOrStore(key, seenOnce{})
+			g.m.LoadOrStore(key, nil)
 		}
-		return cands, rest, nil
+		return cands, rest, nil, ids
 	}
 	if !m.memo.charge(g, len(cands)) {
-		return cands, rest, nil
+		return cands, rest, nil, ids
 	}
-	e := &stepEntry{cands: slices.Clone(cands), rest: rest, ids: ids}
+	e = &stepEntry{cands: slices.Clone(cands), rest: rest, ids: ids}
 	g.m.Store(key, e) // a racing writer's equal entry may be replaced
-	return e.cands, e.rest, e
+	return e.cands, e.rest, e, ids
 }
-
-// seenOnce marks a step memo key visited once.
-type seenOnce struct{}
 
 // weights returns the entry's weights at 1/T = invT, computing and
 // keeping them on first use.
@@ -218,18 +278,13 @@ func (m *Model) weights(e *stepEntry, invT float64) *stepWeights {
 	return w
 }
 
-// has reports whether id is one of the entry's candidates.
-func (e *stepEntry) has(id uint32) bool {
-	_, ok := slices.BinarySearch(e.ids, id)
-	return ok
-}
-
 // stepScratch holds a step's working arrays.
 type stepScratch struct {
 	p    []float64
 	deep []bool
 	idx  []int
 	d    []cand
+	keys []uint64
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(stepScratch) }}
@@ -244,8 +299,8 @@ func (m *Model) fromTable(s *state, t *ctxTable, base, top int, buf []cand) ([]c
 	p := append(sc.p[:0], t.p...)
 	deep := slices.Grow(sc.deep[:0], n)[:n]
 	clear(deep)
-	anyDeep := false
-	logScale := 0.0 // log of the product of the deeper γ, for weights
+	idx := sc.idx[:0] // the deep candidates, in no particular order
+	logScale := 0.0   // log of the product of the deeper γ, for weights
 	for j := base + 1; j <= top; j++ {
 		h := s.ctx[j-1]
 		l := &m.lv[j-1]
@@ -256,18 +311,23 @@ func (m *Model) fromTable(s *state, t *ctxTable, base, top int, buf []cand) ([]c
 		}
 		lo, hi := l.first[h], l.first[h+1]
 		words, adj := m.lv[j].word[lo:hi], m.lv[j].adj[lo:hi]
+		// A deeper context has few children among many candidates: each
+		// is found by binary search from the last one's place, not by
+		// walking the candidates.
 		i := 0
 		for c, w := range words {
-			for i < n && t.words[i] < w {
-				i++
-			}
+			k, found := slices.BinarySearch(t.words[i:], w)
+			i += k
 			if i == n {
 				break
 			}
-			if t.words[i] == w {
+			if found {
 				a := adj[c]
 				p[i] = math.Max(float64(a)-discount(&m.disc[j], a), 0)/den + p[i]
-				deep[i], anyDeep = true, true
+				if !deep[i] {
+					deep[i] = true
+					idx = append(idx, i)
+				}
 			}
 		}
 	}
@@ -282,17 +342,10 @@ func (m *Model) fromTable(s *state, t *ctxTable, base, top int, buf []cand) ([]c
 		}
 	}
 	insertionFix(out) // scaling can make neighbours tie; ties go by id
-	if anyDeep {
-		idx := sc.idx[:0]
-		for i, d := range deep {
-			if d {
-				idx = append(idx, i)
-			}
-		}
-		out, sc.d = mergeDeep(out, idx, t.words, p, sc.d)
-		sc.idx = idx
+	if len(idx) > 0 {
+		out = mergeDeep(out, idx, t.words, p, sc)
 	}
-	sc.p, sc.deep = p, deep
+	sc.p, sc.deep, sc.idx = p, deep, idx
 	return out, math.Max(0, 1-sum)
 }
 
@@ -307,14 +360,35 @@ func insertionFix(c []cand) {
 }
 
 // mergeDeep merges the deeper contexts' children (indices idx into
-// words/p) into the sorted list c, using d as scratch; it returns the
-// list and the scratch for reuse.
-func mergeDeep(c []cand, idx []int, words []uint32, p []float64, d []cand) ([]cand, []cand) {
-	d = d[:0]
-	for _, i := range idx {
-		d = append(d, cand{id: words[i], p: p[i], lw: math.Log(p[i])})
+// words/p) into the sorted list c, using sc's d and keys as scratch.
+func mergeDeep(c []cand, idx []int, words []uint32, p []float64, sc *stepScratch) []cand {
+	d := sc.d[:0]
+	if len(idx) <= 1<<16 {
+		// Sorting the deep children by candCmp with a comparison
+		// function was a tenth of a served step. Instead: sort plain
+		// integer keys, the bits of p (which order like p, p ≥ 0)
+		// inverted for descending order with the child's index in the
+		// lowest 16 bits, then let insertionFix order the few that
+		// agreed in all the higher bits. The order is total (ids
+		// differ), so any correct sort gives this same list.
+		keys := sc.keys[:0]
+		for k, i := range idx {
+			keys = append(keys, ^math.Float64bits(p[i])&^0xffff|uint64(k))
+		}
+		slices.Sort(keys)
+		for _, key := range keys {
+			i := idx[key&0xffff]
+			d = append(d, cand{id: words[i], p: p[i], lw: math.Log(p[i])})
+		}
+		insertionFix(d)
+		sc.keys = keys
+	} else {
+		for _, i := range idx {
+			d = append(d, cand{id: words[i], p: p[i], lw: math.Log(p[i])})
+		}
+		sortCands(d)
 	}
-	sortCands(d)
+	sc.d = d
 	n := len(c)
 	c = slices.Grow(c, len(d))[:n+len(d)]
 	// Merge from the back in place.
@@ -329,7 +403,7 @@ func mergeDeep(c []cand, idx []int, words []uint32, p []float64, d []cand) ([]ca
 		}
 		k--
 	}
-	return c, d
+	return c
 }
 
 // candCmp orders by descending probability, then ascending id.

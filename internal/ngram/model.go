@@ -319,7 +319,7 @@ const maxCandidates = 512
 // (<unk> included). With no usable context the candidates are the
 // maxCandidates most probable unigrams, computed once per model.
 func (m *Model) candidates(s *state, buf []cand) (cands []cand, rest float64) {
-	cands, rest, e := m.step(s, buf)
+	cands, rest, e, _ := m.step(s, buf)
 	if e != nil {
 		cands = append(buf[:0], cands...) // the entry's own slice is read-only
 	}

@@ -64,6 +64,12 @@ func (m *Model) Sample(ctx context.Context, prompt string, opts SampleOptions) (
 }
 
 func (m *Model) sample(ctx context.Context, prompt string, opts SampleOptions, topLogprobs int) ([]Completion, error) {
+	return m.sampleTokens(ctx, m.tokenize(prompt), opts, topLogprobs)
+}
+
+// sampleTokens is sample of a prompt already tokenized (ptoks is not
+// modified), for the server, which also counts the prompt's tokens.
+func (m *Model) sampleTokens(ctx context.Context, ptoks []Token, opts SampleOptions, topLogprobs int) ([]Completion, error) {
 	if opts.N == 0 {
 		opts.N = 1
 	}
@@ -72,7 +78,6 @@ func (m *Model) sample(ctx context.Context, prompt string, opts SampleOptions, t
 		return nil, fmt.Errorf("ngram.Sample: invalid options %+v: %w", opts, errs.ErrUsage)
 	}
 	base := m.newState(false)
-	ptoks := m.tokenize(prompt)
 	heal := ""
 	if n := len(ptoks); n > 0 {
 		heal = ptoks[n-1].Text
@@ -105,16 +110,18 @@ func (m *Model) sample(ctx context.Context, prompt string, opts SampleOptions, t
 		}
 		rng := rand.New(rand.NewPCG(opts.Seed, uint64(i)))
 		s := state{ctx: append(make([]uint32, 0, m.order), base.ctx...)}
-		c := Completion{FinishReason: FinishLength, Tokens: []string{}, LogProbs: []float64{}}
+		// Sized for the usual completion, so they are not regrown per token.
+		c := Completion{FinishReason: FinishLength, Tokens: make([]string, 0, min(opts.MaxTokens, 64)), LogProbs: make([]float64, 0, min(opts.MaxTokens, 64))}
 		var text strings.Builder
+		text.Grow(8 * min(opts.MaxTokens, 64))
 		stopped := false
 		healing := heal != ""
 		for len(c.Tokens) < opts.MaxTokens {
 			// ent is the memo entry cands were copied from while they
 			// are unchanged, so pick can use its stored weights.
 			// Slices from an entry are read-only: buf is kept apart.
-			cands, rest, ent := m.step(&s, buf)
-			cands, rest, ent = m.mixStep(&s, cache, cands, rest, ent, buf)
+			cands, rest, ent, ids := m.step(&s, buf)
+			cands, rest, ent, ids = m.mixStep(&s, cache, cands, rest, ent, ids, buf)
 			if ent == nil {
 				buf = cands
 			}
@@ -123,20 +130,20 @@ func (m *Model) sample(ctx context.Context, prompt string, opts SampleOptions, t
 				healing = false
 				var ok bool
 				if cands, ok = m.healCandidates(cands, heal, cache); ok {
-					rest, skip, ent = 0, len(heal), nil
+					rest, skip, ent, ids = 0, len(heal), nil, nil
 				} else {
 					m.push(&s, m.id(heal))
 					if cache != nil {
 						cache.add(heal)
 					}
-					cands, rest, ent = m.step(&s, buf)
-					cands, rest, ent = m.mixStep(&s, cache, cands, rest, ent, buf)
+					cands, rest, ent, ids = m.step(&s, buf)
+					cands, rest, ent, ids = m.mixStep(&s, cache, cands, rest, ent, ids, buf)
 				}
 				if ent == nil {
 					buf = cands
 				}
 			}
-			w, p := m.pick(&s, cands, rest, opts, rng, ent)
+			w, p := m.pick(&s, cands, rest, opts, rng, ent, ids)
 			if cache != nil && skip == 0 && !slices.ContainsFunc(cands, func(x cand) bool { return x.id == w }) {
 				p = m.mixedProb(&s, cache, m.text(w, cache)) // drawn from the backoff chain
 			}
@@ -236,19 +243,19 @@ func (m *Model) toCandidates(cands []cand, k int, cache *cacheLM) []Candidate {
 
 // mixStep is mixCandidates for a step from the memo: when the cache
 // changes the candidates they are copied to buf first (an entry's are
-// read-only) and the entry is dropped.
-func (m *Model) mixStep(s *state, c *cacheLM, cands []cand, rest float64, ent *stepEntry, buf []cand) ([]cand, float64, *stepEntry) {
+// read-only) and the entry and the ids are dropped.
+func (m *Model) mixStep(s *state, c *cacheLM, cands []cand, rest float64, ent *stepEntry, ids []uint32, buf []cand) ([]cand, float64, *stepEntry, []uint32) {
 	if c == nil {
-		return cands, rest, ent
+		return cands, rest, ent, ids
 	}
 	if _, total := c.dist(); total == 0 {
-		return cands, rest, ent
+		return cands, rest, ent, ids
 	}
 	if ent != nil {
 		cands = append(buf[:0], cands...)
 	}
 	cands, rest = m.mixCandidates(s, c, cands, rest)
-	return cands, rest, nil
+	return cands, rest, nil, nil
 }
 
 // pickWeight is candidate c's sampling weight p^(1/T) relative to the
@@ -264,8 +271,9 @@ func pickWeight(c, ref cand, invT float64) float64 {
 
 // pick chooses the next token id and returns it with its model
 // probability. ent, when set, is the memo entry cands equal, whose
-// stored weights replace computing them.
-func (m *Model) pick(s *state, cands []cand, rest float64, opts SampleOptions, rng *rand.Rand, ent *stepEntry) (uint32, float64) {
+// stored weights replace computing them; ids, when set, are cands' ids
+// in ascending order.
+func (m *Model) pick(s *state, cands []cand, rest float64, opts SampleOptions, rng *rand.Rand, ent *stepEntry, ids []uint32) (uint32, float64) {
 	if len(cands) == 0 {
 		return eosID, m.prob(s, eosID)
 	}
@@ -320,7 +328,7 @@ func (m *Model) pick(s *state, cands []cand, rest float64, opts SampleOptions, r
 		}
 		return cands[n-1].id, cands[n-1].p
 	}
-	if w, ok := m.drawBackoff(s, cands, rng, ent); ok {
+	if w, ok := m.drawBackoff(s, cands, rng, ids); ok {
 		return w, m.prob(s, w)
 	}
 	return cands[0].id, cands[0].p
@@ -332,9 +340,14 @@ func (m *Model) pick(s *state, cands []cand, rest float64, opts SampleOptions, r
 // discounted mass, 1-γ), draws from that level's discounted counts or the
 // uniform base, and rejects candidates, <unk> and <s>. It gives up after a
 // bounded number of tries.
-func (m *Model) drawBackoff(s *state, cands []cand, rng *rand.Rand, ent *stepEntry) (uint32, bool) {
-	isCand := func(w uint32) bool { return ent.has(w) }
-	if ent == nil {
+func (m *Model) drawBackoff(s *state, cands []cand, rng *rand.Rand, ids []uint32) (uint32, bool) {
+	// A step's ids are at hand unless the cache changed its candidates;
+	// only then is a set built (a map per draw showed in the profile).
+	isCand := func(w uint32) bool {
+		_, ok := slices.BinarySearch(ids, w)
+		return ok
+	}
+	if ids == nil {
 		set := make(map[uint32]bool, len(cands))
 		for _, c := range cands {
 			set[c.id] = true
@@ -381,15 +394,28 @@ func (m *Model) drawOnce(s *state, top int, rng *rand.Rand) uint32 {
 // discounted adjusted count; mass is the sum of those.
 func (m *Model) drawDiscounted(lo, hi uint32, l *level, mass float64, d *[3]float64, rng *rand.Rand) uint32 {
 	u := rng.Float64() * mass
-	for c := lo; c < hi; c++ {
+	// Children are sorted by id and <s> is id 1, so only the first two
+	// can be <s>; the walk over the rest (often thousands, a tenth of a
+	// served step) then reads the counts alone, each discounted by a
+	// table lookup worth what discount gives.
+	dd := [4]float64{0, d[0], d[1], d[2]}
+	c := lo
+	for ; c < hi && c < lo+2; c++ {
 		a := l.adj[c]
 		if l.word[c] == bosID {
 			continue
 		}
-		u -= math.Max(float64(a)-discount(d, a), 0)
+		u -= math.Max(float64(a)-dd[min(a, 3)], 0)
 		if u < 0 {
 			return l.word[c]
 		}
+	}
+	for _, a := range l.adj[c:hi] {
+		u -= math.Max(float64(a)-dd[min(a, 3)], 0)
+		if u < 0 {
+			return l.word[c]
+		}
+		c++
 	}
 	return unkID
 }

@@ -319,13 +319,14 @@ func (s *server) completions(w http.ResponseWriter, r *http.Request) {
 		// the prompt is not scored.
 		var promptScores []TokenLogProb
 		var promptTop [][]Candidate
+		ptoks := s.m.tokenize(prompt) // once, for the count and the sampler
 		if q.Logprobs != nil {
 			promptScores, promptTop = s.m.scoreWithTop(prompt, nlp)
 			resp.Usage.PromptTokens += len(promptScores)
 		} else {
-			resp.Usage.PromptTokens += len(s.m.tokenize(prompt))
+			resp.Usage.PromptTokens += len(ptoks)
 		}
-		comps, err := s.m.sample(r.Context(), prompt, opts, nlp)
+		comps, err := s.m.sampleTokens(r.Context(), ptoks, opts, nlp)
 		if err != nil {
 			return // the client went away
 		}
@@ -459,7 +460,8 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 		parts[i] = m.Content
 	}
 	prompt := strings.Join(parts, "\n")
-	comps, err := s.m.sample(r.Context(), prompt, opts, 0)
+	ptoks := s.m.tokenize(prompt)
+	comps, err := s.m.sampleTokens(r.Context(), ptoks, opts, 0)
 	if err != nil {
 		return
 	}
@@ -468,7 +470,7 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 		"created": time.Now().Unix(), "model": s.id,
 	}
 	choices := make([]chatChoice, len(comps))
-	u := usage{PromptTokens: len(s.m.tokenize(prompt))}
+	u := usage{PromptTokens: len(ptoks)}
 	for i, c := range comps {
 		choices[i] = chatChoice{Index: i, Message: chatMessage{Role: "assistant", Content: c.Text}, FinishReason: c.FinishReason}
 		u.CompletionTokens += len(c.Tokens)

@@ -184,34 +184,3 @@ func (l *LSH) Visit(sig []uint64, seen []uint32, stamp uint32, fn func(id int) b
 		}
 	}
 }
-
-// FirstPassDedup keeps, in order, each doc that has no earlier kept doc
-// with token n-gram Jaccard ≥ threshold for which same(kept, doc) holds,
-// and returns the kept indexes. Only kept docs are indexed, and a doc
-// stops at its first match: the decision for each doc is the one a
-// pass over every qualifying earlier pair (NearDuplicates) gives, since
-// only kept docs can make a doc a duplicate and whether a pair collides
-// in the LSH depends on the pair alone.
-func FirstPassDedup(docs [][]string, n int, threshold float64, same func(kept, doc int) bool) []int {
-	const k = 128
-	mh := NewMinHasher(k, 1)
-	b, r := BandsFor(k, threshold)
-	idx := NewLSH(b, r)
-	sh := make([][]uint64, len(docs))
-	seen := make([]uint32, len(docs))
-	var kept []int
-	for i, d := range docs {
-		sh[i] = Shingles(d, n)
-		sig := mh.Signature(sh[i])
-		dup := false
-		idx.Visit(sig, seen, uint32(i+1), func(j int) bool {
-			dup = JaccardSorted(sh[j], sh[i]) >= threshold && same(j, i)
-			return !dup
-		})
-		if !dup {
-			kept = append(kept, i)
-			idx.Add(i, sig)
-		}
-	}
-	return kept
-}

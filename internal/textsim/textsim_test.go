@@ -286,3 +286,56 @@ func TestFirstPassDedupMatchesPairwise(t *testing.T) {
 		t.Fatalf("the fixture must have both duplicates and keepers: kept %d of %d", len(want), len(docs))
 	}
 }
+
+// TestFirstPassDedupMatchesBucketWalk checks the similarity join against
+// walking the LSH buckets (firstPassLSH, the pass before issue 19) at
+// several thresholds, on docs with empty and too-short ones among
+// near-copies, with a same that rejects some qualifying pairs: exactly
+// the pairs that collide and reach the threshold may be asked.
+func TestFirstPassDedupMatchesBucketWalk(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 9))
+	vocab := strings.Fields("a b c d e f g h i j k l")
+	var docs [][]string
+	for range 800 {
+		switch k := r.IntN(10); {
+		case k == 0:
+			docs = append(docs, nil)
+		case k == 1:
+			docs = append(docs, []string{vocab[r.IntN(len(vocab))]})
+		case k < 6 && len(docs) > 0:
+			d := slices.Clone(docs[r.IntN(len(docs))])
+			for range r.IntN(4) {
+				if len(d) > 0 {
+					d[r.IntN(len(d))] = vocab[r.IntN(len(vocab))]
+				}
+			}
+			docs = append(docs, d)
+		default:
+			d := make([]string, 2+r.IntN(40))
+			for i := range d {
+				d[i] = vocab[r.IntN(len(vocab))]
+			}
+			docs = append(docs, d)
+		}
+	}
+	for _, th := range []float64{0.2, 0.4, 0.7, 0.9} {
+		asked := map[[2]int]bool{}
+		same := func(j, i int) bool {
+			asked[[2]int{j, i}] = true
+			return (j*31+i*17)%5 != 0
+		}
+		want := firstPassLSH(docs, 3, th, same)
+		got := FirstPassDedup(docs, 3, th, same)
+		if !slices.Equal(got, want) {
+			t.Fatalf("threshold %v: the join kept %d docs, the bucket walk %d", th, len(got), len(want))
+		}
+		if len(want) == len(docs) {
+			t.Fatalf("threshold %v: nothing was a duplicate", th)
+		}
+		for p := range asked {
+			if JaccardSorted(Shingles(docs[p[0]], 3), Shingles(docs[p[1]], 3)) < th {
+				t.Fatalf("threshold %v: same asked of a pair below it", th)
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -224,19 +225,68 @@ func queryID(prompt, target string) string {
 // whose tail (last DedupTokens tokens and the target) has a
 // SequenceMatcher ratio ≥ DedupRatio with the tail of an earlier kept
 // query (textsim.Ratio, the criterion of textsim.Dedup). Candidate pairs
-// come from MinHash-LSH on token 3-grams (textsim.NearDuplicates at
+// are those of MinHash-LSH on token 3-grams (textsim.NearDuplicates at
 // Jaccard 0.4); only kept queries are indexed and a query stops at its
 // first match (textsim.FirstPassDedup), so the pass is near-linear.
 func dedupQueries(qs []Query, opts QueryOptions) []Query {
 	uniq, tails := dedupTails(qs, opts)
+	bags := tokenBags(tails)
 	keep := textsim.FirstPassDedup(tails, 3, 0.4, func(kept, i int) bool {
-		return textsim.Ratio(tails[kept], tails[i]) >= opts.DedupRatio
+		// A third of the pairs that reach here fail; the multiset bound
+		// rejects most of those without building a SequenceMatcher.
+		return quickRatio(bags[kept], bags[i]) >= opts.DedupRatio &&
+			textsim.Ratio(tails[kept], tails[i]) >= opts.DedupRatio
 	})
 	out := make([]Query, len(keep))
 	for k, i := range keep {
 		out[k] = uniq[i]
 	}
 	return out
+}
+
+// tokenBags renames each tail's tokens to small integers and sorts them,
+// for quickRatio.
+func tokenBags(tails [][]string) [][]uint32 {
+	ids := map[string]uint32{}
+	bags := make([][]uint32, len(tails))
+	for i, t := range tails {
+		b := make([]uint32, len(t))
+		for k, s := range t {
+			id, ok := ids[s]
+			if !ok {
+				id = uint32(len(ids))
+				ids[s] = id
+			}
+			b[k] = id
+		}
+		slices.Sort(b)
+		bags[i] = b
+	}
+	return bags
+}
+
+// quickRatio is difflib's QuickRatio of two token bags: the ratio as if
+// every common token (with multiplicity) were matched. Matching blocks
+// never match more, and the ratio 2M/(|a|+|b|) is computed the same way
+// and rounds monotonically, so it bounds textsim.Ratio from above.
+func quickRatio(a, b []uint32) float64 {
+	if len(a)+len(b) == 0 {
+		return 1
+	}
+	i, j, m := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			m++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return 2.0 * float64(m) / float64(len(a)+len(b))
 }
 
 // dedupTails drops exact repeats (same id) and returns the rest with

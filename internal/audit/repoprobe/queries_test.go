@@ -2,8 +2,11 @@ package repoprobe
 
 import (
 	"context"
+	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/benchforge/benchforge/internal/textsim"
 )
 
 func TestBuildQueriesFromClones(t *testing.T) {
@@ -120,4 +123,26 @@ func FuzzBuildQueries(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestQuickRatioBoundsRatio checks the pre-filter of dedupQueries: it
+// may only reject pairs whose SequenceMatcher ratio is below the bar,
+// so it must never be below the ratio itself.
+func TestQuickRatioBoundsRatio(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	vocab := strings.Fields("a b c d e f ( ) ; {")
+	tails := make([][]string, 300)
+	for i := range tails {
+		tails[i] = make([]string, r.IntN(50))
+		for k := range tails[i] {
+			tails[i][k] = vocab[r.IntN(len(vocab))]
+		}
+	}
+	bags := tokenBags(tails)
+	for i := range tails {
+		j := r.IntN(len(tails))
+		if q, s := quickRatio(bags[i], bags[j]), textsim.Ratio(tails[i], tails[j]); q < s {
+			t.Fatalf("quickRatio %v below Ratio %v for %q, %q", q, s, tails[i], tails[j])
+		}
+	}
 }
