@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,9 +13,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-)
 
-var updateGolden = flag.Bool("update", false, "rewrite testdata/serve.golden.jsonl from the current server")
+	"github.com/benchforge/benchforge/internal/golden"
+)
 
 // goldenModel trains an order-6 model on the 146 Java patches of the
 // hand-labelled Stage II samples vendored at the repository root: real
@@ -116,29 +115,7 @@ func TestServeGolden(t *testing.T) {
 		}
 		srv.Close()
 	}
-	path := filepath.Join("testdata", "serve.golden.txt")
-	if *updateGolden {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got.Bytes(), want) {
-		gl, wl := strings.Split(got.String(), "\n"), strings.Split(string(want), "\n")
-		for i := range min(len(gl), len(wl)) {
-			if gl[i] != wl[i] {
-				t.Fatalf("line %d differs:\n got %s\nwant %s", i+1, gl[i], wl[i])
-			}
-		}
-		t.Fatalf("output has %d lines, golden %d", len(gl), len(wl))
-	}
+	golden.Check(t, filepath.Join("testdata", "serve.golden.txt"), got.Bytes())
 }
 
 // goldenPost posts body and returns the response without its id and
