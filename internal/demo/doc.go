@@ -80,30 +80,6 @@
 // linked by one navigation bar. Progress goes to Options.Progress; the package
 // never prints.
 //
-// # Measured
-//
-// On the shared 2-core development machine with a load average of 16–21
-// from other jobs (so wall times are mostly waiting for a core):
-//
-//   - `time make demo` (full; includes go build): 4 min 40 s wall, 57.5 s
-//     user CPU; the demo itself reported 208 s: index 27.8 s, testbed 51.5 s,
-//     Stage II 8.3 s, generate 7.5 s, JVM 112 s for 77 pairs, the rest < 1 s.
-//     Stage I AUC/TPR/FPR 1.000/1.000/0.000 over 10 repositories; Stage II
-//     1.000/1.000/0.000 over 12 samples (4 methods × 3 variants).
-//     The JVM step has since been cut to 10 candidates per type and a
-//     budget of 50 calls per pair.
-//   - `time benchforge demo --quick`: 89 s wall, 19.8 s user CPU.
-//   - Re-scoring, full run, seed 1: 65 samples (22/10/12/0/21 from
-//     jdk.jpackage, jdk.incubator.foreign, jdk.attach, jdk.localedata,
-//     java.sql.rowset); the target resolves 30/32 samples of its own
-//     repositories against 22/33 of the others, the other-half model 31/33
-//     against 22/32; all → clean: target 52/65 → 22/33 (↓16.7%),
-//     other half 53/65 → 22/32 (↓15.7%).
-//   - Re-scoring step added (same machine, load average 2.5–4.7): the
-//     step takes 1.9–3.5 s; whole `benchforge demo` runs measured
-//     alternately were 27.6 and 52.8 s wall before it, 47.0 and 55.4 s
-//     after (the JVM step's 13–30 s swing with the load dominates).
-//
 // Stage II note: a fourth variant, "the fixed method is deleted before the
 // cutoff", was tried and dropped from the demo: with the function gone,
 // patchcheck searches the whole file and on 2 of 4 JDK methods found the

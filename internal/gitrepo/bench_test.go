@@ -16,6 +16,29 @@ import (
 	"github.com/benchforge/benchforge/internal/gitrepo/gittest"
 )
 
+// go-git v5 (pure Go) was measured against this on the same task —
+// BenchmarkSnapshotRead100 as of commit a3fbf4a: resolve the cutoff
+// snapshot (2020-01-01 for the real repositories, mid-history for the
+// synthetic one) and read 100 .java files at it; both implementations were
+// cross-checked to return the same commit and bytes. Figures in ms/op, 2-core VM shared with other jobs
+// (load average ≈ 14), -benchtime 5x:
+//
+//	repository (commits, branch)                 CLI warm  CLI cold  go-git warm  go-git cold
+//	FasterXML/jackson-databind (11,345, 3.x)        194       350         565         1180
+//	apache/commons-lang (9,738, master)             235       401         726         1929
+//	synthetic fast-import (10,000, main)            179       263         860         1525
+//
+// "warm" reuses an open repository; "cold" opens (and, for the CLI, starts
+// cat-file) every iteration. The CLI is 3–5× faster and well under the 1 s
+// target, so it is the implementation. go-git is no longer a dependency:
+// the benchmark now cross-checks against plain git commands (rev-list,
+// show) and times the CLI alone; check out a3fbf4a to rerun the go-git
+// columns. Reproduce the CLI columns with
+//
+//	go test -run '^$' -bench SnapshotRead100 -benchtime 5x ./internal/gitrepo
+//	BENCHFORGE_BIG_REPO=/path/to/jackson-databind.git BENCHFORGE_BIG_REF=3.x \
+//	    go test -run '^$' -bench SnapshotRead100/big -benchtime 5x ./internal/gitrepo
+
 // BenchmarkSnapshotRead100 measures what an audit does per repository:
 // resolve the cutoff snapshot on the default branch's first-parent chain
 // and read 100 files at it. "warm" reuses an open Repo; "cold" opens and

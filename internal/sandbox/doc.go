@@ -84,11 +84,4 @@
 // OOM killer) or failed with one of the allocation-failure messages of
 // common runtimes (Python MemoryError, Java OutOfMemoryError, Go "out of
 // memory", C++ std::bad_alloc, "Cannot allocate memory").
-//
-// Overhead (BenchmarkRun, `go test -run='^$' -bench=BenchmarkRun
-// -benchtime=20x ./internal/sandbox`, shared 2-core VM at load average ≈ 19):
-// every call goes through the helper with its own mount and PID namespaces;
-// running `true` cost 10 ms per call, with a memory cap 16 ms, with a memory
-// cap and a network namespace 8 ms (the spread is the machine's load) —
-// small beside any test suite or JVM it guards.
 package sandbox

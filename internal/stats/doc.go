@@ -29,15 +29,4 @@
 // Sorting. Every order-based procedure sorts private copies with an LSD
 // radix sort on order-preserving uint64 keys (sort.go) from 2 048 values
 // up, then merges the two sorted samples once: O(n+m) after the sort.
-//
-// Measured figures (go test -run '^$' -bench . -benchtime=20x -count=3,
-// best of three, 2 vCPUs shared with a machine load average of ~13, so
-// an idle machine is faster; n = m = 100 000 normal variates):
-//
-//	sortedCopy (radix)        3.9 ms   (slices.Sort baseline 35 ms)
-//	KS2, asymptotic           9.6 ms
-//	CliffsDelta              10.3 ms
-//	MannWhitney, normal       8.9 ms
-//	KS2 exact, n = m = 100    66 µs
-//	MannWhitney exact, 50×50  15 ms
 package stats

@@ -6,6 +6,17 @@ import (
 	"testing"
 )
 
+// Measured figures (go test -run '^$' -bench . -benchtime=20x -count=3,
+// best of three, 2 vCPUs shared with a machine load average of ~13, so
+// an idle machine is faster; n = m = 100 000 normal variates):
+//
+//	sortedCopy (radix)        3.9 ms   (slices.Sort baseline 35 ms)
+//	KS2, asymptotic           9.6 ms
+//	CliffsDelta              10.3 ms
+//	MannWhitney, normal       8.9 ms
+//	KS2 exact, n = m = 100    66 µs
+//	MannWhitney exact, 50×50  15 ms
+
 func benchPair(n int) (x, y []float64) {
 	r := rand.New(rand.NewPCG(29, 30))
 	x, y = make([]float64, n), make([]float64, n)

@@ -87,18 +87,3 @@
 // could not be read; Reason says which and the run goes on) and
 // not_applicable (the fix touches no source file).
 package patchcheck
-
-// Measured before the history tracker (one jump; shared 2-core VM, load
-// average ≈ 14): 381 samples of Cli, Csv, Codec, Gson, JacksonCore, Lang,
-// Jsoup and JacksonDatabind in 32.8 s wall (11.6 samples/s); Math 106
-// samples in 127 s (one `git diff -M` rename search per missing file).
-//
-// Measured 2026-12-01 with history (the default), warm clones, one
-// project at a time, same VM under a load average of 10–20 from other
-// jobs (scripts/eval-stage2.sh): the nine Defects4J projects of the
-// development set, 464 samples, in 243 s wall (Lang 61 in 34 s, Math 106
-// in 59 s, JacksonDatabind 110 in 61 s; the slowest, JacksonCore, 1.1
-// samples/s), peak RSS 453 MB; with the 97 labelled SWE-bench samples,
-// 175 CPU-s in all (git children included). Five cutoffs cost no more
-// than one: Lang at five cutoffs, 305 verdicts, 64 s; at one, 61
-// verdicts, 69 s.

@@ -55,15 +55,4 @@
 //     signature snippets give "insufficient", not "absent". Probes are
 //     logged to a resumable JSONL file (ProbeLog), keyed by model, query
 //     and sampling settings.
-//
-// Measured figures (2-vCPU VM shared with other jobs, load average 17–22):
-//
-//   - BenchmarkMineJavaBase — Mine + BuildQueries over all 3,400 .java files
-//     of the temurin-25 java.base module (reference index: all JDK modules,
-//     built outside the timer), `go test -run '^$' -bench MineJavaBase
-//     -benchtime 1x ./internal/audit/repoprobe`: 59.5 s and 97.7 s wall in
-//     two runs (7,101 patterns, 18,709 queries); the CPU profile shows ~21 s
-//     of CPU for the timed part (tree-sitter parsing for clones 12 s,
-//     SimHash 4 s, lexing and query dedup the rest), so the wall time is
-//     dominated by the machine's load.
 package repoprobe
