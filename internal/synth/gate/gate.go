@@ -70,7 +70,6 @@ import (
 	"github.com/benchforge/benchforge/internal/code"
 	"github.com/benchforge/benchforge/internal/metrics"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
-	"github.com/benchforge/benchforge/internal/synth/generate"
 	"github.com/benchforge/benchforge/internal/textsim"
 )
 
@@ -164,7 +163,7 @@ type prepared struct {
 
 // Run gates cands against seeds and returns the accepted pairs and the
 // logged rejections.
-func Run(ctx context.Context, cands []generate.Candidate, seeds []corpus.Seed, opts Options) (*Result, error) {
+func Run(ctx context.Context, cands []corpus.Candidate, seeds []corpus.Seed, opts Options) (*Result, error) {
 	def := DefaultOptions()
 	if opts.MaxSeedSim <= 0 {
 		opts.MaxSeedSim = def.MaxSeedSim
@@ -283,7 +282,7 @@ func nonNil(s []string) []string {
 }
 
 // nearDup checks both sides against every kept method via LSH candidates.
-func nearDup(sides [2]method, kept []method, cands []generate.Candidate, acc []corpus.Pair, lsh *textsim.LSH, t float64) *Reject {
+func nearDup(sides [2]method, kept []method, cands []corpus.Candidate, acc []corpus.Pair, lsh *textsim.LSH, t float64) *Reject {
 	for k, s := range sides {
 		for _, id := range lsh.Candidates(s.sig) {
 			if j := textsim.JaccardSorted(s.shingles, kept[id].shingles); j >= t {
@@ -295,7 +294,7 @@ func nearDup(sides [2]method, kept []method, cands []generate.Candidate, acc []c
 }
 
 // check runs the per-candidate gates 1–6.
-func check(c generate.Candidate, seedSh map[string][][]uint64, mh *textsim.MinHasher, opts Options) (p prepared) {
+func check(c corpus.Candidate, seedSh map[string][][]uint64, mh *textsim.MinHasher, opts Options) (p prepared) {
 	defer func() {
 		if r := recover(); r != nil { // a gate must never take the run down
 			p = prepared{rej: reject(CauseParse, "internal error while gating: %v", r)}
@@ -504,7 +503,7 @@ func tokensOf(src string) ([]string, bool) {
 // pairSource is a candidate's provenance in real code (repository, commit,
 // file, host method span, operator, the seed it was grounded on), or nil
 // when its corpus was not a repository revision.
-func pairSource(c generate.Candidate) *corpus.Source {
+func pairSource(c corpus.Candidate) *corpus.Source {
 	s := c.Source
 	if s == nil || s.Repo == "" || s.Commit == "" {
 		return nil
