@@ -5,7 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // RandomForest is Breiman's random forest of Gini CART trees. The zero
@@ -79,12 +80,13 @@ func (m *RandomForest) Fit(ctx context.Context, X [][]float64, y []int) error {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, nTrees)
+	// A fixed set of workers drains a channel of tree indices, rather than
+	// one task per tree, so each worker reuses its grower and row buffers
+	// across the trees it grows. Growing cannot fail; ctx stops the feed.
 	next := make(chan int)
-	var wg sync.WaitGroup
+	var pool errgroup.Group
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		pool.Go(func() error {
 			g := newGrower(&b, d, params)
 			s1, s2 := make([]float64, n), make([]float64, n)
 			rows := make([]int32, 0, n)
@@ -118,7 +120,8 @@ func (m *RandomForest) Fit(ctx context.Context, X [][]float64, y []int) error {
 				trees[t] = g.grow(rows, s1, s2, rng, imp)
 				imps[t], inBag[t] = normalise(imp), bag
 			}
-		}()
+			return nil
+		})
 	}
 	var cancelled error
 	for t := range nTrees {
@@ -128,7 +131,7 @@ func (m *RandomForest) Fit(ctx context.Context, X [][]float64, y []int) error {
 		next <- t
 	}
 	close(next)
-	wg.Wait()
+	_ = pool.Wait() // no worker returns an error
 	if cancelled != nil {
 		return ctxErr(op, cancelled)
 	}

@@ -6,9 +6,9 @@ import (
 	"hash/fnv"
 	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/benchforge/benchforge/internal/stats"
+	"github.com/benchforge/benchforge/internal/step"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/textsim"
 )
@@ -115,30 +115,13 @@ func distances(ctx context.Context, syn population, seeds []corpus.Seed, seedM [
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	var wg sync.WaitGroup
-	next := make(chan int, 64)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				fps[i] = fingerprintOf(jobs[i].m.m.Tokens)
-				res[i] = nearestSeed(fps[i], byType[jobs[i].m.typ])
-			}
-		}()
-	}
-	var cerr error
-	for i := range jobs {
-		if i%256 == 0 && ctx.Err() != nil {
-			cerr = ctx.Err()
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if cerr != nil {
-		return Distance{}, cerr
+	// The pool's only error is ctx's: nearestSeed cannot fail.
+	if err := step.EachIndex(ctx, workers, len(jobs), func(_ context.Context, i int) error {
+		fps[i] = fingerprintOf(jobs[i].m.m.Tokens)
+		res[i] = nearestSeed(fps[i], byType[jobs[i].m.typ])
+		return nil
+	}); err != nil {
+		return Distance{}, err
 	}
 	d := Distance{Compared: len(jobs), ExactList: []Match{}}
 	type key struct{ typ, side string }

@@ -65,10 +65,10 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/benchforge/benchforge/internal/code"
 	"github.com/benchforge/benchforge/internal/metrics"
+	"github.com/benchforge/benchforge/internal/step"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/textsim"
 )
@@ -196,25 +196,12 @@ func Run(ctx context.Context, cands []corpus.Candidate, seeds []corpus.Seed, opt
 	}
 	mh := textsim.NewMinHasher(128, 1)
 	prep := make([]prepared, len(cands))
-	jobs := make(chan int, 64)
-	var wg sync.WaitGroup
-	for range opts.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				prep[i] = check(cands[i], seedSh, mh, opts)
-			}
-		}()
-	}
-	for i := range cands {
-		if ctx.Err() != nil {
-			break
-		}
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
+	// check never fails, so the pool's only error is a cancelled ctx,
+	// which is tested after it (as a stop after the last item counts too).
+	_ = step.EachIndex(ctx, opts.Workers, len(cands), func(_ context.Context, i int) error {
+		prep[i] = check(cands[i], seedSh, mh, opts)
+		return nil
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
