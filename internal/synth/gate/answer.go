@@ -85,24 +85,7 @@ func Method(block string) (string, *Reject) {
 		}
 	}
 	if len(types) > 0 {
-		if len(types) > 1 || n[types[0]].Kind != "class_declaration" {
-			return "", reject(CauseTypeDecl, "block declares %s", declNames(f, types))
-		}
-		body := f.ChildByField(types[0], "body")
-		var members []int
-		if body >= 0 {
-			for c := range f.Children(body) {
-				if n[c].Named && n[c].Kind != "line_comment" && n[c].Kind != "block_comment" {
-					members = append(members, c)
-				}
-			}
-		}
-		if len(members) != 1 || (n[members[0]].Kind != "method_declaration" && n[members[0]].Kind != "constructor_declaration") {
-			return "", reject(CauseTypeDecl, "block is a class (%s) with %d members, not a wrapper around one method", declNames(f, types), len(members))
-		}
-		m := members[0]
-		start := strings.LastIndexByte(block[:n[m].StartByte], '\n') + 1
-		return dedent(block[start:n[m].EndByte]), nil
+		return unwrap(f, block, types)
 	}
 	var b strings.Builder
 	pos := 0
@@ -112,6 +95,30 @@ func Method(block string) (string, *Reject) {
 	}
 	b.Write(src[pos:])
 	return strings.Trim(b.String(), "\n"), nil
+}
+
+// unwrap returns the one method of a wrapper class (the only type
+// declaration of the block, types), or why the block is not one.
+func unwrap(f *code.File, block string, types []int) (string, *Reject) {
+	n := f.Nodes()
+	if len(types) > 1 || n[types[0]].Kind != "class_declaration" {
+		return "", reject(CauseTypeDecl, "block declares %s", declNames(f, types))
+	}
+	body := f.ChildByField(types[0], "body")
+	var members []int
+	if body >= 0 {
+		for c := range f.Children(body) {
+			if n[c].Named && n[c].Kind != "line_comment" && n[c].Kind != "block_comment" {
+				members = append(members, c)
+			}
+		}
+	}
+	if len(members) != 1 || (n[members[0]].Kind != "method_declaration" && n[members[0]].Kind != "constructor_declaration") {
+		return "", reject(CauseTypeDecl, "block is a class (%s) with %d members, not a wrapper around one method", declNames(f, types), len(members))
+	}
+	m := members[0]
+	start := strings.LastIndexByte(block[:n[m].StartByte], '\n') + 1
+	return dedent(block[start:n[m].EndByte]), nil
 }
 
 func declNames(f *code.File, types []int) string {
