@@ -18,7 +18,7 @@ import (
 	"github.com/benchforge/benchforge/internal/synth/gate"
 	"github.com/benchforge/benchforge/internal/synth/generate"
 	"github.com/benchforge/benchforge/internal/synth/generate/grounded"
-	"github.com/benchforge/benchforge/internal/synth/generate/grounded/llmgen"
+	"github.com/benchforge/benchforge/internal/synth/generate/llmgen"
 	"github.com/benchforge/benchforge/internal/synth/generate/mutation"
 	"github.com/benchforge/benchforge/internal/synth/generate/zeroshot"
 	"github.com/benchforge/benchforge/internal/synth/jvm"

@@ -15,7 +15,7 @@ import (
 	"github.com/benchforge/benchforge/internal/synth/gate"
 	"github.com/benchforge/benchforge/internal/synth/generate"
 	"github.com/benchforge/benchforge/internal/synth/generate/grounded"
-	"github.com/benchforge/benchforge/internal/synth/generate/grounded/llmgen"
+	"github.com/benchforge/benchforge/internal/synth/generate/llmgen"
 	"github.com/benchforge/benchforge/internal/synth/generate/zeroshot"
 )
 

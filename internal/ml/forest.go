@@ -5,7 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // RandomForest is Breiman's random forest of Gini CART trees. The zero
@@ -66,71 +67,17 @@ func (m *RandomForest) Fit(ctx context.Context, X [][]float64, y []int) error {
 		cfg.maxFeatures = max(1, int(math.Sqrt(float64(d))))
 	}
 	b := binFeatures(X, d, cfg.maxBins)
-	n := len(X)
 	params := growParams{
 		crit: gini, maxDepth: cfg.maxDepth, minSamplesSplit: cfg.minSplit,
 		minSamplesLeaf: cfg.minLeaf, maxFeatures: cfg.maxFeatures,
 	}
-	trees := make([]tree, nTrees)
-	imps := make([][]float64, nTrees)
-	inBag := make([][]bool, nTrees)
 	workers := m.Workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = min(workers, nTrees)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			g := newGrower(&b, d, params)
-			s1, s2 := make([]float64, n), make([]float64, n)
-			rows := make([]int32, 0, n)
-			for t := range next {
-				rng := rand.New(rand.NewPCG(m.Seed, uint64(t)))
-				clear(s1)
-				if m.NoBootstrap {
-					for i := range s1 {
-						s1[i] = 1
-					}
-				} else {
-					for range n {
-						s1[rng.IntN(n)]++
-					}
-				}
-				rows = rows[:0]
-				var bag []bool
-				if m.OOB {
-					bag = make([]bool, n)
-				}
-				for i, w := range s1 {
-					s2[i] = w * float64(y[i])
-					if w > 0 {
-						rows = append(rows, int32(i))
-						if bag != nil {
-							bag[i] = true
-						}
-					}
-				}
-				imp := make([]float64, d)
-				trees[t] = g.grow(rows, s1, s2, rng, imp)
-				imps[t], inBag[t] = normalise(imp), bag
-			}
-		}()
-	}
-	var cancelled error
-	for t := range nTrees {
-		if cancelled = ctx.Err(); cancelled != nil {
-			break
-		}
-		next <- t
-	}
-	close(next)
-	wg.Wait()
-	if cancelled != nil {
-		return ctxErr(op, cancelled)
+	trees, imps, inBag, err := m.growAll(ctx, &b, d, y, params, nTrees, min(workers, nTrees))
+	if err != nil {
+		return ctxErr(op, err)
 	}
 	m.imp = make([]float64, d)
 	for _, imp := range imps {
@@ -143,6 +90,75 @@ func (m *RandomForest) Fit(ctx context.Context, X [][]float64, y []int) error {
 	}
 	m.trees, m.d = trees, d
 	return nil
+}
+
+// growAll grows nTrees trees on workers goroutines: tree t's draws come
+// from its own seeded stream, so the forest does not depend on which
+// worker grew what. It fails only with ctx's error.
+func (m *RandomForest) growAll(ctx context.Context, b *binned, d int, y []int, params growParams, nTrees, workers int) (trees []tree, imps [][]float64, inBag [][]bool, err error) {
+	n := len(y)
+	trees, imps, inBag = make([]tree, nTrees), make([][]float64, nTrees), make([][]bool, nTrees)
+	// A fixed set of workers drains a channel of tree indices, rather than
+	// one task per tree, so each worker reuses its grower and row buffers
+	// across the trees it grows. Growing cannot fail; ctx stops the feed.
+	next := make(chan int)
+	var pool errgroup.Group
+	for range workers {
+		pool.Go(func() error {
+			g := newGrower(b, d, params)
+			s1, s2 := make([]float64, n), make([]float64, n)
+			rows := make([]int32, 0, n)
+			for t := range next {
+				rng := rand.New(rand.NewPCG(m.Seed, uint64(t)))
+				var bag []bool
+				rows, bag = m.sample(rng, y, s1, s2, rows[:0])
+				imp := make([]float64, d)
+				trees[t] = g.grow(rows, s1, s2, rng, imp)
+				imps[t], inBag[t] = normalise(imp), bag
+			}
+			return nil
+		})
+	}
+	for t := range nTrees {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		next <- t
+	}
+	close(next)
+	_ = pool.Wait() // no worker returns an error
+	return trees, imps, inBag, err
+}
+
+// sample draws one tree's bootstrap (or, with NoBootstrap, every row
+// once) into the weights s1 and the weighted labels s2, and returns the
+// rows drawn and, with OOB, which rows are in the bag.
+func (m *RandomForest) sample(rng *rand.Rand, y []int, s1, s2 []float64, rows []int32) ([]int32, []bool) {
+	n := len(s1)
+	clear(s1)
+	if m.NoBootstrap {
+		for i := range s1 {
+			s1[i] = 1
+		}
+	} else {
+		for range n {
+			s1[rng.IntN(n)]++
+		}
+	}
+	var bag []bool
+	if m.OOB {
+		bag = make([]bool, n)
+	}
+	for i, w := range s1 {
+		s2[i] = w * float64(y[i])
+		if w > 0 {
+			rows = append(rows, int32(i))
+			if bag != nil {
+				bag[i] = true
+			}
+		}
+	}
+	return rows, bag
 }
 
 // oobScores averages, for each training row, the trees whose bootstrap

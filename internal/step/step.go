@@ -230,10 +230,16 @@ func (p *pass[I, T]) stopped(err error) error {
 // returned once all have stopped. A cancelled ctx stops handing out items
 // and is returned (as its cause) when items were left undone.
 func Each[I any](ctx context.Context, workers int, items []I, fn func(ctx context.Context, item I) error) error {
+	return EachIndex(ctx, workers, len(items), func(ctx context.Context, i int) error { return fn(ctx, items[i]) })
+}
+
+// EachIndex is Each over the indices 0..n-1, for the callers that fill
+// slot i of a result slice.
+func EachIndex(ctx context.Context, workers, n int, fn func(ctx context.Context, i int) error) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(workers, 1))
 	started := 0
-	for _, it := range items {
+	for i := range n {
 		if gctx.Err() != nil {
 			break
 		}
@@ -244,11 +250,11 @@ func Each[I any](ctx context.Context, workers int, items []I, fn func(ctx contex
 			if err := gctx.Err(); err != nil {
 				return context.Cause(gctx)
 			}
-			return fn(gctx, it)
+			return fn(gctx, i)
 		})
 	}
 	err := g.Wait()
-	if err == nil && started < len(items) {
+	if err == nil && started < n {
 		err = context.Cause(ctx)
 	}
 	return err

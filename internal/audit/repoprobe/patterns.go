@@ -8,9 +8,9 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/benchforge/benchforge/internal/code"
+	"github.com/benchforge/benchforge/internal/step"
 	"github.com/benchforge/benchforge/internal/textsim"
 )
 
@@ -131,25 +131,12 @@ type block struct {
 // and literal abstraction; the paper runs NiCad 6.2).
 func mineClones(ctx context.Context, files []File, opts MineOptions) ([]Pattern, error) {
 	per := make([][]block, len(files))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range opts.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				per[i] = fileBlocks(i, files[i], opts.CloneMinTokens)
-			}
-		}()
-	}
-	for i := range files {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	// fileBlocks cannot fail: the pool stops only for ctx, tested after
+	// it (as a stop after the last file counts too).
+	_ = step.EachIndex(ctx, opts.Workers, len(files), func(_ context.Context, i int) error {
+		per[i] = fileBlocks(i, files[i], opts.CloneMinTokens)
+		return nil
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("repoprobe.Mine: clones: %w", err)
 	}

@@ -2,13 +2,11 @@ package testbed
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/benchforge/benchforge/internal/audit/repoprobe"
@@ -16,6 +14,7 @@ import (
 	"github.com/benchforge/benchforge/internal/llm"
 	"github.com/benchforge/benchforge/internal/ngram"
 	"github.com/benchforge/benchforge/internal/stats"
+	"github.com/benchforge/benchforge/internal/step"
 )
 
 // Testbed configurations: the method, its sequential variant, and the
@@ -471,38 +470,13 @@ func summarize(repos []tbRepo, idx []int, config string, p0 float64) QuickConfig
 	return s
 }
 
-// parallel runs fn(0..n-1) on two workers, stopping at the first error.
+// parallel runs fn(0..n-1) on two workers, stopping at the first error
+// (items in flight finish: fn uses the caller's ctx). A cancelled ctx
+// is reported as the testbed's, not as the pool's own stop.
 func parallel(ctx context.Context, n int, fn func(int) error) error {
-	var mu sync.Mutex
-	var first error
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if err := fn(i); err != nil {
-					mu.Lock()
-					first = errors.Join(first, err)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := range n {
-		mu.Lock()
-		stop := first != nil
-		mu.Unlock()
-		if stop || ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if first == nil && ctx.Err() != nil {
+	err := step.EachIndex(ctx, 2, n, func(_ context.Context, i int) error { return fn(i) })
+	if ctx.Err() != nil && (err == nil || err == context.Cause(ctx)) {
 		return fmt.Errorf("Testbed: %w", ctx.Err())
 	}
-	return first
+	return err
 }

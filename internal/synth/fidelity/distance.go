@@ -6,9 +6,9 @@ import (
 	"hash/fnv"
 	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/benchforge/benchforge/internal/stats"
+	"github.com/benchforge/benchforge/internal/step"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/textsim"
 )
@@ -89,24 +89,22 @@ type nearest struct {
 	exact             int // index of an identical seed method, or −1
 }
 
+// distJob is one synthetic method to place against the seeds of its type.
+type distJob struct {
+	side string
+	m    method
+}
+
+// distKey is one row of the distance table: a type (or Pooled) and a side.
+type distKey struct{ typ, side string }
+
 func distances(ctx context.Context, syn population, seeds []corpus.Seed, seedM [][2]*Measured, inRef []bool, workers int) (Distance, error) {
-	byType := map[string][]seedMethod{}
-	for i, s := range seeds {
-		for k, side := range []string{"buggy", "fixed"} {
-			if m := seedM[i][k]; m != nil {
-				byType[s.Exception] = append(byType[s.Exception], seedMethod{s.BugID, side, inRef[i], fingerprintOf(m.Tokens)})
-			}
-		}
-	}
-	type job struct {
-		side string
-		m    method
-	}
-	var jobs []job
+	byType := seedsByType(seeds, seedM, inRef)
+	var jobs []distJob
 	for _, side := range []string{"buggy", "fixed"} {
 		for _, m := range syn.side(side) {
 			if len(byType[m.typ]) > 0 {
-				jobs = append(jobs, job{side, m})
+				jobs = append(jobs, distJob{side, m})
 			}
 		}
 	}
@@ -115,87 +113,94 @@ func distances(ctx context.Context, syn population, seeds []corpus.Seed, seedM [
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	var wg sync.WaitGroup
-	next := make(chan int, 64)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				fps[i] = fingerprintOf(jobs[i].m.m.Tokens)
-				res[i] = nearestSeed(fps[i], byType[jobs[i].m.typ])
-			}
-		}()
+	// The pool's only error is ctx's: nearestSeed cannot fail.
+	if err := step.EachIndex(ctx, workers, len(jobs), func(_ context.Context, i int) error {
+		fps[i] = fingerprintOf(jobs[i].m.m.Tokens)
+		res[i] = nearestSeed(fps[i], byType[jobs[i].m.typ])
+		return nil
+	}); err != nil {
+		return Distance{}, err
 	}
-	var cerr error
-	for i := range jobs {
-		if i%256 == 0 && ctx.Err() != nil {
-			cerr = ctx.Err()
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if cerr != nil {
-		return Distance{}, cerr
-	}
-	d := Distance{Compared: len(jobs), ExactList: []Match{}}
-	type key struct{ typ, side string }
-	sets, grams := map[key][]float64{}, map[key][]float64{}
-	var all []Match
+	t := distTally{d: Distance{Compared: len(jobs), ExactList: []Match{}}, sets: map[distKey][]float64{}, grams: map[distKey][]float64{}}
 	for i, j := range jobs {
-		r := res[i]
-		sm := byType[j.m.typ]
-		if r.refGramI < 0 { // no reference seed of this type: only the pool
-			if r.exact >= 0 {
-				d.Exact++
-				e := sm[r.exact]
-				d.ExactList = append(d.ExactList, Match{j.m.id, j.side, e.id, e.side, 1, 1})
+		t.add(j, res[i], fps[i], byType[j.m.typ])
+	}
+	return t.finish()
+}
+
+// seedsByType fingerprints the measured seed methods by exception type.
+func seedsByType(seeds []corpus.Seed, seedM [][2]*Measured, inRef []bool) map[string][]seedMethod {
+	byType := map[string][]seedMethod{}
+	for i, s := range seeds {
+		for k, side := range []string{"buggy", "fixed"} {
+			if m := seedM[i][k]; m != nil {
+				byType[s.Exception] = append(byType[s.Exception], seedMethod{s.BugID, side, inRef[i], fingerprintOf(m.Tokens)})
 			}
-			continue
-		}
-		for _, k := range []key{{j.m.typ, j.side}, {Pooled, j.side}} {
-			sets[k] = append(sets[k], r.refSet)
-			grams[k] = append(grams[k], r.refGram)
-		}
-		g := sm[r.refGramI]
-		m := Match{PairID: j.m.id, Side: j.side, SeedID: g.id, SeedSide: g.side, TokenSet: textsim.JaccardSorted(fps[i].set, g.fp.set), Gram: r.refGram}
-		all = append(all, m)
-		if r.refGram > d.MaxGram.Gram || d.MaxGram.PairID == "" {
-			d.MaxGram = m
-		}
-		if r.refSet > d.MaxSet.TokenSet || d.MaxSet.PairID == "" {
-			s := sm[r.refSetI]
-			d.MaxSet = Match{PairID: j.m.id, Side: j.side, SeedID: s.id, SeedSide: s.side, TokenSet: r.refSet,
-				Gram: textsim.JaccardSorted(fps[i].gram, s.fp.gram)}
-		}
-		if r.poolSet > r.refSet || r.poolGram > r.refGram {
-			d.PoolCloser++
-		}
-		if r.exact >= 0 {
-			d.Exact++
-			e := sm[r.exact]
-			d.ExactList = append(d.ExactList, Match{j.m.id, j.side, e.id, e.side, 1, 1})
 		}
 	}
+	return byType
+}
+
+// distTally accumulates the nearest seeds of the synthetic methods, in
+// job order, into a Distance.
+type distTally struct {
+	d           Distance
+	sets, grams map[distKey][]float64
+	all         []Match
+}
+
+// add records job j, whose nearest seeds among sm are r.
+func (t *distTally) add(j distJob, r nearest, fp fingerprint, sm []seedMethod) {
+	d := &t.d
+	if r.exact >= 0 {
+		d.Exact++
+		e := sm[r.exact]
+		d.ExactList = append(d.ExactList, Match{j.m.id, j.side, e.id, e.side, 1, 1})
+	}
+	if r.refGramI < 0 { // no reference seed of this type: only the pool
+		return
+	}
+	for _, k := range []distKey{{j.m.typ, j.side}, {Pooled, j.side}} {
+		t.sets[k] = append(t.sets[k], r.refSet)
+		t.grams[k] = append(t.grams[k], r.refGram)
+	}
+	g := sm[r.refGramI]
+	m := Match{PairID: j.m.id, Side: j.side, SeedID: g.id, SeedSide: g.side, TokenSet: textsim.JaccardSorted(fp.set, g.fp.set), Gram: r.refGram}
+	t.all = append(t.all, m)
+	if r.refGram > d.MaxGram.Gram || d.MaxGram.PairID == "" {
+		d.MaxGram = m
+	}
+	if r.refSet > d.MaxSet.TokenSet || d.MaxSet.PairID == "" {
+		s := sm[r.refSetI]
+		d.MaxSet = Match{PairID: j.m.id, Side: j.side, SeedID: s.id, SeedSide: s.side, TokenSet: r.refSet,
+			Gram: textsim.JaccardSorted(fp.gram, s.fp.gram)}
+	}
+	if r.poolSet > r.refSet || r.poolGram > r.refGram {
+		d.PoolCloser++
+	}
+}
+
+// finish adds the per-type rows and the closest matches.
+func (t *distTally) finish() (Distance, error) {
+	d := t.d
 	for _, typ := range scopes() {
 		for _, side := range []string{"buggy", "fixed"} {
-			k := key{typ, side}
-			if len(sets[k]) == 0 {
+			k := distKey{typ, side}
+			if len(t.sets[k]) == 0 {
 				continue
 			}
-			row := DistanceRow{Type: typ, Side: side, N: len(sets[k]), SetMax: slices.Max(sets[k]), GramMax: slices.Max(grams[k])}
+			row := DistanceRow{Type: typ, Side: side, N: len(t.sets[k]), SetMax: slices.Max(t.sets[k]), GramMax: slices.Max(t.grams[k])}
 			var err error
-			if row.SetMedian, err = stats.Median(sets[k]); err != nil {
+			if row.SetMedian, err = stats.Median(t.sets[k]); err != nil {
 				return d, fmt.Errorf("median: %w", err)
 			}
-			if row.GramMedian, err = stats.Median(grams[k]); err != nil {
+			if row.GramMedian, err = stats.Median(t.grams[k]); err != nil {
 				return d, fmt.Errorf("median: %w", err)
 			}
 			d.Rows = append(d.Rows, row)
 		}
 	}
+	all := t.all
 	slices.SortStableFunc(all, func(a, b Match) int {
 		switch {
 		case a.Gram > b.Gram:

@@ -172,23 +172,8 @@ func (p population) side(s string) []method {
 
 // Run computes the fidelity report of pairs against seeds.
 func Run(ctx context.Context, pairs []corpus.Pair, seeds []corpus.Seed, opt Options) (*Report, error) {
-	if len(pairs) == 0 || len(seeds) == 0 {
-		return nil, fmt.Errorf("fidelity: %w: need at least one pair and one seed (got %d pairs, %d seeds)", errs.ErrInput, len(pairs), len(seeds))
-	}
-	seen := make(map[string]bool, len(seeds))
-	for i, s := range seeds {
-		if err := s.Validate(); err != nil {
-			return nil, fmt.Errorf("fidelity: seed record %d: %w", i+1, err)
-		}
-		if seen[s.BugID] {
-			return nil, fmt.Errorf("fidelity: %w: seed bug_id %q appears twice; bug_ids must be unique", errs.ErrInput, s.BugID)
-		}
-		seen[s.BugID] = true
-	}
-	for i, p := range pairs {
-		if err := p.Validate(); err != nil {
-			return nil, fmt.Errorf("fidelity: pair record %d: %w", i+1, err)
-		}
+	if err := validateInputs(pairs, seeds); err != nil {
+		return nil, err
 	}
 	srcs := make([]string, 0, 2*(len(pairs)+len(seeds)))
 	for _, p := range pairs {
@@ -202,9 +187,61 @@ func Run(ctx context.Context, pairs []corpus.Pair, seeds []corpus.Seed, opt Opti
 		return nil, fmt.Errorf("fidelity: %w", err)
 	}
 	r := &Report{Pairs: len(pairs), Seeds: len(seeds), Skipped: []Skipped{}}
-	defer func() { r.SmallSampleWarnings = r.SmallSamples() }()
-	var syn population
-	pairOK := make([]bool, len(pairs))
+	in := inputs{pairs: pairs, seeds: seeds, ms: ms, fails: fails}
+	in.syn, in.pairOK = r.synthetic(pairs, ms, fails)
+	var lloc []int
+	in.seedM, lloc = r.seedMeasures(seeds, ms[2*len(pairs):], fails[2*len(pairs):])
+	if in.inRef, r.Reference, err = referenceSet(seeds, lloc, opt.ReferenceSet); err != nil {
+		return nil, fmt.Errorf("fidelity: %w", err)
+	}
+	in.refPop, in.pool = seedPopulations(seeds, in.seedM, in.inRef)
+	if err := r.tables(ctx, in, opt); err != nil {
+		return nil, err
+	}
+	r.SmallSampleWarnings = r.SmallSamples()
+	return r, nil
+}
+
+// validateInputs checks every record and that seed ids are unique.
+func validateInputs(pairs []corpus.Pair, seeds []corpus.Seed) error {
+	if len(pairs) == 0 || len(seeds) == 0 {
+		return fmt.Errorf("fidelity: %w: need at least one pair and one seed (got %d pairs, %d seeds)", errs.ErrInput, len(pairs), len(seeds))
+	}
+	seen := make(map[string]bool, len(seeds))
+	for i, s := range seeds {
+		if err := s.Validate(); err != nil {
+			return fmt.Errorf("fidelity: seed record %d: %w", i+1, err)
+		}
+		if seen[s.BugID] {
+			return fmt.Errorf("fidelity: %w: seed bug_id %q appears twice; bug_ids must be unique", errs.ErrInput, s.BugID)
+		}
+		seen[s.BugID] = true
+	}
+	for i, p := range pairs {
+		if err := p.Validate(); err != nil {
+			return fmt.Errorf("fidelity: pair record %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+// inputs are the measured pairs and seeds every table is computed from.
+type inputs struct {
+	pairs             []corpus.Pair
+	seeds             []corpus.Seed
+	ms                []Measured // buggy, fixed of each pair, then of each seed
+	fails             []error    // as ms
+	syn, refPop, pool population
+	pairOK            []bool
+	seedM             [][2]*Measured
+	inRef             []bool
+}
+
+// synthetic is the population of the measured pair methods (ms and fails
+// start with the pairs'); pairOK marks the pairs with both measured. The
+// others are recorded as skipped.
+func (r *Report) synthetic(pairs []corpus.Pair, ms []Measured, fails []error) (syn population, pairOK []bool) {
+	pairOK = make([]bool, len(pairs))
 	for i, p := range pairs {
 		b, f := 2*i, 2*i+1
 		r.skip(p.PairID, "pair", fails[b], fails[f])
@@ -216,11 +253,17 @@ func Run(ctx context.Context, pairs []corpus.Pair, seeds []corpus.Seed, opt Opti
 		}
 		pairOK[i] = fails[b] == nil && fails[f] == nil
 	}
-	off := 2 * len(pairs)
+	return syn, pairOK
+}
+
+// seedMeasures returns each seed's measured sides (nil when a side could
+// not be measured, which is recorded as skipped) and its buggy LLOC (−1
+// when unmeasured). ms and fails are the seeds' part.
+func (r *Report) seedMeasures(seeds []corpus.Seed, ms []Measured, fails []error) ([][2]*Measured, []int) {
 	seedM := make([][2]*Measured, len(seeds))
 	lloc := make([]int, len(seeds))
 	for i, s := range seeds {
-		b, f := off+2*i, off+2*i+1
+		b, f := 2*i, 2*i+1
 		r.skip(s.BugID, "seed", fails[b], fails[f])
 		lloc[i] = -1
 		if fails[b] == nil {
@@ -231,12 +274,12 @@ func Run(ctx context.Context, pairs []corpus.Pair, seeds []corpus.Seed, opt Opti
 			seedM[i][1] = &ms[f]
 		}
 	}
-	inRef, ref, err := referenceSet(seeds, lloc, opt.ReferenceSet)
-	if err != nil {
-		return nil, fmt.Errorf("fidelity: %w", err)
-	}
-	r.Reference = ref
-	var refPop, pool population
+	return seedM, lloc
+}
+
+// seedPopulations returns the reference set's and the whole pool's
+// measured seed methods.
+func seedPopulations(seeds []corpus.Seed, seedM [][2]*Measured, inRef []bool) (refPop, pool population) {
 	for i, s := range seeds {
 		for side, m := range seedM[i] {
 			if m == nil {
@@ -256,33 +299,39 @@ func Run(ctx context.Context, pairs []corpus.Pair, seeds []corpus.Seed, opt Opti
 			}
 		}
 	}
+	return refPop, pool
+}
+
+// tables fills the report's tables from the measured inputs.
+func (r *Report) tables(ctx context.Context, in inputs, opt Options) error {
 	sides := []string{"buggy"}
 	if opt.Fixed {
 		sides = append(sides, "fixed")
 	}
 	for _, side := range sides {
-		rows, err := structural(side, syn.side(side), refPop.side(side), pool.side(side))
+		rows, err := structural(side, in.syn.side(side), in.refPop.side(side), in.pool.side(side))
 		if err != nil {
-			return nil, fmt.Errorf("fidelity: table 10 (%s): %w", side, err)
+			return fmt.Errorf("fidelity: table 10 (%s): %w", side, err)
 		}
 		r.Structural = append(r.Structural, rows...)
 	}
-	if r.TokenECDF, err = tokenECDFs(syn.buggy, refPop.buggy); err != nil {
-		return nil, fmt.Errorf("fidelity: token ECDFs: %w", err)
+	var err error
+	if r.TokenECDF, err = tokenECDFs(in.syn.buggy, in.refPop.buggy); err != nil {
+		return fmt.Errorf("fidelity: token ECDFs: %w", err)
 	}
-	if r.Constructs, err = constructTable(syn.buggy, refPop.buggy); err != nil {
-		return nil, fmt.Errorf("fidelity: table 11: %w", err)
+	if r.Constructs, err = constructTable(in.syn.buggy, in.refPop.buggy); err != nil {
+		return fmt.Errorf("fidelity: table 11: %w", err)
 	}
-	if r.Repair, err = repairStyle(pairs, ms, pairOK, seeds, seedM); err != nil {
-		return nil, fmt.Errorf("fidelity: repair style: %w", err)
+	if r.Repair, err = repairStyle(in.pairs, in.ms, in.pairOK, in.seeds, in.seedM); err != nil {
+		return fmt.Errorf("fidelity: repair style: %w", err)
 	}
-	if r.Distance, err = distances(ctx, syn, seeds, seedM, inRef, opt.Workers); err != nil {
-		return nil, fmt.Errorf("fidelity: distance from seeds: %w", err)
+	if r.Distance, err = distances(ctx, in.syn, in.seeds, in.seedM, in.inRef, opt.Workers); err != nil {
+		return fmt.Errorf("fidelity: distance from seeds: %w", err)
 	}
-	if r.Exemplar, err = exemplarFidelity(pairs, ms, fails, seeds, seedM, syn.buggy, refPop.buggy); err != nil {
-		return nil, fmt.Errorf("fidelity: exemplar fidelity: %w", err)
+	if r.Exemplar, err = exemplarFidelity(in.pairs, in.ms, in.fails, in.seeds, in.seedM, in.syn.buggy, in.refPop.buggy); err != nil {
+		return fmt.Errorf("fidelity: exemplar fidelity: %w", err)
 	}
-	return r, nil
+	return nil
 }
 
 func (r *Report) skip(id, kind string, fb, ff error) {

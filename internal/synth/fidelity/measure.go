@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sync"
 
 	"github.com/benchforge/benchforge/internal/code"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/metrics"
+	"github.com/benchforge/benchforge/internal/step"
 )
 
 // Measured is one Java method's measurements: the seven structural metrics
@@ -80,31 +80,13 @@ func MeasureAll(ctx context.Context, srcs []string, workers int) ([]Measured, []
 	}
 	out := make([]Measured, len(srcs))
 	fails := make([]error, len(srcs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i], fails[i] = Measure(srcs[i])
-			}
-		}()
-	}
-	var cerr error
-feed:
-	for i := range srcs {
-		select {
-		case <-ctx.Done():
-			cerr = ctx.Err()
-			break feed
-		case next <- i:
-		}
-	}
-	close(next)
-	wg.Wait()
-	if cerr != nil {
-		return nil, nil, fmt.Errorf("measure methods: %w", cerr)
+	// A method that cannot be measured is a fails entry, not a pool
+	// error: the pool stops only for ctx.
+	if err := step.EachIndex(ctx, workers, len(srcs), func(_ context.Context, i int) error {
+		out[i], fails[i] = Measure(srcs[i])
+		return nil
+	}); err != nil {
+		return nil, nil, fmt.Errorf("measure methods: %w", err)
 	}
 	return out, fails, nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/code"
+	"github.com/benchforge/benchforge/internal/llm/answer"
 )
 
 // Reject is why a candidate failed a gate.
@@ -19,79 +20,6 @@ func reject(cause, format string, args ...any) *Reject {
 	return &Reject{Cause: cause, Detail: fmt.Sprintf(format, args...)}
 }
 
-// Block is one fenced code block of a model answer.
-type Block struct {
-	Info string // the info string after the opening fence, trimmed
-	Code string
-	Line int // 1-based line of the opening fence
-}
-
-// FencedBodies returns the bodies of text's fenced blocks, unterminated
-// ones included: the shape answer.Reader's Fences hook wants, so the judge
-// and harness answers are read with the same fences as generated code.
-func FencedBodies(text string) []string {
-	blocks, _ := FencedBlocks(text)
-	code := make([]string, len(blocks))
-	for i, b := range blocks {
-		code[i] = b.Code
-	}
-	return code
-}
-
-// FencedBlocks returns the fenced code blocks of a Markdown answer
-// (CommonMark fences: a line of three or more backticks or tildes indented
-// at most three spaces opens; a line of the same character, at least as
-// long, with nothing else, closes). An unterminated block is returned with
-// ok false.
-func FencedBlocks(text string) (blocks []Block, ok bool) {
-	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	var cur *Block
-	var fence string
-	var body []string
-	for i, l := range lines {
-		trimmed := strings.TrimLeft(l, " ")
-		indent := len(l) - len(trimmed)
-		if cur == nil {
-			if indent > 3 {
-				continue
-			}
-			f := fenceRun(trimmed)
-			if f == "" || (f[0] == '`' && strings.Contains(trimmed[len(f):], "`")) {
-				continue
-			}
-			cur, fence, body = &Block{Info: strings.TrimSpace(trimmed[len(f):]), Line: i + 1}, f, nil
-			continue
-		}
-		if f := fenceRun(trimmed); indent <= 3 && f != "" && f[0] == fence[0] && len(f) >= len(fence) && strings.TrimSpace(trimmed[len(f):]) == "" {
-			cur.Code = strings.Join(body, "\n")
-			blocks = append(blocks, *cur)
-			cur = nil
-			continue
-		}
-		body = append(body, l)
-	}
-	if cur != nil {
-		cur.Code = strings.Join(body, "\n")
-		return append(blocks, *cur), false
-	}
-	return blocks, true
-}
-
-// fenceRun returns the leading run of three or more backticks or tildes.
-func fenceRun(s string) string {
-	if len(s) < 3 || (s[0] != '`' && s[0] != '~') {
-		return ""
-	}
-	n := 0
-	for n < len(s) && s[n] == s[0] {
-		n++
-	}
-	if n < 3 {
-		return ""
-	}
-	return s[:n]
-}
-
 // javaInfo reports whether a fence's info string marks Java code (or none).
 func javaInfo(info string) bool {
 	w := strings.ToLower(strings.Fields(info + " x")[0])
@@ -104,7 +32,7 @@ func javaInfo(info string) bool {
 // that method removed (Method). It never panics; every failure is a
 // *Reject naming the cause.
 func ParseAnswer(text string) (buggy, fixed string, rej *Reject) {
-	blocks, ok := FencedBlocks(text)
+	blocks, ok := answer.FencedBlocks(text)
 	if !ok {
 		return "", "", reject(CauseTruncated, "code block opened at line %d is never closed", blocks[len(blocks)-1].Line)
 	}
@@ -157,24 +85,7 @@ func Method(block string) (string, *Reject) {
 		}
 	}
 	if len(types) > 0 {
-		if len(types) > 1 || n[types[0]].Kind != "class_declaration" {
-			return "", reject(CauseTypeDecl, "block declares %s", declNames(f, types))
-		}
-		body := f.ChildByField(types[0], "body")
-		var members []int
-		if body >= 0 {
-			for c := range f.Children(body) {
-				if n[c].Named && n[c].Kind != "line_comment" && n[c].Kind != "block_comment" {
-					members = append(members, c)
-				}
-			}
-		}
-		if len(members) != 1 || (n[members[0]].Kind != "method_declaration" && n[members[0]].Kind != "constructor_declaration") {
-			return "", reject(CauseTypeDecl, "block is a class (%s) with %d members, not a wrapper around one method", declNames(f, types), len(members))
-		}
-		m := members[0]
-		start := strings.LastIndexByte(block[:n[m].StartByte], '\n') + 1
-		return dedent(block[start:n[m].EndByte]), nil
+		return unwrap(f, block, types)
 	}
 	var b strings.Builder
 	pos := 0
@@ -184,6 +95,30 @@ func Method(block string) (string, *Reject) {
 	}
 	b.Write(src[pos:])
 	return strings.Trim(b.String(), "\n"), nil
+}
+
+// unwrap returns the one method of a wrapper class (the only type
+// declaration of the block, types), or why the block is not one.
+func unwrap(f *code.File, block string, types []int) (string, *Reject) {
+	n := f.Nodes()
+	if len(types) > 1 || n[types[0]].Kind != "class_declaration" {
+		return "", reject(CauseTypeDecl, "block declares %s", declNames(f, types))
+	}
+	body := f.ChildByField(types[0], "body")
+	var members []int
+	if body >= 0 {
+		for c := range f.Children(body) {
+			if n[c].Named && n[c].Kind != "line_comment" && n[c].Kind != "block_comment" {
+				members = append(members, c)
+			}
+		}
+	}
+	if len(members) != 1 || (n[members[0]].Kind != "method_declaration" && n[members[0]].Kind != "constructor_declaration") {
+		return "", reject(CauseTypeDecl, "block is a class (%s) with %d members, not a wrapper around one method", declNames(f, types), len(members))
+	}
+	m := members[0]
+	start := strings.LastIndexByte(block[:n[m].StartByte], '\n') + 1
+	return dedent(block[start:n[m].EndByte]), nil
 }
 
 func declNames(f *code.File, types []int) string {

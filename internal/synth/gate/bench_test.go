@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/synth/corpus"
-	"github.com/benchforge/benchforge/internal/synth/generate"
 	"github.com/benchforge/benchforge/internal/textsim"
 )
 
@@ -15,7 +14,7 @@ import (
 // statements) per iteration and reports candidates/s.
 func BenchmarkGates(b *testing.B) {
 	const n = 2000
-	cands := make([]generate.Candidate, n)
+	cands := make([]corpus.Candidate, n)
 	for i := range cands {
 		tag := fmt.Sprintf("m%d", i)
 		k := 8 + i%23

@@ -9,7 +9,6 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
-	"github.com/benchforge/benchforge/internal/synth/generate"
 )
 
 // Output file names inside the output directory.
@@ -43,8 +42,8 @@ func WriteOutputs(dir string, res *Result) error {
 }
 
 // ReadCandidates reads a candidates JSONL file.
-func ReadCandidates(path string) ([]generate.Candidate, error) {
-	cs, err := jsonl.ReadFile[generate.Candidate](path)
+func ReadCandidates(path string) ([]corpus.Candidate, error) {
+	cs, err := jsonl.ReadFile[corpus.Candidate](path)
 	if err != nil {
 		return nil, fmt.Errorf("read candidates: %w", err)
 	}

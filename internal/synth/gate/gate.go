@@ -65,12 +65,11 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/benchforge/benchforge/internal/code"
 	"github.com/benchforge/benchforge/internal/metrics"
+	"github.com/benchforge/benchforge/internal/step"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
-	"github.com/benchforge/benchforge/internal/synth/generate"
 	"github.com/benchforge/benchforge/internal/textsim"
 )
 
@@ -163,14 +162,39 @@ type prepared struct {
 }
 
 // Run gates cands against seeds and returns the accepted pairs and the
-// logged rejections.
-func Run(ctx context.Context, cands []generate.Candidate, seeds []corpus.Seed, opts Options) (*Result, error) {
-	def := DefaultOptions()
-	if opts.MaxSeedSim <= 0 {
-		opts.MaxSeedSim = def.MaxSeedSim
+// logged rejections. Gates 1–6 look at one candidate and run in parallel;
+// the duplicate, near-duplicate and clone gates compare with what was
+// accepted before, so they run in input order.
+func Run(ctx context.Context, cands []corpus.Candidate, seeds []corpus.Seed, opts Options) (*Result, error) {
+	opts = withDefaults(opts)
+	seedSh := seedShingles(seeds)
+	mh := textsim.NewMinHasher(128, 1)
+	prep := make([]prepared, len(cands))
+	// check never fails, so the pool's only error is a cancelled ctx,
+	// which is tested after it (as a stop after the last item counts too).
+	_ = step.EachIndex(ctx, opts.Workers, len(cands), func(_ context.Context, i int) error {
+		prep[i] = check(cands[i], seedSh, mh, opts)
+		return nil
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	if opts.MaxPairSim <= 0 {
-		opts.MaxPairSim = def.MaxPairSim
+	a := newAdmission(len(cands), opts)
+	for i, c := range cands {
+		a.admit(c, prep[i], cands)
+	}
+	return a.result(), nil
+}
+
+// withDefaults fills the unset thresholds with DefaultOptions' and the
+// workers with GOMAXPROCS.
+func withDefaults(opts Options) Options {
+	def := DefaultOptions()
+	for _, f := range []struct{ v, d *float64 }{{&opts.MaxSeedSim, &def.MaxSeedSim}, {&opts.MaxPairSim, &def.MaxPairSim},
+		{&opts.SizeTolerance, &def.SizeTolerance}, {&opts.DupThreshold, &def.DupThreshold}} {
+		if *f.v <= 0 {
+			*f.v = *f.d
+		}
 	}
 	if opts.MinLLOC <= 0 {
 		opts.MinLLOC = def.MinLLOC
@@ -178,15 +202,15 @@ func Run(ctx context.Context, cands []generate.Candidate, seeds []corpus.Seed, o
 	if opts.MaxLLOC <= 0 {
 		opts.MaxLLOC = def.MaxLLOC
 	}
-	if opts.SizeTolerance <= 0 {
-		opts.SizeTolerance = def.SizeTolerance
-	}
-	if opts.DupThreshold <= 0 {
-		opts.DupThreshold = def.DupThreshold
-	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
+	return opts
+}
+
+// seedShingles returns the 5-gram shingles of every parsable seed method,
+// by exception type: what the novelty gate compares with.
+func seedShingles(seeds []corpus.Seed) map[string][][]uint64 {
 	seedSh := map[string][][]uint64{}
 	for _, s := range seeds {
 		for _, m := range []string{s.BuggyMethod, s.FixedMethod} {
@@ -195,82 +219,80 @@ func Run(ctx context.Context, cands []generate.Candidate, seeds []corpus.Seed, o
 			}
 		}
 	}
-	mh := textsim.NewMinHasher(128, 1)
-	prep := make([]prepared, len(cands))
-	jobs := make(chan int, 64)
-	var wg sync.WaitGroup
-	for range opts.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				prep[i] = check(cands[i], seedSh, mh, opts)
-			}
-		}()
-	}
-	for i := range cands {
-		if ctx.Err() != nil {
-			break
-		}
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+	return seedSh
+}
 
-	res := &Result{Total: len(cands), ByType: map[string]int{}, Opts: opts}
+// admission is the sequential part of Run: the gates that compare a
+// candidate with the pairs accepted before it.
+type admission struct {
+	res    *Result
+	opts   Options
+	lsh    *textsim.LSH
+	kept   []method       // side k of accepted pair i is kept[2i+k]
+	blind  map[string]int // rename-blind text → first accepted pair holding it
+	seen   map[string]bool
+	counts map[string]int
+}
+
+func newAdmission(total int, opts Options) *admission {
 	bands, rows := textsim.BandsFor(128, opts.DupThreshold)
-	lsh := textsim.NewLSH(bands, rows)
-	var kept []method // side k of accepted pair i is kept[2i+k]
-	blind := map[string]int{}
-	seen := map[string]bool{}
-	counts := map[string]int{}
-	for i, c := range cands {
-		p := prep[i]
-		if p.rej == nil && seen[c.ID] {
-			p.rej = reject(CauseDuplicateID, "id %s already seen", c.ID)
-		}
-		if p.rej == nil {
-			p.rej = nearDup(p.sides, kept, cands, res.Accepted, lsh, opts.DupThreshold)
-		}
-		if p.rej == nil && !opts.NoClones {
-			for k, s := range p.sides {
-				if j, ok := blind[s.blind]; ok {
-					p.rej = reject(CauseClone, "%s method is a rename-blind clone of a method of pair %s", sideName[k], res.Accepted[j].PairID)
-					break
-				}
-			}
-		}
-		seen[c.ID] = true
-		if p.rej != nil {
-			counts[p.rej.Cause]++
-			res.Rejected = append(res.Rejected, Rejection{ID: c.ID, ErrorType: c.ErrorType, Generator: c.Generator,
-				Operator: c.Operator, Cause: p.rej.Cause, Detail: p.rej.Detail})
-			continue
-		}
-		idx := len(res.Accepted)
-		for k, s := range p.sides {
-			kept = append(kept, s)
-			lsh.Add(2*idx+k, s.sig)
-			if _, ok := blind[s.blind]; !ok {
-				blind[s.blind] = idx
-			}
-		}
-		res.Accepted = append(res.Accepted, corpus.Pair{
-			PairID: c.ID, ErrorType: c.ErrorType, BuggyMethod: p.sides[0].text, FixedMethod: p.sides[1].text,
-			ExampleBugIDs: nonNil(c.ExampleBugIDs), Generator: c.Generator, PromptHash: c.PromptHash, SizeTarget: c.SizeTarget,
-			Source: pairSource(c),
-		})
-		res.ByType[c.ErrorType]++
+	return &admission{res: &Result{Total: total, ByType: map[string]int{}, Opts: opts}, opts: opts,
+		lsh: textsim.NewLSH(bands, rows), blind: map[string]int{}, seen: map[string]bool{}, counts: map[string]int{}}
+}
+
+// admit runs the order-dependent gates on c (checked as p) and records it
+// as accepted or rejected.
+func (a *admission) admit(c corpus.Candidate, p prepared, cands []corpus.Candidate) {
+	if p.rej == nil && a.seen[c.ID] {
+		p.rej = reject(CauseDuplicateID, "id %s already seen", c.ID)
 	}
+	if p.rej == nil {
+		p.rej = nearDup(p.sides, a.kept, cands, a.res.Accepted, a.lsh, a.opts.DupThreshold)
+	}
+	if p.rej == nil && !a.opts.NoClones {
+		p.rej = a.clone(p.sides)
+	}
+	a.seen[c.ID] = true
+	if p.rej != nil {
+		a.counts[p.rej.Cause]++
+		a.res.Rejected = append(a.res.Rejected, Rejection{ID: c.ID, ErrorType: c.ErrorType, Generator: c.Generator,
+			Operator: c.Operator, Cause: p.rej.Cause, Detail: p.rej.Detail})
+		return
+	}
+	idx := len(a.res.Accepted)
+	for k, s := range p.sides {
+		a.kept = append(a.kept, s)
+		a.lsh.Add(2*idx+k, s.sig)
+		if _, ok := a.blind[s.blind]; !ok {
+			a.blind[s.blind] = idx
+		}
+	}
+	a.res.Accepted = append(a.res.Accepted, corpus.Pair{
+		PairID: c.ID, ErrorType: c.ErrorType, BuggyMethod: p.sides[0].text, FixedMethod: p.sides[1].text,
+		ExampleBugIDs: nonNil(c.ExampleBugIDs), Generator: c.Generator, PromptHash: c.PromptHash, SizeTarget: c.SizeTarget,
+		Source: pairSource(c),
+	})
+	a.res.ByType[c.ErrorType]++
+}
+
+// clone is the rename-blind clone gate.
+func (a *admission) clone(sides [2]method) *Reject {
+	for k, s := range sides {
+		if j, ok := a.blind[s.blind]; ok {
+			return reject(CauseClone, "%s method is a rename-blind clone of a method of pair %s", sideName[k], a.res.Accepted[j].PairID)
+		}
+	}
+	return nil
+}
+
+// result is the Result with the rejection counts in Causes order.
+func (a *admission) result() *Result {
 	for _, cause := range Causes {
-		if counts[cause] > 0 {
-			res.Causes = append(res.Causes, CauseCount{Cause: cause, Count: counts[cause]})
+		if a.counts[cause] > 0 {
+			a.res.Causes = append(a.res.Causes, CauseCount{Cause: cause, Count: a.counts[cause]})
 		}
 	}
-	return res, nil
+	return a.res
 }
 
 var sideName = [2]string{"buggy", "fixed"}
@@ -283,7 +305,7 @@ func nonNil(s []string) []string {
 }
 
 // nearDup checks both sides against every kept method via LSH candidates.
-func nearDup(sides [2]method, kept []method, cands []generate.Candidate, acc []corpus.Pair, lsh *textsim.LSH, t float64) *Reject {
+func nearDup(sides [2]method, kept []method, cands []corpus.Candidate, acc []corpus.Pair, lsh *textsim.LSH, t float64) *Reject {
 	for k, s := range sides {
 		for _, id := range lsh.Candidates(s.sig) {
 			if j := textsim.JaccardSorted(s.shingles, kept[id].shingles); j >= t {
@@ -295,7 +317,7 @@ func nearDup(sides [2]method, kept []method, cands []generate.Candidate, acc []c
 }
 
 // check runs the per-candidate gates 1–6.
-func check(c generate.Candidate, seedSh map[string][][]uint64, mh *textsim.MinHasher, opts Options) (p prepared) {
+func check(c corpus.Candidate, seedSh map[string][][]uint64, mh *textsim.MinHasher, opts Options) (p prepared) {
 	defer func() {
 		if r := recover(); r != nil { // a gate must never take the run down
 			p = prepared{rej: reject(CauseParse, "internal error while gating: %v", r)}
@@ -304,15 +326,9 @@ func check(c generate.Candidate, seedSh map[string][][]uint64, mh *textsim.MinHa
 	if !corpus.ValidType(c.ErrorType) {
 		return prepared{rej: reject(CauseBadType, "error_type %q is not one of the seven in-scope types", c.ErrorType)}
 	}
-	buggy, fixed := c.BuggyMethod, c.FixedMethod
-	if buggy == "" && fixed == "" {
-		if strings.TrimSpace(c.Answer) == "" {
-			return prepared{rej: reject(CauseMissingInput, "candidate has neither methods nor an answer")}
-		}
-		var rej *Reject
-		if buggy, fixed, rej = ParseAnswer(c.Answer); rej != nil {
-			return prepared{rej: rej}
-		}
+	buggy, fixed, rej := methodsOf(c)
+	if rej != nil {
+		return prepared{rej: rej}
 	}
 	info, rej := parsePair(buggy, fixed)
 	if rej != nil {
@@ -330,26 +346,55 @@ func check(c generate.Candidate, seedSh map[string][][]uint64, mh *textsim.MinHa
 	if j := textsim.JaccardSorted(p.sides[0].shingles, p.sides[1].shingles); j >= opts.MaxPairSim {
 		return prepared{rej: reject(CausePairSimilar, "buggy/fixed 5-gram Jaccard %.4f ≥ %.4g", j, opts.MaxPairSim)}
 	}
-	for k := range info {
-		if l := info[k].lloc; l < opts.MinLLOC || l > opts.MaxLLOC {
-			return prepared{rej: reject(CauseSize, "%s method has LLOC %d outside [%d, %d]", sideName[k], l, opts.MinLLOC, opts.MaxLLOC)}
-		}
-		if t := c.SizeTarget; t > 0 {
-			lo, hi := float64(t)*(1-opts.SizeTolerance), float64(t)*(1+opts.SizeTolerance)
-			if l := float64(info[k].lloc); l < lo || l > hi {
-				return prepared{rej: reject(CauseSizeTarget, "%s method has LLOC %d outside target %d ±%.0f%%", sideName[k], info[k].lloc, t, 100*opts.SizeTolerance)}
-			}
-		}
+	if rej := sizeGate(info, c.SizeTarget, opts); rej != nil {
+		return prepared{rej: rej}
 	}
 	for k := range p.sides {
-		for _, s := range seedSh[c.ErrorType] {
-			if j := textsim.JaccardSorted(p.sides[k].shingles, s); j >= opts.MaxSeedSim {
-				return prepared{rej: reject(CauseSeedSimilar, "%s method has 5-gram Jaccard %.3f ≥ %.3g with a %s seed", sideName[k], j, opts.MaxSeedSim, c.ErrorType)}
-			}
+		if rej := novelty(p.sides[k], sideName[k], c.ErrorType, seedSh, opts.MaxSeedSim); rej != nil {
+			return prepared{rej: rej}
 		}
 		p.sides[k].sig = mh.Signature(p.sides[k].shingles)
 	}
 	return p
+}
+
+// methodsOf returns a candidate's methods: its own, or those of its model
+// answer (gate 1).
+func methodsOf(c corpus.Candidate) (buggy, fixed string, rej *Reject) {
+	if c.BuggyMethod != "" || c.FixedMethod != "" {
+		return c.BuggyMethod, c.FixedMethod, nil
+	}
+	if strings.TrimSpace(c.Answer) == "" {
+		return "", "", reject(CauseMissingInput, "candidate has neither methods nor an answer")
+	}
+	return ParseAnswer(c.Answer)
+}
+
+// sizeGate checks both sides' LLOC against the bounds and, when the
+// candidate has one, its size target.
+func sizeGate(info [2]parsed, target int, opts Options) *Reject {
+	for k := range info {
+		if l := info[k].lloc; l < opts.MinLLOC || l > opts.MaxLLOC {
+			return reject(CauseSize, "%s method has LLOC %d outside [%d, %d]", sideName[k], l, opts.MinLLOC, opts.MaxLLOC)
+		}
+		if target > 0 {
+			lo, hi := float64(target)*(1-opts.SizeTolerance), float64(target)*(1+opts.SizeTolerance)
+			if l := float64(info[k].lloc); l < lo || l > hi {
+				return reject(CauseSizeTarget, "%s method has LLOC %d outside target %d ±%.0f%%", sideName[k], info[k].lloc, target, 100*opts.SizeTolerance)
+			}
+		}
+	}
+	return nil
+}
+
+// novelty is the seed-similarity gate for one side.
+func novelty(m method, side, typ string, seedSh map[string][][]uint64, maxSim float64) *Reject {
+	for _, s := range seedSh[typ] {
+		if j := textsim.JaccardSorted(m.shingles, s); j >= maxSim {
+			return reject(CauseSeedSimilar, "%s method has 5-gram Jaccard %.3f ≥ %.3g with a %s seed", side, j, maxSim, typ)
+		}
+	}
+	return nil
 }
 
 // parsed is what the gates need of one method.
@@ -504,7 +549,7 @@ func tokensOf(src string) ([]string, bool) {
 // pairSource is a candidate's provenance in real code (repository, commit,
 // file, host method span, operator, the seed it was grounded on), or nil
 // when its corpus was not a repository revision.
-func pairSource(c generate.Candidate) *corpus.Source {
+func pairSource(c corpus.Candidate) *corpus.Source {
 	s := c.Source
 	if s == nil || s.Repo == "" || s.Commit == "" {
 		return nil

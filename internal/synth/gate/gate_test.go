@@ -13,7 +13,6 @@ import (
 
 	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
-	"github.com/benchforge/benchforge/internal/synth/generate"
 )
 
 // longMethod is a method of n statements whose names derive from tag, so
@@ -32,8 +31,8 @@ func longMethod(tag string, n int, guard bool) string {
 	return b.String()
 }
 
-func cand(id, typ, buggy, fixed string) generate.Candidate {
-	return generate.Candidate{ID: id, ErrorType: typ, Generator: "test", BuggyMethod: buggy, FixedMethod: fixed}
+func cand(id, typ, buggy, fixed string) corpus.Candidate {
+	return corpus.Candidate{ID: id, ErrorType: typ, Generator: "test", BuggyMethod: buggy, FixedMethod: fixed}
 }
 
 func TestGates(t *testing.T) {
@@ -44,10 +43,10 @@ func TestGates(t *testing.T) {
 	withComment := strings.Replace(longMethod("cmt", 7, true), "    return cmtAcc;", "    // added null check\n    return cmtAcc; /* done */", 1)
 	sized := cand("sized", npe, longMethod("siz", 6, false), longMethod("siz", 6, true))
 	sized.SizeTarget = 40
-	answer := generate.Candidate{ID: "answer", ErrorType: npe, Generator: "llm",
+	answer := corpus.Candidate{ID: "answer", ErrorType: npe, Generator: "llm",
 		Answer: "```java\n" + longMethod("ans", 5, false) + "\n```\n```java\n" + longMethod("ans", 5, true) + "\n```\n"}
-	badAnswer := generate.Candidate{ID: "answer-bad", ErrorType: npe, Generator: "llm", Answer: "Sorry, no."}
-	cands := []generate.Candidate{
+	badAnswer := corpus.Candidate{ID: "answer-bad", ErrorType: npe, Generator: "llm", Answer: "Sorry, no."}
+	cands := []corpus.Candidate{
 		cand("ok", npe, longMethod("alpha", 6, false), longMethod("alpha", 6, true)),
 		answer,
 		badAnswer,
@@ -137,7 +136,7 @@ func TestStripComments(t *testing.T) {
 
 func TestFilesRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	res, err := Run(context.Background(), []generate.Candidate{cand("a", corpus.NullPointer, longMethod("a", 5, false), longMethod("a", 5, true))}, nil, Options{})
+	res, err := Run(context.Background(), []corpus.Candidate{cand("a", corpus.NullPointer, longMethod("a", 5, false), longMethod("a", 5, true))}, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,10 +159,10 @@ func TestAcceptedPairKeepsSource(t *testing.T) {
 	npe := corpus.NullPointer
 	real := cand("real", npe, longMethod("rho", 6, false), longMethod("rho", 6, true))
 	real.Operator, real.ExampleBugIDs = "drop_null_guard", []string{"Lang-33"}
-	real.Source = &generate.Source{Repo: "apache/commons-lang", Commit: "abc", File: "src/main/java/A.java", Method: "A: int f()", StartLine: 10, EndLine: 16}
+	real.Source = &corpus.CandidateSource{Repo: "apache/commons-lang", Commit: "abc", File: "src/main/java/A.java", Method: "A: int f()", StartLine: 10, EndLine: 16}
 	plain := cand("plain", npe, longMethod("tau", 9, false), longMethod("tau", 9, true))
-	plain.Source = &generate.Source{File: "java.base/java/util/A.java"}
-	res, err := Run(context.Background(), []generate.Candidate{real, plain}, nil, Options{})
+	plain.Source = &corpus.CandidateSource{File: "java.base/java/util/A.java"}
+	res, err := Run(context.Background(), []corpus.Candidate{real, plain}, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,8 @@
 // (rxsynth §4): the Generator interface every generator implements (the
 // offline mutation generator in generate/mutation, the seed-grounded one
 // in generate/grounded and the zero-shot one in generate/zeroshot, both
-// through internal/llm), the Candidate and
-// Attempt records they produce, and Run, which drives a generator to
+// through internal/llm), the Attempt records they log (their candidates
+// are internal/synth/corpus.Candidate), and Run, which drives a generator to
 // per-type quotas while appending candidates.jsonl and attempts.jsonl so a
 // killed run resumes without losing or duplicating a record.
 //
@@ -57,35 +57,12 @@ type Request struct {
 	OnAttempt func(Attempt)
 }
 
-// Source locates the real code a candidate was derived from.
-type Source struct {
-	// Repo and Commit, when the corpus is a repository revision, locate
-	// File: the pair's provenance in real code.
-	Repo      string `json:"repo,omitempty"`
-	Commit    string `json:"commit,omitempty"`
-	File      string `json:"file"`
-	Method    string `json:"method"` // qualified name and signature
-	StartLine int    `json:"start_line,omitempty"`
-	EndLine   int    `json:"end_line,omitempty"`
-	SiteLine  int    `json:"site_line,omitempty"` // line of the mutated site in File
-}
-
-// Candidate is one generated pair before the gates. A generator either
-// fills BuggyMethod and FixedMethod itself (mutation) or leaves them empty
-// and records the model's raw Answer, which the gates parse.
-type Candidate struct {
-	ID            string   `json:"id"`
-	ErrorType     string   `json:"error_type"`
-	Generator     string   `json:"generator"`
-	Operator      string   `json:"operator,omitempty"`
-	BuggyMethod   string   `json:"buggy_method,omitempty"`
-	FixedMethod   string   `json:"fixed_method,omitempty"`
-	Answer        string   `json:"answer,omitempty"`
-	Source        *Source  `json:"source,omitempty"`
-	ExampleBugIDs []string `json:"example_bug_ids"`
-	PromptHash    string   `json:"prompt_hash,omitempty"`
-	SizeTarget    int      `json:"size_target,omitempty"`
-}
+// Source and Candidate are the contract records of internal/synth/corpus,
+// named here too so generators keep writing generate.Candidate.
+type (
+	Source    = corpus.CandidateSource
+	Candidate = corpus.Candidate
+)
 
 // Outcomes of an attempt.
 const (

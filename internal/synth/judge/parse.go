@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/benchforge/benchforge/internal/llm/answer"
-	"github.com/benchforge/benchforge/internal/synth/gate"
 )
 
 // ErrUnparseable marks a judge answer from which the decisive field could
@@ -21,38 +20,6 @@ const (
 	ParsedLines    = answer.Lines    // "key: value" lines
 	ParsedYesNo    = answer.YesNo    // a bare yes/no answer to a one-question stage
 )
-
-// Stage1 is the parsed Stage 1 answer (§5.1): the patch summary, whether
-// the buggy method can throw T at the patched location, and if so where
-// and on which concrete trigger.
-type Stage1 struct {
-	PatchSummary       string   `json:"patch_summary,omitempty"`
-	CanThrowT          bool     `json:"can_throw_T"`
-	ThrowingExpression string   `json:"throwing_expression,omitempty"`
-	Line               int      `json:"line,omitempty"`
-	Trigger            string   `json:"trigger,omitempty"`
-	Confidence         *float64 `json:"confidence,omitempty"`
-	Parsed             string   `json:"parsed"`
-}
-
-// Stage2 is the parsed Stage 2 answer: whether the Stage 1 trigger still
-// reaches T at the Stage 1 site in the fixed method.
-type Stage2 struct {
-	StillReachesT bool     `json:"still_reaches_T"`
-	Reason        string   `json:"reason,omitempty"`
-	Confidence    *float64 `json:"confidence,omitempty"`
-	Parsed        string   `json:"parsed"`
-}
-
-// Whole is the parsed answer under the whole-method rubric (§5.2): can the
-// buggy method throw T anywhere, and can the fixed method.
-type Whole struct {
-	BuggyCanThrowT bool     `json:"buggy_can_throw_T"`
-	FixedCanThrowT bool     `json:"fixed_can_throw_T"`
-	Reason         string   `json:"reason,omitempty"`
-	Confidence     *float64 `json:"confidence,omitempty"`
-	Parsed         string   `json:"parsed"`
-}
 
 // ParseStage1 reads a Stage 1 answer. The decisive field is can_throw_T; a
 // bare yes/no answer is accepted for it. Errors wrap ErrUnparseable.
@@ -154,7 +121,7 @@ func readFields(text string, decisive []string, allowYesNo bool) (answer.Fields,
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %w", ErrUnparseable, err)
 	}
-	r := answer.Reader{Decisive: decisive, Fences: gate.FencedBodies, FenceProse: true, BareYesNo: allowYesNo}
+	r := answer.Reader{Decisive: decisive, Fences: answer.FencedBodies, FenceProse: true, BareYesNo: allowYesNo}
 	if f, how := r.Read(text); how != "" {
 		return f, how, nil
 	}

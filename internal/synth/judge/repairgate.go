@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/code"
+	"github.com/benchforge/benchforge/internal/llm/answer"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/gate"
 )
@@ -17,9 +18,9 @@ import (
 // parse without syntax errors as exactly one method or constructor with the
 // buggy method's signature, and must differ from the buggy method in its
 // tokens. It returns the method, or the reason it failed.
-func gateRepair(buggy, answer string) (string, string) {
-	src := strings.TrimSpace(answer)
-	if blocks, _ := gate.FencedBlocks(answer); len(blocks) > 0 {
+func gateRepair(buggy, reply string) (string, string) {
+	src := strings.TrimSpace(reply)
+	if blocks, _ := answer.FencedBlocks(reply); len(blocks) > 0 {
 		src = ""
 		for _, b := range blocks {
 			info := strings.ToLower(strings.Fields(b.Info + " x")[0])

@@ -15,7 +15,6 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/llm"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
-	"github.com/benchforge/benchforge/internal/synth/judge"
 )
 
 // The harness-construction regimes of rxsynth §5.4 / Table 8: what the
@@ -112,13 +111,13 @@ func (m *ModelHarness) idleReason() string {
 type Builder struct {
 	model     llm.Model
 	regime    string
-	judged    map[string]judge.Record
+	judged    map[string]corpus.JudgeRecord
 	maxTokens int
 }
 
 // NewBuilder returns a builder for regime. judgements (a `synth validate`
 // judgements.jsonl) are required by, and only allowed for, judge-fed.
-func NewBuilder(m llm.Model, regime string, judgements []judge.Record) (*Builder, error) {
+func NewBuilder(m llm.Model, regime string, judgements []corpus.JudgeRecord) (*Builder, error) {
 	switch {
 	case m == nil:
 		return nil, fmt.Errorf("harness builder: %w: no model", errs.ErrUsage)
@@ -131,7 +130,7 @@ func NewBuilder(m llm.Model, regime string, judgements []judge.Record) (*Builder
 	}
 	b := &Builder{model: m, regime: regime, maxTokens: 1024}
 	if judgements != nil {
-		b.judged = map[string]judge.Record{}
+		b.judged = map[string]corpus.JudgeRecord{}
 		for _, r := range judgements {
 			b.judged[r.PairID] = r // a later record of a pair supersedes
 		}
@@ -206,12 +205,12 @@ func (b *Builder) Build(ctx context.Context, p corpus.Pair) (*ModelHarness, erro
 // initial judgement's, else the re-judgement's after a repair (the buggy
 // method, and so its site, is the same). nil and why when there is none
 // to show.
-func (b *Builder) judgement(id string) (*judge.Stage1, string) {
+func (b *Builder) judgement(id string) (*corpus.Stage1, string) {
 	r, ok := b.judged[id]
 	if !ok {
 		return nil, "pair not in the judgements file"
 	}
-	usable := func(s *judge.Stage1Result) bool {
+	usable := func(s *corpus.Stage1Result) bool {
 		return s != nil && s.Unparseable == "" && s.CanThrowT && (s.ThrowingExpression != "" || s.Trigger != "")
 	}
 	switch {

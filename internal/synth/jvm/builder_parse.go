@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/llm/answer"
-	"github.com/benchforge/benchforge/internal/synth/gate"
 )
 
 // ErrUnparseable marks a harness-model answer from which no input list
@@ -28,7 +27,7 @@ func ParseInputs(text string) ([]ModelInput, string, error) {
 		return nil, "", fmt.Errorf("%w: %w", ErrUnparseable, err)
 	}
 	keys := []string{"inputs", "vectors", "testinputs", "testcases"}
-	r := answer.Reader{Decisive: keys, Fences: gate.FencedBodies, FenceProse: true}
+	r := answer.Reader{Decisive: keys, Fences: answer.FencedBodies, FenceProse: true}
 	f, how := r.Read(text)
 	if how == "" {
 		return nil, "", fmt.Errorf("%w: no JSON object with \"inputs\" in %q", ErrUnparseable, answer.Clip(text, 80))

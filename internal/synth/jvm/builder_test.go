@@ -14,7 +14,6 @@ import (
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // openai
 	"github.com/benchforge/benchforge/internal/synth/corpus"
-	"github.com/benchforge/benchforge/internal/synth/judge"
 	"github.com/benchforge/benchforge/internal/synth/judge/judgetest"
 )
 
@@ -173,10 +172,10 @@ func TestHarnessDiffAided(t *testing.T) {
 func TestHarnessJudgeFed(t *testing.T) {
 	opts := needJDK(t)
 	srv, m := newScripted(t, map[string]string{"len": `{"inputs": [{"args": ["null"]}]}`})
-	recs := []judge.Record{
-		{PairID: "npe-valid", ErrorType: corpus.NullPointer, Stage1: &judge.Stage1Result{Stage1: judge.Stage1{CanThrowT: true,
+	recs := []corpus.JudgeRecord{
+		{PairID: "npe-valid", ErrorType: corpus.NullPointer, Stage1: &corpus.Stage1Result{Stage1: corpus.Stage1{CanThrowT: true,
 			ThrowingExpression: "s.length()", Line: 2, Trigger: "s == null (JUDGE-TRIGGER)", PatchSummary: "adds a null guard"}}},
-		{PairID: "iae-valid", ErrorType: corpus.IllegalArgument, Stage1: &judge.Stage1Result{Stage1: judge.Stage1{CanThrowT: false}}},
+		{PairID: "iae-valid", ErrorType: corpus.IllegalArgument, Stage1: &corpus.Stage1Result{Stage1: corpus.Stage1{CanThrowT: false}}},
 	}
 	b, err := NewBuilder(m, RegimeJudgeFed, recs)
 	if err != nil {
@@ -267,12 +266,12 @@ func TestHarnessBuilderUsage(t *testing.T) {
 	_, m := newScripted(t, nil)
 	for _, tc := range []struct {
 		regime string
-		recs   []judge.Record
+		recs   []corpus.JudgeRecord
 		want   string
 	}{
 		{"fuzz", nil, "not one of"},
 		{RegimeJudgeFed, nil, "needs the judge's records"},
-		{RegimeDiffAided, []judge.Record{}, "only in the judge-fed regime"},
+		{RegimeDiffAided, []corpus.JudgeRecord{}, "only in the judge-fed regime"},
 	} {
 		if _, err := NewBuilder(m, tc.regime, tc.recs); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("NewBuilder(%s, %v): err %v, want %q", tc.regime, tc.recs, err, tc.want)

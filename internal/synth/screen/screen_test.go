@@ -22,7 +22,7 @@ import (
 	"github.com/benchforge/benchforge/internal/synth/gate"
 	"github.com/benchforge/benchforge/internal/synth/generate"
 	"github.com/benchforge/benchforge/internal/synth/generate/grounded"
-	"github.com/benchforge/benchforge/internal/synth/generate/grounded/llmgen"
+	"github.com/benchforge/benchforge/internal/synth/generate/llmgen"
 )
 
 // npeSeeds returns n NPE seeds of growing size (LLOC 3 + i) plus one huge

@@ -42,7 +42,7 @@ import (
 	"github.com/benchforge/benchforge/internal/llm"
 	"github.com/benchforge/benchforge/internal/metrics"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
-	"github.com/benchforge/benchforge/internal/synth/generate/grounded/llmgen"
+	"github.com/benchforge/benchforge/internal/synth/generate/llmgen"
 )
 
 // Version names the generator and its prompt template; change it with any

@@ -17,7 +17,7 @@ import (
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/gate"
 	"github.com/benchforge/benchforge/internal/synth/generate"
-	"github.com/benchforge/benchforge/internal/synth/generate/grounded/llmgen"
+	"github.com/benchforge/benchforge/internal/synth/generate/llmgen"
 )
 
 var fixedNow = func() time.Time { return time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC) }

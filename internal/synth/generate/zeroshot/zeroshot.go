@@ -34,7 +34,7 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/llm"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
-	"github.com/benchforge/benchforge/internal/synth/generate/grounded/llmgen"
+	"github.com/benchforge/benchforge/internal/synth/generate/llmgen"
 )
 
 // Version names the generator, its template and scaffolds; change it with

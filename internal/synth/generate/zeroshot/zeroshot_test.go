@@ -15,7 +15,7 @@ import (
 	_ "github.com/benchforge/benchforge/internal/llm/providers"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/generate"
-	"github.com/benchforge/benchforge/internal/synth/generate/grounded/llmgen"
+	"github.com/benchforge/benchforge/internal/synth/generate/llmgen"
 )
 
 // TestScaffoldsCycle: every type has scaffolds; each block of a type's
