@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/golden"
-	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/ngram"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/evaluate"
 )
