@@ -131,11 +131,8 @@ func runSynthEvaluate(a *app, cmd *cobra.Command, e evaluateRun) error {
 		}
 		return finishEvaluate(h, e.out, r)
 	}
-	if e.seeds == "" || (e.pairs == "" && e.predictions == "" && len(e.probe.specs) == 0) {
-		return fmt.Errorf("%w: --seeds FILE and --pairs FILE (or --predictions FILE, or --probe SPEC) are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
-	}
-	if cmd.Flags().Changed("run-seeds") && len(e.opt.RunSeeds) == 0 {
-		return fmt.Errorf("%w: --run-seeds needs at least one seed", errs.ErrUsage)
+	if err := checkEvaluateFlags(cmd, e); err != nil {
+		return err
 	}
 	var pr *prober
 	if len(e.probe.specs) > 0 {
@@ -156,6 +153,17 @@ func runSynthEvaluate(a *app, cmd *cobra.Command, e evaluateRun) error {
 		return importPredictions(a, h, seeds, e.predictions, e.out, e.opt, pr)
 	}
 	return trainEvaluate(a, h, e, seeds, pr)
+}
+
+// checkEvaluateFlags says which inputs a computing run lacks.
+func checkEvaluateFlags(cmd *cobra.Command, e evaluateRun) error {
+	if e.seeds == "" || (e.pairs == "" && e.predictions == "" && len(e.probe.specs) == 0) {
+		return fmt.Errorf("%w: --seeds FILE and --pairs FILE (or --predictions FILE, or --probe SPEC) are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+	}
+	if cmd.Flags().Changed("run-seeds") && len(e.opt.RunSeeds) == 0 {
+		return fmt.Errorf("%w: --run-seeds needs at least one seed", errs.ErrUsage)
+	}
+	return nil
 }
 
 func readEvaluationReport(dir string) (*evaluate.Report, error) {
