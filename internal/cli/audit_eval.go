@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strings"
 
@@ -92,15 +91,7 @@ func runAuditEval(a *app, o auditEvalOptions) error {
 	}
 	ev := se.Overall
 	if o.rocJSON != "" {
-		f, err := os.Create(o.rocJSON)
-		if err != nil {
-			return fmt.Errorf("audit eval: --roc: %w", err)
-		}
-		err = writeJSON(f, ev.ROC)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err := output.WriteJSON(o.rocJSON, ev.ROC); err != nil {
 			return fmt.Errorf("audit eval: --roc %s: %w", o.rocJSON, err)
 		}
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/audit/patchcheck"
@@ -72,7 +71,7 @@ func runAuditEvalStage(a *app, stage, model string, o auditEvalOptions) error {
 		if err != nil {
 			return fmt.Errorf("audit eval: --svg: %w", err)
 		}
-		if err := os.WriteFile(o.rocSVG, svg, 0o644); err != nil {
+		if err := output.WriteFile(o.rocSVG, svg); err != nil {
 			return fmt.Errorf("audit eval: --svg: %w", err)
 		}
 	}

@@ -1,8 +1,8 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -125,29 +125,20 @@ func writeRescore(dir string, res *rescore.Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("audit rescore: %w", err)
 	}
-	js, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
+	// Each file is replaced atomically: a rerun over the same directory
+	// never leaves a half-written report beside a whole one.
+	if err := output.WriteJSON(filepath.Join(dir, "rescore.json"), res); err != nil {
 		return fmt.Errorf("audit rescore: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "rescore.json"), append(js, '\n'), 0o644); err != nil {
-		return fmt.Errorf("audit rescore: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "rescore.md"), []byte(res.Markdown()), 0o644); err != nil {
+	if err := output.WriteFile(filepath.Join(dir, "rescore.md"), []byte(res.Markdown())); err != nil {
 		return fmt.Errorf("audit rescore: %w", err)
 	}
 	page, err := res.Page("Leaderboard re-scored on clean samples")
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(filepath.Join(dir, "rescore.html"))
-	if err != nil {
-		return fmt.Errorf("audit rescore: %w", err)
-	}
-	if err := report.Render(f, page); err != nil {
-		f.Close()
-		return fmt.Errorf("audit rescore: write %s: %w", f.Name(), err)
-	}
-	if err := f.Close(); err != nil {
+	path := filepath.Join(dir, "rescore.html")
+	if err := output.Write(path, func(w io.Writer) error { return report.Render(w, page) }); err != nil {
 		return fmt.Errorf("audit rescore: %w", err)
 	}
 	return nil

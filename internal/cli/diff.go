@@ -67,7 +67,7 @@ func runDiffMethods(a *app, o diffMethodsOptions) error {
 	}
 	var srcs [2][]byte
 	for i, p := range []string{o.old, o.new} {
-		src, ok, err := readSource(a, "diff methods", p, o.maxSize)
+		src, ok, err := readSource(a.warnings(), "diff methods", p, o.maxSize)
 		if err != nil {
 			return err
 		}

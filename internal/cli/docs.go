@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 func init() { register("docs", newDocsCmd) }
@@ -38,7 +39,7 @@ definitions the CLI runs (a test keeps docs/ in sync).`,
 			}
 			sort.Strings(names)
 			for _, name := range names {
-				if err := os.WriteFile(filepath.Join(dir, name), []byte(pages[name]), 0o644); err != nil {
+				if err := output.WriteFile(filepath.Join(dir, name), []byte(pages[name])); err != nil {
 					return fmt.Errorf("docs: %w", err)
 				}
 			}

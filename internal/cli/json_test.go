@@ -4,11 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/benchforge/benchforge/internal/output"
+	"github.com/benchforge/benchforge/internal/synth/generate"
 )
 
 // notReporting are the runnable commands with no result to print: a
@@ -77,6 +81,10 @@ func jsonValues(t *testing.T, stdout string) int {
 // stderr), and a failing command writes nothing to stdout.
 func TestJSONOutputIsOnlyJSON(t *testing.T) {
 	docs := t.TempDir()
+	fix := t.TempDir()
+	pairs, seeds := synthFixture(t, fix, 24, 40)
+	rel := func(name string) string { return filepath.Join("..", "synth", "release", "testdata", "in", name) }
+	relOut := filepath.Join(fix, "rel")
 	tests := []struct {
 		name string
 		args []string
@@ -87,6 +95,13 @@ func TestJSONOutputIsOnlyJSON(t *testing.T) {
 		{"diff methods", []string{"diff", "methods", "--old", "../../testdata/demo/Buggy.java", "--new", "../../testdata/demo/Fixed.java", "--json"}, 0},
 		{"seeds scan", []string{"seeds", "scan", "--defects4j", seedsSynthetic, "--json"}, 0},
 		{"docs", []string{"docs", "--out", docs, "--json"}, 0},
+		{"synth gate", []string{"synth", "gate", "--candidates", gateCandidates(t), "--out", filepath.Join(fix, "gate"), "--json"}, 0},
+		{"synth fidelity", []string{"synth", "fidelity", "--pairs", pairs, "--seeds", seeds, "--out", filepath.Join(fix, "fid"), "--json"}, 0},
+		{"synth evaluate", []string{"synth", "evaluate", "--pairs", pairs, "--seeds", seeds, "--out", filepath.Join(fix, "eval"), "--folds", "2",
+			"--run-seeds", "1", "--trees", "3", "--bootstrap", "20", "--no-sweep", "--no-leaky", "--json"}, 0},
+		{"synth release", []string{"synth", "release", "--core", rel("core.jsonl"), "--seeds", rel("seeds.jsonl"), "--id-map", rel("idmap.csv"),
+			"--out", relOut, "--code-license", "MIT", "--json"}, 0},
+		{"synth release --check", []string{"synth", "release", "--check", relOut, "--json"}, 0},
 		{"metrics missing file", []string{"metrics", "--json", filepath.Join(docs, "nope.java")}, exitNotFound},
 		{"report on an empty directory", []string{"report", "--in", docs + "/empty", "--json"}, exitNotFound},
 		{"diff methods usage error", []string{"diff", "methods", "--old", "../../testdata/demo/Buggy.java", "--json"}, exitUsage},
@@ -107,6 +122,54 @@ func TestJSONOutputIsOnlyJSON(t *testing.T) {
 				return
 			}
 			jsonValues(t, out)
+			if streams[tt.name] {
+				checkStream(t, out)
+			}
 		})
 	}
+}
+
+// streams are the commands of TestJSONOutputIsOnlyJSON on the output
+// stream: their stdout is JSON Lines of messages ending with the summary.
+var streams = map[string]bool{
+	"metrics": true, "seeds scan": true, "synth gate": true, "synth fidelity": true, "synth evaluate": true,
+	"synth release": true, "synth release --check": true,
+}
+
+// checkStream fails unless stdout is only output messages, the summary
+// last and alone.
+func checkStream(t *testing.T, stdout string) {
+	t.Helper()
+	lines, err := output.Decode(strings.NewReader(stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range lines {
+		if (l.Summary != nil) != (i == len(lines)-1) {
+			t.Fatalf("line %d of %d: the summary must be the last line and only there", i+1, len(lines))
+		}
+	}
+}
+
+// gateCandidates writes three model answers for synth gate: one
+// accepted, one with a single code block, one duplicate.
+func gateCandidates(t *testing.T) string {
+	t.Helper()
+	fixed := "public int len(String s) {\n    if (s == null) {\n        return 0;\n    }\n    int n = s.trim().length();\n    n += 1;\n    return n * 2;\n}"
+	buggy := "public int len(String s) {\n    int n = s.trim().length();\n    n += 1;\n    return n * 2;\n}"
+	answer := "```java\n" + buggy + "\n```\n```java\n" + fixed + "\n```\n"
+	var b strings.Builder
+	for _, c := range []generate.Candidate{
+		{ID: "c1", ErrorType: "NullPointerException", Generator: "llm", Answer: answer},
+		{ID: "c2", ErrorType: "NullPointerException", Generator: "llm", Answer: "```java\n" + buggy + "\n```"},
+		{ID: "c3", ErrorType: "NullPointerException", Generator: "llm", Answer: answer},
+	} {
+		line, _ := json.Marshal(c)
+		b.Write(append(line, '\n'))
+	}
+	path := filepath.Join(t.TempDir(), "candidates.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

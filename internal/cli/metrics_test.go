@@ -3,16 +3,13 @@ package cli
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/benchforge/benchforge/internal/golden"
 )
-
-var updateMetrics = flag.Bool("update-metrics", false, "rewrite testdata/metrics/*.golden")
 
 var demoFiles = []string{
 	"../../testdata/demo/Buggy.java", "../../testdata/demo/Fixed.java",
@@ -41,23 +38,7 @@ func TestMetricsGolden(t *testing.T) {
 			if code != 0 || errOut != "" {
 				t.Fatalf("exit %d, stderr %q", code, errOut)
 			}
-			path := filepath.Join("testdata", "metrics", tt.name+".golden")
-			if *updateMetrics {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update-metrics to create it)", err)
-			}
-			if d := cmp.Diff(string(want), out); d != "" {
-				t.Errorf("%s mismatch (-want +got):\n%s", path, d)
-			}
+			golden.CheckString(t, filepath.Join("testdata", "metrics", tt.name+".golden"), out)
 		})
 	}
 }

@@ -26,6 +26,32 @@ func (a *app) stream(name string, asJSON bool, render func(io.Writer, output.Sum
 	return output.Multi(output.JSON(a.stdout), &output.Text{Stdout: io.Discard, Stderr: a.stderr})
 }
 
+// renderAs adapts a printer of one summary type to output.Text's Render:
+// each command emits one summary kind, so the type assertion cannot fail
+// unless the command emits a value of another type (a bug a test catches).
+func renderAs[T any](print func(io.Writer, T) error) func(io.Writer, output.Summary) error {
+	return func(w io.Writer, s output.Summary) error { return print(w, s.Value.(T)) }
+}
+
+// warnAll sends each of ws as a warning, stopping at the first handler
+// error (stdout closed).
+func warnAll(h output.Handler, ws ...string) error {
+	for _, w := range ws {
+		if err := h.Warning(output.Warning{Message: w}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// progressFunc is the progress callback of a counted step: it streams
+// Progress{Step, done, total} to h. The text handler draws it as a bar on
+// a terminal only; --json streams it. A handler error cannot stop the
+// library's loop, so it is dropped here and resurfaces at the summary.
+func progressFunc(h output.Handler, step string) func(done, total int) {
+	return func(done, total int) { _ = h.Progress(output.Progress{Step: step, Done: done, Total: total}) }
+}
+
 // writeJSON writes v as indented JSON followed by a newline: the --json
 // of the commands not yet moved to the output stream.
 func writeJSON(w io.Writer, v any) error {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,13 +26,15 @@ func newSeedsCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-// seedsScanJSON is what `seeds scan --json` prints.
+// seedsScanJSON is the seeds_scan summary of `seeds scan`.
 type seedsScanJSON struct {
 	Rows     []seeds.Row          `json:"rows"`
 	Pooled   seeds.Row            `json:"pooled"`
 	Bugs     []seedsBugJSON       `json:"bugs"`
 	Unknown  []seeds.UnknownClass `json:"unknown_classes"`
 	Problems []bench.Problem      `json:"problems"`
+
+	prevalence *seeds.Prevalence // for the text tables
 }
 
 type seedsBugJSON struct {
@@ -64,37 +67,48 @@ Classes the built-in hierarchy does not know are listed, not counted.`,
 			if dir == "" {
 				return fmt.Errorf("%w: --defects4j DIR is required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
 			}
-			p, err := seeds.ScanDefects4J(a.ctx, dir, opts)
-			if err != nil {
-				return err
-			}
-			for _, pr := range p.Problems {
-				fmt.Fprintf(a.stderr, "benchforge: warning: skipped %s\n", pr)
-			}
-			if asJSON {
-				out := seedsScanJSON{Rows: p.Rows, Pooled: p.Pooled, Unknown: p.Unknown, Problems: p.Problems, Bugs: []seedsBugJSON{}}
-				for _, b := range p.Bugs {
-					out.Bugs = append(out.Bugs, seedsBugJSON{ID: b.ID, Status: b.Status, Types: b.Types, RemovedBy: b.RemovedBy})
-				}
-				if out.Unknown == nil {
-					out.Unknown = []seeds.UnknownClass{}
-				}
-				if out.Problems == nil {
-					out.Problems = []bench.Problem{}
-				}
-				return writeJSON(a.stdout, out)
-			}
-			return writeSeedsTable(a, p)
+			return runSeedsScan(a, dir, opts, asJSON)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "defects4j", "", "Defects4J framework/projects directory, or one project directory")
 	cmd.Flags().BoolVar(&opts.Subclasses, "subclasses", false, "also count project subclasses of the seven types (default: the seven exact java.lang classes, rxsynth §3.1)")
 	cmd.Flags().BoolVar(&opts.AnyOrigin, "any-origin", false, "count an in-scope root cause wherever it was thrown (default: production code only, not test classes, test frameworks or JDK code called from a test)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: rows, pooled row, per-bug status, unknown classes")
+	cmd.Flags().BoolVar(&asJSON, "json", false, jsonUsage)
 	return cmd
 }
 
-func writeSeedsTable(a *app, p *seeds.Prevalence) error {
+// runSeedsScan scans dir and reports a seeds_scan summary: the rows, the
+// pooled row, every bug's status, the unknown classes and the skipped
+// input lines (each also a warning).
+func runSeedsScan(a *app, dir string, opts seeds.ScanOptions, asJSON bool) error {
+	p, err := seeds.ScanDefects4J(a.ctx, dir, opts)
+	if err != nil {
+		return err
+	}
+	h := a.stream("seeds scan", asJSON, renderAs(printSeedsScan))
+	for _, pr := range p.Problems {
+		if err := warnAll(h, "skipped "+pr.String()); err != nil {
+			return err
+		}
+	}
+	out := seedsScanJSON{Rows: p.Rows, Pooled: p.Pooled, Unknown: p.Unknown, Problems: p.Problems, Bugs: []seedsBugJSON{}, prevalence: p}
+	for _, b := range p.Bugs {
+		out.Bugs = append(out.Bugs, seedsBugJSON{ID: b.ID, Status: b.Status, Types: b.Types, RemovedBy: b.RemovedBy})
+	}
+	if out.Unknown == nil {
+		out.Unknown = []seeds.UnknownClass{}
+	}
+	if out.Problems == nil {
+		out.Problems = []bench.Problem{}
+	}
+	return h.Summary(output.Summary{Kind: "seeds_scan", Value: out})
+}
+
+func printSeedsScan(w io.Writer, s seedsScanJSON) error {
+	return writeSeedsTable(w, s.prevalence)
+}
+
+func writeSeedsTable(w io.Writer, p *seeds.Prevalence) error {
 	t := output.Table{Header: []string{"project", "bugs", "runtime", "%"}}
 	for _, ty := range seeds.Types {
 		t.Header = append(t.Header, string(ty))
@@ -108,20 +122,20 @@ func writeSeedsTable(a *app, p *seeds.Prevalence) error {
 		cells = append(cells, r.JUnitOnly, r.CheckedOnly, r.Unchecked, r.Unknown, r.RemovedSubclass, r.RemovedTestOrigin)
 		t.Add(cells...)
 	}
-	if err := t.Write(a.stdout); err != nil {
+	if err := t.Write(w); err != nil {
 		return err
 	}
-	if err := writeRuleBreakdown(a, p.Pooled); err != nil {
+	if err := writeRuleBreakdown(w, p.Pooled); err != nil {
 		return err
 	}
 	if len(p.Unknown) == 0 {
 		return nil
 	}
-	if _, err := fmt.Fprintln(a.stdout, "\nUnknown exception classes (not counted as in scope):"); err != nil {
+	if _, err := fmt.Fprintln(w, "\nUnknown exception classes (not counted as in scope):"); err != nil {
 		return err
 	}
 	for _, u := range p.Unknown {
-		if _, err := fmt.Fprintf(a.stdout, "  %s  %s  bugs: %s\n", u.Class, u.Guess, strings.Join(u.Bugs, " ")); err != nil {
+		if _, err := fmt.Fprintf(w, "  %s  %s  bugs: %s\n", u.Class, u.Guess, strings.Join(u.Bugs, " ")); err != nil {
 			return err
 		}
 	}
@@ -130,9 +144,9 @@ func writeSeedsTable(a *app, p *seeds.Prevalence) error {
 
 // writeRuleBreakdown prints, pooled, how many bugs each scope rule removes
 // from the widest reading, so the count compares with Table 2 line by line.
-func writeRuleBreakdown(a *app, r seeds.Row) error {
+func writeRuleBreakdown(w io.Writer, r seeds.Row) error {
 	wide := r.Runtime + r.RemovedSubclass + r.RemovedTestOrigin
-	_, err := fmt.Fprintf(a.stdout, "\nScope rules (pooled): %d bugs with any in-scope root cause (subclasses, any origin)\n"+
+	_, err := fmt.Fprintf(w, "\nScope rules (pooled): %d bugs with any in-scope root cause (subclasses, any origin)\n"+
 		"  - %d only a project subclass of the seven (rule: exact types; --subclasses keeps them)\n"+
 		"  - %d root cause thrown in test code, a test framework or JDK code called from a test (rule: production origin; --any-origin keeps them)\n"+
 		"  = %d runtime bugs; besides, F1 drops %d JUnit-only bugs and F2 %d checked-only bugs\n",

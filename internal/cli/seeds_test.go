@@ -1,12 +1,12 @@
 package cli
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/golden"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/shareddata"
 	"github.com/benchforge/benchforge/internal/synth/seeds"
 )
@@ -60,7 +60,7 @@ func TestSeedsScanJSONShape(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	var v seedsScanJSON
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
+	if err := output.DecodeSummary(strings.NewReader(out), "seeds_scan", &v); err != nil {
 		t.Fatal(err)
 	}
 	if len(v.Rows) != 1 || v.Pooled.Total != 8 || v.Pooled.Runtime != 2 || len(v.Bugs) != 8 || len(v.Unknown) != 2 || len(v.Problems) != 1 ||

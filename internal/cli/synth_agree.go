@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -50,43 +51,63 @@ that returned unparseable output are excluded and counted.`,
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return writeJSON(a.stdout, ag)
-			}
-			w := a.stdout
-			at := output.Table{Header: []string{"rubric", "judge", "judged", "unparseable", "accepted", "95% CI"}}
-			for _, x := range ag.Acceptance {
-				rate, ci := fmt.Sprintf("%d (%.1f%%)", x.Accepted, 100*x.Rate), "n/a: nothing parseable"
-				if x.CI != nil {
-					ci = fmt.Sprintf("%.1f–%.1f", 100*x.CI.Lo, 100*x.CI.Hi)
-				} else {
-					rate = fmt.Sprintf("%d (n/a)", x.Accepted)
-				}
-				at.Add(x.Rubric, x.Source, x.Judged, x.Unparseable, rate, ci)
-			}
-			if err := at.Write(w); err != nil {
-				return err
-			}
-			fmt.Fprintln(w)
-			pt := output.Table{Header: []string{"judge pair", "sample", "n", "κ", "95% CI", "agree", "dropped"}}
-			for _, p := range ag.Pairs {
-				sample := p.Sample
-				if p.Repeated {
-					sample += ", repeated"
-				}
-				if !p.SameRub {
-					sample += ", across rubrics"
-				}
-				k, ci := "n/a", p.KappaNote
-				if p.Kappa != nil {
-					k, ci = fmt.Sprintf("%.3f", p.Kappa.Kappa), fmt.Sprintf("%.3f–%.3f", p.Kappa.CI.Lo, p.Kappa.CI.Hi)
-				}
-				pt.Add(p.A+" vs "+p.B, sample, p.N, k, ci, fmt.Sprintf("%.1f%%", 100*p.Agree), p.Dropped)
-			}
-			return pt.Write(w)
+			h := a.stream("synth agree", asJSON, renderAs(printAgreement))
+			return h.Summary(output.Summary{Kind: "synth_agree", Value: ag})
 		},
 	}
 	cmd.Flags().StringArrayVar(&files, "judgements", nil, "judgements.jsonl files (two or more; also as arguments)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, jsonUsage)
 	return cmd
+}
+
+// printAgreement prints Table 5 (acceptance per rubric and judge) and
+// Table 6 (pairwise agreement and κ).
+func printAgreement(w io.Writer, ag *judge.Agreement) error {
+	at := output.Table{Header: []string{"rubric", "judge", "judged", "unparseable", "accepted", "95% CI"}}
+	for _, x := range ag.Acceptance {
+		rate, ci := fmt.Sprintf("%d (%.1f%%)", x.Accepted, 100*x.Rate), "n/a: nothing parseable"
+		if x.CI != nil {
+			ci = fmt.Sprintf("%.1f–%.1f", 100*x.CI.Lo, 100*x.CI.Hi)
+		} else {
+			rate = fmt.Sprintf("%d (n/a)", x.Accepted)
+		}
+		at.Add(x.Rubric, x.Source, x.Judged, x.Unparseable, rate, ci)
+	}
+	if err := at.Write(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	pt := output.Table{Header: []string{"judge pair", "sample", "n", "κ", "95% CI", "agree", "dropped"}}
+	for _, p := range ag.Pairs {
+		pt.Add(p.A+" vs "+p.B, pairSample(p), p.N, pairKappa(p), pairKappaCI(p), fmt.Sprintf("%.1f%%", 100*p.Agree), p.Dropped)
+	}
+	return pt.Write(w)
+}
+
+// pairSample names the sample of an agreement row and what kind of pair
+// of runs it compares.
+func pairSample(p judge.PairAgreement) string {
+	sample := p.Sample
+	if p.Repeated {
+		sample += ", repeated"
+	}
+	if !p.SameRub {
+		sample += ", across rubrics"
+	}
+	return sample
+}
+
+func pairKappa(p judge.PairAgreement) string {
+	if p.Kappa == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.3f", p.Kappa.Kappa)
+}
+
+// pairKappaCI is κ's interval, or the note saying why there is none.
+func pairKappaCI(p judge.PairAgreement) string {
+	if p.Kappa == nil {
+		return p.KappaNote
+	}
+	return fmt.Sprintf("%.3f–%.3f", p.Kappa.CI.Lo, p.Kappa.CI.Hi)
 }

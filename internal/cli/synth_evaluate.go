@@ -3,10 +3,10 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/benchforge/benchforge/internal/errs"
@@ -72,99 +72,17 @@ The model calls are recorded in DIR/manifest.json. --probe needs no
 			if out == "" {
 				return fmt.Errorf("%w: --out DIR is required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
 			}
-			if renderOnly {
-				path := filepath.Join(out, "evaluation.json")
-				b, err := os.ReadFile(path)
-				if err != nil {
-					return fmt.Errorf("render evaluation report: %w: %w (run without --render-only first)", errs.ErrNotFound, err)
-				}
-				r := new(evaluate.Report)
-				if err := json.Unmarshal(b, r); err != nil {
-					return fmt.Errorf("render evaluation report: %s: %w: %w", path, errs.ErrInput, err)
-				}
-				return finishEvaluate(a, out, r, asJSON)
-			}
-			if seedsPath == "" || (corpusPath == "" && predPath == "" && len(probe.specs) == 0) {
-				return fmt.Errorf("%w: --seeds FILE and --pairs FILE (or --predictions FILE, or --probe SPEC) are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
-			}
-			var pr *prober
-			if len(probe.specs) > 0 {
-				var err error
-				if pr, err = probe.open(); err != nil {
-					return err
-				}
-				defer pr.close()
-			}
-			seeds, err := jsonl.ReadFile[corpus.Seed](seedsPath)
-			if err != nil {
-				return err
-			}
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return fmt.Errorf("synth evaluate: %w", err)
-			}
-			if predPath != "" || corpusPath == "" {
-				return importPredictions(a, seeds, predPath, out, opt, pr, asJSON)
-			}
-			pairs, err := jsonl.ReadFile[corpus.Pair](corpusPath)
-			if err != nil {
-				return err
-			}
 			if cmd.Flags().Changed("run-seeds") {
 				opt.RunSeeds = nil
 				for _, s := range runSeeds {
 					opt.RunSeeds = append(opt.RunSeeds, uint64(s))
 				}
-				if len(opt.RunSeeds) == 0 {
-					return fmt.Errorf("%w: --run-seeds needs at least one seed", errs.ErrUsage)
-				}
 			}
 			if cmd.Flags().Changed("sweep") {
 				opt.Sweep = sweep
 			}
-			if isTerminal(a.stderr) {
-				bar := progressbar.NewOptions(-1, progressbar.OptionSetWriter(a.stderr), progressbar.OptionSetDescription("evaluate"))
-				opt.Progress = func(done, total int) { bar.ChangeMax(total); bar.Set(done) }
-				defer fmt.Fprintln(a.stderr)
-			}
-			res, err := evaluate.Run(a.ctx, pairs, seeds, opt)
-			if err != nil {
-				return err
-			}
-			if pr != nil {
-				// Probe the seeds the run measured, then analyse everything
-				// again so the probes sit in the same tables.
-				recs, err := pr.run(a, seeds, res.Seeds, out)
-				if err != nil {
-					return err
-				}
-				rep, all, err := evaluate.AnalyzeWithProbes(a.ctx, res.Predictions, res.Seeds, recs, evaluate.AnalyzeOptions{Bootstrap: opt.Bootstrap, Conf: opt.Conf})
-				if err != nil {
-					return err
-				}
-				cfg := res.Report.Config
-				cfg.Probes, cfg.ProbePrompt, cfg.ProbePromptHash = rep.Config.Probes, rep.Config.ProbePrompt, rep.Config.ProbePromptHash
-				rep.Config, rep.Data, rep.FoldStats = cfg, res.Report.Data, res.Report.FoldStats
-				res.Report, res.Predictions = rep, all
-			}
-			for path, recs := range map[string]func(string) error{
-				"folds.jsonl":       func(p string) error { return jsonl.Rewrite(p, res.Folds) },
-				"predictions.jsonl": func(p string) error { return jsonl.Rewrite(p, res.Predictions) },
-				"seeds_info.jsonl":  func(p string) error { return jsonl.Rewrite(p, res.Seeds) },
-			} {
-				if err := recs(filepath.Join(out, path)); err != nil {
-					return fmt.Errorf("synth evaluate: %w", err)
-				}
-			}
-			if exportHF {
-				if err := evaluate.ExportHF(filepath.Join(out, "hf"), pairs, seeds, res.Folds); err != nil {
-					return err
-				}
-			}
-			res.Report.SmallSampleWarnings = res.Report.SmallSamples()
-			if err := output.WriteJSON(filepath.Join(out, "evaluation.json"), res.Report); err != nil {
-				return err
-			}
-			return finishEvaluate(a, out, res.Report, asJSON)
+			return runSynthEvaluate(a, cmd, evaluateRun{pairs: corpusPath, seeds: seedsPath, predictions: predPath, out: out,
+				opt: opt, exportHF: exportHF, renderOnly: renderOnly, asJSON: asJSON, probe: probe})
 		},
 	}
 	f := cmd.Flags()
@@ -187,13 +105,135 @@ The model calls are recorded in DIR/manifest.json. --probe needs no
 	f.IntVar(&opt.Workers, "workers", 0, "concurrent model fits (0 = all CPUs)")
 	f.BoolVar(&exportHF, "export-hf", false, "also write the folds as Hugging Face JSONL splits under DIR/hf")
 	f.BoolVar(&renderOnly, "render-only", false, "re-render DIR/evaluation.json without recomputing")
-	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	f.BoolVar(&asJSON, "json", false, jsonUsage)
 	f.StringSliceVar(&probe.specs, "probe", nil, "zero-shot probe model spec (repeatable or comma-separated), e.g. openai:gpt-4o-mini or ngram:FILE.bfng")
 	f.StringSliceVar(&probe.tasks, "probe-tasks", []string{evaluate.Isolated, evaluate.PairTask}, "probe tasks: isolated, pair")
 	f.IntVar(&probe.workers, "probe-workers", 4, "concurrent probe model calls")
 	f.IntVar(&probe.maxTokens, "probe-max-tokens", 256, "longest probe answer, in tokens")
 	probe.models.add(f)
 	return cmd
+}
+
+// evaluateRun is one `synth evaluate` run.
+type evaluateRun struct {
+	pairs, seeds, predictions, out string
+	opt                            evaluate.Options
+	exportHF, renderOnly, asJSON   bool
+	probe                          probeFlags
+}
+
+func runSynthEvaluate(a *app, cmd *cobra.Command, e evaluateRun) error {
+	h := a.stream("synth evaluate", e.asJSON, renderAs(printEvaluate))
+	if e.renderOnly {
+		r, err := readEvaluationReport(e.out)
+		if err != nil {
+			return err
+		}
+		return finishEvaluate(h, e.out, r)
+	}
+	if err := checkEvaluateFlags(cmd, e); err != nil {
+		return err
+	}
+	var pr *prober
+	if len(e.probe.specs) > 0 {
+		var err error
+		if pr, err = e.probe.open(); err != nil {
+			return err
+		}
+		defer pr.close()
+	}
+	seeds, err := jsonl.ReadFile[corpus.Seed](e.seeds)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(e.out, 0o755); err != nil {
+		return fmt.Errorf("synth evaluate: %w", err)
+	}
+	if e.predictions != "" || e.pairs == "" {
+		return importPredictions(a, h, seeds, e.predictions, e.out, e.opt, pr)
+	}
+	return trainEvaluate(a, h, e, seeds, pr)
+}
+
+// checkEvaluateFlags says which inputs a computing run lacks.
+func checkEvaluateFlags(cmd *cobra.Command, e evaluateRun) error {
+	if e.seeds == "" || (e.pairs == "" && e.predictions == "" && len(e.probe.specs) == 0) {
+		return fmt.Errorf("%w: --seeds FILE and --pairs FILE (or --predictions FILE, or --probe SPEC) are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+	}
+	if cmd.Flags().Changed("run-seeds") && len(e.opt.RunSeeds) == 0 {
+		return fmt.Errorf("%w: --run-seeds needs at least one seed", errs.ErrUsage)
+	}
+	return nil
+}
+
+func readEvaluationReport(dir string) (*evaluate.Report, error) {
+	path := filepath.Join(dir, "evaluation.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("render evaluation report: %w: %w (run without --render-only first)", errs.ErrNotFound, err)
+	}
+	r := new(evaluate.Report)
+	if err := json.Unmarshal(b, r); err != nil {
+		return nil, fmt.Errorf("render evaluation report: %s: %w: %w", path, errs.ErrInput, err)
+	}
+	return r, nil
+}
+
+// trainEvaluate trains the detectors on the pairs fold by fold, adds the
+// probes when asked, and writes every output file.
+func trainEvaluate(a *app, h output.Handler, e evaluateRun, seeds []corpus.Seed, pr *prober) error {
+	pairs, err := jsonl.ReadFile[corpus.Pair](e.pairs)
+	if err != nil {
+		return err
+	}
+	opt := e.opt
+	opt.Progress = progressFunc(h, "evaluate")
+	res, err := evaluate.Run(a.ctx, pairs, seeds, opt)
+	if err != nil {
+		return err
+	}
+	if pr != nil {
+		if err := addProbes(a, h, res, seeds, pr, opt, e.out); err != nil {
+			return err
+		}
+	}
+	for path, recs := range map[string]func(string) error{
+		"folds.jsonl":       func(p string) error { return jsonl.Rewrite(p, res.Folds) },
+		"predictions.jsonl": func(p string) error { return jsonl.Rewrite(p, res.Predictions) },
+		"seeds_info.jsonl":  func(p string) error { return jsonl.Rewrite(p, res.Seeds) },
+	} {
+		if err := recs(filepath.Join(e.out, path)); err != nil {
+			return fmt.Errorf("synth evaluate: %w", err)
+		}
+	}
+	if e.exportHF {
+		if err := evaluate.ExportHF(filepath.Join(e.out, "hf"), pairs, seeds, res.Folds); err != nil {
+			return err
+		}
+	}
+	res.Report.SmallSampleWarnings = res.Report.SmallSamples()
+	if err := output.WriteJSON(filepath.Join(e.out, "evaluation.json"), res.Report); err != nil {
+		return err
+	}
+	return finishEvaluate(h, e.out, res.Report)
+}
+
+// addProbes probes the seeds the run measured, then analyses everything
+// again so the probes sit in the same tables.
+func addProbes(a *app, h output.Handler, res *evaluate.Result, seeds []corpus.Seed, pr *prober, opt evaluate.Options, out string) error {
+	recs, err := pr.run(a, h, seeds, res.Seeds, out)
+	if err != nil {
+		return err
+	}
+	rep, all, err := evaluate.AnalyzeWithProbes(a.ctx, res.Predictions, res.Seeds, recs, evaluate.AnalyzeOptions{Bootstrap: opt.Bootstrap, Conf: opt.Conf})
+	if err != nil {
+		return err
+	}
+	cfg := res.Report.Config
+	cfg.Probes, cfg.ProbePrompt, cfg.ProbePromptHash = rep.Config.Probes, rep.Config.ProbePrompt, rep.Config.ProbePromptHash
+	rep.Config, rep.Data, rep.FoldStats = cfg, res.Report.Data, res.Report.FoldStats
+	res.Report, res.Predictions = rep, all
+	return nil
 }
 
 // probeFlags are the zero-shot probe settings of synth evaluate.
@@ -251,7 +291,7 @@ func (p *prober) close() {
 // run asks every model about the measured seeds, appending to
 // DIR/probes.jsonl, and writes the session's manifest even when the pass
 // stops early (a budget stop is resumable).
-func (p *prober) run(a *app, seeds []corpus.Seed, measured []evaluate.SeedInfo, out string) ([]evaluate.ProbeRecord, error) {
+func (p *prober) run(a *app, h output.Handler, seeds []corpus.Seed, measured []evaluate.SeedInfo, out string) ([]evaluate.ProbeRecord, error) {
 	ok := map[string]bool{}
 	for _, s := range measured {
 		ok[s.BugID] = true
@@ -268,11 +308,7 @@ func (p *prober) run(a *app, seeds []corpus.Seed, measured []evaluate.SeedInfo, 
 	if err := runkey.CheckPass(opts.Log, "--out", runkey.Settings{"probe_max_tokens": p.maxTokens, "prompt_hash": evaluate.ProbePromptHash}); err != nil {
 		return nil, fmt.Errorf("synth evaluate --probe: %w", err)
 	}
-	if isTerminal(a.stderr) {
-		bar := progressbar.NewOptions(-1, progressbar.OptionSetWriter(a.stderr), progressbar.OptionSetDescription("probe"))
-		opts.Progress = func(done, total int) { bar.ChangeMax(total); bar.Set(done) }
-		defer fmt.Fprintln(a.stderr)
-	}
+	opts.Progress = progressFunc(h, "probe")
 	run, runErr := evaluate.RunProbes(a.ctx, p.models, kept, opts)
 	if err := p.sess.WriteManifest(filepath.Join(out, "manifest.json")); err != nil && runErr == nil {
 		runErr = err
@@ -280,10 +316,12 @@ func (p *prober) run(a *app, seeds []corpus.Seed, measured []evaluate.SeedInfo, 
 	if runErr != nil {
 		return nil, runErr
 	}
-	for _, w := range run.Warnings {
-		fmt.Fprintf(a.stderr, "benchforge: warning: %s\n", w)
+	if err := warnAll(h, run.Warnings...); err != nil {
+		return nil, err
 	}
 	man := p.sess.Manifest()
+	// The tally is for whoever watches the run (stderr, as before the
+	// stream): the summary's report holds the probes' results.
 	fmt.Fprintf(a.stderr, "probes: %d answers asked now, %d from an earlier run; %d model calls, %d cache hits, $%.4f\n",
 		run.Asked, run.Resumed, man.Calls, man.CacheHits, man.CostUSD)
 	return run.Records, nil
@@ -292,7 +330,7 @@ func (p *prober) run(a *app, seeds []corpus.Seed, measured []evaluate.SeedInfo, 
 // importPredictions analyses external predictions (--predictions), the
 // probes' answers (--probe) or both, with the length rule, without
 // training.
-func importPredictions(a *app, seeds []corpus.Seed, predPath, out string, opt evaluate.Options, probe *prober, asJSON bool) error {
+func importPredictions(a *app, h output.Handler, seeds []corpus.Seed, predPath, out string, opt evaluate.Options, probe *prober) error {
 	var raw []evaluate.Prediction
 	if predPath != "" {
 		var err error
@@ -312,7 +350,7 @@ func importPredictions(a *app, seeds []corpus.Seed, predPath, out string, opt ev
 	aopt := evaluate.AnalyzeOptions{Bootstrap: opt.Bootstrap}
 	var r *evaluate.Report
 	if probe != nil {
-		recs, err := probe.run(a, seeds, infos, out)
+		recs, err := probe.run(a, h, seeds, infos, out)
 		if err != nil {
 			return err
 		}
@@ -336,11 +374,20 @@ func importPredictions(a *app, seeds []corpus.Seed, predPath, out string, opt ev
 	if err := output.WriteJSON(filepath.Join(out, "evaluation.json"), r); err != nil {
 		return err
 	}
-	return finishEvaluate(a, out, r, asJSON)
+	return finishEvaluate(h, out, r)
 }
 
-func finishEvaluate(a *app, out string, r *evaluate.Report, asJSON bool) error {
-	if err := os.WriteFile(filepath.Join(out, "evaluation.md"), []byte(r.Markdown()), 0o644); err != nil {
+// evaluateSummary is the synth_evaluate summary: the report, and for the
+// text header where the files went.
+type evaluateSummary struct {
+	*evaluate.Report
+	out string
+}
+
+// finishEvaluate writes the Markdown and HTML reports (atomically: a
+// --render-only run replaces them in place) and reports the summary.
+func finishEvaluate(h output.Handler, out string, r *evaluate.Report) error {
+	if err := output.WriteFile(filepath.Join(out, "evaluation.md"), []byte(r.Markdown())); err != nil {
 		return fmt.Errorf("synth evaluate: %w", err)
 	}
 	page, err := r.Page()
@@ -351,12 +398,16 @@ func finishEvaluate(a *app, out string, r *evaluate.Report, asJSON bool) error {
 		return err
 	}
 	for _, s := range r.Data.Skipped {
-		fmt.Fprintf(a.stderr, "benchforge: warning: not measured: %s\n", s)
+		if err := warnAll(h, fmt.Sprintf("not measured: %s", s)); err != nil {
+			return err
+		}
 	}
-	if asJSON {
-		return writeJSON(a.stdout, r)
-	}
-	fmt.Fprintf(a.stdout, "reports in %s\n\n", out)
-	printSmallSamples(a.stdout, r.SmallSamples())
-	return writeReportTables(a.stdout, append([]*report.Table{r.FoldTable(), r.IsolatedTable(), r.PairTable(), r.SweepTable()}, r.ProbeTables()...)...)
+	return h.Summary(output.Summary{Kind: "synth_evaluate", Value: evaluateSummary{Report: r, out: out}})
+}
+
+func printEvaluate(w io.Writer, s evaluateSummary) error {
+	r := s.Report
+	fmt.Fprintf(w, "reports in %s\n\n", s.out)
+	printSmallSamples(w, r.SmallSamples())
+	return writeReportTables(w, append([]*report.Table{r.FoldTable(), r.IsolatedTable(), r.PairTable(), r.SweepTable()}, r.ProbeTables()...)...)
 }

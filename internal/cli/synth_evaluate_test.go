@@ -13,8 +13,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/ngram"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/evaluate"
 )
@@ -35,6 +37,7 @@ func TestSynthEvaluate(t *testing.T) {
 	}
 	// 24 real pairs, a few per type: warned in text, JSON, Markdown and HTML.
 	checkSmallSampleWarnings(t, stdout, out, "evaluation")
+	golden.CheckString(t, filepath.Join("testdata", "synth_evaluate.golden"), stdout, golden.Path(dir, "$DIR"))
 	folds, err := jsonl.ReadFile[evaluate.FoldAssignment](filepath.Join(out, "folds.jsonl"))
 	if err != nil || len(folds) == 0 {
 		t.Fatalf("folds.jsonl: %d records, %v", len(folds), err)
@@ -65,8 +68,9 @@ func TestSynthEvaluate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("import: exit %d: %s", code, stderr)
 	}
+	golden.CheckString(t, filepath.Join("testdata", "synth_evaluate_json.golden"), stdout, golden.Path(dir, "$DIR"))
 	var rep evaluate.Report
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+	if err := output.DecodeSummary(strings.NewReader(stdout), "synth_evaluate", &rep); err != nil {
 		t.Fatal(err)
 	}
 	found := false
@@ -159,7 +163,7 @@ func TestSynthEvaluateProbe(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var rep evaluate.Report
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+	if err := output.DecodeSummary(strings.NewReader(stdout), "synth_evaluate", &rep); err != nil {
 		t.Fatal(err)
 	}
 	n := rep.Data.MeasuredSeeds

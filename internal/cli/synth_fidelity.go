@@ -52,63 +52,11 @@ Markdown, HTML and SVG files from DIR/fidelity.json alone.`,
 			if out == "" {
 				return fmt.Errorf("%w: --out DIR is required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
 			}
-			var r *fidelity.Report
-			if renderOnly {
-				path := filepath.Join(out, "fidelity.json")
-				b, err := os.ReadFile(path)
-				if err != nil {
-					return fmt.Errorf("render fidelity report: %w: %w (run without --render-only first)", errs.ErrNotFound, err)
-				}
-				r = new(fidelity.Report)
-				if err := json.Unmarshal(b, r); err != nil {
-					return fmt.Errorf("render fidelity report: %s: %w: %w", path, errs.ErrInput, err)
-				}
-			} else {
-				if corpusPath == "" || seedsPath == "" {
-					return fmt.Errorf("%w: --pairs FILE and --seeds FILE are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
-				}
-				pairs, err := jsonl.ReadFile[corpus.Pair](corpusPath)
-				if err != nil {
-					return err
-				}
-				seeds, err := jsonl.ReadFile[corpus.Seed](seedsPath)
-				if err != nil {
-					return err
-				}
-				opt := fidelity.Options{Fixed: fixed, Workers: workers}
-				if refPath != "" {
-					f, err := os.Open(refPath)
-					if err != nil {
-						return fmt.Errorf("reference set: %w: %w", errs.ErrNotFound, err)
-					}
-					opt.ReferenceSet, err = fidelity.ParseReferenceSet(refPath, f)
-					f.Close()
-					if err != nil {
-						return err
-					}
-				}
-				if r, err = fidelity.Run(a.ctx, pairs, seeds, opt); err != nil {
-					return err
-				}
-				if err := os.MkdirAll(out, 0o755); err != nil {
-					return fmt.Errorf("synth fidelity: %w", err)
-				}
-				if err := output.WriteJSON(filepath.Join(out, "fidelity.json"), r); err != nil {
-					return err
-				}
+			if !renderOnly && (corpusPath == "" || seedsPath == "") {
+				return fmt.Errorf("%w: --pairs FILE and --seeds FILE are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
 			}
-			if err := writeFidelityReports(out, r); err != nil {
-				return err
-			}
-			for _, s := range r.Skipped {
-				fmt.Fprintf(a.stderr, "benchforge: warning: %s %s %s method not measured: %s\n", s.Kind, s.ID, s.Side, s.Reason)
-			}
-			if asJSON {
-				return writeJSON(a.stdout, r)
-			}
-			fmt.Fprintf(a.stdout, "%d pairs vs %d seeds; reference set %d seeds (%s rule); reports in %s\n\n", r.Pairs, r.Seeds, r.Reference.N, r.Reference.Rule, out)
-			printSmallSamples(a.stdout, r.SmallSamples())
-			return writeReportTables(a.stdout, r.Table10("buggy", false), r.Table11(true), r.RepairTable(), r.DistanceTable(), r.ExemplarTable())
+			return runSynthFidelity(a, fidelityRun{pairs: corpusPath, seeds: seedsPath, ref: refPath, out: out,
+				renderOnly: renderOnly, asJSON: asJSON, opt: fidelity.Options{Fixed: fixed, Workers: workers}})
 		},
 	}
 	f := cmd.Flags()
@@ -121,12 +69,113 @@ Markdown, HTML and SVG files from DIR/fidelity.json alone.`,
 	f.BoolVar(&fixed, "fixed", false, "also compare fixed methods (Table 10)")
 	f.BoolVar(&renderOnly, "render-only", false, "re-render DIR/fidelity.json without recomputing")
 	f.IntVar(&workers, "workers", 0, "parallel parsers (0 = all CPUs)")
-	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	f.BoolVar(&asJSON, "json", false, jsonUsage)
 	return cmd
 }
 
+// fidelityRun is one `synth fidelity` run.
+type fidelityRun struct {
+	pairs, seeds, ref, out string
+	renderOnly, asJSON     bool
+	opt                    fidelity.Options
+}
+
+// fidelitySummary is the synth_fidelity summary: the report, and for the
+// text header where it went.
+type fidelitySummary struct {
+	*fidelity.Report
+	out string
+}
+
+// runSynthFidelity computes (or, --render-only, reads back) the report,
+// writes its files and reports a synth_fidelity summary whose value is
+// the report as DIR/fidelity.json holds it.
+func runSynthFidelity(a *app, f fidelityRun) error {
+	var (
+		r   *fidelity.Report
+		err error
+	)
+	if f.renderOnly {
+		r, err = readFidelityReport(f.out)
+	} else {
+		r, err = computeFidelity(a, f)
+	}
+	if err != nil {
+		return err
+	}
+	if err := writeFidelityReports(f.out, r); err != nil {
+		return err
+	}
+	h := a.stream("synth fidelity", f.asJSON, renderAs(printFidelity))
+	for _, s := range r.Skipped {
+		if err := warnAll(h, fmt.Sprintf("%s %s %s method not measured: %s", s.Kind, s.ID, s.Side, s.Reason)); err != nil {
+			return err
+		}
+	}
+	return h.Summary(output.Summary{Kind: "synth_fidelity", Value: fidelitySummary{Report: r, out: f.out}})
+}
+
+func readFidelityReport(dir string) (*fidelity.Report, error) {
+	path := filepath.Join(dir, "fidelity.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("render fidelity report: %w: %w (run without --render-only first)", errs.ErrNotFound, err)
+	}
+	r := new(fidelity.Report)
+	if err := json.Unmarshal(b, r); err != nil {
+		return nil, fmt.Errorf("render fidelity report: %s: %w: %w", path, errs.ErrInput, err)
+	}
+	return r, nil
+}
+
+// computeFidelity measures the pairs against the seeds and writes
+// DIR/fidelity.json.
+func computeFidelity(a *app, f fidelityRun) (*fidelity.Report, error) {
+	pairs, err := jsonl.ReadFile[corpus.Pair](f.pairs)
+	if err != nil {
+		return nil, err
+	}
+	seeds, err := jsonl.ReadFile[corpus.Seed](f.seeds)
+	if err != nil {
+		return nil, err
+	}
+	opt := f.opt
+	if f.ref != "" {
+		if opt.ReferenceSet, err = readReferenceSet(f.ref); err != nil {
+			return nil, err
+		}
+	}
+	r, err := fidelity.Run(a.ctx, pairs, seeds, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := output.WriteJSON(filepath.Join(f.out, "fidelity.json"), r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func readReferenceSet(path string) ([]string, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reference set: %w: %w", errs.ErrNotFound, err)
+	}
+	defer fh.Close()
+	return fidelity.ParseReferenceSet(path, fh)
+}
+
+func printFidelity(w io.Writer, s fidelitySummary) error {
+	r := s.Report
+	fmt.Fprintf(w, "%d pairs vs %d seeds; reference set %d seeds (%s rule); reports in %s\n\n", r.Pairs, r.Seeds, r.Reference.N, r.Reference.Rule, s.out)
+	printSmallSamples(w, r.SmallSamples())
+	return writeReportTables(w, r.Table10("buggy", false), r.Table11(true), r.RepairTable(), r.DistanceTable(), r.ExemplarTable())
+}
+
+// writeFidelityReports writes DIR/fidelity.md, the ECDF plots and
+// DIR/fidelity.html, each atomically (a --render-only run replaces them
+// in place).
 func writeFidelityReports(dir string, r *fidelity.Report) error {
-	if err := os.WriteFile(filepath.Join(dir, "fidelity.md"), []byte(r.Markdown()), 0o644); err != nil {
+	if err := output.WriteFile(filepath.Join(dir, "fidelity.md"), []byte(r.Markdown())); err != nil {
 		return fmt.Errorf("synth fidelity: %w", err)
 	}
 	for _, e := range r.TokenECDF {
@@ -135,7 +184,7 @@ func writeFidelityReports(dir string, r *fidelity.Report) error {
 			return err
 		}
 		name := "ecdf-" + strings.ToLower(strings.TrimSuffix(e.Type, "Exception")) + ".svg"
-		if err := os.WriteFile(filepath.Join(dir, name), svg, 0o644); err != nil {
+		if err := output.WriteFile(filepath.Join(dir, name), svg); err != nil {
 			return fmt.Errorf("synth fidelity: %w", err)
 		}
 	}
@@ -146,13 +195,13 @@ func writeFidelityReports(dir string, r *fidelity.Report) error {
 	return writePage(filepath.Join(dir, "fidelity.html"), page)
 }
 
-// writePage renders an HTML report to path.
+// writePage renders an HTML report to path, atomically.
 func writePage(path string, p *report.Page) error {
 	var b bytes.Buffer
 	if err := report.Render(&b, p); err != nil {
 		return fmt.Errorf("render %s: %w", path, err)
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	if err := output.WriteFile(path, b.Bytes()); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
 	return nil

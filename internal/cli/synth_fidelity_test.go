@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/synth/fidelity"
 	"github.com/benchforge/benchforge/internal/synth/fidelity/fidelitytest"
 )
@@ -54,6 +56,7 @@ func TestSynthFidelity(t *testing.T) {
 			t.Errorf("missing output: %v", err)
 		}
 	}
+	golden.CheckString(t, filepath.Join("testdata", "synth_fidelity.golden"), stdout, golden.Path(dir, "$DIR"))
 	md, _ := os.ReadFile(filepath.Join(out, "fidelity.md"))
 	// Fewer than 30 pairs per type: warned in text, JSON, Markdown and HTML.
 	checkSmallSampleWarnings(t, stdout, out, "fidelity")
@@ -73,8 +76,9 @@ func TestSynthFidelity(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
+	golden.CheckString(t, filepath.Join("testdata", "synth_fidelity_json.golden"), stdout, golden.Path(dir, "$DIR"))
 	var r fidelity.Report
-	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+	if err := output.DecodeSummary(strings.NewReader(stdout), "synth_fidelity", &r); err != nil {
 		t.Fatal(err)
 	}
 	if r.Reference.Rule != "file" || r.Reference.N != 2 {

@@ -27,7 +27,7 @@ func addGateFlags(cmd *cobra.Command, o *gate.Options) {
 	fl.BoolVar(&o.NoClones, "no-clones", false, "skip rename-blind clone detection")
 }
 
-// gateJSON is what `synth gate --json` prints.
+// gateJSON is the synth_gate summary of `synth gate`.
 type gateJSON struct {
 	Summary *gate.Result `json:"summary"`
 	Out     string       `json:"out"`
@@ -55,36 +55,40 @@ DIR/gate_summary.json, then prints the per-cause table.`,
 			if candPath == "" || out == "" {
 				return fmt.Errorf("%w: --candidates FILE and --out DIR are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
 			}
-			cands, err := gate.ReadCandidates(candPath)
-			if err != nil {
-				return err
-			}
-			var seeds []corpus.Seed
-			if seedPath != "" {
-				if seeds, err = gate.ReadSeeds(seedPath); err != nil {
-					return err
-				}
-			}
-			res, err := gate.Run(a.ctx, cands, seeds, opts)
-			if err != nil {
-				return err
-			}
-			if err := gate.WriteOutputs(out, res); err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(a.stdout, gateJSON{Summary: res, Out: out})
-			}
-			return writeGateTables(a.stdout, res)
+			return runSynthGate(a, candPath, seedPath, out, opts, asJSON)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&candPath, "candidates", "", "candidates JSONL file")
 	fl.StringVar(&seedPath, "seeds", "", "seed pairs JSONL file (for the novelty gate; without it novelty is not checked)")
 	fl.StringVar(&out, "out", "", "output directory")
-	fl.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	fl.BoolVar(&asJSON, "json", false, jsonUsage)
 	addGateFlags(cmd, &opts)
 	return cmd
+}
+
+// runSynthGate gates the candidates, rewrites the gate's outputs in out
+// and reports a synth_gate summary.
+func runSynthGate(a *app, candPath, seedPath, out string, opts gate.Options, asJSON bool) error {
+	cands, err := gate.ReadCandidates(candPath)
+	if err != nil {
+		return err
+	}
+	var seeds []corpus.Seed
+	if seedPath != "" {
+		if seeds, err = gate.ReadSeeds(seedPath); err != nil {
+			return err
+		}
+	}
+	res, err := gate.Run(a.ctx, cands, seeds, opts)
+	if err != nil {
+		return err
+	}
+	if err := gate.WriteOutputs(out, res); err != nil {
+		return err
+	}
+	h := a.stream("synth gate", asJSON, renderAs(func(w io.Writer, g gateJSON) error { return writeGateTables(w, g.Summary) }))
+	return h.Summary(output.Summary{Kind: "synth_gate", Value: gateJSON{Summary: res, Out: out}})
 }
 
 // writeGateTables prints the per-cause rejection table and the accepted

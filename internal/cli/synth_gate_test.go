@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchforge/benchforge/internal/golden"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/synth/generate"
 )
 
@@ -40,6 +42,7 @@ func TestSynthGate(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, stdout.String())
 		}
 	}
+	golden.CheckString(t, filepath.Join("testdata", "synth_gate.golden"), stdout.String(), golden.Path(out, "$OUT"))
 	rej, _ := os.ReadFile(filepath.Join(out, "rejections.jsonl"))
 	if !strings.Contains(string(rej), `"id":"c2","error_type":"NullPointerException","generator":"llm","cause":"block_count"`) {
 		t.Errorf("rejections.jsonl:\n%s", rej)
@@ -48,8 +51,9 @@ func TestSynthGate(t *testing.T) {
 	if code := Run(context.Background(), []string{"benchforge", "synth", "gate", "--candidates", path, "--out", out, "--json"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("json exit %d: %s", code, stderr.String())
 	}
+	golden.CheckString(t, filepath.Join("testdata", "synth_gate_json.golden"), stdout.String(), golden.Path(out, "$OUT"))
 	var got gateJSON
-	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil || got.Summary.Total != 3 || got.Summary.ByType["NullPointerException"] != 1 {
+	if err := output.DecodeSummary(&stdout, "synth_gate", &got); err != nil || got.Summary.Total != 3 || got.Summary.ByType["NullPointerException"] != 1 {
 		t.Errorf("json: %v %s", err, stdout.String())
 	}
 

@@ -90,17 +90,7 @@ and the field; the exit status is non-zero when there is one.`,
 				}
 				opts.ISEMaxConfidence = &iseMax
 			}
-			res, err := release.Build(a.ctx, in, out, opts)
-			if err != nil {
-				return err
-			}
-			for _, c := range res.FlagChanges {
-				fmt.Fprintf(a.stderr, "note: recomputed flag differs from the input: %s\n", c)
-			}
-			if asJSON {
-				return writeJSON(a.stdout, res)
-			}
-			return writeReleaseSummary(a.stdout, res)
+			return runReleaseBuild(a, in, out, opts, asJSON)
 		},
 	}
 	fl := cmd.Flags()
@@ -120,31 +110,62 @@ and the field; the exit status is non-zero when there is one.`,
 	fl.StringVar(&opts.Repos, "repos", "", "directory of local clones of the pairs' source repositories, where their licences are read")
 	fl.Float64Var(&iseMax, "ise-max-confidence", 1, "flag IllegalStateException pairs accepted with at most this judge confidence (1: all, as rxsynth §8.1)")
 	fl.StringVar(&checkDir, "check", "", "validate the release in this directory instead of building one")
-	fl.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	fl.BoolVar(&asJSON, "json", false, jsonUsage)
 	return cmd
 }
 
+// runReleaseBuild builds the release and reports a synth_release
+// summary; a flag recomputed differently from the input is a warning.
+func runReleaseBuild(a *app, in release.Inputs, out string, opts release.Options, asJSON bool) error {
+	res, err := release.Build(a.ctx, in, out, opts)
+	if err != nil {
+		return err
+	}
+	h := a.stream("synth release", asJSON, renderAs(writeReleaseSummary))
+	for _, c := range res.FlagChanges {
+		if err := warnAll(h, "recomputed flag differs from the input: "+c); err != nil {
+			return err
+		}
+	}
+	return h.Summary(output.Summary{Kind: "synth_release", Value: res})
+}
+
+// releaseCheckSummary is the synth_release_check summary: the check's
+// result and, for the text line, the directory.
+type releaseCheckSummary struct {
+	*release.CheckResult
+	dir string
+}
+
+// runReleaseCheck reports the check as a synth_release_check summary even
+// when it finds problems (the problems are the result), then fails.
 func runReleaseCheck(a *app, dir string, asJSON bool) error {
 	res, err := release.Check(a.ctx, dir)
 	if err != nil {
 		return err
 	}
-	if asJSON {
-		if err := writeJSON(a.stdout, res); err != nil {
-			return err
-		}
-	} else {
-		for _, p := range res.Problems {
-			fmt.Fprintln(a.stdout, p.String())
-		}
-		if res.OK() {
-			fmt.Fprintf(a.stdout, "%s: OK (%d files, %d records)\n", dir, res.Files, res.Records)
-		}
+	h := a.stream("synth release", asJSON, renderAs(printReleaseCheck))
+	if err := h.Summary(output.Summary{Kind: "synth_release_check", Value: releaseCheckSummary{CheckResult: res, dir: dir}}); err != nil {
+		return err
 	}
 	if !res.OK() {
 		return fmt.Errorf("check release %s: %w: %d problems", dir, errs.ErrInput, len(res.Problems))
 	}
 	return nil
+}
+
+// printReleaseCheck prints one line per problem, or the OK line.
+func printReleaseCheck(w io.Writer, s releaseCheckSummary) error {
+	for _, p := range s.Problems {
+		if _, err := fmt.Fprintln(w, p.String()); err != nil {
+			return err
+		}
+	}
+	if !s.OK() {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "%s: OK (%d files, %d records)\n", s.dir, s.Files, s.Records)
+	return err
 }
 
 func writeReleaseSummary(w io.Writer, res *release.Result) error {

@@ -3,13 +3,14 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/benchforge/benchforge/internal/golden"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/release"
 )
@@ -37,10 +38,26 @@ func TestSynthRelease(t *testing.T) {
 		t.Errorf("stderr lacks the flag note: %s", stderr)
 	}
 
+	golden.CheckString(t, filepath.Join("testdata", "synth_release.golden"), stdout, golden.Path(out, "$OUT"))
 	code, stdout, stderr = run("--check", out)
 	if code != 0 || !strings.Contains(stdout, "OK (13 files, 21 records)") {
 		t.Fatalf("check exit %d: %s%s", code, stdout, stderr)
 	}
+	golden.CheckString(t, filepath.Join("testdata", "synth_release_check.golden"), stdout, golden.Path(out, "$OUT"))
+	// The same build with --json, into another directory.
+	outJSON := filepath.Join(t.TempDir(), "rel")
+	code, stdout, stderr = run("--core", in("core.jsonl"), "--excluded", in("excluded.jsonl"), "--excluded", in("rejections.jsonl"),
+		"--zero-shot", in("zeroshot.jsonl"), "--seeds", in("seeds.jsonl"), "--id-map", in("idmap.csv"),
+		"--candidates", in("candidates.jsonl"), "--executions", in("executions.jsonl"), "--out", outJSON, "--version", "2.0.0", "--code-license", "MIT", "--json")
+	if code != 0 {
+		t.Fatalf("json build exit %d: %s", code, stderr)
+	}
+	golden.CheckString(t, filepath.Join("testdata", "synth_release_json.golden"), stdout, golden.Path(outJSON, "$OUT"))
+	code, stdout, stderr = run("--check", outJSON, "--json")
+	if code != 0 {
+		t.Fatalf("json check exit %d: %s", code, stderr)
+	}
+	golden.CheckString(t, filepath.Join("testdata", "synth_release_check_json.golden"), stdout, golden.Path(outJSON, "$OUT"))
 
 	// Corrupt one record: the check names file:line and field and fails.
 	core := filepath.Join(out, "core.jsonl")
@@ -62,7 +79,7 @@ func TestSynthRelease(t *testing.T) {
 	}
 	code, stdout, _ = run("--check", out, "--json")
 	var res release.CheckResult
-	if err := json.Unmarshal([]byte(stdout), &res); err != nil || code == 0 || len(res.Problems) < 2 {
+	if err := output.DecodeSummary(strings.NewReader(stdout), "synth_release_check", &res); err != nil || code == 0 || len(res.Problems) < 2 {
 		t.Errorf("json check: exit %d, %v, %s", code, err, stdout)
 	}
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -28,7 +29,7 @@ type validateOptions struct {
 	maxCost, iseMax            float64
 }
 
-// validateJSON is what `synth validate --json` prints.
+// validateJSON is the synth_validate summary of `synth validate`.
 type validateJSON struct {
 	*judge.Summary
 	Out      string        `json:"out"`
@@ -81,12 +82,46 @@ OPENAI_API_KEY / ANTHROPIC_API_KEY or --key-file; loopback URLs need none).`,
 	f.Float64Var(&o.maxCost, "max-cost", 0, "stop before spending more than this many US dollars (0: no limit)")
 	f.StringVar(&o.keyFile, "key-file", "", "file holding the API key (default: the provider's environment variable)")
 	o.retryFlags.add(f)
-	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
+	f.BoolVar(&o.asJSON, "json", false, jsonUsage)
 	f.StringVar(&o.recheck, "recheck", "", recheckUsage)
 	return cmd
 }
 
 func runSynthValidate(a *app, cmd *cobra.Command, o validateOptions) error {
+	if err := checkValidateFlags(cmd, o); err != nil {
+		return err
+	}
+	pairs, err := jsonl.ReadFile[corpus.Pair](o.candidates)
+	if err != nil {
+		return fmt.Errorf("synth validate: --candidates: %w", err)
+	}
+	sess, j, err := openValidateJudge(o)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	recheck, err := runkey.ParseRecheck(o.recheck)
+	if err != nil {
+		return fmt.Errorf("synth validate: %w", err)
+	}
+	h := a.stream("synth validate", o.asJSON, renderAs(printValidate))
+	ropts := judge.RunOptions{Workers: o.workers, ISEMaxConfidence: &o.iseMax, Recheck: recheck, Progress: progressFunc(h, "judge")}
+	sum, runErr := judge.Run(a.ctx, j, pairs, o.out, ropts)
+	man := sess.Manifest()
+	if err := sess.WriteManifest(filepath.Join(o.out, "manifest.json")); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if err := warnAll(h, sum.Warnings...); err != nil {
+		return err
+	}
+	return h.Summary(output.Summary{Kind: "synth_validate", Value: validateJSON{Summary: sum, Out: o.out, Manifest: &man}})
+}
+
+// checkValidateFlags refuses flag combinations that have no meaning.
+func checkValidateFlags(cmd *cobra.Command, o validateOptions) error {
 	if o.candidates == "" || o.judgeSpec == "" || o.out == "" {
 		return fmt.Errorf("synth validate: %w: --candidates, --judge and --out are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
 	}
@@ -96,71 +131,62 @@ func runSynthValidate(a *app, cmd *cobra.Command, o validateOptions) error {
 	if o.iseMax < 0 || o.iseMax > 1 {
 		return fmt.Errorf("synth validate: %w: --ise-max-confidence must be in [0, 1], got %g", errs.ErrUsage, o.iseMax)
 	}
-	pairs, err := jsonl.ReadFile[corpus.Pair](o.candidates)
-	if err != nil {
-		return fmt.Errorf("synth validate: --candidates: %w", err)
-	}
+	return nil
+}
+
+// openValidateJudge opens the judge (and repair) models through one
+// cached, budgeted session and checks that o.out holds a pass of the same
+// settings; the caller closes the session.
+func openValidateJudge(o validateOptions) (*llm.Session, *judge.Judge, error) {
 	so, err := o.retryFlags.apply(llm.SessionOptions{CacheDir: o.cacheDir, NoCache: o.noCache, MaxCost: o.maxCost,
 		Provider: llm.Options{KeyFile: o.keyFile}})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	sess, err := llm.NewSession(so)
 	if err != nil {
-		return fmt.Errorf("synth validate: %w", err)
+		return nil, nil, fmt.Errorf("synth validate: %w", err)
 	}
-	defer sess.Close()
+	j, err := newValidateJudge(sess, o)
+	if err != nil {
+		sess.Close()
+		return nil, nil, err
+	}
+	return sess, j, nil
+}
+
+func newValidateJudge(sess *llm.Session, o validateOptions) (*judge.Judge, error) {
 	jm, err := sess.Open(o.judgeSpec)
 	if err != nil {
-		return fmt.Errorf("synth validate: --judge: %w", err)
+		return nil, fmt.Errorf("synth validate: --judge: %w", err)
 	}
 	var rm llm.Model
+	repair := ""
 	if o.repairSpec != "" {
 		if rm, err = sess.Open(o.repairSpec); err != nil {
-			return fmt.Errorf("synth validate: --repair-with: %w", err)
+			return nil, fmt.Errorf("synth validate: --repair-with: %w", err)
 		}
+		repair = rm.ID()
 	}
 	j, err := judge.New(jm, rm, judge.Options{Rubric: o.rubric, MaxTokens: o.maxTokens})
 	if err != nil {
-		return fmt.Errorf("synth validate: %w", err)
-	}
-	repair := ""
-	if rm != nil {
-		repair = rm.ID()
+		return nil, fmt.Errorf("synth validate: %w", err)
 	}
 	// One directory holds one pass: the settings that decide a judgement.
 	if err := runkey.CheckPass(filepath.Join(o.out, judge.JudgementsFile), "--out", runkey.Settings{
 		"judge": jm.ID(), "rubric": o.rubric, "repair_with": repair, "max_tokens": o.maxTokens,
 		"prompt_version": judge.PromptVersion, "prompt_hash": judge.PromptHash(o.rubric),
 	}); err != nil {
-		return fmt.Errorf("synth validate: %w", err)
+		return nil, fmt.Errorf("synth validate: %w", err)
 	}
-	recheck, err := runkey.ParseRecheck(o.recheck)
-	if err != nil {
-		return fmt.Errorf("synth validate: %w", err)
-	}
-	ropts := judge.RunOptions{Workers: o.workers, ISEMaxConfidence: &o.iseMax, Recheck: recheck}
-	if isTerminal(a.stderr) {
-		ropts.Progress = func(done, total int) { fmt.Fprintf(a.stderr, "\rjudged %d/%d", done, total) }
-	}
-	sum, runErr := judge.Run(a.ctx, j, pairs, o.out, ropts)
-	if ropts.Progress != nil {
-		fmt.Fprintln(a.stderr)
-	}
-	man := sess.Manifest()
-	if err := sess.WriteManifest(filepath.Join(o.out, "manifest.json")); err != nil && runErr == nil {
-		runErr = err
-	}
-	if runErr != nil {
-		return runErr
-	}
-	for _, w := range sum.Warnings {
-		fmt.Fprintf(a.stderr, "benchforge: warning: %s\n", w)
-	}
-	if o.asJSON {
-		return writeJSON(a.stdout, validateJSON{Summary: sum, Out: o.out, Manifest: &man})
-	}
-	w := a.stdout
+	return j, nil
+}
+
+// printValidate prints Table 7 (per type, initial and final validity),
+// the exclusion categories, the release flags and where the partitions
+// went.
+func printValidate(w io.Writer, v validateJSON) error {
+	sum, man := v.Summary, v.Manifest
 	fmt.Fprintf(w, "judge %s (%s rubric, prompts %s): %d pairs, %d judged now, %d from an earlier run; %d model calls, %d cache hits, $%.4f\n\n",
 		sum.Model, sum.Rubric, judge.PromptVersion, sum.Submitted, sum.JudgedNow, sum.Resumed, man.Calls, man.CacheHits, man.CostUSD)
 	t := output.Table{Header: []string{"type", "judged", "stage1", "initial", "%", "repair cand.", "repair acc.", "unparseable", "excl.", "final", "%", "95% CI"}}
@@ -182,6 +208,6 @@ func runSynthValidate(a *app, cmd *cobra.Command, o validateOptions) error {
 		}
 	}
 	fmt.Fprintf(w, "\nflags: ise_low_confidence %d (confidence ≤ %g), fix_introduces_label %d\n", sum.Flags.ISELowConfidence, sum.Flags.ISEMaxConfidence, sum.Flags.FixIntroducesLabel)
-	fmt.Fprintf(w, "core %d → %s, excluded %d → %s\n", sum.Core, filepath.Join(o.out, judge.CoreFile), sum.Excluded, filepath.Join(o.out, judge.ExcludedFile))
-	return nil
+	_, err := fmt.Fprintf(w, "core %d → %s, excluded %d → %s\n", sum.Core, filepath.Join(v.Out, judge.CoreFile), sum.Excluded, filepath.Join(v.Out, judge.ExcludedFile))
+	return err
 }

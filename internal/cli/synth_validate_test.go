@@ -3,13 +3,14 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/benchforge/benchforge/internal/golden"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/judge/judgetest"
 )
@@ -73,6 +74,10 @@ func TestSynthValidateAndAgree(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	t.Logf("validate:\n%s", out)
+	// The loopback server's URL (a random port) and the temporary
+	// directories vary; nothing else does (the judge answers are scripted).
+	scrubs := []golden.Scrub{golden.Path(hs.URL, "$SERVER"), golden.Path(root, "$OUT"), golden.Path(cache, "$CACHE"), golden.Durations}
+	golden.CheckString(t, filepath.Join("testdata", "synth_validate.golden"), out, scrubs...)
 	for _, want := range []string{"4 pairs, 4 judged now", "NullPointerException", "ArrayIndexOutOfBoundsException", "Total", "stage1_reject",
 		"ise_low_confidence 1", "core 3"} {
 		if !strings.Contains(out, want) {
@@ -100,7 +105,7 @@ func TestSynthValidateAndAgree(t *testing.T) {
 			Calls int `json:"calls"`
 		} `json:"manifest"`
 	}
-	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+	if err := output.DecodeSummary(strings.NewReader(out), "synth_validate", &sum); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
 	if sum.JudgedNow != 0 || sum.Resumed != 4 || sum.Core != 3 || sum.Manifest.Calls != 0 {
@@ -112,6 +117,13 @@ func TestSynthValidateAndAgree(t *testing.T) {
 	if code, _, errOut = validate("lenient", "a2", "--repair-with", "openai:fixer@"+hs.URL+"/v1"); code != 0 {
 		t.Fatalf("repeat exit %d: %s", code, errOut)
 	}
+	// --json from one worker (its progress lines in order), answers from
+	// the cache.
+	code, out, errOut = validate("lenient", "g", "--repair-with", "openai:fixer@"+hs.URL+"/v1", "--json", "--workers", "1")
+	if code != 0 {
+		t.Fatalf("json exit %d: %s", code, errOut)
+	}
+	golden.CheckString(t, filepath.Join("testdata", "synth_validate_json.golden"), out, scrubs...)
 	if code, _, errOut = validate("strict", "b"); code != 0 {
 		t.Fatalf("strict exit %d: %s", code, errOut)
 	}
@@ -131,7 +143,7 @@ func TestSynthValidateAndAgree(t *testing.T) {
 	}
 	// --recheck all judges every pair again; the old records stay.
 	code, out, errOut = validate("lenient", "a", "--repair-with", "openai:fixer@"+hs.URL+"/v1", "--recheck", "all", "--json")
-	if code != 0 || !strings.Contains(out, `"judged_now": 4`) || !strings.Contains(out, `"rechecked": 4`) {
+	if code != 0 || !strings.Contains(out, `"judged_now":4`) || !strings.Contains(out, `"rechecked":4`) {
 		t.Errorf("--recheck all: exit %d: %s\n%s", code, errOut, out)
 	}
 	if lines, err := os.ReadFile(filepath.Join(root, "a", "judgements.jsonl")); err != nil || strings.Count(string(lines), "\n") != 8 {
@@ -149,7 +161,9 @@ func TestSynthValidateAndAgree(t *testing.T) {
 			t.Errorf("agree output lacks %q:\n%s", want, out)
 		}
 	}
+	golden.CheckString(t, filepath.Join("testdata", "synth_agree.golden"), out, golden.Path(hs.URL, "$SERVER"), golden.Path(root, "$OUT"))
 	code, out, _ = run("agree", "--json", "--judgements", j("a"), j("b"))
+	golden.CheckString(t, filepath.Join("testdata", "synth_agree_json.golden"), out, golden.Path(hs.URL, "$SERVER"), golden.Path(root, "$OUT"))
 	if code != 0 || !strings.Contains(out, `"pairs"`) {
 		t.Errorf("agree --json: exit %d\n%s", code, out)
 	}

@@ -2,12 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/benchforge/benchforge/internal/errs"
@@ -22,7 +22,7 @@ import (
 
 func init() { synthSubcommands = append(synthSubcommands, newSynthVerifyCmd) }
 
-// synthVerifyJSON is what `synth verify --json` prints.
+// synthVerifyJSON is the synth_verify summary of `synth verify`.
 type synthVerifyJSON struct {
 	Executions string            `json:"executions"`
 	Confirmed  string            `json:"confirmed"`
@@ -99,30 +99,14 @@ and DIR/manifest-REGIME.json (model calls, cost) are rewritten each run.
 	f.StringArrayVar(&o.judges, "judgements", nil, "judgements.jsonl of 'synth validate', one (judge-fed regime only)")
 	o.models.add(f)
 	o.project.add(f)
-	f.BoolVar(&o.asJSON, "json", false, "print JSON")
+	f.BoolVar(&o.asJSON, "json", false, jsonUsage)
 	return cmd
 }
 
 func runSynthVerify(a *app, cmd *cobra.Command, o verifyOptions) error {
-	if o.corpus == "" && o.project.seeds == "" || o.out == "" {
-		return fmt.Errorf("synth verify: %w: --pairs FILE (or --seeds FILE) and --out DIR are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
-	}
-	switch len(o.judges) {
-	case 0:
-	case 1:
-		o.judge = o.judges[0]
-	default:
-		return fmt.Errorf("synth verify: %w: --judgements given %d times; the harness model is shown one pass", errs.ErrUsage, len(o.judges))
-	}
-	switch {
-	case o.harnessModel == "" && (o.regime != "" || o.judge != ""):
-		return fmt.Errorf("synth verify: %w: --regime and --judgements belong to a model-built harness; add --harness-model SPEC", errs.ErrUsage)
-	case o.harnessModel != "" && !slices.Contains(jvm.Regimes, o.regime):
-		return fmt.Errorf("synth verify: %w: --harness-model needs --regime %s (got %q)", errs.ErrUsage, strings.Join(jvm.Regimes, "|"), o.regime)
-	case o.regime == jvm.RegimeJudgeFed && o.judge == "":
-		return fmt.Errorf("synth verify: %w: --regime %s needs --judgements FILE (judgements.jsonl of 'synth validate')", errs.ErrUsage, jvm.RegimeJudgeFed)
-	case o.judge != "" && o.regime != jvm.RegimeJudgeFed:
-		return fmt.Errorf("synth verify: %w: --judgements is shown to the model only with --regime %s, not %s", errs.ErrUsage, jvm.RegimeJudgeFed, o.regime)
+	o, err := checkVerifyFlags(cmd, o)
+	if err != nil {
+		return err
 	}
 	pairs, err := o.project.readPairs(o.corpus)
 	if err != nil {
@@ -131,16 +115,9 @@ func runSynthVerify(a *app, cmd *cobra.Command, o verifyOptions) error {
 	if o.opts.Projects, err = o.project.projectSource(); err != nil {
 		return err
 	}
-	var judged []judge.Record
-	if o.judge != "" {
-		judged, err = jsonl.ReadFile[judge.Record](o.judge)
-		judged = jsonl.Latest(judged, judge.Key)
-		if err != nil {
-			return fmt.Errorf("synth verify: --judgements: %w", err)
-		}
-		if judged == nil {
-			judged = []judge.Record{} // an empty file: every pair is "no judgement"
-		}
+	judged, err := readVerifyJudgements(o.judge)
+	if err != nil {
+		return err
 	}
 	opts := o.opts
 	log := filepath.Join(o.out, jvm.ExecutionsFile)
@@ -154,11 +131,8 @@ func runSynthVerify(a *app, cmd *cobra.Command, o verifyOptions) error {
 	}); err != nil {
 		return fmt.Errorf("synth verify: %w", err)
 	}
-	if isTerminal(a.stderr) {
-		bar := progressbar.NewOptions(len(pairs), progressbar.OptionSetWriter(a.stderr), progressbar.OptionSetDescription("verify"))
-		opts.Progress = func(done, total int) { bar.Set(done) }
-		defer fmt.Fprintln(a.stderr)
-	}
+	h := a.stream("synth verify", o.asJSON, renderAs(printVerify))
+	opts.Progress = progressFunc(h, "verify")
 	var (
 		s   jvm.Summary
 		man *llm.Manifest
@@ -168,41 +142,87 @@ func runSynthVerify(a *app, cmd *cobra.Command, o verifyOptions) error {
 	} else {
 		s, man, err = runHarnessModel(a, o, pairs, judged, opts)
 	}
-	for _, w := range s.Warnings {
-		fmt.Fprintf(a.stderr, "benchforge: warning: %s\n", w)
+	if werr := warnAll(h, s.Warnings...); werr != nil && err == nil {
+		err = werr
 	}
 	if err != nil {
 		return err
 	}
-	if o.asJSON {
-		return writeJSON(a.stdout, synthVerifyJSON{Executions: s.Path, Confirmed: s.ConfirmedPath, NConfirmed: s.Confirmed, Verified: s.Verified,
-			Skipped: s.Skipped, Regime: o.regime, Model: s.Model, Manifest: man, Table: s.Table, Builds: s.Builds})
+	return h.Summary(output.Summary{Kind: "synth_verify", Value: synthVerifyJSON{Executions: s.Path, Confirmed: s.ConfirmedPath, NConfirmed: s.Confirmed, Verified: s.Verified,
+		Skipped: s.Skipped, Regime: o.regime, Model: s.Model, Manifest: man, Table: s.Table, Builds: s.Builds}})
+}
+
+// checkVerifyFlags refuses flag combinations that have no meaning and
+// returns o with its one --judgements file in o.judge.
+func checkVerifyFlags(cmd *cobra.Command, o verifyOptions) (verifyOptions, error) {
+	if o.corpus == "" && o.project.seeds == "" || o.out == "" {
+		return o, fmt.Errorf("synth verify: %w: --pairs FILE (or --seeds FILE) and --out DIR are required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
 	}
-	fmt.Fprintf(a.stdout, "%s: %d verified, %d already there\n", s.Path, s.Verified, s.Skipped)
-	if m := s.Model; m != nil {
-		fmt.Fprintf(a.stdout, "harness model %s (%s, prompts %s): %d answers, %d unparseable, %d declined, %d no judgement; %d inputs proposed, %d dropped",
+	switch len(o.judges) {
+	case 0:
+	case 1:
+		o.judge = o.judges[0]
+	default:
+		return o, fmt.Errorf("synth verify: %w: --judgements given %d times; the harness model is shown one pass", errs.ErrUsage, len(o.judges))
+	}
+	switch {
+	case o.harnessModel == "" && (o.regime != "" || o.judge != ""):
+		return o, fmt.Errorf("synth verify: %w: --regime and --judgements belong to a model-built harness; add --harness-model SPEC", errs.ErrUsage)
+	case o.harnessModel != "" && !slices.Contains(jvm.Regimes, o.regime):
+		return o, fmt.Errorf("synth verify: %w: --harness-model needs --regime %s (got %q)", errs.ErrUsage, strings.Join(jvm.Regimes, "|"), o.regime)
+	case o.regime == jvm.RegimeJudgeFed && o.judge == "":
+		return o, fmt.Errorf("synth verify: %w: --regime %s needs --judgements FILE (judgements.jsonl of 'synth validate')", errs.ErrUsage, jvm.RegimeJudgeFed)
+	case o.judge != "" && o.regime != jvm.RegimeJudgeFed:
+		return o, fmt.Errorf("synth verify: %w: --judgements is shown to the model only with --regime %s, not %s", errs.ErrUsage, jvm.RegimeJudgeFed, o.regime)
+	}
+	return o, nil
+}
+
+// readVerifyJudgements reads the judge-fed regime's judgements, the latest
+// per pair; no file: nil.
+func readVerifyJudgements(path string) ([]judge.Record, error) {
+	if path == "" {
+		return nil, nil
+	}
+	judged, err := jsonl.ReadFile[judge.Record](path)
+	if err != nil {
+		return nil, fmt.Errorf("synth verify: --judgements: %w", err)
+	}
+	judged = jsonl.Latest(judged, judge.Key)
+	if judged == nil {
+		judged = []judge.Record{} // an empty file: every pair is "no judgement"
+	}
+	return judged, nil
+}
+
+// printVerify prints the run's counts, the harness model's answers, the
+// per-type criteria table (Tables 8 and 9) and the project builds.
+func printVerify(w io.Writer, v synthVerifyJSON) error {
+	fmt.Fprintf(w, "%s: %d verified, %d already there\n", v.Executions, v.Verified, v.Skipped)
+	if m := v.Model; m != nil {
+		fmt.Fprintf(w, "harness model %s (%s, prompts %s): %d answers, %d unparseable, %d declined, %d no judgement; %d inputs proposed, %d dropped",
 			strings.Join(m.Models, ", "), m.Regime, jvm.HarnessPromptVersion, m.Asked, m.Unparseable, m.Declined, m.NoJudgement, m.Proposed, m.Dropped)
-		if man != nil {
-			fmt.Fprintf(a.stdout, "; %d model calls, %d cache hits, $%.4f", man.Calls, man.CacheHits, man.CostUSD)
+		if man := v.Manifest; man != nil {
+			fmt.Fprintf(w, "; %d model calls, %d cache hits, $%.4f", man.Calls, man.CacheHits, man.CostUSD)
 		}
-		fmt.Fprintln(a.stdout)
+		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(a.stdout)
+	fmt.Fprintln(w)
 	regime := "boundary search"
-	if o.regime != "" {
-		regime = o.regime
+	if v.Regime != "" {
+		regime = v.Regime
 	}
 	t := output.Table{Header: []string{"regime", "type", "n", "compiled", "(a) buggy-side", "(b) both-sides", "(c) site-anchored", "(c) Wilson 95% CI"}}
-	for _, r := range append(s.Table.Rows, s.Table.Pooled) {
+	for _, r := range append(v.Table.Rows, v.Table.Pooled) {
 		t.Add(regime, r.Type, r.N, frac(r.Compiled), frac(r.A), frac(r.B), frac(r.C), ci(r.C))
 	}
-	if err := t.Write(a.stdout); err != nil {
+	if err := t.Write(w); err != nil {
 		return err
 	}
-	if _, err = fmt.Fprintf(a.stdout, "\n%d pairs confirmed by (c) → %s\n", s.Confirmed, s.ConfirmedPath); err != nil {
+	if _, err := fmt.Fprintf(w, "\n%d pairs confirmed by (c) → %s\n", v.NConfirmed, v.Confirmed); err != nil {
 		return err
 	}
-	return writeBuilds(a.stdout, s.Builds)
+	return writeBuilds(w, v.Builds)
 }
 
 // runHarnessModel runs the model-built harness regime: it opens the

@@ -10,8 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/ngram/ngramtest"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/jvm"
 )
@@ -58,6 +60,7 @@ func TestSynthVerify(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, stdout.String())
 		}
 	}
+	golden.CheckString(t, filepath.Join("testdata", "synth_verify.golden"), stdout.String(), golden.Path(out, "$OUT"))
 	// confirmed.jsonl is the corpus of pairs meeting (c): npe only.
 	conf, err := os.ReadFile(filepath.Join(out, "confirmed.jsonl"))
 	if err != nil || strings.Count(string(conf), "\n") != 1 || !strings.Contains(string(conf), `"pair_id":"npe"`) {
@@ -69,8 +72,9 @@ func TestSynthVerify(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("rerun exit %d: %s", code, stderr.String())
 	}
+	golden.CheckString(t, filepath.Join("testdata", "synth_verify_json.golden"), stdout.String(), golden.Path(out, "$OUT"))
 	var got synthVerifyJSON
-	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+	if err := output.DecodeSummary(bytes.NewReader(stdout.Bytes()), "synth_verify", &got); err != nil {
 		t.Fatalf("%v: %s", err, stdout.String())
 	}
 	if got.Verified != 0 || got.Skipped != 2 || got.Table.Pooled.N != 2 || got.Table.Pooled.C.K != 1 || got.Table.Pooled.C.CI == nil {
