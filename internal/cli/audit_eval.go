@@ -20,8 +20,6 @@ import (
 	"github.com/benchforge/benchforge/internal/stats"
 )
 
-func init() { auditSubcommands = append(auditSubcommands, newAuditEvalCmd) }
-
 type auditEvalOptions struct {
 	verdicts, labels, rocJSON, rocSVG string
 	asJSON                            bool

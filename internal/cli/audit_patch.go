@@ -22,8 +22,6 @@ import (
 	"github.com/benchforge/benchforge/internal/runkey"
 )
 
-func init() { auditSubcommands = append(auditSubcommands, newAuditPatchCmd) }
-
 // newTestVerifier builds the test-verification backend for --test-fallback:
 // a command-template runner when --test-cmd is given, else the runner
 // detected per sample (pytest or unittest for Python; Maven, Gradle or Ant

@@ -14,8 +14,6 @@ import (
 	"github.com/benchforge/benchforge/internal/report"
 )
 
-func init() { auditSubcommands = append(auditSubcommands, newAuditRescoreCmd) }
-
 func newAuditRescoreCmd(a *app) *cobra.Command {
 	var (
 		verdicts, leaderboard, benchmark, format, model, out string

@@ -23,8 +23,6 @@ import (
 // recheckUsage is the help of --recheck in every resumable command.
 const recheckUsage = "redo finished records on resume: unknown (records whose cause may be gone: no clone, missing commit, failed service; also done by default) or all"
 
-func init() { auditSubcommands = append(auditSubcommands, newAuditRunCmd) }
-
 type auditRunOptions struct {
 	benchmark, format                              string
 	repos                                          repoFlags

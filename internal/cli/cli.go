@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/redact"
@@ -85,26 +84,18 @@ type app struct {
 	fresh []string
 }
 
-// commandCtors lists the constructors of the top-level commands. Each
-// command file adds itself with register in an init function so command
-// files stay independent of each other.
-var commandCtors = map[string]func(*app) *cobra.Command{}
-
-func register(name string, ctor func(*app) *cobra.Command) {
-	if _, dup := commandCtors[name]; dup {
-		panic("cli: command registered twice: " + name)
-	}
-	commandCtors[name] = ctor
-}
-
 // Run executes the benchforge command line args (args[0] is the program
-// name) and returns the process exit code.
-func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// name) over the command tree cmds and returns the process exit code. With
+// no cmds it runs Commands(), so a test need not repeat main's list.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer, cmds ...Command) int {
+	if len(cmds) == 0 {
+		cmds = Commands()
+	}
 	// Nothing reaches the terminal or a log unfiltered: provider error
 	// bodies can echo the key, exception messages can carry anything.
 	stderr = redact.Writer(stderr)
 	a := &app{ctx: ctx, stdout: stdout, stderr: stderr}
-	root := newRoot(a)
+	root := newRoot(a, cmds)
 	if len(args) > 0 {
 		args = args[1:]
 	}
@@ -148,7 +139,7 @@ func userMessage(msg string) string {
 	}
 }
 
-func newRoot(a *app) *cobra.Command {
+func newRoot(a *app, cmds []Command) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "benchforge",
 		Short: "Audit LLM bug-fixing benchmarks for contamination; grow synthetic bug/fix corpora",
@@ -182,13 +173,8 @@ corpora from real seed pairs.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w: %v (see '%s --help')", errs.ErrUsage, err, c.CommandPath())
 	})
-	names := make([]string, 0, len(commandCtors))
-	for n := range commandCtors {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		root.AddCommand(commandCtors[n](a))
+	for _, c := range cmds {
+		root.AddCommand(c.build(a))
 	}
 	root.PersistentFlags().Bool("debug", false, "print errors with the full internal wrapping chain (function names included)")
 	root.SetUsageTemplate(root.UsageTemplate() + "\n" + exitHelp())

@@ -12,8 +12,6 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 )
 
-func init() { register("docs", newDocsCmd) }
-
 func newDocsCmd(a *app) *cobra.Command {
 	var dir string
 	var asJSON bool

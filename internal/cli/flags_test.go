@@ -68,7 +68,7 @@ var concepts = []struct {
 // everywhere, the flags of a concept keep their one name and meaning, and
 // no command calls a concept by another name.
 func TestFlagsOneNameOneMeaning(t *testing.T) {
-	root := newRoot(&app{stdout: io.Discard, stderr: io.Discard})
+	root := newRoot(&app{stdout: io.Discard, stderr: io.Discard}, Commands())
 	flags := allFlags(root)
 	if problems := flagProblems(flags); len(problems) > 0 {
 		t.Errorf("%d flag inconsistencies:\n%s", len(problems), strings.Join(problems, "\n"))

@@ -12,8 +12,6 @@ import (
 	"github.com/benchforge/benchforge/internal/output"
 )
 
-func init() { register("llm", newLLMCmd) }
-
 func newLLMCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "llm",
