@@ -41,7 +41,7 @@ func newTestVerifier(o auditPatchOptions) (patchcheck.TestVerifier, error) {
 }
 
 type auditPatchOptions struct {
-	benchmark, format                            string
+	bench                                        benchmarkFlags
 	repos                                        repoFlags
 	cutoff, embedder, out                        string
 	testFallback, asJSON, strict                 bool
@@ -85,8 +85,7 @@ Defects4J project name (bare or not), through --mapping, or cloned into
 	}
 	f := cmd.Flags()
 	o.retryFlags.add(f)
-	f.StringVar(&o.benchmark, "benchmark", "", "benchmark file or directory (required)")
-	f.StringVar(&o.format, "format", "auto", "benchmark format: auto, swebench, multi-swebench, defects4j, jsonl")
+	o.bench.add(f, true)
 	o.repos.add(f, true)
 	f.StringVar(&o.repos.cloneDir, "cache", "", "old name of --clone-dir")
 	_ = f.MarkDeprecated("cache", "use --clone-dir")
@@ -98,8 +97,7 @@ Defects4J project name (bare or not), through --mapping, or cloned into
 	f.StringVar(&o.junitXML, "junit-xml", "", "with --test-cmd, a glob of JUnit XML reports to read per-test results from")
 	f.DurationVar(&o.testTimeout, "test-timeout", 0, "with --test-fallback, the time limit of each test run (default 10m)")
 	f.StringVar(&o.out, "out", "", "verdicts JSONL to append to (required)")
-	f.BoolVar(&o.asJSON, "json", false, jsonUsage)
-	f.BoolVar(&o.strict, "strict", false, "fail on the first invalid benchmark record instead of skipping it")
+	addJSON(f, &o.asJSON)
 	f.Float64Var(&o.threshold, "threshold", 0.7, "line similarity threshold")
 	f.Float64Var(&o.low, "inconclusive-low", 0.3, "with --test-fallback, run the tests when low ≤ score < threshold (negative: whenever absent)")
 	f.IntVar(&o.workers, "workers", 2, "samples checked in parallel")
@@ -157,7 +155,7 @@ type auditPatchReason struct {
 }
 
 func runAuditPatch(a *app, o auditPatchOptions) error {
-	if o.benchmark == "" || o.cutoff == "" || o.out == "" {
+	if o.bench.file == "" || o.cutoff == "" || o.out == "" {
 		return fmt.Errorf("audit patch: --benchmark, --cutoff and --out are required: %w", errs.ErrUsage)
 	}
 	cutoffs, err := parseCutoffs(o.cutoff)
@@ -168,9 +166,9 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 	if err != nil {
 		return fmt.Errorf("audit patch: %w", err)
 	}
-	format, err := bench.ParseFormat(o.format)
+	format, err := o.bench.parseFormat()
 	if err != nil {
-		return fmt.Errorf("audit patch: --format: %w", err)
+		return fmt.Errorf("audit patch: %w", err)
 	}
 	opts, closeEmb, err := patchOptions(o)
 	if err != nil {
@@ -178,7 +176,7 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 	}
 	defer closeEmb()
 	start := time.Now()
-	samples, problems, err := bench.Load(a.ctx, o.benchmark, format, bench.LoadOptions{Strict: o.strict})
+	samples, problems, err := bench.Load(a.ctx, o.bench.file, format, bench.LoadOptions{Strict: o.bench.strict})
 	if err != nil {
 		return fmt.Errorf("audit patch: %w", err)
 	}

@@ -11,10 +11,8 @@ import (
 
 	"github.com/benchforge/benchforge/internal/audit/pipeline"
 	"github.com/benchforge/benchforge/internal/audit/refindex"
-	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/gitrepo"
-	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // model providers
 	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/runkey"
@@ -24,17 +22,15 @@ import (
 const recheckUsage = "redo finished records on resume: unknown (records whose cause may be gone: no clone, missing commit, failed service; also done by default) or all"
 
 type auditRunOptions struct {
-	benchmark, format                              string
-	repos                                          repoFlags
-	strict                                         bool
-	model, reference, index, cutoff, cacheDir, out string
-	maxCost                                        float64
-	noCache, noBaselines, asJSON                   bool
-	recheck                                        string
-	seed                                           uint64
-	failOn                                         float64
-	p                                              pipeline.Options
-	retryFlags
+	bench                                benchmarkFlags
+	repos                                repoFlags
+	model, reference, index, cutoff, out string
+	noBaselines, asJSON                  bool
+	recheck                              string
+	seed                                 uint64
+	failOn                               float64
+	p                                    pipeline.Options
+	modelFlags
 }
 
 func newAuditRunCmd(a *app) *cobra.Command {
@@ -69,9 +65,7 @@ filters are off and the manifest says so.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runAuditRun(a, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.benchmark, "benchmark", "", "benchmark file or Defects4J directory (required)")
-	f.StringVar(&o.format, "format", "auto", "benchmark format: auto, swebench, multi-swebench, defects4j, jsonl")
-	f.BoolVar(&o.strict, "strict", false, "fail on the first invalid benchmark record instead of skipping it")
+	o.bench.add(f, true)
 	o.repos.add(f, true)
 	f.StringVar(&o.model, "model", "", "target model spec (required)")
 	f.StringVar(&o.reference, "reference-model", "auto", "reference model spec (context-independence, Ref baseline); auto: the built-in n-gram model trained once on this machine's JDK sources and Python library; none: filter off")
@@ -91,19 +85,16 @@ filters are off and the manifest says so.`,
 	f.Float64Var(&o.p.Patch.Threshold, "threshold", 0.7, "Stage II line similarity threshold")
 	f.IntVar(&o.p.Workers, "workers", 2, "Stage II samples checked in parallel")
 	f.BoolVar(&o.noBaselines, "no-baselines", false, "skip the logit baselines")
-	f.Float64Var(&o.maxCost, "max-cost", 0, "stop (resumably) before spending more than this many US dollars (0: no limit)")
-	f.StringVar(&o.cacheDir, "cache-dir", "", "model answer cache directory (default: the user cache)")
-	f.BoolVar(&o.noCache, "no-cache", false, "do not cache model answers")
-	o.retryFlags.add(f)
+	o.modelFlags.add(f)
 	f.StringVar(&o.out, "out", "", "output directory (required)")
 	f.StringVar(&o.recheck, "recheck", "", recheckUsage)
 	f.Float64Var(&o.failOn, "fail-on-contaminated", -1, "CI gate: exit 8 when the share of contaminated samples exceeds this rate in [0, 1] (all outputs are still written; negative: off)")
-	f.BoolVar(&o.asJSON, "json", false, jsonUsage)
+	addJSON(f, &o.asJSON)
 	return cmd
 }
 
 func runAuditRun(a *app, o auditRunOptions) error {
-	if o.benchmark == "" || o.model == "" || o.cutoff == "" || o.out == "" {
+	if o.bench.file == "" || o.model == "" || o.cutoff == "" || o.out == "" {
 		return fmt.Errorf("audit run: --benchmark, --model, --cutoff and --out are required: %w", errs.ErrUsage)
 	}
 	if o.p.Alpha <= 0 || o.p.Alpha >= 1 {
@@ -113,9 +104,9 @@ func runAuditRun(a *app, o auditRunOptions) error {
 	if err != nil {
 		return fmt.Errorf("audit run: --cutoff: %w", err)
 	}
-	format, err := bench.ParseFormat(o.format)
+	format, err := o.bench.parseFormat()
 	if err != nil {
-		return fmt.Errorf("audit run: --format: %w", err)
+		return fmt.Errorf("audit run: %w", err)
 	}
 	if o.failOn > 1 {
 		return fmt.Errorf("audit run: --fail-on-contaminated %v: want a share in [0, 1], e.g. 0.05: %w", o.failOn, errs.ErrUsage)
@@ -123,18 +114,14 @@ func runAuditRun(a *app, o auditRunOptions) error {
 	if o.p.Recheck, err = runkey.ParseRecheck(o.recheck); err != nil {
 		return fmt.Errorf("audit run: %w", err)
 	}
-	so, err := o.retryFlags.apply(llm.SessionOptions{CacheDir: o.cacheDir, NoCache: o.noCache, MaxCost: o.maxCost})
-	if err != nil {
-		return fmt.Errorf("audit run: %w", err)
-	}
-	sess, err := llm.NewSession(so)
+	sess, err := o.modelFlags.session()
 	if err != nil {
 		return fmt.Errorf("audit run: %w", err)
 	}
 	defer sess.Close()
 	p := o.p
 	p.Seed = int64(o.seed)
-	p.Benchmark, p.Format, p.Strict, p.Cutoff, p.OutDir = o.benchmark, format, o.strict, cutoff, o.out
+	p.Benchmark, p.Format, p.Strict, p.Cutoff, p.OutDir = o.bench.file, format, o.bench.strict, cutoff, o.out
 	p.Baselines = !o.noBaselines
 	p.LLMManifest = sess.Manifest
 	p.Patch.NoTests = true
