@@ -105,14 +105,51 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, cmds ...C
 		if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
 			err = fmt.Errorf("%w: %w", context.Canceled, err)
 		}
-		msg := userMessage(err.Error())
-		if debug, _ := root.PersistentFlags().GetBool("debug"); debug {
-			msg = err.Error()
+		msg := hintsInFlags(err, err.Error())
+		if debug, _ := root.PersistentFlags().GetBool("debug"); !debug {
+			msg = userMessage(msg)
 		}
 		fmt.Fprintf(stderr, "benchforge: %s\n", msg)
 		removeEmpty(a.fresh)
 	}
 	return exitCode(err)
+}
+
+// optionFlags spell the options library hints name (errs.Option) as this
+// command line's flags: the libraries name a setting by role, the CLI says
+// which flag sets it.
+var optionFlags = map[errs.Option]string{
+	errs.OptRepos: "--repos", errs.OptMapping: "--mapping", errs.OptClone: "--clone", errs.OptCloneDir: "--clone-dir",
+	errs.OptStrict: "--strict", errs.OptFormat: "--format",
+}
+
+func flagOf(o errs.Option) string {
+	if f, ok := optionFlags[o]; ok {
+		return f
+	}
+	return errs.Flag(o)
+}
+
+// hintsInFlags is msg, err's message, with the hints of err's chain
+// rendered with this CLI's flag names.
+func hintsInFlags(err error, msg string) string {
+	for e := err; e != nil; {
+		if h, ok := e.(*errs.HintError); ok {
+			msg = strings.Replace(msg, h.Error(), h.Render(flagOf), 1)
+		}
+		switch u := e.(type) {
+		case interface{ Unwrap() error }:
+			e = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, x := range u.Unwrap() {
+				msg = hintsInFlags(x, msg)
+			}
+			e = nil
+		default:
+			e = nil
+		}
+	}
+	return msg
 }
 
 // internalName matches a Go function name at the start of a wrapped

@@ -212,8 +212,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		_ = r.out.Warning(output.Warning{Message: "skipped " + p.String()})
 	}
 	if len(samples) == 0 {
-		return nil, fmt.Errorf("pipeline.Run(%s): the benchmark has no valid sample (%d records skipped); check the file and --format: %w",
-			opts.Benchmark, len(problems), errs.ErrInput)
+		return nil, errs.Hint(nil, errs.ErrInput, fmt.Sprintf("pipeline.Run(%s): the benchmark has no valid sample (%d records skipped); check the file and {format}",
+			opts.Benchmark, len(problems)))
 	}
 	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
 		return nil, fmt.Errorf("pipeline.Run: output directory: %w", err)
