@@ -154,19 +154,25 @@ type auditPatchReason struct {
 	Count  int    `json:"count"`
 }
 
-func runAuditPatch(a *app, o auditPatchOptions) error {
+// parse checks the flags that take no I/O.
+func (o auditPatchOptions) parse() ([]time.Time, runkey.Recheck, bench.Format, error) {
 	if o.bench.file == "" || o.cutoff == "" || o.out == "" {
-		return fmt.Errorf("audit patch: --benchmark, --cutoff and --out are required: %w", errs.ErrUsage)
+		return nil, "", "", fmt.Errorf("--benchmark, --cutoff and --out are required: %w", errs.ErrUsage)
 	}
 	cutoffs, err := parseCutoffs(o.cutoff)
 	if err != nil {
-		return fmt.Errorf("audit patch: %w", err)
+		return nil, "", "", err
 	}
 	recheck, err := runkey.ParseRecheck(o.recheck)
 	if err != nil {
-		return fmt.Errorf("audit patch: %w", err)
+		return nil, "", "", err
 	}
 	format, err := o.bench.parseFormat()
+	return cutoffs, recheck, format, err
+}
+
+func runAuditPatch(a *app, o auditPatchOptions) error {
+	cutoffs, recheck, format, err := o.parse()
 	if err != nil {
 		return fmt.Errorf("audit patch: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/benchforge/benchforge/internal/audit/refindex"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/gitrepo"
+	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // model providers
 	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/runkey"
@@ -94,24 +95,8 @@ filters are off and the manifest says so.`,
 }
 
 func runAuditRun(a *app, o auditRunOptions) error {
-	if o.bench.file == "" || o.model == "" || o.cutoff == "" || o.out == "" {
-		return fmt.Errorf("audit run: --benchmark, --model, --cutoff and --out are required: %w", errs.ErrUsage)
-	}
-	if o.p.Alpha <= 0 || o.p.Alpha >= 1 {
-		return fmt.Errorf("audit run: --alpha %v must be strictly between 0 and 1: %w", o.p.Alpha, errs.ErrUsage)
-	}
-	cutoff, err := gitrepo.ParseTime(o.cutoff)
+	p, err := o.pipelineOptions()
 	if err != nil {
-		return fmt.Errorf("audit run: --cutoff: %w", err)
-	}
-	format, err := o.bench.parseFormat()
-	if err != nil {
-		return fmt.Errorf("audit run: %w", err)
-	}
-	if o.failOn > 1 {
-		return fmt.Errorf("audit run: --fail-on-contaminated %v: want a share in [0, 1], e.g. 0.05: %w", o.failOn, errs.ErrUsage)
-	}
-	if o.p.Recheck, err = runkey.ParseRecheck(o.recheck); err != nil {
 		return fmt.Errorf("audit run: %w", err)
 	}
 	sess, err := o.modelFlags.session()
@@ -119,38 +104,9 @@ func runAuditRun(a *app, o auditRunOptions) error {
 		return fmt.Errorf("audit run: %w", err)
 	}
 	defer sess.Close()
-	p := o.p
-	p.Seed = int64(o.seed)
-	p.Benchmark, p.Format, p.Strict, p.Cutoff, p.OutDir = o.bench.file, format, o.bench.strict, cutoff, o.out
-	p.Baselines = !o.noBaselines
 	p.LLMManifest = sess.Manifest
-	p.Patch.NoTests = true
-	if p.Target, err = sess.Open(o.model); err != nil {
-		return fmt.Errorf("audit run: --model %s: %w", o.model, err)
-	}
-	if o.reference == "auto" || o.index == "auto" {
-		rf, err := defaultReference(a)
-		if err != nil {
-			return fmt.Errorf("audit run: the offline reference (--reference-model auto / --reference-index auto): %w", err)
-		}
-		if o.reference == "auto" {
-			o.reference = "ngram:" + rf.Model
-		}
-		if o.index == "auto" {
-			o.index = rf.Index
-		}
-	}
-	if o.reference != "" && o.reference != "none" {
-		if p.Reference, err = sess.Open(o.reference); err != nil {
-			return fmt.Errorf("audit run: --reference-model %s: %w", o.reference, err)
-		}
-	}
-	if o.index != "" && o.index != "none" {
-		ix, err := refindex.Load(o.index)
-		if err != nil {
-			return fmt.Errorf("audit run: --reference-index: %w", err)
-		}
-		p.Index, p.IndexID = ix, o.index
+	if err := o.openModels(a, sess, &p); err != nil {
+		return fmt.Errorf("audit run: %w", err)
 	}
 	res, err := o.repos.resolver()
 	if err != nil {
@@ -173,6 +129,90 @@ func runAuditRun(a *app, o auditRunOptions) error {
 		return err
 	}
 	return contaminatedGate(out.Manifest.Counts, o.failOn)
+}
+
+// checkUsage checks the required flags and --alpha.
+func (o auditRunOptions) checkUsage() error {
+	if o.bench.file == "" || o.model == "" || o.cutoff == "" || o.out == "" {
+		return fmt.Errorf("--benchmark, --model, --cutoff and --out are required: %w", errs.ErrUsage)
+	}
+	if o.p.Alpha <= 0 || o.p.Alpha >= 1 {
+		return fmt.Errorf("--alpha %v must be strictly between 0 and 1: %w", o.p.Alpha, errs.ErrUsage)
+	}
+	return nil
+}
+
+// pipelineOptions checks the flags that need no model and sets them on
+// the pipeline's options.
+func (o auditRunOptions) pipelineOptions() (pipeline.Options, error) {
+	p := o.p
+	if err := o.checkUsage(); err != nil {
+		return p, err
+	}
+	cutoff, err := gitrepo.ParseTime(o.cutoff)
+	if err != nil {
+		return p, fmt.Errorf("--cutoff: %w", err)
+	}
+	format, err := o.bench.parseFormat()
+	if err != nil {
+		return p, err
+	}
+	if o.failOn > 1 {
+		return p, fmt.Errorf("--fail-on-contaminated %v: want a share in [0, 1], e.g. 0.05: %w", o.failOn, errs.ErrUsage)
+	}
+	if p.Recheck, err = runkey.ParseRecheck(o.recheck); err != nil {
+		return p, err
+	}
+	p.Seed = int64(o.seed)
+	p.Benchmark, p.Format, p.Strict, p.Cutoff, p.OutDir = o.bench.file, format, o.bench.strict, cutoff, o.out
+	p.Baselines = !o.noBaselines
+	p.Patch.NoTests = true
+	return p, nil
+}
+
+// resolveAuto replaces "auto" in --reference-model and --reference-index
+// by the offline reference, built once.
+func (o *auditRunOptions) resolveAuto(a *app) error {
+	if o.reference != "auto" && o.index != "auto" {
+		return nil
+	}
+	rf, err := defaultReference(a)
+	if err != nil {
+		return fmt.Errorf("the offline reference (--reference-model auto / --reference-index auto): %w", err)
+	}
+	if o.reference == "auto" {
+		o.reference = "ngram:" + rf.Model
+	}
+	if o.index == "auto" {
+		o.index = rf.Index
+	}
+	return nil
+}
+
+// openModels opens the target, the reference model and the reference
+// index ("auto": the offline ones, built once; "none": off).
+func (o *auditRunOptions) openModels(a *app, sess *llm.Session, p *pipeline.Options) error {
+	var err error
+	if p.Target, err = sess.Open(o.model); err != nil {
+		return fmt.Errorf("--model %s: %w", o.model, err)
+	}
+	if err := o.resolveAuto(a); err != nil {
+		return err
+	}
+	if o.reference != "" && o.reference != "none" {
+		if p.Reference, err = sess.Open(o.reference); err != nil {
+			return fmt.Errorf("--reference-model %s: %w", o.reference, err)
+		}
+	}
+	if o.index == "" || o.index == "none" {
+		return nil
+	}
+	ix, err := refindex.Load(o.index)
+	if err != nil {
+		return fmt.Errorf("--reference-index: %w", err)
+	}
+	p.Index, p.IndexID = ix, o.index
+	return nil
 }
 
 // contaminatedGate is --fail-on-contaminated: an error wrapping
