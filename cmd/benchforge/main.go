@@ -13,7 +13,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	code := cli.Run(ctx, os.Args, os.Stdout, os.Stderr)
+	code := cli.Run(ctx, os.Args, os.Stdout, os.Stderr, cli.Commands()...)
 	stop()
 	os.Exit(code)
 }

@@ -178,7 +178,7 @@ type problems struct {
 // load.
 func (ps *problems) add(p Problem) error {
 	if ps.strict {
-		return fmt.Errorf("bench.Load: %s: %w (fix the record or load without --strict to skip it)", p, errs.ErrInput)
+		return errs.Hint(nil, errs.ErrInput, fmt.Sprintf("bench.Load: %s: {err} (fix the record or load without {strict} to skip it)", p))
 	}
 	ps.list = append(ps.list, p)
 	return nil
@@ -266,7 +266,7 @@ func Detect(path string) (Format, error) {
 		if len(strings.TrimSpace(string(line))) > 0 {
 			format, derr := detectRecord(line)
 			if derr != nil {
-				return "", fmt.Errorf("detect the format of %s:%d: %w: %v; pass --format explicitly", path, lineNo, errs.ErrInput, derr)
+				return "", errs.Hint(nil, errs.ErrInput, fmt.Sprintf("detect the format of %s:%d: {err}: %v; pass {format} explicitly", path, lineNo, derr))
 			}
 			return format, nil
 		}

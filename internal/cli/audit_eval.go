@@ -12,13 +12,12 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/benchforge/benchforge/internal/audit/patchcheck"
+	"github.com/benchforge/benchforge/internal/audit/pipeline"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/stats"
 )
-
-func init() { auditSubcommands = append(auditSubcommands, newAuditEvalCmd) }
 
 type auditEvalOptions struct {
 	verdicts, labels, rocJSON, rocSVG string
@@ -70,7 +69,7 @@ func runAuditEval(a *app, o auditEvalOptions) error {
 	if err != nil {
 		return fmt.Errorf("audit eval: %w", err)
 	}
-	vs = jsonl.Latest(vs, verdictKey)
+	vs = jsonl.Latest(vs, pipeline.PatchKey)
 	var labels []patchcheck.Label
 	for _, p := range strings.Split(o.labels, ",") {
 		ls, err := patchcheck.ReadLabelSet(strings.TrimSpace(p))

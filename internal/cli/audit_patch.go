@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -13,18 +12,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/benchforge/benchforge/internal/audit/patchcheck"
+	"github.com/benchforge/benchforge/internal/audit/pipeline"
 	"github.com/benchforge/benchforge/internal/audit/testverify"
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/errs"
-	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // embedder providers
 	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/runkey"
-	"github.com/benchforge/benchforge/internal/step"
 )
-
-func init() { auditSubcommands = append(auditSubcommands, newAuditPatchCmd) }
 
 // newTestVerifier builds the test-verification backend for --test-fallback:
 // a command-template runner when --test-cmd is given, else the runner
@@ -45,7 +41,7 @@ func newTestVerifier(o auditPatchOptions) (patchcheck.TestVerifier, error) {
 }
 
 type auditPatchOptions struct {
-	benchmark, format                            string
+	bench                                        benchmarkFlags
 	repos                                        repoFlags
 	cutoff, embedder, out                        string
 	testFallback, asJSON, strict                 bool
@@ -89,8 +85,7 @@ Defects4J project name (bare or not), through --mapping, or cloned into
 	}
 	f := cmd.Flags()
 	o.retryFlags.add(f)
-	f.StringVar(&o.benchmark, "benchmark", "", "benchmark file or directory (required)")
-	f.StringVar(&o.format, "format", "auto", "benchmark format: auto, swebench, multi-swebench, defects4j, jsonl")
+	o.bench.add(f, true)
 	o.repos.add(f, true)
 	f.StringVar(&o.repos.cloneDir, "cache", "", "old name of --clone-dir")
 	_ = f.MarkDeprecated("cache", "use --clone-dir")
@@ -102,8 +97,7 @@ Defects4J project name (bare or not), through --mapping, or cloned into
 	f.StringVar(&o.junitXML, "junit-xml", "", "with --test-cmd, a glob of JUnit XML reports to read per-test results from")
 	f.DurationVar(&o.testTimeout, "test-timeout", 0, "with --test-fallback, the time limit of each test run (default 10m)")
 	f.StringVar(&o.out, "out", "", "verdicts JSONL to append to (required)")
-	f.BoolVar(&o.asJSON, "json", false, jsonUsage)
-	f.BoolVar(&o.strict, "strict", false, "fail on the first invalid benchmark record instead of skipping it")
+	addJSON(f, &o.asJSON)
 	f.Float64Var(&o.threshold, "threshold", 0.7, "line similarity threshold")
 	f.Float64Var(&o.low, "inconclusive-low", 0.3, "with --test-fallback, run the tests when low ≤ score < threshold (negative: whenever absent)")
 	f.IntVar(&o.workers, "workers", 2, "samples checked in parallel")
@@ -160,21 +154,27 @@ type auditPatchReason struct {
 	Count  int    `json:"count"`
 }
 
-func runAuditPatch(a *app, o auditPatchOptions) error {
-	if o.benchmark == "" || o.cutoff == "" || o.out == "" {
-		return fmt.Errorf("audit patch: --benchmark, --cutoff and --out are required: %w", errs.ErrUsage)
+// parse checks the flags that take no I/O.
+func (o auditPatchOptions) parse() ([]time.Time, runkey.Recheck, bench.Format, error) {
+	if o.bench.file == "" || o.cutoff == "" || o.out == "" {
+		return nil, "", "", fmt.Errorf("--benchmark, --cutoff and --out are required: %w", errs.ErrUsage)
 	}
 	cutoffs, err := parseCutoffs(o.cutoff)
 	if err != nil {
-		return fmt.Errorf("audit patch: %w", err)
+		return nil, "", "", err
 	}
 	recheck, err := runkey.ParseRecheck(o.recheck)
 	if err != nil {
-		return fmt.Errorf("audit patch: %w", err)
+		return nil, "", "", err
 	}
-	format, err := bench.ParseFormat(o.format)
+	format, err := o.bench.parseFormat()
+	return cutoffs, recheck, format, err
+}
+
+func runAuditPatch(a *app, o auditPatchOptions) error {
+	cutoffs, recheck, format, err := o.parse()
 	if err != nil {
-		return fmt.Errorf("audit patch: --format: %w", err)
+		return fmt.Errorf("audit patch: %w", err)
 	}
 	opts, closeEmb, err := patchOptions(o)
 	if err != nil {
@@ -182,7 +182,7 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 	}
 	defer closeEmb()
 	start := time.Now()
-	samples, problems, err := bench.Load(a.ctx, o.benchmark, format, bench.LoadOptions{Strict: o.strict})
+	samples, problems, err := bench.Load(a.ctx, o.bench.file, format, bench.LoadOptions{Strict: o.bench.strict})
 	if err != nil {
 		return fmt.Errorf("audit patch: %w", err)
 	}
@@ -199,15 +199,25 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 		return fmt.Errorf("audit patch: %w", err)
 	}
 	defer res.Close()
-	keys := newPatchKeys(o, cutoffs)
-	run, err := checkPatches(a, o, h, patchcheck.New(opts), samples, cutoffs, res, keys, recheck)
+	run, err := pipeline.Patch(a.ctx, pipeline.PatchOptions{
+		Path: o.out, Samples: samples, Cutoffs: cutoffs, Source: res, Check: opts, Names: patchNames(o),
+		Workers: o.workers, Recheck: recheck, Noun: "verdicts",
+		Warn: func(w string) error { return h.Warning(output.Warning{Message: w}) },
+		Verdict: func(v patchcheck.Verdict, done, total int) error {
+			// Progress counts verdicts, not samples: a sample has one per
+			// cutoff. The record is streamed after it is safe on disk.
+			if err := h.Progress(output.Progress{Step: "stage II", Done: done, Total: total}); err != nil {
+				return err
+			}
+			return h.Record(output.Record{Kind: "patch_verdict", Value: v})
+		},
+	})
 	if err != nil {
 		return fmt.Errorf("audit patch: %w", err)
 	}
 	sum := auditPatchSummary{Out: o.out, Cutoff: joinCutoffs(cutoffs), Problems: problems, Warnings: run.Warnings,
-		Resumed: run.Resumed, Checked: run.Written}
-	mine := keys.select_(&sum, samples, run.Records)
-	summarise(&sum, mine)
+		Resumed: run.Resumed, Checked: run.Written, Other: len(run.Other), OtherSettings: run.OtherSettings()}
+	summarise(&sum, run.Verdicts)
 	sum.Seconds = time.Since(start).Seconds()
 	if sum.Problems == nil {
 		sum.Problems = []bench.Problem{}
@@ -215,58 +225,10 @@ func runAuditPatch(a *app, o auditPatchOptions) error {
 	return h.Summary(output.Summary{Kind: "audit_patch", Value: sum})
 }
 
-// patchItem is one verdict to decide: a sample at one cutoff.
-type patchItem struct {
-	s   bench.Sample
-	cut time.Time
-}
-
-// checkPatches decides every (sample, cutoff) verdict not yet final in
-// o.out. The checker decides all of a sample's missing cutoffs in one
-// pass, so the step hands it the whole to-do list (RunBatch).
-func checkPatches(a *app, o auditPatchOptions, h output.Handler, chk *patchcheck.Checker, samples []bench.Sample, cutoffs []time.Time,
-	src patchcheck.RepoSource, keys patchKeys, recheck runkey.Recheck) (*step.Result[patchcheck.Verdict], error) {
-	var items []patchItem
-	for _, s := range samples {
-		for _, c := range cutoffs {
-			items = append(items, patchItem{s, c})
-		}
-	}
-	spec := step.Spec[patchItem, patchcheck.Verdict]{
-		Path: o.out, Key: verdictKey, Items: items, ID: func(it patchItem) string { return keys.id(it.s.ID, it.cut) },
-		Retry: func(v patchcheck.Verdict) bool {
-			return recheck == runkey.RecheckAll || v.Verdict == patchcheck.Unknown
-		},
-		Warn: func(w string) error { return h.Warning(output.Warning{Message: w}) },
-		Sync: jsonl.SyncBatch, Noun: "verdicts",
-	}
-	return step.RunBatch(a.ctx, spec, func(ctx context.Context, todo []patchItem, emit step.Emit[patchcheck.Verdict]) error {
-		var list []bench.Sample
-		listed, left := map[string]bool{}, map[string]bool{}
-		for _, it := range todo {
-			if !listed[it.s.ID] {
-				list = append(list, it.s)
-				listed[it.s.ID] = true
-			}
-			left[keys.id(it.s.ID, it.cut)] = true
-		}
-		total, done := len(list)*len(cutoffs), 0
-		ro := patchcheck.RunOptions{Cutoffs: cutoffs, Workers: o.workers,
-			Done: func(id string, c time.Time) bool { return !left[keys.id(id, c)] }}
-		return chk.Run(ctx, list, src, ro, func(v patchcheck.Verdict) error {
-			keys.stamp(&v)
-			if err := emit(v); err != nil {
-				return err
-			}
-			// Progress counts verdicts, not samples: a sample has one per
-			// cutoff. The record is streamed after it is safe on disk.
-			done++ // Run calls emit serially
-			if err := h.Progress(output.Progress{Step: "stage II", Done: done, Total: total}); err != nil {
-				return err
-			}
-			return h.Record(output.Record{Kind: "patch_verdict", Value: v})
-		})
-	})
+// patchNames name the live parts of the checker's options in its
+// verdicts' settings.
+func patchNames(o auditPatchOptions) pipeline.PatchNames {
+	return pipeline.PatchNames{Embedder: o.embedder, TestCmd: o.testCmd, JUnitXML: o.junitXML, TestTimeout: o.testTimeout}
 }
 
 // patchOptions builds the checker's options from the flags; the returned

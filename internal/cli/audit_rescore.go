@@ -14,13 +14,12 @@ import (
 	"github.com/benchforge/benchforge/internal/report"
 )
 
-func init() { auditSubcommands = append(auditSubcommands, newAuditRescoreCmd) }
-
 func newAuditRescoreCmd(a *app) *cobra.Command {
 	var (
-		verdicts, leaderboard, benchmark, format, model, out string
-		unjudged                                             string
-		asJSON                                               bool
+		verdicts, leaderboard, model, out string
+		bm                                benchmarkFlags
+		unjudged                          string
+		asJSON                            bool
 	)
 	cmd := &cobra.Command{
 		Use:   "rescore --verdicts FILE --leaderboard FILE [--benchmark FILE] [--out DIR]",
@@ -54,14 +53,14 @@ Every rate is printed with the policy beside it.`,
 			if err := requireFlag(cmd, "leaderboard", leaderboard); err != nil {
 				return err
 			}
-			fmtv, err := bench.ParseFormat(format)
+			fmtv, err := bm.parseFormat()
 			if err != nil {
 				return err
 			}
 			var samples []bench.Sample
-			if benchmark != "" {
+			if bm.file != "" {
 				var problems []bench.Problem
-				samples, problems, err = bench.Load(a.ctx, benchmark, fmtv, bench.LoadOptions{})
+				samples, problems, err = bench.Load(a.ctx, bm.file, fmtv, bench.LoadOptions{})
 				if err != nil {
 					return err
 				}
@@ -112,8 +111,7 @@ Every rate is printed with the policy beside it.`,
 	f := cmd.Flags()
 	f.StringVar(&verdicts, "verdicts", "", "verdicts.jsonl (Verdict or PatchVerdict records)")
 	f.StringVar(&leaderboard, "leaderboard", "", "leaderboard submissions with resolved ids (JSONL, JSON array or results.json)")
-	f.StringVar(&benchmark, "benchmark", "", "benchmark file: the sample set and difficulties")
-	f.StringVar(&format, "format", "auto", "benchmark format (auto, swebench, multi-swebench, defects4j, jsonl)")
+	bm.add(f, false)
 	f.StringVar(&model, "model", "", "use the verdicts of this model for every submission")
 	f.StringVar(&unjudged, "unjudged", rescore.UnjudgedExclude, "samples the audit could not judge: exclude (from both rates), clean or contaminated")
 	f.StringVar(&out, "out", "", "directory for rescore.json, rescore.md and rescore.html")

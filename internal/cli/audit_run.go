@@ -11,7 +11,6 @@ import (
 
 	"github.com/benchforge/benchforge/internal/audit/pipeline"
 	"github.com/benchforge/benchforge/internal/audit/refindex"
-	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/gitrepo"
 	"github.com/benchforge/benchforge/internal/llm"
@@ -23,20 +22,16 @@ import (
 // recheckUsage is the help of --recheck in every resumable command.
 const recheckUsage = "redo finished records on resume: unknown (records whose cause may be gone: no clone, missing commit, failed service; also done by default) or all"
 
-func init() { auditSubcommands = append(auditSubcommands, newAuditRunCmd) }
-
 type auditRunOptions struct {
-	benchmark, format                              string
-	repos                                          repoFlags
-	strict                                         bool
-	model, reference, index, cutoff, cacheDir, out string
-	maxCost                                        float64
-	noCache, noBaselines, asJSON                   bool
-	recheck                                        string
-	seed                                           uint64
-	failOn                                         float64
-	p                                              pipeline.Options
-	retryFlags
+	bench                                benchmarkFlags
+	repos                                repoFlags
+	model, reference, index, cutoff, out string
+	noBaselines, asJSON                  bool
+	recheck                              string
+	seed                                 uint64
+	failOn                               float64
+	p                                    pipeline.Options
+	modelFlags
 }
 
 func newAuditRunCmd(a *app) *cobra.Command {
@@ -71,9 +66,7 @@ filters are off and the manifest says so.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runAuditRun(a, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.benchmark, "benchmark", "", "benchmark file or Defects4J directory (required)")
-	f.StringVar(&o.format, "format", "auto", "benchmark format: auto, swebench, multi-swebench, defects4j, jsonl")
-	f.BoolVar(&o.strict, "strict", false, "fail on the first invalid benchmark record instead of skipping it")
+	o.bench.add(f, true)
 	o.repos.add(f, true)
 	f.StringVar(&o.model, "model", "", "target model spec (required)")
 	f.StringVar(&o.reference, "reference-model", "auto", "reference model spec (context-independence, Ref baseline); auto: the built-in n-gram model trained once on this machine's JDK sources and Python library; none: filter off")
@@ -93,79 +86,27 @@ filters are off and the manifest says so.`,
 	f.Float64Var(&o.p.Patch.Threshold, "threshold", 0.7, "Stage II line similarity threshold")
 	f.IntVar(&o.p.Workers, "workers", 2, "Stage II samples checked in parallel")
 	f.BoolVar(&o.noBaselines, "no-baselines", false, "skip the logit baselines")
-	f.Float64Var(&o.maxCost, "max-cost", 0, "stop (resumably) before spending more than this many US dollars (0: no limit)")
-	f.StringVar(&o.cacheDir, "cache-dir", "", "model answer cache directory (default: the user cache)")
-	f.BoolVar(&o.noCache, "no-cache", false, "do not cache model answers")
-	o.retryFlags.add(f)
+	o.modelFlags.add(f)
 	f.StringVar(&o.out, "out", "", "output directory (required)")
 	f.StringVar(&o.recheck, "recheck", "", recheckUsage)
 	f.Float64Var(&o.failOn, "fail-on-contaminated", -1, "CI gate: exit 8 when the share of contaminated samples exceeds this rate in [0, 1] (all outputs are still written; negative: off)")
-	f.BoolVar(&o.asJSON, "json", false, jsonUsage)
+	addJSON(f, &o.asJSON)
 	return cmd
 }
 
 func runAuditRun(a *app, o auditRunOptions) error {
-	if o.benchmark == "" || o.model == "" || o.cutoff == "" || o.out == "" {
-		return fmt.Errorf("audit run: --benchmark, --model, --cutoff and --out are required: %w", errs.ErrUsage)
-	}
-	if o.p.Alpha <= 0 || o.p.Alpha >= 1 {
-		return fmt.Errorf("audit run: --alpha %v must be strictly between 0 and 1: %w", o.p.Alpha, errs.ErrUsage)
-	}
-	cutoff, err := gitrepo.ParseTime(o.cutoff)
-	if err != nil {
-		return fmt.Errorf("audit run: --cutoff: %w", err)
-	}
-	format, err := bench.ParseFormat(o.format)
-	if err != nil {
-		return fmt.Errorf("audit run: --format: %w", err)
-	}
-	if o.failOn > 1 {
-		return fmt.Errorf("audit run: --fail-on-contaminated %v: want a share in [0, 1], e.g. 0.05: %w", o.failOn, errs.ErrUsage)
-	}
-	if o.p.Recheck, err = runkey.ParseRecheck(o.recheck); err != nil {
-		return fmt.Errorf("audit run: %w", err)
-	}
-	so, err := o.retryFlags.apply(llm.SessionOptions{CacheDir: o.cacheDir, NoCache: o.noCache, MaxCost: o.maxCost})
+	p, err := o.pipelineOptions()
 	if err != nil {
 		return fmt.Errorf("audit run: %w", err)
 	}
-	sess, err := llm.NewSession(so)
+	sess, err := o.modelFlags.session()
 	if err != nil {
 		return fmt.Errorf("audit run: %w", err)
 	}
 	defer sess.Close()
-	p := o.p
-	p.Seed = int64(o.seed)
-	p.Benchmark, p.Format, p.Strict, p.Cutoff, p.OutDir = o.benchmark, format, o.strict, cutoff, o.out
-	p.Baselines = !o.noBaselines
 	p.LLMManifest = sess.Manifest
-	p.Patch.NoTests = true
-	if p.Target, err = sess.Open(o.model); err != nil {
-		return fmt.Errorf("audit run: --model %s: %w", o.model, err)
-	}
-	if o.reference == "auto" || o.index == "auto" {
-		rf, err := defaultReference(a)
-		if err != nil {
-			return fmt.Errorf("audit run: the offline reference (--reference-model auto / --reference-index auto): %w", err)
-		}
-		if o.reference == "auto" {
-			o.reference = "ngram:" + rf.Model
-		}
-		if o.index == "auto" {
-			o.index = rf.Index
-		}
-	}
-	if o.reference != "" && o.reference != "none" {
-		if p.Reference, err = sess.Open(o.reference); err != nil {
-			return fmt.Errorf("audit run: --reference-model %s: %w", o.reference, err)
-		}
-	}
-	if o.index != "" && o.index != "none" {
-		ix, err := refindex.Load(o.index)
-		if err != nil {
-			return fmt.Errorf("audit run: --reference-index: %w", err)
-		}
-		p.Index, p.IndexID = ix, o.index
+	if err := o.openModels(a, sess, &p); err != nil {
+		return fmt.Errorf("audit run: %w", err)
 	}
 	res, err := o.repos.resolver()
 	if err != nil {
@@ -188,6 +129,90 @@ func runAuditRun(a *app, o auditRunOptions) error {
 		return err
 	}
 	return contaminatedGate(out.Manifest.Counts, o.failOn)
+}
+
+// checkUsage checks the required flags and --alpha.
+func (o auditRunOptions) checkUsage() error {
+	if o.bench.file == "" || o.model == "" || o.cutoff == "" || o.out == "" {
+		return fmt.Errorf("--benchmark, --model, --cutoff and --out are required: %w", errs.ErrUsage)
+	}
+	if o.p.Alpha <= 0 || o.p.Alpha >= 1 {
+		return fmt.Errorf("--alpha %v must be strictly between 0 and 1: %w", o.p.Alpha, errs.ErrUsage)
+	}
+	return nil
+}
+
+// pipelineOptions checks the flags that need no model and sets them on
+// the pipeline's options.
+func (o auditRunOptions) pipelineOptions() (pipeline.Options, error) {
+	p := o.p
+	if err := o.checkUsage(); err != nil {
+		return p, err
+	}
+	cutoff, err := gitrepo.ParseTime(o.cutoff)
+	if err != nil {
+		return p, fmt.Errorf("--cutoff: %w", err)
+	}
+	format, err := o.bench.parseFormat()
+	if err != nil {
+		return p, err
+	}
+	if o.failOn > 1 {
+		return p, fmt.Errorf("--fail-on-contaminated %v: want a share in [0, 1], e.g. 0.05: %w", o.failOn, errs.ErrUsage)
+	}
+	if p.Recheck, err = runkey.ParseRecheck(o.recheck); err != nil {
+		return p, err
+	}
+	p.Seed = int64(o.seed)
+	p.Benchmark, p.Format, p.Strict, p.Cutoff, p.OutDir = o.bench.file, format, o.bench.strict, cutoff, o.out
+	p.Baselines = !o.noBaselines
+	p.Patch.NoTests = true
+	return p, nil
+}
+
+// resolveAuto replaces "auto" in --reference-model and --reference-index
+// by the offline reference, built once.
+func (o *auditRunOptions) resolveAuto(a *app) error {
+	if o.reference != "auto" && o.index != "auto" {
+		return nil
+	}
+	rf, err := defaultReference(a)
+	if err != nil {
+		return fmt.Errorf("the offline reference (--reference-model auto / --reference-index auto): %w", err)
+	}
+	if o.reference == "auto" {
+		o.reference = "ngram:" + rf.Model
+	}
+	if o.index == "auto" {
+		o.index = rf.Index
+	}
+	return nil
+}
+
+// openModels opens the target, the reference model and the reference
+// index ("auto": the offline ones, built once; "none": off).
+func (o *auditRunOptions) openModels(a *app, sess *llm.Session, p *pipeline.Options) error {
+	var err error
+	if p.Target, err = sess.Open(o.model); err != nil {
+		return fmt.Errorf("--model %s: %w", o.model, err)
+	}
+	if err := o.resolveAuto(a); err != nil {
+		return err
+	}
+	if o.reference != "" && o.reference != "none" {
+		if p.Reference, err = sess.Open(o.reference); err != nil {
+			return fmt.Errorf("--reference-model %s: %w", o.reference, err)
+		}
+	}
+	if o.index == "" || o.index == "none" {
+		return nil
+	}
+	ix, err := refindex.Load(o.index)
+	if err != nil {
+		return fmt.Errorf("--reference-index: %w", err)
+	}
+	p.Index, p.IndexID = ix, o.index
+	return nil
 }
 
 // contaminatedGate is --fail-on-contaminated: an error wrapping

@@ -14,8 +14,6 @@ import (
 	"github.com/benchforge/benchforge/internal/output"
 )
 
-func init() { auditSubcommands = append(auditSubcommands, newAuditTestbedCmd) }
-
 type auditTestbedOptions struct {
 	corpus []string
 	out    string

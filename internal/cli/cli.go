@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/redact"
@@ -85,26 +84,18 @@ type app struct {
 	fresh []string
 }
 
-// commandCtors lists the constructors of the top-level commands. Each
-// command file adds itself with register in an init function so command
-// files stay independent of each other.
-var commandCtors = map[string]func(*app) *cobra.Command{}
-
-func register(name string, ctor func(*app) *cobra.Command) {
-	if _, dup := commandCtors[name]; dup {
-		panic("cli: command registered twice: " + name)
-	}
-	commandCtors[name] = ctor
-}
-
 // Run executes the benchforge command line args (args[0] is the program
-// name) and returns the process exit code.
-func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// name) over the command tree cmds and returns the process exit code. With
+// no cmds it runs Commands(), so a test need not repeat main's list.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer, cmds ...Command) int {
+	if len(cmds) == 0 {
+		cmds = Commands()
+	}
 	// Nothing reaches the terminal or a log unfiltered: provider error
 	// bodies can echo the key, exception messages can carry anything.
 	stderr = redact.Writer(stderr)
 	a := &app{ctx: ctx, stdout: stdout, stderr: stderr}
-	root := newRoot(a)
+	root := newRoot(a, cmds)
 	if len(args) > 0 {
 		args = args[1:]
 	}
@@ -114,14 +105,51 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
 			err = fmt.Errorf("%w: %w", context.Canceled, err)
 		}
-		msg := userMessage(err.Error())
-		if debug, _ := root.PersistentFlags().GetBool("debug"); debug {
-			msg = err.Error()
+		msg := hintsInFlags(err, err.Error())
+		if debug, _ := root.PersistentFlags().GetBool("debug"); !debug {
+			msg = userMessage(msg)
 		}
 		fmt.Fprintf(stderr, "benchforge: %s\n", msg)
 		removeEmpty(a.fresh)
 	}
 	return exitCode(err)
+}
+
+// optionFlags spell the options library hints name (errs.Option) as this
+// command line's flags: the libraries name a setting by role, the CLI says
+// which flag sets it.
+var optionFlags = map[errs.Option]string{
+	errs.OptRepos: "--repos", errs.OptMapping: "--mapping", errs.OptClone: "--clone", errs.OptCloneDir: "--clone-dir",
+	errs.OptStrict: "--strict", errs.OptFormat: "--format",
+}
+
+func flagOf(o errs.Option) string {
+	if f, ok := optionFlags[o]; ok {
+		return f
+	}
+	return errs.Flag(o)
+}
+
+// hintsInFlags is msg, err's message, with the hints of err's chain
+// rendered with this CLI's flag names.
+func hintsInFlags(err error, msg string) string {
+	for e := err; e != nil; {
+		if h, ok := e.(*errs.HintError); ok {
+			msg = strings.Replace(msg, h.Error(), h.Render(flagOf), 1)
+		}
+		switch u := e.(type) {
+		case interface{ Unwrap() error }:
+			e = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, x := range u.Unwrap() {
+				msg = hintsInFlags(x, msg)
+			}
+			e = nil
+		default:
+			e = nil
+		}
+	}
+	return msg
 }
 
 // internalName matches a Go function name at the start of a wrapped
@@ -148,7 +176,7 @@ func userMessage(msg string) string {
 	}
 }
 
-func newRoot(a *app) *cobra.Command {
+func newRoot(a *app, cmds []Command) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "benchforge",
 		Short: "Audit LLM bug-fixing benchmarks for contamination; grow synthetic bug/fix corpora",
@@ -182,13 +210,8 @@ corpora from real seed pairs.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w: %v (see '%s --help')", errs.ErrUsage, err, c.CommandPath())
 	})
-	names := make([]string, 0, len(commandCtors))
-	for n := range commandCtors {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		root.AddCommand(commandCtors[n](a))
+	for _, c := range cmds {
+		root.AddCommand(c.build(a))
 	}
 	root.PersistentFlags().Bool("debug", false, "print errors with the full internal wrapping chain (function names included)")
 	root.SetUsageTemplate(root.UsageTemplate() + "\n" + exitHelp())

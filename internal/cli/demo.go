@@ -14,8 +14,6 @@ import (
 	"github.com/benchforge/benchforge/internal/output"
 )
 
-func init() { register("demo", newDemoCmd) }
-
 func newDemoCmd(a *app) *cobra.Command {
 	var (
 		o      demo.Options

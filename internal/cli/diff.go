@@ -11,8 +11,6 @@ import (
 	"github.com/benchforge/benchforge/internal/output"
 )
 
-func init() { register("diff", newDiffCmd) }
-
 func newDiffCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "diff",

@@ -13,8 +13,6 @@ import (
 	"github.com/benchforge/benchforge/internal/output"
 )
 
-func init() { register("docs", newDocsCmd) }
-
 func newDocsCmd(a *app) *cobra.Command {
 	var dir string
 	var asJSON bool

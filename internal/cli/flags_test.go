@@ -62,13 +62,46 @@ var concepts = []struct {
 	{"max-cost", regexp.MustCompile(`US dollars`), nil, []string{"budget-usd", "cost-limit"}},
 	{"recheck", regexp.MustCompile(`redo finished records`), nil, []string{"retry", "redo"}},
 	{"seed", regexp.MustCompile(`(?i)seed`), nil, nil},
+	// The names below are declared by several commands with wording of
+	// their own; each pattern is the one meaning all of them share. A
+	// flag shared word for word belongs in flaggroups.go instead.
+	{"alpha", regexp.MustCompile(`^significance level of the .*presence test$`), nil, nil},
+	{"batch", regexp.MustCompile(`(?i)^(prompts|pairs) per (resumable chunk|javac run)`), nil, nil},
+	{"candidates", regexp.MustCompile(`(?i)^candidate.* JSONL`), nil, nil},
+	{"cutoff", regexp.MustCompile(`cutoff`), nil, nil},
+	{"ise-max-confidence", regexp.MustCompile(`IllegalStateException pairs .*judge confidence`), nil, nil},
+	{"json", regexp.MustCompile(`^print .*JSON`), nil, nil},
+	{"judgements", regexp.MustCompile(`^judgements\.jsonl`), nil, nil},
+	{"manifest", regexp.MustCompile(`^testbed manifest`), nil, []string{"testbed-manifest"}},
+	{"write-manifest", regexp.MustCompile(`^write the run manifest`), nil, nil},
+	{"max-file-bytes", regexp.MustCompile(`^skip (larger )?files`), nil, nil},
+	{"max-files", regexp.MustCompile(`^source files .* per (snapshot|repository)`), nil, nil},
+	{"max-queries", regexp.MustCompile(`^signature snippets per repository`), nil, nil},
+	{"max-size", regexp.MustCompile(`files larger than this many bytes$`), nil, nil},
+	{"max-tokens", regexp.MustCompile(`(?i)tokens`), nil, nil},
+	{"n", regexp.MustCompile(`(?i)^(number of samples|completions to draw)$`), nil, nil},
+	{"no-cache", regexp.MustCompile(`^do not cache model answers`), nil, nil},
+	{"order", regexp.MustCompile(`^n-gram order`), nil, nil},
+	// --out is where the command writes: a file or a directory.
+	{"out", regexp.MustCompile(`(?i)write|output|director|folder|append`), nil, []string{"output", "out-dir", "outdir"}},
+	{"prompt", regexp.MustCompile(`(?i)text`), nil, nil},
+	{"reference-set", regexp.MustCompile(`fidelity reference.set|seed bug_ids`), nil, nil},
+	{"render-only", regexp.MustCompile(`^re-render DIR/\w+\.json without recomputing$`), nil, nil},
+	{"samples", regexp.MustCompile(`^candidates .*per query`), nil, nil},
+	{"seeds", regexp.MustCompile(`seed`), nil, nil},
+	{"stop", regexp.MustCompile(`^stop strings?`), nil, nil},
+	{"temperature", regexp.MustCompile(`^sampling temperature`), nil, nil},
+	{"threshold", regexp.MustCompile(`line similarity threshold$`), nil, nil},
+	{"top-p", regexp.MustCompile(`^nucleus sampling`), nil, nil},
+	{"verdicts", regexp.MustCompile(`^verdicts`), nil, nil},
+	{"workers", regexp.MustCompile(`(?i)parallel|concurrent|in flight|worker`), nil, []string{"jobs", "parallel", "threads"}},
 }
 
 // TestFlagsOneNameOneMeaning walks the cobra tree: a flag name has one type
 // everywhere, the flags of a concept keep their one name and meaning, and
 // no command calls a concept by another name.
 func TestFlagsOneNameOneMeaning(t *testing.T) {
-	root := newRoot(&app{stdout: io.Discard, stderr: io.Discard})
+	root := newRoot(&app{stdout: io.Discard, stderr: io.Discard}, Commands())
 	flags := allFlags(root)
 	if problems := flagProblems(flags); len(problems) > 0 {
 		t.Errorf("%d flag inconsistencies:\n%s", len(problems), strings.Join(problems, "\n"))
@@ -95,6 +128,7 @@ func flagProblems(flags []flagUse) []string {
 		sort.Strings(parts)
 		problems = append(problems, fmt.Sprintf("--%s has %d types: %s", name, len(ts), strings.Join(parts, "; ")))
 	}
+	problems = append(problems, usageProblems(flags)...)
 	for _, c := range concepts {
 		for _, f := range flags {
 			switch {
@@ -114,6 +148,38 @@ func flagProblems(flags []flagUse) []string {
 	return problems
 }
 
+// usageProblems names the flags declared with two usage texts and no
+// concept saying the one meaning both share: either the texts say one
+// thing in other words (then the flag belongs in a flag group, or in
+// concepts) or the name means two things.
+func usageProblems(flags []flagUse) []string {
+	known := map[string]bool{}
+	for _, c := range concepts {
+		known[c.name] = true
+	}
+	usages := map[string]map[string][]string{} // name → usage → commands
+	for _, f := range flags {
+		if usages[f.name] == nil {
+			usages[f.name] = map[string][]string{}
+		}
+		usages[f.name][f.usage] = append(usages[f.name][f.usage], f.cmd)
+	}
+	var problems []string
+	for name, us := range usages {
+		if len(us) < 2 || known[name] {
+			continue
+		}
+		var parts []string
+		for u, cmds := range us {
+			parts = append(parts, fmt.Sprintf("%q in %s", u, strings.Join(cmds, ", ")))
+		}
+		sort.Strings(parts)
+		problems = append(problems, fmt.Sprintf("--%s has %d usage texts (declare it once in flaggroups.go, or name its one meaning in concepts): %s",
+			name, len(us), strings.Join(parts, "; ")))
+	}
+	return problems
+}
+
 // TestFlagProblemsCatches: the checker itself finds a second type, a second
 // meaning and a second name.
 func TestFlagProblemsCatches(t *testing.T) {
@@ -121,8 +187,11 @@ func TestFlagProblemsCatches(t *testing.T) {
 		{"a", "seed", "int64", "seed"}, {"b", "seed", "uint64", "seed"},
 		{"c", "corpus", "string", "pairs JSONL (corpus.Pair records)"},
 		{"d", "cache", "string", "clone cache directory"},
+		{"e", "level", "int", "compression level"}, {"f", "level", "int", "log level"},
+		{"g", "json", "bool", "write YAML"},
 	}), "\n")
-	for _, want := range []string{"--seed has 2 types", "c --corpus means something else", "d --cache is another name for --clone-dir"} {
+	for _, want := range []string{"--seed has 2 types", "c --corpus means something else", "d --cache is another name for --clone-dir",
+		"--level has 2 usage texts", "g --json means something else"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("problems lack %q:\n%s", want, got)
 		}

@@ -14,8 +14,6 @@ import (
 	"github.com/benchforge/benchforge/internal/output"
 )
 
-func init() { register("index", newIndexCmd) }
-
 func newIndexCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "index",

@@ -47,7 +47,7 @@ func TestEveryReportingCommandHasJSON(t *testing.T) {
 			t.Errorf("%s: --json usage %q should start with \"print \"", path, f.Usage)
 		}
 	}
-	walk(newRoot(&app{stdout: io.Discard, stderr: io.Discard}))
+	walk(newRoot(&app{stdout: io.Discard, stderr: io.Discard}, Commands()))
 	if n < 30 {
 		t.Fatalf("walked only %d reporting commands; the tree walk is broken", n)
 	}

@@ -12,8 +12,6 @@ import (
 	"github.com/benchforge/benchforge/internal/output"
 )
 
-func init() { register("llm", newLLMCmd) }
-
 func newLLMCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "llm",
@@ -37,7 +35,11 @@ type llmCommon struct {
 func (c *llmCommon) add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&c.spec, "model", "", "model spec (required), e.g. openai:qwen@http://127.0.0.1:8081/v1")
-	f.StringVar(&c.manifest, "manifest", "", "write the run manifest (calls, cache hits, tokens, cost) to this file")
+	f.StringVar(&c.manifest, "write-manifest", "", "write the run manifest (calls, cache hits, tokens, cost) to this file")
+	// --manifest elsewhere is a manifest to read (audit testbed): the old
+	// name is kept working, hidden.
+	f.StringVar(&c.manifest, "manifest", "", "old name of --write-manifest")
+	_ = f.MarkDeprecated("manifest", "use --write-manifest")
 	f.BoolVar(&c.asJSON, "json", false, "print the response as JSON")
 	c.modelFlags.add(f)
 }

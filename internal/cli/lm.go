@@ -22,8 +22,6 @@ import (
 	"github.com/benchforge/benchforge/internal/output"
 )
 
-func init() { register("lm", newLMCmd) }
-
 func newLMCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lm",

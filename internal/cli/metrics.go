@@ -14,8 +14,6 @@ import (
 	"github.com/benchforge/benchforge/internal/output"
 )
 
-func init() { register("metrics", newMetricsCmd) }
-
 type metricsOptions struct {
 	asJSON     bool
 	constructs bool

@@ -8,10 +8,6 @@ import (
 	"github.com/benchforge/benchforge/internal/output"
 )
 
-// jsonUsage is the --json help of the commands that report through the
-// output stream (see stream).
-const jsonUsage = "print JSON Lines: progress, warnings and records as they happen, the summary last"
-
 // stream is the handler of a command that reports through the output
 // stream. With --json, stdout is the JSON Lines stream and nothing else
 // (warnings go to stderr as well, for whoever watches the run); else

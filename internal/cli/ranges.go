@@ -158,7 +158,7 @@ func onlySpace(p string) bool {
 }
 
 // outputFlags name the files and directories a command writes.
-var outputFlags = []string{"out", "manifest", "log", "reference-set"}
+var outputFlags = []string{"out", "write-manifest", "manifest", "log", "reference-set"}
 
 // freshOutputs lists the output paths of cmd that do not exist yet.
 func freshOutputs(cmd *cobra.Command) []string {

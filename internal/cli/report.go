@@ -10,8 +10,6 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 )
 
-func init() { register("report", newReportCmd) }
-
 func newReportCmd(a *app) *cobra.Command {
 	var in, out string
 	var asJSON bool

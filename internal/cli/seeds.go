@@ -13,8 +13,6 @@ import (
 	"github.com/benchforge/benchforge/internal/synth/seeds"
 )
 
-func init() { register("seeds", newSeedsCmd) }
-
 func newSeedsCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "seeds",

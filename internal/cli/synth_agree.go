@@ -11,8 +11,6 @@ import (
 	"github.com/benchforge/benchforge/internal/synth/judge"
 )
 
-func init() { synthSubcommands = append(synthSubcommands, newSynthAgreeCmd) }
-
 func newSynthAgreeCmd(a *app) *cobra.Command {
 	var (
 		files  []string

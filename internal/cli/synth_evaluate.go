@@ -19,8 +19,6 @@ import (
 	"github.com/benchforge/benchforge/internal/synth/evaluate"
 )
 
-func init() { synthSubcommands = append(synthSubcommands, newSynthEvaluateCmd) }
-
 func newSynthEvaluateCmd(a *app) *cobra.Command {
 	var (
 		corpusPath, seedsPath, predPath, out string

@@ -20,8 +20,6 @@ import (
 	"github.com/benchforge/benchforge/internal/synth/fidelity"
 )
 
-func init() { synthSubcommands = append(synthSubcommands, newSynthFidelityCmd) }
-
 func newSynthFidelityCmd(a *app) *cobra.Command {
 	var (
 		corpusPath, seedsPath, refPath, out string

@@ -12,8 +12,6 @@ import (
 	"github.com/benchforge/benchforge/internal/synth/gate"
 )
 
-func init() { synthSubcommands = append(synthSubcommands, newSynthGateCmd) }
-
 // addGateFlags binds the §4.4 gate thresholds to cmd's flags.
 func addGateFlags(cmd *cobra.Command, o *gate.Options) {
 	*o = gate.DefaultOptions()

@@ -24,8 +24,6 @@ import (
 	"github.com/benchforge/benchforge/internal/synth/jvm"
 )
 
-func init() { synthSubcommands = append(synthSubcommands, newSynthGenerateCmd) }
-
 // generateJSON is what `synth generate --json` prints.
 type generateJSON struct {
 	Generator string                  `json:"generator"`

@@ -12,8 +12,6 @@ import (
 	"github.com/benchforge/benchforge/internal/synth/release"
 )
 
-func init() { synthSubcommands = append(synthSubcommands, newSynthReleaseCmd) }
-
 func newSynthReleaseCmd(a *app) *cobra.Command {
 	var (
 		in       release.Inputs

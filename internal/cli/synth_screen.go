@@ -17,8 +17,6 @@ import (
 	"github.com/benchforge/benchforge/internal/synth/screen"
 )
 
-func init() { synthSubcommands = append(synthSubcommands, newSynthScreenCmd) }
-
 // screenJSON is what `synth screen --json` prints.
 type screenJSON struct {
 	Report   *screen.Report `json:"report"`

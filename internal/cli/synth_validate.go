@@ -17,8 +17,6 @@ import (
 	"github.com/benchforge/benchforge/internal/synth/judge"
 )
 
-func init() { synthSubcommands = append(synthSubcommands, newSynthValidateCmd) }
-
 // validateOptions are the flags of `synth validate`.
 type validateOptions struct {
 	candidates, judgeSpec, repairSpec, out, rubric string

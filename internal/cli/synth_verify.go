@@ -20,8 +20,6 @@ import (
 	"github.com/benchforge/benchforge/internal/synth/jvm"
 )
 
-func init() { synthSubcommands = append(synthSubcommands, newSynthVerifyCmd) }
-
 // synthVerifyJSON is the synth_verify summary of `synth verify`.
 type synthVerifyJSON struct {
 	Executions string            `json:"executions"`

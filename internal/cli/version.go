@@ -7,8 +7,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register("version", newVersionCmd) }
-
 // versionInfo is what `benchforge version --json` prints.
 type versionInfo struct {
 	Module   string `json:"module"`

@@ -251,16 +251,16 @@ func repoSection(p *report.Page, repos []RepoRecord) error {
 // readPatches reads this run's Stage II verdicts (patch.jsonl, the
 // manifest's settings) by sample, for the evidence of each row.
 func readPatches(dir string, m *Manifest) (map[string]patchcheck.Verdict, error) {
-	recs, err := readOptional[PatchRecord](filepath.Join(dir, FilePatch))
+	recs, err := readOptional[patchcheck.Verdict](filepath.Join(dir, FilePatch))
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]patchcheck.Verdict{}
-	for _, r := range jsonl.Latest(recs, patchKey) {
-		if m != nil && m.Settings[FilePatch] != nil && r.Key != m.Settings[FilePatch].ID(r.SampleID) {
+	for _, r := range jsonl.Latest(recs, PatchKey) {
+		if m != nil && m.Settings[FilePatch] != nil && PatchKey(r) != m.Settings[FilePatch].ID(r.SampleID) {
 			continue
 		}
-		out[r.SampleID] = r.Verdict
+		out[r.SampleID] = r
 	}
 	return out, nil
 }

@@ -296,7 +296,7 @@ func TestRerunKeysAndRechecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := func(file string) int {
-		recs, err := jsonl.ReadFile[pipeline.PatchRecord](filepath.Join(out, file))
+		recs, err := jsonl.ReadFile[patchcheck.Verdict](filepath.Join(out, file))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -67,9 +67,9 @@ type Options struct {
 	// Patch configures Stage II; Workers checks samples in parallel [2].
 	Patch   patchcheck.Options
 	Workers int
-	// PatchEmbedder and PatchTests name Patch's embedder and test options
-	// in the records' settings ("" when off).
-	PatchEmbedder, PatchTests string
+	// PatchNames name Patch's embedder and test options in the records'
+	// settings (zero when off).
+	PatchNames PatchNames
 	// Baselines computes the logit baselines when the target can score;
 	// BaselineSnippets snippets per repository [16]; BaselineK is Min-K%'s k.
 	Baselines        bool
@@ -212,8 +212,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		_ = r.out.Warning(output.Warning{Message: "skipped " + p.String()})
 	}
 	if len(samples) == 0 {
-		return nil, fmt.Errorf("pipeline.Run(%s): the benchmark has no valid sample (%d records skipped); check the file and --format: %w",
-			opts.Benchmark, len(problems), errs.ErrInput)
+		return nil, errs.Hint(nil, errs.ErrInput, fmt.Sprintf("pipeline.Run(%s): the benchmark has no valid sample (%d records skipped); check the file and {format}",
+			opts.Benchmark, len(problems)))
 	}
 	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
 		return nil, fmt.Errorf("pipeline.Run: output directory: %w", err)
@@ -361,52 +361,32 @@ func tally[T any](m *Manifest, file string, res *step.Result[T]) {
 }
 
 // stage2 decides every sample's patch verdict not yet in patch.jsonl
-// under this run's settings and returns the verdicts of this run's
-// samples by sample id.
+// under this run's settings (Patch, as `audit patch` does) and returns the
+// verdicts of this run's samples by sample id.
 func (r *runner) stage2(ctx context.Context, samples []bench.Sample, m *Manifest) (map[string]*patchcheck.Verdict, error) {
 	o := r.opts
-	ps := PatchSettings(o.Patch, r.cutoff, o.PatchEmbedder, o.PatchTests)
-	m.Settings[FilePatch] = ps
-	all := o.Recheck == runkey.RecheckAll
-	spec := step.Spec[bench.Sample, PatchRecord]{
-		Path: filepath.Join(o.OutDir, FilePatch), Key: patchKey, Items: samples, ID: func(s bench.Sample) string { return ps.ID(s.ID) },
-		Retry: func(p PatchRecord) bool { return all || p.Verdict.Verdict == patchcheck.Unknown },
-		Sync:  jsonl.SyncBatch,
-	}
-	// The checker shares one snapshot per repository among its samples,
-	// so it schedules the whole to-do list itself.
-	res, err := step.RunBatch(ctx, spec, func(ctx context.Context, todo []bench.Sample, emit step.Emit[PatchRecord]) error {
-		r.progress("stage II", 0, 0, fmt.Sprintf("%d samples", len(todo)))
-		err := patchcheck.New(o.Patch).Run(ctx, todo, o.Source, patchcheck.RunOptions{Cutoff: o.Cutoff, Workers: o.Workers}, func(v patchcheck.Verdict) error {
-			return emit(PatchRecord{Key: ps.ID(v.SampleID), Settings: ps, Verdict: v})
-		})
-		if err != nil {
-			return fmt.Errorf("stage II: %w", err)
-		}
-		return nil
+	res, err := Patch(ctx, PatchOptions{
+		Path: filepath.Join(o.OutDir, FilePatch), Samples: samples, Cutoffs: []time.Time{o.Cutoff}, Source: o.Source,
+		Check: o.Patch, Names: o.PatchNames, Workers: o.Workers, Recheck: o.Recheck,
+		Start: func(n int) error {
+			r.progress("stage II", 0, 0, fmt.Sprintf("%d samples", n))
+			return nil
+		},
 	})
-	if res != nil {
-		tally(m, FilePatch, res)
+	if res != nil && len(res.Settings) > 0 {
+		m.Settings[FilePatch] = res.Settings[0]
+		count(m.Resumed, FilePatch, res.Resumed)
+		count(m.Rechecked, FilePatch, res.Rechecked)
+		count(m.Written, FilePatch, res.Written)
 	}
 	if err != nil {
 		return nil, err
 	}
-	inRun := map[string]bool{}
-	for _, s := range samples {
-		inRun[s.ID] = true
-	}
 	patches := map[string]*patchcheck.Verdict{}
-	var other []runkey.Settings
-	for _, p := range res.Records {
-		switch {
-		case p.Key == ps.ID(p.SampleID):
-			v := p.Verdict
-			patches[p.SampleID] = &v
-		case inRun[p.SampleID]:
-			other = append(other, p.Settings)
-		}
+	for _, v := range res.Verdicts {
+		patches[v.SampleID] = &v
 	}
-	if n := otherSettings(FilePatch, ps, other); n != "" {
+	if n := otherSettings(FilePatch, res.Settings[0], res.Other); n != "" {
 		m.Notes = append(m.Notes, n)
 	}
 	return patches, nil

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/audit/patchcheck"
@@ -16,34 +15,13 @@ const (
 	// Stage1Logic: 2 reports the sequential design's p-value (repoprobe
 	// PValueKind) instead of the stopping boundary.
 	Stage1Logic = "stage1/2"
-	// Stage2Logic is patchcheck's own decision version, so records made by
-	// another Stage II (the one-jump logic before history tracking) are
-	// redone, never reused.
+	// Stage2Logic is patchcheck's own decision version (the "decision"
+	// setting), so records made by another Stage II (the one-jump logic
+	// before history tracking) are redone, never reused.
 	Stage2Logic = patchcheck.DecisionVersion
 	// BaselineLogic: 1 is the first keyed baselines.
 	BaselineLogic = "baselines/1"
 )
-
-// PatchRecord is one line of patch.jsonl: a Stage II verdict with the
-// settings that decided it. Key is SAMPLE@HASH (runkey.Settings.ID), so a
-// rerun with other settings writes new records beside the old ones instead
-// of reusing them; the embedded verdict's fields stay top-level, so the
-// file also reads as []patchcheck.Verdict.
-type PatchRecord struct {
-	Key      string          `json:"key"`
-	Settings runkey.Settings `json:"settings,omitempty"`
-	patchcheck.Verdict
-}
-
-// patchKey is a patch.jsonl record's id; records written before the
-// settings were keyed have none and keep their old id (sample|cutoff), which
-// no new record uses.
-func patchKey(p PatchRecord) string {
-	if p.Key != "" {
-		return p.Key
-	}
-	return p.SampleID + "|" + p.Cutoff
-}
 
 // repoSettings are the settings that decide a Stage I record.
 func (r *runner) repoSettings() runkey.Settings {
@@ -70,21 +48,6 @@ func (r *runner) indexID() string {
 	return "on"
 }
 
-// PatchSettings are the settings that decide a Stage II verdict at cutoff
-// (RFC 3339) under o; embedder and tests name the embedding model and the
-// test options ("" when off).
-func PatchSettings(o patchcheck.Options, cutoff, embedder, tests string) runkey.Settings {
-	th := o.Threshold
-	if th <= 0 {
-		th = 0.7
-	}
-	return runkey.Settings{
-		"logic": Stage2Logic, "cutoff": cutoff, "threshold": th, "inconclusive_low": o.InconclusiveLow,
-		"candidates": o.Candidates, "no_preprocess": o.NoPreprocess, "no_localize": o.NoLocalize,
-		"exact_only": o.ExactOnly, "no_tests": o.NoTests, "no_history": o.NoHistory, "embedder": embedder, "tests": tests,
-	}
-}
-
 func (r *runner) baselineSettings() runkey.Settings {
 	ref := ""
 	if r.opts.Reference != nil {
@@ -101,17 +64,6 @@ func otherSettings(file string, now runkey.Settings, old []runkey.Settings) stri
 	if len(old) == 0 {
 		return ""
 	}
-	diffs := map[string]bool{}
-	for _, s := range old {
-		for _, d := range now.Diff(s) {
-			diffs[d] = true
-		}
-	}
-	var ds []string
-	for d := range diffs {
-		ds = append(ds, d)
-	}
-	sort.Strings(ds)
 	return fmt.Sprintf("%s holds %d records made with other settings (%s); they are kept beside the new ones and not used",
-		file, len(old), strings.Join(ds, "; "))
+		file, len(old), strings.Join(settingsDiff(now, old), "; "))
 }

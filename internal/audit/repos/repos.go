@@ -78,7 +78,7 @@ type entry struct {
 func New(opts Options) (*Resolver, error) {
 	r := &Resolver{opts: opts, mapping: map[string]string{}, open: map[string]*entry{}}
 	if opts.Clone && opts.CacheDir == "" {
-		return nil, fmt.Errorf("--clone needs a clone cache directory (--clone-dir): %w", errs.ErrUsage)
+		return nil, errs.Hint(nil, errs.ErrUsage, "{clone} needs a clone cache directory ({clone-dir})")
 	}
 	if opts.Mapping != "" {
 		m, err := ReadMapping(opts.Mapping)
@@ -96,11 +96,11 @@ func New(opts Options) (*Resolver, error) {
 func ReadMapping(path string) (map[string]string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--mapping %s: %w", path, errors.Join(errs.ErrInput, err))
+		return nil, errs.Hint(nil, errors.Join(errs.ErrInput, err), "{mapping} "+path)
 	}
 	var m map[string]string
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf(`--mapping %s: want a JSON object of name → clone path, e.g. {"apache/commons-lang": "/srv/git/commons-lang.git"}: %v: %w`, path, err, errs.ErrInput)
+		return nil, errs.Hint(nil, errs.ErrInput, fmt.Sprintf(`{mapping} %s: want a JSON object of name → clone path, e.g. {"apache/commons-lang": "/srv/git/commons-lang.git"}: %v`, path, err))
 	}
 	out := map[string]string{}
 	for k, p := range m {
@@ -155,7 +155,7 @@ func find(ctx context.Context, dir string, mapping map[string]string, mappingFil
 			if strings.EqualFold(mk, k) {
 				g, err := gitrepo.Open(ctx, p)
 				if err != nil {
-					return nil, fmt.Errorf("--mapping %s says %s is at %s: %w", mappingFile, k, p, err)
+					return nil, errs.Hint(nil, err, fmt.Sprintf("{mapping} %s says %s is at %s", mappingFile, k, p))
 				}
 				return g, nil
 			}
@@ -232,6 +232,11 @@ func foldMatches(dir, repo, project string) []string {
 	return out
 }
 
+// ErrNoClone is matched (errors.Is) by the error for a repository with
+// no local clone; it also wraps errs.ErrNotFound, and its hint names the
+// options that would find or make one.
+var ErrNoClone = errors.New("no local clone")
+
 // missing is the error for a clone found nowhere: what, where, and how to
 // add one.
 func missing(dir, mappingFile, repo, project string, cloneHint bool) error {
@@ -243,10 +248,11 @@ func missing(dir, mappingFile, repo, project string, cloneHint bool) error {
 	}
 	clone := ""
 	if cloneHint {
-		clone = ", or pass --clone"
+		clone = ", or pass {clone}"
 	}
 	if dir == "" {
-		return fmt.Errorf("no local clone for %s: no --repos directory given; pass --repos DIR holding its clone or a --mapping entry%s: %w", what, clone, errs.ErrNotFound)
+		return errs.Hint(ErrNoClone, errs.ErrNotFound,
+			fmt.Sprintf("no local clone for %s: no {repos} directory given; pass {repos} DIR holding its clone or a {mapping} entry%s", what, clone))
 	}
 	remedy := "add its clone there"
 	if owner, name, ok := strings.Cut(repo, "/"); ok && owner != "" && name != "" {
@@ -255,10 +261,10 @@ func missing(dir, mappingFile, repo, project string, cloneHint bool) error {
 	if mappingFile != "" {
 		remedy += ", add it to " + mappingFile
 	} else {
-		remedy += ", map it with --mapping FILE"
+		remedy += ", map it with {mapping} FILE"
 	}
-	return fmt.Errorf("no local clone for %s under %s: looked for owner__name, owner/name, owner+name/repo, the project and repository name (bare or not, any case); %s%s: %w",
-		what, dir, remedy, clone, errs.ErrNotFound)
+	return errs.Hint(ErrNoClone, errs.ErrNotFound, fmt.Sprintf("no local clone for %s under %s: looked for owner__name, owner/name, owner+name/repo, the project and repository name (bare or not, any case); %s%s",
+		what, dir, remedy, clone))
 }
 
 // Repo opens the clone for sample s (see the package doc for the order).
@@ -289,7 +295,7 @@ func (r *Resolver) resolve(ctx context.Context, repo, project string) (*gitrepo.
 	}
 	g, cerr := gitrepo.Clone(ctx, base+repo, r.opts.CacheDir)
 	if cerr != nil {
-		return nil, fmt.Errorf("clone %s into --clone-dir %s: %w", repo, r.opts.CacheDir, cerr)
+		return nil, errs.Hint(nil, cerr, fmt.Sprintf("clone %s into {clone-dir} %s", repo, r.opts.CacheDir))
 	}
 	return g, nil
 }

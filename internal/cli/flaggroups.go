@@ -1,15 +1,24 @@
 package cli
 
+// The shared flag groups: model, repositories, benchmark and output. A
+// flag a command shares with others is declared here once, so one name
+// has one type, one usage text and one meaning everywhere
+// (TestFlagsOneNameOneMeaning walks every command to keep it so).
+
 import (
 	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/benchforge/benchforge/internal/audit/repos"
+	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // openai, anthropic, ngram
 )
+
+// --- model ---
 
 // modelSpecHelp is appended to the long help of commands that take model
 // specs.
@@ -88,3 +97,78 @@ func (r retryFlags) apply(o llm.SessionOptions) (llm.SessionOptions, error) {
 	o.Retry.MaxAttempts = r.maxAttempts
 	return o, nil
 }
+
+// --- repositories ---
+
+// repoFlags are the repository flags of every command that takes
+// repositories: one name and one meaning each (internal/audit/repos).
+type repoFlags struct {
+	dir, mapping, cloneDir string
+	clone                  bool
+}
+
+const (
+	reposUsage   = "directory of local clones, bare or not: owner__name, owner/name, owner+name/repo, the Defects4J project or the repository name, any case"
+	mappingUsage = `JSON file mapping repository or project names to clone paths, e.g. {"apache/commons-lang": "/srv/git/commons-lang.git"}`
+)
+
+// add registers --repos and --mapping, and with clone --clone and
+// --clone-dir (the clone cache).
+func (r *repoFlags) add(f *pflag.FlagSet, clone bool) {
+	f.StringVar(&r.dir, "repos", "", reposUsage)
+	f.StringVar(&r.mapping, "mapping", "", mappingUsage)
+	if clone {
+		f.BoolVar(&r.clone, "clone", false, "clone missing repositories from GitHub into --clone-dir")
+		f.StringVar(&r.cloneDir, "clone-dir", "", "clone cache directory for --clone (default: benchforge/repos in the user cache directory)")
+	}
+}
+
+// resolver builds the repository resolver.
+func (r repoFlags) resolver() (*repos.Resolver, error) {
+	dir := r.cloneDir
+	if dir == "" {
+		dir = defaultRepoCache()
+	}
+	return repos.New(repos.Options{Dir: r.dir, Mapping: r.mapping, Clone: r.clone, CacheDir: dir})
+}
+
+// --- benchmark ---
+
+// benchmarkFlags are --benchmark, --format and (with strict) --strict:
+// the benchmark a command reads with bench.Load.
+type benchmarkFlags struct {
+	file, format string
+	strict       bool
+}
+
+const (
+	benchmarkUsage = "benchmark file (JSONL, JSON) or Defects4J directory"
+	formatUsage    = "benchmark format: auto, swebench, multi-swebench, defects4j, jsonl"
+)
+
+func (b *benchmarkFlags) add(f *pflag.FlagSet, strict bool) {
+	f.StringVar(&b.file, "benchmark", "", benchmarkUsage)
+	f.StringVar(&b.format, "format", "auto", formatUsage)
+	if strict {
+		f.BoolVar(&b.strict, "strict", false, "fail on the first invalid benchmark record instead of skipping it")
+	}
+}
+
+// parseFormat is --format, checked.
+func (b benchmarkFlags) parseFormat() (bench.Format, error) {
+	format, err := bench.ParseFormat(b.format)
+	if err != nil {
+		return "", fmt.Errorf("--format: %w", err)
+	}
+	return format, nil
+}
+
+// --- output ---
+
+// jsonUsage is the --json help of the commands that report through the
+// output stream (see stream).
+const jsonUsage = "print JSON Lines: progress, warnings and records as they happen, the summary last"
+
+// addJSON declares --json for a command that reports through the output
+// stream.
+func addJSON(f *pflag.FlagSet, asJSON *bool) { f.BoolVar(asJSON, "json", false, jsonUsage) }
