@@ -146,19 +146,7 @@ func FirstPassDedup(docs [][]string, n int, threshold float64, same func(kept, d
 // jaccardRanks is JaccardSorted of two sorted rank sets, computed the
 // same way, so it gives the same value as on the shingles they rename.
 func jaccardRanks(a, b []uint32) float64 {
-	i, j, inter := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
-			inter++
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
+	inter := IntersectSorted(a, b)
 	return float64(inter) / float64(len(a)+len(b)-inter)
 }
 

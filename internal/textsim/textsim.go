@@ -20,6 +20,7 @@
 package textsim
 
 import (
+	"cmp"
 	"hash/fnv"
 	"slices"
 )
@@ -77,11 +78,18 @@ func JaccardSorted(a, b []uint64) float64 {
 	if len(a) == 0 && len(b) == 0 {
 		return 1
 	}
-	i, j, inter := 0, 0, 0
+	inter := IntersectSorted(a, b)
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+// IntersectSorted is the size of the intersection of two sorted lists
+// (as multisets: a value twice in both counts twice).
+func IntersectSorted[T cmp.Ordered](a, b []T) int {
+	i, j, n := 0, 0, 0
 	for i < len(a) && j < len(b) {
 		switch {
 		case a[i] == b[j]:
-			inter++
+			n++
 			i++
 			j++
 		case a[i] < b[j]:
@@ -90,7 +98,7 @@ func JaccardSorted(a, b []uint64) float64 {
 			j++
 		}
 	}
-	return float64(inter) / float64(len(a)+len(b)-inter)
+	return n
 }
 
 // NGramJaccard is the Jaccard similarity of the token n-gram sets of a and b.

@@ -273,20 +273,7 @@ func quickRatio(a, b []uint32) float64 {
 	if len(a)+len(b) == 0 {
 		return 1
 	}
-	i, j, m := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
-			m++
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	return 2.0 * float64(m) / float64(len(a)+len(b))
+	return 2.0 * float64(textsim.IntersectSorted(a, b)) / float64(len(a)+len(b))
 }
 
 // dedupTails drops exact repeats (same id) and returns the rest with

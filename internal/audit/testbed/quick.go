@@ -267,27 +267,11 @@ func Quick(ctx context.Context, opts QuickOptions) (*QuickResult, error) {
 		single := repoprobe.SingleQueries(r.files, 4*opts.MaxQueries, opts.Seed, qo)
 		so := repoprobe.SelectOptions{Freq: freq, MaxRepoFrac: maxFrac, Reference: refModels[r.Fold], MinEntropy: opts.MinEntropy,
 			MaxQueries: opts.MaxQueries, Seed: opts.Seed}
-		sel[i] = map[string][]repoprobe.Query{}
-		r.Select = map[string]repoprobe.SelectStats{}
-		for _, c := range []struct {
-			name   string
-			cands  []repoprobe.Query
-			mutate func(*repoprobe.SelectOptions)
-		}{
-			{ConfigFull, cands, func(*repoprobe.SelectOptions) {}},
-			{ConfigNoRepetitive, single, func(*repoprobe.SelectOptions) {}},
-			{ConfigNoDistinct, cands, func(o *repoprobe.SelectOptions) { o.NoDistinct = true }},
-			{ConfigNoContext, cands, func(o *repoprobe.SelectOptions) { o.NoContext = true }},
-		} {
-			o := so
-			c.mutate(&o)
-			qs, st, err := repoprobe.Select(ctx, c.cands, o)
-			if err != nil {
-				return fmt.Errorf("testbed repository %s: %w", r.Name, err)
-			}
-			sel[i][c.name], r.Select[c.name] = qs, st
+		qs, stats, err := selectConfigs(ctx, cands, single, so)
+		if err != nil {
+			return fmt.Errorf("testbed repository %s: %w", r.Name, err)
 		}
-		sel[i][ConfigSequential] = sel[i][ConfigFull]
+		sel[i], r.Select = qs, stats
 		return nil
 	})
 	if err != nil {

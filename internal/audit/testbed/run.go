@@ -380,7 +380,21 @@ func selectRepo(ctx context.Context, opts Options, r *repo, freq *repoprobe.MapF
 	single := repoprobe.SingleQueries(r.files, 4*opts.MaxQueries, seed, qo)
 	so := repoprobe.SelectOptions{Freq: freq, MaxRepoFrac: maxFrac, Reference: ref, MinEntropy: opts.MinEntropy,
 		MaxQueries: opts.MaxQueries, Seed: seed}
-	r.sel, r.stats = map[string][]repoprobe.Query{}, map[string]repoprobe.SelectStats{}
+	sel, stats, err := selectConfigs(ctx, cands, single, so)
+	if err != nil {
+		return fmt.Errorf("testbed: %s: %w", r.Repo, err)
+	}
+	r.sel, r.stats = sel, stats
+	return nil
+}
+
+// selectConfigs selects one repository's probes for every configuration:
+// the full method, its sequential variant (the same probes, asked in
+// turn) and the three ablations of benchchecker Table 5, which drop the
+// repetitive candidates (random single-word queries instead), the
+// distinctiveness filter or the context-independence filter.
+func selectConfigs(ctx context.Context, cands, single []repoprobe.Query, so repoprobe.SelectOptions) (map[string][]repoprobe.Query, map[string]repoprobe.SelectStats, error) {
+	sel, stats := map[string][]repoprobe.Query{}, map[string]repoprobe.SelectStats{}
 	for _, c := range []struct {
 		name   string
 		cands  []repoprobe.Query
@@ -395,12 +409,12 @@ func selectRepo(ctx context.Context, opts Options, r *repo, freq *repoprobe.MapF
 		c.mutate(&o)
 		qs, st, err := repoprobe.Select(ctx, c.cands, o)
 		if err != nil {
-			return fmt.Errorf("testbed: %s: %w", r.Repo, err)
+			return nil, nil, err
 		}
-		r.sel[c.name], r.stats[c.name] = qs, st
+		sel[c.name], stats[c.name] = qs, st
 	}
-	r.sel[ConfigSequential] = r.sel[ConfigFull]
-	return nil
+	sel[ConfigSequential] = sel[ConfigFull]
+	return sel, stats, nil
 }
 
 func serve(m *ngram.Model, id string) (llm.Model, func(), error) {
