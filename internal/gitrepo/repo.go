@@ -77,7 +77,7 @@ func Open(ctx context.Context, path string) (*Repo, error) {
 	}
 	fi, err := os.Stat(abs)
 	if err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("gitrepo.Open(%s): not a git repository; clone it or pass --repos: %w", path, errs.ErrNotFound)
+		return nil, fmt.Errorf("open repository %s: not a git repository; clone it or pass --repos: %w", path, errs.ErrNotFound)
 	}
 	cmd := guard(exec.CommandContext(ctx, "git", "-C", abs, "rev-parse", "--absolute-git-dir", "--is-bare-repository"))
 	// The ceiling stops discovery at abs itself: Open(repo/sub) must fail
@@ -97,11 +97,11 @@ func Open(ctx context.Context, path string) (*Repo, error) {
 		if strings.Contains(msg, "dubious ownership") {
 			return nil, fmt.Errorf("gitrepo.Open(%s): %s: %w", path, msg, errs.ErrInput)
 		}
-		return nil, fmt.Errorf("gitrepo.Open(%s): not a git repository; clone it or pass --repos: %w", path, errs.ErrNotFound)
+		return nil, fmt.Errorf("open repository %s: not a git repository; clone it or pass --repos: %w", path, errs.ErrNotFound)
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) != 2 {
-		return nil, fmt.Errorf("gitrepo.Open(%s): unexpected rev-parse output %q: %w", path, out, errs.ErrUnavailable)
+		return nil, fmt.Errorf("open repository %s: unexpected git rev-parse output %q: %w", path, out, errs.ErrUnavailable)
 	}
 	r := &Repo{
 		path:   abs,
@@ -159,9 +159,14 @@ func (r *Repo) run(ctx context.Context, args ...string) ([]byte, error) {
 // queries that have no method here.
 func (r *Repo) Git(ctx context.Context, args ...string) ([]byte, error) { return r.run(ctx, args...) }
 
-// GitGlob is Git with glob pathspecs ("**/*.java") instead of literal
-// ones, for history queries limited to a kind of file.
-func (r *Repo) GitGlob(ctx context.Context, args ...string) ([]byte, error) {
+// GitWildStream runs git with wildcard pathspecs ("*.java" matches at
+// any depth: git's default matching, where * crosses "/"; the `:(glob)`
+// form "**/*.java" is twice as slow on a long history) and hands its
+// stdout to read as it is written, so a long history is parsed while git
+// still walks it. A read error stops git.
+func (r *Repo) GitWildStream(ctx context.Context, read func(io.Reader) error, args ...string) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	cmd := r.command(ctx, args...)
 	env := cmd.Env[:0:0]
 	for _, kv := range cmd.Env {
@@ -169,14 +174,29 @@ func (r *Repo) GitGlob(ctx context.Context, args ...string) ([]byte, error) {
 			env = append(env, kv)
 		}
 	}
-	cmd.Env = append(env, "GIT_GLOB_PATHSPECS=1")
+	cmd.Env = env
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 4096}
-	out, err := cmd.Output()
+	pipe, err := cmd.StdoutPipe()
 	if err != nil {
-		return out, r.cmdError(ctx, args, err, stderr.String())
+		return r.cmdError(ctx, args, err, "")
 	}
-	return out, nil
+	if err := cmd.Start(); err != nil {
+		return r.cmdError(ctx, args, err, stderr.String())
+	}
+	rerr := read(pipe)
+	if rerr != nil {
+		cancel()
+	}
+	_, _ = io.Copy(io.Discard, pipe) // let git finish writing before Wait closes the pipe
+	werr := cmd.Wait()
+	switch {
+	case rerr != nil:
+		return rerr
+	case werr != nil:
+		return r.cmdError(ctx, args, werr, stderr.String())
+	}
+	return nil
 }
 
 // cmdError wraps a failed git invocation: cancellation stays cancellation,

@@ -58,13 +58,14 @@ func LoadHistory(ctx context.Context, repo *gitrepo.Repo, tip string, exts []str
 	args := []string{"-c", "diff.renameLimit=10000", "log", "--first-parent", "--reverse", "-M", "-C",
 		"--name-status", "-z", "--no-color", "--format=%x01%H %ct", tip, "--"}
 	for _, e := range exts {
-		args = append(args, "**/*"+e)
+		args = append(args, "*"+e)
 	}
-	out, err := repo.GitGlob(ctx, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read the first-parent history of %s: %w", repo.Path(), err)
-	}
-	h, err := parseLog(bytes.NewReader(out))
+	var h *History
+	err := repo.GitWildStream(ctx, func(r io.Reader) error {
+		var err error
+		h, err = parseLog(r)
+		return err
+	}, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read the first-parent history of %s: %w", repo.Path(), err)
 	}
