@@ -85,6 +85,8 @@ func TestJSONOutputIsOnlyJSON(t *testing.T) {
 	pairs, seeds := synthFixture(t, fix, 24, 40)
 	rel := func(name string) string { return filepath.Join("..", "synth", "release", "testdata", "in", name) }
 	relOut := filepath.Join(fix, "rel")
+	npeSeeds := writeNPESeeds(t, 12)
+	_, chatURL := newScriptedChat(t, 1)
 	tests := []struct {
 		name string
 		args []string
@@ -102,6 +104,8 @@ func TestJSONOutputIsOnlyJSON(t *testing.T) {
 		{"synth release", []string{"synth", "release", "--core", rel("core.jsonl"), "--seeds", rel("seeds.jsonl"), "--id-map", rel("idmap.csv"),
 			"--out", relOut, "--code-license", "MIT", "--json"}, 0},
 		{"synth release --check", []string{"synth", "release", "--check", relOut, "--json"}, 0},
+		{"synth screen", []string{"synth", "screen", "--generators", "openai:good@" + chatURL, "--seeds", npeSeeds, "--per-quartile", "1",
+			"--size-tolerance", "10", "--no-cache", "--json"}, 0},
 		{"metrics missing file", []string{"metrics", "--json", filepath.Join(docs, "nope.java")}, exitNotFound},
 		{"report on an empty directory", []string{"report", "--in", docs + "/empty", "--json"}, exitNotFound},
 		{"diff methods usage error", []string{"diff", "methods", "--old", "../../testdata/demo/Buggy.java", "--json"}, exitUsage},
@@ -133,7 +137,7 @@ func TestJSONOutputIsOnlyJSON(t *testing.T) {
 // stream: their stdout is JSON Lines of messages ending with the summary.
 var streams = map[string]bool{
 	"metrics": true, "seeds scan": true, "synth gate": true, "synth fidelity": true, "synth evaluate": true,
-	"synth release": true, "synth release --check": true,
+	"synth release": true, "synth release --check": true, "synth screen": true,
 }
 
 // checkStream fails unless stdout is only output messages, the summary

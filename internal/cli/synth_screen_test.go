@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/benchforge/benchforge/internal/golden"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 )
 
@@ -114,7 +116,10 @@ func TestSynthScreen(t *testing.T) {
 	gens := "openai:short@" + shortURL + ",openai:good@" + goodURL
 	out := t.TempDir()
 	args := []string{"benchforge", "synth", "screen", "--generators", gens, "--seeds", seeds, "--type", "NullPointerException",
-		"--per-quartile", "2", "--size-tolerance", "10", "--no-cache", "--out", out}
+		"--per-quartile", "2", "--size-tolerance", "10", "--no-cache", "--out", out,
+		// One call at a time: the scripted answers depend on the order the
+		// server sees the calls, and the goldens hold the scores.
+		"--workers", "1"}
 	var stdout, stderr bytes.Buffer
 	if code := Run(context.Background(), args, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
@@ -133,6 +138,9 @@ func TestSynthScreen(t *testing.T) {
 	if !strings.Contains(text, "NullPointerException screening: 12 seeds in 4 quartiles") || !strings.Contains(goodLine, " 1 ") || !strings.Contains(shortLine, " 2 ") {
 		t.Errorf("output:\n%s", text)
 	}
+	// The servers' random ports are in the generator names.
+	scrubs := []golden.Scrub{golden.Path(goodURL, "$GOOD"), golden.Path(shortURL, "$SHORT"), golden.Path(out, "$OUT"), golden.Durations}
+	golden.CheckString(t, filepath.Join("testdata", "synth_screen.golden"), text, scrubs...)
 	if _, err := os.Stat(filepath.Join(out, "manifest.json")); err != nil {
 		t.Error(err)
 	}
@@ -144,8 +152,9 @@ func TestSynthScreen(t *testing.T) {
 	if code := Run(context.Background(), append(args, "--json"), &stdout, &stderr); code != 0 {
 		t.Fatalf("rerun exit %d: %s", code, stderr.String())
 	}
+	golden.CheckString(t, filepath.Join("testdata", "synth_screen_json.golden"), stdout.String(), scrubs...)
 	var got screenJSON
-	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+	if err := output.DecodeSummary(bytes.NewReader(stdout.Bytes()), "synth_screen", &got); err != nil {
 		t.Fatalf("%v\n%s", err, stdout.String())
 	}
 	if len(got.Report.Rows) != 2 || got.Report.Rows[0].Generator != "openai:good@"+goodURL || got.Manifest.Calls != 0 || good.hits.Load()+short.hits.Load() != hits {
