@@ -86,6 +86,7 @@ func TestJSONOutputIsOnlyJSON(t *testing.T) {
 	rel := func(name string) string { return filepath.Join("..", "synth", "release", "testdata", "in", name) }
 	relOut := filepath.Join(fix, "rel")
 	npeSeeds := writeNPESeeds(t, 12)
+	d4j, repos := extractFixture(t)
 	_, chatURL := newScriptedChat(t, 1)
 	tests := []struct {
 		name string
@@ -106,6 +107,7 @@ func TestJSONOutputIsOnlyJSON(t *testing.T) {
 		{"synth release --check", []string{"synth", "release", "--check", relOut, "--json"}, 0},
 		{"synth screen", []string{"synth", "screen", "--generators", "openai:good@" + chatURL, "--seeds", npeSeeds, "--per-quartile", "1",
 			"--size-tolerance", "10", "--no-cache", "--json"}, 0},
+		{"seeds extract", []string{"seeds", "extract", "--defects4j", d4j, "--repos", repos, "--out", filepath.Join(fix, "seeds.jsonl"), "--json"}, 0},
 		{"metrics missing file", []string{"metrics", "--json", filepath.Join(docs, "nope.java")}, exitNotFound},
 		{"report on an empty directory", []string{"report", "--in", docs + "/empty", "--json"}, exitNotFound},
 		{"diff methods usage error", []string{"diff", "methods", "--old", "../../testdata/demo/Buggy.java", "--json"}, exitUsage},
@@ -138,6 +140,7 @@ func TestJSONOutputIsOnlyJSON(t *testing.T) {
 var streams = map[string]bool{
 	"metrics": true, "seeds scan": true, "synth gate": true, "synth fidelity": true, "synth evaluate": true,
 	"synth release": true, "synth release --check": true, "synth screen": true,
+	"seeds extract": true,
 }
 
 // checkStream fails unless stdout is only output messages, the summary

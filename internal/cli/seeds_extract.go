@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -26,7 +27,7 @@ type seedsExtractFlags struct {
 	retryFlags
 }
 
-// seedsExtractJSON is what `seeds extract --json` prints.
+// seedsExtractJSON is the seeds_extract summary of `seeds extract`.
 type seedsExtractJSON struct {
 	Funnel       []seeds.FunnelRow   `json:"funnel"`
 	Pooled       seeds.FunnelRow     `json:"pooled"`
@@ -83,11 +84,11 @@ the seed pool distribution (Table 3 shape).`,
 	fl.BoolVar(&f.single, "single-method", false, "drop fixes that change several method bodies (default: one pair per changed method)")
 	fl.BoolVar(&f.subclasses, "subclasses", false, "also count project subclasses of the seven types (default: the seven exact java.lang classes, rxsynth §3.1)")
 	fl.BoolVar(&f.anyOrigin, "any-origin", false, "count an in-scope root cause wherever it was thrown (default: production code only, not test classes, test frameworks or JDK code called from a test)")
-	fl.BoolVar(&f.asJSON, "json", false, "print JSON: funnel rows, distribution, files")
+	addJSON(fl, &f.asJSON)
 	return cmd
 }
 
-func runSeedsExtract(a *app, cmd *cobra.Command, f seedsExtractFlags) error {
+func checkSeedsExtractFlags(cmd *cobra.Command, f seedsExtractFlags) error {
 	if (f.defects4j == "") == (f.bugs == "") {
 		return fmt.Errorf("%w: give exactly one of --defects4j DIR and --bugs FILE (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
 	}
@@ -97,68 +98,92 @@ func runSeedsExtract(a *app, cmd *cobra.Command, f seedsExtractFlags) error {
 	if f.repos == "" && f.mapping == "" {
 		return fmt.Errorf("%w: --repos DIR or --mapping FILE is required to read the fixes (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
 	}
+	return nil
+}
+
+// runSeedsExtract extracts the seeds and reports a seeds_extract summary;
+// skipped inputs and sink notes are warnings, each bug a progress message.
+func runSeedsExtract(a *app, cmd *cobra.Command, f seedsExtractFlags) error {
+	if err := checkSeedsExtractFlags(cmd, f); err != nil {
+		return err
+	}
 	if f.log == "" {
 		f.log = strings.TrimSuffix(f.out, ".jsonl") + ".log.jsonl"
 	}
-	var (
-		inputs   []seeds.BugInput
-		problems []bench.Problem
-		err      error
-	)
-	if f.defects4j != "" {
-		inputs, problems, err = seeds.LoadDefects4J(f.defects4j, f.projects)
-	} else {
-		inputs, err = seeds.ReadGenericBugs(f.bugs)
-	}
+	h := a.stream("seeds extract", f.asJSON, renderAs(printSeedsExtract))
+	inputs, problems, err := loadExtractInputs(f)
 	if err != nil {
 		return err
 	}
 	for _, p := range problems {
-		fmt.Fprintf(a.stderr, "benchforge: warning: skipped %s\n", p)
-	}
-	finder := &seeds.RepoFinder{Dir: f.repos, MappingFile: f.mapping}
-	if f.mapping != "" {
-		if finder.Mapping, err = seeds.ReadMapping(f.mapping); err != nil {
+		if err := warnAll(h, fmt.Sprintf("skipped %s", p)); err != nil {
 			return err
 		}
 	}
+	logs, err := extractSeeds(a, h, f, inputs)
+	if err != nil {
+		return err
+	}
+	sum, err := seedsExtractSummary(f, logs, problems)
+	if err != nil {
+		return err
+	}
+	return h.Summary(output.Summary{Kind: "seeds_extract", Value: sum})
+}
+
+// loadExtractInputs reads the bugs of --defects4j or --bugs; problems are
+// the Defects4J bugs skipped as unreadable.
+func loadExtractInputs(f seedsExtractFlags) ([]seeds.BugInput, []bench.Problem, error) {
+	if f.defects4j != "" {
+		return seeds.LoadDefects4J(f.defects4j, f.projects)
+	}
+	inputs, err := seeds.ReadGenericBugs(f.bugs)
+	return inputs, nil, err
+}
+
+// extractSeeds runs filters F1–F5 over inputs, appending to --out and
+// --log, and returns this run's bug logs.
+func extractSeeds(a *app, h output.Handler, f seedsExtractFlags, inputs []seeds.BugInput) ([]seeds.BugLog, error) {
+	finder := &seeds.RepoFinder{Dir: f.repos, MappingFile: f.mapping}
+	if f.mapping != "" {
+		var err error
+		if finder.Mapping, err = seeds.ReadMapping(f.mapping); err != nil {
+			return nil, err
+		}
+	}
 	defer finder.Close()
-	opts := seeds.ExtractOptions{Repos: finder, Scan: seeds.ScanOptions{Subclasses: f.subclasses, AnyOrigin: f.anyOrigin}, SingleMethod: f.single}
+	opts := seeds.ExtractOptions{Repos: finder, Scan: seeds.ScanOptions{Subclasses: f.subclasses, AnyOrigin: f.anyOrigin},
+		SingleMethod: f.single, Progress: progressFunc(h, "extract")}
 	if f.validate != "" {
 		v, closeV, err := openValidator(f.validate, f.retryFlags)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer closeV()
 		opts.Validator = v
 	}
-	if isTerminal(a.stderr) {
-		opts.Progress = func(done, total int) { fmt.Fprintf(a.stderr, "\rextracting %d/%d", done, total) }
-	}
 	sink, err := seeds.OpenFileSink(f.out, f.log)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for _, w := range sink.Warnings() {
-		fmt.Fprintf(a.stderr, "benchforge: warning: %s\n", w)
+	if err := warnAll(h, sink.Warnings()...); err != nil {
+		sink.Close()
+		return nil, err
 	}
 	logs, err := seeds.Extract(a.ctx, inputs, opts, sink)
-	if opts.Progress != nil {
-		fmt.Fprintln(a.stderr)
-	}
 	if cerr := sink.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return err
-	}
-	return reportSeedsExtract(a, f, logs, problems)
+	return logs, err
 }
 
-func reportSeedsExtract(a *app, f seedsExtractFlags, logs []seeds.BugLog, problems []bench.Problem) error {
+// seedsExtractSummary builds the seeds_extract summary from this run's
+// logs and --out, rewriting the source-bug table and, when asked, the
+// reference set.
+func seedsExtractSummary(f seedsExtractFlags, logs []seeds.BugLog, problems []bench.Problem) (seedsExtractJSON, error) {
 	all, err := jsonl.ReadFile[corpus.Seed](f.out)
 	if err != nil {
-		return err
+		return seedsExtractJSON{}, err
 	}
 	// Tables cover this run's bugs only, even when --out holds others.
 	mine := map[string]bool{}
@@ -173,7 +198,7 @@ func reportSeedsExtract(a *app, f seedsExtractFlags, logs []seeds.BugLog, proble
 	}
 	idPath := seeds.SourceBugPath(f.out)
 	if err := jsonl.Rewrite(idPath, seeds.SourceBugTable(all)); err != nil {
-		return err
+		return seedsExtractJSON{}, err
 	}
 	out := seedsExtractJSON{Seeds: len(pool), Problems: problems,
 		Files: map[string]string{"seeds": f.out, "log": f.log, "source_bugs": idPath}}
@@ -181,39 +206,72 @@ func reportSeedsExtract(a *app, f seedsExtractFlags, logs []seeds.BugLog, proble
 		out.Problems = []bench.Problem{}
 	}
 	out.Funnel, out.Pooled = seeds.Funnel(logs)
-	var ref []seeds.ReferenceEntry
-	if f.reference != "" {
-		out.Files["reference_set"] = f.reference
-		if _, statErr := os.Stat(f.reference); statErr == nil {
-			if ref, err = jsonl.ReadFile[seeds.ReferenceEntry](f.reference); err != nil {
-				return err
-			}
-			out.Unlisted, out.Stale = seeds.CheckReference(pool, ref)
-		} else if errors.Is(statErr, os.ErrNotExist) {
-			if ref, err = seeds.ReferenceSet(pool); err != nil {
-				return err
-			}
-			if err := jsonl.Rewrite(f.reference, ref); err != nil {
-				return err
-			}
-		} else {
-			return fmt.Errorf("seeds extract: --reference-set %s: %w: %v", f.reference, errs.ErrInput, statErr)
-		}
-	} else if ref, err = seeds.ReferenceSet(pool); err != nil {
-		return err
+	ref, err := extractReferenceSet(f, pool, &out)
+	if err != nil {
+		return out, err
 	}
-	if out.Distribution, err = seeds.Distribute(pool, ref); err != nil {
-		return err
-	}
-	if f.asJSON {
-		return writeJSON(a.stdout, out)
-	}
-	return writeSeedsExtractTables(a, out)
+	out.Distribution, err = seeds.Distribute(pool, ref)
+	return out, err
 }
 
-func writeSeedsExtractTables(a *app, out seedsExtractJSON) error {
+// extractReferenceSet returns the fidelity reference set of pool: read
+// from --reference-set when it exists (its mismatches noted in out), else
+// computed and, with --reference-set, written there.
+func extractReferenceSet(f seedsExtractFlags, pool []corpus.Seed, out *seedsExtractJSON) ([]seeds.ReferenceEntry, error) {
+	if f.reference == "" {
+		return seeds.ReferenceSet(pool)
+	}
+	out.Files["reference_set"] = f.reference
+	_, statErr := os.Stat(f.reference)
+	switch {
+	case statErr == nil:
+		ref, err := jsonl.ReadFile[seeds.ReferenceEntry](f.reference)
+		if err != nil {
+			return nil, err
+		}
+		out.Unlisted, out.Stale = seeds.CheckReference(pool, ref)
+		return ref, nil
+	case errors.Is(statErr, os.ErrNotExist):
+		ref, err := seeds.ReferenceSet(pool)
+		if err != nil {
+			return nil, err
+		}
+		return ref, jsonl.Rewrite(f.reference, ref)
+	}
+	return nil, fmt.Errorf("seeds extract: --reference-set %s: %w: %v", f.reference, errs.ErrInput, statErr)
+}
+
+// printSeedsExtract renders the seeds_extract summary: the funnel, the
+// seed pool by source and type, and the per-type sizes.
+func printSeedsExtract(w io.Writer, out seedsExtractJSON) error {
+	if err := funnelTable(out).Write(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nSeed pool by source and type (rxsynth Table 3 shape):")
+	if err := sourceTable(out.Distribution).Write(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nPer type (buggy-method LLOC; reference set: LLOC <= Q3 + 1.5*IQR within type):")
+	t := output.Table{Header: []string{"type", "pairs", "bugs", "projects", "lloc-median", "lloc-q1", "lloc-q3", "lloc-iqr", "fence", "reference", "ref-excluded"}}
+	for _, r := range out.Distribution.Types {
+		t.Add(r.Type, r.Pairs, r.Bugs, r.Projects, fmt.Sprintf("%.1f", r.LLOCMedian), fmt.Sprintf("%.1f", r.LLOCQ1),
+			fmt.Sprintf("%.1f", r.LLOCQ3), fmt.Sprintf("%.1f", r.LLOCIQR), fmt.Sprintf("%.1f", r.Threshold), r.Reference, r.Excluded)
+	}
+	if err := t.Write(w); err != nil {
+		return err
+	}
+	if len(out.Unlisted)+len(out.Stale) > 0 {
+		fmt.Fprintf(w, "\nreference set: %d seeds not listed (counted as excluded): %s; %d listed ids without a seed: %s\n",
+			len(out.Unlisted), strings.Join(out.Unlisted, " "), len(out.Stale), strings.Join(out.Stale, " "))
+	}
+	_, err := fmt.Fprintf(w, "\n%d seeds; wrote %s, %s, %s\n", out.Seeds, out.Files["seeds"], out.Files["log"], out.Files["source_bugs"])
+	return err
+}
+
+// funnelTable is the extraction funnel per project and pooled.
+func funnelTable(out seedsExtractJSON) *output.Table {
 	stages := []seeds.Stage{seeds.StageInput, seeds.StageF1, seeds.StageF2, seeds.StageScope, seeds.StageF3, seeds.StageF4, seeds.StageF5}
-	t := output.Table{Header: []string{"project", "bugs", "runtime", "%", "F3-bugs", "F3-pairs", "F4-pairs", "F5-pairs", "seeds", "seed-bugs"}}
+	t := &output.Table{Header: []string{"project", "bugs", "runtime", "%", "F3-bugs", "F3-pairs", "F4-pairs", "F5-pairs", "seeds", "seed-bugs"}}
 	for _, s := range stages {
 		t.Header = append(t.Header, "x-"+string(s))
 	}
@@ -228,12 +286,12 @@ func writeSeedsExtractTables(a *app, out seedsExtractJSON) error {
 		}
 		t.Add(cells...)
 	}
-	if err := t.Write(a.stdout); err != nil {
-		return err
-	}
-	fmt.Fprintln(a.stdout, "\nSeed pool by source and type (rxsynth Table 3 shape):")
-	d := out.Distribution
-	t = output.Table{Header: []string{"source"}}
+	return t
+}
+
+// sourceTable is the seed pool by source and type (Table 3 shape).
+func sourceTable(d *seeds.Distribution) *output.Table {
+	t := &output.Table{Header: []string{"source"}}
 	for _, ty := range seeds.Types {
 		t.Header = append(t.Header, string(ty))
 	}
@@ -245,24 +303,7 @@ func writeSeedsExtractTables(a *app, out seedsExtractJSON) error {
 		}
 		t.Add(append(cells, r.Total)...)
 	}
-	if err := t.Write(a.stdout); err != nil {
-		return err
-	}
-	fmt.Fprintln(a.stdout, "\nPer type (buggy-method LLOC; reference set: LLOC <= Q3 + 1.5*IQR within type):")
-	t = output.Table{Header: []string{"type", "pairs", "bugs", "projects", "lloc-median", "lloc-q1", "lloc-q3", "lloc-iqr", "fence", "reference", "ref-excluded"}}
-	for _, r := range d.Types {
-		t.Add(r.Type, r.Pairs, r.Bugs, r.Projects, fmt.Sprintf("%.1f", r.LLOCMedian), fmt.Sprintf("%.1f", r.LLOCQ1),
-			fmt.Sprintf("%.1f", r.LLOCQ3), fmt.Sprintf("%.1f", r.LLOCIQR), fmt.Sprintf("%.1f", r.Threshold), r.Reference, r.Excluded)
-	}
-	if err := t.Write(a.stdout); err != nil {
-		return err
-	}
-	if len(out.Unlisted)+len(out.Stale) > 0 {
-		fmt.Fprintf(a.stdout, "\nreference set: %d seeds not listed (counted as excluded): %s; %d listed ids without a seed: %s\n",
-			len(out.Unlisted), strings.Join(out.Unlisted, " "), len(out.Stale), strings.Join(out.Stale, " "))
-	}
-	_, err := fmt.Fprintf(a.stdout, "\n%d seeds; wrote %s, %s, %s\n", out.Seeds, out.Files["seeds"], out.Files["log"], out.Files["source_bugs"])
-	return err
+	return t
 }
 
 // openValidator opens the F5 model through an llm.Session (cache,

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +9,9 @@ import (
 
 	"github.com/benchforge/benchforge/internal/diff"
 	"github.com/benchforge/benchforge/internal/gitrepo/gittest"
+	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/seeds"
 )
@@ -78,6 +79,7 @@ func TestSeedsExtractEndToEnd(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
 	}
+	golden.CheckString(t, filepath.Join("testdata", "seeds_extract.golden"), stdout, golden.Path(dir, "$OUT"))
 	got, err := jsonl.ReadFile[corpus.Seed](out)
 	if err != nil || len(got) != 1 || got[0].BugID != "Demo-1" || got[0].Exception != corpus.NullPointer {
 		t.Fatalf("seeds: %+v %v", got, err)
@@ -100,8 +102,9 @@ func TestSeedsExtractEndToEnd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("rerun exit %d: %s", code, stderr)
 	}
+	golden.CheckString(t, filepath.Join("testdata", "seeds_extract_json.golden"), stdout, golden.Path(dir, "$OUT"))
 	var v seedsExtractJSON
-	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+	if err := output.DecodeSummary(strings.NewReader(stdout), "seeds_extract", &v); err != nil {
 		t.Fatal(err)
 	}
 	if v.Seeds != 1 || v.Pooled.Total != 2 || v.Pooled.Excluded[seeds.StageF3] != 1 || v.Distribution.Types[0].Reference != 1 {
