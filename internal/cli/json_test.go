@@ -108,6 +108,8 @@ func TestJSONOutputIsOnlyJSON(t *testing.T) {
 		{"synth screen", []string{"synth", "screen", "--generators", "openai:good@" + chatURL, "--seeds", npeSeeds, "--per-quartile", "1",
 			"--size-tolerance", "10", "--no-cache", "--json"}, 0},
 		{"seeds extract", []string{"seeds", "extract", "--defects4j", d4j, "--repos", repos, "--out", filepath.Join(fix, "seeds.jsonl"), "--json"}, 0},
+		{"synth generate", []string{"synth", "generate", "--generator", "mutation", "--corpus", javaFixture(t), "--per-type", "3", "--min-lines", "3",
+			"--min-lloc", "1", "--out", filepath.Join(fix, "gen"), "--json"}, 0},
 		{"metrics missing file", []string{"metrics", "--json", filepath.Join(docs, "nope.java")}, exitNotFound},
 		{"report on an empty directory", []string{"report", "--in", docs + "/empty", "--json"}, exitNotFound},
 		{"diff methods usage error", []string{"diff", "methods", "--old", "../../testdata/demo/Buggy.java", "--json"}, exitUsage},
@@ -140,7 +142,7 @@ func TestJSONOutputIsOnlyJSON(t *testing.T) {
 var streams = map[string]bool{
 	"metrics": true, "seeds scan": true, "synth gate": true, "synth fidelity": true, "synth evaluate": true,
 	"synth release": true, "synth release --check": true, "synth screen": true,
-	"seeds extract": true,
+	"seeds extract": true, "synth generate": true,
 }
 
 // checkStream fails unless stdout is only output messages, the summary

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,7 +25,7 @@ import (
 	"github.com/benchforge/benchforge/internal/synth/jvm"
 )
 
-// generateJSON is what `synth generate --json` prints.
+// generateJSON is the value of the synth_generate summary.
 type generateJSON struct {
 	Generator string                  `json:"generator"`
 	Corpus    string                  `json:"corpus"`
@@ -96,21 +97,24 @@ func newModelGenerator(m llm.Model, mode string, seed uint64, o modelGenFlags, g
 	return nil, fmt.Errorf("%w: --mode %q: want %s or %s", errs.ErrUsage, mode, modeGrounded, modeZeroShot)
 }
 
+// generateFlags are the flags of `synth generate`.
+type generateFlags struct {
+	genSpec, corpusPath, seedPath, out, types, repos string
+	refPath                                          string
+	ground                                           bool
+	corpusPaths                                      []string
+	perType                                          int
+	seed                                             uint64
+	mopts                                            mutation.Options
+	gopts                                            gate.Options
+	asJSON                                           bool
+	mode                                             string
+	mf                                               modelGenFlags
+	total, floor, capN                               int
+}
+
 func newSynthGenerateCmd(a *app) *cobra.Command {
-	var (
-		genSpec, corpusPath, seedPath, out, types, repos string
-		refPath                                          string
-		ground                                           bool
-		corpusPaths                                      []string
-		perType                                          int
-		seed                                             uint64
-		mopts                                            mutation.Options
-		gopts                                            gate.Options
-		asJSON                                           bool
-		mode                                             string
-		mf                                               modelGenFlags
-		total, floor, capN                               int
-	)
+	var f generateFlags
 	cmd := &cobra.Command{
 		Use:   "generate --generator mutation|MODEL-SPEC --out DIR",
 		Short: "Generate candidate bug/fix pairs and gate them (rxsynth §4)",
@@ -156,178 +160,203 @@ same command resumes where a killed run stopped. The gates then rewrite
 DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
 'synth gate' does).`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				return fmt.Errorf("%w: --out DIR is required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
-			}
-			if perType < 0 {
-				return fmt.Errorf("%w: --per-type must be ≥ 0, got %d", errs.ErrUsage, perType)
-			}
-			if len(corpusPaths) > 0 {
-				corpusPath = strings.Join(corpusPaths, ",")
-			}
-			quotas := map[string]int{}
-			for _, t := range strings.Split(types, ",") {
-				t = strings.TrimSpace(t)
-				if t == "" {
-					continue
-				}
-				if !corpus.ValidType(t) {
-					return fmt.Errorf("%w: --types: %q is not one of %s", errs.ErrUsage, t, strings.Join(corpus.Types, ", "))
-				}
-				quotas[t] = perType
-			}
-			var seeds []corpus.Seed
-			if seedPath != "" {
-				var err error
-				if seeds, err = gate.ReadSeeds(seedPath); err != nil {
-					return err
-				}
-			}
-			// One directory holds candidates of one set of the settings
-			// that decide them (the gates rerun on every call).
-			settings := runkey.Settings{"generator": genSpec, "seed": seed}
-			isGrounded := genSpec == "mutation" && ground && len(seeds) > 0
-			if genSpec == "mutation" {
-				settings["corpus"], settings["min_lines"], settings["max_lines"] = corpusPath, mopts.MinLines, mopts.MaxLines
-				settings["chunk_files"], settings["public_only"] = mopts.ChunkFiles, mopts.PublicOnly
-				if isGrounded {
-					settings["ground"], settings["reference_set"], settings["seeds"] = true, refPath, seedPath
-				}
-			} else {
-				settings["mode"], settings["max_tokens"], settings["temperature"] = mode, mf.maxTokens, mf.temperature
-				settings["top_p"], settings["provider_defaults"], settings["pair_share"] = mf.topP, mf.providerDefaults, mf.pairShare
-			}
-			if err := runkey.CheckPass(filepath.Join(out, generate.CandidatesFile), "--out", settings); err != nil {
-				return fmt.Errorf("synth generate: %w", err)
-			}
-			if genSpec != "mutation" {
-				return runModelGenerate(a, cmd, modelGenRun{spec: genSpec, mode: mode, flags: mf, seed: seed, out: out, quotas: quotas,
-					seeds: seeds, total: total, floor: floor, capN: capN, gopts: gopts, asJSON: asJSON})
-			}
-			mopts.Seed = seed
-			for _, c := range corpusPaths {
-				spec, err := resolveCorpusRevision(a, c, repos)
-				if err != nil {
-					return err
-				}
-				mopts.Corpora = append(mopts.Corpora, spec)
-			}
-			if isGrounded {
-				gr, err := groundingFor(seeds, refPath, gopts)
-				if err != nil {
-					return err
-				}
-				mopts.Ground = gr
-				if total > 0 {
-					// Table 10 pools the types by the reference set's mix, so
-					// the corpus follows that mix too; --floor/--cap only
-					// when given.
-					fl, cp := 0, 0
-					if cmd.Flags().Changed("floor") {
-						fl = floor
-					}
-					if cmd.Flags().Changed("cap") {
-						cp = capN
-					}
-					by := grounded.Targets(gr.Reference, total, fl, cp)
-					for t := range quotas {
-						quotas[t] = by[t]
-					}
-				}
-			} else if total > 0 {
-				return fmt.Errorf("%w: --total with --generator mutation splits by the seeds' prevalence and needs --seeds (and grounding)", errs.ErrUsage)
-			}
-			g, err := mutation.New(mopts)
-			if err != nil {
-				return err
-			}
-			defer g.Close()
-			ropts := generate.RunOptions{Dir: out, PerType: quotas, Seeds: seeds}
-			if isTerminal(a.stderr) {
-				ropts.Progress = func(chunk int, have map[string]int) {
-					n := 0
-					for _, v := range have {
-						n += v
-					}
-					fmt.Fprintf(a.stderr, "\rchunk %d/%d: %d candidates", chunk+1, g.Chunks(), n)
-				}
-			}
-			st, err := generate.Run(a.ctx, g, ropts)
-			if ropts.Progress != nil {
-				fmt.Fprintln(a.stderr)
-			}
-			if err != nil {
-				return err
-			}
-			for _, w := range st.Warnings {
-				fmt.Fprintf(a.stderr, "benchforge: warning: %s\n", w)
-			}
-			cands, err := gate.ReadCandidates(filepath.Join(out, generate.CandidatesFile))
-			if err != nil {
-				return err
-			}
-			res, err := gate.Run(a.ctx, cands, seeds, gopts)
-			if err != nil {
-				return err
-			}
-			if err := gate.WriteOutputs(out, res); err != nil {
-				return err
-			}
-			patterns := mutation.MinePatterns(seeds)
-			if asJSON {
-				if patterns == nil {
-					patterns = []mutation.PatternCount{}
-				}
-				return writeJSON(a.stdout, generateJSON{Generator: g.ID(), Corpus: g.CorpusPath(), Stats: st, Patterns: patterns, Gate: res, Out: out})
-			}
-			w := a.stdout
-			fmt.Fprintf(w, "generator %s over %s: %d new candidates, %d from an earlier run, %d chunks\n\n", g.ID(), g.CorpusPath(), st.New, st.Resumed, st.Chunks)
-			if len(seeds) > 0 {
-				pt := output.Table{Header: []string{"seed type", "fix pattern", "seeds", "operators"}}
-				for _, p := range patterns {
-					pt.Add(p.Type, p.Pattern, p.Count, strings.Join(p.Operators, ","))
-				}
-				if err := pt.Write(w); err != nil {
-					return err
-				}
-				fmt.Fprintln(w)
-			}
-			ct := output.Table{Header: []string{"type", "candidates"}}
-			for _, t := range corpus.Types {
-				if _, ok := quotas[t]; ok {
-					ct.Add(t, st.Have[t])
-				}
-			}
-			if err := ct.Write(w); err != nil {
-				return err
-			}
-			fmt.Fprintln(w)
-			return writeGateTables(w, res)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runSynthGenerate(a, cmd, &f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&genSpec, "generator", "mutation", "generator: mutation, or a model spec (openai:…, anthropic:…, ngram:FILE)")
-	fl.StringVar(&mode, "mode", modeGrounded, "model generator mode: seed-grounded or zero-shot")
-	fl.IntVar(&total, "total", 0, "model generators: total candidates split over the types by seed prevalence (0: --per-type each)")
-	fl.IntVar(&floor, "floor", 500, "with --total: smallest per-type quota (rxsynth §4.4: 500)")
-	fl.IntVar(&capN, "cap", 1000, "with --total: largest per-type quota, 0 for none (rxsynth §4.4: 1,000)")
-	addModelGenFlags(cmd, &mf)
-	fl.StringArrayVar(&corpusPaths, "corpus", nil, "Java sources to mutate: a src.zip, a directory, or REPO@REV of a clone under --repos (pairs then record repository, commit, path and method; test trees are skipped); repeat for several (default: the JDK's lib/src.zip)")
-	fl.BoolVar(&ground, "ground", true, "with --seeds: choose host methods that follow the seed reference set's seven structural metrics per type (false: corpus order)")
-	fl.StringVar(&refPath, "reference-set", "", "with --ground: file listing the seed bug_ids to follow (default: the fidelity upper-tail rule, as 'synth fidelity')")
-	fl.StringVar(&repos, "repos", "", "directory of local clones (owner__name.git, owner+name/repo) for --corpus REPO@REV")
-	fl.StringVar(&seedPath, "seeds", "", "real seed pairs JSONL (mined fix patterns, example_bug_ids, novelty gate)")
-	fl.StringVar(&out, "out", "", "output directory")
-	fl.StringVar(&types, "types", strings.Join(corpus.Types, ","), "exception types to generate, comma-separated")
-	fl.IntVar(&perType, "per-type", 250, "candidates per exception type (before gating)")
-	fl.Uint64Var(&seed, "seed", 1, "random seed: corpus order and mutation sites; exemplar and scaffold schedules")
-	fl.BoolVar(&mopts.PublicOnly, "public-only", true, "mutate public methods only")
-	fl.IntVar(&mopts.MinLines, "min-lines", 0, "smallest method to mutate, in lines (0: 5, grounded 3)")
-	fl.IntVar(&mopts.MaxLines, "max-lines", 0, "largest method to mutate, in lines (0: 60, grounded 300)")
-	fl.BoolVar(&asJSON, "json", false, "print the result as JSON")
-	addGateFlags(cmd, &gopts)
+	fl.StringVar(&f.genSpec, "generator", "mutation", "generator: mutation, or a model spec (openai:…, anthropic:…, ngram:FILE)")
+	fl.StringVar(&f.mode, "mode", modeGrounded, "model generator mode: seed-grounded or zero-shot")
+	fl.IntVar(&f.total, "total", 0, "model generators: total candidates split over the types by seed prevalence (0: --per-type each)")
+	fl.IntVar(&f.floor, "floor", 500, "with --total: smallest per-type quota (rxsynth §4.4: 500)")
+	fl.IntVar(&f.capN, "cap", 1000, "with --total: largest per-type quota, 0 for none (rxsynth §4.4: 1,000)")
+	addModelGenFlags(cmd, &f.mf)
+	fl.StringArrayVar(&f.corpusPaths, "corpus", nil, "Java sources to mutate: a src.zip, a directory, or REPO@REV of a clone under --repos (pairs then record repository, commit, path and method; test trees are skipped); repeat for several (default: the JDK's lib/src.zip)")
+	fl.BoolVar(&f.ground, "ground", true, "with --seeds: choose host methods that follow the seed reference set's seven structural metrics per type (false: corpus order)")
+	fl.StringVar(&f.refPath, "reference-set", "", "with --ground: file listing the seed bug_ids to follow (default: the fidelity upper-tail rule, as 'synth fidelity')")
+	fl.StringVar(&f.repos, "repos", "", "directory of local clones (owner__name.git, owner+name/repo) for --corpus REPO@REV")
+	fl.StringVar(&f.seedPath, "seeds", "", "real seed pairs JSONL (mined fix patterns, example_bug_ids, novelty gate)")
+	fl.StringVar(&f.out, "out", "", "output directory")
+	fl.StringVar(&f.types, "types", strings.Join(corpus.Types, ","), "exception types to generate, comma-separated")
+	fl.IntVar(&f.perType, "per-type", 250, "candidates per exception type (before gating)")
+	fl.Uint64Var(&f.seed, "seed", 1, "random seed: corpus order and mutation sites; exemplar and scaffold schedules")
+	fl.BoolVar(&f.mopts.PublicOnly, "public-only", true, "mutate public methods only")
+	fl.IntVar(&f.mopts.MinLines, "min-lines", 0, "smallest method to mutate, in lines (0: 5, grounded 3)")
+	fl.IntVar(&f.mopts.MaxLines, "max-lines", 0, "largest method to mutate, in lines (0: 60, grounded 300)")
+	addJSON(fl, &f.asJSON)
+	addGateFlags(cmd, &f.gopts)
 	return cmd
+}
+
+// runSynthGenerate checks the flags and the resume key of --out, then
+// runs the mutation or the model generator.
+func runSynthGenerate(a *app, cmd *cobra.Command, f *generateFlags) error {
+	quotas, err := checkGenerateFlags(cmd, f)
+	if err != nil {
+		return err
+	}
+	var seeds []corpus.Seed
+	if f.seedPath != "" {
+		if seeds, err = gate.ReadSeeds(f.seedPath); err != nil {
+			return err
+		}
+	}
+	isGrounded := f.genSpec == "mutation" && f.ground && len(seeds) > 0
+	if err := runkey.CheckPass(filepath.Join(f.out, generate.CandidatesFile), "--out", generateSettings(f, isGrounded)); err != nil {
+		return fmt.Errorf("synth generate: %w", err)
+	}
+	if f.genSpec != "mutation" {
+		return runModelGenerate(a, modelGenRun{spec: f.genSpec, mode: f.mode, flags: f.mf, seed: f.seed, out: f.out, quotas: quotas,
+			seeds: seeds, total: f.total, floor: f.floor, capN: f.capN, gopts: f.gopts, asJSON: f.asJSON})
+	}
+	return runMutationGenerate(a, cmd, f, quotas, seeds, isGrounded)
+}
+
+// checkGenerateFlags checks the flags every generator shares and returns
+// the per-type quotas of --types and --per-type.
+func checkGenerateFlags(cmd *cobra.Command, f *generateFlags) (map[string]int, error) {
+	if f.out == "" {
+		return nil, fmt.Errorf("%w: --out DIR is required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+	}
+	if f.perType < 0 {
+		return nil, fmt.Errorf("%w: --per-type must be ≥ 0, got %d", errs.ErrUsage, f.perType)
+	}
+	if len(f.corpusPaths) > 0 {
+		f.corpusPath = strings.Join(f.corpusPaths, ",")
+	}
+	quotas := map[string]int{}
+	for _, t := range strings.Split(f.types, ",") {
+		t = strings.TrimSpace(t)
+		if t == "" {
+			continue
+		}
+		if !corpus.ValidType(t) {
+			return nil, fmt.Errorf("%w: --types: %q is not one of %s", errs.ErrUsage, t, strings.Join(corpus.Types, ", "))
+		}
+		quotas[t] = f.perType
+	}
+	return quotas, nil
+}
+
+// generateSettings are the settings that decide a run's candidates: one
+// directory holds candidates of one set of them (the gates rerun on every
+// call).
+func generateSettings(f *generateFlags, isGrounded bool) runkey.Settings {
+	settings := runkey.Settings{"generator": f.genSpec, "seed": f.seed}
+	if f.genSpec != "mutation" {
+		settings["mode"], settings["max_tokens"], settings["temperature"] = f.mode, f.mf.maxTokens, f.mf.temperature
+		settings["top_p"], settings["provider_defaults"], settings["pair_share"] = f.mf.topP, f.mf.providerDefaults, f.mf.pairShare
+		return settings
+	}
+	settings["corpus"], settings["min_lines"], settings["max_lines"] = f.corpusPath, f.mopts.MinLines, f.mopts.MaxLines
+	settings["chunk_files"], settings["public_only"] = f.mopts.ChunkFiles, f.mopts.PublicOnly
+	if isGrounded {
+		settings["ground"], settings["reference_set"], settings["seeds"] = true, f.refPath, f.seedPath
+	}
+	return settings
+}
+
+// generateSummary is the synth_generate summary: generateJSON, and for
+// the text tables the quotas and whether seeds were given.
+type generateSummary struct {
+	generateJSON
+	quotas    map[string]int
+	withSeeds bool
+}
+
+// runMutationGenerate mutates the corpora, gates the candidates and
+// reports a synth_generate summary; each chunk is a progress message.
+func runMutationGenerate(a *app, cmd *cobra.Command, f *generateFlags, quotas map[string]int, seeds []corpus.Seed, isGrounded bool) error {
+	mopts, err := mutationOptions(a, cmd, f, quotas, seeds, isGrounded)
+	if err != nil {
+		return err
+	}
+	g, err := mutation.New(mopts)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	h := a.stream("synth generate", f.asJSON, renderAs(printGenerate))
+	ropts := generate.RunOptions{Dir: f.out, PerType: quotas, Seeds: seeds, Progress: func(chunk int, _ map[string]int) {
+		// The chunk count is known: a bar on a terminal. A handler error
+		// cannot stop generate.Run; it resurfaces at the summary.
+		_ = h.Progress(output.Progress{Step: "chunks", Done: chunk + 1, Total: g.Chunks()})
+	}}
+	st, err := generate.Run(a.ctx, g, ropts)
+	if err != nil {
+		return err
+	}
+	if err := warnAll(h, st.Warnings...); err != nil {
+		return err
+	}
+	res, err := gateGenerated(a, f.out, seeds, f.gopts)
+	if err != nil {
+		return err
+	}
+	patterns := mutation.MinePatterns(seeds)
+	if patterns == nil {
+		patterns = []mutation.PatternCount{}
+	}
+	v := generateJSON{Generator: g.ID(), Corpus: g.CorpusPath(), Stats: st, Patterns: patterns, Gate: res, Out: f.out}
+	return h.Summary(output.Summary{Kind: "synth_generate", Value: generateSummary{generateJSON: v, quotas: quotas, withSeeds: len(seeds) > 0}})
+}
+
+// mutationOptions resolves the corpora and, when grounded, the grounding
+// and the --total split of quotas (which it updates in place).
+func mutationOptions(a *app, cmd *cobra.Command, f *generateFlags, quotas map[string]int, seeds []corpus.Seed, isGrounded bool) (mutation.Options, error) {
+	mopts := f.mopts
+	mopts.Seed = f.seed
+	if !isGrounded && f.total > 0 {
+		return mopts, fmt.Errorf("%w: --total with --generator mutation splits by the seeds' prevalence and needs --seeds (and grounding)", errs.ErrUsage)
+	}
+	for _, c := range f.corpusPaths {
+		spec, err := resolveCorpusRevision(a, c, f.repos)
+		if err != nil {
+			return mopts, err
+		}
+		mopts.Corpora = append(mopts.Corpora, spec)
+	}
+	if !isGrounded {
+		return mopts, nil
+	}
+	gr, err := groundingFor(seeds, f.refPath, f.gopts)
+	if err != nil {
+		return mopts, err
+	}
+	mopts.Ground = gr
+	if f.total > 0 {
+		splitGroundedTotal(cmd, f, gr, quotas)
+	}
+	return mopts, nil
+}
+
+// splitGroundedTotal splits --total over quotas' types. Table 10 pools
+// the types by the reference set's mix, so the corpus follows that mix
+// too; --floor/--cap only when given.
+func splitGroundedTotal(cmd *cobra.Command, f *generateFlags, gr *mutation.Grounding, quotas map[string]int) {
+	fl, cp := 0, 0
+	if cmd.Flags().Changed("floor") {
+		fl = f.floor
+	}
+	if cmd.Flags().Changed("cap") {
+		cp = f.capN
+	}
+	by := grounded.Targets(gr.Reference, f.total, fl, cp)
+	for t := range quotas {
+		quotas[t] = by[t]
+	}
+}
+
+// gateGenerated runs the gates over every candidate in out and rewrites
+// the gate's outputs there.
+func gateGenerated(a *app, out string, seeds []corpus.Seed, gopts gate.Options) (*gate.Result, error) {
+	cands, err := gate.ReadCandidates(filepath.Join(out, generate.CandidatesFile))
+	if err != nil {
+		return nil, err
+	}
+	res, err := gate.Run(a.ctx, cands, seeds, gopts)
+	if err != nil {
+		return nil, err
+	}
+	return res, gate.WriteOutputs(out, res)
 }
 
 // modelGenRun is one `synth generate` run with a model-backed generator.
@@ -342,22 +371,34 @@ type modelGenRun struct {
 	asJSON             bool
 }
 
-func runModelGenerate(a *app, cmd *cobra.Command, r modelGenRun) error {
+// checkModelGenRun checks the model generator's flags and applies the
+// --total split to r.quotas.
+func checkModelGenRun(r modelGenRun) error {
 	if r.mode == modeGrounded && len(r.seeds) == 0 {
 		return fmt.Errorf("synth generate: %w: --mode %s needs --seeds FILE (its exemplars); use --mode %s for prompts without exemplars", errs.ErrUsage, modeGrounded, modeZeroShot)
 	}
 	if r.total < 0 || r.floor < 0 || r.capN < 0 {
 		return fmt.Errorf("synth generate: %w: --total, --floor and --cap must be ≥ 0", errs.ErrUsage)
 	}
-	if r.total > 0 {
-		src := r.seeds
-		if r.mode == modeZeroShot && len(src) == 0 {
-			return fmt.Errorf("synth generate: %w: --total splits by seed prevalence and needs --seeds FILE", errs.ErrUsage)
-		}
-		by := grounded.Targets(src, r.total, r.floor, r.capN)
-		for t := range r.quotas {
-			r.quotas[t] = by[t]
-		}
+	if r.total == 0 {
+		return nil
+	}
+	if r.mode == modeZeroShot && len(r.seeds) == 0 {
+		return fmt.Errorf("synth generate: %w: --total splits by seed prevalence and needs --seeds FILE", errs.ErrUsage)
+	}
+	by := grounded.Targets(r.seeds, r.total, r.floor, r.capN)
+	for t := range r.quotas {
+		r.quotas[t] = by[t]
+	}
+	return nil
+}
+
+// runModelGenerate calls the model, gates the candidates and reports a
+// synth_generate summary with the llm manifest; each chunk is a progress
+// message with the spend so far.
+func runModelGenerate(a *app, r modelGenRun) error {
+	if err := checkModelGenRun(r); err != nil {
+		return err
 	}
 	sess, err := r.flags.session()
 	if err != nil {
@@ -373,20 +414,14 @@ func runModelGenerate(a *app, cmd *cobra.Command, r modelGenRun) error {
 		return fmt.Errorf("synth generate: %w", err)
 	}
 	defer g.Close()
-	ropts := generate.RunOptions{Dir: r.out, PerType: r.quotas, Seeds: r.seeds}
-	if isTerminal(a.stderr) {
-		ropts.Progress = func(chunk int, have map[string]int) {
-			n := 0
-			for _, v := range have {
-				n += v
-			}
-			fmt.Fprintf(a.stderr, "\rchunk %d: %d candidates, $%.4f", chunk+1, n, sess.Spent())
-		}
-	}
+	h := a.stream("synth generate", r.asJSON, renderAs(printGenerate))
+	ropts := generate.RunOptions{Dir: r.out, PerType: r.quotas, Seeds: r.seeds, Progress: func(chunk int, have map[string]int) {
+		// The number of chunks is not known ahead (rejected answers are
+		// asked again): a line per chunk, with the spend to watch. A
+		// handler error resurfaces at the summary.
+		_ = h.Progress(output.Progress{Step: "chunks", Done: chunk + 1, Message: fmt.Sprintf("%d candidates, $%.4f", sumCounts(have), sess.Spent())})
+	}}
 	st, runErr := generate.Run(a.ctx, g, ropts)
-	if ropts.Progress != nil {
-		fmt.Fprintln(a.stderr)
-	}
 	man := sess.Manifest()
 	if err := sess.WriteManifest(filepath.Join(r.out, "manifest.json")); err != nil && runErr == nil {
 		runErr = err
@@ -394,37 +429,62 @@ func runModelGenerate(a *app, cmd *cobra.Command, r modelGenRun) error {
 	if runErr != nil {
 		return runErr
 	}
-	for _, w := range append(g.Warnings(), st.Warnings...) {
-		fmt.Fprintf(a.stderr, "benchforge: warning: %s\n", w)
+	if err := warnAll(h, append(g.Warnings(), st.Warnings...)...); err != nil {
+		return err
 	}
-	cands, err := gate.ReadCandidates(filepath.Join(r.out, generate.CandidatesFile))
+	res, err := gateGenerated(a, r.out, r.seeds, r.gopts)
 	if err != nil {
 		return err
 	}
-	res, err := gate.Run(a.ctx, cands, r.seeds, r.gopts)
-	if err != nil {
-		return err
+	v := generateJSON{Generator: g.ID(), Stats: st, Patterns: []mutation.PatternCount{}, Gate: res, Out: r.out, Manifest: &man}
+	return h.Summary(output.Summary{Kind: "synth_generate", Value: generateSummary{generateJSON: v, quotas: r.quotas}})
+}
+
+func sumCounts(have map[string]int) int {
+	n := 0
+	for _, v := range have {
+		n += v
 	}
-	if err := gate.WriteOutputs(r.out, res); err != nil {
-		return err
+	return n
+}
+
+// printGenerate renders the synth_generate summary: the run's header, the
+// seeds' fix patterns (mutation with --seeds), the candidates per type
+// (with their quotas for a model) and the gate's tables.
+func printGenerate(w io.Writer, s generateSummary) error {
+	st := s.Stats
+	ct := output.Table{Header: []string{"type", "candidates"}}
+	if man := s.Manifest; man != nil {
+		fmt.Fprintf(w, "generator %s: %d new candidates, %d from an earlier run, %d chunks; %d model calls, %d cache hits, $%.4f\n\n",
+			s.Generator, st.New, st.Resumed, st.Chunks, man.Calls, man.CacheHits, man.CostUSD)
+		ct.Header = []string{"type", "quota", "candidates"}
+	} else {
+		fmt.Fprintf(w, "generator %s over %s: %d new candidates, %d from an earlier run, %d chunks\n\n", s.Generator, s.Corpus, st.New, st.Resumed, st.Chunks)
 	}
-	if r.asJSON {
-		return writeJSON(a.stdout, generateJSON{Generator: g.ID(), Stats: st, Patterns: []mutation.PatternCount{}, Gate: res, Out: r.out, Manifest: &man})
+	if s.withSeeds {
+		pt := output.Table{Header: []string{"seed type", "fix pattern", "seeds", "operators"}}
+		for _, p := range s.Patterns {
+			pt.Add(p.Type, p.Pattern, p.Count, strings.Join(p.Operators, ","))
+		}
+		if err := pt.Write(w); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
 	}
-	w := a.stdout
-	fmt.Fprintf(w, "generator %s: %d new candidates, %d from an earlier run, %d chunks; %d model calls, %d cache hits, $%.4f\n\n",
-		g.ID(), st.New, st.Resumed, st.Chunks, man.Calls, man.CacheHits, man.CostUSD)
-	ct := output.Table{Header: []string{"type", "quota", "candidates"}}
 	for _, t := range corpus.Types {
-		if q, ok := r.quotas[t]; ok {
+		q, ok := s.quotas[t]
+		switch {
+		case ok && s.Manifest != nil:
 			ct.Add(t, q, st.Have[t])
+		case ok:
+			ct.Add(t, st.Have[t])
 		}
 	}
 	if err := ct.Write(w); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
-	return writeGateTables(w, res)
+	return writeGateTables(w, s.Gate)
 }
 
 // resolveCorpusRevision turns one --corpus value into a source tree: a

@@ -3,14 +3,15 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/ngram"
+	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/gate"
 	"github.com/benchforge/benchforge/internal/synth/generate"
@@ -92,6 +93,8 @@ func TestSynthGenerateMutation(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, stdout.String())
 		}
 	}
+	scrubs := []golden.Scrub{golden.Path(src, "$SRC"), golden.Path(out, "$OUT")}
+	golden.CheckString(t, filepath.Join("testdata", "synth_generate_mutation.golden"), stdout.String(), scrubs...)
 	pairs, err := os.ReadFile(filepath.Join(out, "pairs.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -109,8 +112,9 @@ func TestSynthGenerateMutation(t *testing.T) {
 	if code := Run(context.Background(), append(args, "--json"), &stdout, &stderr); code != 0 {
 		t.Fatalf("rerun exit %d: %s", code, stderr.String())
 	}
+	golden.CheckString(t, filepath.Join("testdata", "synth_generate_mutation_json.golden"), stdout.String(), scrubs...)
 	var got generateJSON
-	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+	if err := output.DecodeSummary(bytes.NewReader(stdout.Bytes()), "synth_generate", &got); err != nil {
 		t.Fatalf("%v\n%s", err, stdout.String())
 	}
 	if got.Stats.New != 0 || got.Stats.Resumed != 5 || len(got.Patterns) != 1 || got.Gate.Total != 5 {
@@ -161,6 +165,9 @@ func TestSynthGenerateModel(t *testing.T) {
 	if !strings.Contains(stdout.String(), "6 new candidates") || srv.hits.Load() != 6 {
 		t.Fatalf("%d hits; output:\n%s", srv.hits.Load(), stdout.String())
 	}
+	// The server's random port is in the generator's name.
+	mscrubs := []golden.Scrub{golden.Path(url, "$SERVER"), golden.Path(out, "$OUT"), golden.Durations}
+	golden.CheckString(t, filepath.Join("testdata", "synth_generate_model.golden"), stdout.String(), mscrubs...)
 	pairs, err := jsonl.ReadFile[corpus.Pair](filepath.Join(out, gate.PairsFile))
 	if err != nil {
 		t.Fatal(err)
@@ -185,8 +192,9 @@ func TestSynthGenerateModel(t *testing.T) {
 	if code := Run(context.Background(), append(args, "--json"), &stdout, &stderr); code != 0 {
 		t.Fatalf("rerun exit %d: %s", code, stderr.String())
 	}
+	golden.CheckString(t, filepath.Join("testdata", "synth_generate_model_json.golden"), stdout.String(), mscrubs...)
 	var got generateJSON
-	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+	if err := output.DecodeSummary(bytes.NewReader(stdout.Bytes()), "synth_generate", &got); err != nil {
 		t.Fatal(err)
 	}
 	if got.Stats.New != 0 || got.Stats.Resumed != 6 || got.Manifest == nil || got.Manifest.Calls != 0 || srv.hits.Load() != 6 {
@@ -253,7 +261,7 @@ func TestSynthGenerateNgramSpec(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	var got generateJSON
-	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+	if err := output.DecodeSummary(bytes.NewReader(stdout.Bytes()), "synth_generate", &got); err != nil {
 		t.Fatal(err)
 	}
 	if got.Gate.Total != 3 || len(got.Gate.Causes) == 0 || got.Gate.ByType[corpus.NullPointer] != 0 {
@@ -268,7 +276,7 @@ func TestSynthGenerateNgramSpec(t *testing.T) {
 		t.Fatalf("rerun exit %d: %s", code, stderr.String())
 	}
 	got = generateJSON{}
-	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+	if err := output.DecodeSummary(bytes.NewReader(stdout.Bytes()), "synth_generate", &got); err != nil {
 		t.Fatal(err)
 	}
 	if got.Stats.Resumed != 3 || got.Stats.New != 0 || got.Manifest.Calls != 0 {
