@@ -38,6 +38,7 @@ extern bool ts_parser_set_language(TSParser *self, const TSLanguage *language);
 extern void ts_parser_reset(TSParser *self);
 extern TSTree *ts_parser_parse_string(TSParser *self, const TSTree *old_tree, const char *string, uint32_t length);
 extern void ts_tree_delete(TSTree *self);
+extern TSTree *ts_tree_copy(const TSTree *self);
 typedef struct TSPoint {
 	uint32_t row;
 	uint32_t column;
@@ -157,6 +158,10 @@ type cTree = C.TSTree
 
 func deleteTree(t *cTree) { C.ts_tree_delete(t) }
 
+// copyTree is a shallow copy of t (tree-sitter shares and counts its
+// subtrees), to edit without changing t.
+func copyTree(t *cTree) *cTree { return C.ts_tree_copy(t) }
+
 // cParser is a tree-sitter parser (not goroutine-safe; see grammar).
 type cParser = *C.TSParser
 
@@ -250,6 +255,26 @@ func editTree(tree *C.TSTree, old, new []byte) {
 		start_point:   pointAt(old, pre),
 		old_end_point: pointAt(old, len(old)-suf),
 		new_end_point: pointAt(new, len(new)-suf),
+	}
+	C.ts_tree_edit(tree, &e)
+}
+
+// point is a (row, byte column) position in a text.
+type point struct{ row, col int }
+
+// pointOf is the point of offset off in text.
+func pointOf(text []byte, off int) point {
+	row := bytes.Count(text[:off], []byte{'\n'})
+	return point{row, off - (bytes.LastIndexByte(text[:off], '\n') + 1)}
+}
+
+// applyEdit tells tree that bytes [start, oldEnd) of its text, from point
+// sp to op, became bytes [start, newEnd), ending at np.
+func applyEdit(tree *C.TSTree, start, oldEnd, newEnd int, sp, op, np point) {
+	cp := func(p point) C.TSPoint { return C.TSPoint{row: C.uint32_t(p.row), column: C.uint32_t(p.col)} }
+	e := C.TSInputEdit{
+		start_byte: C.uint32_t(start), old_end_byte: C.uint32_t(oldEnd), new_end_byte: C.uint32_t(newEnd),
+		start_point: cp(sp), old_end_point: cp(op), new_end_point: cp(np),
 	}
 	C.ts_tree_edit(tree, &e)
 }

@@ -125,30 +125,38 @@ func (f *File) NormalizedLines(text func(Token) string) []string {
 	if text == nil {
 		text = func(t Token) string { return t.Text }
 	}
+	var lines []string
+	var cur strings.Builder
+	for _, toks := range f.LineTokens() {
+		cur.Reset()
+		for _, t := range toks {
+			if cur.Len() > 0 {
+				cur.WriteByte(' ')
+			} else {
+				f.indent(&cur, t)
+			}
+			cur.WriteString(text(t))
+		}
+		// A line that renders empty joins the next one, which then
+		// renders as it would alone.
+		if cur.Len() > 0 {
+			lines = append(lines, cur.String())
+		}
+	}
+	return lines
+}
+
+// LineTokens is the tokens of each logical line NormalizedLines renders
+// (comments, docstrings and Python semicolons left out), in order.
+func (f *File) LineTokens() [][]Token {
 	cuts := f.lineCuts()
 	skip := f.docstrings()
 	var (
-		lines   []string
-		cur     strings.Builder
+		lines   [][]Token
+		cur     []Token
 		prevEnd = -1
 		ci      int
 	)
-	flush := func() {
-		if cur.Len() > 0 {
-			lines = append(lines, cur.String())
-			cur.Reset()
-		}
-	}
-	indent := func(t Token) {
-		if f.Lang != LangPython {
-			return
-		}
-		for p := f.nodes[t.Node].Parent; p >= 0; p = f.nodes[p].Parent {
-			if f.nodes[p].Kind == "block" {
-				cur.WriteString("    ")
-			}
-		}
-	}
 	f.eachToken(func(t Token) {
 		if t.Kind == Comment || inRanges(skip, t.StartByte) || f.Lang == LangPython && t.Text == ";" {
 			return
@@ -158,21 +166,33 @@ func (f *File) NormalizedLines(text func(Token) string) []string {
 			ci++
 		}
 		if ci < len(cuts) && cuts[ci] <= t.StartByte {
-			flush()
+			if len(cur) > 0 {
+				lines, cur = append(lines, cur), nil
+			}
 			for ci < len(cuts) && cuts[ci] <= t.StartByte {
 				ci++
 			}
 		}
-		if cur.Len() > 0 {
-			cur.WriteByte(' ')
-		} else {
-			indent(t)
-		}
-		cur.WriteString(text(t))
+		cur = append(cur, t)
 		prevEnd = t.EndByte
 	})
-	flush()
+	if len(cur) > 0 {
+		lines = append(lines, cur)
+	}
 	return lines
+}
+
+// indent writes a Python line's indentation, four spaces per enclosing
+// block, before its first token t.
+func (f *File) indent(cur *strings.Builder, t Token) {
+	if f.Lang != LangPython {
+		return
+	}
+	for p := f.nodes[t.Node].Parent; p >= 0; p = f.nodes[p].Parent {
+		if f.nodes[p].Kind == "block" {
+			cur.WriteString("    ")
+		}
+	}
 }
 
 // lineCuts returns the sorted byte offsets at which Normalize starts a new

@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/audit/track"
 	"github.com/benchforge/benchforge/internal/bench"
+	"github.com/benchforge/benchforge/internal/code"
 	"github.com/benchforge/benchforge/internal/diff"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/gitrepo"
@@ -22,7 +23,12 @@ type Checker struct {
 	parsed *parseCache
 	scopes *parseCache // scope versions of tracked functions, by content
 	tr     *track.Tracker
+	trees  *code.Trees // last syntax tree per file, shared with tr
 }
+
+// keptTrees bounds the incremental-parse cache (a syntax tree per file:
+// the buggy, fixed and history versions of the files being checked).
+const keptTrees = 128
 
 // parsedFiles bounds the parse cache (files; a large Java file parsed and
 // normalised is a few MB).
@@ -34,8 +40,11 @@ const parsedScopes = 4096
 
 // New returns a Checker with opts.
 func New(opts Options) *Checker {
+	trees := code.NewTrees(keptTrees)
+	tr := track.New(sourceExtList()...)
+	tr.ShareTrees(trees)
 	return &Checker{opts: opts, emb: embedCache{m: map[string][]float64{}}, git: newGitCache(),
-		parsed: &parseCache{max: parsedFiles}, scopes: &parseCache{max: parsedScopes}, tr: track.New(sourceExtList()...)}
+		parsed: &parseCache{max: parsedFiles}, scopes: &parseCache{max: parsedScopes}, tr: tr, trees: trees}
 }
 
 // sourceExtList is sourceExts as a sorted list.
@@ -222,8 +231,21 @@ func absentReason(v Verdict) (Cause, string) {
 // one obtained by reversing the patch — Defects4J's buggy version is the
 // fixed revision minus the gold patch; else the buggy file is read at the
 // base commit and the patch applied (SWE-bench).
+// pair parses a sample's buggy and fixed file, the buggy one first, so
+// that the fixed one (which the history walk starts from) is the tree
+// kept for the file's next version.
+func (c *Checker) pair(repo *gitrepo.Repo, old string, buggy []byte, name string, fixed []byte) (*version, *version, error) {
+	bug := c.fileVersion(repo, old, buggy)
+	return bug, c.fileVersion(repo, name, fixed), nil
+}
+
+// fileVersion parses src, repo's file p at some commit, incrementally from
+// the last version of p parsed.
+func (c *Checker) fileVersion(repo *gitrepo.Repo, p string, src []byte) *version {
+	return parseVersion(c.trees, repo.GitDir()+"\x00"+p, p, src, c.opts.NoPreprocess)
+}
+
 func (c *Checker) versions(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, fd *diff.FileDiff) (*version, *version, error) {
-	raw := c.opts.NoPreprocess
 	name, old := fd.Name(), fd.OldPath
 	if old == "" {
 		old = name
@@ -237,7 +259,7 @@ func (c *Checker) versions(ctx context.Context, s bench.Sample, repo *gitrepo.Re
 				buggy, err = diff.Apply(fixed, diff.Reverse(fd), diff.ApplyOptions{})
 			}
 			if err == nil {
-				return newVersion(old, buggy, raw), newVersion(name, fixed, raw), nil
+				return c.pair(repo, old, buggy, name, fixed)
 			}
 			err = fmt.Errorf("reverse-apply gold patch to %s at fix commit %s: %w", name, short(s.FixCommit), err)
 		} else {
@@ -262,7 +284,7 @@ func (c *Checker) versions(ctx context.Context, s bench.Sample, repo *gitrepo.Re
 	if err != nil {
 		return nil, nil, errors.Join(firstErr, fmt.Errorf("apply gold patch to %s at base commit %s: %w", old, short(s.BaseCommit), err))
 	}
-	return newVersion(old, buggy, raw), newVersion(name, fixed, raw), nil
+	return c.pair(repo, old, buggy, name, fixed)
 }
 
 func short(h string) string {

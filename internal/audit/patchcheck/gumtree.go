@@ -27,74 +27,113 @@ import (
 // subtrees) is left out: the alignment only needs to say which snapshot
 // statement a patch statement became.
 
-// tree is one side of a match: a subtree of a parsed file.
+// tree is one side of a match: a subtree of a parsed file. Node i of the
+// file is entry i-root of height and hash (subtrees are contiguous in
+// pre-order).
 type tree struct {
 	f      *code.File
 	nodes  []code.Node
 	root   int
-	height map[int]int
-	hash   map[int]uint64
+	height []int32
+	hash   []uint64
 }
 
 func newTree(f *code.File, root int) *tree {
-	t := &tree{f: f, nodes: f.Nodes(), root: root, height: map[int]int{}, hash: map[int]uint64{}}
-	end := t.nodes[root].End
-	for i := end - 1; i >= root; i-- {
-		h := fnv.New64a()
-		h.Write([]byte(t.nodes[i].Kind))
-		ht := 1
-		if t.nodes[i].End == i+1 {
+	nodes := f.Nodes()
+	n := nodes[root].End - root
+	t := &tree{f: f, nodes: nodes, root: root, height: make([]int32, n), hash: make([]uint64, n)}
+	h := fnv.New64a()
+	var b [8]byte
+	for i := nodes[root].End - 1; i >= root; i-- {
+		h.Reset()
+		h.Write([]byte(nodes[i].Kind))
+		ht := int32(1)
+		if nodes[i].End == i+1 {
 			h.Write([]byte{0})
 			h.Write([]byte(f.Text(i)))
 		} else {
 			for c := range f.Children(i) {
-				var b [8]byte
-				v := t.hash[c]
+				v := t.hash[c-root]
 				for k := range b {
 					b[k] = byte(v >> (8 * k))
 				}
 				h.Write(b[:])
-				if t.height[c]+1 > ht {
-					ht = t.height[c] + 1
-				}
+				ht = max(ht, t.height[c-root]+1)
 			}
 		}
-		t.hash[i], t.height[i] = h.Sum64(), ht
+		t.hash[i-root], t.height[i-root] = h.Sum64(), ht
 	}
 	return t
 }
 
 func (t *tree) size(i int) int { return t.nodes[i].End - i }
 
+func (t *tree) heightOf(i int) int { return int(t.height[i-t.root]) }
+
+func (t *tree) hashOf(i int) uint64 { return t.hash[i-t.root] }
+
+// contains reports whether node i lies in t's subtree.
+func (t *tree) contains(i int) bool { return i >= t.root && i < t.nodes[t.root].End }
+
+// mapping is one direction of a node mapping: partner[i-root] is node i's
+// partner, or -1.
+type mapping struct {
+	root    int
+	partner []int32
+}
+
+func newMapping(t *tree) mapping {
+	m := mapping{root: t.root, partner: make([]int32, len(t.hash))}
+	for i := range m.partner {
+		m.partner[i] = -1
+	}
+	return m
+}
+
+// get is node i's partner and whether it has one (false outside the
+// subtree).
+func (m mapping) get(i int) (int, bool) {
+	k := i - m.root
+	if k < 0 || k >= len(m.partner) || m.partner[k] < 0 {
+		return -1, false
+	}
+	return int(m.partner[k]), true
+}
+
+func (m mapping) mapped(i int) bool { _, ok := m.get(i); return ok }
+
+func (m mapping) set(i, p int) { m.partner[i-m.root] = int32(p) }
+
 // matcher holds the mapping under construction.
 type matcher struct {
-	a, b     *tree
-	ab, ba   map[int]int
-	minDepth int
+	a, b   *tree
+	ab, ba mapping
 }
 
 // gumtree maps nodes of a's subtree at ra to nodes of b's subtree at rb.
-func gumtree(a *code.File, ra int, b *code.File, rb int, minHeight int) map[int]int {
-	m := &matcher{a: newTree(a, ra), b: newTree(b, rb), ab: map[int]int{}, ba: map[int]int{}}
+func gumtree(a *code.File, ra int, b *code.File, rb int, minHeight int) mapping {
+	return gumtreeTrees(newTree(a, ra), newTree(b, rb), minHeight)
+}
+
+// gumtreeTrees is gumtree on trees already built (a sample's fixed
+// function is matched against every state of its walk).
+func gumtreeTrees(ta, tb *tree, minHeight int) mapping {
+	m := &matcher{a: ta, b: tb, ab: newMapping(ta), ba: newMapping(tb)}
 	m.topDown(minHeight)
 	m.bottomUp()
-	if _, ok := m.ab[ra]; !ok {
-		if _, ok := m.ba[rb]; !ok {
-			m.link(ra, rb)
-		}
+	if !m.ab.mapped(ta.root) && !m.ba.mapped(tb.root) {
+		m.link(ta.root, tb.root)
 	}
 	return m.ab
 }
 
 // link maps x to y unless either is already mapped.
 func (m *matcher) link(x, y int) {
-	if _, ok := m.ab[x]; ok {
+	if m.ab.mapped(x) || m.ba.mapped(y) {
 		return
 	}
-	if _, ok := m.ba[y]; ok {
-		return
-	}
-	m.ab[x], m.ba[y] = y, x
+	m.ab.set(x, y)
+	m.ba.set(y, x)
 }
 
 // mapSubtrees maps two isomorphic subtrees node by node (isomorphic
@@ -114,17 +153,16 @@ type heightList struct {
 func (l *heightList) peek() int {
 	best := 0
 	for _, i := range l.items {
-		if h := l.t.height[i]; h > best {
-			best = h
-		}
+		best = max(best, l.t.heightOf(i))
 	}
 	return best
 }
 
 func (l *heightList) pop(h int) []int {
-	var out, keep []int
+	var out []int
+	keep := l.items[:0:0]
 	for _, i := range l.items {
-		if l.t.height[i] == h {
+		if l.t.heightOf(i) == h {
 			out = append(out, i)
 		} else {
 			keep = append(keep, i)
@@ -140,17 +178,21 @@ func (l *heightList) open(i int) {
 	}
 }
 
+// cand is an ambiguous pair of isomorphic subtrees.
+type cand struct{ x, y int }
+
+func hashCounts(t *tree) map[uint64]int {
+	n := map[uint64]int{}
+	for _, h := range t.hash {
+		n[h]++
+	}
+	return n
+}
+
 func (m *matcher) topDown(minHeight int) {
-	countA, countB := map[uint64]int{}, map[uint64]int{}
-	for i := range m.a.hash {
-		countA[m.a.hash[i]]++
-	}
-	for i := range m.b.hash {
-		countB[m.b.hash[i]]++
-	}
+	countA, countB := hashCounts(m.a), hashCounts(m.b)
 	la := &heightList{t: m.a, items: []int{m.a.root}}
 	lb := &heightList{t: m.b, items: []int{m.b.root}}
-	type cand struct{ x, y int }
 	var cands []cand
 	for {
 		ha, hb := la.peek(), lb.peek()
@@ -158,48 +200,58 @@ func (m *matcher) topDown(minHeight int) {
 			break
 		}
 		if ha != hb {
-			if ha > hb {
-				for _, i := range la.pop(ha) {
-					la.open(i)
-				}
-			} else {
-				for _, i := range lb.pop(hb) {
-					lb.open(i)
-				}
+			l, h := la, ha
+			if hb > ha {
+				l, h = lb, hb
+			}
+			for _, i := range l.pop(h) {
+				l.open(i)
 			}
 			continue
 		}
 		xs, ys := la.pop(ha), lb.pop(hb)
-		usedA, usedB := map[int]bool{}, map[int]bool{}
-		for _, x := range xs {
-			for _, y := range ys {
-				hx := m.a.hash[x]
-				if hx != m.b.hash[y] {
-					continue
-				}
-				usedA[x], usedB[y] = true, true
-				switch {
-				case countA[hx] == 1 && countB[hx] == 1:
-					m.mapSubtrees(x, y)
-				case ha > 1:
-					// Ambiguous leaves (";", "x") are left to the
-					// children recovery of the bottom-up phase.
-					cands = append(cands, cand{x, y})
-				}
+		cands = m.matchLevel(la, lb, xs, ys, ha, countA, countB, cands)
+	}
+	m.mapCandidates(cands)
+}
+
+// matchLevel pairs the isomorphic subtrees of one height: unique ones are
+// mapped, ambiguous ones appended to cands (in x, then y order); the
+// unpaired are opened into their children.
+func (m *matcher) matchLevel(la, lb *heightList, xs, ys []int, h int, countA, countB map[uint64]int, cands []cand) []cand {
+	byHash := map[uint64][]int{}
+	for _, y := range ys {
+		byHash[m.b.hashOf(y)] = append(byHash[m.b.hashOf(y)], y)
+	}
+	usedB := map[int]bool{}
+	for _, x := range xs {
+		hx := m.a.hashOf(x)
+		same := byHash[hx]
+		for _, y := range same {
+			usedB[y] = true
+			switch {
+			case countA[hx] == 1 && countB[hx] == 1:
+				m.mapSubtrees(x, y)
+			case h > 1:
+				// Ambiguous leaves (";", "x") are left to the
+				// children recovery of the bottom-up phase.
+				cands = append(cands, cand{x, y})
 			}
 		}
-		for _, x := range xs {
-			if !usedA[x] {
-				la.open(x)
-			}
-		}
-		for _, y := range ys {
-			if !usedB[y] {
-				lb.open(y)
-			}
+		if len(same) == 0 {
+			la.open(x)
 		}
 	}
-	// Ambiguous candidates: best parent dice first, then source order.
+	for _, y := range ys {
+		if !usedB[y] {
+			lb.open(y)
+		}
+	}
+	return cands
+}
+
+// Ambiguous candidates: best parent dice first, then source order.
+func (m *matcher) mapCandidates(cands []cand) {
 	type scored struct {
 		cand
 		d float64
@@ -210,20 +262,16 @@ func (m *matcher) topDown(minHeight int) {
 	}
 	sort.SliceStable(ss, func(i, j int) bool { return ss[i].d > ss[j].d })
 	for _, s := range ss {
-		if _, ok := m.ab[s.x]; ok {
-			continue
+		if !m.ab.mapped(s.x) && !m.ba.mapped(s.y) {
+			m.mapSubtrees(s.x, s.y)
 		}
-		if _, ok := m.ba[s.y]; ok {
-			continue
-		}
-		m.mapSubtrees(s.x, s.y)
 	}
 }
 
 // dice is 2·|mapped descendants of x whose partner descends from y| /
 // (|desc(x)| + |desc(y)|).
 func (m *matcher) dice(x, y int) float64 {
-	if x < m.a.root || y < m.b.root || x >= m.a.nodes[m.a.root].End || y >= m.b.nodes[m.b.root].End {
+	if !m.a.contains(x) || !m.b.contains(y) {
 		return 0
 	}
 	dx, dy := m.a.size(x)-1, m.b.size(y)-1
@@ -232,7 +280,7 @@ func (m *matcher) dice(x, y int) float64 {
 	}
 	common := 0
 	for k := x + 1; k < m.a.nodes[x].End; k++ {
-		if p, ok := m.ab[k]; ok && p > y && p < m.b.nodes[y].End {
+		if p, ok := m.ab.get(k); ok && p > y && p < m.b.nodes[y].End {
 			common++
 		}
 	}
@@ -241,37 +289,43 @@ func (m *matcher) dice(x, y int) float64 {
 
 func (m *matcher) bottomUp() {
 	for x := m.a.nodes[m.a.root].End - 1; x >= m.a.root; x-- {
-		if _, ok := m.ab[x]; ok || m.a.nodes[x].End == x+1 {
+		if m.ab.mapped(x) || m.a.nodes[x].End == x+1 {
 			continue
 		}
-		// Partners' ancestors of the same kind, with how many of x's
-		// mapped descendants each contains.
-		counts := map[int]int{}
-		for k := x + 1; k < m.a.nodes[x].End; k++ {
-			p, ok := m.ab[k]
-			if !ok {
-				continue
-			}
-			for q := m.b.nodes[p].Parent; q >= m.b.root; q = m.b.nodes[q].Parent {
-				if _, used := m.ba[q]; !used && m.b.nodes[q].Kind == m.a.nodes[x].Kind {
-					counts[q]++
-				}
-			}
-		}
-		best, bestD := -1, 0.5
-		dx := m.a.size(x) - 1
-		for q, c := range counts {
-			d := 2 * float64(c) / float64(dx+m.b.size(q)-1)
-			if d > bestD || d == bestD && best >= 0 && q < best || d == bestD && best < 0 {
-				best, bestD = q, d
-			}
-		}
-		if best >= 0 {
+		if best := m.bestContainer(x); best >= 0 {
 			m.link(x, best)
 			m.recoverChildren(x, best)
 		}
 	}
 	m.recoverChildren(m.a.root, m.b.root)
+}
+
+// bestContainer is the unmapped node of x's kind in b that holds most of
+// the partners of x's mapped descendants, when their dice is at least 0.5
+// (ties to the earliest), or -1.
+func (m *matcher) bestContainer(x int) int {
+	counts := map[int]int{}
+	kind := m.a.nodes[x].Kind
+	for k := x + 1; k < m.a.nodes[x].End; k++ {
+		p, ok := m.ab.get(k)
+		if !ok {
+			continue
+		}
+		for q := m.b.nodes[p].Parent; q >= m.b.root; q = m.b.nodes[q].Parent {
+			if !m.ba.mapped(q) && m.b.nodes[q].Kind == kind {
+				counts[q]++
+			}
+		}
+	}
+	best, bestD := -1, 0.5
+	dx := m.a.size(x) - 1
+	for q, c := range counts {
+		d := 2 * float64(c) / float64(dx+m.b.size(q)-1)
+		if d > bestD || d == bestD && (best < 0 || q < best) {
+			best, bestD = q, d
+		}
+	}
+	return best
 }
 
 // recoverChildren maps, in order, the unmapped children of x and y that are
@@ -280,17 +334,17 @@ func (m *matcher) bottomUp() {
 func (m *matcher) recoverChildren(x, y int) {
 	var ys []int
 	for c := range m.b.f.Children(y) {
-		if _, ok := m.ba[c]; !ok {
+		if !m.ba.mapped(c) {
 			ys = append(ys, c)
 		}
 	}
 	j := 0
 	for c := range m.a.f.Children(x) {
-		if _, ok := m.ab[c]; ok {
+		if m.ab.mapped(c) {
 			continue
 		}
 		for k := j; k < len(ys); k++ {
-			if m.a.hash[c] == m.b.hash[ys[k]] {
+			if m.a.hashOf(c) == m.b.hashOf(ys[k]) {
 				m.mapSubtrees(c, ys[k])
 				j = k + 1
 				break

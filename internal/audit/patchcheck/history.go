@@ -372,7 +372,7 @@ func (c *Checker) scopeFile(p string, texts []string) *snapFile {
 	if sf, ok := c.scopes.get(k); ok {
 		return sf
 	}
-	sv := scopeVersion(p, texts, c.opts.NoPreprocess)
+	sv := c.scopeVersion(p, texts)
 	sf := &snapFile{path: p, via: "history", v: sv, leaf: leafLines(sv)}
 	c.scopes.put(k, sf)
 	return sf
@@ -381,7 +381,7 @@ func (c *Checker) scopeFile(p string, texts []string) *snapFile {
 // scopeVersion parses the tracked function and its extra functions alone:
 // Java methods inside a dummy class, Python functions dedented one after
 // another.
-func scopeVersion(p string, texts []string, raw bool) *version {
+func (c *Checker) scopeVersion(p string, texts []string) *version {
 	var sb strings.Builder
 	java := langOf(p) == "java"
 	if java {
@@ -397,7 +397,8 @@ func scopeVersion(p string, texts []string, raw bool) *version {
 	if java {
 		sb.WriteString("}\n")
 	}
-	return newVersion(p, []byte(sb.String()), raw)
+	// The states of one function follow each other: parse incrementally.
+	return parseVersion(c.trees, "scope\x00"+p, p, []byte(sb.String()), c.opts.NoPreprocess)
 }
 
 // dedent makes a Python function's text (which starts at its first

@@ -87,7 +87,7 @@ func (c *Checker) snapVersion(ctx context.Context, repo *gitrepo.Repo, commit, p
 		}
 		return nil, fmt.Errorf("read %s at commit %s: %w", p, short(commit), err)
 	}
-	v := newVersion(p, src, c.opts.NoPreprocess)
+	v := c.fileVersion(repo, p, src)
 	sf := &snapFile{path: p, v: v, leaf: leafLines(v)}
 	c.parsed.put(key, sf)
 	return sf, nil

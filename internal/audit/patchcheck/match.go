@@ -42,12 +42,12 @@ func leafLines(v *version) map[int]int {
 // alignLines turns a node mapping into a line alignment: each fixed line
 // goes to the snapshot line holding most of its mapped tokens (ties: the
 // earlier line).
-func alignLines(fix *version, lines []int, nodeMap map[int]int, snapLeaf map[int]int) map[int]int {
+func alignLines(fix *version, lines []int, nodeMap mapping, snapLeaf map[int]int) map[int]int {
 	out := map[int]int{}
 	for _, li := range lines {
 		votes := map[int]int{}
 		for _, n := range fix.lines[li].leaves {
-			if p, ok := nodeMap[n]; ok {
+			if p, ok := nodeMap.get(n); ok {
 				if sl, ok := snapLeaf[p]; ok {
 					votes[sl]++
 				}

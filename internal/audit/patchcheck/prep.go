@@ -2,8 +2,8 @@ package patchcheck
 
 import (
 	"path"
-	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/benchforge/benchforge/internal/code"
 )
@@ -77,15 +77,41 @@ type version struct {
 	lines []nline
 	funcs []code.Function
 	keys  []string // change.Key of funcs
+
+	treeMu sync.Mutex
+	trees  map[int]*tree // GumTree sides by root node, built once
+}
+
+// tree is the GumTree side of v's subtree at root, built on first use (a
+// fixed function is aligned with every state of its walk, a shared state
+// with every sample that reaches it).
+func (v *version) tree(root int) *tree {
+	v.treeMu.Lock()
+	defer v.treeMu.Unlock()
+	t, ok := v.trees[root]
+	if !ok {
+		if v.trees == nil {
+			v.trees = map[int]*tree{}
+		}
+		t = newTree(v.file, root)
+		v.trees[root] = t
+	}
+	return t
 }
 
 // newVersion parses src and splits it into logical lines: normalised ones
 // (internal/code) unless raw, else whitespace-trimmed source lines (with
 // internal whitespace collapsed for languages without a front-end).
 func newVersion(p string, src []byte, raw bool) *version {
+	return parseVersion(nil, "", p, src, raw)
+}
+
+// parseVersion is newVersion parsing through trees under key (nil trees:
+// afresh): the versions of one file parse incrementally from each other.
+func parseVersion(trees *code.Trees, key, p string, src []byte, raw bool) *version {
 	v := &version{path: p, src: src}
 	if lang := langOf(p); lang != "" {
-		if f, err := code.Parse(lang, p, src); err == nil {
+		if f, err := trees.Parse(lang, key, p, src); err == nil {
 			v.file = f
 			v.funcs = f.Functions()
 			v.keys = make([]string, len(v.funcs))
@@ -119,43 +145,24 @@ func funcKey(fn code.Function) string {
 }
 
 // normLines returns the normalised logical lines of f with their source
-// positions and tokens, by rendering every token as its index so that the
-// lines internal/code cuts can be traced back to tokens.
+// positions and tokens (internal/code's NormalizedLines, Python
+// indentation trimmed).
 func normLines(f *code.File) []nline {
-	var toks []code.Token
-	marked := f.NormalizedLines(func(t code.Token) string {
-		toks = append(toks, t)
-		return strconv.Itoa(len(toks) - 1)
-	})
 	nodes := f.Nodes()
-	out := make([]nline, 0, len(marked))
+	groups := f.LineTokens()
+	out := make([]nline, 0, len(groups))
 	var sb strings.Builder
-	for _, m := range marked {
-		fields := strings.Fields(m)
-		if len(fields) == 0 {
-			continue
-		}
-		l := nline{start: -1}
+	for _, toks := range groups {
+		l := nline{start: toks[0].Line, startByte: toks[0].StartByte, leaves: make([]int, len(toks))}
 		sb.Reset()
-		for _, fld := range fields {
-			i, err := strconv.Atoi(fld)
-			if err != nil || i < 0 || i >= len(toks) {
-				continue
-			}
-			t := toks[i]
-			if sb.Len() > 0 {
+		for i, t := range toks {
+			if i > 0 {
 				sb.WriteByte(' ')
 			}
 			sb.WriteString(t.Text)
-			if l.start < 0 {
-				l.start, l.startByte = t.Line, t.StartByte
-			}
-			l.end = nodes[t.Node].EndLine
-			l.leaves = append(l.leaves, t.Node)
+			l.leaves[i] = t.Node
 		}
-		if l.start < 0 {
-			continue
-		}
+		l.end = nodes[toks[len(toks)-1].Node].EndLine
 		l.text = sb.String()
 		l.trivial = trivialLine(l.text)
 		out = append(out, l)

@@ -27,11 +27,13 @@ type fileVersion struct {
 	src   []byte
 	once  sync.Once
 	funcs []fn
+	trees *code.Trees // parses it incrementally under key
+	key   string
 }
 
 // functions parses the version on first use.
 func (v *fileVersion) functions() []fn {
-	v.once.Do(func() { v.funcs = parseFuncs(v.path, v.src) })
+	v.once.Do(func() { v.funcs = parseFuncs(v.trees, v.key, v.path, v.src) })
 	return v.funcs
 }
 
@@ -77,6 +79,7 @@ type versions struct {
 	lru    *list.List // of *cached, most recent at the front
 	size   int64
 	budget int64
+	trees  *code.Trees // nil: each version parsed afresh
 }
 
 type cached struct {
@@ -110,7 +113,7 @@ func (c *versions) get(ctx context.Context, repo *gitrepo.Repo, commit, path str
 		}
 		return nil, err
 	}
-	v := &fileVersion{path: path, src: src}
+	v := &fileVersion{path: path, src: src, trees: c.trees, key: repo.GitDir() + "\x00" + path}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, dup := c.m[key]; dup {
@@ -127,12 +130,12 @@ func (c *versions) get(ctx context.Context, repo *gitrepo.Repo, commit, path str
 	return v, nil
 }
 
-func parseFuncs(path string, src []byte) []fn {
+func parseFuncs(trees *code.Trees, key, path string, src []byte) []fn {
 	lang, err := code.DetectLang(path)
 	if err != nil {
 		return nil
 	}
-	f, err := code.Parse(lang, path, src)
+	f, err := trees.Parse(lang, key, path, src)
 	if err != nil {
 		return nil
 	}

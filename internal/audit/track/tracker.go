@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/benchforge/benchforge/internal/code"
 	"github.com/benchforge/benchforge/internal/gitrepo"
 )
 
@@ -37,6 +38,11 @@ const versionBudget = 384 << 20
 func New(exts ...string) *Tracker {
 	return &Tracker{hists: map[string]*histEntry{}, files: newVersions(versionBudget), exts: exts}
 }
+
+// ShareTrees makes the tracker parse file versions incrementally through
+// trees (shared with the caller, who parses versions of the same files).
+// Call it before the first Follow.
+func (t *Tracker) ShareTrees(trees *code.Trees) { t.files.trees = trees }
 
 // History returns repo's first-parent chain up to tip, loaded once per
 // (repository, tip).

@@ -1,0 +1,298 @@
+package code
+
+import (
+	"bytes"
+	"container/list"
+	"fmt"
+	"hash/maphash"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/benchforge/benchforge/internal/errs"
+)
+
+// Trees keeps the last few syntax trees parsed under each key (one file's
+// path in one repository), so that another version of that file is parsed
+// incrementally: a copy of the nearest kept tree (the one sharing most
+// lines with the new text) is edited to the new text, one edit per changed
+// run of lines, and tree-sitter reuses every unchanged subtree. Stage II
+// parses many versions of the same file — a fix, its buggy parent, the
+// states of its history, the next sample's fix — that differ by a few
+// lines.
+//
+// An incremental tree is used only when neither it nor its base has a
+// syntax error: error recovery is where reuse could diverge from a fresh
+// parse, so such texts are parsed afresh and give exactly Parse's File
+// (TestTreesMatchFreshParses compares the two on random edit histories).
+// Trees is safe for concurrent use.
+type Trees struct {
+	mu     sync.Mutex
+	max    int
+	reused atomic.Int64 // incremental trees accepted (for the tests)
+	*kept
+}
+
+// perKey is how many versions of one file are kept as bases.
+const perKey = 8
+
+// kept is the cache's content, apart from Trees so that a cleanup can free
+// its C trees once the Trees is unreachable.
+type kept struct {
+	byKey map[string][]*list.Element // most recent first
+	lru   *list.List                 // of *baseTree, most recent at the front
+}
+
+// baseTree is a parsed tree kept for the next versions of its key.
+type baseTree struct {
+	key   string
+	lang  Lang
+	src   []byte
+	tree  *cTree
+	lines map[uint64]bool // hashes of src's lines
+	file  *File           // its parse, shared by a parse of the same text
+}
+
+var lineSeed = maphash.MakeSeed()
+
+func lineHash(l []byte) uint64 { return maphash.Bytes(lineSeed, l) }
+
+// NewTrees returns a cache holding at most max trees (a tree costs a few
+// times its file's size in C memory).
+func NewTrees(max int) *Trees {
+	k := &kept{byKey: map[string][]*list.Element{}, lru: list.New()}
+	ts := &Trees{max: max, kept: k}
+	runtime.AddCleanup(ts, func(k *kept) { k.free() }, k)
+	return ts
+}
+
+func (k *kept) free() {
+	for e := k.lru.Front(); e != nil; e = e.Next() {
+		deleteTree(e.Value.(*baseTree).tree)
+	}
+	k.byKey, k.lru = map[string][]*list.Element{}, list.New()
+}
+
+// Close frees every kept tree.
+func (ts *Trees) Close() {
+	if ts == nil {
+		return
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.free()
+}
+
+// Parse is Parse(lang, path, src), reusing a tree kept under key. A nil
+// Trees parses afresh.
+func (ts *Trees) Parse(lang Lang, key, path string, src []byte) (*File, error) {
+	if ts == nil {
+		return Parse(lang, path, src)
+	}
+	g, err := grammarFor(lang)
+	if err != nil {
+		return nil, fmt.Errorf("parse(%s): %w", path, err)
+	}
+	if err := checkText(src); err != nil {
+		return nil, fmt.Errorf("parse(%s): %w; skipped: %w", path, err, errs.ErrInput)
+	}
+	p, err := g.getParser()
+	if err != nil {
+		return nil, fmt.Errorf("parse(%s): %w", path, err)
+	}
+	defer g.putParser(p)
+	if f := ts.same(key, lang, path, src); f != nil {
+		return f, nil
+	}
+	lines := splitLines(src)
+	base := ts.nearest(key, lang, lines)
+	f, tree, err := parseFrom(g, p, base, lang, path, src)
+	if err != nil {
+		return nil, fmt.Errorf("parse(%s): %w", path, err)
+	}
+	if base != nil && tree != nil {
+		ts.reused.Add(1)
+	}
+	if tree != nil {
+		kept := *f // its own copy: the caller may Close f
+		ts.put(&baseTree{key: key, lang: lang, src: src, tree: tree, lines: hashSet(lines), file: &kept})
+	}
+	return f, nil
+}
+
+// same is a File sharing the syntax tree of a kept version of key with
+// exactly src's text (a fix's file is parsed by the checker, then as the
+// first state of its history walk), or nil.
+func (ts *Trees) same(key string, lang Lang, path string, src []byte) *File {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for _, e := range ts.byKey[key] {
+		if b := e.Value.(*baseTree); b.lang == lang && bytes.Equal(b.src, src) {
+			ts.lru.MoveToFront(e)
+			f := *b.file
+			f.Path, f.Src = path, src
+			return &f
+		}
+	}
+	return nil
+}
+
+// edit is a base tree's copy and the text it was parsed from.
+type edit struct {
+	tree *cTree
+	src  []byte
+}
+
+// nearest returns a copy of the kept tree of key and lang that shares most
+// lines with the new text, or nil.
+func (ts *Trees) nearest(key string, lang Lang, lines [][]byte) *edit {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	var best *baseTree
+	bestN := 0
+	for _, e := range ts.byKey[key] {
+		b := e.Value.(*baseTree)
+		if b.lang != lang {
+			continue
+		}
+		n := 0
+		for _, l := range lines {
+			if b.lines[lineHash(l)] {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = b, n
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	return &edit{tree: copyTree(best.tree), src: best.src}
+}
+
+// parseFrom parses src from base (nil: afresh) and returns its File and,
+// when it has no syntax error, its tree to keep.
+func parseFrom(g *grammar, p cParser, base *edit, lang Lang, path string, src []byte) (*File, *cTree, error) {
+	var old *cTree
+	if base != nil {
+		editToText(base.tree, base.src, src)
+		old = base.tree
+		defer deleteTree(base.tree)
+	}
+	f, tree, err := fileFrom(g, p, old, lang, path, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !hasErrorNode(f) {
+		return f, tree, nil
+	}
+	deleteTree(tree)
+	if old == nil {
+		return f, nil, nil
+	}
+	f, tree, err = fileFrom(g, p, nil, lang, path, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	deleteTree(tree)
+	return f, nil, nil
+}
+
+// fileFrom parses src (from old when non-nil) into a File and its tree.
+func fileFrom(g *grammar, p cParser, old *cTree, lang Lang, path string, src []byte) (*File, *cTree, error) {
+	tree, count, err := parseTree(p, old, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	recs, buf, err := flattenTree(tree, count)
+	if err != nil {
+		deleteTree(tree)
+		return nil, nil, err
+	}
+	defer recPool.Put(buf)
+	nodes, ids, _ := buildNodes(g, recs, src, 0)
+	return &File{Lang: lang, Path: path, Src: src, nodes: nodes, ids: ids, g: g, wrapClass: -1}, tree, nil
+}
+
+// put keeps b among its key's bases (not twice for the same text),
+// evicting the oldest beyond perKey and the least recently used beyond
+// the bound.
+func (ts *Trees) put(b *baseTree) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for _, e := range ts.byKey[b.key] {
+		if old := e.Value.(*baseTree); bytes.Equal(old.src, b.src) && old.lang == b.lang {
+			ts.lru.MoveToFront(e)
+			deleteTree(b.tree)
+			return
+		}
+	}
+	ts.byKey[b.key] = append([]*list.Element{ts.lru.PushFront(b)}, ts.byKey[b.key]...)
+	if l := ts.byKey[b.key]; len(l) > perKey {
+		ts.drop(redundant(l))
+	}
+	for ts.lru.Len() > ts.max {
+		ts.drop(ts.lru.Back())
+	}
+}
+
+// redundant is the kept version most like the newest, l[0]: dropping it
+// keeps versions spread over the file's history (a walk's consecutive
+// states are near each other; the next sample's fix may be years back).
+func redundant(l []*list.Element) *list.Element {
+	nb := l[0].Value.(*baseTree)
+	best, bestS := l[len(l)-1], -1.0
+	for _, e := range l[1:] {
+		b := e.Value.(*baseTree)
+		n := 0
+		for h := range b.lines {
+			if nb.lines[h] {
+				n++
+			}
+		}
+		if s := float64(n) / float64(max(1, len(b.lines))); s > bestS {
+			best, bestS = e, s
+		}
+	}
+	return best
+}
+
+// drop removes e from the cache and frees its tree.
+func (ts *Trees) drop(e *list.Element) {
+	b := ts.lru.Remove(e).(*baseTree)
+	l := ts.byKey[b.key]
+	for i := range l {
+		if l[i] == e {
+			l = append(l[:i:i], l[i+1:]...)
+			break
+		}
+	}
+	if len(l) == 0 {
+		delete(ts.byKey, b.key)
+	} else {
+		ts.byKey[b.key] = l
+	}
+	deleteTree(b.tree)
+}
+
+// splitLines cuts src after each newline (the last line may lack one).
+func splitLines(src []byte) [][]byte {
+	var out [][]byte
+	for len(src) > 0 {
+		i := bytes.IndexByte(src, '\n')
+		if i < 0 {
+			return append(out, src)
+		}
+		out, src = append(out, src[:i+1]), src[i+1:]
+	}
+	return out
+}
+
+func hashSet(lines [][]byte) map[uint64]bool {
+	m := make(map[uint64]bool, len(lines))
+	for _, l := range lines {
+		m[lineHash(l)] = true
+	}
+	return m
+}
