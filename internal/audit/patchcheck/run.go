@@ -40,6 +40,7 @@ func (c *Checker) Run(ctx context.Context, samples []bench.Sample, src RepoSourc
 	if workers <= 0 {
 		workers = 2
 	}
+	runCtx := ctx // outlives the workers' context, which ends with them
 	cutoffs := ro.Cutoffs
 	if len(cutoffs) == 0 {
 		cutoffs = []time.Time{ro.Cutoff}
@@ -50,6 +51,9 @@ func (c *Checker) Run(ctx context.Context, samples []bench.Sample, src RepoSourc
 		once   sync.Once
 	}
 	var smu sync.Mutex
+	var prefetch sync.WaitGroup
+	defer prefetch.Wait()
+	loading := map[*gitrepo.Repo]bool{}
 	type snapKey struct {
 		r      *gitrepo.Repo
 		cutoff int64
@@ -62,6 +66,10 @@ func (c *Checker) Run(ctx context.Context, samples []bench.Sample, src RepoSourc
 		if sr == nil {
 			sr = &snapRes{}
 			snaps[k] = sr
+		}
+		if !loading[r] && !c.opts.NoHistory {
+			loading[r] = true
+			prefetch.Go(func() { c.prefetchHistory(runCtx, r) })
 		}
 		smu.Unlock()
 		sr.once.Do(func() { sr.commit, sr.err = r.Snapshot(ctx, cutoff) })
@@ -80,6 +88,14 @@ func (c *Checker) Run(ctx context.Context, samples []bench.Sample, src RepoSourc
 		return err
 	}
 	return ctx.Err()
+}
+
+// prefetchHistory loads repo's history while the first samples of repo
+// parse their files (CheckAll then finds it loaded).
+func (c *Checker) prefetchHistory(ctx context.Context, r *gitrepo.Repo) {
+	if tip, err := c.tip(ctx, r); err == nil {
+		_, _ = c.tr.History(ctx, r, tip)
+	}
 }
 
 // snapshotFunc finds a repository's cutoff snapshot once for all its
