@@ -89,28 +89,11 @@ func number(s string) (int, string, bool) {
 // "\ No newline at end of file" markers. ended reports that a marker was
 // seen, so the hunk must be the file's last.
 func (p *parser) hunkBody(h *Hunk) (ended bool, err error) {
-	oldLeft, newLeft := h.OldLines, h.NewLines
-	h.Lines = make([]Line, 0, min(oldLeft+newLeft, len(p.s)-p.off+1))
-	var oldClosed, newClosed bool
-	marker := func() error {
-		if len(h.Lines) == 0 {
-			return p.errorf("\"\\ No newline at end of file\" before any line of the hunk")
-		}
-		last := &h.Lines[len(h.Lines)-1]
-		if last.NoNewline {
-			return p.errorf("repeated \"\\ No newline at end of file\"")
-		}
-		last.NoNewline = true
-		oldClosed = oldClosed || last.Op != Add
-		newClosed = newClosed || last.Op != Del
-		ended = true
-		p.advance()
-		return nil
-	}
-	for oldLeft > 0 || newLeft > 0 {
-		found := func() (int, int) { return h.OldLines - oldLeft, h.NewLines - newLeft }
+	r := &hunkReader{p: p, h: h, oldLeft: h.OldLines, newLeft: h.NewLines}
+	h.Lines = make([]Line, 0, min(r.oldLeft+r.newLeft, len(p.s)-p.off+1))
+	for r.oldLeft > 0 || r.newLeft > 0 {
 		if p.eof() {
-			fo, fn := found()
+			fo, fn := r.found()
 			return false, p.errorf("hunk %q says %d old and %d new lines, found %d and %d before the patch ends",
 				h.header(), h.OldLines, h.NewLines, fo, fn)
 		}
@@ -119,43 +102,87 @@ func (p *parser) hunkBody(h *Hunk) (ended bool, err error) {
 		if l != "" {
 			op, text = Op(l[0]), l[1:]
 		}
-		switch op {
-		case '\\':
-			if err := marker(); err != nil {
-				return false, err
-			}
-			continue
-		case Context, Add, Del:
-		default:
-			fo, fn := found()
-			return false, p.errorf("hunk %q says %d old and %d new lines, found %d and %d; this line is none of ' ', '-', '+'",
-				h.header(), h.OldLines, h.NewLines, fo, fn)
+		var err error
+		if op == '\\' {
+			err = r.marker()
+		} else {
+			err = r.add(op, text)
 		}
-		if (op != Add && oldLeft == 0) || (op != Del && newLeft == 0) {
-			fo, fn := found()
-			side, n, f := "old", h.OldLines, fo
-			if op != Del && newLeft == 0 {
-				side, n, f = "new", h.NewLines, fn
-			}
-			return false, p.errorf("hunk %q says %d %s lines, found more (%d so far, then this %s line)",
-				h.header(), n, side, f, op)
-		}
-		if (op != Add && oldClosed) || (op != Del && newClosed) {
-			return false, p.errorf("line after \"\\ No newline at end of file\" on the same side")
-		}
-		h.Lines = append(h.Lines, Line{Op: op, Text: text})
-		if op != Add {
-			oldLeft--
-		}
-		if op != Del {
-			newLeft--
-		}
-		p.advance()
-	}
-	for !p.eof() && strings.HasPrefix(p.line(), `\`) {
-		if err := marker(); err != nil {
+		if err != nil {
 			return false, err
 		}
 	}
-	return ended, nil
+	for !p.eof() && strings.HasPrefix(p.line(), `\`) {
+		if err := r.marker(); err != nil {
+			return false, err
+		}
+	}
+	return r.ended, nil
+}
+
+// hunkReader is the state of hunkBody: the lines each side still expects
+// and whether a no-newline marker closed it.
+type hunkReader struct {
+	p                    *parser
+	h                    *Hunk
+	oldLeft, newLeft     int
+	oldClosed, newClosed bool
+	ended                bool // a marker was seen
+}
+
+// found counts the old and new lines read so far.
+func (r *hunkReader) found() (int, int) {
+	return r.h.OldLines - r.oldLeft, r.h.NewLines - r.newLeft
+}
+
+// marker applies a "\ No newline at end of file" line to the last line.
+func (r *hunkReader) marker() error {
+	h, p := r.h, r.p
+	if len(h.Lines) == 0 {
+		return p.errorf("\"\\ No newline at end of file\" before any line of the hunk")
+	}
+	last := &h.Lines[len(h.Lines)-1]
+	if last.NoNewline {
+		return p.errorf("repeated \"\\ No newline at end of file\"")
+	}
+	last.NoNewline = true
+	r.oldClosed = r.oldClosed || last.Op != Add
+	r.newClosed = r.newClosed || last.Op != Del
+	r.ended = true
+	p.advance()
+	return nil
+}
+
+// add appends the line with op and text, checking it against the counts
+// and markers.
+func (r *hunkReader) add(op Op, text string) error {
+	h, p := r.h, r.p
+	switch op {
+	case Context, Add, Del:
+	default:
+		fo, fn := r.found()
+		return p.errorf("hunk %q says %d old and %d new lines, found %d and %d; this line is none of ' ', '-', '+'",
+			h.header(), h.OldLines, h.NewLines, fo, fn)
+	}
+	if (op != Add && r.oldLeft == 0) || (op != Del && r.newLeft == 0) {
+		fo, fn := r.found()
+		side, n, f := "old", h.OldLines, fo
+		if op != Del && r.newLeft == 0 {
+			side, n, f = "new", h.NewLines, fn
+		}
+		return p.errorf("hunk %q says %d %s lines, found more (%d so far, then this %s line)",
+			h.header(), n, side, f, op)
+	}
+	if (op != Add && r.oldClosed) || (op != Del && r.newClosed) {
+		return p.errorf("line after \"\\ No newline at end of file\" on the same side")
+	}
+	h.Lines = append(h.Lines, Line{Op: op, Text: text})
+	if op != Add {
+		r.oldLeft--
+	}
+	if op != Del {
+		r.newLeft--
+	}
+	p.advance()
+	return nil
 }
