@@ -142,26 +142,11 @@ func readActiveBugs(dir string, ps *problems) ([]Defects4JBug, error) {
 	}
 	r := csv.NewReader(bytes.NewReader(data))
 	r.FieldsPerRecord = -1
-	header, err := r.Read()
+	col, err := readActiveBugsHeader(r, file)
 	if err != nil {
-		return nil, fmt.Errorf("bench.Load(%s:1): %w: cannot read the header: %v", file, errs.ErrInput, err)
+		return nil, err
 	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[strings.TrimSpace(h)] = i
-	}
-	for _, h := range []string{"bug.id", "revision.id.buggy", "revision.id.fixed"} {
-		if _, ok := col[h]; !ok {
-			return nil, fmt.Errorf("bench.Load(%s:1): %w: header lacks column %q (want bug.id,revision.id.buggy,revision.id.fixed,report.id,report.url)", file, errs.ErrInput, h)
-		}
-	}
-	get := func(rec []string, name string) string {
-		if i, ok := col[name]; ok && i < len(rec) {
-			return strings.TrimSpace(rec[i])
-		}
-		return ""
-	}
-	seen := map[int]int{}
+	seen := map[int]int{} // bug number -> its line
 	var bugs []Defects4JBug
 	for {
 		rec, err := r.Read()
@@ -179,31 +164,13 @@ func readActiveBugs(dir string, ps *problems) ([]Defects4JBug, error) {
 			}
 			continue
 		}
-		b := Defects4JBug{Project: project, Buggy: get(rec, "revision.id.buggy"), Fixed: get(rec, "revision.id.fixed"),
-			ReportID: get(rec, "report.id"), ReportURL: get(rec, "report.url"), Line: line}
-		var fe []fieldErr
-		n, err := strconv.Atoi(get(rec, "bug.id"))
-		switch {
-		case err != nil || n <= 0:
-			fe = append(fe, fieldErr{"bug.id", fmt.Sprintf("want a positive integer, got %q", get(rec, "bug.id"))})
-		case seen[n] > 0:
-			fe = append(fe, fieldErr{"bug.id", fmt.Sprintf("duplicate bug id, first at line %d", seen[n])})
-		default:
-			seen[n] = line
-		}
-		b.Number = n
-		if b.Buggy == "" {
-			fe = append(fe, fieldErr{"revision.id.buggy", "empty"})
-		}
-		if b.Fixed == "" {
-			fe = append(fe, fieldErr{"revision.id.fixed", "empty"})
-		}
+		b, fe := col.bug(rec, project, line, seen)
 		if len(fe) == 0 {
 			bugs = append(bugs, b)
 			continue
 		}
 		id := ""
-		if n > 0 {
+		if b.Number > 0 {
 			id = b.ID()
 		}
 		for _, f := range fe {
@@ -212,6 +179,61 @@ func readActiveBugs(dir string, ps *problems) ([]Defects4JBug, error) {
 			}
 		}
 	}
+}
+
+// csvColumns maps a CSV header's column names to their indexes.
+type csvColumns map[string]int
+
+// readActiveBugsHeader reads the header of active-bugs.csv and checks
+// that it has the columns a bug needs.
+func readActiveBugsHeader(r *csv.Reader, file string) (csvColumns, error) {
+	header, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("bench.Load(%s:1): %w: cannot read the header: %v", file, errs.ErrInput, err)
+	}
+	col := csvColumns{}
+	for i, h := range header {
+		col[strings.TrimSpace(h)] = i
+	}
+	for _, h := range []string{"bug.id", "revision.id.buggy", "revision.id.fixed"} {
+		if _, ok := col[h]; !ok {
+			return nil, fmt.Errorf("bench.Load(%s:1): %w: header lacks column %q (want bug.id,revision.id.buggy,revision.id.fixed,report.id,report.url)", file, errs.ErrInput, h)
+		}
+	}
+	return col, nil
+}
+
+// get returns rec's trimmed value in column name, or "" when it has none.
+func (col csvColumns) get(rec []string, name string) string {
+	if i, ok := col[name]; ok && i < len(rec) {
+		return strings.TrimSpace(rec[i])
+	}
+	return ""
+}
+
+// bug reads the bug of record rec at line and what is wrong with it; seen
+// holds the lines of the bug numbers read so far and gains this one's.
+func (col csvColumns) bug(rec []string, project string, line int, seen map[int]int) (Defects4JBug, []fieldErr) {
+	b := Defects4JBug{Project: project, Buggy: col.get(rec, "revision.id.buggy"), Fixed: col.get(rec, "revision.id.fixed"),
+		ReportID: col.get(rec, "report.id"), ReportURL: col.get(rec, "report.url"), Line: line}
+	var fe []fieldErr
+	n, err := strconv.Atoi(col.get(rec, "bug.id"))
+	switch {
+	case err != nil || n <= 0:
+		fe = append(fe, fieldErr{"bug.id", fmt.Sprintf("want a positive integer, got %q", col.get(rec, "bug.id"))})
+	case seen[n] > 0:
+		fe = append(fe, fieldErr{"bug.id", fmt.Sprintf("duplicate bug id, first at line %d", seen[n])})
+	default:
+		seen[n] = line
+	}
+	b.Number = n
+	if b.Buggy == "" {
+		fe = append(fe, fieldErr{"revision.id.buggy", "empty"})
+	}
+	if b.Fixed == "" {
+		fe = append(fe, fieldErr{"revision.id.fixed", "empty"})
+	}
+	return b, fe
 }
 
 func loadDefects4JProject(ctx context.Context, dir string, ps *problems) ([]Sample, error) {
