@@ -40,13 +40,7 @@ func decodeJSONL(ctx context.Context, r io.Reader, name string, format Format, o
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			s, id, ferrs := decodeRecord(line, format, bench, lang)
-			if id != "" && len(ferrs) == 0 {
-				if first, dup := seen[id]; dup {
-					ferrs = append(ferrs, fieldErr{"id", fmt.Sprintf("duplicate id, first seen at line %d", first)})
-				} else {
-					seen[id] = lineNo
-				}
-			}
+			ferrs = checkUniqueID(seen, id, lineNo, ferrs)
 			if len(ferrs) == 0 {
 				out = append(out, s)
 			}
@@ -60,6 +54,19 @@ func decodeJSONL(ctx context.Context, r io.Reader, name string, format Format, o
 			return out, nil
 		}
 	}
+}
+
+// checkUniqueID adds a problem to ferrs when a record that is otherwise
+// sound repeats an id seen before; seen maps ids to their first line.
+func checkUniqueID(seen map[string]int, id string, lineNo int, ferrs []fieldErr) []fieldErr {
+	if id == "" || len(ferrs) > 0 {
+		return ferrs
+	}
+	if first, dup := seen[id]; dup {
+		return append(ferrs, fieldErr{"id", fmt.Sprintf("duplicate id, first seen at line %d", first)})
+	}
+	seen[id] = lineNo
+	return ferrs
 }
 
 // readLine returns the next line without its "\n" or "\r\n"; at the end of
@@ -248,15 +255,7 @@ func (r *record) multiSWEBench(bench, lang string) Sample {
 		Difficulty: r.str("difficulty", false),
 		Meta:       map[string]any{"org": org},
 	}
-	var number int64
-	numberOK := false
-	if v := r.raw("number"); v == nil {
-		r.fail("number", "missing")
-	} else if err := json.Unmarshal(v, &number); err != nil || number <= 0 {
-		r.fail("number", "want a positive integer pull-request number, got %s", truncate(string(v), 20))
-	} else {
-		numberOK = true
-	}
+	number, numberOK := r.prNumber()
 	s.Meta["number"] = number
 	if s.ID == "" && org != "" && repo != "" && numberOK {
 		s.ID = fmt.Sprintf("%s__%s-%d", org, repo, number)
@@ -264,14 +263,7 @@ func (r *record) multiSWEBench(bench, lang string) Sample {
 	if org != "" && repo != "" && numberOK {
 		s.Meta["pr_url"] = fmt.Sprintf("https://github.com/%s/%s/pull/%d", org, repo, number)
 	}
-	var base struct{ Label, Ref, Sha string }
-	if v := r.raw("base"); v == nil {
-		r.fail("base", "missing")
-	} else if err := json.Unmarshal(v, &base); err != nil {
-		r.fail("base", "want an object {label, ref, sha}, got %s", jsonKind(v))
-	} else if strings.TrimSpace(base.Sha) == "" {
-		r.fail("base.sha", "missing or empty")
-	}
+	base := r.baseRef()
 	s.BaseCommit = base.Sha
 	s.Meta["base_ref"], s.Meta["base_label"] = base.Ref, base.Label
 	f2p := r.testKeys("f2p_tests")
@@ -288,6 +280,38 @@ func (r *record) multiSWEBench(bench, lang string) Sample {
 	}
 	r.rest(s.Meta, "fixed_tests", "run_result", "test_patch_result", "fix_patch_result")
 	return s
+}
+
+// prNumber reads Multi-SWE-bench's pull-request "number"; ok is false
+// (and the field failed) when it is missing or not positive.
+func (r *record) prNumber() (number int64, ok bool) {
+	v := r.raw("number")
+	if v == nil {
+		r.fail("number", "missing")
+		return 0, false
+	}
+	if err := json.Unmarshal(v, &number); err != nil || number <= 0 {
+		r.fail("number", "want a positive integer pull-request number, got %s", truncate(string(v), 20))
+		return number, false
+	}
+	return number, true
+}
+
+// gitRef is Multi-SWE-bench's "base" object.
+type gitRef struct{ Label, Ref, Sha string }
+
+// baseRef reads Multi-SWE-bench's "base", failing the field when it is
+// missing, malformed or has no sha.
+func (r *record) baseRef() gitRef {
+	var base gitRef
+	if v := r.raw("base"); v == nil {
+		r.fail("base", "missing")
+	} else if err := json.Unmarshal(v, &base); err != nil {
+		r.fail("base", "want an object {label, ref, sha}, got %s", jsonKind(v))
+	} else if strings.TrimSpace(base.Sha) == "" {
+		r.fail("base.sha", "missing or empty")
+	}
+	return base
 }
 
 // genericFields are the top-level fields of the generic JSONL format.
