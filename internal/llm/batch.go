@@ -74,33 +74,9 @@ func (s *Session) SubmitChatBatch(ctx context.Context, m Model, reqs []ChatReque
 	if err != nil {
 		return "", 0, err
 	}
-	var items []BatchChat
-	seen := map[string]bool{}
-	for _, req := range reqs {
-		keyReq := req
-		keyReq.N = 0
-		all := true
-		var first cache.Key
-		for i := range samples(req.N) {
-			k, err := Key(cm.id, cm.fingerprint, "chat", keyReq, i)
-			if err != nil {
-				return "", 0, err
-			}
-			if i == 0 {
-				first = k
-			}
-			if _, ok, err := s.cache.Get(ctx, k); err != nil {
-				return "", 0, fmt.Errorf("submit batch to %s: %w", cm.id, err)
-			} else if !ok {
-				all = false
-			}
-		}
-		id := hex.EncodeToString(first[:16])
-		if all || seen[id] {
-			continue
-		}
-		seen[id] = true
-		items = append(items, BatchChat{CustomID: id, Req: req})
+	items, err := s.uncachedItems(ctx, cm, reqs)
+	if err != nil {
+		return "", 0, err
 	}
 	if len(items) == 0 {
 		return "", 0, nil
@@ -117,6 +93,49 @@ func (s *Session) SubmitChatBatch(ctx context.Context, m Model, reqs []ChatReque
 		return batchID, len(items), fmt.Errorf("submit batch to %s: batch %s submitted but not recorded (note its id): %w", cm.id, batchID, err)
 	}
 	return batchID, len(items), nil
+}
+
+// uncachedItems returns the distinct requests of reqs with an answer
+// missing from the cache, each named by its first sample's key.
+func (s *Session) uncachedItems(ctx context.Context, cm *cachedModel, reqs []ChatRequest) ([]BatchChat, error) {
+	var items []BatchChat
+	seen := map[string]bool{}
+	for _, req := range reqs {
+		first, all, err := s.allCached(ctx, cm, req)
+		if err != nil {
+			return nil, err
+		}
+		id := hex.EncodeToString(first[:16])
+		if all || seen[id] {
+			continue
+		}
+		seen[id] = true
+		items = append(items, BatchChat{CustomID: id, Req: req})
+	}
+	return items, nil
+}
+
+// allCached reports whether every sample of req is in the cache, and
+// returns the first sample's key.
+func (s *Session) allCached(ctx context.Context, cm *cachedModel, req ChatRequest) (first cache.Key, all bool, err error) {
+	keyReq := req
+	keyReq.N = 0
+	all = true
+	for i := range samples(req.N) {
+		k, err := Key(cm.id, cm.fingerprint, "chat", keyReq, i)
+		if err != nil {
+			return first, false, err
+		}
+		if i == 0 {
+			first = k
+		}
+		if _, ok, err := s.cache.Get(ctx, k); err != nil {
+			return first, false, fmt.Errorf("submit batch to %s: %w", cm.id, err)
+		} else if !ok {
+			all = false
+		}
+	}
+	return first, all, nil
 }
 
 // PendingBatches lists the ids of m's submitted batches not yet collected.
