@@ -371,6 +371,15 @@ func (p *Process) Kill() Result {
 // helper, which sets up the namespaces' view, limits and capabilities in
 // the child before exec'ing the target.
 func command(spec Spec, path, dir string, env, writable []string, iso isolation) *exec.Cmd {
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: helperCommandLine(spec, path, writable, iso), Dir: dir, WaitDelay: streamGrace,
+		Env: append(env[:len(env):len(env)], helperEnv+"="+helperArg0)}
+	cmd.SysProcAttr = sysProcAttr(iso)
+	return cmd
+}
+
+// helperCommandLine is the helper's command line: the limits, the isolation to
+// set up and, after "--", the target's path and argv.
+func helperCommandLine(spec Spec, path string, writable []string, iso isolation) []string {
 	args := []string{helperArg0}
 	if spec.MemoryBytes > 0 {
 		flag := "-data"
@@ -396,9 +405,12 @@ func command(spec Spec, path, dir string, env, writable []string, iso isolation)
 			}
 		}
 	}
-	args = append(append(args, "--", path), spec.Argv...)
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: args, Dir: dir, WaitDelay: streamGrace,
-		Env: append(env[:len(env):len(env)], helperEnv+"="+helperArg0)}
+	return append(append(args, "--", path), spec.Argv...)
+}
+
+// sysProcAttr puts the helper in its own process group, killed with its
+// parent, and in the namespaces of iso.
+func sysProcAttr(iso isolation) *syscall.SysProcAttr {
 	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if iso.net {
 		attr.Cloneflags |= syscall.CLONE_NEWNET
@@ -425,8 +437,7 @@ func command(spec Spec, path, dir string, env, writable []string, iso isolation)
 			attr.GidMappingsEnableSetgroups = false
 		}
 	}
-	cmd.SysProcAttr = attr
-	return cmd
+	return attr
 }
 
 func isNamespaceErr(err error) bool {
