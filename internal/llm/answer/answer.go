@@ -84,17 +84,8 @@ func (r Reader) Read(text string) (Fields, string) {
 	if f, ok := object(text); ok && f.Has(r.Decisive...) {
 		return f, JSON
 	}
-	if r.Fences != nil {
-		for _, code := range r.Fences(text) {
-			if f, ok := object(strings.TrimSpace(code)); ok && f.Has(r.Decisive...) {
-				return f, Fenced
-			}
-			if r.FenceProse {
-				if f, ok := r.embedded(code); ok {
-					return f, Fenced
-				}
-			}
-		}
+	if f, ok := r.fenced(text); ok {
+		return f, Fenced
 	}
 	if f, ok := r.embedded(text); ok {
 		return f, Embedded
@@ -108,6 +99,25 @@ func (r Reader) Read(text string) (Fields, string) {
 		}
 	}
 	return nil, ""
+}
+
+// fenced reads the first fenced block of text that is a JSON object with
+// a decisive key or, with FenceProse, embeds one.
+func (r Reader) fenced(text string) (Fields, bool) {
+	if r.Fences == nil {
+		return nil, false
+	}
+	for _, code := range r.Fences(text) {
+		if f, ok := object(strings.TrimSpace(code)); ok && f.Has(r.Decisive...) {
+			return f, true
+		}
+		if r.FenceProse {
+			if f, ok := r.embedded(code); ok {
+				return f, true
+			}
+		}
+	}
+	return nil, false
 }
 
 // object decodes s as exactly one JSON object.
@@ -163,14 +173,20 @@ func keyValueLines(text string) Fields {
 		if _, dup := f[k]; dup || k == "" {
 			continue
 		}
-		v := strings.TrimSpace(m[2])
-		v = strings.TrimRight(strings.TrimLeft(v, "*_`"), "*_`,")
-		if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
-			v = v[1 : len(v)-1]
-		}
-		f[k] = v
+		f[k] = lineValue(m[2])
 	}
 	return f
+}
+
+// lineValue is the value of a "key: value" line without Markdown
+// emphasis, a trailing comma or enclosing quotes.
+func lineValue(v string) string {
+	v = strings.TrimSpace(v)
+	v = strings.TrimRight(strings.TrimLeft(v, "*_`"), "*_`,")
+	if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
+		v = v[1 : len(v)-1]
+	}
+	return v
 }
 
 // bareYesNo reads an answer that opens with a lone "Yes" or "No" (after
