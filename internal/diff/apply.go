@@ -200,12 +200,7 @@ func search(lines []string, pat []Line, want, lo, maxOffset int, loose bool) (in
 		// Nothing to anchor on: only the expected place will do.
 		return want, want >= lo && want <= hi
 	}
-	limit := max(want-lo, hi-want)
-	if maxOffset < 0 {
-		limit = 0
-	} else if maxOffset > 0 {
-		limit = min(limit, maxOffset)
-	}
+	limit := searchLimit(want, lo, hi, maxOffset)
 	for d := 0; d <= limit; d++ {
 		if p := want + d; p >= lo && p <= hi && matchAt(lines, pat, p, loose) {
 			return p, true
@@ -215,6 +210,18 @@ func search(lines []string, pat []Line, want, lo, maxOffset int, loose bool) (in
 		}
 	}
 	return 0, false
+}
+
+// searchLimit is the farthest search goes from want within lo..hi, as
+// bounded by maxOffset (0: no bound; negative: want only).
+func searchLimit(want, lo, hi, maxOffset int) int {
+	limit := max(want-lo, hi-want)
+	if maxOffset < 0 {
+		return 0
+	} else if maxOffset > 0 {
+		return min(limit, maxOffset)
+	}
+	return limit
 }
 
 func matchAt(lines []string, pat []Line, p int, loose bool) bool {

@@ -153,18 +153,25 @@ func (p *parser) gitNames(fd *FileDiff, h *gitHeader) error {
 		fd.OldPath, fd.NewPath = h.from, h.to
 		fd.Prefix = h.line == quote("a/"+h.from)+" "+quote("b/"+h.to)
 	default:
-		n, prefixed, ok := parseGitLine(h.line)
-		if !ok {
-			return p.headerError(h, "cannot tell the file name from %q; a header without rename lines must name the same file twice", h.line)
-		}
-		fd.Prefix = prefixed
-		fd.OldPath, fd.NewPath = n, n
-		if fd.IsNew {
-			fd.OldPath = ""
-		}
-		if fd.IsDeleted {
-			fd.NewPath = ""
-		}
+		return p.namesFromGitLine(fd, h)
+	}
+	return nil
+}
+
+// namesFromGitLine sets fd's paths from a "diff --git" line that names
+// the same file twice; a new file has no old path, a deleted one no new.
+func (p *parser) namesFromGitLine(fd *FileDiff, h *gitHeader) error {
+	n, prefixed, ok := parseGitLine(h.line)
+	if !ok {
+		return p.headerError(h, "cannot tell the file name from %q; a header without rename lines must name the same file twice", h.line)
+	}
+	fd.Prefix = prefixed
+	fd.OldPath, fd.NewPath = n, n
+	if fd.IsNew {
+		fd.OldPath = ""
+	}
+	if fd.IsDeleted {
+		fd.NewPath = ""
 	}
 	return nil
 }
@@ -184,6 +191,20 @@ func parseGitLine(s string) (name string, prefixed, ok bool) {
 	return "", false, false
 }
 
+// splitBeforeQuoted splits "A \"B\"" at the first space followed by a
+// well-formed quoted name that runs to the end.
+func splitBeforeQuoted(s string) (a, b string, ok bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] != ' ' || i+1 >= len(s) || s[i+1] != '"' {
+			continue
+		}
+		if m, err := parseName(s[i+1:]); err == nil {
+			return s[:i], m, true
+		}
+	}
+	return "", "", false
+}
+
 // splitGitLine splits "A B" into its names, unquoting quoted ones.
 // Unquoted names may contain spaces, so a line of two unquoted names is
 // split in the middle.
@@ -200,16 +221,7 @@ func splitGitLine(s string) (a, b string, ok bool) {
 		}
 		return n, m, true
 	case strings.HasSuffix(s, `"`):
-		// The first " \"" that starts a well-formed quoted name.
-		for i := 0; i < len(s); i++ {
-			if s[i] != ' ' || i+1 >= len(s) || s[i+1] != '"' {
-				continue
-			}
-			if m, err := parseName(s[i+1:]); err == nil {
-				return s[:i], m, true
-			}
-		}
-		return "", "", false
+		return splitBeforeQuoted(s)
 	}
 	mid := len(s) / 2
 	if len(s)%2 == 0 || s[mid] != ' ' {

@@ -130,6 +130,19 @@ type hunkReader struct {
 	ended                bool // a marker was seen
 }
 
+// tooMany is the error for a line with op on a side whose count is used
+// up (the new side when both are).
+func (r *hunkReader) tooMany(op Op) error {
+	h := r.h
+	fo, fn := r.found()
+	side, n, f := "old", h.OldLines, fo
+	if op != Del && r.newLeft == 0 {
+		side, n, f = "new", h.NewLines, fn
+	}
+	return r.p.errorf("hunk %q says %d %s lines, found more (%d so far, then this %s line)",
+		h.header(), n, side, f, op)
+}
+
 // found counts the old and new lines read so far.
 func (r *hunkReader) found() (int, int) {
 	return r.h.OldLines - r.oldLeft, r.h.NewLines - r.newLeft
@@ -165,13 +178,7 @@ func (r *hunkReader) add(op Op, text string) error {
 			h.header(), h.OldLines, h.NewLines, fo, fn)
 	}
 	if (op != Add && r.oldLeft == 0) || (op != Del && r.newLeft == 0) {
-		fo, fn := r.found()
-		side, n, f := "old", h.OldLines, fo
-		if op != Del && r.newLeft == 0 {
-			side, n, f = "new", h.NewLines, fn
-		}
-		return p.errorf("hunk %q says %d %s lines, found more (%d so far, then this %s line)",
-			h.header(), n, side, f, op)
+		return r.tooMany(op)
 	}
 	if (op != Add && r.oldClosed) || (op != Del && r.newClosed) {
 		return p.errorf("line after \"\\ No newline at end of file\" on the same side")

@@ -141,16 +141,10 @@ func (p *parser) names(fd *FileDiff) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case oldN.devnull && newN.devnull:
+	if oldN.devnull && newN.devnull {
 		return p.errorf("both \"---\" and \"+++\" are /dev/null")
-	case oldN.devnull:
-		fd.Prefix = hasPrefix(newN.path, "b/")
-	case newN.devnull:
-		fd.Prefix = hasPrefix(oldN.path, "a/")
-	default:
-		fd.Prefix = hasPrefix(oldN.path, "a/") && hasPrefix(newN.path, "b/")
 	}
+	fd.Prefix = gitPrefixed(oldN, newN)
 	if fd.IsNew && !oldN.devnull {
 		return p.errorf("new file, but \"---\" names %q instead of /dev/null", oldN.path)
 	}
@@ -162,6 +156,18 @@ func (p *parser) names(fd *FileDiff) error {
 	fd.OldTime, fd.NewTime = oldN.time, newN.time
 	p.advance()
 	return nil
+}
+
+// gitPrefixed reports whether the names carry git's a/ and b/ prefixes
+// (judged on the side that is not /dev/null).
+func gitPrefixed(oldN, newN name) bool {
+	switch {
+	case oldN.devnull:
+		return hasPrefix(newN.path, "b/")
+	case newN.devnull:
+		return hasPrefix(oldN.path, "a/")
+	}
+	return hasPrefix(oldN.path, "a/") && hasPrefix(newN.path, "b/")
 }
 
 // hasPrefix reports whether s starts with a prefix and has more after it.

@@ -153,8 +153,7 @@ func innermost(spans []Span, lo, hi int) string {
 			best = i
 			continue
 		}
-		b := spans[best]
-		if l, bl := s.EndLine-s.StartLine, b.EndLine-b.StartLine; l < bl || (l == bl && s.StartLine > b.StartLine) {
+		if s.inside(spans[best]) {
 			best = i
 		}
 	}
@@ -162,4 +161,11 @@ func innermost(spans []Span, lo, hi int) string {
 		return ""
 	}
 	return spans[best].Name
+}
+
+// inside reports whether s is the more inner of two spans that contain
+// the same lines: shorter, or as long and starting later.
+func (s Span) inside(b Span) bool {
+	l, bl := s.EndLine-s.StartLine, b.EndLine-b.StartLine
+	return l < bl || (l == bl && s.StartLine > b.StartLine)
 }

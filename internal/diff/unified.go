@@ -107,12 +107,7 @@ type myers struct {
 
 // diff marks the edits between a[alo:ahi] and b[blo:bhi].
 func (m *myers) diff(alo, ahi, blo, bhi int) {
-	for alo < ahi && blo < bhi && m.a[alo] == m.b[blo] {
-		alo, blo = alo+1, blo+1
-	}
-	for alo < ahi && blo < bhi && m.a[ahi-1] == m.b[bhi-1] {
-		ahi, bhi = ahi-1, bhi-1
-	}
+	alo, ahi, blo, bhi = m.trim(alo, ahi, blo, bhi)
 	if alo == ahi || blo == bhi {
 		m.replace(alo, ahi, blo, bhi)
 		return
@@ -124,6 +119,18 @@ func (m *myers) diff(alo, ahi, blo, bhi int) {
 	}
 	m.diff(alo, x, blo, y)
 	m.diff(x, ahi, y, bhi)
+}
+
+// trim narrows a[alo:ahi] and b[blo:bhi] to what lies between their
+// common prefix and suffix.
+func (m *myers) trim(alo, ahi, blo, bhi int) (int, int, int, int) {
+	for alo < ahi && blo < bhi && m.a[alo] == m.b[blo] {
+		alo, blo = alo+1, blo+1
+	}
+	for alo < ahi && blo < bhi && m.a[ahi-1] == m.b[bhi-1] {
+		ahi, bhi = ahi-1, bhi-1
+	}
+	return alo, ahi, blo, bhi
 }
 
 // replace marks all of a[alo:ahi] deleted and all of b[blo:bhi] added.
