@@ -163,8 +163,8 @@ func innermost(spans []Span, lo, hi int) string {
 	return spans[best].Name
 }
 
-// inside reports whether s is the more inner of two spans that contain
-// the same lines: shorter, or as long and starting later.
+// inside reports whether s is the more inner of two spans that both
+// contain the lines looked up: shorter, or as long and starting later.
 func (s Span) inside(b Span) bool {
 	l, bl := s.EndLine-s.StartLine, b.EndLine-b.StartLine
 	return l < bl || (l == bl && s.StartLine > b.StartLine)
