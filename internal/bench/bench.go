@@ -255,6 +255,11 @@ func Detect(path string) (Format, error) {
 		}
 		return FormatDefects4J, nil
 	}
+	return detectFile(path)
+}
+
+// detectFile classifies a JSONL file by its first non-blank line.
+func detectFile(path string) (Format, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", openErr("detect the format of", path, err)

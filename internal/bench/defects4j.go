@@ -245,18 +245,7 @@ func loadDefects4JProject(ctx context.Context, dir string, ps *problems) ([]Samp
 	project := filepath.Base(filepath.Clean(dir))
 	repo, known := Defects4JRepos[project]
 	if !known {
-		names := make([]string, 0, len(Defects4JRepos))
-		for n := range Defects4JRepos {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, b := range bugs {
-			if err := ps.add(Problem{File: file, Line: b.Line, ID: b.ID(), Field: "project",
-				Msg: fmt.Sprintf("unknown Defects4J project %q (known: %s); its upstream repository is not known", project, strings.Join(names, ", "))}); err != nil {
-				return nil, err
-			}
-		}
-		return nil, nil
+		return nil, unknownProject(ps, file, project, bugs)
 	}
 	layout := readDirLayout(filepath.Join(dir, "dir-layout.csv"))
 	var out []Sample
@@ -276,6 +265,23 @@ func loadDefects4JProject(ctx context.Context, dir string, ps *problems) ([]Samp
 	return out, nil
 }
 
+// unknownProject reports each bug of a project whose upstream repository
+// is not in Defects4JRepos.
+func unknownProject(ps *problems, file, project string, bugs []Defects4JBug) error {
+	names := make([]string, 0, len(Defects4JRepos))
+	for n := range Defects4JRepos {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, b := range bugs {
+		if err := ps.add(Problem{File: file, Line: b.Line, ID: b.ID(), Field: "project",
+			Msg: fmt.Sprintf("unknown Defects4J project %q (known: %s); its upstream repository is not known", project, strings.Join(names, ", "))}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func defects4jSample(dir, repo string, b Defects4JBug, layout map[string][2]string) (Sample, *fieldErr) {
 	n := strconv.Itoa(b.Number)
 	srcFile := filepath.Join(dir, "patches", n+".src.patch")
@@ -289,23 +295,16 @@ func defects4jSample(dir, repo string, b Defects4JBug, layout map[string][2]stri
 			"src_patch_file": srcFile, "trigger_tests_file": trigFile,
 		},
 	}
-	src, err := os.ReadFile(srcFile)
-	if err != nil {
-		return s, &fieldErr{"src_patch", fmt.Sprintf("cannot read %s: %v", srcFile, err)}
+	var fe *fieldErr
+	if s.Patch, fe = srcPatch(srcFile); fe != nil {
+		return s, fe
 	}
-	if s.Patch, err = reverseDiff(string(src)); err != nil {
-		return s, &fieldErr{"src_patch", fmt.Sprintf("%s: cannot reverse: %v", srcFile, err)}
-	}
-	if strings.TrimSpace(s.Patch) == "" {
-		return s, &fieldErr{"src_patch", srcFile + " is empty"}
-	}
-	if test, err := os.ReadFile(testFile); err == nil {
+	var found bool
+	if s.TestPatch, found, fe = testPatch(testFile); found {
 		s.Meta["test_patch_file"] = testFile
-		if s.TestPatch, err = reverseDiff(string(test)); err != nil {
-			return s, &fieldErr{"test_patch", fmt.Sprintf("%s: cannot reverse: %v", testFile, err)}
-		}
-	} else if !os.IsNotExist(err) {
-		return s, &fieldErr{"test_patch", fmt.Sprintf("cannot read %s: %v", testFile, err)}
+	}
+	if fe != nil {
+		return s, fe
 	}
 	trig, err := os.ReadFile(trigFile)
 	if err != nil {
@@ -316,18 +315,56 @@ func defects4jSample(dir, repo string, b Defects4JBug, layout map[string][2]stri
 		return s, &fieldErr{"trigger_tests", trigFile + " names no test (want \"--- <class>::<method>\" lines)"}
 	}
 	if mc, err := os.ReadFile(filepath.Join(dir, "modified_classes", n+".src")); err == nil {
-		var classes []string
-		for _, l := range strings.Split(string(mc), "\n") {
-			if l = strings.TrimSpace(l); l != "" {
-				classes = append(classes, l)
-			}
-		}
-		s.Meta["modified_classes"] = classes
+		s.Meta["modified_classes"] = nonBlankLines(mc)
 	}
 	if l, ok := layout[b.Buggy]; ok {
 		s.Meta["src_dir"], s.Meta["test_dir"] = l[0], l[1]
 	}
 	return s, nil
+}
+
+// srcPatch reads a bug's source patch, which Defects4J stores fixed →
+// buggy, and reverses it into the fix.
+func srcPatch(file string) (string, *fieldErr) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return "", &fieldErr{"src_patch", fmt.Sprintf("cannot read %s: %v", file, err)}
+	}
+	patch, err := reverseDiff(string(src))
+	if err != nil {
+		return patch, &fieldErr{"src_patch", fmt.Sprintf("%s: cannot reverse: %v", file, err)}
+	}
+	if strings.TrimSpace(patch) == "" {
+		return patch, &fieldErr{"src_patch", file + " is empty"}
+	}
+	return patch, nil
+}
+
+// testPatch reads and reverses a bug's test patch, which may be missing;
+// found reports that the file exists.
+func testPatch(file string) (patch string, found bool, fe *fieldErr) {
+	test, err := os.ReadFile(file)
+	if os.IsNotExist(err) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, &fieldErr{"test_patch", fmt.Sprintf("cannot read %s: %v", file, err)}
+	}
+	if patch, err = reverseDiff(string(test)); err != nil {
+		return patch, true, &fieldErr{"test_patch", fmt.Sprintf("%s: cannot reverse: %v", file, err)}
+	}
+	return patch, true, nil
+}
+
+// nonBlankLines returns the trimmed lines of data that are not blank.
+func nonBlankLines(data []byte) []string {
+	var lines []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
 }
 
 // TriggerTestNames returns the "<class>::<method>" names of the

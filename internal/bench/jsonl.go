@@ -317,6 +317,27 @@ func (r *record) baseRef() gitRef {
 // genericFields are the top-level fields of the generic JSONL format.
 var genericFields = map[string]bool{"id": true, "benchmark": true, "repo": true, "language": true, "base_commit": true, "fix_commit": true, "patch": true, "test_patch": true, "created_at": true, "tests": true, "difficulty": true, "meta": true}
 
+// genericTests reads the generic format's "tests" object v, failing its
+// malformed and unknown fields.
+func (r *record) genericTests(v json.RawMessage) Tests {
+	var t map[string]json.RawMessage
+	if err := json.Unmarshal(v, &t); err != nil {
+		r.fail("tests", "want an object {fail_to_pass, pass_to_pass}, got %s", jsonKind(v))
+		return Tests{}
+	}
+	sub := record{m: t}
+	tests := Tests{FailToPass: sub.testList("fail_to_pass"), PassToPass: sub.testList("pass_to_pass")}
+	for _, fe := range sub.errs {
+		r.fail("tests."+fe.field, "%s", fe.msg)
+	}
+	for k := range t {
+		if !sub.used[k] {
+			r.fail("tests."+k, "unknown field (want fail_to_pass or pass_to_pass)")
+		}
+	}
+	return tests
+}
+
 func (r *record) generic() Sample {
 	s := Sample{
 		ID:         r.str("id", true),
@@ -331,21 +352,7 @@ func (r *record) generic() Sample {
 		Difficulty: r.str("difficulty", false),
 	}
 	if v := r.raw("tests"); v != nil {
-		var t map[string]json.RawMessage
-		if err := json.Unmarshal(v, &t); err != nil {
-			r.fail("tests", "want an object {fail_to_pass, pass_to_pass}, got %s", jsonKind(v))
-		} else {
-			sub := record{m: t}
-			s.Tests = Tests{FailToPass: sub.testList("fail_to_pass"), PassToPass: sub.testList("pass_to_pass")}
-			for _, fe := range sub.errs {
-				r.fail("tests."+fe.field, "%s", fe.msg)
-			}
-			for k := range t {
-				if !sub.used[k] {
-					r.fail("tests."+k, "unknown field (want fail_to_pass or pass_to_pass)")
-				}
-			}
-		}
+		s.Tests = r.genericTests(v)
 	}
 	if v := r.raw("meta"); v != nil {
 		if err := json.Unmarshal(v, &s.Meta); err != nil {
@@ -444,6 +451,12 @@ func languageFromPatch(patch string) string {
 			count[l]++
 		}
 	}
+	return mostCommon(count)
+}
+
+// mostCommon returns the key with the highest count (ties: the least key),
+// or "" when count is empty.
+func mostCommon(count map[string]int) string {
 	best := ""
 	for l, n := range count {
 		if best == "" || n > count[best] || (n == count[best] && l < best) {
