@@ -26,22 +26,13 @@ type batchLine struct {
 // SubmitChatBatch uploads the requests as a JSONL file (purpose "batch") and
 // creates a /v1/chat/completions batch with a 24 h completion window.
 func (m *Model) SubmitChatBatch(ctx context.Context, reqs []llm.BatchChat) (string, error) {
-	var buf bytes.Buffer
-	for _, r := range reqs {
-		p, err := m.chatParams(r.Req)
-		if err != nil {
-			return "", fmt.Errorf("%s batch: request %s: %w: %w", m.id, r.CustomID, err, errs.ErrUsage)
-		}
-		line, err := json.Marshal(batchLine{CustomID: r.CustomID, Method: http.MethodPost, URL: "/v1/chat/completions", Body: p})
-		if err != nil {
-			return "", fmt.Errorf("%s batch: request %s: %w", m.id, r.CustomID, err)
-		}
-		buf.Write(line)
-		buf.WriteByte('\n')
+	buf, err := m.batchInput(reqs)
+	if err != nil {
+		return "", err
 	}
 	var c capture
 	f, err := m.files.New(ctx, sdk.FileNewParams{
-		File:    sdk.File(&buf, "benchforge-batch.jsonl", "application/jsonl"),
+		File:    sdk.File(buf, "benchforge-batch.jsonl", "application/jsonl"),
 		Purpose: sdk.FilePurposeBatch,
 	}, m.call("batch", &c)...)
 	if err != nil {
@@ -63,6 +54,25 @@ func (m *Model) SubmitChatBatch(ctx context.Context, reqs []llm.BatchChat) (stri
 		return "", m.empty("batch", &c, "created batch has no id")
 	}
 	return b.ID, nil
+}
+
+// batchInput is the batch input file: one /v1/chat/completions request
+// per line.
+func (m *Model) batchInput(reqs []llm.BatchChat) (*bytes.Buffer, error) {
+	var buf bytes.Buffer
+	for _, r := range reqs {
+		p, err := m.chatParams(r.Req)
+		if err != nil {
+			return nil, fmt.Errorf("%s batch: request %s: %w: %w", m.id, r.CustomID, err, errs.ErrUsage)
+		}
+		line, err := json.Marshal(batchLine{CustomID: r.CustomID, Method: http.MethodPost, URL: "/v1/chat/completions", Body: p})
+		if err != nil {
+			return nil, fmt.Errorf("%s batch: request %s: %w", m.id, r.CustomID, err)
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	return &buf, nil
 }
 
 // PollBatch reads the batch's status. A failed, expired or cancelled batch

@@ -215,10 +215,18 @@ func tokens(raw string) ([]llm.TokenLogprob, error) {
 	if err := json.Unmarshal([]byte(raw), &lp); err != nil {
 		return nil, fmt.Errorf("logprobs: %w", err)
 	}
-	if len(lp.TokenLogprobs) != len(lp.Tokens) || (lp.TextOffset != nil && len(lp.TextOffset) != len(lp.Tokens)) {
-		return nil, fmt.Errorf("logprobs: %d tokens, %d logprobs, %d offsets", len(lp.Tokens), len(lp.TokenLogprobs), len(lp.TextOffset))
+	if err := lp.check(); err != nil {
+		return nil, err
 	}
 	return lp.tokenLogprobs(), nil
+}
+
+// check rejects logprobs whose arrays do not line up with the tokens.
+func (lp *rawLogprobs) check() error {
+	if len(lp.TokenLogprobs) != len(lp.Tokens) || (lp.TextOffset != nil && len(lp.TextOffset) != len(lp.Tokens)) {
+		return fmt.Errorf("logprobs: %d tokens, %d logprobs, %d offsets", len(lp.Tokens), len(lp.TokenLogprobs), len(lp.TextOffset))
+	}
+	return nil
 }
 
 // tokenLogprobs converts checked logprobs; without text offsets each token
@@ -255,20 +263,30 @@ func (m *Model) Generate(ctx context.Context, req llm.GenerateRequest) (*llm.Gen
 	if len(res.Choices) != n {
 		return nil, m.empty("generate", &c, fmt.Sprintf("asked for %d choices, got %d", n, len(res.Choices)))
 	}
-	out := &llm.GenerateResponse{Samples: make([]llm.Sample, n),
-		Meta: meta(&c, res.ID, res.Model, llm.Usage{PromptTokens: res.Usage.PromptTokens, CompletionTokens: res.Usage.CompletionTokens})}
-	for _, ch := range res.Choices {
-		i := int(ch.Index)
-		if i < 0 || i >= n || out.Samples[i].FinishReason != "" {
-			return nil, m.empty("generate", &c, fmt.Sprintf("choice index %d out of range or repeated", ch.Index))
-		}
-		s, err := completionSample(ch, req.Logprobs || req.TopLogprobs > 0)
-		if err != nil {
-			return nil, m.empty("generate", &c, err.Error())
-		}
-		out.Samples[i] = s
+	samples, err := completionSamples(res.Choices, req.Logprobs || req.TopLogprobs > 0)
+	if err != nil {
+		return nil, m.empty("generate", &c, err.Error())
 	}
-	return out, nil
+	return &llm.GenerateResponse{Samples: samples,
+		Meta: meta(&c, res.ID, res.Model, llm.Usage{PromptTokens: res.Usage.PromptTokens, CompletionTokens: res.Usage.CompletionTokens})}, nil
+}
+
+// completionSamples puts each choice's sample at its index; every index
+// must occur once.
+func completionSamples(choices []sdk.CompletionChoice, wantTokens bool) ([]llm.Sample, error) {
+	samples := make([]llm.Sample, len(choices))
+	for _, ch := range choices {
+		i := int(ch.Index)
+		if i < 0 || i >= len(samples) || samples[i].FinishReason != "" {
+			return nil, fmt.Errorf("choice index %d out of range or repeated", ch.Index)
+		}
+		s, err := completionSample(ch, wantTokens)
+		if err != nil {
+			return nil, err
+		}
+		samples[i] = s
+	}
+	return samples, nil
 }
 
 // completionSample converts a completion choice, with its tokens when
