@@ -173,10 +173,8 @@ func readActiveBugs(dir string, ps *problems) ([]Defects4JBug, error) {
 		if b.Number > 0 {
 			id = b.ID()
 		}
-		for _, f := range fe {
-			if perr := ps.add(Problem{File: file, Line: line, ID: id, Field: f.field, Msg: f.msg}); perr != nil {
-				return nil, perr
-			}
+		if perr := ps.addFields(file, line, id, fe); perr != nil {
+			return nil, perr
 		}
 	}
 }

@@ -44,10 +44,8 @@ func decodeJSONL(ctx context.Context, r io.Reader, name string, format Format, o
 			if len(ferrs) == 0 {
 				out = append(out, s)
 			}
-			for _, fe := range ferrs {
-				if err := ps.add(Problem{File: name, Line: lineNo, ID: id, Field: fe.field, Msg: fe.msg}); err != nil {
-					return nil, err
-				}
+			if err := ps.addFields(name, lineNo, id, ferrs); err != nil {
+				return nil, err
 			}
 		}
 		if rerr == io.EOF {
@@ -266,20 +264,33 @@ func (r *record) multiSWEBench(bench, lang string) Sample {
 	base := r.baseRef()
 	s.BaseCommit = base.Sha
 	s.Meta["base_ref"], s.Meta["base_label"] = base.Ref, base.Label
+	s.Tests = r.multiSWEBenchTests()
+	s.Language = r.patchLanguage(lang, s.Patch)
+	r.rest(s.Meta, "fixed_tests", "run_result", "test_patch_result", "fix_patch_result")
+	return s
+}
+
+// multiSWEBenchTests reads the tests a fix must make pass (those that
+// failed, were skipped or did not exist before it, sorted, without
+// repeats) and those that must keep passing.
+func (r *record) multiSWEBenchTests() Tests {
 	f2p := r.testKeys("f2p_tests")
 	f2p = append(f2p, r.testKeys("s2p_tests")...)
 	f2p = append(f2p, r.testKeys("n2p_tests")...)
 	sort.Strings(f2p)
-	s.Tests = Tests{FailToPass: compact(f2p), PassToPass: r.testKeys("p2p_tests")}
-	s.Language = lang
-	if s.Language == "" {
-		s.Language = languageFromPatch(s.Patch)
+	return Tests{FailToPass: compact(f2p), PassToPass: r.testKeys("p2p_tests")}
+}
+
+// patchLanguage is lang, or when it is "" the language of most files the
+// fix patch touches; a patch of no known language fails the record.
+func (r *record) patchLanguage(lang, patch string) string {
+	if lang == "" {
+		lang = languageFromPatch(patch)
 	}
-	if s.Language == "" && s.Patch != "" {
+	if lang == "" && patch != "" {
 		r.fail("language", "records carry no language and the fix patch touches no file of a known language; set the language explicitly")
 	}
-	r.rest(s.Meta, "fixed_tests", "run_result", "test_patch_result", "fix_patch_result")
-	return s
+	return lang
 }
 
 // prNumber reads Multi-SWE-bench's pull-request "number"; ok is false

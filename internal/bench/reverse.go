@@ -21,18 +21,7 @@ func reverseDiff(text string) (string, error) {
 	}
 	r := &reverser{pending: map[string]pendingHeader{}}
 	for i, raw := range lines {
-		body := strings.TrimRight(raw, "\r\n")
-		if r.inHunk() || (strings.HasPrefix(body, `\`) && i > 0) {
-			done, err := r.hunkLine(i+1, raw, body)
-			if err != nil {
-				return "", err
-			}
-			if done {
-				continue
-			}
-		}
-		r.flush()
-		if err := r.headerLine(i+1, raw, body); err != nil {
+		if err := r.line(i+1, raw); err != nil {
 			return "", err
 		}
 	}
@@ -78,6 +67,20 @@ func (r *reverser) flush() {
 		r.out.WriteString("+" + l[1:])
 	}
 	r.runMinus, r.runPlus, r.lastRun = r.runMinus[:0], r.runPlus[:0], nil
+}
+
+// line reverses line no, raw with its line ending: a hunk body line (or a
+// "\ No newline" marker after the first line) or else a header line.
+func (r *reverser) line(no int, raw string) error {
+	body := strings.TrimRight(raw, "\r\n")
+	if r.inHunk() || (strings.HasPrefix(body, `\`) && no > 1) {
+		done, err := r.hunkLine(no, raw, body)
+		if err != nil || done {
+			return err
+		}
+	}
+	r.flush()
+	return r.headerLine(no, raw, body)
 }
 
 // hunkLine takes line no of a hunk body (or a "\ No newline" marker);
