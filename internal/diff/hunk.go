@@ -31,25 +31,10 @@ func (p *parser) hunks(fd *FileDiff) error {
 
 // hunkHeader parses "@@ -A[,B] +C[,D] @@[ section]".
 func (p *parser) hunkHeader(l string) (*Hunk, error) {
-	bad := func() (*Hunk, error) {
+	h, ok := parseHunkHeader(l)
+	if !ok {
 		return nil, p.errorf("malformed hunk header %q; want \"@@ -start,count +start,count @@\"", l)
 	}
-	h := &Hunk{}
-	rest := l[len("@@ -"):]
-	var ok bool
-	if h.OldStart, h.OldLines, rest, ok = rangeOf(rest); !ok {
-		return bad()
-	}
-	if rest, ok = strings.CutPrefix(rest, " +"); !ok {
-		return bad()
-	}
-	if h.NewStart, h.NewLines, rest, ok = rangeOf(rest); !ok {
-		return bad()
-	}
-	if rest, ok = strings.CutPrefix(rest, " @@"); !ok {
-		return bad()
-	}
-	h.Section = strings.TrimPrefix(rest, " ")
 	switch {
 	case h.OldLines == 0 && h.NewLines == 0:
 		return nil, p.errorf("hunk %q has no lines", l)
@@ -57,6 +42,27 @@ func (p *parser) hunkHeader(l string) (*Hunk, error) {
 		return nil, p.errorf("hunk %q starts at line 0 but has lines", l)
 	}
 	return h, nil
+}
+
+// parseHunkHeader reads the ranges and section of hunk header l.
+func parseHunkHeader(l string) (*Hunk, bool) {
+	h := &Hunk{}
+	rest := l[len("@@ -"):]
+	var ok bool
+	if h.OldStart, h.OldLines, rest, ok = rangeOf(rest); !ok {
+		return nil, false
+	}
+	if rest, ok = strings.CutPrefix(rest, " +"); !ok {
+		return nil, false
+	}
+	if h.NewStart, h.NewLines, rest, ok = rangeOf(rest); !ok {
+		return nil, false
+	}
+	if rest, ok = strings.CutPrefix(rest, " @@"); !ok {
+		return nil, false
+	}
+	h.Section = strings.TrimPrefix(rest, " ")
+	return h, true
 }
 
 // rangeOf parses "start[,count]" at the start of s.
@@ -130,6 +136,26 @@ type hunkReader struct {
 	ended                bool // a marker was seen
 }
 
+// check rejects a line with op that is none of ' ', '-', '+', exceeds
+// its side's count or follows that side's no-newline marker.
+func (r *hunkReader) check(op Op) error {
+	h, p := r.h, r.p
+	switch op {
+	case Context, Add, Del:
+	default:
+		fo, fn := r.found()
+		return p.errorf("hunk %q says %d old and %d new lines, found %d and %d; this line is none of ' ', '-', '+'",
+			h.header(), h.OldLines, h.NewLines, fo, fn)
+	}
+	if (op != Add && r.oldLeft == 0) || (op != Del && r.newLeft == 0) {
+		return r.tooMany(op)
+	}
+	if (op != Add && r.oldClosed) || (op != Del && r.newClosed) {
+		return p.errorf("line after \"\\ No newline at end of file\" on the same side")
+	}
+	return nil
+}
+
 // tooMany is the error for a line with op on a side whose count is used
 // up (the new side when both are).
 func (r *hunkReader) tooMany(op Op) error {
@@ -169,20 +195,10 @@ func (r *hunkReader) marker() error {
 // add appends the line with op and text, checking it against the counts
 // and markers.
 func (r *hunkReader) add(op Op, text string) error {
+	if err := r.check(op); err != nil {
+		return err
+	}
 	h, p := r.h, r.p
-	switch op {
-	case Context, Add, Del:
-	default:
-		fo, fn := r.found()
-		return p.errorf("hunk %q says %d old and %d new lines, found %d and %d; this line is none of ' ', '-', '+'",
-			h.header(), h.OldLines, h.NewLines, fo, fn)
-	}
-	if (op != Add && r.oldLeft == 0) || (op != Del && r.newLeft == 0) {
-		return r.tooMany(op)
-	}
-	if (op != Add && r.oldClosed) || (op != Del && r.newClosed) {
-		return p.errorf("line after \"\\ No newline at end of file\" on the same side")
-	}
 	h.Lines = append(h.Lines, Line{Op: op, Text: text})
 	if op != Add {
 		r.oldLeft--

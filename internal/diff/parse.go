@@ -303,11 +303,7 @@ func (p *parser) gitHeaderEnd(fd *FileDiff, h *gitHeader, l string) (done bool, 
 		p.advance()
 		return true, nil
 	case l == "GIT binary patch":
-		fd.IsBinary = true
-		for !p.eof() && !strings.HasPrefix(p.line(), "diff --git ") {
-			fd.Binary = append(fd.Binary, p.line())
-			p.advance()
-		}
+		p.binaryPatch(fd)
 		return true, nil
 	case strings.HasPrefix(l, "diff --git "), strings.HasPrefix(l, "diff --cc "),
 		strings.HasPrefix(l, "diff --combined "):
@@ -318,4 +314,14 @@ func (p *parser) gitHeaderEnd(fd *FileDiff, h *gitHeader, l string) (done bool, 
 	fd.Extended = append(fd.Extended, p.line())
 	p.advance()
 	return false, nil
+}
+
+// binaryPatch keeps the lines of a "GIT binary patch", up to the next
+// file, in fd.Binary.
+func (p *parser) binaryPatch(fd *FileDiff) {
+	fd.IsBinary = true
+	for !p.eof() && !strings.HasPrefix(p.line(), "diff --git ") {
+		fd.Binary = append(fd.Binary, p.line())
+		p.advance()
+	}
 }

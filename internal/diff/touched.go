@@ -99,24 +99,7 @@ func (t *toucher) hunk(h *Hunk) {
 // block attributes a run of changed lines whose first old and new line
 // numbers are oldNo and newNo, and returns the numbers after it.
 func (t *toucher) block(lines []Line, oldNo, newNo int) (int, int) {
-	dels := 0
-	for _, l := range lines {
-		if l.Op == Del {
-			dels++
-		}
-	}
-	// Old-side function of this block: where additions land when
-	// there are no new spans, and the insertion point's function.
-	var anchor string
-	if dels == 0 {
-		anchor = innermost(t.oldFuncs, oldNo-1, oldNo)
-		if anchor != "" {
-			t.get(anchor)
-			t.sides[anchor] |= sideOld
-		}
-	} else {
-		anchor = innermost(t.oldFuncs, oldNo, oldNo)
-	}
+	anchor := t.anchor(lines, oldNo)
 	for _, l := range lines {
 		switch l.Op {
 		case Del:
@@ -139,6 +122,24 @@ func (t *toucher) block(lines []Line, oldNo, newNo int) (int, int) {
 		}
 	}
 	return oldNo, newNo
+}
+
+// anchor returns the old-side function of a block of changed lines whose
+// first old line number is oldNo: where additions land when there are no
+// new spans. For a pure insertion it is the function enclosing both
+// neighbouring old lines, which the insertion marks as touched.
+func (t *toucher) anchor(lines []Line, oldNo int) string {
+	for _, l := range lines {
+		if l.Op == Del {
+			return innermost(t.oldFuncs, oldNo, oldNo)
+		}
+	}
+	anchor := innermost(t.oldFuncs, oldNo-1, oldNo)
+	if anchor != "" {
+		t.get(anchor)
+		t.sides[anchor] |= sideOld
+	}
+	return anchor
 }
 
 // innermost returns the name of the shortest span containing lines lo..hi,
