@@ -184,6 +184,18 @@ func (ps *problems) add(p Problem) error {
 	return nil
 }
 
+// addFields records a problem for each of fe, the field problems of the
+// record at file:line with id; in strict mode it returns the error of the
+// first.
+func (ps *problems) addFields(file string, line int, id string, fe []fieldErr) error {
+	for _, f := range fe {
+		if err := ps.add(Problem{File: file, Line: line, ID: id, Field: f.field, Msg: f.msg}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Load reads the benchmark at path in the given format (FormatAuto detects
 // it) and returns its samples in file order together with the problems of
 // the records it skipped.
@@ -255,6 +267,11 @@ func Detect(path string) (Format, error) {
 		}
 		return FormatDefects4J, nil
 	}
+	return detectFile(path)
+}
+
+// detectFile classifies a JSONL file by its first non-blank line.
+func detectFile(path string) (Format, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", openErr("detect the format of", path, err)

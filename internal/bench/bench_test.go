@@ -82,6 +82,16 @@ func loadRealData(t *testing.T, path string, format Format, n int, benchmark, la
 // TestLoadSpotChecks checks fields of three known records, all in the
 // vendored subset.
 func TestLoadSpotChecks(t *testing.T) {
+	byID := loadVendoredByID(t)
+	checkAstropy12907(t, byID["astropy__astropy-12907"])
+	checkDubbo7041(t, byID["apache__dubbo-7041"])
+	checkLang1(t, byID["Lang-1"])
+}
+
+// loadVendoredByID loads the vendored SWE-bench Verified, Multi-SWE-bench
+// and Defects4J Lang subsets, by sample id.
+func loadVendoredByID(t *testing.T) map[string]Sample {
+	t.Helper()
 	byID := map[string]Sample{}
 	for _, p := range []string{shareddata.Vendored(t, verifiedRel...), shareddata.Vendored(t, multiRel...), shareddata.Vendored(t, "defects4j", "Lang")} {
 		samples, _, err := Load(context.Background(), p, FormatAuto, LoadOptions{})
@@ -92,18 +102,28 @@ func TestLoadSpotChecks(t *testing.T) {
 			byID[s.ID] = s
 		}
 	}
-	a := byID["astropy__astropy-12907"]
+	return byID
+}
+
+func checkAstropy12907(t *testing.T, a Sample) {
+	t.Helper()
 	if a.Repo != "astropy/astropy" || a.BaseCommit != "d16bfe05a744909de4b27f5875fe0d4ed41ce607" ||
 		!a.CreatedAt.Equal(time.Date(2022, 3, 3, 15, 14, 54, 0, time.UTC)) || a.Difficulty != "15 min - 1 hour" ||
 		len(a.Tests.FailToPass) != 2 || len(a.Tests.PassToPass) != 13 || a.Meta["version"] != "4.3" {
 		t.Errorf("astropy__astropy-12907 = %+v", a)
 	}
-	m := byID["apache__dubbo-7041"]
+}
+
+func checkDubbo7041(t *testing.T, m Sample) {
+	t.Helper()
 	if m.Repo != "apache/dubbo" || m.BaseCommit[:8] != "e84cdc21" || len(m.Tests.FailToPass) != 1 || len(m.Tests.PassToPass) != 127 ||
 		m.Meta["pr_url"] != "https://github.com/apache/dubbo/pull/7041" || m.Meta["run_result"] != nil {
 		t.Errorf("apache__dubbo-7041 = %+v", m)
 	}
-	l := byID["Lang-1"]
+}
+
+func checkLang1(t *testing.T, l Sample) {
+	t.Helper()
 	if l.Repo != "apache/commons-lang" || l.BaseCommit != "396afc3e4693cfee182efe582455f2d97058c068" ||
 		l.FixCommit != "d1a45e9738de5b3e299bb51e987565dcce55fee6" ||
 		!cmp.Equal(l.Tests.FailToPass, []string{"org.apache.commons.lang3.math.NumberUtilsTest::TestLang747"}) ||

@@ -142,26 +142,11 @@ func readActiveBugs(dir string, ps *problems) ([]Defects4JBug, error) {
 	}
 	r := csv.NewReader(bytes.NewReader(data))
 	r.FieldsPerRecord = -1
-	header, err := r.Read()
+	col, err := readActiveBugsHeader(r, file)
 	if err != nil {
-		return nil, fmt.Errorf("bench.Load(%s:1): %w: cannot read the header: %v", file, errs.ErrInput, err)
+		return nil, err
 	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[strings.TrimSpace(h)] = i
-	}
-	for _, h := range []string{"bug.id", "revision.id.buggy", "revision.id.fixed"} {
-		if _, ok := col[h]; !ok {
-			return nil, fmt.Errorf("bench.Load(%s:1): %w: header lacks column %q (want bug.id,revision.id.buggy,revision.id.fixed,report.id,report.url)", file, errs.ErrInput, h)
-		}
-	}
-	get := func(rec []string, name string) string {
-		if i, ok := col[name]; ok && i < len(rec) {
-			return strings.TrimSpace(rec[i])
-		}
-		return ""
-	}
-	seen := map[int]int{}
+	seen := map[int]int{} // bug number -> its line
 	var bugs []Defects4JBug
 	for {
 		rec, err := r.Read()
@@ -179,39 +164,74 @@ func readActiveBugs(dir string, ps *problems) ([]Defects4JBug, error) {
 			}
 			continue
 		}
-		b := Defects4JBug{Project: project, Buggy: get(rec, "revision.id.buggy"), Fixed: get(rec, "revision.id.fixed"),
-			ReportID: get(rec, "report.id"), ReportURL: get(rec, "report.url"), Line: line}
-		var fe []fieldErr
-		n, err := strconv.Atoi(get(rec, "bug.id"))
-		switch {
-		case err != nil || n <= 0:
-			fe = append(fe, fieldErr{"bug.id", fmt.Sprintf("want a positive integer, got %q", get(rec, "bug.id"))})
-		case seen[n] > 0:
-			fe = append(fe, fieldErr{"bug.id", fmt.Sprintf("duplicate bug id, first at line %d", seen[n])})
-		default:
-			seen[n] = line
-		}
-		b.Number = n
-		if b.Buggy == "" {
-			fe = append(fe, fieldErr{"revision.id.buggy", "empty"})
-		}
-		if b.Fixed == "" {
-			fe = append(fe, fieldErr{"revision.id.fixed", "empty"})
-		}
+		b, fe := col.bug(rec, project, line, seen)
 		if len(fe) == 0 {
 			bugs = append(bugs, b)
 			continue
 		}
 		id := ""
-		if n > 0 {
+		if b.Number > 0 {
 			id = b.ID()
 		}
-		for _, f := range fe {
-			if perr := ps.add(Problem{File: file, Line: line, ID: id, Field: f.field, Msg: f.msg}); perr != nil {
-				return nil, perr
-			}
+		if perr := ps.addFields(file, line, id, fe); perr != nil {
+			return nil, perr
 		}
 	}
+}
+
+// csvColumns maps a CSV header's column names to their indexes.
+type csvColumns map[string]int
+
+// readActiveBugsHeader reads the header of active-bugs.csv and checks
+// that it has the columns a bug needs.
+func readActiveBugsHeader(r *csv.Reader, file string) (csvColumns, error) {
+	header, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("bench.Load(%s:1): %w: cannot read the header: %v", file, errs.ErrInput, err)
+	}
+	col := csvColumns{}
+	for i, h := range header {
+		col[strings.TrimSpace(h)] = i
+	}
+	for _, h := range []string{"bug.id", "revision.id.buggy", "revision.id.fixed"} {
+		if _, ok := col[h]; !ok {
+			return nil, fmt.Errorf("bench.Load(%s:1): %w: header lacks column %q (want bug.id,revision.id.buggy,revision.id.fixed,report.id,report.url)", file, errs.ErrInput, h)
+		}
+	}
+	return col, nil
+}
+
+// get returns rec's trimmed value in column name, or "" when it has none.
+func (col csvColumns) get(rec []string, name string) string {
+	if i, ok := col[name]; ok && i < len(rec) {
+		return strings.TrimSpace(rec[i])
+	}
+	return ""
+}
+
+// bug reads the bug of record rec at line and what is wrong with it; seen
+// holds the lines of the bug numbers read so far and gains this one's.
+func (col csvColumns) bug(rec []string, project string, line int, seen map[int]int) (Defects4JBug, []fieldErr) {
+	b := Defects4JBug{Project: project, Buggy: col.get(rec, "revision.id.buggy"), Fixed: col.get(rec, "revision.id.fixed"),
+		ReportID: col.get(rec, "report.id"), ReportURL: col.get(rec, "report.url"), Line: line}
+	var fe []fieldErr
+	n, err := strconv.Atoi(col.get(rec, "bug.id"))
+	switch {
+	case err != nil || n <= 0:
+		fe = append(fe, fieldErr{"bug.id", fmt.Sprintf("want a positive integer, got %q", col.get(rec, "bug.id"))})
+	case seen[n] > 0:
+		fe = append(fe, fieldErr{"bug.id", fmt.Sprintf("duplicate bug id, first at line %d", seen[n])})
+	default:
+		seen[n] = line
+	}
+	b.Number = n
+	if b.Buggy == "" {
+		fe = append(fe, fieldErr{"revision.id.buggy", "empty"})
+	}
+	if b.Fixed == "" {
+		fe = append(fe, fieldErr{"revision.id.fixed", "empty"})
+	}
+	return b, fe
 }
 
 func loadDefects4JProject(ctx context.Context, dir string, ps *problems) ([]Sample, error) {
@@ -223,18 +243,7 @@ func loadDefects4JProject(ctx context.Context, dir string, ps *problems) ([]Samp
 	project := filepath.Base(filepath.Clean(dir))
 	repo, known := Defects4JRepos[project]
 	if !known {
-		names := make([]string, 0, len(Defects4JRepos))
-		for n := range Defects4JRepos {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, b := range bugs {
-			if err := ps.add(Problem{File: file, Line: b.Line, ID: b.ID(), Field: "project",
-				Msg: fmt.Sprintf("unknown Defects4J project %q (known: %s); its upstream repository is not known", project, strings.Join(names, ", "))}); err != nil {
-				return nil, err
-			}
-		}
-		return nil, nil
+		return nil, unknownProject(ps, file, project, bugs)
 	}
 	layout := readDirLayout(filepath.Join(dir, "dir-layout.csv"))
 	var out []Sample
@@ -254,6 +263,23 @@ func loadDefects4JProject(ctx context.Context, dir string, ps *problems) ([]Samp
 	return out, nil
 }
 
+// unknownProject reports each bug of a project whose upstream repository
+// is not in Defects4JRepos.
+func unknownProject(ps *problems, file, project string, bugs []Defects4JBug) error {
+	names := make([]string, 0, len(Defects4JRepos))
+	for n := range Defects4JRepos {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, b := range bugs {
+		if err := ps.add(Problem{File: file, Line: b.Line, ID: b.ID(), Field: "project",
+			Msg: fmt.Sprintf("unknown Defects4J project %q (known: %s); its upstream repository is not known", project, strings.Join(names, ", "))}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func defects4jSample(dir, repo string, b Defects4JBug, layout map[string][2]string) (Sample, *fieldErr) {
 	n := strconv.Itoa(b.Number)
 	srcFile := filepath.Join(dir, "patches", n+".src.patch")
@@ -267,23 +293,16 @@ func defects4jSample(dir, repo string, b Defects4JBug, layout map[string][2]stri
 			"src_patch_file": srcFile, "trigger_tests_file": trigFile,
 		},
 	}
-	src, err := os.ReadFile(srcFile)
-	if err != nil {
-		return s, &fieldErr{"src_patch", fmt.Sprintf("cannot read %s: %v", srcFile, err)}
+	var fe *fieldErr
+	if s.Patch, fe = srcPatch(srcFile); fe != nil {
+		return s, fe
 	}
-	if s.Patch, err = reverseDiff(string(src)); err != nil {
-		return s, &fieldErr{"src_patch", fmt.Sprintf("%s: cannot reverse: %v", srcFile, err)}
-	}
-	if strings.TrimSpace(s.Patch) == "" {
-		return s, &fieldErr{"src_patch", srcFile + " is empty"}
-	}
-	if test, err := os.ReadFile(testFile); err == nil {
+	var found bool
+	if s.TestPatch, found, fe = testPatch(testFile); found {
 		s.Meta["test_patch_file"] = testFile
-		if s.TestPatch, err = reverseDiff(string(test)); err != nil {
-			return s, &fieldErr{"test_patch", fmt.Sprintf("%s: cannot reverse: %v", testFile, err)}
-		}
-	} else if !os.IsNotExist(err) {
-		return s, &fieldErr{"test_patch", fmt.Sprintf("cannot read %s: %v", testFile, err)}
+	}
+	if fe != nil {
+		return s, fe
 	}
 	trig, err := os.ReadFile(trigFile)
 	if err != nil {
@@ -294,18 +313,56 @@ func defects4jSample(dir, repo string, b Defects4JBug, layout map[string][2]stri
 		return s, &fieldErr{"trigger_tests", trigFile + " names no test (want \"--- <class>::<method>\" lines)"}
 	}
 	if mc, err := os.ReadFile(filepath.Join(dir, "modified_classes", n+".src")); err == nil {
-		var classes []string
-		for _, l := range strings.Split(string(mc), "\n") {
-			if l = strings.TrimSpace(l); l != "" {
-				classes = append(classes, l)
-			}
-		}
-		s.Meta["modified_classes"] = classes
+		s.Meta["modified_classes"] = nonBlankLines(mc)
 	}
 	if l, ok := layout[b.Buggy]; ok {
 		s.Meta["src_dir"], s.Meta["test_dir"] = l[0], l[1]
 	}
 	return s, nil
+}
+
+// srcPatch reads a bug's source patch, which Defects4J stores fixed →
+// buggy, and reverses it into the fix.
+func srcPatch(file string) (string, *fieldErr) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return "", &fieldErr{"src_patch", fmt.Sprintf("cannot read %s: %v", file, err)}
+	}
+	patch, err := reverseDiff(string(src))
+	if err != nil {
+		return patch, &fieldErr{"src_patch", fmt.Sprintf("%s: cannot reverse: %v", file, err)}
+	}
+	if strings.TrimSpace(patch) == "" {
+		return patch, &fieldErr{"src_patch", file + " is empty"}
+	}
+	return patch, nil
+}
+
+// testPatch reads and reverses a bug's test patch, which may be missing;
+// found reports that the file exists.
+func testPatch(file string) (patch string, found bool, fe *fieldErr) {
+	test, err := os.ReadFile(file)
+	if os.IsNotExist(err) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, &fieldErr{"test_patch", fmt.Sprintf("cannot read %s: %v", file, err)}
+	}
+	if patch, err = reverseDiff(string(test)); err != nil {
+		return patch, true, &fieldErr{"test_patch", fmt.Sprintf("%s: cannot reverse: %v", file, err)}
+	}
+	return patch, true, nil
+}
+
+// nonBlankLines returns the trimmed lines of data that are not blank.
+func nonBlankLines(data []byte) []string {
+	var lines []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
 }
 
 // TriggerTestNames returns the "<class>::<method>" names of the

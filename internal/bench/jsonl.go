@@ -40,26 +40,31 @@ func decodeJSONL(ctx context.Context, r io.Reader, name string, format Format, o
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			s, id, ferrs := decodeRecord(line, format, bench, lang)
-			if id != "" && len(ferrs) == 0 {
-				if first, dup := seen[id]; dup {
-					ferrs = append(ferrs, fieldErr{"id", fmt.Sprintf("duplicate id, first seen at line %d", first)})
-				} else {
-					seen[id] = lineNo
-				}
-			}
+			ferrs = checkUniqueID(seen, id, lineNo, ferrs)
 			if len(ferrs) == 0 {
 				out = append(out, s)
 			}
-			for _, fe := range ferrs {
-				if err := ps.add(Problem{File: name, Line: lineNo, ID: id, Field: fe.field, Msg: fe.msg}); err != nil {
-					return nil, err
-				}
+			if err := ps.addFields(name, lineNo, id, ferrs); err != nil {
+				return nil, err
 			}
 		}
 		if rerr == io.EOF {
 			return out, nil
 		}
 	}
+}
+
+// checkUniqueID adds a problem to ferrs when a record that is otherwise
+// sound repeats an id seen before; seen maps ids to their first line.
+func checkUniqueID(seen map[string]int, id string, lineNo int, ferrs []fieldErr) []fieldErr {
+	if id == "" || len(ferrs) > 0 {
+		return ferrs
+	}
+	if first, dup := seen[id]; dup {
+		return append(ferrs, fieldErr{"id", fmt.Sprintf("duplicate id, first seen at line %d", first)})
+	}
+	seen[id] = lineNo
+	return ferrs
 }
 
 // readLine returns the next line without its "\n" or "\r\n"; at the end of
@@ -248,15 +253,7 @@ func (r *record) multiSWEBench(bench, lang string) Sample {
 		Difficulty: r.str("difficulty", false),
 		Meta:       map[string]any{"org": org},
 	}
-	var number int64
-	numberOK := false
-	if v := r.raw("number"); v == nil {
-		r.fail("number", "missing")
-	} else if err := json.Unmarshal(v, &number); err != nil || number <= 0 {
-		r.fail("number", "want a positive integer pull-request number, got %s", truncate(string(v), 20))
-	} else {
-		numberOK = true
-	}
+	number, numberOK := r.prNumber()
 	s.Meta["number"] = number
 	if s.ID == "" && org != "" && repo != "" && numberOK {
 		s.ID = fmt.Sprintf("%s__%s-%d", org, repo, number)
@@ -264,7 +261,60 @@ func (r *record) multiSWEBench(bench, lang string) Sample {
 	if org != "" && repo != "" && numberOK {
 		s.Meta["pr_url"] = fmt.Sprintf("https://github.com/%s/%s/pull/%d", org, repo, number)
 	}
-	var base struct{ Label, Ref, Sha string }
+	base := r.baseRef()
+	s.BaseCommit = base.Sha
+	s.Meta["base_ref"], s.Meta["base_label"] = base.Ref, base.Label
+	s.Tests = r.multiSWEBenchTests()
+	s.Language = r.patchLanguage(lang, s.Patch)
+	r.rest(s.Meta, "fixed_tests", "run_result", "test_patch_result", "fix_patch_result")
+	return s
+}
+
+// multiSWEBenchTests reads the tests a fix must make pass (those that
+// failed, were skipped or did not exist before it, sorted, without
+// repeats) and those that must keep passing.
+func (r *record) multiSWEBenchTests() Tests {
+	f2p := r.testKeys("f2p_tests")
+	f2p = append(f2p, r.testKeys("s2p_tests")...)
+	f2p = append(f2p, r.testKeys("n2p_tests")...)
+	sort.Strings(f2p)
+	return Tests{FailToPass: compact(f2p), PassToPass: r.testKeys("p2p_tests")}
+}
+
+// patchLanguage is lang, or when it is "" the language of most files the
+// fix patch touches; a patch of no known language fails the record.
+func (r *record) patchLanguage(lang, patch string) string {
+	if lang == "" {
+		lang = languageFromPatch(patch)
+	}
+	if lang == "" && patch != "" {
+		r.fail("language", "records carry no language and the fix patch touches no file of a known language; set the language explicitly")
+	}
+	return lang
+}
+
+// prNumber reads Multi-SWE-bench's pull-request "number"; ok is false
+// (and the field failed) when it is missing or not positive.
+func (r *record) prNumber() (number int64, ok bool) {
+	v := r.raw("number")
+	if v == nil {
+		r.fail("number", "missing")
+		return 0, false
+	}
+	if err := json.Unmarshal(v, &number); err != nil || number <= 0 {
+		r.fail("number", "want a positive integer pull-request number, got %s", truncate(string(v), 20))
+		return number, false
+	}
+	return number, true
+}
+
+// gitRef is Multi-SWE-bench's "base" object.
+type gitRef struct{ Label, Ref, Sha string }
+
+// baseRef reads Multi-SWE-bench's "base", failing the field when it is
+// missing, malformed or has no sha.
+func (r *record) baseRef() gitRef {
+	var base gitRef
 	if v := r.raw("base"); v == nil {
 		r.fail("base", "missing")
 	} else if err := json.Unmarshal(v, &base); err != nil {
@@ -272,26 +322,32 @@ func (r *record) multiSWEBench(bench, lang string) Sample {
 	} else if strings.TrimSpace(base.Sha) == "" {
 		r.fail("base.sha", "missing or empty")
 	}
-	s.BaseCommit = base.Sha
-	s.Meta["base_ref"], s.Meta["base_label"] = base.Ref, base.Label
-	f2p := r.testKeys("f2p_tests")
-	f2p = append(f2p, r.testKeys("s2p_tests")...)
-	f2p = append(f2p, r.testKeys("n2p_tests")...)
-	sort.Strings(f2p)
-	s.Tests = Tests{FailToPass: compact(f2p), PassToPass: r.testKeys("p2p_tests")}
-	s.Language = lang
-	if s.Language == "" {
-		s.Language = languageFromPatch(s.Patch)
-	}
-	if s.Language == "" && s.Patch != "" {
-		r.fail("language", "records carry no language and the fix patch touches no file of a known language; set the language explicitly")
-	}
-	r.rest(s.Meta, "fixed_tests", "run_result", "test_patch_result", "fix_patch_result")
-	return s
+	return base
 }
 
 // genericFields are the top-level fields of the generic JSONL format.
 var genericFields = map[string]bool{"id": true, "benchmark": true, "repo": true, "language": true, "base_commit": true, "fix_commit": true, "patch": true, "test_patch": true, "created_at": true, "tests": true, "difficulty": true, "meta": true}
+
+// genericTests reads the generic format's "tests" object v, failing its
+// malformed and unknown fields.
+func (r *record) genericTests(v json.RawMessage) Tests {
+	var t map[string]json.RawMessage
+	if err := json.Unmarshal(v, &t); err != nil {
+		r.fail("tests", "want an object {fail_to_pass, pass_to_pass}, got %s", jsonKind(v))
+		return Tests{}
+	}
+	sub := record{m: t}
+	tests := Tests{FailToPass: sub.testList("fail_to_pass"), PassToPass: sub.testList("pass_to_pass")}
+	for _, fe := range sub.errs {
+		r.fail("tests."+fe.field, "%s", fe.msg)
+	}
+	for k := range t {
+		if !sub.used[k] {
+			r.fail("tests."+k, "unknown field (want fail_to_pass or pass_to_pass)")
+		}
+	}
+	return tests
+}
 
 func (r *record) generic() Sample {
 	s := Sample{
@@ -307,21 +363,7 @@ func (r *record) generic() Sample {
 		Difficulty: r.str("difficulty", false),
 	}
 	if v := r.raw("tests"); v != nil {
-		var t map[string]json.RawMessage
-		if err := json.Unmarshal(v, &t); err != nil {
-			r.fail("tests", "want an object {fail_to_pass, pass_to_pass}, got %s", jsonKind(v))
-		} else {
-			sub := record{m: t}
-			s.Tests = Tests{FailToPass: sub.testList("fail_to_pass"), PassToPass: sub.testList("pass_to_pass")}
-			for _, fe := range sub.errs {
-				r.fail("tests."+fe.field, "%s", fe.msg)
-			}
-			for k := range t {
-				if !sub.used[k] {
-					r.fail("tests."+k, "unknown field (want fail_to_pass or pass_to_pass)")
-				}
-			}
-		}
+		s.Tests = r.genericTests(v)
 	}
 	if v := r.raw("meta"); v != nil {
 		if err := json.Unmarshal(v, &s.Meta); err != nil {
@@ -420,6 +462,12 @@ func languageFromPatch(patch string) string {
 			count[l]++
 		}
 	}
+	return mostCommon(count)
+}
+
+// mostCommon returns the key with the highest count (ties: the least key),
+// or "" when count is empty.
+func mostCommon(count map[string]int) string {
 	best := ""
 	for l, n := range count {
 		if best == "" || n > count[best] || (n == count[best] && l < best) {

@@ -19,127 +19,168 @@ func reverseDiff(text string) (string, error) {
 	if n := len(lines); n > 0 && lines[n-1] == "" {
 		lines = lines[:n-1]
 	}
-	var (
-		out      strings.Builder
-		pending  = map[string]string{} // first line of a header pair, waiting for its partner
-		oldLeft  int                   // lines of the current hunk still to read, old side
-		newLeft  int
-		runMinus []string // current run of changed lines, original signs
-		runPlus  []string
-		lastRun  *[]string // run the previous changed line went to, for "\ No newline"
-	)
-	flush := func() {
-		for _, l := range runPlus {
-			out.WriteString("-" + l[1:])
-		}
-		for _, l := range runMinus {
-			out.WriteString("+" + l[1:])
-		}
-		runMinus, runPlus, lastRun = runMinus[:0], runPlus[:0], nil
-	}
+	r := &reverser{pending: map[string]pendingHeader{}}
 	for i, raw := range lines {
-		body := strings.TrimRight(raw, "\r\n")
-		eol := raw[len(body):]
-		if oldLeft > 0 || newLeft > 0 || (strings.HasPrefix(body, `\`) && i > 0) {
-			switch {
-			case strings.HasPrefix(body, `\`):
-				if lastRun != nil {
-					(*lastRun)[len(*lastRun)-1] += raw
-				} else {
-					out.WriteString(raw)
-				}
-				continue
-			case strings.HasPrefix(body, "-") && oldLeft > 0:
-				runMinus = append(runMinus, raw)
-				lastRun = &runMinus
-				oldLeft--
-				continue
-			case strings.HasPrefix(body, "+") && newLeft > 0:
-				runPlus = append(runPlus, raw)
-				lastRun = &runPlus
-				newLeft--
-				continue
-			case (body == "" || strings.HasPrefix(body, " ")) && oldLeft > 0 && newLeft > 0:
-				flush()
-				out.WriteString(raw)
-				oldLeft--
-				newLeft--
-				continue
-			case oldLeft > 0 || newLeft > 0:
-				return "", fmt.Errorf("line %d: hunk ends early: %d old and %d new lines missing before %q", i+1, oldLeft, newLeft, truncate(body, 40))
-			}
-		}
-		flush()
-		switch {
-		case strings.HasPrefix(body, "@@ "):
-			h, err := reverseHunkHeader(body)
-			if err != nil {
-				return "", fmt.Errorf("line %d: %v", i+1, err)
-			}
-			oldLeft, newLeft = h.oldCount, h.newCount
-			out.WriteString(h.text + eol)
-		case strings.HasPrefix(body, "diff --git "):
-			out.WriteString(reverseGitLine(body) + eol)
-		case strings.HasPrefix(body, "index "):
-			out.WriteString(reverseIndexLine(body) + eol)
-		case strings.HasPrefix(body, "new file mode "):
-			out.WriteString("deleted file mode " + strings.TrimPrefix(body, "new file mode ") + eol)
-		case strings.HasPrefix(body, "deleted file mode "):
-			out.WriteString("new file mode " + strings.TrimPrefix(body, "deleted file mode ") + eol)
-		case strings.HasPrefix(body, "copy from "), strings.HasPrefix(body, "copy to "), strings.HasPrefix(body, "GIT binary patch"):
-			return "", fmt.Errorf("line %d: %q cannot be reversed as text", i+1, truncate(body, 40))
-		case strings.HasPrefix(body, "Binary files ") && strings.HasSuffix(body, " differ"):
-			mid := strings.TrimSuffix(strings.TrimPrefix(body, "Binary files "), " differ")
-			if a, b, ok := strings.Cut(mid, " and "); ok {
-				out.WriteString("Binary files " + swapPrefix(b, "b/", "a/") + " and " + swapPrefix(a, "a/", "b/") + " differ" + eol)
-			} else {
-				out.WriteString(raw)
-			}
-		default:
-			// Header pairs: the first of each pair waits for its partner.
-			pair := map[string]string{"old mode ": "new mode ", "rename from ": "rename to ", "--- ": "+++ "}
-			handled := false
-			for first, second := range pair {
-				if strings.HasPrefix(body, first) {
-					pending[first] = body
-					pending[first+"eol"] = eol
-					handled = true
-					break
-				}
-				if strings.HasPrefix(body, second) {
-					a, ok := pending[first]
-					if !ok {
-						return "", fmt.Errorf("line %d: %q without a preceding %q line", i+1, truncate(body, 40), first)
-					}
-					delete(pending, first)
-					aPayload := strings.TrimPrefix(a, first)
-					bPayload := strings.TrimPrefix(body, second)
-					if first == "--- " {
-						aPayload, bPayload = swapPrefix(bPayload, "b/", "a/"), swapPrefix(aPayload, "a/", "b/")
-					} else {
-						aPayload, bPayload = bPayload, aPayload
-					}
-					out.WriteString(first + aPayload + pending[first+"eol"] + second + bPayload + eol)
-					delete(pending, first+"eol")
-					handled = true
-					break
-				}
-			}
-			if !handled {
-				out.WriteString(raw)
-			}
+		if err := r.line(i+1, raw); err != nil {
+			return "", err
 		}
 	}
-	flush()
-	if oldLeft > 0 || newLeft > 0 {
-		return "", fmt.Errorf("end of diff inside a hunk: %d old and %d new lines missing", oldLeft, newLeft)
+	r.flush()
+	if r.inHunk() {
+		return "", fmt.Errorf("end of diff inside a hunk: %d old and %d new lines missing", r.oldLeft, r.newLeft)
 	}
-	for k, v := range pending {
-		if !strings.HasSuffix(k, "eol") {
-			return "", fmt.Errorf("%q header without its partner line", truncate(v, 40))
+	for _, p := range headerPairs {
+		if h, ok := r.pending[p.first]; ok {
+			return "", fmt.Errorf("%q header without its partner line", truncate(h.body, 40))
 		}
 	}
-	return out.String(), nil
+	return r.out.String(), nil
+}
+
+// reverser is the state of reverseDiff.
+type reverser struct {
+	out              strings.Builder
+	pending          map[string]pendingHeader // by headerPairs' first: waiting for its partner
+	oldLeft, newLeft int                      // lines of the current hunk still to read, per side
+	runMinus         []string                 // current run of changed lines, original signs
+	runPlus          []string
+	lastRun          *[]string // run the previous changed line went to, for "\ No newline"
+}
+
+// pendingHeader is the first line of a header pair and its line ending.
+type pendingHeader struct{ body, eol string }
+
+// headerPairs are the header lines that come in pairs and swap payloads.
+var headerPairs = []struct{ first, second string }{
+	{"old mode ", "new mode "}, {"rename from ", "rename to "}, {"--- ", "+++ "},
+}
+
+func (r *reverser) inHunk() bool { return r.oldLeft > 0 || r.newLeft > 0 }
+
+// flush writes the current run of changed lines with their signs swapped,
+// the new removals first.
+func (r *reverser) flush() {
+	for _, l := range r.runPlus {
+		r.out.WriteString("-" + l[1:])
+	}
+	for _, l := range r.runMinus {
+		r.out.WriteString("+" + l[1:])
+	}
+	r.runMinus, r.runPlus, r.lastRun = r.runMinus[:0], r.runPlus[:0], nil
+}
+
+// line reverses line no, raw with its line ending: a hunk body line (or a
+// "\ No newline" marker after the first line) or else a header line.
+func (r *reverser) line(no int, raw string) error {
+	body := strings.TrimRight(raw, "\r\n")
+	if r.inHunk() || (strings.HasPrefix(body, `\`) && no > 1) {
+		done, err := r.hunkLine(no, raw, body)
+		if err != nil || done {
+			return err
+		}
+	}
+	r.flush()
+	return r.headerLine(no, raw, body)
+}
+
+// hunkLine takes line no of a hunk body (or a "\ No newline" marker);
+// done is false when the line is not part of the hunk.
+func (r *reverser) hunkLine(no int, raw, body string) (done bool, err error) {
+	switch {
+	case strings.HasPrefix(body, `\`):
+		if r.lastRun != nil {
+			(*r.lastRun)[len(*r.lastRun)-1] += raw
+		} else {
+			r.out.WriteString(raw)
+		}
+	case strings.HasPrefix(body, "-") && r.oldLeft > 0:
+		r.runMinus = append(r.runMinus, raw)
+		r.lastRun = &r.runMinus
+		r.oldLeft--
+	case strings.HasPrefix(body, "+") && r.newLeft > 0:
+		r.runPlus = append(r.runPlus, raw)
+		r.lastRun = &r.runPlus
+		r.newLeft--
+	case (body == "" || strings.HasPrefix(body, " ")) && r.oldLeft > 0 && r.newLeft > 0:
+		r.flush()
+		r.out.WriteString(raw)
+		r.oldLeft--
+		r.newLeft--
+	case r.inHunk():
+		return false, fmt.Errorf("line %d: hunk ends early: %d old and %d new lines missing before %q", no, r.oldLeft, r.newLeft, truncate(body, 40))
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// headerLine reverses line no outside a hunk body.
+func (r *reverser) headerLine(no int, raw, body string) error {
+	eol := raw[len(body):]
+	switch {
+	case strings.HasPrefix(body, "@@ "):
+		h, err := reverseHunkHeader(body)
+		if err != nil {
+			return fmt.Errorf("line %d: %v", no, err)
+		}
+		r.oldLeft, r.newLeft = h.oldCount, h.newCount
+		r.out.WriteString(h.text + eol)
+	case strings.HasPrefix(body, "diff --git "):
+		r.out.WriteString(reverseGitLine(body) + eol)
+	case strings.HasPrefix(body, "index "):
+		r.out.WriteString(reverseIndexLine(body) + eol)
+	case strings.HasPrefix(body, "new file mode "):
+		r.out.WriteString("deleted file mode " + strings.TrimPrefix(body, "new file mode ") + eol)
+	case strings.HasPrefix(body, "deleted file mode "):
+		r.out.WriteString("new file mode " + strings.TrimPrefix(body, "deleted file mode ") + eol)
+	case strings.HasPrefix(body, "copy from "), strings.HasPrefix(body, "copy to "), strings.HasPrefix(body, "GIT binary patch"):
+		return fmt.Errorf("line %d: %q cannot be reversed as text", no, truncate(body, 40))
+	case strings.HasPrefix(body, "Binary files ") && strings.HasSuffix(body, " differ"):
+		r.out.WriteString(reverseBinaryLine(body, raw, eol))
+	default:
+		return r.pairLine(no, raw, body, eol)
+	}
+	return nil
+}
+
+// reverseBinaryLine swaps the names of "Binary files A and B differ".
+func reverseBinaryLine(body, raw, eol string) string {
+	mid := strings.TrimSuffix(strings.TrimPrefix(body, "Binary files "), " differ")
+	a, b, ok := strings.Cut(mid, " and ")
+	if !ok {
+		return raw
+	}
+	return "Binary files " + swapPrefix(b, "b/", "a/") + " and " + swapPrefix(a, "a/", "b/") + " differ" + eol
+}
+
+// pairLine holds the first line of a header pair until its partner comes,
+// then writes both with their payloads swapped; other lines are copied.
+func (r *reverser) pairLine(no int, raw, body, eol string) error {
+	for _, p := range headerPairs {
+		if strings.HasPrefix(body, p.first) {
+			r.pending[p.first] = pendingHeader{body, eol}
+			return nil
+		}
+		if !strings.HasPrefix(body, p.second) {
+			continue
+		}
+		a, ok := r.pending[p.first]
+		if !ok {
+			return fmt.Errorf("line %d: %q without a preceding %q line", no, truncate(body, 40), p.first)
+		}
+		delete(r.pending, p.first)
+		aPayload := strings.TrimPrefix(a.body, p.first)
+		bPayload := strings.TrimPrefix(body, p.second)
+		if p.first == "--- " {
+			aPayload, bPayload = swapPrefix(bPayload, "b/", "a/"), swapPrefix(aPayload, "a/", "b/")
+		} else {
+			aPayload, bPayload = bPayload, aPayload
+		}
+		r.out.WriteString(p.first + aPayload + a.eol + p.second + bPayload + eol)
+		return nil
+	}
+	r.out.WriteString(raw)
+	return nil
 }
 
 // swapPrefix rewrites a header path that carries git's from-prefix into

@@ -96,26 +96,7 @@ func FromFiles(of, nf *code.File) *Result {
 	oldFns, newFns := of.Functions(), nf.Functions()
 	res.Diff = diff.Unified(of.Path, nf.Path, of.Src, nf.Src, 3)
 	byKey := map[string]*Function{}
-	spans := func(fns []code.Function, side string) []diff.Span {
-		out := make([]diff.Span, len(fns))
-		for i, fn := range fns {
-			k := Key(fn)
-			out[i] = diff.Span{Name: k, StartLine: fn.StartLine, EndLine: fn.EndLine}
-			f := byKey[k]
-			if f == nil {
-				f = &Function{Key: k, Name: fn.Name, Class: fn.Class, Kind: fn.Kind, Signature: fn.Signature}
-				byKey[k] = f
-			}
-			if side == "old" {
-				f.Old = Span{fn.StartLine, fn.EndLine}
-			} else {
-				f.New = Span{fn.StartLine, fn.EndLine}
-				f.Signature = fn.Signature
-			}
-		}
-		return out
-	}
-	oldSpans, newSpans := spans(oldFns, "old"), spans(newFns, "new")
+	oldSpans, newSpans := functionSpans(oldFns, byKey, true), functionSpans(newFns, byKey, false)
 	oldBody, newBody := bodies(of, oldFns), bodies(nf, newFns)
 	for _, t := range diff.Touched(res.Diff, oldSpans, newSpans) {
 		f := Function{Key: t.Function}
@@ -129,6 +110,29 @@ func FromFiles(of, nf *code.File) *Result {
 		res.Functions = append(res.Functions, f)
 	}
 	return res
+}
+
+// functionSpans returns the spans of one side's functions, named by key,
+// and records each function in byKey with its span on that side (old, or
+// new, whose signature wins).
+func functionSpans(fns []code.Function, byKey map[string]*Function, old bool) []diff.Span {
+	out := make([]diff.Span, len(fns))
+	for i, fn := range fns {
+		k := Key(fn)
+		out[i] = diff.Span{Name: k, StartLine: fn.StartLine, EndLine: fn.EndLine}
+		f := byKey[k]
+		if f == nil {
+			f = &Function{Key: k, Name: fn.Name, Class: fn.Class, Kind: fn.Kind, Signature: fn.Signature}
+			byKey[k] = f
+		}
+		if old {
+			f.Old = Span{fn.StartLine, fn.EndLine}
+		} else {
+			f.New = Span{fn.StartLine, fn.EndLine}
+			f.Signature = fn.Signature
+		}
+	}
+	return out
 }
 
 // bodies returns, per function key, the lines that count as its body for

@@ -97,55 +97,94 @@ func (f *File) javaFunction(i int, kind string) Function {
 	}
 	sigEnd := n.EndByte
 	if b := f.ChildByField(i, "body"); b >= 0 {
-		bn := &f.nodes[b]
-		fn.BodyStartByte, fn.BodyEndByte = bn.StartByte, bn.EndByte
-		fn.BodyStartLine, fn.BodyEndLine = bn.StartLine, endLine(bn)
-		sigEnd = bn.StartByte
+		f.setBody(&fn, b)
+		sigEnd = f.nodes[b].StartByte
 	} else {
 		fn.BodyStartByte, fn.BodyEndByte = n.EndByte, n.EndByte
 		fn.BodyStartLine, fn.BodyEndLine = fn.EndLine, fn.EndLine
 	}
 	if ps := f.ChildByField(i, "parameters"); ps >= 0 {
-		for c := range f.Children(ps) {
-			switch f.nodes[c].Kind {
-			case "formal_parameter":
-				p := Param{Type: f.squash(f.ChildByField(c, "type"))}
-				if nm := f.ChildByField(c, "name"); nm >= 0 {
-					p.Name = f.Text(nm)
-				}
-				if d := f.ChildByField(c, "dimensions"); d >= 0 {
-					p.Type += f.squash(d)
-				}
-				fn.Params = append(fn.Params, p)
-			case "spread_parameter":
-				p := Param{}
-				for cc := range f.Children(c) {
-					switch f.nodes[cc].Kind {
-					case "variable_declarator":
-						if nm := f.ChildByField(cc, "name"); nm >= 0 {
-							p.Name = f.Text(nm)
-						}
-					case "modifiers", "...", "annotation", "marker_annotation":
-					default:
-						if f.nodes[cc].Named {
-							p.Type = f.squash(cc)
-						}
-					}
-				}
-				p.Type += "..."
-				fn.Params = append(fn.Params, p)
-			}
-		}
+		fn.Params = f.javaParams(ps)
 	}
 	fn.Signature = strings.TrimSuffix(f.signature(i, n.StartByte, sigEnd), ";")
 	fn.Class = f.classChain(i)
 	return fn
 }
 
+// setBody records fn's body, node b.
+func (f *File) setBody(fn *Function, b int) {
+	bn := &f.nodes[b]
+	fn.BodyStartByte, fn.BodyEndByte = bn.StartByte, bn.EndByte
+	fn.BodyStartLine, fn.BodyEndLine = bn.StartLine, endLine(bn)
+}
+
+// javaParams reads the formal and varargs parameters of the Java
+// parameter list ps.
+func (f *File) javaParams(ps int) []Param {
+	params := []Param{}
+	for c := range f.Children(ps) {
+		switch f.nodes[c].Kind {
+		case "formal_parameter":
+			p := Param{Type: f.squash(f.ChildByField(c, "type"))}
+			if nm := f.ChildByField(c, "name"); nm >= 0 {
+				p.Name = f.Text(nm)
+			}
+			if d := f.ChildByField(c, "dimensions"); d >= 0 {
+				p.Type += f.squash(d)
+			}
+			params = append(params, p)
+		case "spread_parameter":
+			params = append(params, f.javaSpreadParam(c))
+		}
+	}
+	return params
+}
+
+// javaSpreadParam reads a varargs parameter "T... name": its type gets
+// the "...".
+func (f *File) javaSpreadParam(c int) Param {
+	p := Param{}
+	for cc := range f.Children(c) {
+		switch f.nodes[cc].Kind {
+		case "variable_declarator":
+			if nm := f.ChildByField(cc, "name"); nm >= 0 {
+				p.Name = f.Text(nm)
+			}
+		case "modifiers", "...", "annotation", "marker_annotation":
+		default:
+			if f.nodes[cc].Named {
+				p.Type = f.squash(cc)
+			}
+		}
+	}
+	p.Type += "..."
+	return p
+}
+
 func (f *File) pythonFunction(i int) Function {
 	n := &f.nodes[i]
 	fn := Function{Kind: "function", Node: i, Params: []Param{},
 		StartByte: n.StartByte, EndByte: n.EndByte, StartLine: n.StartLine, EndLine: endLine(n)}
+	f.pythonScope(&fn, n)
+	if c := f.ChildByField(i, "name"); c >= 0 {
+		fn.Name = f.Text(c)
+	}
+	sigEnd := n.EndByte
+	if b := f.ChildByField(i, "body"); b >= 0 {
+		f.setBody(&fn, b)
+		sigEnd = f.pythonSignatureEnd(i, f.nodes[b].StartByte)
+	}
+	if ps := f.ChildByField(i, "parameters"); ps >= 0 {
+		fn.Params = f.pythonParams(ps)
+	}
+	fn.Signature = f.signature(i, n.StartByte, sigEnd)
+	fn.Class = f.classChain(i)
+	return fn
+}
+
+// pythonScope starts fn at its decorators, when it has any, and makes it
+// a method when a class body holds it.
+func (f *File) pythonScope(fn *Function, n *Node) {
 	scope := n.Parent
 	if scope >= 0 && f.nodes[scope].Kind == "decorated_definition" {
 		d := &f.nodes[scope]
@@ -157,48 +196,45 @@ func (f *File) pythonFunction(i int) Function {
 			fn.Kind = "method"
 		}
 	}
-	if c := f.ChildByField(i, "name"); c >= 0 {
-		fn.Name = f.Text(c)
-	}
-	sigEnd := n.EndByte
-	if b := f.ChildByField(i, "body"); b >= 0 {
-		bn := &f.nodes[b]
-		fn.BodyStartByte, fn.BodyEndByte = bn.StartByte, bn.EndByte
-		fn.BodyStartLine, fn.BodyEndLine = bn.StartLine, endLine(bn)
-		sigEnd = bn.StartByte
-		// The signature stops before the ':' that introduces the body.
-		for c := range f.Children(i) {
-			if f.nodes[c].Kind == ":" && f.nodes[c].StartByte < bn.StartByte {
-				sigEnd = f.nodes[c].StartByte
-			}
+}
+
+// pythonSignatureEnd is where the signature of function i stops: before
+// the ':' that introduces the body starting at bodyStart.
+func (f *File) pythonSignatureEnd(i, bodyStart int) int {
+	sigEnd := bodyStart
+	for c := range f.Children(i) {
+		if f.nodes[c].Kind == ":" && f.nodes[c].StartByte < bodyStart {
+			sigEnd = f.nodes[c].StartByte
 		}
 	}
-	if ps := f.ChildByField(i, "parameters"); ps >= 0 {
-		for c := range f.Children(ps) {
-			cn := &f.nodes[c]
-			switch cn.Kind {
-			case "identifier", "list_splat_pattern", "dictionary_splat_pattern", "tuple_pattern":
-				fn.Params = append(fn.Params, Param{Name: f.squash(c)})
-			case "typed_parameter":
-				p := Param{Type: f.squash(f.ChildByField(c, "type"))}
-				for cc := range f.Children(c) {
-					if f.nodes[cc].Field == "" && f.nodes[cc].Named {
-						p.Name = f.squash(cc)
-						break
-					}
+	return sigEnd
+}
+
+// pythonParams reads the plain, splat, typed and default parameters of
+// the Python parameter list ps.
+func (f *File) pythonParams(ps int) []Param {
+	params := []Param{}
+	for c := range f.Children(ps) {
+		switch f.nodes[c].Kind {
+		case "identifier", "list_splat_pattern", "dictionary_splat_pattern", "tuple_pattern":
+			params = append(params, Param{Name: f.squash(c)})
+		case "typed_parameter":
+			p := Param{Type: f.squash(f.ChildByField(c, "type"))}
+			for cc := range f.Children(c) {
+				if f.nodes[cc].Field == "" && f.nodes[cc].Named {
+					p.Name = f.squash(cc)
+					break
 				}
-				fn.Params = append(fn.Params, p)
-			case "default_parameter", "typed_default_parameter":
-				fn.Params = append(fn.Params, Param{
-					Name: f.squash(f.ChildByField(c, "name")),
-					Type: f.squash(f.ChildByField(c, "type")),
-				})
 			}
+			params = append(params, p)
+		case "default_parameter", "typed_default_parameter":
+			params = append(params, Param{
+				Name: f.squash(f.ChildByField(c, "name")),
+				Type: f.squash(f.ChildByField(c, "type")),
+			})
 		}
 	}
-	fn.Signature = f.signature(i, n.StartByte, sigEnd)
-	fn.Class = f.classChain(i)
-	return fn
+	return params
 }
 
 // endLine is the last line holding a byte of n: a node ending at column 1

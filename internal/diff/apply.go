@@ -79,73 +79,107 @@ func ApplyReport(old []byte, fd *FileDiff, opts ApplyOptions) ([]byte, []HunkRes
 	if fd.IsNew && len(old) > 0 {
 		return nil, nil, &ApplyError{File: file, Reason: "patch creates the file, but it already has content"}
 	}
-	maxFuzz := opts.Fuzz
-	if maxFuzz == 0 {
-		maxFuzz = DefaultFuzz
-	}
-	lines := splitLines(string(old))
-	crlf := isCRLF(lines)
-	var w lineWriter
-	w.crlf = crlf
-	w.b.Grow(len(old) + len(old)/8)
+	a := newApplier(old, opts)
 	results := make([]HunkResult, 0, len(fd.Hunks))
-	cursor, lastOffset := 0, 0
 	for hi, h := range fd.Hunks {
-		oldSide := make([]Line, 0, h.OldLines)
-		for _, l := range h.Lines {
-			if l.Op != Add {
-				oldSide = append(oldSide, l)
-			}
-		}
-		lead, trail := edgeContext(h.Lines)
-		base := h.OldStart - 1
-		if h.OldLines == 0 {
-			base = h.OldStart
-		}
-		placed := false
-		for fuzz := 0; fuzz <= max(maxFuzz, 0) && !placed; fuzz++ {
-			pre, suf := min(fuzz, lead), min(fuzz, trail)
-			if fuzz > 0 && pre == min(fuzz-1, lead) && suf == min(fuzz-1, trail) {
-				continue // nothing more to ignore
-			}
-			if len(oldSide) > 0 && pre+suf >= len(oldSide) {
-				break // would match nothing
-			}
-			pat := oldSide[pre : len(oldSide)-suf]
-			for _, loose := range []bool{false, true} {
-				pos, ok := search(lines, pat, base+lastOffset+pre, cursor, opts.MaxOffset, loose)
-				if !ok {
-					continue
-				}
-				for _, l := range lines[cursor:pos] {
-					w.line(l)
-				}
-				emit(&w, lines[pos:], h.Lines[pre:len(h.Lines)-suf], loose)
-				cursor = pos + len(pat)
-				lastOffset = pos - pre - base
-				res := HunkResult{Hunk: hi + 1, Line: pos - pre + 1, Offset: lastOffset, Fuzz: fuzz, LooseEOL: loose}
-				if h.OldLines == 0 {
-					res.Line = pos - pre
-				}
-				results = append(results, res)
-				placed = true
-				break
-			}
-		}
-		if !placed {
+		res, ok := a.place(h)
+		if !ok {
 			return nil, results, &ApplyError{File: file, Hunk: hi + 1, Header: h.header(),
 				Reason: "context not found; patch may target another revision"}
 		}
+		res.Hunk = hi + 1
+		results = append(results, res)
 	}
-	for _, l := range lines[cursor:] {
-		w.line(l)
-	}
-	out := []byte(w.b.String())
+	out := a.finish()
 	if fd.IsDeleted && len(out) > 0 {
 		return nil, results, &ApplyError{File: file,
 			Reason: fmt.Sprintf("patch deletes the file, but %d bytes remain after it", len(out))}
 	}
 	return out, results, nil
+}
+
+// applier writes the patched file as its hunks are placed in order.
+type applier struct {
+	lines              []string // the old file's
+	w                  lineWriter
+	cursor             int // the first line not yet written
+	lastOffset         int // the previous hunk's offset
+	maxFuzz, maxOffset int
+}
+
+func newApplier(old []byte, opts ApplyOptions) *applier {
+	a := &applier{lines: splitLines(string(old)), maxFuzz: opts.Fuzz, maxOffset: opts.MaxOffset}
+	if a.maxFuzz == 0 {
+		a.maxFuzz = DefaultFuzz
+	}
+	a.w.crlf = isCRLF(a.lines)
+	a.w.b.Grow(len(old) + len(old)/8)
+	return a
+}
+
+// place looks for h with ever more fuzz and, once found, writes the file's
+// lines up to it and the hunk's result. It reports whether h was placed.
+func (a *applier) place(h *Hunk) (HunkResult, bool) {
+	oldSide := make([]Line, 0, h.OldLines)
+	for _, l := range h.Lines {
+		if l.Op != Add {
+			oldSide = append(oldSide, l)
+		}
+	}
+	lead, trail := edgeContext(h.Lines)
+	for fuzz := 0; fuzz <= max(a.maxFuzz, 0); fuzz++ {
+		pre, suf := min(fuzz, lead), min(fuzz, trail)
+		if fuzz > 0 && pre == min(fuzz-1, lead) && suf == min(fuzz-1, trail) {
+			continue // nothing more to ignore
+		}
+		if len(oldSide) > 0 && pre+suf >= len(oldSide) {
+			break // would match nothing
+		}
+		if res, ok := a.placeTrimmed(h, oldSide[pre:len(oldSide)-suf], pre, suf); ok {
+			res.Fuzz = fuzz
+			return res, true
+		}
+	}
+	return HunkResult{}, false
+}
+
+// placeTrimmed looks for pat, h's old side without its first pre and last
+// suf lines, first exactly and then ignoring line-end differences, and
+// writes h there.
+func (a *applier) placeTrimmed(h *Hunk, pat []Line, pre, suf int) (HunkResult, bool) {
+	base := h.OldStart - 1
+	if h.OldLines == 0 {
+		base = h.OldStart
+	}
+	for _, loose := range []bool{false, true} {
+		pos, ok := search(a.lines, pat, base+a.lastOffset+pre, a.cursor, a.maxOffset, loose)
+		if !ok {
+			continue
+		}
+		a.copyTo(pos)
+		emit(&a.w, a.lines[pos:], h.Lines[pre:len(h.Lines)-suf], loose)
+		a.cursor = pos + len(pat)
+		a.lastOffset = pos - pre - base
+		res := HunkResult{Line: pos - pre + 1, Offset: a.lastOffset, LooseEOL: loose}
+		if h.OldLines == 0 {
+			res.Line = pos - pre
+		}
+		return res, true
+	}
+	return HunkResult{}, false
+}
+
+// copyTo writes the old file's lines from the cursor up to end.
+func (a *applier) copyTo(end int) {
+	for _, l := range a.lines[a.cursor:end] {
+		a.w.line(l)
+	}
+}
+
+// finish writes the rest of the old file and returns the new content.
+func (a *applier) finish() []byte {
+	a.copyTo(len(a.lines))
+	return []byte(a.w.b.String())
 }
 
 // edgeContext counts the context lines at the start and end of a hunk.
@@ -166,12 +200,7 @@ func search(lines []string, pat []Line, want, lo, maxOffset int, loose bool) (in
 		// Nothing to anchor on: only the expected place will do.
 		return want, want >= lo && want <= hi
 	}
-	limit := max(want-lo, hi-want)
-	if maxOffset < 0 {
-		limit = 0
-	} else if maxOffset > 0 {
-		limit = min(limit, maxOffset)
-	}
+	limit := searchLimit(want, lo, hi, maxOffset)
 	for d := 0; d <= limit; d++ {
 		if p := want + d; p >= lo && p <= hi && matchAt(lines, pat, p, loose) {
 			return p, true
@@ -181,6 +210,18 @@ func search(lines []string, pat []Line, want, lo, maxOffset int, loose bool) (in
 		}
 	}
 	return 0, false
+}
+
+// searchLimit is the farthest search goes from want within lo..hi, as
+// bounded by maxOffset (0: no bound; negative: want only).
+func searchLimit(want, lo, hi, maxOffset int) int {
+	limit := max(want-lo, hi-want)
+	if maxOffset < 0 {
+		return 0
+	} else if maxOffset > 0 {
+		return min(limit, maxOffset)
+	}
+	return limit
 }
 
 func matchAt(lines []string, pat []Line, p int, loose bool) bool {

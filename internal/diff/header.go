@@ -63,106 +63,125 @@ func (p *parser) index(fd *FileDiff, val string) (string, error) {
 // rename/copy headers or "diff --git" line, and rejects contradictory
 // headers (as git apply does) so that every parsed FileDiff renders to a
 // patch that parses back to it.
-func (p *parser) gitHeaderCheck(fd *FileDiff, seen int, from, to, indexMode, gitLine string, gitNo int, hasNames bool) error {
-	fail := func(format string, args ...any) error {
-		e := p.errorf(format, args...).(*ParseError)
-		e.Line = gitNo
-		e.Msg = "diff --git header: " + e.Msg
-		return e
+func (p *parser) gitHeaderCheck(fd *FileDiff, h *gitHeader) error {
+	if msg := headerConflict(h.seen, h.indexMode); msg != "" {
+		return p.headerError(h, "%s", msg)
 	}
-	const renameCopy = hRenameFrom | hRenameTo | hCopyFrom | hCopyTo
-	switch {
-	case seen&hNewFile != 0 && seen&(hOldMode|hNewMode|hDeletedFile|renameCopy) != 0:
-		return fail("\"new file mode\" conflicts with other mode, delete, rename or copy headers")
-	case seen&hDeletedFile != 0 && seen&(hOldMode|hNewMode|renameCopy) != 0:
-		return fail("\"deleted file mode\" conflicts with other mode, rename or copy headers")
-	case seen&(hRenameFrom|hRenameTo) != 0 && seen&(hCopyFrom|hCopyTo) != 0:
-		return fail("both rename and copy headers")
-	case (seen&hRenameFrom != 0) != (seen&hRenameTo != 0):
-		return fail("\"rename from\" and \"rename to\" must come together")
-	case (seen&hCopyFrom != 0) != (seen&hCopyTo != 0):
-		return fail("\"copy from\" and \"copy to\" must come together")
-	case indexMode != "" && seen&(hOldMode|hNewMode|hNewFile|hDeletedFile) != 0:
-		return fail("index line carries a mode although mode headers are present")
+	if h.indexMode != "" {
+		fd.OldMode, fd.NewMode = h.indexMode, h.indexMode
 	}
-	if indexMode != "" {
-		fd.OldMode, fd.NewMode = indexMode, indexMode
-	}
-	fd.IsRename = seen&hRenameFrom != 0
-	fd.IsCopy = seen&hCopyFrom != 0
-	switch {
-	case hasNames:
-		if (fd.IsRename || fd.IsCopy) && (fd.IsNew || fd.IsDeleted) {
-			return fail("rename or copy of a new or deleted file")
-		}
-		if (fd.IsRename || fd.IsCopy) && (from != fd.OldPath || to != fd.NewPath) {
-			return fail("rename/copy headers name %q -> %q but \"---\"/\"+++\" name %q -> %q",
-				from, to, fd.OldPath, fd.NewPath)
-		}
-	case fd.IsRename || fd.IsCopy:
-		fd.OldPath, fd.NewPath = from, to
-		fd.Prefix = gitLine == quote("a/"+from)+" "+quote("b/"+to)
-	default:
-		n, prefixed, ok := parseGitLine(gitLine)
-		if !ok {
-			return fail("cannot tell the file name from %q; a header without rename lines must name the same file twice", gitLine)
-		}
-		fd.Prefix = prefixed
-		fd.OldPath, fd.NewPath = n, n
-		if fd.IsNew {
-			fd.OldPath = ""
-		}
-		if fd.IsDeleted {
-			fd.NewPath = ""
-		}
+	fd.IsRename = h.seen&hRenameFrom != 0
+	fd.IsCopy = h.seen&hCopyFrom != 0
+	if err := p.gitNames(fd, h); err != nil {
+		return err
 	}
 	if fd.IsNew && fd.OldMode != "" {
-		return fail("new file with an old mode")
+		return p.headerError(h, "new file with an old mode")
 	}
 	if fd.IsDeleted && fd.NewMode != "" {
-		return fail("deleted file with a new mode")
+		return p.headerError(h, "deleted file with a new mode")
+	}
+	return nil
+}
+
+// headerError is a *ParseError at the "diff --git" line of h.
+func (p *parser) headerError(h *gitHeader, format string, args ...any) error {
+	e := p.errorf(format, args...).(*ParseError)
+	e.Line = h.no
+	e.Msg = "diff --git header: " + e.Msg
+	return e
+}
+
+const renameCopy = hRenameFrom | hRenameTo | hCopyFrom | hCopyTo
+
+// headerConflicts are extended headers that may not come together: any of
+// has with any of conflicts.
+var headerConflicts = []struct {
+	has, conflicts int
+	msg            string
+}{
+	{hNewFile, hOldMode | hNewMode | hDeletedFile | renameCopy,
+		"\"new file mode\" conflicts with other mode, delete, rename or copy headers"},
+	{hDeletedFile, hOldMode | hNewMode | renameCopy,
+		"\"deleted file mode\" conflicts with other mode, rename or copy headers"},
+	{hRenameFrom | hRenameTo, hCopyFrom | hCopyTo, "both rename and copy headers"},
+}
+
+// headerPairs are extended headers that must come together.
+var headerPairs = []struct {
+	a, b int
+	msg  string
+}{
+	{hRenameFrom, hRenameTo, "\"rename from\" and \"rename to\" must come together"},
+	{hCopyFrom, hCopyTo, "\"copy from\" and \"copy to\" must come together"},
+}
+
+// headerConflict describes the first contradiction among the extended
+// headers seen and the index line's mode, or returns "".
+func headerConflict(seen int, indexMode string) string {
+	for _, c := range headerConflicts {
+		if seen&c.has != 0 && seen&c.conflicts != 0 {
+			return c.msg
+		}
+	}
+	for _, c := range headerPairs {
+		if (seen&c.a != 0) != (seen&c.b != 0) {
+			return c.msg
+		}
+	}
+	if indexMode != "" && seen&(hOldMode|hNewMode|hNewFile|hDeletedFile) != 0 {
+		return "index line carries a mode although mode headers are present"
+	}
+	return ""
+}
+
+// gitNames sets fd's paths and prefix from the "---"/"+++" lines when read
+// (checking them against rename or copy headers), else from the rename or
+// copy headers, else from the "diff --git" line.
+func (p *parser) gitNames(fd *FileDiff, h *gitHeader) error {
+	renamed := fd.IsRename || fd.IsCopy
+	switch {
+	case h.hasNames:
+		if renamed && (fd.IsNew || fd.IsDeleted) {
+			return p.headerError(h, "rename or copy of a new or deleted file")
+		}
+		if renamed && (h.from != fd.OldPath || h.to != fd.NewPath) {
+			return p.headerError(h, "rename/copy headers name %q -> %q but \"---\"/\"+++\" name %q -> %q",
+				h.from, h.to, fd.OldPath, fd.NewPath)
+		}
+	case renamed:
+		fd.OldPath, fd.NewPath = h.from, h.to
+		fd.Prefix = h.line == quote("a/"+h.from)+" "+quote("b/"+h.to)
+	default:
+		return p.namesFromGitLine(fd, h)
+	}
+	return nil
+}
+
+// namesFromGitLine sets fd's paths from a "diff --git" line that names
+// the same file twice; a new file has no old path, a deleted one no new.
+func (p *parser) namesFromGitLine(fd *FileDiff, h *gitHeader) error {
+	n, prefixed, ok := parseGitLine(h.line)
+	if !ok {
+		return p.headerError(h, "cannot tell the file name from %q; a header without rename lines must name the same file twice", h.line)
+	}
+	fd.Prefix = prefixed
+	fd.OldPath, fd.NewPath = n, n
+	if fd.IsNew {
+		fd.OldPath = ""
+	}
+	if fd.IsDeleted {
+		fd.NewPath = ""
 	}
 	return nil
 }
 
 // parseGitLine reads the two names of "diff --git A B", which must be the
-// same file (optionally with a/ and b/ prefixes). Unquoted names may
-// contain spaces, so the line is split in the middle.
+// same file (optionally with a/ and b/ prefixes).
 func parseGitLine(s string) (name string, prefixed, ok bool) {
-	var a, b string
+	a, b, ok := splitGitLine(s)
 	switch {
-	case strings.HasPrefix(s, `"`):
-		n, rest, err := unquote(s)
-		if err != nil || !strings.HasPrefix(rest, " ") {
-			return "", false, false
-		}
-		m, err := parseName(rest[1:])
-		if err != nil {
-			return "", false, false
-		}
-		a, b = n, m
-	case strings.HasSuffix(s, `"`):
-		found := false
-		for i := 0; i < len(s) && !found; i++ {
-			if s[i] != ' ' || i+1 >= len(s) || s[i+1] != '"' {
-				continue
-			}
-			if m, err := parseName(s[i+1:]); err == nil {
-				a, b, found = s[:i], m, true
-			}
-		}
-		if !found {
-			return "", false, false
-		}
-	default:
-		mid := len(s) / 2
-		if len(s)%2 == 0 || s[mid] != ' ' {
-			return "", false, false
-		}
-		a, b = s[:mid], s[mid+1:]
-	}
-	switch {
-	case a == "" || b == "":
+	case !ok || a == "" || b == "":
 		return "", false, false
 	case hasPrefix(a, "a/") && hasPrefix(b, "b/") && a[2:] == b[2:]:
 		return a[2:], true, true
@@ -170,4 +189,43 @@ func parseGitLine(s string) (name string, prefixed, ok bool) {
 		return a, false, true
 	}
 	return "", false, false
+}
+
+// splitBeforeQuoted splits "A \"B\"" at the first space followed by a
+// well-formed quoted name that runs to the end.
+func splitBeforeQuoted(s string) (a, b string, ok bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] != ' ' || i+1 >= len(s) || s[i+1] != '"' {
+			continue
+		}
+		if m, err := parseName(s[i+1:]); err == nil {
+			return s[:i], m, true
+		}
+	}
+	return "", "", false
+}
+
+// splitGitLine splits "A B" into its names, unquoting quoted ones.
+// Unquoted names may contain spaces, so a line of two unquoted names is
+// split in the middle.
+func splitGitLine(s string) (a, b string, ok bool) {
+	switch {
+	case strings.HasPrefix(s, `"`):
+		n, rest, err := unquote(s)
+		if err != nil || !strings.HasPrefix(rest, " ") {
+			return "", "", false
+		}
+		m, err := parseName(rest[1:])
+		if err != nil {
+			return "", "", false
+		}
+		return n, m, true
+	case strings.HasSuffix(s, `"`):
+		return splitBeforeQuoted(s)
+	}
+	mid := len(s) / 2
+	if len(s)%2 == 0 || s[mid] != ' ' {
+		return "", "", false
+	}
+	return s[:mid], s[mid+1:], true
 }

@@ -141,16 +141,10 @@ func (p *parser) names(fd *FileDiff) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case oldN.devnull && newN.devnull:
+	if oldN.devnull && newN.devnull {
 		return p.errorf("both \"---\" and \"+++\" are /dev/null")
-	case oldN.devnull:
-		fd.Prefix = hasPrefix(newN.path, "b/")
-	case newN.devnull:
-		fd.Prefix = hasPrefix(oldN.path, "a/")
-	default:
-		fd.Prefix = hasPrefix(oldN.path, "a/") && hasPrefix(newN.path, "b/")
 	}
+	fd.Prefix = gitPrefixed(oldN, newN)
 	if fd.IsNew && !oldN.devnull {
 		return p.errorf("new file, but \"---\" names %q instead of /dev/null", oldN.path)
 	}
@@ -162,6 +156,18 @@ func (p *parser) names(fd *FileDiff) error {
 	fd.OldTime, fd.NewTime = oldN.time, newN.time
 	p.advance()
 	return nil
+}
+
+// gitPrefixed reports whether the names carry git's a/ and b/ prefixes
+// (judged on the side that is not /dev/null).
+func gitPrefixed(oldN, newN name) bool {
+	switch {
+	case oldN.devnull:
+		return hasPrefix(newN.path, "b/")
+	case newN.devnull:
+		return hasPrefix(oldN.path, "a/")
+	}
+	return hasPrefix(oldN.path, "a/") && hasPrefix(newN.path, "b/")
 }
 
 // hasPrefix reports whether s starts with a prefix and has more after it.
@@ -198,84 +204,28 @@ const (
 var headerNames = []string{"old mode", "new mode", "new file mode", "deleted file mode",
 	"rename from", "rename to", "copy from", "copy to", "index"}
 
+// gitHeader is what gitFile gathers from a git file's header lines.
+type gitHeader struct {
+	line      string // the "diff --git" line after that prefix
+	no        int    // its line number
+	seen      int    // the extended headers present (h* flags)
+	from, to  string // rename or copy names
+	indexMode string // the mode on the "index" line
+	hasNames  bool   // "---"/"+++" lines were read
+}
+
 // gitFile parses a file that starts at a "diff --git" line.
 func (p *parser) gitFile() (*FileDiff, error) {
-	gitLine := p.hdr()[len("diff --git "):]
-	gitNo := p.no
+	h := &gitHeader{line: p.hdr()[len("diff --git "):], no: p.no}
 	fd := &FileDiff{Git: true}
-	var seen int
-	var from, to, indexMode string
-	hasNames := false
 	p.advance()
-header:
-	for !p.eof() {
-		l := p.hdr()
-		key, val := extendedHeader(l)
-		if key != 0 {
-			if seen&key != 0 {
-				return nil, p.errorf("repeated %q header", headerNames[bitIndex(key)])
-			}
-			seen |= key
-			var err error
-			switch key {
-			case hOldMode:
-				fd.OldMode, err = p.mode(val)
-			case hNewMode:
-				fd.NewMode, err = p.mode(val)
-			case hNewFile:
-				fd.IsNew = true
-				fd.NewMode, err = p.mode(val)
-			case hDeletedFile:
-				fd.IsDeleted = true
-				fd.OldMode, err = p.mode(val)
-			case hRenameFrom, hCopyFrom:
-				from, err = p.pathValue(val)
-			case hRenameTo, hCopyTo:
-				to, err = p.pathValue(val)
-			case hIndex:
-				indexMode, err = p.index(fd, val)
-			}
-			if err != nil {
-				return nil, err
-			}
-			p.advance()
-			continue
-		}
-		switch {
-		case strings.HasPrefix(l, "--- "):
-			if !strings.HasPrefix(p.peek(), "+++ ") {
-				return nil, p.errorf("\"---\" line not followed by a \"+++\" line")
-			}
-			if err := p.names(fd); err != nil {
-				return nil, err
-			}
-			hasNames = true
-			break header
-		case strings.HasPrefix(l, "Binary files ") && strings.HasSuffix(l, " differ"):
-			fd.IsBinary = true
-			p.advance()
-			break header
-		case l == "GIT binary patch":
-			fd.IsBinary = true
-			for !p.eof() && !strings.HasPrefix(p.line(), "diff --git ") {
-				fd.Binary = append(fd.Binary, p.line())
-				p.advance()
-			}
-			break header
-		case strings.HasPrefix(l, "diff --git "), strings.HasPrefix(l, "diff --cc "),
-			strings.HasPrefix(l, "diff --combined "):
-			break header
-		case strings.HasPrefix(l, "@@ -"):
-			return nil, p.errorf("hunk without \"---\"/\"+++\" lines")
-		default:
-			fd.Extended = append(fd.Extended, p.line())
-			p.advance()
-		}
-	}
-	if err := p.gitHeaderCheck(fd, seen, from, to, indexMode, gitLine, gitNo, hasNames); err != nil {
+	if err := p.gitHeaderLines(fd, h); err != nil {
 		return nil, err
 	}
-	if hasNames {
+	if err := p.gitHeaderCheck(fd, h); err != nil {
+		return nil, err
+	}
+	if h.hasNames {
 		if err := p.hunks(fd); err != nil {
 			return nil, err
 		}
@@ -284,4 +234,94 @@ header:
 		}
 	}
 	return fd, nil
+}
+
+// gitHeaderLines reads a git file's header up to and including its
+// "---"/"+++" lines or binary marker, or up to the next file.
+func (p *parser) gitHeaderLines(fd *FileDiff, h *gitHeader) error {
+	for !p.eof() {
+		l := p.hdr()
+		if key, val := extendedHeader(l); key != 0 {
+			if err := p.extendedLine(fd, h, key, val); err != nil {
+				return err
+			}
+			p.advance()
+			continue
+		}
+		done, err := p.gitHeaderEnd(fd, h, l)
+		if err != nil || done {
+			return err
+		}
+	}
+	return nil
+}
+
+// extendedLine records the extended header line key with value val.
+func (p *parser) extendedLine(fd *FileDiff, h *gitHeader, key int, val string) error {
+	if h.seen&key != 0 {
+		return p.errorf("repeated %q header", headerNames[bitIndex(key)])
+	}
+	h.seen |= key
+	var err error
+	switch key {
+	case hOldMode:
+		fd.OldMode, err = p.mode(val)
+	case hNewMode:
+		fd.NewMode, err = p.mode(val)
+	case hNewFile:
+		fd.IsNew = true
+		fd.NewMode, err = p.mode(val)
+	case hDeletedFile:
+		fd.IsDeleted = true
+		fd.OldMode, err = p.mode(val)
+	case hRenameFrom, hCopyFrom:
+		h.from, err = p.pathValue(val)
+	case hRenameTo, hCopyTo:
+		h.to, err = p.pathValue(val)
+	case hIndex:
+		h.indexMode, err = p.index(fd, val)
+	}
+	return err
+}
+
+// gitHeaderEnd handles a header line l that is not an extended header:
+// done reports that the header ended (names or binary marker read, or the
+// next file begins); other lines are kept in fd.Extended.
+func (p *parser) gitHeaderEnd(fd *FileDiff, h *gitHeader, l string) (done bool, err error) {
+	switch {
+	case strings.HasPrefix(l, "--- "):
+		if !strings.HasPrefix(p.peek(), "+++ ") {
+			return false, p.errorf("\"---\" line not followed by a \"+++\" line")
+		}
+		if err := p.names(fd); err != nil {
+			return false, err
+		}
+		h.hasNames = true
+		return true, nil
+	case strings.HasPrefix(l, "Binary files ") && strings.HasSuffix(l, " differ"):
+		fd.IsBinary = true
+		p.advance()
+		return true, nil
+	case l == "GIT binary patch":
+		p.binaryPatch(fd)
+		return true, nil
+	case strings.HasPrefix(l, "diff --git "), strings.HasPrefix(l, "diff --cc "),
+		strings.HasPrefix(l, "diff --combined "):
+		return true, nil
+	case strings.HasPrefix(l, "@@ -"):
+		return false, p.errorf("hunk without \"---\"/\"+++\" lines")
+	}
+	fd.Extended = append(fd.Extended, p.line())
+	p.advance()
+	return false, nil
+}
+
+// binaryPatch keeps the lines of a "GIT binary patch", up to the next
+// file, in fd.Binary.
+func (p *parser) binaryPatch(fd *FileDiff) {
+	fd.IsBinary = true
+	for !p.eof() && !strings.HasPrefix(p.line(), "diff --git ") {
+		fd.Binary = append(fd.Binary, p.line())
+		p.advance()
+	}
 }

@@ -73,30 +73,39 @@ func TestParseFields(t *testing.T) {
 	for _, f := range files {
 		by[f.Name()] = f
 	}
-	check := func(name string, ok bool, what string) {
-		t.Helper()
-		if by[name] == nil {
-			t.Fatalf("no file %q in %d files", name, len(files))
+	checks := []struct {
+		name string
+		ok   func(f *FileDiff) bool
+		what string
+	}{
+		{"copied.txt", func(f *FileDiff) bool { return f.IsCopy && f.OldPath == "src.txt" }, "want copy from src.txt"},
+		{"copied.txt", func(f *FileDiff) bool { sim, ok := f.Similarity(); return ok && sim == 90 }, "want similarity 90"},
+		{"renamed.txt", func(f *FileDiff) bool { return f.IsRename && f.OldPath == "ren.txt" }, "want rename from ren.txt"},
+		{"empty.txt", func(f *FileDiff) bool { return f.IsNew && f.NewMode == "100644" && len(f.Hunks) == 0 }, "want new empty file"},
+		{"gone.txt", func(f *FileDiff) bool { return f.IsDeleted && f.NewPath == "" && f.OldMode == "100644" }, "want deleted"},
+		{"run.sh", func(f *FileDiff) bool { return f.OldMode == "100644" && f.NewMode == "100755" }, "want mode change"},
+		{"b.bin", func(f *FileDiff) bool { return f.IsBinary }, "want binary"},
+		{"sp ace.txt", func(f *FileDiff) bool { return f.OldPath == "sp ace.txt" && f.OldTime == "" }, "want name with space"},
+		{"ta\tb.txt", func(f *FileDiff) bool { return f.Prefix }, "want unquoted tab name"},
+		{"nonl.txt", func(f *FileDiff) bool {
+			nonl := f.Hunks[0].Lines
+			return len(nonl) == 3 && nonl[0].NoNewline && !nonl[1].NoNewline && nonl[2].NoNewline
+		}, "want no-newline markers on lines 1 and 3"},
+		{"A.java", func(f *FileDiff) bool {
+			h := f.Hunks[0]
+			return h.OldStart == 2 && h.OldLines == 10 && h.NewStart == 2 && h.NewLines == 11 && h.Section == "package p;"
+		}, "hunk header"},
+		{"A.java", func(f *FileDiff) bool { return f.OldMode == "100644" && f.OldHash == "81f8d35" }, "index line"},
+	}
+	for _, c := range checks {
+		f := by[c.name]
+		if f == nil {
+			t.Fatalf("no file %q in %d files", c.name, len(files))
 		}
-		if !ok {
-			t.Errorf("%s: %s", name, what)
+		if !c.ok(f) {
+			t.Errorf("%s: %s", c.name, c.what)
 		}
 	}
-	check("copied.txt", by["copied.txt"].IsCopy && by["copied.txt"].OldPath == "src.txt", "want copy from src.txt")
-	sim, ok := by["copied.txt"].Similarity()
-	check("copied.txt", ok && sim == 90, "want similarity 90")
-	check("renamed.txt", by["renamed.txt"].IsRename && by["renamed.txt"].OldPath == "ren.txt", "want rename from ren.txt")
-	check("empty.txt", by["empty.txt"].IsNew && by["empty.txt"].NewMode == "100644" && len(by["empty.txt"].Hunks) == 0, "want new empty file")
-	check("gone.txt", by["gone.txt"].IsDeleted && by["gone.txt"].NewPath == "" && by["gone.txt"].OldMode == "100644", "want deleted")
-	check("run.sh", by["run.sh"].OldMode == "100644" && by["run.sh"].NewMode == "100755", "want mode change")
-	check("b.bin", by["b.bin"].IsBinary, "want binary")
-	check("sp ace.txt", by["sp ace.txt"].OldPath == "sp ace.txt" && by["sp ace.txt"].OldTime == "", "want name with space")
-	check("ta\tb.txt", by["ta\tb.txt"].Prefix, "want unquoted tab name")
-	nonl := by["nonl.txt"].Hunks[0].Lines
-	check("nonl.txt", len(nonl) == 3 && nonl[0].NoNewline && !nonl[1].NoNewline && nonl[2].NoNewline, "want no-newline markers on lines 1 and 3")
-	h := by["A.java"].Hunks[0]
-	check("A.java", h.OldStart == 2 && h.OldLines == 10 && h.NewStart == 2 && h.NewLines == 11 && h.Section == "package p;", "hunk header")
-	check("A.java", by["A.java"].OldMode == "100644" && by["A.java"].OldHash == "81f8d35", "index line")
 	if a, d := by["nums.txt"].Stats(); a != 2 || d != 2 {
 		t.Errorf("nums.txt Stats = +%d -%d, want +2 -2", a, d)
 	}

@@ -17,6 +17,13 @@ func needsQuote(s string) bool {
 	return false
 }
 
+// escapedBytes are the bytes C quoting writes as a backslash and the
+// letter at the same index of escapeLetters.
+const (
+	escapedBytes  = "\a\b\t\n\v\f\r\"\\"
+	escapeLetters = `abtnvfr"\`
+)
+
 // quote C-quotes s the way git's quote_c_style does, if it needs quoting.
 func quote(s string) string {
 	if !needsQuote(s) {
@@ -27,34 +34,17 @@ func quote(s string) string {
 	b.WriteByte('"')
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch c {
-		case '\a':
-			b.WriteString(`\a`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\v':
-			b.WriteString(`\v`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
+		switch k := strings.IndexByte(escapedBytes, c); {
+		case k >= 0:
+			b.WriteByte('\\')
+			b.WriteByte(escapeLetters[k])
+		case c < 0x20 || c >= 0x7f:
+			b.WriteByte('\\')
+			b.WriteByte('0' + c>>6)
+			b.WriteByte('0' + (c>>3)&7)
+			b.WriteByte('0' + c&7)
 		default:
-			if c < 0x20 || c >= 0x7f {
-				b.WriteByte('\\')
-				b.WriteByte('0' + c>>6)
-				b.WriteByte('0' + (c>>3)&7)
-				b.WriteByte('0' + c&7)
-			} else {
-				b.WriteByte(c)
-			}
+			b.WriteByte(c)
 		}
 	}
 	b.WriteByte('"')
@@ -71,46 +61,37 @@ func unquote(s string) (name, rest string, err error) {
 	}
 	var b strings.Builder
 	for i := 1; i < len(s); i++ {
-		c := s[i]
-		switch c {
+		switch c := s[i]; c {
 		case '"':
 			return b.String(), s[i+1:], nil
 		case '\\':
-			i++
-			if i >= len(s) {
+			c, n, ok := unescape(s[i+1:])
+			if !ok {
 				return "", s, errBadQuote
 			}
-			switch e := s[i]; e {
-			case 'a':
-				b.WriteByte('\a')
-			case 'b':
-				b.WriteByte('\b')
-			case 't':
-				b.WriteByte('\t')
-			case 'n':
-				b.WriteByte('\n')
-			case 'v':
-				b.WriteByte('\v')
-			case 'f':
-				b.WriteByte('\f')
-			case 'r':
-				b.WriteByte('\r')
-			case '"', '\\':
-				b.WriteByte(e)
-			case '0', '1', '2', '3':
-				if i+2 >= len(s) || !isOctal(s[i+1]) || !isOctal(s[i+2]) {
-					return "", s, errBadQuote
-				}
-				b.WriteByte((e-'0')<<6 | (s[i+1]-'0')<<3 | (s[i+2] - '0'))
-				i += 2
-			default:
-				return "", s, errBadQuote
-			}
+			b.WriteByte(c)
+			i += n
 		default:
 			b.WriteByte(c)
 		}
 	}
 	return "", s, errBadQuote
+}
+
+// unescape decodes the escape sequence at the start of s (what follows a
+// backslash): one of escapeLetters or three octal digits up to \377. n is
+// its length.
+func unescape(s string) (c byte, n int, ok bool) {
+	if s == "" {
+		return 0, 0, false
+	}
+	if k := strings.IndexByte(escapeLetters, s[0]); k >= 0 {
+		return escapedBytes[k], 1, true
+	}
+	if s[0] < '0' || s[0] > '3' || len(s) < 3 || !isOctal(s[1]) || !isOctal(s[2]) {
+		return 0, 0, false
+	}
+	return (s[0]-'0')<<6 | (s[1]-'0')<<3 | (s[2] - '0'), 3, true
 }
 
 func isOctal(c byte) bool { return c >= '0' && c <= '7' }

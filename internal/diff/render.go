@@ -28,31 +28,14 @@ func (fd *FileDiff) String() string {
 	var b strings.Builder
 	oldName, newName := fd.label(false), fd.label(true)
 	if fd.Git {
-		b.WriteString("diff --git ")
-		oldP, newP := fd.OldPath, fd.NewPath
-		if oldP == "" {
-			oldP = newP
-		}
-		if newP == "" {
-			newP = oldP
-		}
-		b.WriteString(quote(fd.prefix("a/") + oldP))
-		b.WriteByte(' ')
-		b.WriteString(quote(fd.prefix("b/") + newP))
-		b.WriteByte('\n')
+		fd.writeGitLine(&b)
 		fd.writeGitHeader(&b)
 	} else {
-		for _, e := range fd.Extended {
-			b.WriteString(e)
-			b.WriteByte('\n')
-		}
+		writeLines(&b, fd.Extended)
 	}
 	switch {
 	case fd.IsBinary && len(fd.Binary) > 0:
-		for _, l := range fd.Binary {
-			b.WriteString(l)
-			b.WriteByte('\n')
-		}
+		writeLines(&b, fd.Binary)
 		return b.String()
 	case fd.IsBinary:
 		fmt.Fprintf(&b, "Binary files %s and %s differ\n", oldName, newName)
@@ -98,51 +81,82 @@ func writeFileLine(b *strings.Builder, lead, name, time string) {
 	b.WriteByte('\n')
 }
 
-func (fd *FileDiff) writeGitHeader(b *strings.Builder) {
-	line := func(parts ...string) {
-		for _, s := range parts {
-			b.WriteString(s)
-		}
+// writeGitLine writes the "diff --git" line, naming one side twice for a
+// new or deleted file.
+func (fd *FileDiff) writeGitLine(b *strings.Builder) {
+	b.WriteString("diff --git ")
+	oldP, newP := fd.OldPath, fd.NewPath
+	if oldP == "" {
+		oldP = newP
+	}
+	if newP == "" {
+		newP = oldP
+	}
+	b.WriteString(quote(fd.prefix("a/") + oldP))
+	b.WriteByte(' ')
+	b.WriteString(quote(fd.prefix("b/") + newP))
+	b.WriteByte('\n')
+}
+
+// writeLines writes each of lines and a line break.
+func writeLines(b *strings.Builder, lines []string) {
+	for _, l := range lines {
+		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	indexMode := ""
-	switch {
-	case fd.IsNew:
-		if fd.NewMode != "" {
-			line("new file mode ", fd.NewMode)
-		}
-	case fd.IsDeleted:
-		if fd.OldMode != "" {
-			line("deleted file mode ", fd.OldMode)
-		}
-	case fd.OldMode == fd.NewMode && fd.OldHash != "":
-		indexMode = fd.OldMode
-	default:
-		if fd.OldMode != "" {
-			line("old mode ", fd.OldMode)
-		}
-		if fd.NewMode != "" {
-			line("new mode ", fd.NewMode)
-		}
+}
+
+// writeLine writes the concatenation of parts and a line break.
+func writeLine(b *strings.Builder, parts ...string) {
+	for _, s := range parts {
+		b.WriteString(s)
 	}
-	for _, e := range fd.Extended {
-		line(e)
-	}
+	b.WriteByte('\n')
+}
+
+func (fd *FileDiff) writeGitHeader(b *strings.Builder) {
+	indexMode := fd.writeModes(b)
+	writeLines(b, fd.Extended)
 	switch {
 	case fd.IsRename:
-		line("rename from ", quote(fd.OldPath))
-		line("rename to ", quote(fd.NewPath))
+		writeLine(b, "rename from ", quote(fd.OldPath))
+		writeLine(b, "rename to ", quote(fd.NewPath))
 	case fd.IsCopy:
-		line("copy from ", quote(fd.OldPath))
-		line("copy to ", quote(fd.NewPath))
+		writeLine(b, "copy from ", quote(fd.OldPath))
+		writeLine(b, "copy to ", quote(fd.NewPath))
 	}
 	if fd.OldHash != "" || fd.NewHash != "" {
 		if indexMode != "" {
-			line("index ", fd.OldHash, "..", fd.NewHash, " ", indexMode)
+			writeLine(b, "index ", fd.OldHash, "..", fd.NewHash, " ", indexMode)
 		} else {
-			line("index ", fd.OldHash, "..", fd.NewHash)
+			writeLine(b, "index ", fd.OldHash, "..", fd.NewHash)
 		}
 	}
+}
+
+// writeModes writes the mode headers, or returns the mode to put on the
+// "index" line when an unchanged mode goes there instead.
+func (fd *FileDiff) writeModes(b *strings.Builder) (indexMode string) {
+	switch {
+	case fd.IsNew:
+		if fd.NewMode != "" {
+			writeLine(b, "new file mode ", fd.NewMode)
+		}
+	case fd.IsDeleted:
+		if fd.OldMode != "" {
+			writeLine(b, "deleted file mode ", fd.OldMode)
+		}
+	case fd.OldMode == fd.NewMode && fd.OldHash != "":
+		return fd.OldMode
+	default:
+		if fd.OldMode != "" {
+			writeLine(b, "old mode ", fd.OldMode)
+		}
+		if fd.NewMode != "" {
+			writeLine(b, "new mode ", fd.NewMode)
+		}
+	}
+	return ""
 }
 
 // String renders the hunk: header, lines and no-newline markers.

@@ -40,21 +40,22 @@ func reverseHunk(h *Hunk) *Hunk {
 		for j < len(h.Lines) && h.Lines[j].Op != Context {
 			j++
 		}
-		for _, l := range h.Lines[i:j] { // additions become deletions, first
-			if l.Op == Add {
-				l.Op = Del
-				r.Lines = append(r.Lines, l)
-			}
-		}
-		for _, l := range h.Lines[i:j] {
-			if l.Op == Del {
-				l.Op = Add
-				r.Lines = append(r.Lines, l)
-			}
-		}
+		r.Lines = appendAs(r.Lines, h.Lines[i:j], Add, Del) // additions become deletions, first
+		r.Lines = appendAs(r.Lines, h.Lines[i:j], Del, Add)
 		i = j
 	}
 	return r
+}
+
+// appendAs appends the lines of block with op from to dst as op to.
+func appendAs(dst, block []Line, from, to Op) []Line {
+	for _, l := range block {
+		if l.Op == from {
+			l.Op = to
+			dst = append(dst, l)
+		}
+	}
+	return dst
 }
 
 // reverseBinary swaps the forward and reverse sections of a "GIT binary

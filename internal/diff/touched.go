@@ -33,87 +33,113 @@ type Touch struct {
 // innermost span is the shortest one containing the line (ties: the later
 // start); spans with EndLine < StartLine are ignored.
 func Touched(fd *FileDiff, oldFuncs, newFuncs []Span) []Touch {
-	var out []Touch
-	index := map[string]int{}
-	get := func(name string) *Touch {
-		i, ok := index[name]
-		if !ok {
-			i = len(out)
-			index[name] = i
-			out = append(out, Touch{Function: name})
-		}
-		return &out[i]
-	}
-	const sideOld, sideNew = 1, 2
-	sides := map[string]int{}
+	t := &toucher{oldFuncs: oldFuncs, newFuncs: newFuncs, index: map[string]int{}, sides: map[string]int{}}
 	for _, h := range fd.Hunks {
-		oldNo, newNo := h.OldStart, h.NewStart // numbers of the next line
-		if h.OldLines == 0 {
-			oldNo++
+		t.hunk(h)
+	}
+	for i := range t.out {
+		switch t.sides[t.out[i].Function] {
+		case sideOld:
+			t.out[i].Side = "old"
+		case sideNew:
+			t.out[i].Side = "new"
+		default:
+			t.out[i].Side = "both"
 		}
-		if h.NewLines == 0 {
+	}
+	return t.out
+}
+
+// Bits of toucher.sides.
+const sideOld, sideNew = 1, 2
+
+// toucher gathers Touched's result.
+type toucher struct {
+	oldFuncs, newFuncs []Span
+	out                []Touch
+	index              map[string]int // Function -> index in out
+	sides              map[string]int // Function -> sideOld|sideNew
+}
+
+// get returns the Touch of function name, adding it when new.
+func (t *toucher) get(name string) *Touch {
+	i, ok := t.index[name]
+	if !ok {
+		i = len(t.out)
+		t.index[name] = i
+		t.out = append(t.out, Touch{Function: name})
+	}
+	return &t.out[i]
+}
+
+// hunk attributes the changed lines of h.
+func (t *toucher) hunk(h *Hunk) {
+	oldNo, newNo := h.OldStart, h.NewStart // numbers of the next line
+	if h.OldLines == 0 {
+		oldNo++
+	}
+	if h.NewLines == 0 {
+		newNo++
+	}
+	for i := 0; i < len(h.Lines); {
+		if h.Lines[i].Op == Context {
+			oldNo, newNo = oldNo+1, newNo+1
+			i++
+			continue
+		}
+		j := i
+		for j < len(h.Lines) && h.Lines[j].Op != Context {
+			j++
+		}
+		oldNo, newNo = t.block(h.Lines[i:j], oldNo, newNo)
+		i = j
+	}
+}
+
+// block attributes a run of changed lines whose first old and new line
+// numbers are oldNo and newNo, and returns the numbers after it.
+func (t *toucher) block(lines []Line, oldNo, newNo int) (int, int) {
+	anchor := t.anchor(lines, oldNo)
+	for _, l := range lines {
+		switch l.Op {
+		case Del:
+			f := innermost(t.oldFuncs, oldNo, oldNo)
+			tc := t.get(f)
+			tc.OldLines = append(tc.OldLines, oldNo)
+			tc.Deleted++
+			t.sides[f] |= sideOld
+			oldNo++
+		case Add:
+			f, side := anchor, sideOld
+			if t.newFuncs != nil {
+				f, side = innermost(t.newFuncs, newNo, newNo), sideNew
+			}
+			tc := t.get(f)
+			tc.NewLines = append(tc.NewLines, newNo)
+			tc.Added++
+			t.sides[f] |= side
 			newNo++
 		}
-		for i := 0; i < len(h.Lines); {
-			if h.Lines[i].Op == Context {
-				oldNo, newNo = oldNo+1, newNo+1
-				i++
-				continue
-			}
-			j := i
-			dels := 0
-			for ; j < len(h.Lines) && h.Lines[j].Op != Context; j++ {
-				if h.Lines[j].Op == Del {
-					dels++
-				}
-			}
-			// Old-side function of this block: where additions land when
-			// there are no new spans, and the insertion point's function.
-			var anchor string
-			if dels == 0 {
-				anchor = innermost(oldFuncs, oldNo-1, oldNo)
-				if anchor != "" {
-					get(anchor)
-					sides[anchor] |= sideOld
-				}
-			} else {
-				anchor = innermost(oldFuncs, oldNo, oldNo)
-			}
-			for _, l := range h.Lines[i:j] {
-				switch l.Op {
-				case Del:
-					f := innermost(oldFuncs, oldNo, oldNo)
-					t := get(f)
-					t.OldLines = append(t.OldLines, oldNo)
-					t.Deleted++
-					sides[f] |= sideOld
-					oldNo++
-				case Add:
-					f, side := anchor, sideOld
-					if newFuncs != nil {
-						f, side = innermost(newFuncs, newNo, newNo), sideNew
-					}
-					t := get(f)
-					t.NewLines = append(t.NewLines, newNo)
-					t.Added++
-					sides[f] |= side
-					newNo++
-				}
-			}
-			i = j
+	}
+	return oldNo, newNo
+}
+
+// anchor returns the old-side function of a block of changed lines whose
+// first old line number is oldNo: where additions land when there are no
+// new spans. For a pure insertion it is the function enclosing both
+// neighbouring old lines, which the insertion marks as touched.
+func (t *toucher) anchor(lines []Line, oldNo int) string {
+	for _, l := range lines {
+		if l.Op == Del {
+			return innermost(t.oldFuncs, oldNo, oldNo)
 		}
 	}
-	for i := range out {
-		switch sides[out[i].Function] {
-		case sideOld:
-			out[i].Side = "old"
-		case sideNew:
-			out[i].Side = "new"
-		default:
-			out[i].Side = "both"
-		}
+	anchor := innermost(t.oldFuncs, oldNo-1, oldNo)
+	if anchor != "" {
+		t.get(anchor)
+		t.sides[anchor] |= sideOld
 	}
-	return out
+	return anchor
 }
 
 // innermost returns the name of the shortest span containing lines lo..hi,
@@ -128,8 +154,7 @@ func innermost(spans []Span, lo, hi int) string {
 			best = i
 			continue
 		}
-		b := spans[best]
-		if l, bl := s.EndLine-s.StartLine, b.EndLine-b.StartLine; l < bl || (l == bl && s.StartLine > b.StartLine) {
+		if s.inside(spans[best]) {
 			best = i
 		}
 	}
@@ -137,4 +162,11 @@ func innermost(spans []Span, lo, hi int) string {
 		return ""
 	}
 	return spans[best].Name
+}
+
+// inside reports whether s is the more inner of two spans that both
+// contain the lines looked up: shorter, or as long and starting later.
+func (s Span) inside(b Span) bool {
+	l, bl := s.EndLine-s.StartLine, b.EndLine-b.StartLine
+	return l < bl || (l == bl && s.StartLine > b.StartLine)
 }

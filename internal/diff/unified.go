@@ -25,56 +25,14 @@ func Unified(oldName, newName string, old, new []byte, context int) *FileDiff {
 // lineEdits marks the lines of a deleted and of b added by a minimal diff.
 func lineEdits(a, b []string) (delA, addB []bool) {
 	delA, addB = make([]bool, len(a)), make([]bool, len(b))
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
+	pre, suf := commonEnds(a, b)
 	a, b = a[pre:len(a)-suf], b[pre:len(b)-suf]
 	da, db := delA[pre:len(delA)-suf], addB[pre:len(addB)-suf]
 
-	// Intern lines and count them per side.
-	ids := make(map[string]int32, len(a)+len(b))
-	type count struct{ a, b int32 }
-	var counts []count
-	intern := func(s string) int32 {
-		id, ok := ids[s]
-		if !ok {
-			id = int32(len(counts))
-			ids[s] = id
-			counts = append(counts, count{})
-		}
-		return id
-	}
-	ia, ib := make([]int32, len(a)), make([]int32, len(b))
-	for i, s := range a {
-		ia[i] = intern(s)
-		counts[ia[i]].a++
-	}
-	for i, s := range b {
-		ib[i] = intern(s)
-		counts[ib[i]].b++
-	}
+	ia, ib, countA, countB := internLines(a, b)
 	// Lines found on one side only are changes; diff the rest.
-	var ra, rb []int32
-	var xa, xb []int
-	for i, id := range ia {
-		if counts[id].b == 0 {
-			da[i] = true
-		} else {
-			ra, xa = append(ra, id), append(xa, i)
-		}
-	}
-	for i, id := range ib {
-		if counts[id].a == 0 {
-			db[i] = true
-		} else {
-			rb, xb = append(rb, id), append(xb, i)
-		}
-	}
+	ra, xa := sharedLines(ia, countB, da)
+	rb, xb := sharedLines(ib, countA, db)
 	m := &myers{a: ra, b: rb, delA: make([]bool, len(ra)), addB: make([]bool, len(rb))}
 	m.diff(0, len(ra), 0, len(rb))
 	for i, d := range m.delA {
@@ -86,6 +44,61 @@ func lineEdits(a, b []string) (delA, addB []bool) {
 	return delA, addB
 }
 
+// commonEnds counts the lines a and b share at their start and, in what
+// remains, at their end.
+func commonEnds(a, b []string) (pre, suf int) {
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	return pre, suf
+}
+
+// internLines numbers the distinct lines of a and b and counts how often
+// each number occurs on each side.
+func internLines(a, b []string) (ia, ib, countA, countB []int32) {
+	ids := make(map[string]int32, len(a)+len(b))
+	intern := func(s string) int32 {
+		id, ok := ids[s]
+		if !ok {
+			id = int32(len(ids))
+			ids[s] = id
+		}
+		return id
+	}
+	ia, ib = make([]int32, len(a)), make([]int32, len(b))
+	for i, s := range a {
+		ia[i] = intern(s)
+	}
+	for i, s := range b {
+		ib[i] = intern(s)
+	}
+	countA, countB = make([]int32, len(ids)), make([]int32, len(ids))
+	for _, id := range ia {
+		countA[id]++
+	}
+	for _, id := range ib {
+		countB[id]++
+	}
+	return ia, ib, countA, countB
+}
+
+// sharedLines marks as changed the lines of one side whose number never
+// occurs on the other side (otherCount 0) and returns the rest with their
+// indexes.
+func sharedLines(ids, otherCount []int32, changed []bool) (kept []int32, at []int) {
+	for i, id := range ids {
+		if otherCount[id] == 0 {
+			changed[i] = true
+		} else {
+			kept, at = append(kept, id), append(at, i)
+		}
+	}
+	return kept, at
+}
+
 type myers struct {
 	a, b       []int32
 	delA, addB []bool
@@ -94,41 +107,50 @@ type myers struct {
 
 // diff marks the edits between a[alo:ahi] and b[blo:bhi].
 func (m *myers) diff(alo, ahi, blo, bhi int) {
-	for alo < ahi && blo < bhi && m.a[alo] == m.b[blo] {
-		alo, blo = alo+1, blo+1
-	}
-	for alo < ahi && blo < bhi && m.a[ahi-1] == m.b[bhi-1] {
-		ahi, bhi = ahi-1, bhi-1
-	}
-	switch {
-	case alo == ahi:
-		for j := blo; j < bhi; j++ {
-			m.addB[j] = true
-		}
-		return
-	case blo == bhi:
-		for i := alo; i < ahi; i++ {
-			m.delA[i] = true
-		}
+	alo, ahi, blo, bhi = m.trim(alo, ahi, blo, bhi)
+	if alo == ahi || blo == bhi {
+		m.replace(alo, ahi, blo, bhi)
 		return
 	}
 	x, y, ok := m.bisect(alo, ahi, blo, bhi)
 	if !ok || (x == alo && y == blo) || (x == ahi && y == bhi) {
-		for i := alo; i < ahi; i++ {
-			m.delA[i] = true
-		}
-		for j := blo; j < bhi; j++ {
-			m.addB[j] = true
-		}
+		m.replace(alo, ahi, blo, bhi)
 		return
 	}
 	m.diff(alo, x, blo, y)
 	m.diff(x, ahi, y, bhi)
 }
 
+// trim narrows a[alo:ahi] and b[blo:bhi] to what lies between their
+// common prefix and suffix.
+func (m *myers) trim(alo, ahi, blo, bhi int) (int, int, int, int) {
+	for alo < ahi && blo < bhi && m.a[alo] == m.b[blo] {
+		alo, blo = alo+1, blo+1
+	}
+	for alo < ahi && blo < bhi && m.a[ahi-1] == m.b[bhi-1] {
+		ahi, bhi = ahi-1, bhi-1
+	}
+	return alo, ahi, blo, bhi
+}
+
+// replace marks all of a[alo:ahi] deleted and all of b[blo:bhi] added.
+func (m *myers) replace(alo, ahi, blo, bhi int) {
+	for i := alo; i < ahi; i++ {
+		m.delA[i] = true
+	}
+	for j := blo; j < bhi; j++ {
+		m.addB[j] = true
+	}
+}
+
 // bisect finds a point (x, y) on a shortest edit path through the middle
 // snake, searching forward and backward at once (Myers 1986, §4b; the
 // layout follows diff-match-patch's bisect).
+//
+// Long because the forward and backward passes share the diagonal arrays
+// and bounds as locals in Stage II's hottest loop; split into methods they
+// would live behind a pointer, and the two halves mirror each other line
+// for line, which reads best side by side.
 func (m *myers) bisect(alo, ahi, blo, bhi int) (int, int, bool) {
 	a, b := m.a[alo:ahi], m.b[blo:bhi]
 	n, mm := len(a), len(b)
@@ -207,24 +229,7 @@ func (m *myers) bisect(alo, ahi, blo, bhi int) (int, int, bool) {
 // buildHunks groups the edits into hunks with up to ctx context lines,
 // merging changes that are at most 2*ctx lines apart.
 func buildHunks(a, b []string, delA, addB []bool, ctx int) []*Hunk {
-	type step struct {
-		op   Op
-		i, j int // line index in a (for Context, Del) and in b (Context, Add)
-	}
-	steps := make([]step, 0, max(len(a), len(b)))
-	for i, j := 0, 0; i < len(a) || j < len(b); {
-		switch {
-		case i < len(a) && delA[i]:
-			steps = append(steps, step{Del, i, j})
-			i++
-		case j < len(b) && addB[j]:
-			steps = append(steps, step{Add, i, j})
-			j++
-		default:
-			steps = append(steps, step{Context, i, j})
-			i, j = i+1, j+1
-		}
-	}
+	steps := editSteps(a, b, delA, addB)
 	var hunks []*Hunk
 	for s := 0; s < len(steps); {
 		if steps[s].op == Context {
@@ -232,42 +237,78 @@ func buildHunks(a, b []string, delA, addB []bool, ctx int) []*Hunk {
 			continue
 		}
 		start := max(s-ctx, 0)
-		end := s // one past the last change included
-		for e := s; e < len(steps); e++ {
-			if steps[e].op != Context {
-				end = e + 1
-			} else if e-end >= 2*ctx {
-				break
-			}
-		}
-		stop := min(end+ctx, len(steps))
-		h := &Hunk{}
-		first := steps[start]
-		for _, st := range steps[start:stop] {
-			switch st.op {
-			case Context:
-				h.Lines = append(h.Lines, mkLine(Context, a[st.i]))
-				h.OldLines++
-				h.NewLines++
-			case Del:
-				h.Lines = append(h.Lines, mkLine(Del, a[st.i]))
-				h.OldLines++
-			case Add:
-				h.Lines = append(h.Lines, mkLine(Add, b[st.j]))
-				h.NewLines++
-			}
-		}
-		h.OldStart, h.NewStart = first.i, first.j
-		if h.OldLines > 0 {
-			h.OldStart++
-		}
-		if h.NewLines > 0 {
-			h.NewStart++
-		}
-		hunks = append(hunks, h)
+		stop := min(lastChange(steps, s, ctx)+ctx, len(steps))
+		hunks = append(hunks, stepHunk(a, b, steps[start:stop]))
 		s = stop
 	}
 	return hunks
+}
+
+// editStep is one line of the edit script.
+type editStep struct {
+	op   Op
+	i, j int // line index in a (for Context, Del) and in b (Context, Add)
+}
+
+// editSteps walks a and b in step, deletions before additions.
+func editSteps(a, b []string, delA, addB []bool) []editStep {
+	steps := make([]editStep, 0, max(len(a), len(b)))
+	for i, j := 0, 0; i < len(a) || j < len(b); {
+		switch {
+		case i < len(a) && delA[i]:
+			steps = append(steps, editStep{Del, i, j})
+			i++
+		case j < len(b) && addB[j]:
+			steps = append(steps, editStep{Add, i, j})
+			j++
+		default:
+			steps = append(steps, editStep{Context, i, j})
+			i, j = i+1, j+1
+		}
+	}
+	return steps
+}
+
+// lastChange returns one past the last change of the hunk whose first
+// change is steps[s]: later changes join it while the context between
+// them is shorter than 2*ctx lines.
+func lastChange(steps []editStep, s, ctx int) int {
+	end := s
+	for e := s; e < len(steps); e++ {
+		if steps[e].op != Context {
+			end = e + 1
+		} else if e-end >= 2*ctx {
+			break
+		}
+	}
+	return end
+}
+
+// stepHunk builds the hunk of steps, numbering it from its first step.
+func stepHunk(a, b []string, steps []editStep) *Hunk {
+	h := &Hunk{}
+	for _, st := range steps {
+		switch st.op {
+		case Context:
+			h.Lines = append(h.Lines, mkLine(Context, a[st.i]))
+			h.OldLines++
+			h.NewLines++
+		case Del:
+			h.Lines = append(h.Lines, mkLine(Del, a[st.i]))
+			h.OldLines++
+		case Add:
+			h.Lines = append(h.Lines, mkLine(Add, b[st.j]))
+			h.NewLines++
+		}
+	}
+	h.OldStart, h.NewStart = steps[0].i, steps[0].j
+	if h.OldLines > 0 {
+		h.OldStart++
+	}
+	if h.NewLines > 0 {
+		h.NewStart++
+	}
+	return h
 }
 
 func mkLine(op Op, s string) Line {

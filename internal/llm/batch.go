@@ -74,33 +74,9 @@ func (s *Session) SubmitChatBatch(ctx context.Context, m Model, reqs []ChatReque
 	if err != nil {
 		return "", 0, err
 	}
-	var items []BatchChat
-	seen := map[string]bool{}
-	for _, req := range reqs {
-		keyReq := req
-		keyReq.N = 0
-		all := true
-		var first cache.Key
-		for i := range samples(req.N) {
-			k, err := Key(cm.id, cm.fingerprint, "chat", keyReq, i)
-			if err != nil {
-				return "", 0, err
-			}
-			if i == 0 {
-				first = k
-			}
-			if _, ok, err := s.cache.Get(ctx, k); err != nil {
-				return "", 0, fmt.Errorf("submit batch to %s: %w", cm.id, err)
-			} else if !ok {
-				all = false
-			}
-		}
-		id := hex.EncodeToString(first[:16])
-		if all || seen[id] {
-			continue
-		}
-		seen[id] = true
-		items = append(items, BatchChat{CustomID: id, Req: req})
+	items, err := s.uncachedItems(ctx, cm, reqs)
+	if err != nil {
+		return "", 0, err
 	}
 	if len(items) == 0 {
 		return "", 0, nil
@@ -117,6 +93,49 @@ func (s *Session) SubmitChatBatch(ctx context.Context, m Model, reqs []ChatReque
 		return batchID, len(items), fmt.Errorf("submit batch to %s: batch %s submitted but not recorded (note its id): %w", cm.id, batchID, err)
 	}
 	return batchID, len(items), nil
+}
+
+// uncachedItems returns the distinct requests of reqs with an answer
+// missing from the cache, each named by its first sample's key.
+func (s *Session) uncachedItems(ctx context.Context, cm *cachedModel, reqs []ChatRequest) ([]BatchChat, error) {
+	var items []BatchChat
+	seen := map[string]bool{}
+	for _, req := range reqs {
+		first, all, err := s.allCached(ctx, cm, req)
+		if err != nil {
+			return nil, err
+		}
+		id := hex.EncodeToString(first[:16])
+		if all || seen[id] {
+			continue
+		}
+		seen[id] = true
+		items = append(items, BatchChat{CustomID: id, Req: req})
+	}
+	return items, nil
+}
+
+// allCached reports whether every sample of req is in the cache, and
+// returns the first sample's key.
+func (s *Session) allCached(ctx context.Context, cm *cachedModel, req ChatRequest) (first cache.Key, all bool, err error) {
+	keyReq := req
+	keyReq.N = 0
+	all = true
+	for i := range samples(req.N) {
+		k, err := Key(cm.id, cm.fingerprint, "chat", keyReq, i)
+		if err != nil {
+			return first, false, err
+		}
+		if i == 0 {
+			first = k
+		}
+		if _, ok, err := s.cache.Get(ctx, k); err != nil {
+			return first, false, fmt.Errorf("submit batch to %s: %w", cm.id, err)
+		} else if !ok {
+			all = false
+		}
+	}
+	return first, all, nil
 }
 
 // PendingBatches lists the ids of m's submitted batches not yet collected.
@@ -168,46 +187,17 @@ func (s *Session) CollectBatch(ctx context.Context, m Model, id string) (BatchSt
 	now := time.Now()
 	for _, it := range state.Items {
 		r, ok := results[it.CustomID]
-		if !ok || r.Err != nil || r.Resp == nil || len(r.Resp.Choices) != samples(it.Req.N) {
+		if reason := batchFailure(r, ok, it.Req.N); reason != "" {
 			st.Failed++
 			if st.Errors == nil {
 				st.Errors = map[string]string{}
 			}
-			switch {
-			case !ok:
-				st.Errors[it.CustomID] = "no result in the batch output"
-			case r.Err != nil:
-				st.Errors[it.CustomID] = r.Err.Error()
-			default:
-				st.Errors[it.CustomID] = "incomplete answer"
-			}
+			st.Errors[it.CustomID] = reason
 			continue
 		}
 		st.Completed++
-		cost := cm.price.Cost(r.Resp.Usage)
-		s.settle(0, cost)
-		params := it.Req
-		params.System, params.Messages = "", nil
-		pj, _ := json.Marshal(params)
-		s.record(cm.st, "chat", pj, r.Resp.Meta, cost, 0, false)
-		keyReq := it.Req
-		keyReq.N = 0
-		n := int64(len(r.Resp.Choices))
-		for i, ch := range r.Resp.Choices {
-			k, err := Key(cm.id, cm.fingerprint, "chat", keyReq, i)
-			if err != nil {
-				return st, err
-			}
-			u := Usage{r.Resp.Usage.PromptTokens / n, r.Resp.Usage.CompletionTokens / n}
-			if i == 0 {
-				u.PromptTokens += r.Resp.Usage.PromptTokens % n
-				u.CompletionTokens += r.Resp.Usage.CompletionTokens % n
-			}
-			row, _ := json.Marshal(row[ChatChoice]{Sample: ch, RequestID: r.Resp.RequestID, Model: r.Resp.Model})
-			if err := s.cache.Put(ctx, k, cache.Entry{Provider: cm.id, Op: "chat", Response: row,
-				PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Created: now}); err != nil {
-				return st, fmt.Errorf("collect batch %s: %w", id, err)
-			}
+		if err := s.storeBatchAnswer(ctx, cm, id, it.Req, r.Resp, now); err != nil {
+			return st, err
 		}
 	}
 	rec.Done = true
@@ -215,4 +205,46 @@ func (s *Session) CollectBatch(ctx context.Context, m Model, id string) (BatchSt
 		return st, fmt.Errorf("collect batch %s: %w", id, err)
 	}
 	return st, nil
+}
+
+// batchFailure says why a batch result (ok false: none) is no complete
+// answer to a request for n samples, or returns "".
+func batchFailure(r BatchChatResult, ok bool, n int) string {
+	switch {
+	case !ok:
+		return "no result in the batch output"
+	case r.Err != nil:
+		return r.Err.Error()
+	case r.Resp == nil || len(r.Resp.Choices) != samples(n):
+		return "incomplete answer"
+	}
+	return ""
+}
+
+// storeBatchAnswer accounts for the answer resp to req in batch id and
+// caches each of its choices under the key the normal Chat path uses, the
+// usage split evenly (the first choice taking the remainder).
+func (s *Session) storeBatchAnswer(ctx context.Context, cm *cachedModel, id string, req ChatRequest, resp *ChatResponse, now time.Time) error {
+	cost := cm.price.Cost(resp.Usage)
+	s.settle(0, cost)
+	params := req
+	params.System, params.Messages = "", nil
+	pj, _ := json.Marshal(params)
+	s.record(cm.st, "chat", pj, resp.Meta, cost, 0, false)
+	keyReq := req
+	keyReq.N = 0
+	n := int64(len(resp.Choices))
+	for i, ch := range resp.Choices {
+		k, err := Key(cm.id, cm.fingerprint, "chat", keyReq, i)
+		if err != nil {
+			return err
+		}
+		u := resp.Usage.share(n, i)
+		row, _ := json.Marshal(row[ChatChoice]{Sample: ch, RequestID: resp.RequestID, Model: resp.Model})
+		if err := s.cache.Put(ctx, k, cache.Entry{Provider: cm.id, Op: "chat", Response: row,
+			PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Created: now}); err != nil {
+			return fmt.Errorf("collect batch %s: %w", id, err)
+		}
+	}
+	return nil
 }

@@ -22,34 +22,11 @@ func TestChatBatchResume(t *testing.T) {
 		{Messages: []llm.Message{{Role: "user", Content: "judge pair 2"}}, MaxTokens: 50, N: 2},
 	}
 
-	s1 := session(t, llm.SessionOptions{CacheDir: dir})
-	m1, _ := s1.Open(spec)
-	if _, err := m1.Chat(ctx, reqs[0]); err != nil { // already answered: not resubmitted
-		t.Fatal(err)
-	}
-	id, n, err := s1.SubmitChatBatch(ctx, m1, reqs)
-	if err != nil || id == "" || n != 2 {
-		t.Fatalf("SubmitChatBatch = %q, %d, %v; want a batch of 2", id, n, err)
-	}
-	st, err := s1.CollectBatch(ctx, m1, id)
-	if err != nil || st.Done || st.Status != "in_progress" {
-		t.Fatalf("first poll = %+v, %v; want in_progress", st, err)
-	}
-	s1.Close()
+	id := submitThenStop(t, ctx, dir, spec, reqs)
 
 	s2 := session(t, llm.SessionOptions{CacheDir: dir})
 	m2, _ := s2.Open(spec)
-	pending, err := s2.PendingBatches(ctx, m2)
-	if err != nil || len(pending) != 1 || pending[0] != id {
-		t.Fatalf("PendingBatches = %v, %v; want [%s]", pending, err, id)
-	}
-	st, err = s2.CollectBatch(ctx, m2, id)
-	if err != nil || !st.Done || st.Completed != 2 || st.Failed != 0 {
-		t.Fatalf("CollectBatch = %+v, %v; want done with 2 completed", st, err)
-	}
-	if pending, _ := s2.PendingBatches(ctx, m2); len(pending) != 0 {
-		t.Errorf("after collection PendingBatches = %v, want none", pending)
-	}
+	collectPending(t, ctx, s2, m2, id)
 	chats := f.Path("/chat/completions")
 	for i, req := range reqs {
 		resp, err := m2.Chat(ctx, req)
@@ -70,6 +47,45 @@ func TestChatBatchResume(t *testing.T) {
 	// Everything cached: nothing to submit.
 	if id, n, err := s2.SubmitChatBatch(ctx, m2, reqs); id != "" || n != 0 || err != nil {
 		t.Errorf("resubmit = %q, %d, %v; want nothing", id, n, err)
+	}
+}
+
+// submitThenStop answers reqs[0] normally, submits the other two as a
+// batch, polls it once while in progress and closes the session, as a
+// killed run would; it returns the batch id.
+func submitThenStop(t *testing.T, ctx context.Context, dir, spec string, reqs []llm.ChatRequest) string {
+	t.Helper()
+	s1 := session(t, llm.SessionOptions{CacheDir: dir})
+	m1, _ := s1.Open(spec)
+	if _, err := m1.Chat(ctx, reqs[0]); err != nil { // already answered: not resubmitted
+		t.Fatal(err)
+	}
+	id, n, err := s1.SubmitChatBatch(ctx, m1, reqs)
+	if err != nil || id == "" || n != 2 {
+		t.Fatalf("SubmitChatBatch = %q, %d, %v; want a batch of 2", id, n, err)
+	}
+	st, err := s1.CollectBatch(ctx, m1, id)
+	if err != nil || st.Done || st.Status != "in_progress" {
+		t.Fatalf("first poll = %+v, %v; want in_progress", st, err)
+	}
+	s1.Close()
+	return id
+}
+
+// collectPending checks that batch id is s's one pending batch and
+// collects both its answers.
+func collectPending(t *testing.T, ctx context.Context, s *llm.Session, m llm.Model, id string) {
+	t.Helper()
+	pending, err := s.PendingBatches(ctx, m)
+	if err != nil || len(pending) != 1 || pending[0] != id {
+		t.Fatalf("PendingBatches = %v, %v; want [%s]", pending, err, id)
+	}
+	st, err := s.CollectBatch(ctx, m, id)
+	if err != nil || !st.Done || st.Completed != 2 || st.Failed != 0 {
+		t.Fatalf("CollectBatch = %+v, %v; want done with 2 completed", st, err)
+	}
+	if pending, _ := s.PendingBatches(ctx, m); len(pending) != 0 {
+		t.Errorf("after collection PendingBatches = %v, want none", pending)
 	}
 }
 

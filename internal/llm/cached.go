@@ -84,32 +84,9 @@ func run[S any](ctx context.Context, m *cachedModel, op string, keyReq, params a
 		return nil, Meta{}, fmt.Errorf("%s %s: %w", m.id, op, err)
 	}
 	out := make([]S, n)
-	var meta Meta
-	keys := make([]cache.Key, n)
-	missing := make([]int, 0, n)
-	for i := range n {
-		k, err := Key(m.id, m.fingerprint, op, keyReq, i)
-		if err != nil {
-			return nil, Meta{}, err
-		}
-		keys[i] = k
-		if m.s.cache == nil {
-			missing = append(missing, i)
-			continue
-		}
-		e, ok, err := m.s.cache.Get(ctx, k)
-		if err != nil {
-			return nil, Meta{}, fmt.Errorf("%s %s: %w", m.id, op, err)
-		}
-		var r row[S]
-		if ok && json.Unmarshal(e.Response, &r) == nil {
-			out[i] = r.Sample
-			meta.Usage = meta.Usage.Add(Usage{e.PromptTokens, e.CompletionTokens})
-			meta.RequestID, meta.Model = r.RequestID, r.Model
-			meta.CacheHits++
-			continue
-		}
-		missing = append(missing, i) // absent or unreadable row: ask again
+	keys, missing, meta, err := cachedSamples(ctx, m, op, keyReq, out)
+	if err != nil {
+		return nil, Meta{}, err
 	}
 	m.s.recordHits(m.st, meta.CacheHits)
 	if len(missing) == 0 {
@@ -139,18 +116,58 @@ func run[S any](ctx context.Context, m *cachedModel, op string, keyReq, params a
 	m.s.settle(est, cost)
 	m.s.record(m.st, op, pj, cm, cost, retries, false)
 
-	// Split the call's usage over its k rows so sums over rows stay exact.
-	now := time.Now()
 	for j, i := range missing {
 		out[i] = got[j]
+	}
+	if m.s.cache != nil {
+		cacheSamples(ctx, m, op, keys, missing, got, cm)
+	}
+	meta.Usage = meta.Usage.Add(cm.Usage)
+	meta.RequestID, meta.Model = cm.RequestID, cm.Model
+	return out, meta, nil
+}
+
+// cachedSamples fills out with the samples of keyReq found in the cache
+// and returns every sample's key, the indexes still missing (absent or
+// unreadable rows) and the cached samples' usage and hit count.
+func cachedSamples[S any](ctx context.Context, m *cachedModel, op string, keyReq any, out []S) (keys []cache.Key, missing []int, meta Meta, err error) {
+	keys = make([]cache.Key, len(out))
+	missing = make([]int, 0, len(out))
+	for i := range out {
+		k, err := Key(m.id, m.fingerprint, op, keyReq, i)
+		if err != nil {
+			return nil, nil, Meta{}, err
+		}
+		keys[i] = k
 		if m.s.cache == nil {
+			missing = append(missing, i)
 			continue
 		}
-		u := Usage{cm.Usage.PromptTokens / int64(k), cm.Usage.CompletionTokens / int64(k)}
-		if j == 0 {
-			u.PromptTokens += cm.Usage.PromptTokens % int64(k)
-			u.CompletionTokens += cm.Usage.CompletionTokens % int64(k)
+		e, ok, err := m.s.cache.Get(ctx, k)
+		if err != nil {
+			return nil, nil, Meta{}, fmt.Errorf("%s %s: %w", m.id, op, err)
 		}
+		var r row[S]
+		if ok && json.Unmarshal(e.Response, &r) == nil {
+			out[i] = r.Sample
+			meta.Usage = meta.Usage.Add(Usage{e.PromptTokens, e.CompletionTokens})
+			meta.RequestID, meta.Model = r.RequestID, r.Model
+			meta.CacheHits++
+			continue
+		}
+		missing = append(missing, i) // absent or unreadable row: ask again
+	}
+	return keys, missing, meta, nil
+}
+
+// cacheSamples stores the samples got for the missing indexes, one row
+// each, the call's usage cm.Usage split over them so sums over rows stay
+// exact. A row that cannot be stored is noted, not an error.
+func cacheSamples[S any](ctx context.Context, m *cachedModel, op string, keys []cache.Key, missing []int, got []S, cm Meta) {
+	now := time.Now()
+	k := int64(len(missing))
+	for j, i := range missing {
+		u := cm.Usage.share(k, j)
 		b, err := json.Marshal(row[S]{Sample: got[j], RequestID: cm.RequestID, Model: cm.Model})
 		if err == nil {
 			err = m.s.cache.Put(context.WithoutCancel(ctx), keys[i], cache.Entry{Provider: m.id, Op: op, Response: b,
@@ -160,9 +177,17 @@ func run[S any](ctx context.Context, m *cachedModel, op string, keyReq, params a
 			m.s.note(fmt.Sprintf("%s %s: answer not cached (it will be paid for again on rerun): %v", m.id, op, err))
 		}
 	}
-	meta.Usage = meta.Usage.Add(cm.Usage)
-	meta.RequestID, meta.Model = cm.RequestID, cm.Model
-	return out, meta, nil
+}
+
+// share is row j's part of u split over n rows: an even share, the first
+// row also taking the remainders.
+func (u Usage) share(n int64, j int) Usage {
+	s := Usage{u.PromptTokens / n, u.CompletionTokens / n}
+	if j == 0 {
+		s.PromptTokens += u.PromptTokens % n
+		s.CompletionTokens += u.CompletionTokens % n
+	}
+	return s
 }
 
 // attempt calls the provider under the limiter, with a per-attempt timeout,

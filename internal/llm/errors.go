@@ -168,6 +168,10 @@ func Unsupported(id, what, why, instead string) error {
 	return fmt.Errorf("%s: %w", msg, errs.ErrUnsupported)
 }
 
+// brokenConnection are the errors of a connection that failed mid-way,
+// which a retry may well get past.
+var brokenConnection = []error{syscall.ECONNRESET, syscall.ECONNREFUSED, syscall.EPIPE, io.ErrUnexpectedEOF, io.EOF}
+
 // transient reports whether err is worth retrying and how long the provider
 // asked to wait. parent is the caller's context: when it is done nothing is
 // retried.
@@ -185,9 +189,10 @@ func transient(parent context.Context, err error) (bool, time.Duration) {
 	if errors.Is(err, context.Canceled) {
 		return false, 0
 	}
-	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return true, 0
+	for _, target := range brokenConnection {
+		if errors.Is(err, target) {
+			return true, 0
+		}
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {

@@ -37,10 +37,8 @@ func ParseSpec(s string) (Spec, error) {
 	if !ok || provider == "" {
 		return bad("missing provider prefix")
 	}
-	for _, r := range provider {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return bad("provider must be lower-case letters, digits, '-' or '_'")
-		}
+	if !validProvider(provider) {
+		return bad("provider must be lower-case letters, digits, '-' or '_'")
 	}
 	sp := Spec{Provider: provider, Model: rest}
 	// A base URL follows "@http"; any other '@' is a base URL that is not
@@ -50,18 +48,11 @@ func ParseSpec(s string) (Spec, error) {
 		i = strings.LastIndex(rest, "@")
 	}
 	if i >= 0 {
-		sp.Model, sp.BaseURL = rest[:i], rest[i+1:]
-		u, err := url.Parse(sp.BaseURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return bad(fmt.Sprintf("bad base URL %q: not an http(s) URL with a host (want http(s)://host[:port][/path])", sp.BaseURL))
+		base, why := normaliseBaseURL(rest[i+1:])
+		if why != "" {
+			return bad(why)
 		}
-		if u.User != nil {
-			return bad("base URL must not carry credentials; put keys in the environment or a --key-file")
-		}
-		if u.RawQuery != "" || u.Fragment != "" {
-			return bad("base URL must not have a query or fragment")
-		}
-		sp.BaseURL = strings.TrimRight(u.String(), "/")
+		sp.Model, sp.BaseURL = rest[:i], base
 	}
 	if sp.Model == "" {
 		return bad("missing model name")
@@ -70,6 +61,32 @@ func ParseSpec(s string) (Spec, error) {
 		return bad("model name contains whitespace")
 	}
 	return sp, nil
+}
+
+// validProvider reports whether a provider name is lower-case letters,
+// digits, '-' and '_'.
+func validProvider(provider string) bool {
+	for _, r := range provider {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// normaliseBaseURL checks a spec's base URL and drops its trailing
+// slashes; why says what is wrong with it, or is "".
+func normaliseBaseURL(raw string) (base, why string) {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return "", fmt.Sprintf("bad base URL %q: not an http(s) URL with a host (want http(s)://host[:port][/path])", raw)
+	case u.User != nil:
+		return "", "base URL must not carry credentials; put keys in the environment or a --key-file"
+	case u.RawQuery != "" || u.Fragment != "":
+		return "", "base URL must not have a query or fragment"
+	}
+	return strings.TrimRight(u.String(), "/"), ""
 }
 
 // String is the normalised spec; it round-trips through ParseSpec.

@@ -79,17 +79,23 @@ func (m *RandomForest) Fit(ctx context.Context, X [][]float64, y []int) error {
 	if err != nil {
 		return ctxErr(op, err)
 	}
-	m.imp = make([]float64, d)
-	for _, imp := range imps {
-		for j, v := range imp {
-			m.imp[j] += v / float64(nTrees)
-		}
-	}
+	m.imp = meanImportance(imps, d)
 	if m.OOB && !m.NoBootstrap {
 		m.oob = oobScores(X, trees, inBag)
 	}
 	m.trees, m.d = trees, d
 	return nil
+}
+
+// meanImportance averages the trees' feature importances over d features.
+func meanImportance(imps [][]float64, d int) []float64 {
+	mean := make([]float64, d)
+	for _, imp := range imps {
+		for j, v := range imp {
+			mean[j] += v / float64(len(imps))
+		}
+	}
+	return mean
 }
 
 // growAll grows nTrees trees on workers goroutines: tree t's draws come

@@ -42,31 +42,9 @@ type GradientBoosting struct {
 func (m *GradientBoosting) Fit(ctx context.Context, X [][]float64, y []int) error {
 	const op = "ml.GradientBoosting.Fit"
 	m.d, m.trees, m.imp = 0, nil, nil
-	nEst := cmpDefault(m.NEstimators, 100)
-	lr := cmpDefault(m.LearningRate, 0.1)
-	depth := cmpDefault(m.MaxDepth, 3)
-	sub := cmpDefault(m.Subsample, 1.0)
-	lambda := cmpDefault(m.Lambda, 1.0)
-	mcw := cmpDefault(m.MinChildWeight, 1e-3)
-	minLeaf := cmpDefault(m.MinSamplesLeaf, 1)
-	maxBins := cmpDefault(m.MaxBins, maxBinsLimit)
-	switch {
-	case nEst < 1:
-		return usageErr(op, "NEstimators = %d must be ≥ 1", m.NEstimators)
-	case !(lr > 0 && lr <= 1):
-		return usageErr(op, "LearningRate = %v must be in (0, 1]", m.LearningRate)
-	case depth < 1:
-		return usageErr(op, "MaxDepth = %d must be ≥ 1", m.MaxDepth)
-	case !(sub > 0 && sub <= 1):
-		return usageErr(op, "Subsample = %v must be in (0, 1]", m.Subsample)
-	case !(lambda >= 0) || math.IsInf(lambda, 0):
-		return usageErr(op, "Lambda = %v must be finite and ≥ 0", m.Lambda)
-	case !(mcw >= 0) || math.IsInf(mcw, 0):
-		return usageErr(op, "MinChildWeight = %v must be finite and ≥ 0", m.MinChildWeight)
-	case minLeaf < 1:
-		return usageErr(op, "MinSamplesLeaf = %d must be ≥ 1", m.MinSamplesLeaf)
-	case maxBins < 2 || maxBins > maxBinsLimit:
-		return usageErr(op, "MaxBins = %d must be in [2, %d]", m.MaxBins, maxBinsLimit)
+	c := m.config()
+	if err := c.check(op, m); err != nil {
+		return err
 	}
 	d, err := validateXY(op, X, y)
 	if err != nil {
@@ -78,10 +56,10 @@ func (m *GradientBoosting) Fit(ctx context.Context, X [][]float64, y []int) erro
 		pos += float64(v)
 	}
 	base := math.Log(pos / (float64(n) - pos))
-	b := binFeatures(X, d, maxBins)
+	b := binFeatures(X, d, c.maxBins)
 	g := newGrower(&b, d, growParams{
-		crit: newton, maxDepth: depth, minSamplesSplit: 2 * minLeaf,
-		minSamplesLeaf: minLeaf, lambda: lambda, minChildWeight: mcw,
+		crit: newton, maxDepth: c.depth, minSamplesSplit: 2 * c.minLeaf,
+		minSamplesLeaf: c.minLeaf, lambda: c.lambda, minChildWeight: c.mcw,
 	})
 	F := make([]float64, n)
 	for i := range F {
@@ -93,41 +71,95 @@ func (m *GradientBoosting) Fit(ctx context.Context, X [][]float64, y []int) erro
 	for i := range all {
 		all[i] = int32(i)
 	}
-	nSub := max(1, int(math.Round(sub*float64(n))))
+	nSub := max(1, int(math.Round(c.sub*float64(n))))
 	imp := make([]float64, d)
-	trees := make([]tree, 0, nEst)
-	for s := range nEst {
+	trees := make([]tree, 0, c.nEst)
+	for s := range c.nEst {
 		if err := ctx.Err(); err != nil {
 			return ctxErr(op, err)
 		}
-		for i := range F {
-			p := sigmoid(F[i])
-			grad[i] = p - float64(y[i])
-			hess[i] = max(p*(1-p), 1e-16)
-		}
+		logLossGradients(F, y, grad, hess)
 		copy(rows, all)
-		rs := rows
-		if nSub < n {
-			// Partial Fisher–Yates: the first nSub entries are a uniform
-			// sample without replacement.
-			rng := rand.New(rand.NewPCG(m.Seed, uint64(s)))
-			for k := range nSub {
-				r := k + rng.IntN(n-k)
-				rs[k], rs[r] = rs[r], rs[k]
-			}
-			rs = rs[:nSub]
-		}
+		rs := sampleRows(rows, nSub, m.Seed, uint64(s))
 		t := g.grow(rs, grad, hess, nil, imp)
 		for k := range t.nodes {
-			t.nodes[k].value *= lr
+			t.nodes[k].value *= c.lr
 		}
 		for i := range F {
 			F[i] += t.predictBinned(&b, i)
 		}
 		trees = append(trees, t)
 	}
-	m.d, m.base, m.lr, m.trees, m.imp = d, base, lr, trees, normalise(imp)
+	m.d, m.base, m.lr, m.trees, m.imp = d, base, c.lr, trees, normalise(imp)
 	return nil
+}
+
+// gbtConfig is GradientBoosting's settings with the defaults filled in.
+type gbtConfig struct {
+	nEst, depth, minLeaf, maxBins int
+	lr, sub, lambda, mcw          float64
+}
+
+func (m *GradientBoosting) config() gbtConfig {
+	return gbtConfig{
+		nEst:    cmpDefault(m.NEstimators, 100),
+		lr:      cmpDefault(m.LearningRate, 0.1),
+		depth:   cmpDefault(m.MaxDepth, 3),
+		sub:     cmpDefault(m.Subsample, 1.0),
+		lambda:  cmpDefault(m.Lambda, 1.0),
+		mcw:     cmpDefault(m.MinChildWeight, 1e-3),
+		minLeaf: cmpDefault(m.MinSamplesLeaf, 1),
+		maxBins: cmpDefault(m.MaxBins, maxBinsLimit),
+	}
+}
+
+// check rejects settings out of range, naming them as set on m.
+func (c gbtConfig) check(op string, m *GradientBoosting) error {
+	switch {
+	case c.nEst < 1:
+		return usageErr(op, "NEstimators = %d must be ≥ 1", m.NEstimators)
+	case !(c.lr > 0 && c.lr <= 1):
+		return usageErr(op, "LearningRate = %v must be in (0, 1]", m.LearningRate)
+	case c.depth < 1:
+		return usageErr(op, "MaxDepth = %d must be ≥ 1", m.MaxDepth)
+	case !(c.sub > 0 && c.sub <= 1):
+		return usageErr(op, "Subsample = %v must be in (0, 1]", m.Subsample)
+	case !(c.lambda >= 0) || math.IsInf(c.lambda, 0):
+		return usageErr(op, "Lambda = %v must be finite and ≥ 0", m.Lambda)
+	case !(c.mcw >= 0) || math.IsInf(c.mcw, 0):
+		return usageErr(op, "MinChildWeight = %v must be finite and ≥ 0", m.MinChildWeight)
+	case c.minLeaf < 1:
+		return usageErr(op, "MinSamplesLeaf = %d must be ≥ 1", m.MinSamplesLeaf)
+	case c.maxBins < 2 || c.maxBins > maxBinsLimit:
+		return usageErr(op, "MaxBins = %d must be in [2, %d]", m.MaxBins, maxBinsLimit)
+	}
+	return nil
+}
+
+// logLossGradients sets the log-loss gradient and hessian of every row at
+// the current scores F.
+func logLossGradients(F []float64, y []int, grad, hess []float64) {
+	for i := range F {
+		p := sigmoid(F[i])
+		grad[i] = p - float64(y[i])
+		hess[i] = max(p*(1-p), 1e-16)
+	}
+}
+
+// sampleRows returns rows, or when nSub is fewer, a uniform sample of
+// nSub of them without replacement drawn with PCG(seed, stage): a partial
+// Fisher–Yates shuffle in place.
+func sampleRows(rows []int32, nSub int, seed, stage uint64) []int32 {
+	n := len(rows)
+	if nSub >= n {
+		return rows
+	}
+	rng := rand.New(rand.NewPCG(seed, stage))
+	for k := range nSub {
+		r := k + rng.IntN(n-k)
+		rows[k], rows[r] = rows[r], rows[k]
+	}
+	return rows[:nSub]
 }
 
 // PredictProba returns σ(F₀ + Σ_s η·f_s(x)).

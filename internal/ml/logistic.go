@@ -93,44 +93,10 @@ func newtonLogistic(ctx context.Context, X [][]float64, y []int, d int, C float6
 		if gmax <= 1e-10 {
 			return theta, it, nil
 		}
-		// Solve H·step = −grad; on numerical loss of definiteness add a
-		// growing ridge (Levenberg damping).
-		var solved bool
-		for ridge := 0.0; ridge < 1e6; ridge = max(1e-10, 100*ridge) {
-			hr := mat.NewSymDense(p, nil)
-			hr.CopySym(hess)
-			for k := 0; k < p; k++ {
-				hr.SetSym(k, k, hr.At(k, k)+ridge)
-			}
-			if chol.Factorize(hr) {
-				var sv mat.VecDense
-				if err := chol.SolveVecTo(&sv, mat.NewVecDense(p, grad)); err == nil {
-					for k := range step {
-						step[k] = -sv.AtVec(k)
-					}
-					solved = true
-					break
-				}
-			}
-		}
-		if !solved {
+		if !newtonStep(hess, grad, step, &chol) {
 			return nil, it, fmt.Errorf("Newton step: Hessian is not positive definite at iteration %d; standardise the features or lower C", it)
 		}
-		var slope float64
-		for k := range step {
-			slope += grad[k] * step[k]
-		}
-		t := 1.0
-		var fNew float64
-		for ; ; t /= 2 {
-			for k := range trial {
-				trial[k] = theta[k] + t*step[k]
-			}
-			fNew = logLoss(X, y, d, C, trial)
-			if fNew <= f+1e-4*t*slope || t < 1e-12 {
-				break
-			}
-		}
+		t, fNew := lineSearch(f, theta, grad, step, trial, func(th []float64) float64 { return logLoss(X, y, d, C, th) })
 		if t < 1e-12 {
 			// No decrease is representable: θ is optimal to working
 			// precision unless the gradient is still large.
@@ -150,6 +116,50 @@ func newtonLogistic(ctx context.Context, X [][]float64, y []int, d int, C float6
 		return nil, maxIter, fmt.Errorf("no convergence in %d Newton iterations (gradient max-norm %.3g); raise MaxIter or standardise the features", maxIter, g)
 	}
 	return theta, maxIter, nil
+}
+
+// newtonStep solves H·step = −grad; on numerical loss of definiteness it
+// adds a growing ridge (Levenberg damping). It reports whether a step was
+// found.
+func newtonStep(hess *mat.SymDense, grad, step []float64, chol *mat.Cholesky) bool {
+	p := len(grad)
+	for ridge := 0.0; ridge < 1e6; ridge = max(1e-10, 100*ridge) {
+		hr := mat.NewSymDense(p, nil)
+		hr.CopySym(hess)
+		for k := 0; k < p; k++ {
+			hr.SetSym(k, k, hr.At(k, k)+ridge)
+		}
+		if !chol.Factorize(hr) {
+			continue
+		}
+		var sv mat.VecDense
+		if err := chol.SolveVecTo(&sv, mat.NewVecDense(p, grad)); err == nil {
+			for k := range step {
+				step[k] = -sv.AtVec(k)
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// lineSearch halves t from 1 until θ + t·step (left in trial) decreases the
+// objective loss from f enough (Armijo, c = 1e-4) or t drops below 1e-12,
+// and returns t and the loss at trial.
+func lineSearch(f float64, theta, grad, step, trial []float64, loss func([]float64) float64) (t, fNew float64) {
+	var slope float64
+	for k := range step {
+		slope += grad[k] * step[k]
+	}
+	for t = 1.0; ; t /= 2 {
+		for k := range trial {
+			trial[k] = theta[k] + t*step[k]
+		}
+		fNew = loss(trial)
+		if fNew <= f+1e-4*t*slope || t < 1e-12 {
+			return t, fNew
+		}
+	}
 }
 
 func logLoss(X [][]float64, y []int, d int, C float64, theta []float64) float64 {

@@ -79,41 +79,14 @@ func (m *DecisionTree) FitWeighted(ctx context.Context, X [][]float64, y []int, 
 	if err != nil {
 		return err
 	}
-	if w == nil {
-		w = make([]float64, len(X))
-		for i := range w {
-			w[i] = 1
-		}
-	}
-	if len(w) != len(X) {
-		return inputErr(op, "%d sample weights for %d rows", len(w), len(X))
-	}
-	var wPos, wNeg float64
-	for i, v := range w {
-		if !(v >= 0) || math.IsInf(v, 0) {
-			return inputErr(op, "sample weight w[%d] = %v; weights must be finite and ≥ 0", i, v)
-		}
-		if y[i] == 1 {
-			wPos += v
-		} else {
-			wNeg += v
-		}
-	}
-	if !(wPos > 0 && wNeg > 0) || math.IsInf(wPos+wNeg, 0) {
-		return inputErr(op, "class weight totals are %v (y=0) and %v (y=1); both must be positive and finite", wNeg, wPos)
+	if w, err = checkWeights(op, w, y); err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return ctxErr(op, err)
 	}
 	b := binFeatures(X, d, cfg.maxBins)
-	s1, s2 := make([]float64, len(X)), make([]float64, len(X))
-	rows := make([]int32, 0, len(X))
-	for i, v := range w {
-		if v > 0 {
-			rows = append(rows, int32(i))
-			s1[i], s2[i] = v, v*float64(y[i])
-		}
-	}
+	rows, s1, s2 := weightedRows(w, y)
 	g := newGrower(&b, d, growParams{
 		crit: gini, maxDepth: cfg.maxDepth, minSamplesSplit: cfg.minSplit,
 		minSamplesLeaf: cfg.minLeaf, maxFeatures: cfg.maxFeatures,
@@ -124,6 +97,50 @@ func (m *DecisionTree) FitWeighted(ctx context.Context, X [][]float64, y []int, 
 	m.imp = normalise(imp)
 	m.d = d
 	return nil
+}
+
+// checkWeights returns the sample weights of the rows of y, all 1 when w
+// is nil, and rejects weights that are negative or not finite or leave a
+// class without weight.
+func checkWeights(op string, w []float64, y []int) ([]float64, error) {
+	if w == nil {
+		w = make([]float64, len(y))
+		for i := range w {
+			w[i] = 1
+		}
+	}
+	if len(w) != len(y) {
+		return nil, inputErr(op, "%d sample weights for %d rows", len(w), len(y))
+	}
+	var wPos, wNeg float64
+	for i, v := range w {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return nil, inputErr(op, "sample weight w[%d] = %v; weights must be finite and ≥ 0", i, v)
+		}
+		if y[i] == 1 {
+			wPos += v
+		} else {
+			wNeg += v
+		}
+	}
+	if !(wPos > 0 && wNeg > 0) || math.IsInf(wPos+wNeg, 0) {
+		return nil, inputErr(op, "class weight totals are %v (y=0) and %v (y=1); both must be positive and finite", wNeg, wPos)
+	}
+	return w, nil
+}
+
+// weightedRows returns the rows of positive weight and each row's weight
+// (s1) and weight of class 1 (s2).
+func weightedRows(w []float64, y []int) (rows []int32, s1, s2 []float64) {
+	s1, s2 = make([]float64, len(w)), make([]float64, len(w))
+	rows = make([]int32, 0, len(w))
+	for i, v := range w {
+		if v > 0 {
+			rows = append(rows, int32(i))
+			s1[i], s2[i] = v, v*float64(y[i])
+		}
+	}
+	return rows, s1, s2
 }
 
 // PredictProba returns the weighted fraction of class 1 in each row's leaf.

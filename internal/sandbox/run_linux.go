@@ -80,57 +80,106 @@ func launch(spec Spec, pipes bool) (*launched, error) {
 		return fail(fmt.Errorf("sandbox: %s: no such executable in dir %s or PATH %q; install it or give its absolute path: %w",
 			name, dir, getenv(env, "PATH"), errs.ErrNotFound))
 	}
+	writable := writableDirs(private, spec.Writable)
+	c, err := l.openPipes(pipes)
+	if err != nil {
+		return fail(fmt.Errorf("sandbox (%s): %v: %w", name, err, errs.ErrUnavailable))
+	}
+	try, err := l.startIsolated(spec, path, dir, env, writable, c, pipes)
+	c.close()
+	if err != nil {
+		l.closePipes()
+		return fail(fmt.Errorf("sandbox: start %s: %v: %w", name, err, errs.ErrUnavailable))
+	}
+	l.started(spec, try)
+	return l, nil
+}
+
+// writableDirs is the private dir and the absolute forms of the extra
+// writable paths (those that have one).
+func writableDirs(private string, extra []string) []string {
 	writable := []string{private}
-	for _, w := range spec.Writable {
+	for _, w := range extra {
 		if a, err := filepath.Abs(w); err == nil {
 			writable = append(writable, a)
 		}
 	}
-	var closeAfter []*os.File
-	closeAll := func() {
-		for _, f := range closeAfter {
-			f.Close()
-		}
+	return writable
+}
+
+// childPipes are the pipe ends the command inherits; the parent closes
+// them once the command started or could not be started.
+type childPipes struct {
+	stdout, stderr *os.File
+	stdin, reply   *os.File // only with pipes
+	opened         []*os.File
+}
+
+func (c *childPipes) close() {
+	for _, f := range c.opened {
+		f.Close()
 	}
+}
+
+// openPipes opens the output pipes and, with pipes, the stdin and reply
+// pipes, keeping the parent's ends in l.
+func (l *launched) openPipes(pipes bool) (*childPipes, error) {
+	c := &childPipes{}
 	var err error
-	var wOut, wErr, wReply *os.File
-	if l.rOut, wOut, err = os.Pipe(); err != nil {
-		return fail(fmt.Errorf("sandbox (%s): %v: %w", name, err, errs.ErrUnavailable))
+	if l.rOut, c.stdout, err = os.Pipe(); err != nil {
+		return nil, err
 	}
-	if l.rErr, wErr, err = os.Pipe(); err != nil {
+	if l.rErr, c.stderr, err = os.Pipe(); err != nil {
 		l.rOut.Close()
-		wOut.Close()
-		return fail(fmt.Errorf("sandbox (%s): %v: %w", name, err, errs.ErrUnavailable))
+		c.stdout.Close()
+		return nil, err
 	}
-	closeAfter = append(closeAfter, wOut, wErr)
-	var rIn *os.File
-	if pipes {
-		var wIn *os.File
-		if rIn, wIn, err = os.Pipe(); err == nil {
-			l.stdin = wIn
-			closeAfter = append(closeAfter, rIn)
-			l.reply, wReply, err = os.Pipe()
-			closeAfter = append(closeAfter, wReply)
-		}
-		if err != nil {
-			closeAll()
-			return fail(fmt.Errorf("sandbox (%s): %v: %w", name, err, errs.ErrUnavailable))
-		}
+	c.opened = append(c.opened, c.stdout, c.stderr)
+	if !pipes {
+		return c, nil
 	}
+	var wIn *os.File
+	if c.stdin, wIn, err = os.Pipe(); err == nil {
+		l.stdin = wIn
+		c.opened = append(c.opened, c.stdin)
+		l.reply, c.reply, err = os.Pipe()
+		c.opened = append(c.opened, c.reply)
+	}
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// closePipes closes the parent's pipe ends after a failed start.
+func (l *launched) closePipes() {
+	l.rOut.Close()
+	l.rErr.Close()
+	if l.stdin != nil {
+		l.stdin.Close()
+		l.reply.Close()
+	}
+}
+
+// startIsolated starts the command with file-system, process and (when
+// spec asks) network isolation, dropping with a note each kind the kernel
+// refuses, and returns the isolation it got.
+func (l *launched) startIsolated(spec Spec, path, dir string, env, writable []string, c *childPipes, pipes bool) (isolation, error) {
 	try := isolation{net: spec.NoNetwork, fs: true}
 	for {
 		cmd := command(spec, path, dir, env, writable, try)
-		cmd.Stdout, cmd.Stderr = wOut, wErr
+		cmd.Stdout, cmd.Stderr = c.stdout, c.stderr
 		if pipes {
-			cmd.Stdin = rIn
-			cmd.ExtraFiles = []*os.File{wReply}
+			cmd.Stdin = c.stdin
+			cmd.ExtraFiles = []*os.File{c.reply}
 		} else if spec.Stdin != nil {
 			cmd.Stdin = spec.Stdin
 		}
-		err = cmd.Start()
+		err := cmd.Start()
 		if err == nil {
 			l.cmd = cmd
-			break
+			return try, nil
 		}
 		switch {
 		case try.fs && isNamespaceErr(err):
@@ -140,17 +189,14 @@ func launch(spec Spec, pipes bool) (*launched, error) {
 			l.res.Notes = append(l.res.Notes, fmt.Sprintf("network isolation unavailable (%v); ran with the host network", err))
 			try.net = false
 		default:
-			closeAll()
-			l.rOut.Close()
-			l.rErr.Close()
-			if l.stdin != nil {
-				l.stdin.Close()
-				l.reply.Close()
-			}
-			return fail(fmt.Errorf("sandbox: start %s: %v: %w", name, err, errs.ErrUnavailable))
+			return try, err
 		}
 	}
-	closeAll()
+}
+
+// started records the running command's isolation and starts draining
+// its output.
+func (l *launched) started(spec Spec, try isolation) {
 	l.start = time.Now()
 	l.pid = l.cmd.Process.Pid
 	l.res.NetworkIsolated = try.net
@@ -164,7 +210,6 @@ func launch(spec Spec, pipes bool) (*launched, error) {
 	l.outDone, l.errDone = make(chan struct{}), make(chan struct{})
 	go drain(l.rOut, l.outBuf, l.outDone)
 	go drain(l.rErr, l.errBuf, l.errDone)
-	return l, nil
 }
 
 // kill ends everything the command started: the PID namespace's init is
@@ -326,6 +371,15 @@ func (p *Process) Kill() Result {
 // helper, which sets up the namespaces' view, limits and capabilities in
 // the child before exec'ing the target.
 func command(spec Spec, path, dir string, env, writable []string, iso isolation) *exec.Cmd {
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: helperCommandLine(spec, path, writable, iso), Dir: dir, WaitDelay: streamGrace,
+		Env: append(env[:len(env):len(env)], helperEnv+"="+helperArg0)}
+	cmd.SysProcAttr = sysProcAttr(iso)
+	return cmd
+}
+
+// helperCommandLine is the helper's command line: the limits, the isolation to
+// set up and, after "--", the target's path and argv.
+func helperCommandLine(spec Spec, path string, writable []string, iso isolation) []string {
 	args := []string{helperArg0}
 	if spec.MemoryBytes > 0 {
 		flag := "-data"
@@ -351,9 +405,12 @@ func command(spec Spec, path, dir string, env, writable []string, iso isolation)
 			}
 		}
 	}
-	args = append(append(args, "--", path), spec.Argv...)
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: args, Dir: dir, WaitDelay: streamGrace,
-		Env: append(env[:len(env):len(env)], helperEnv+"="+helperArg0)}
+	return append(append(args, "--", path), spec.Argv...)
+}
+
+// sysProcAttr puts the helper in its own process group, killed with its
+// parent, and in the namespaces of iso.
+func sysProcAttr(iso isolation) *syscall.SysProcAttr {
 	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if iso.net {
 		attr.Cloneflags |= syscall.CLONE_NEWNET
@@ -380,8 +437,7 @@ func command(spec Spec, path, dir string, env, writable []string, iso isolation)
 			attr.GidMappingsEnableSetgroups = false
 		}
 	}
-	cmd.SysProcAttr = attr
-	return cmd
+	return attr
 }
 
 func isNamespaceErr(err error) bool {

@@ -30,13 +30,7 @@ func readOnlyView(writable, masks []string, proc bool) error {
 		return fmt.Errorf("make / private: %w", err)
 	}
 	// Device nodes are bound from the old /dev through fds opened first.
-	nodes := map[string]int{}
-	for _, n := range devNodes {
-		fd, err := unix.Open("/dev/"+n, unix.O_PATH|unix.O_CLOEXEC, 0)
-		if err == nil {
-			nodes[n] = fd
-		}
-	}
+	nodes := openDevNodes()
 	for _, w := range writable {
 		if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 			return fmt.Errorf("bind %s: %w", w, err)
@@ -55,6 +49,34 @@ func readOnlyView(writable, masks []string, proc bool) error {
 			return fmt.Errorf("mount /proc: %w", err)
 		}
 	}
+	if err := remountReadOnly(writable); err != nil {
+		return err
+	}
+	if wd != "" {
+		// The old working directory is on the old, now read-only, mount;
+		// entering it again by name lands on a writable bind when it is one.
+		_ = unix.Chdir(wd)
+	}
+	return nil
+}
+
+// openDevNodes opens an O_PATH fd on each of devNodes that exists, by
+// name.
+func openDevNodes() map[string]int {
+	nodes := map[string]int{}
+	for _, n := range devNodes {
+		fd, err := unix.Open("/dev/"+n, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err == nil {
+			nodes[n] = fd
+		}
+	}
+	return nodes
+}
+
+// remountReadOnly remounts every mount read-only except the writable dirs
+// and /dev/shm. Only a failure on / is an error; other mounts may refuse
+// (locked flags) and are left as they are.
+func remountReadOnly(writable []string) error {
 	mounts, err := mountPoints()
 	if err != nil {
 		return err
@@ -67,11 +89,6 @@ func readOnlyView(writable, masks []string, proc bool) error {
 		if err := unix.Mount("", m.path, "", flags, ""); err != nil && m.path == "/" {
 			return fmt.Errorf("remount / read-only: %w", err)
 		}
-	}
-	if wd != "" {
-		// The old working directory is on the old, now read-only, mount;
-		// entering it again by name lands on a writable bind when it is one.
-		_ = unix.Chdir(wd)
 	}
 	return nil
 }

@@ -91,22 +91,11 @@ type KSResult struct {
 // Errors: empty samples or NaN (ErrInput); KSExact with n·m > MaxExactKS
 // (ErrUnsupported). ±Inf are ordinary values.
 func KS2(x, y []float64, method KSMethod) (KSResult, error) {
-	const op = "stats.KS2"
-	if err := checkSample(op, "x", x, false); err != nil {
+	if err := checkKS2(x, y, method); err != nil {
 		return KSResult{}, err
-	}
-	if err := checkSample(op, "y", y, false); err != nil {
-		return KSResult{}, err
-	}
-	if method < KSAuto || method > KSAsymptotic {
-		return KSResult{}, inputErr(op, "unknown method %d: use KSAuto, KSExact or KSAsymptotic", int(method))
 	}
 	n, m := int64(len(x)), int64(len(y))
 	nm := n * m
-	if method == KSExact && (nm > MaxExactKS || n+m > MaxExactKS/10) {
-		return KSResult{}, fmt.Errorf("%s: exact p-value for n = %d, m = %d exceeds the limit n·m ≤ %d, n+m ≤ %d: use KSAuto or KSAsymptotic: %w",
-			op, n, m, MaxExactKS, MaxExactKS/10, errs.ErrUnsupported)
-	}
 	xs, ys := sortedCopy(x), sortedCopy(y)
 
 	// ends[k] is the pooled count (i+j) after the k-th distinct value.
@@ -142,6 +131,27 @@ func KS2(x, y []float64, method KSMethod) (KSResult, error) {
 		res.P = kolmogorovQ(math.Sqrt(float64(n)*float64(m)/float64(n+m)) * res.D)
 	}
 	return res, nil
+}
+
+// checkKS2 rejects KS2's bad inputs and an exact test beyond MaxExactKS.
+func checkKS2(x, y []float64, method KSMethod) error {
+	const op = "stats.KS2"
+	if err := checkSample(op, "x", x, false); err != nil {
+		return err
+	}
+	if err := checkSample(op, "y", y, false); err != nil {
+		return err
+	}
+	if method < KSAuto || method > KSAsymptotic {
+		return inputErr(op, "unknown method %d: use KSAuto, KSExact or KSAsymptotic", int(method))
+	}
+	n, m := int64(len(x)), int64(len(y))
+	nm := n * m
+	if method == KSExact && (nm > MaxExactKS || n+m > MaxExactKS/10) {
+		return fmt.Errorf("%s: exact p-value for n = %d, m = %d exceeds the limit n·m ≤ %d, n+m ≤ %d: use KSAuto or KSAsymptotic: %w",
+			op, n, m, MaxExactKS, MaxExactKS/10, errs.ErrUnsupported)
+	}
+	return nil
 }
 
 func absI64(v int64) int64 {

@@ -38,8 +38,7 @@ func TestBH(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", tt.name, d)
 		}
 	}
-	// Properties against the O(m²) definition p̃_i = min over p_j ≥ p_i of
-	// min(1, m·p_j/rank_j), with random ties.
+	// Properties against the O(m²) definition, with random ties.
 	r := rand.New(rand.NewPCG(17, 18))
 	for range 50 {
 		m := 1 + r.IntN(30)
@@ -47,54 +46,7 @@ func TestBH(t *testing.T) {
 		for i := range p {
 			p[i] = math.Round(r.Float64()*20) / 20 * r.Float64()
 		}
-		adj, err := BH(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range p {
-			want := 1.0
-			for j := range p {
-				if p[j] >= p[i] {
-					rank := 0 // largest rank among equal values = #{p_k ≤ p_j}
-					for k := range p {
-						if p[k] <= p[j] {
-							rank++
-						}
-					}
-					want = math.Min(want, math.Min(1, float64(m)*p[j]/float64(rank)))
-				}
-			}
-			if !near(adj[i], want, 1e-14) || adj[i] < p[i] {
-				t.Errorf("p=%v: adj[%d] = %v, definition %v", p, i, adj[i], want)
-			}
-			for j := range p {
-				if p[i] < p[j] && adj[i] > adj[j] {
-					t.Errorf("not monotone: p %v→%v, adj %v→%v", p[i], p[j], adj[i], adj[j])
-				}
-			}
-		}
-		rej, adj2, err := BHReject(p, 0.1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Step-up definition: k = max{i : p_(i) ≤ i·q/m}; reject p ≤ p_(k).
-		cut := -1.0
-		for _, pj := range p {
-			rank := 0
-			for _, pk := range p {
-				if pk <= pj {
-					rank++
-				}
-			}
-			if pj <= float64(rank)*0.1/float64(m) {
-				cut = math.Max(cut, pj)
-			}
-		}
-		for i := range p {
-			if rej[i] != (p[i] <= cut) || adj2[i] != adj[i] {
-				t.Errorf("p=%v: reject[%d] = %v, step-up cut %v", p, i, rej[i], cut)
-			}
-		}
+		checkBHProperties(t, p)
 	}
 	for _, bad := range [][]float64{nil, {0.5, math.NaN()}, {-0.1}, {1.1}} {
 		_, err := BH(bad)
@@ -102,6 +54,72 @@ func TestBH(t *testing.T) {
 	}
 	_, _, err := BHReject([]float64{0.1}, 0)
 	assertErrIs(t, err, errs.ErrInput)
+}
+
+// checkBHProperties checks BH(p) against its definition and monotonicity,
+// and BHReject(p, 0.1) against the step-up definition.
+func checkBHProperties(t *testing.T, p []float64) {
+	t.Helper()
+	adj, err := BH(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range p {
+		want := bhDefinition(p, i)
+		if !near(adj[i], want, 1e-14) || adj[i] < p[i] {
+			t.Errorf("p=%v: adj[%d] = %v, definition %v", p, i, adj[i], want)
+		}
+		for j := range p {
+			if p[i] < p[j] && adj[i] > adj[j] {
+				t.Errorf("not monotone: p %v→%v, adj %v→%v", p[i], p[j], adj[i], adj[j])
+			}
+		}
+	}
+	rej, adj2, err := BHReject(p, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := stepUpCut(p, 0.1)
+	for i := range p {
+		if rej[i] != (p[i] <= cut) || adj2[i] != adj[i] {
+			t.Errorf("p=%v: reject[%d] = %v, step-up cut %v", p, i, rej[i], cut)
+		}
+	}
+}
+
+// rankOf is the largest rank among values equal to v: #{p_k ≤ v}.
+func rankOf(p []float64, v float64) int {
+	rank := 0
+	for _, pk := range p {
+		if pk <= v {
+			rank++
+		}
+	}
+	return rank
+}
+
+// bhDefinition is the O(m²) definition of p_i's adjusted value: the
+// minimum over p_j ≥ p_i of min(1, m·p_j/rank_j).
+func bhDefinition(p []float64, i int) float64 {
+	want := 1.0
+	for j := range p {
+		if p[j] >= p[i] {
+			want = math.Min(want, math.Min(1, float64(len(p))*p[j]/float64(rankOf(p, p[j]))))
+		}
+	}
+	return want
+}
+
+// stepUpCut is the step-up definition's threshold: p_(k) for k = max{i :
+// p_(i) ≤ i·q/m}, or -1 when there is none; p ≤ p_(k) is rejected.
+func stepUpCut(p []float64, q float64) float64 {
+	cut := -1.0
+	for _, pj := range p {
+		if pj <= float64(rankOf(p, pj))*q/float64(len(p)) {
+			cut = math.Max(cut, pj)
+		}
+	}
+	return cut
 }
 
 func TestCohensKappa(t *testing.T) {

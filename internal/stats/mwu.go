@@ -88,143 +88,135 @@ type MWUResult struct {
 // Errors: empty samples or NaN, unknown alternative/method (ErrInput);
 // MWUExact beyond MaxExactMWUWork (ErrUnsupported).
 func MannWhitney(x, y []float64, alt Alternative, method MWUMethod) (MWUResult, error) {
+	if err := checkMWU(x, y, alt, method); err != nil {
+		return MWUResult{}, err
+	}
+	n, m := len(x), len(y)
+	N := n + m
+	exact := method == MWUExact || (method == MWUAuto && n <= 50 && m <= 50)
+	rs := rankSum(sortedCopy(x), sortedCopy(y), exact)
+	if method == MWUAuto && rs.ties {
+		exact = false
+	}
+	nf, mf, Nf := float64(n), float64(m), float64(N)
+	r := MWUResult{
+		U: float64(rs.u2) / 2, N: n, M: m, Alternative: alt, Ties: rs.ties,
+		RankBiserial: float64(rs.u2)/(nf*mf) - 1,
+	}
+	mu := nf * mf / 2
+	sigma := math.Sqrt(nf * mf / 12 * ((Nf + 1) - rs.tieTerm/(Nf*(Nf-1))))
+	if sigma > 0 && !math.IsNaN(sigma) {
+		r.Z = continuityZ(r.U-mu, sigma, alt)
+	}
+	if exact {
+		r.Method = MWUExact
+		r.P = mwuExactP(n, m, rs.blocks, rs.u2, alt)
+		return r, nil
+	}
+	r.Method = MWUNormal
+	r.P = normalP(r.Z, sigma, alt)
+	return r, nil
+}
+
+// checkMWU rejects MannWhitney's bad inputs and an exact test beyond
+// MaxExactMWUWork.
+func checkMWU(x, y []float64, alt Alternative, method MWUMethod) error {
 	const op = "stats.MannWhitney"
 	if err := checkSample(op, "x", x, false); err != nil {
-		return MWUResult{}, err
+		return err
 	}
 	if err := checkSample(op, "y", y, false); err != nil {
-		return MWUResult{}, err
+		return err
 	}
 	if err := checkAlt(op, alt); err != nil {
-		return MWUResult{}, err
+		return err
 	}
 	if method < MWUAuto || method > MWUNormal {
-		return MWUResult{}, inputErr(op, "unknown method %d: use MWUAuto, MWUExact or MWUNormal", int(method))
+		return inputErr(op, "unknown method %d: use MWUAuto, MWUExact or MWUNormal", int(method))
 	}
 	n, m := len(x), len(y)
 	N := n + m
 	k := min(n, m)
 	work := float64(k) * float64(N) * float64(2*k*N)
 	if method == MWUExact && work > MaxExactMWUWork {
-		return MWUResult{}, fmt.Errorf("%s: exact p-value for n = %d, m = %d needs %.3g steps (limit %d): use MWUAuto or MWUNormal: %w",
+		return fmt.Errorf("%s: exact p-value for n = %d, m = %d needs %.3g steps (limit %d): use MWUAuto or MWUNormal: %w",
 			op, n, m, work, MaxExactMWUWork, errs.ErrUnsupported)
 	}
-	xs, ys := sortedCopy(x), sortedCopy(y)
+	return nil
+}
 
-	var (
-		u2      int64   // 2U
-		below   int64   // y values below the current block
-		tieTerm float64 // Σ(t³ − t)
-		ties    bool
-		blocks  []int32 // pooled block sizes, kept only for the exact DP
-	)
-	exact := method == MWUExact || (method == MWUAuto && n <= 50 && m <= 50)
+// mwuRanks is what one merge of the sorted samples gives MannWhitney.
+type mwuRanks struct {
+	u2      int64   // 2U
+	tieTerm float64 // Σ(t³ − t)
+	ties    bool
+	blocks  []int32 // pooled block sizes, kept only for the exact DP
+}
+
+// rankSum computes 2U of sorted xs against sorted ys and the tie
+// correction, keeping the tie-block sizes when keepBlocks is set.
+func rankSum(xs, ys []float64, keepBlocks bool) mwuRanks {
+	var r mwuRanks
+	var below int64 // y values below the current block
 	mergeBlocks(xs, ys, func(cx, cy int) {
-		u2 += int64(cx) * (2*below + int64(cy))
+		r.u2 += int64(cx) * (2*below + int64(cy))
 		below += int64(cy)
 		if t := cx + cy; t > 1 {
-			ties = true
+			r.ties = true
 			tf := float64(t)
-			tieTerm += tf*tf*tf - tf
+			r.tieTerm += tf*tf*tf - tf
 		}
-		if exact {
-			blocks = append(blocks, int32(cx+cy))
+		if keepBlocks {
+			r.blocks = append(r.blocks, int32(cx+cy))
 		}
 	})
-	if method == MWUAuto && ties {
-		exact = false
-	}
-	nf, mf, Nf := float64(n), float64(m), float64(N)
-	r := MWUResult{
-		U: float64(u2) / 2, N: n, M: m, Alternative: alt, Ties: ties,
-		RankBiserial: float64(u2)/(nf*mf) - 1,
-	}
-	mu := nf * mf / 2
-	sigma := math.Sqrt(nf * mf / 12 * ((Nf + 1) - tieTerm/(Nf*(Nf-1))))
-	if sigma > 0 && !math.IsNaN(sigma) {
-		d := r.U - mu
-		var c float64
-		switch alt {
-		case Greater:
+	return r
+}
+
+// continuityZ is the normal approximation's z of U − μ = d with the
+// continuity correction toward the alternative (toward 0 when two-sided).
+func continuityZ(d, sigma float64, alt Alternative) float64 {
+	var c float64
+	switch alt {
+	case Greater:
+		c = 0.5
+	case Less:
+		c = -0.5
+	default:
+		if d > 0 {
 			c = 0.5
-		case Less:
+		} else if d < 0 {
 			c = -0.5
-		default:
-			if d > 0 {
-				c = 0.5
-			} else if d < 0 {
-				c = -0.5
-			}
 		}
-		r.Z = (d - c) / sigma
 	}
-	if exact {
-		r.Method = MWUExact
-		r.P = mwuExactP(n, m, blocks, u2, alt)
-		return r, nil
-	}
-	r.Method = MWUNormal
+	return (d - c) / sigma
+}
+
+// normalP is the normal approximation's p-value of z; 1 when U cannot vary
+// (sigma not positive).
+func normalP(z, sigma float64, alt Alternative) float64 {
 	switch {
 	case !(sigma > 0):
-		r.P = 1
+		return 1
 	case alt == Greater:
-		r.P = distuv.UnitNormal.Survival(r.Z)
+		return distuv.UnitNormal.Survival(z)
 	case alt == Less:
-		r.P = distuv.UnitNormal.CDF(r.Z)
-	default:
-		r.P = min(1, 2*min(distuv.UnitNormal.CDF(r.Z), distuv.UnitNormal.Survival(r.Z)))
+		return distuv.UnitNormal.CDF(z)
 	}
-	return r, nil
+	return min(1, 2*min(distuv.UnitNormal.CDF(z), distuv.UnitNormal.Survival(z)))
 }
 
 // mwuExactP returns the exact permutation p-value of 2U = u2obs for x of
 // size n against y of size m, the pooled sample having the given tie-block
 // sizes (in ascending value order).
 func mwuExactP(n, m int, blocks []int32, u2obs int64, alt Alternative) float64 {
-	N := n + m
-	// Doubled mid-rank of every pooled position: a block of size t that
-	// starts after s positions has mid-rank s + (t+1)/2, doubled 2s+t+1.
-	w := make([]int, 0, N)
-	s := 0
-	for _, t := range blocks {
-		for range t {
-			w = append(w, 2*s+int(t)+1)
-		}
-		s += int(t)
-	}
-	// DP over the smaller sample: cnt[j][v] = number of j-subsets of the
-	// positions seen so far whose doubled rank sum is v.
 	k := min(n, m)
-	maxSum := 0
-	for i := N - k; i < N; i++ {
-		maxSum += w[i]
-	}
-	cnt := make([][]float64, k+1)
-	for j := range cnt {
-		cnt[j] = make([]float64, maxSum+1)
-	}
-	cnt[0][0] = 1
-	seen := 0 // sum of the weights processed so far: no subset sum exceeds it
-	for idx, wi := range w {
-		// A j-subset is useful only if the N−idx−1 remaining positions
-		// can still complete it to size k.
-		jmin := max(1, k-(N-idx-1))
-		top := min(seen, maxSum-wi)
-		for j := min(idx+1, k); j >= jmin; j-- {
-			src, dst := cnt[j-1], cnt[j]
-			for v := top; v >= 0; v-- {
-				if src[v] != 0 {
-					dst[v+wi] += src[v]
-				}
-			}
-		}
-		seen += wi
-	}
+	sums := rankSumCounts(doubledMidRanks(blocks, n+m), k)
 	// 2U for the subset's sample = doubled rank sum − k(k+1); when the
 	// subset sample is y, 2U_x = 2nm − 2U_y.
 	var total, le, ge float64
 	base := k * (k + 1)
-	for v, c := range cnt[k] {
+	for v, c := range sums {
 		if c == 0 {
 			continue
 		}
@@ -249,4 +241,54 @@ func mwuExactP(n, m int, blocks []int32, u2obs int64, alt Alternative) float64 {
 		return clamp01(pg)
 	}
 	return clamp01(min(1, 2*min(pl, pg)))
+}
+
+// doubledMidRanks returns the doubled mid-rank of every one of the N
+// pooled positions: a block of size t that starts after s positions has
+// mid-rank s + (t+1)/2, doubled 2s+t+1.
+func doubledMidRanks(blocks []int32, N int) []int {
+	w := make([]int, 0, N)
+	s := 0
+	for _, t := range blocks {
+		for range t {
+			w = append(w, 2*s+int(t)+1)
+		}
+		s += int(t)
+	}
+	return w
+}
+
+// rankSumCounts counts the k-subsets of the positions with weights w by
+// their weight sum: the result's v-th entry is the number of subsets
+// summing to v.
+func rankSumCounts(w []int, k int) []float64 {
+	N := len(w)
+	maxSum := 0
+	for i := N - k; i < N; i++ {
+		maxSum += w[i]
+	}
+	// DP over the smaller sample: cnt[j][v] = number of j-subsets of the
+	// positions seen so far whose doubled rank sum is v.
+	cnt := make([][]float64, k+1)
+	for j := range cnt {
+		cnt[j] = make([]float64, maxSum+1)
+	}
+	cnt[0][0] = 1
+	seen := 0 // sum of the weights processed so far: no subset sum exceeds it
+	for idx, wi := range w {
+		// A j-subset is useful only if the N−idx−1 remaining positions
+		// can still complete it to size k.
+		jmin := max(1, k-(N-idx-1))
+		top := min(seen, maxSum-wi)
+		for j := min(idx+1, k); j >= jmin; j-- {
+			src, dst := cnt[j-1], cnt[j]
+			for v := top; v >= 0; v-- {
+				if src[v] != 0 {
+					dst[v+wi] += src[v]
+				}
+			}
+		}
+		seen += wi
+	}
+	return cnt[k]
 }

@@ -31,53 +31,45 @@ func CloneGroups(blocks [][]string, opts CloneOptions) [][]int {
 	if opts.N == 0 {
 		opts.N = 5
 	}
-	parent := make([]int, len(blocks))
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(x int) int {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
-	union := func(a, b int) {
-		ra, rb := find(a), find(b)
-		if ra != rb {
-			if ra > rb {
-				ra, rb = rb, ra
-			}
-			parent[rb] = ra
-		}
-	}
-	var eligible []int
-	first := map[string]int{}
-	for i, b := range blocks {
-		if len(b) < opts.MinTokens {
-			continue
-		}
-		eligible = append(eligible, i)
-		key := strings.Join(b, "\x00")
-		if j, ok := first[key]; ok {
-			union(j, i)
-		} else {
-			first[key] = i
-		}
-	}
+	uf := newUnionFind(len(blocks))
+	eligible := joinExactClones(blocks, opts.MinTokens, uf)
 	if opts.Similarity > 0 {
 		docs := make([][]string, len(eligible))
 		for k, i := range eligible {
 			docs[k] = blocks[i]
 		}
 		for _, p := range NearDuplicates(docs, opts.N, opts.Similarity) {
-			union(eligible[p.I], eligible[p.J])
+			uf.union(eligible[p.I], eligible[p.J])
 		}
 	}
+	return cloneGroups(eligible, uf)
+}
+
+// joinExactClones joins the blocks of at least minTokens tokens that are
+// identical and returns those blocks' indexes.
+func joinExactClones(blocks [][]string, minTokens int, uf unionFind) (eligible []int) {
+	first := map[string]int{}
+	for i, b := range blocks {
+		if len(b) < minTokens {
+			continue
+		}
+		eligible = append(eligible, i)
+		key := strings.Join(b, "\x00")
+		if j, ok := first[key]; ok {
+			uf.union(j, i)
+		} else {
+			first[key] = i
+		}
+	}
+	return eligible
+}
+
+// cloneGroups collects the eligible blocks by set and returns the sets of
+// two or more, each sorted, largest first (ties: by first block).
+func cloneGroups(eligible []int, uf unionFind) [][]int {
 	byRoot := map[int][]int{}
 	for _, i := range eligible {
-		r := find(i)
+		r := uf.find(i)
 		byRoot[r] = append(byRoot[r], i)
 	}
 	var groups [][]int
@@ -94,4 +86,34 @@ func CloneGroups(blocks [][]string, opts CloneOptions) [][]int {
 		return a[0] - b[0]
 	})
 	return groups
+}
+
+// unionFind is a disjoint-set forest whose roots are their sets' least
+// elements.
+type unionFind []int
+
+func newUnionFind(n int) unionFind {
+	parent := make(unionFind, n)
+	for i := range parent {
+		parent[i] = i
+	}
+	return parent
+}
+
+func (parent unionFind) find(x int) int {
+	for parent[x] != x {
+		parent[x] = parent[parent[x]]
+		x = parent[x]
+	}
+	return x
+}
+
+func (parent unionFind) union(a, b int) {
+	ra, rb := parent.find(a), parent.find(b)
+	if ra != rb {
+		if ra > rb {
+			ra, rb = rb, ra
+		}
+		parent[rb] = ra
+	}
 }

@@ -28,41 +28,62 @@ func FirstPassDedup(docs [][]string, n int, threshold float64, same func(kept, d
 		return firstPassLSH(docs, n, threshold, same)
 	}
 	const k = 128
-	mh := NewMinHasher(k, 1)
 	bands, rows := BandsFor(k, threshold)
+	sh, keys := shinglesAndBandKeys(docs, n, k, bands, rows)
+	set, distinct := rankSets(sh)
+	pj := &prefixJoin{
+		set: set, keys: keys, bands: bands, threshold: threshold,
+		index: make([][]posting, distinct),
+		need:  make([]int, len(docs)),
+		seen:  make([]int32, len(docs)),
+	}
+	return pj.run(same)
+}
+
+// shinglesAndBandKeys returns each doc's n-gram shingles and the LSH band
+// keys of its k-hash MinHash signature (doc i's at i*bands).
+func shinglesAndBandKeys(docs [][]string, n, k, bands, rows int) (sh [][]uint64, keys []uint64) {
+	mh := NewMinHasher(k, 1)
 	lsh := &LSH{bands: bands, rows: rows}
-	keys := make([]uint64, len(docs)*bands) // band keys of doc i at i*bands
-	sh := make([][]uint64, len(docs))
-	df := map[uint64]int32{}
+	keys = make([]uint64, len(docs)*bands)
+	sh = make([][]uint64, len(docs))
 	for i, d := range docs {
 		sh[i] = Shingles(d, n)
 		sig := mh.Signature(sh[i])
 		for b := range bands {
 			keys[i*bands+b] = lsh.bandKey(sig, b)
 		}
-		for _, x := range sh[i] {
-			df[x]++
+	}
+	return sh, keys
+}
+
+// rankSets renames each shingle by its rank, rare shingles first (then by
+// value, so the order is total), and returns each doc's ranks sorted and
+// the number of distinct shingles. A doc's sorted ranks put its prefix of
+// rare shingles first, so the posting lists it probes are short; the
+// renaming is one to one, so Jaccard is unchanged.
+func rankSets(sh [][]uint64) (set [][]uint32, distinct int) {
+	df := map[uint64]int32{}
+	for _, x := range sh {
+		for _, v := range x {
+			df[v]++
 		}
 	}
-	// Each shingle is renamed by its rank, rare shingles first (then by
-	// value, so the order is total). A doc's ranks, sorted, put its
-	// prefix of rare shingles first, so the posting lists it probes are
-	// short; the renaming is one to one, so Jaccard is unchanged.
-	distinct := make([]uint64, 0, len(df))
+	byRank := make([]uint64, 0, len(df))
 	for x := range df {
-		distinct = append(distinct, x)
+		byRank = append(byRank, x)
 	}
-	slices.SortFunc(distinct, func(a, b uint64) int {
+	slices.SortFunc(byRank, func(a, b uint64) int {
 		if c := cmp.Compare(df[a], df[b]); c != 0 {
 			return c
 		}
 		return cmp.Compare(a, b)
 	})
-	rankOf := make(map[uint64]uint32, len(distinct))
-	for r, x := range distinct {
+	rankOf := make(map[uint64]uint32, len(byRank))
+	for r, x := range byRank {
 		rankOf[x] = uint32(r)
 	}
-	set := make([][]uint32, len(docs))
+	set = make([][]uint32, len(sh))
 	for i, x := range sh {
 		s := make([]uint32, len(x))
 		for k, v := range x {
@@ -71,76 +92,101 @@ func FirstPassDedup(docs [][]string, n int, threshold float64, same func(kept, d
 		slices.Sort(s)
 		set[i] = s
 	}
-	sh, df, rankOf = nil, nil, nil
+	return set, len(byRank)
+}
 
-	type posting struct{ doc, pos int32 }
-	index := make([][]posting, len(distinct))
-	need := make([]int, len(docs)) // least overlap for Jaccard ≥ threshold
-	seen := make([]int32, len(docs))
+// prefixJoin is FirstPassDedup's exact similarity join: kept docs are
+// indexed by their prefix of rarest shingles, and each doc probes the
+// index with its own prefix.
+type prefixJoin struct {
+	set       [][]uint32 // each doc's sorted shingle ranks
+	keys      []uint64   // band keys of doc i at i*bands
+	bands     int
+	threshold float64
+	index     [][]posting // by rank: the kept docs whose prefix holds it
+	need      []int       // least overlap for Jaccard ≥ threshold
+	seen      []int32     // doc j was met while probing for doc i when seen[j] == i+1
+}
+
+type posting struct{ doc, pos int32 }
+
+// run decides each doc in order and returns the kept ones.
+func (pj *prefixJoin) run(same func(kept, doc int) bool) []int {
 	var empty []int // kept docs without shingles: Jaccard 1 with each other
 	var kept []int
-	for i, x := range set {
-		ki := keys[i*bands : (i+1)*bands]
-		collides := func(j int) bool {
-			for b, v := range keys[j*bands : (j+1)*bands] {
-				if ki[b] == v {
-					return true
-				}
-			}
-			return false
-		}
-		dup := false
+	for i, x := range pj.set {
 		if len(x) == 0 {
-			for _, j := range empty {
-				if collides(j) && same(j, i) {
-					dup = true
-					break
-				}
-			}
-			if !dup {
+			if !pj.emptyDup(i, empty, same) {
 				empty = append(empty, i)
 				kept = append(kept, i)
 			}
 			continue
 		}
-		need[i] = minOverlap(len(x), threshold)
-		prefix := x[:len(x)-need[i]+1]
-		stamp := int32(i + 1)
-	probe:
-		for px, tok := range prefix {
-			for _, p := range index[tok] {
-				j := int(p.doc)
-				if seen[j] == stamp {
-					continue
-				}
-				// The first shared shingle in rank order is where the
-				// pair is first met (x's prefix is walked in order and
-				// each posting list holds a prefix), so the overlap is
-				// at most this one and what follows it in both docs.
-				seen[j] = stamp
-				y := set[j]
-				lo, hi := min(len(x), len(y)), max(len(x), len(y))
-				if float64(lo)/float64(hi) < threshold {
-					continue // size filter: |x∩y|/|x∪y| ≤ lo/hi
-				}
-				if 1+min(len(x)-px-1, len(y)-int(p.pos)-1) < max(need[i], need[j]) {
-					continue // positional filter
-				}
-				if collides(j) && jaccardRanks(y, x) >= threshold && same(j, i) {
-					dup = true
-					break probe
-				}
-			}
-		}
-		if dup {
+		pj.need[i] = minOverlap(len(x), pj.threshold)
+		prefix := x[:len(x)-pj.need[i]+1]
+		if pj.dup(i, prefix, same) {
 			continue
 		}
 		kept = append(kept, i)
 		for px, tok := range prefix {
-			index[tok] = append(index[tok], posting{int32(i), int32(px)})
+			pj.index[tok] = append(pj.index[tok], posting{int32(i), int32(px)})
 		}
 	}
 	return kept
+}
+
+// collides reports whether docs i and j share an LSH band key.
+func (pj *prefixJoin) collides(i, j int) bool {
+	ki := pj.keys[i*pj.bands : (i+1)*pj.bands]
+	for b, v := range pj.keys[j*pj.bands : (j+1)*pj.bands] {
+		if ki[b] == v {
+			return true
+		}
+	}
+	return false
+}
+
+// emptyDup reports whether doc i, which has no shingles, duplicates one of
+// the empty kept docs.
+func (pj *prefixJoin) emptyDup(i int, empty []int, same func(kept, doc int) bool) bool {
+	for _, j := range empty {
+		if pj.collides(i, j) && same(j, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// dup reports whether doc i, probing the index with prefix, duplicates a
+// kept doc.
+func (pj *prefixJoin) dup(i int, prefix []uint32, same func(kept, doc int) bool) bool {
+	x, set, need, seen, threshold := pj.set[i], pj.set, pj.need, pj.seen, pj.threshold
+	stamp := int32(i + 1)
+	for px, tok := range prefix {
+		for _, p := range pj.index[tok] {
+			j := int(p.doc)
+			if seen[j] == stamp {
+				continue
+			}
+			// The first shared shingle in rank order is where the
+			// pair is first met (x's prefix is walked in order and
+			// each posting list holds a prefix), so the overlap is
+			// at most this one and what follows it in both docs.
+			seen[j] = stamp
+			y := set[j]
+			lo, hi := min(len(x), len(y)), max(len(x), len(y))
+			if float64(lo)/float64(hi) < threshold {
+				continue // size filter: |x∩y|/|x∪y| ≤ lo/hi
+			}
+			if 1+min(len(x)-px-1, len(y)-int(p.pos)-1) < max(need[i], need[j]) {
+				continue // positional filter
+			}
+			if pj.collides(i, j) && jaccardRanks(y, x) >= threshold && same(j, i) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // jaccardRanks is JaccardSorted of two sorted rank sets, computed the

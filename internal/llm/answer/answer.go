@@ -81,33 +81,65 @@ type Reader struct {
 // how they were read, or nil and "" when no source holds a decisive key.
 // text is expected to be Clean's result.
 func (r Reader) Read(text string) (Fields, string) {
-	if f, ok := object(text); ok && f.Has(r.Decisive...) {
-		return f, JSON
+	stages := []struct {
+		how  string
+		read func(string) (Fields, bool)
+	}{
+		{JSON, r.whole}, {Fenced, r.fenced}, {Embedded, r.embedded}, {Lines, r.lines}, {YesNo, r.yesNo},
 	}
-	if r.Fences != nil {
-		for _, code := range r.Fences(text) {
-			if f, ok := object(strings.TrimSpace(code)); ok && f.Has(r.Decisive...) {
-				return f, Fenced
-			}
-			if r.FenceProse {
-				if f, ok := r.embedded(code); ok {
-					return f, Fenced
-				}
-			}
-		}
-	}
-	if f, ok := r.embedded(text); ok {
-		return f, Embedded
-	}
-	if f := keyValueLines(text); f.Has(r.Decisive...) {
-		return f, Lines
-	}
-	if r.BareYesNo && len(r.Decisive) > 0 {
-		if b, ok := bareYesNo(text); ok {
-			return Fields{r.Decisive[0]: b}, YesNo
+	for _, st := range stages {
+		if f, ok := st.read(text); ok {
+			return f, st.how
 		}
 	}
 	return nil, ""
+}
+
+// whole reads text as one JSON object with a decisive key.
+func (r Reader) whole(text string) (Fields, bool) {
+	if f, ok := object(text); ok && f.Has(r.Decisive...) {
+		return f, true
+	}
+	return nil, false
+}
+
+// lines reads text's "key: value" lines when they give a decisive key.
+func (r Reader) lines(text string) (Fields, bool) {
+	if f := keyValueLines(text); f.Has(r.Decisive...) {
+		return f, true
+	}
+	return nil, false
+}
+
+// yesNo reads, with BareYesNo, an opening yes or no as the first decisive
+// key's value.
+func (r Reader) yesNo(text string) (Fields, bool) {
+	if !r.BareYesNo || len(r.Decisive) == 0 {
+		return nil, false
+	}
+	if b, ok := bareYesNo(text); ok {
+		return Fields{r.Decisive[0]: b}, true
+	}
+	return nil, false
+}
+
+// fenced reads the first fenced block of text that is a JSON object with
+// a decisive key or, with FenceProse, embeds one.
+func (r Reader) fenced(text string) (Fields, bool) {
+	if r.Fences == nil {
+		return nil, false
+	}
+	for _, code := range r.Fences(text) {
+		if f, ok := object(strings.TrimSpace(code)); ok && f.Has(r.Decisive...) {
+			return f, true
+		}
+		if r.FenceProse {
+			if f, ok := r.embedded(code); ok {
+				return f, true
+			}
+		}
+	}
+	return nil, false
 }
 
 // object decodes s as exactly one JSON object.
@@ -163,14 +195,20 @@ func keyValueLines(text string) Fields {
 		if _, dup := f[k]; dup || k == "" {
 			continue
 		}
-		v := strings.TrimSpace(m[2])
-		v = strings.TrimRight(strings.TrimLeft(v, "*_`"), "*_`,")
-		if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
-			v = v[1 : len(v)-1]
-		}
-		f[k] = v
+		f[k] = lineValue(m[2])
 	}
 	return f
+}
+
+// lineValue is the value of a "key: value" line without Markdown
+// emphasis, a trailing comma or enclosing quotes.
+func lineValue(v string) string {
+	v = strings.TrimSpace(v)
+	v = strings.TrimRight(strings.TrimLeft(v, "*_`"), "*_`,")
+	if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
+		v = v[1 : len(v)-1]
+	}
+	return v
 }
 
 // bareYesNo reads an answer that opens with a lone "Yes" or "No" (after
@@ -178,14 +216,8 @@ func keyValueLines(text string) Fields {
 // punctuation or a line break — so "No JSON, sorry" or "Nothing to say"
 // are not read as "no".
 func bareYesNo(s string) (bool, bool) {
-	s = strings.TrimLeft(s, " \t\r\n*_#>`\"'")
-	var b bool
-	switch {
-	case len(s) >= 3 && strings.EqualFold(s[:3], "yes"):
-		b, s = true, s[3:]
-	case len(s) >= 2 && strings.EqualFold(s[:2], "no"):
-		b, s = false, s[2:]
-	default:
+	b, s, ok := yesNoWord(strings.TrimLeft(s, " \t\r\n*_#>`\"'"))
+	if !ok {
 		return false, false
 	}
 	s = strings.TrimLeft(strings.TrimLeft(s, "*_`\"'"), " \t")
@@ -197,4 +229,16 @@ func bareYesNo(s string) (bool, bool) {
 		return b, true
 	}
 	return false, false
+}
+
+// yesNoWord reads a leading "yes" or "no", in any case, and returns what
+// follows it.
+func yesNoWord(s string) (b bool, rest string, ok bool) {
+	switch {
+	case len(s) >= 3 && strings.EqualFold(s[:3], "yes"):
+		return true, s[3:], true
+	case len(s) >= 2 && strings.EqualFold(s[:2], "no"):
+		return false, s[2:], true
+	}
+	return false, s, false
 }

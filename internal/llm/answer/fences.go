@@ -37,20 +37,13 @@ func FencedBlocks(text string) (blocks []Block, ok bool) {
 	var fence string
 	var body []string
 	for i, l := range lines {
-		trimmed := strings.TrimLeft(l, " ")
-		indent := len(l) - len(trimmed)
 		if cur == nil {
-			if indent > 3 {
-				continue
+			if f, info, ok := openingFence(l); ok {
+				cur, fence, body = &Block{Info: info, Line: i + 1}, f, nil
 			}
-			f := fenceRun(trimmed)
-			if f == "" || (f[0] == '`' && strings.Contains(trimmed[len(f):], "`")) {
-				continue
-			}
-			cur, fence, body = &Block{Info: strings.TrimSpace(trimmed[len(f):]), Line: i + 1}, f, nil
 			continue
 		}
-		if f := fenceRun(trimmed); indent <= 3 && f != "" && f[0] == fence[0] && len(f) >= len(fence) && strings.TrimSpace(trimmed[len(f):]) == "" {
+		if closesFence(l, fence) {
 			cur.Code = strings.Join(body, "\n")
 			blocks = append(blocks, *cur)
 			cur = nil
@@ -63,6 +56,30 @@ func FencedBlocks(text string) (blocks []Block, ok bool) {
 		return append(blocks, *cur), false
 	}
 	return blocks, true
+}
+
+// openingFence reads line l as an opening fence: indented at most three
+// spaces, a fence run and an info string (with no backtick after a
+// backtick fence).
+func openingFence(l string) (fence, info string, ok bool) {
+	trimmed := strings.TrimLeft(l, " ")
+	if len(l)-len(trimmed) > 3 {
+		return "", "", false
+	}
+	f := fenceRun(trimmed)
+	if f == "" || (f[0] == '`' && strings.Contains(trimmed[len(f):], "`")) {
+		return "", "", false
+	}
+	return f, strings.TrimSpace(trimmed[len(f):]), true
+}
+
+// closesFence reports whether line l closes a block opened by fence:
+// indented at most three spaces, a run of its character at least as long
+// and nothing else.
+func closesFence(l, fence string) bool {
+	trimmed := strings.TrimLeft(l, " ")
+	f := fenceRun(trimmed)
+	return len(l)-len(trimmed) <= 3 && f != "" && f[0] == fence[0] && len(f) >= len(fence) && strings.TrimSpace(trimmed[len(f):]) == ""
 }
 
 // fenceRun returns the leading run of three or more backticks or tildes.

@@ -122,23 +122,18 @@ func (f Fields) Confidence(verbal map[string]float64, keys ...string) *float64 {
 	case float64:
 		c = x
 	case string:
-		s := strings.TrimSpace(x)
-		pct := strings.HasSuffix(s, "%")
-		n, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(s, "%")), 64)
-		if err != nil {
-			w, ok := verbal[strings.ToLower(s)]
-			if !ok {
-				return nil
-			}
-			n = w
+		if c, ok = stringConfidence(x, verbal); !ok {
+			return nil
 		}
-		if pct {
-			n /= 100
-		}
-		c = n
 	default:
 		return nil
 	}
+	return unitConfidence(c)
+}
+
+// unitConfidence scales a percentage (1 < c ≤ 100) to [0, 1] and returns
+// nil for anything outside it.
+func unitConfidence(c float64) *float64 {
 	if c > 1 && c <= 100 {
 		c /= 100
 	}
@@ -146,6 +141,25 @@ func (f Fields) Confidence(verbal map[string]float64, keys ...string) *float64 {
 		return nil
 	}
 	return &c
+}
+
+// stringConfidence reads a confidence written as a number, a percentage
+// ("80%") or one of the verbal words; ok is false for anything else.
+func stringConfidence(x string, verbal map[string]float64) (c float64, ok bool) {
+	s := strings.TrimSpace(x)
+	pct := strings.HasSuffix(s, "%")
+	n, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(s, "%")), 64)
+	if err != nil {
+		w, ok := verbal[strings.ToLower(s)]
+		if !ok {
+			return 0, false
+		}
+		n = w
+	}
+	if pct {
+		n /= 100
+	}
+	return n, true
 }
 
 // Bool reads v as a yes/no value: a JSON boolean, or a string that word

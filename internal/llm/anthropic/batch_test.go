@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/llm"
+	"github.com/benchforge/benchforge/internal/llm/llmtest"
 )
 
 func session(t *testing.T, dir string) *llm.Session {
@@ -50,60 +51,11 @@ func TestChatBatchResume(t *testing.T) {
 		{Messages: user("expire me"), MaxTokens: 50},
 	}
 
-	s1 := session(t, dir)
-	m1, err := s1.Open(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m1.Chat(ctx, reqs[0]); err != nil { // already answered: not resubmitted
-		t.Fatal(err)
-	}
-	id, n, err := s1.SubmitChatBatch(ctx, m1, reqs)
-	if err != nil || id == "" || n != 4 {
-		t.Fatalf("SubmitChatBatch = %q, %d, %v; want a batch of 4", id, n, err)
-	}
-	st, err := s1.CollectBatch(ctx, m1, id)
-	if err != nil || st.Done || st.Status != "in_progress" || st.Total != 5 {
-		t.Fatalf("first poll = %+v, %v; want in_progress with 5 batch requests (N=2 counts twice)", st, err)
-	}
-	s1.Close()
-
-	s2 := session(t, dir)
-	m2, err := s2.Open(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pending, err := s2.PendingBatches(ctx, m2)
-	if err != nil || len(pending) != 1 || pending[0] != id {
-		t.Fatalf("PendingBatches = %v, %v; want [%s]", pending, err, id)
-	}
-	st, err = s2.CollectBatch(ctx, m2, id)
-	if err != nil || !st.Done || st.Status != "ended" || st.Completed != 2 || st.Failed != 2 {
-		t.Fatalf("CollectBatch = %+v, %v; want ended with 2 completed, 2 failed", st, err)
-	}
-	if pending, _ := s2.PendingBatches(ctx, m2); len(pending) != 0 {
-		t.Errorf("after collection PendingBatches = %v, want none", pending)
-	}
-	if got := f.Path("/results"); got != 1 {
-		t.Errorf("results_url fetched %d times, want 1", got)
-	}
+	id := submitThenStop(t, ctx, dir, spec, reqs)
+	m2, s2 := collectInNewSession(t, ctx, f, dir, spec, id)
 
 	msgs := f.Path("/v1/messages")
-	for i, req := range reqs[:3] {
-		resp, err := m2.Chat(ctx, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(resp.Choices) != max(req.N, 1) || resp.Choices[0].Text == "" || resp.CacheHits != len(resp.Choices) {
-			t.Errorf("request %d: %+v, want all answers from the cache", i, resp)
-		}
-	}
-	if resp, err := m2.Chat(ctx, reqs[1]); err != nil || !json.Valid([]byte(resp.Choices[0].Text)) {
-		t.Errorf("JSON request answered %+v, %v from the batch; want a JSON object", resp, err)
-	}
-	if got := f.Path("/v1/messages") - msgs; got != 0 {
-		t.Errorf("after collecting the batch, Chat made %d POST /v1/messages, want 0", got)
-	}
+	checkBatchAnswersCached(t, ctx, f, m2, reqs, msgs)
 	if man := s2.Manifest(); man.Calls != 2 || man.PromptTokens == 0 {
 		t.Errorf("manifest calls=%d prompt tokens=%d; want the 2 batch results accounted", man.Calls, man.PromptTokens)
 	}
@@ -122,6 +74,79 @@ func TestChatBatchResume(t *testing.T) {
 	// Only the still-unanswered request is resubmitted.
 	if id2, n, err := s2.SubmitChatBatch(ctx, m2, reqs); id2 == "" || id2 == id || n != 1 || err != nil {
 		t.Errorf("resubmit = %q, %d, %v; want a new batch of 1", id2, n, err)
+	}
+}
+
+// submitThenStop answers reqs[0] normally, submits reqs as a batch of the
+// other four, polls it once while in progress and closes the session, as
+// a killed run would; it returns the batch id.
+func submitThenStop(t *testing.T, ctx context.Context, dir, spec string, reqs []llm.ChatRequest) string {
+	t.Helper()
+	s1 := session(t, dir)
+	m1, err := s1.Open(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m1.Chat(ctx, reqs[0]); err != nil { // already answered: not resubmitted
+		t.Fatal(err)
+	}
+	id, n, err := s1.SubmitChatBatch(ctx, m1, reqs)
+	if err != nil || id == "" || n != 4 {
+		t.Fatalf("SubmitChatBatch = %q, %d, %v; want a batch of 4", id, n, err)
+	}
+	st, err := s1.CollectBatch(ctx, m1, id)
+	if err != nil || st.Done || st.Status != "in_progress" || st.Total != 5 {
+		t.Fatalf("first poll = %+v, %v; want in_progress with 5 batch requests (N=2 counts twice)", st, err)
+	}
+	s1.Close()
+	return id
+}
+
+// collectInNewSession finds batch id pending in a new session on dir and
+// collects it: 2 completed, 2 failed, the results fetched once.
+func collectInNewSession(t *testing.T, ctx context.Context, f *llmtest.Anthropic, dir, spec, id string) (llm.Model, *llm.Session) {
+	t.Helper()
+	s2 := session(t, dir)
+	m2, err := s2.Open(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending, err := s2.PendingBatches(ctx, m2)
+	if err != nil || len(pending) != 1 || pending[0] != id {
+		t.Fatalf("PendingBatches = %v, %v; want [%s]", pending, err, id)
+	}
+	st, err := s2.CollectBatch(ctx, m2, id)
+	if err != nil || !st.Done || st.Status != "ended" || st.Completed != 2 || st.Failed != 2 {
+		t.Fatalf("CollectBatch = %+v, %v; want ended with 2 completed, 2 failed", st, err)
+	}
+	if pending, _ := s2.PendingBatches(ctx, m2); len(pending) != 0 {
+		t.Errorf("after collection PendingBatches = %v, want none", pending)
+	}
+	if got := f.Path("/results"); got != 1 {
+		t.Errorf("results_url fetched %d times, want 1", got)
+	}
+	return m2, s2
+}
+
+// checkBatchAnswersCached checks that the first three requests are
+// answered from the cache, the JSON one with JSON, without a POST
+// /v1/messages after the msgs made so far.
+func checkBatchAnswersCached(t *testing.T, ctx context.Context, f *llmtest.Anthropic, m llm.Model, reqs []llm.ChatRequest, msgs int) {
+	t.Helper()
+	for i, req := range reqs[:3] {
+		resp, err := m.Chat(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.Choices) != max(req.N, 1) || resp.Choices[0].Text == "" || resp.CacheHits != len(resp.Choices) {
+			t.Errorf("request %d: %+v, want all answers from the cache", i, resp)
+		}
+	}
+	if resp, err := m.Chat(ctx, reqs[1]); err != nil || !json.Valid([]byte(resp.Choices[0].Text)) {
+		t.Errorf("JSON request answered %+v, %v from the batch; want a JSON object", resp, err)
+	}
+	if got := f.Path("/v1/messages") - msgs; got != 0 {
+		t.Errorf("after collecting the batch, Chat made %d POST /v1/messages, want 0", got)
 	}
 }
 

@@ -55,39 +55,7 @@ func (f *Anthropic) batchAPI(w http.ResponseWriter, r *http.Request) {
 	prefix, rest := r.URL.Path[:i], r.URL.Path[i+len("/v1/messages/batches"):]
 	switch {
 	case r.Method == http.MethodPost && rest == "":
-		var req struct {
-			Requests []struct {
-				CustomID string          `json:"custom_id"`
-				Params   json.RawMessage `json:"params"`
-			} `json:"requests"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Requests) == 0 {
-			AnthropicError(w, 400, "invalid_request_error", fmt.Sprintf("requests: want a non-empty list (%v)", err))
-			return
-		}
-		b := &antBatch{id: fmt.Sprintf("msgbatch_%03d", len(f.batches)+1), counts: map[string]int{}, total: len(req.Requests)}
-		base := "http://" + r.Host
-		if f.ResultsBase != "" {
-			base = f.ResultsBase
-		}
-		b.url = base + prefix + "/v1/messages/batches/" + b.id + "/results"
-		seen := map[string]bool{}
-		var out bytes.Buffer
-		for k, it := range req.Requests {
-			if !customIDRE.MatchString(it.CustomID) || seen[it.CustomID] {
-				AnthropicError(w, 400, "invalid_request_error",
-					fmt.Sprintf("requests.%d.custom_id: %q must match %s and be unique", k, it.CustomID, customIDRE))
-				return
-			}
-			seen[it.CustomID] = true
-			res := f.batchResult(it.CustomID, it.Params, fmt.Sprintf("msg_%s_%d", b.id, k+1))
-			b.counts[res["type"].(string)]++
-			line, _ := json.Marshal(map[string]any{"custom_id": it.CustomID, "result": res})
-			out.Write(append(line, '\n'))
-		}
-		b.results = out.Bytes()
-		f.batches[b.id] = b
-		writeJSON(w, 200, b.json())
+		f.createBatch(w, r, prefix)
 	case r.Method == http.MethodGet && strings.HasSuffix(rest, "/results"):
 		b, ok := f.batches[strings.TrimSuffix(strings.TrimPrefix(rest, "/"), "/results")]
 		if !ok || b.polls < 2 {
@@ -107,6 +75,44 @@ func (f *Anthropic) batchAPI(w http.ResponseWriter, r *http.Request) {
 	default:
 		AnthropicError(w, 404, "not_found_error", "unknown path "+r.URL.Path)
 	}
+}
+
+// createBatch serves POST /v1/messages/batches under prefix, answering
+// every request at once.
+func (f *Anthropic) createBatch(w http.ResponseWriter, r *http.Request, prefix string) {
+	var req struct {
+		Requests []struct {
+			CustomID string          `json:"custom_id"`
+			Params   json.RawMessage `json:"params"`
+		} `json:"requests"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Requests) == 0 {
+		AnthropicError(w, 400, "invalid_request_error", fmt.Sprintf("requests: want a non-empty list (%v)", err))
+		return
+	}
+	b := &antBatch{id: fmt.Sprintf("msgbatch_%03d", len(f.batches)+1), counts: map[string]int{}, total: len(req.Requests)}
+	base := "http://" + r.Host
+	if f.ResultsBase != "" {
+		base = f.ResultsBase
+	}
+	b.url = base + prefix + "/v1/messages/batches/" + b.id + "/results"
+	seen := map[string]bool{}
+	var out bytes.Buffer
+	for k, it := range req.Requests {
+		if !customIDRE.MatchString(it.CustomID) || seen[it.CustomID] {
+			AnthropicError(w, 400, "invalid_request_error",
+				fmt.Sprintf("requests.%d.custom_id: %q must match %s and be unique", k, it.CustomID, customIDRE))
+			return
+		}
+		seen[it.CustomID] = true
+		res := f.batchResult(it.CustomID, it.Params, fmt.Sprintf("msg_%s_%d", b.id, k+1))
+		b.counts[res["type"].(string)]++
+		line, _ := json.Marshal(map[string]any{"custom_id": it.CustomID, "result": res})
+		out.Write(append(line, '\n'))
+	}
+	b.results = out.Bytes()
+	f.batches[b.id] = b
+	writeJSON(w, 200, b.json())
 }
 
 // batchResult is the result object of one batch request: succeeded with

@@ -43,57 +43,77 @@ func (f *OpenAI) batchAPI(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path[strings.Index(r.URL.Path, "/v1")+3:]
 	switch {
 	case r.Method == http.MethodPost && path == "/files":
-		file, hdr, err := r.FormFile("file")
-		if err != nil || r.FormValue("purpose") != "batch" {
-			OpenAIError(w, 400, "invalid_request_error", fmt.Sprintf("want a multipart file with purpose=batch: %v", err))
-			return
-		}
-		data, _ := io.ReadAll(file)
-		id := fmt.Sprintf("file-%d", len(f.files)+1)
-		f.files[id] = data
-		writeJSON(w, 200, map[string]any{"id": id, "object": "file", "bytes": len(data), "created_at": 1700000000,
-			"filename": hdr.Filename, "purpose": "batch", "status": "processed"})
+		f.uploadFile(w, r)
 	case r.Method == http.MethodGet && strings.HasPrefix(path, "/files/") && strings.HasSuffix(path, "/content"):
-		data, ok := f.files[strings.TrimSuffix(strings.TrimPrefix(path, "/files/"), "/content")]
-		if !ok {
-			OpenAIError(w, 404, "invalid_request_error", "no such file")
-			return
-		}
-		w.Header().Set("Content-Type", "application/octet-stream")
-		w.Write(data)
+		f.fileContent(w, strings.TrimSuffix(strings.TrimPrefix(path, "/files/"), "/content"))
 	case r.Method == http.MethodPost && path == "/batches":
-		var req struct {
-			InputFileID      string `json:"input_file_id"`
-			Endpoint         string `json:"endpoint"`
-			CompletionWindow string `json:"completion_window"`
-		}
-		json.NewDecoder(r.Body).Decode(&req)
-		input, ok := f.files[req.InputFileID]
-		if !ok || req.Endpoint != "/v1/chat/completions" || req.CompletionWindow != "24h" {
-			OpenAIError(w, 400, "invalid_request_error", fmt.Sprintf("bad batch request %+v", req))
-			return
-		}
-		out, n, err := f.runBatch(input)
-		if err != nil {
-			OpenAIError(w, 400, "invalid_request_error", err.Error())
-			return
-		}
-		b := &fakeBatch{id: fmt.Sprintf("batch_%d", len(f.batches)+1), input: req.InputFileID, total: n}
-		b.output = fmt.Sprintf("file-out-%s", b.id)
-		f.files[b.output] = out
-		f.batches[b.id] = b
-		writeJSON(w, 200, b.json())
+		f.createBatch(w, r)
 	case r.Method == http.MethodGet && strings.HasPrefix(path, "/batches/"):
-		b, ok := f.batches[strings.TrimPrefix(path, "/batches/")]
-		if !ok {
-			OpenAIError(w, 404, "invalid_request_error", "no such batch")
-			return
-		}
-		b.polls++
-		writeJSON(w, 200, b.json())
+		f.pollBatch(w, strings.TrimPrefix(path, "/batches/"))
 	default:
 		OpenAIError(w, 404, "invalid_request_error", "unknown path "+r.URL.Path)
 	}
+}
+
+// uploadFile serves POST /files.
+func (f *OpenAI) uploadFile(w http.ResponseWriter, r *http.Request) {
+	file, hdr, err := r.FormFile("file")
+	if err != nil || r.FormValue("purpose") != "batch" {
+		OpenAIError(w, 400, "invalid_request_error", fmt.Sprintf("want a multipart file with purpose=batch: %v", err))
+		return
+	}
+	data, _ := io.ReadAll(file)
+	id := fmt.Sprintf("file-%d", len(f.files)+1)
+	f.files[id] = data
+	writeJSON(w, 200, map[string]any{"id": id, "object": "file", "bytes": len(data), "created_at": 1700000000,
+		"filename": hdr.Filename, "purpose": "batch", "status": "processed"})
+}
+
+// fileContent serves GET /files/{id}/content.
+func (f *OpenAI) fileContent(w http.ResponseWriter, id string) {
+	data, ok := f.files[id]
+	if !ok {
+		OpenAIError(w, 404, "invalid_request_error", "no such file")
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Write(data)
+}
+
+// createBatch serves POST /batches, answering the whole input file at once.
+func (f *OpenAI) createBatch(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		InputFileID      string `json:"input_file_id"`
+		Endpoint         string `json:"endpoint"`
+		CompletionWindow string `json:"completion_window"`
+	}
+	json.NewDecoder(r.Body).Decode(&req)
+	input, ok := f.files[req.InputFileID]
+	if !ok || req.Endpoint != "/v1/chat/completions" || req.CompletionWindow != "24h" {
+		OpenAIError(w, 400, "invalid_request_error", fmt.Sprintf("bad batch request %+v", req))
+		return
+	}
+	out, n, err := f.runBatch(input)
+	if err != nil {
+		OpenAIError(w, 400, "invalid_request_error", err.Error())
+		return
+	}
+	b := &fakeBatch{id: fmt.Sprintf("batch_%d", len(f.batches)+1), input: req.InputFileID, total: n}
+	b.output = fmt.Sprintf("file-out-%s", b.id)
+	f.files[b.output] = out
+	f.batches[b.id] = b
+	writeJSON(w, 200, b.json())
+}
+
+// pollBatch serves GET /batches/{id}.
+func (f *OpenAI) pollBatch(w http.ResponseWriter, id string) {
+	b, ok := f.batches[id]
+	if !ok {
+		OpenAIError(w, 404, "invalid_request_error", "no such batch")
+		return
+	}
+	b.polls++
+	writeJSON(w, 200, b.json())
 }
 
 // runBatch answers every line of a batch input file with the fake's chat

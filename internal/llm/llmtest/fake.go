@@ -93,13 +93,7 @@ func OpenAIError(w http.ResponseWriter, status int, typ, msg string) {
 }
 
 func (f *OpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	n := f.n.Add(1)
-	f.mu.Lock()
-	if f.paths == nil {
-		f.paths = map[string]int{}
-	}
-	f.paths[r.URL.Path]++
-	f.mu.Unlock()
+	n := f.count(r)
 	w.Header().Set("X-Request-Id", fmt.Sprintf("req_fake_%d", n))
 	bufferBody(r)
 	if f.Hook != nil && f.Hook(w, r, n) {
@@ -120,18 +114,35 @@ func (f *OpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	f.route(w, r.URL.Path, body, n)
+}
+
+// count numbers request r and counts it under its path.
+func (f *OpenAI) count(r *http.Request) int64 {
+	n := f.n.Add(1)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.paths == nil {
+		f.paths = map[string]int{}
+	}
+	f.paths[r.URL.Path]++
+	return n
+}
+
+// route answers request n for path with JSON body.
+func (f *OpenAI) route(w http.ResponseWriter, path string, body map[string]any, n int64) {
 	switch {
-	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
+	case strings.HasSuffix(path, "/chat/completions"):
 		f.chat(w, body, n)
-	case strings.HasSuffix(r.URL.Path, "/completions"):
+	case strings.HasSuffix(path, "/completions"):
 		f.completions(w, body, n)
-	case strings.HasSuffix(r.URL.Path, "/embeddings"):
+	case strings.HasSuffix(path, "/embeddings"):
 		f.embeddings(w, body)
-	case strings.HasSuffix(r.URL.Path, "/models"):
+	case strings.HasSuffix(path, "/models"):
 		writeJSON(w, 200, map[string]any{"object": "list", "data": []any{
 			map[string]any{"id": "fake-model", "object": "model", "created": 0, "owned_by": "benchforge"}}})
 	default:
-		OpenAIError(w, http.StatusNotFound, "invalid_request_error", "unknown path "+r.URL.Path)
+		OpenAIError(w, http.StatusNotFound, "invalid_request_error", "unknown path "+path)
 	}
 }
 
@@ -167,27 +178,7 @@ func (f *OpenAI) completions(w http.ResponseWriter, body map[string]any, reqN in
 			choice["text"] = prompt + text
 		}
 		if wantLP {
-			var toks []string
-			var offs []int
-			var lps []any
-			off := 0
-			if echo {
-				toks, offs = append(toks, ptoks...), append(offs, poffs...)
-				for k := range ptoks {
-					if k == 0 {
-						lps = append(lps, nil)
-					} else {
-						lps = append(lps, logprob(strings.Join(ptoks[:k], ""), ptoks[k]))
-					}
-				}
-				off = len(prompt)
-			}
-			for k, g := range gen {
-				toks, offs = append(toks, g), append(offs, off)
-				off += len(g)
-				lps = append(lps, logprob(prompt, i, k, g))
-			}
-			choice["logprobs"] = map[string]any{"tokens": toks, "token_logprobs": lps, "text_offset": offs, "top_logprobs": nil}
+			choice["logprobs"] = completionLogprobs(prompt, ptoks, poffs, gen, i, echo)
 		}
 		choices = append(choices, choice)
 	}
@@ -196,6 +187,33 @@ func (f *OpenAI) completions(w http.ResponseWriter, body map[string]any, reqN in
 		"choices": choices,
 		"usage":   map[string]any{"prompt_tokens": len(ptoks), "completion_tokens": n * maxTok, "total_tokens": len(ptoks) + n*maxTok},
 	})
+}
+
+// completionLogprobs is the "logprobs" object of choice i, the tokens gen
+// generated after prompt (tokenised as ptoks at poffs), preceded by the
+// prompt's tokens when echoed (the first without a logprob).
+func completionLogprobs(prompt string, ptoks []string, poffs []int, gen []string, i int, echo bool) map[string]any {
+	var toks []string
+	var offs []int
+	var lps []any
+	off := 0
+	if echo {
+		toks, offs = append(toks, ptoks...), append(offs, poffs...)
+		for k := range ptoks {
+			if k == 0 {
+				lps = append(lps, nil)
+			} else {
+				lps = append(lps, logprob(strings.Join(ptoks[:k], ""), ptoks[k]))
+			}
+		}
+		off = len(prompt)
+	}
+	for k, g := range gen {
+		toks, offs = append(toks, g), append(offs, off)
+		off += len(g)
+		lps = append(lps, logprob(prompt, i, k, g))
+	}
+	return map[string]any{"tokens": toks, "token_logprobs": lps, "text_offset": offs, "top_logprobs": nil}
 }
 
 func (f *OpenAI) chat(w http.ResponseWriter, body map[string]any, reqN int64) {

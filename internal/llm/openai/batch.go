@@ -26,22 +26,13 @@ type batchLine struct {
 // SubmitChatBatch uploads the requests as a JSONL file (purpose "batch") and
 // creates a /v1/chat/completions batch with a 24 h completion window.
 func (m *Model) SubmitChatBatch(ctx context.Context, reqs []llm.BatchChat) (string, error) {
-	var buf bytes.Buffer
-	for _, r := range reqs {
-		p, err := m.chatParams(r.Req)
-		if err != nil {
-			return "", fmt.Errorf("%s batch: request %s: %w: %w", m.id, r.CustomID, err, errs.ErrUsage)
-		}
-		line, err := json.Marshal(batchLine{CustomID: r.CustomID, Method: http.MethodPost, URL: "/v1/chat/completions", Body: p})
-		if err != nil {
-			return "", fmt.Errorf("%s batch: request %s: %w", m.id, r.CustomID, err)
-		}
-		buf.Write(line)
-		buf.WriteByte('\n')
+	buf, err := m.batchInput(reqs)
+	if err != nil {
+		return "", err
 	}
 	var c capture
 	f, err := m.files.New(ctx, sdk.FileNewParams{
-		File:    sdk.File(&buf, "benchforge-batch.jsonl", "application/jsonl"),
+		File:    sdk.File(buf, "benchforge-batch.jsonl", "application/jsonl"),
 		Purpose: sdk.FilePurposeBatch,
 	}, m.call("batch", &c)...)
 	if err != nil {
@@ -63,6 +54,25 @@ func (m *Model) SubmitChatBatch(ctx context.Context, reqs []llm.BatchChat) (stri
 		return "", m.empty("batch", &c, "created batch has no id")
 	}
 	return b.ID, nil
+}
+
+// batchInput is the batch input file: one /v1/chat/completions request
+// per line.
+func (m *Model) batchInput(reqs []llm.BatchChat) (*bytes.Buffer, error) {
+	var buf bytes.Buffer
+	for _, r := range reqs {
+		p, err := m.chatParams(r.Req)
+		if err != nil {
+			return nil, fmt.Errorf("%s batch: request %s: %w: %w", m.id, r.CustomID, err, errs.ErrUsage)
+		}
+		line, err := json.Marshal(batchLine{CustomID: r.CustomID, Method: http.MethodPost, URL: "/v1/chat/completions", Body: p})
+		if err != nil {
+			return nil, fmt.Errorf("%s batch: request %s: %w", m.id, r.CustomID, err)
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	return &buf, nil
 }
 
 // PollBatch reads the batch's status. A failed, expired or cancelled batch
@@ -114,34 +124,43 @@ func (m *Model) ChatBatchResults(ctx context.Context, id string) (map[string]llm
 		if fid == "" {
 			continue
 		}
-		c = capture{}
-		res, err := m.files.Content(ctx, fid, m.call("batch", &c)...)
-		if err != nil {
-			return nil, m.classify("batch", &c, err)
-		}
-		body, err := io.ReadAll(res.Body)
-		res.Body.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s batch %s: read file %s: %w: %w", m.id, id, fid, errs.ErrUnavailable, err)
-		}
-		sc := bufio.NewScanner(bytes.NewReader(body))
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
-		for ln := 1; sc.Scan(); ln++ {
-			if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-				continue
-			}
-			var l outputLine
-			if err := json.Unmarshal(sc.Bytes(), &l); err != nil || l.CustomID == "" {
-				return nil, &llm.ResponseError{Provider: m.id, Op: "batch", Status: 200, Body: llm.Snippet(sc.Bytes()),
-					Reason: fmt.Sprintf("batch %s file %s line %d is not a batch result", id, fid, ln), Err: err}
-			}
-			out[l.CustomID] = m.batchResult(l)
-		}
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("%s batch %s: file %s: %w: %w", m.id, id, fid, errs.ErrUnavailable, err)
+		if err := m.readResultFile(ctx, id, fid, out); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// readResultFile downloads file fid of batch id and decodes each of its
+// lines into out, by custom id.
+func (m *Model) readResultFile(ctx context.Context, id, fid string, out map[string]llm.BatchChatResult) error {
+	var c capture
+	res, err := m.files.Content(ctx, fid, m.call("batch", &c)...)
+	if err != nil {
+		return m.classify("batch", &c, err)
+	}
+	body, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		return fmt.Errorf("%s batch %s: read file %s: %w: %w", m.id, id, fid, errs.ErrUnavailable, err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for ln := 1; sc.Scan(); ln++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var l outputLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil || l.CustomID == "" {
+			return &llm.ResponseError{Provider: m.id, Op: "batch", Status: 200, Body: llm.Snippet(sc.Bytes()),
+				Reason: fmt.Sprintf("batch %s file %s line %d is not a batch result", id, fid, ln), Err: err}
+		}
+		out[l.CustomID] = m.batchResult(l)
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s batch %s: file %s: %w: %w", m.id, id, fid, errs.ErrUnavailable, err)
+	}
+	return nil
 }
 
 func (m *Model) batchResult(l outputLine) llm.BatchChatResult {

@@ -215,9 +215,23 @@ func tokens(raw string) ([]llm.TokenLogprob, error) {
 	if err := json.Unmarshal([]byte(raw), &lp); err != nil {
 		return nil, fmt.Errorf("logprobs: %w", err)
 	}
-	if len(lp.TokenLogprobs) != len(lp.Tokens) || (lp.TextOffset != nil && len(lp.TextOffset) != len(lp.Tokens)) {
-		return nil, fmt.Errorf("logprobs: %d tokens, %d logprobs, %d offsets", len(lp.Tokens), len(lp.TokenLogprobs), len(lp.TextOffset))
+	if err := lp.check(); err != nil {
+		return nil, err
 	}
+	return lp.tokenLogprobs(), nil
+}
+
+// check rejects logprobs whose arrays do not line up with the tokens.
+func (lp *rawLogprobs) check() error {
+	if len(lp.TokenLogprobs) != len(lp.Tokens) || (lp.TextOffset != nil && len(lp.TextOffset) != len(lp.Tokens)) {
+		return fmt.Errorf("logprobs: %d tokens, %d logprobs, %d offsets", len(lp.Tokens), len(lp.TokenLogprobs), len(lp.TextOffset))
+	}
+	return nil
+}
+
+// tokenLogprobs converts checked logprobs; without text offsets each token
+// starts where the previous one ended.
+func (lp *rawLogprobs) tokenLogprobs() []llm.TokenLogprob {
 	out := make([]llm.TokenLogprob, len(lp.Tokens))
 	off := 0
 	for i, t := range lp.Tokens {
@@ -235,7 +249,7 @@ func tokens(raw string) ([]llm.TokenLogprob, error) {
 			out[i].Top = lp.TopLogprobs[i]
 		}
 	}
-	return out, nil
+	return out
 }
 
 // Generate calls /completions.
@@ -249,25 +263,46 @@ func (m *Model) Generate(ctx context.Context, req llm.GenerateRequest) (*llm.Gen
 	if len(res.Choices) != n {
 		return nil, m.empty("generate", &c, fmt.Sprintf("asked for %d choices, got %d", n, len(res.Choices)))
 	}
-	out := &llm.GenerateResponse{Samples: make([]llm.Sample, n),
-		Meta: meta(&c, res.ID, res.Model, llm.Usage{PromptTokens: res.Usage.PromptTokens, CompletionTokens: res.Usage.CompletionTokens})}
-	for _, ch := range res.Choices {
-		i := int(ch.Index)
-		if i < 0 || i >= n || out.Samples[i].FinishReason != "" {
-			return nil, m.empty("generate", &c, fmt.Sprintf("choice index %d out of range or repeated", ch.Index))
-		}
-		s := llm.Sample{Text: ch.Text, FinishReason: string(ch.FinishReason)}
-		if s.FinishReason == "" {
-			s.FinishReason = "unknown"
-		}
-		if req.Logprobs || req.TopLogprobs > 0 {
-			if s.Tokens, err = tokens(ch.Logprobs.RawJSON()); err != nil {
-				return nil, m.empty("generate", &c, err.Error())
-			}
-		}
-		out.Samples[i] = s
+	samples, err := completionSamples(res.Choices, req.Logprobs || req.TopLogprobs > 0)
+	if err != nil {
+		return nil, m.empty("generate", &c, err.Error())
 	}
-	return out, nil
+	return &llm.GenerateResponse{Samples: samples,
+		Meta: meta(&c, res.ID, res.Model, llm.Usage{PromptTokens: res.Usage.PromptTokens, CompletionTokens: res.Usage.CompletionTokens})}, nil
+}
+
+// completionSamples puts each choice's sample at its index; every index
+// must occur once.
+func completionSamples(choices []sdk.CompletionChoice, wantTokens bool) ([]llm.Sample, error) {
+	samples := make([]llm.Sample, len(choices))
+	for _, ch := range choices {
+		i := int(ch.Index)
+		if i < 0 || i >= len(samples) || samples[i].FinishReason != "" {
+			return nil, fmt.Errorf("choice index %d out of range or repeated", ch.Index)
+		}
+		s, err := completionSample(ch, wantTokens)
+		if err != nil {
+			return nil, err
+		}
+		samples[i] = s
+	}
+	return samples, nil
+}
+
+// completionSample converts a completion choice, with its tokens when
+// wantTokens.
+func completionSample(ch sdk.CompletionChoice, wantTokens bool) (llm.Sample, error) {
+	s := llm.Sample{Text: ch.Text, FinishReason: string(ch.FinishReason)}
+	if s.FinishReason == "" {
+		s.FinishReason = "unknown"
+	}
+	if wantTokens {
+		var err error
+		if s.Tokens, err = tokens(ch.Logprobs.RawJSON()); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
 }
 
 // Score calls /completions with echo, logprobs and max_tokens 0: the
@@ -299,19 +334,26 @@ func (m *Model) Score(ctx context.Context, req llm.ScoreRequest) (*llm.ScoreResp
 			"the endpoint returned no echoed log-probabilities (it does not support echo+logprobs on /completions)",
 			"use a vLLM, llama.cpp or ngram reference model")
 	}
-	// Keep only the echoed text (a server may append generated tokens).
-	for len(toks) > 0 && toks[len(toks)-1].Offset >= len(text) {
+	toks, start := echoedTokens(toks, len(text), len(req.Prompt))
+	return &llm.ScoreResponse{Tokens: toks, ContinuationStart: start,
+		Meta: meta(&c, res.ID, res.Model, llm.Usage{PromptTokens: res.Usage.PromptTokens, CompletionTokens: res.Usage.CompletionTokens})}, nil
+}
+
+// echoedTokens keeps the tokens of the echoed text, textLen bytes (a
+// server may append generated tokens), and returns the index of the first
+// token after the promptLen-byte prompt.
+func echoedTokens(toks []llm.TokenLogprob, textLen, promptLen int) ([]llm.TokenLogprob, int) {
+	for len(toks) > 0 && toks[len(toks)-1].Offset >= textLen {
 		toks = toks[:len(toks)-1]
 	}
 	start := len(toks)
 	for i, t := range toks {
-		if t.Offset >= len(req.Prompt) {
+		if t.Offset >= promptLen {
 			start = i
 			break
 		}
 	}
-	return &llm.ScoreResponse{Tokens: toks, ContinuationStart: start,
-		Meta: meta(&c, res.ID, res.Model, llm.Usage{PromptTokens: res.Usage.PromptTokens, CompletionTokens: res.Usage.CompletionTokens})}, nil
+	return toks, start
 }
 
 // chatParams maps a ChatRequest to /chat/completions parameters.
@@ -324,18 +366,9 @@ func (m *Model) chatParams(req llm.ChatRequest) (sdk.ChatCompletionNewParams, er
 	if req.MaxTokens > 0 {
 		p.MaxTokens = sdk.Int(int64(req.MaxTokens))
 	}
-	if req.System != "" {
-		p.Messages = append(p.Messages, sdk.SystemMessage(req.System))
-	}
-	for i, msg := range req.Messages {
-		switch msg.Role {
-		case "user":
-			p.Messages = append(p.Messages, sdk.UserMessage(msg.Content))
-		case "assistant":
-			p.Messages = append(p.Messages, sdk.AssistantMessage(msg.Content))
-		default:
-			return p, fmt.Errorf("message %d has role %q; want user or assistant (system goes in ChatRequest.System)", i, msg.Role)
-		}
+	var err error
+	if p.Messages, err = chatMessages(req); err != nil {
+		return p, err
 	}
 	if req.TopP > 0 {
 		p.TopP = sdk.Float(req.TopP)
@@ -346,22 +379,48 @@ func (m *Model) chatParams(req llm.ChatRequest) (sdk.ChatCompletionNewParams, er
 	if len(req.Stop) > 0 {
 		p.Stop = sdk.ChatCompletionNewParamsStopUnion{OfStringArray: req.Stop}
 	}
+	p.ResponseFormat, err = responseFormat(req)
+	return p, err
+}
+
+// chatMessages maps the system prompt and messages.
+func chatMessages(req llm.ChatRequest) ([]sdk.ChatCompletionMessageParamUnion, error) {
+	var msgs []sdk.ChatCompletionMessageParamUnion
+	if req.System != "" {
+		msgs = append(msgs, sdk.SystemMessage(req.System))
+	}
+	for i, msg := range req.Messages {
+		switch msg.Role {
+		case "user":
+			msgs = append(msgs, sdk.UserMessage(msg.Content))
+		case "assistant":
+			msgs = append(msgs, sdk.AssistantMessage(msg.Content))
+		default:
+			return msgs, fmt.Errorf("message %d has role %q; want user or assistant (system goes in ChatRequest.System)", i, msg.Role)
+		}
+	}
+	return msgs, nil
+}
+
+// responseFormat asks for output matching req.Schema, or any JSON object
+// with req.JSON; the zero value is free text.
+func responseFormat(req llm.ChatRequest) (sdk.ChatCompletionNewParamsResponseFormatUnion, error) {
 	switch {
 	case len(req.Schema) > 0:
 		var schema map[string]any
 		if err := json.Unmarshal(req.Schema, &schema); err != nil {
-			return p, fmt.Errorf("JSON schema: %w", err)
+			return sdk.ChatCompletionNewParamsResponseFormatUnion{}, fmt.Errorf("JSON schema: %w", err)
 		}
 		name := req.SchemaName
 		if name == "" {
 			name = "answer"
 		}
-		p.ResponseFormat = sdk.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
-			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: name, Schema: schema, Strict: sdk.Bool(true)}}}
+		return sdk.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
+			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: name, Schema: schema, Strict: sdk.Bool(true)}}}, nil
 	case req.JSON:
-		p.ResponseFormat = sdk.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
+		return sdk.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}, nil
 	}
-	return p, nil
+	return sdk.ChatCompletionNewParamsResponseFormatUnion{}, nil
 }
 
 // Chat calls /chat/completions.
@@ -392,16 +451,25 @@ func (m *Model) chatResponse(res *sdk.ChatCompletion, n int, c *capture) (*llm.C
 			return nil, m.empty("chat", c, fmt.Sprintf("choice index %d out of range or repeated", ch.Index))
 		}
 		seen[i] = true
-		if ch.Message.Refusal != "" && ch.Message.Content == "" {
-			return nil, m.empty("chat", c, "model refused: "+llm.Snippet([]byte(ch.Message.Refusal)))
-		}
-		if ch.Message.Content == "" {
-			// "content": null or "": no answer to judge; an answer it is not.
-			return nil, m.empty("chat", c, fmt.Sprintf("choice %d has no content", ch.Index))
+		if reason := noAnswer(ch); reason != "" {
+			return nil, m.empty("chat", c, reason)
 		}
 		out.Choices[i] = llm.ChatChoice{Text: ch.Message.Content, FinishReason: ch.FinishReason}
 	}
 	return out, nil
+}
+
+// noAnswer says why a chat choice holds no answer (a refusal, or no
+// content), or returns "".
+func noAnswer(ch sdk.ChatCompletionChoice) string {
+	switch {
+	case ch.Message.Refusal != "" && ch.Message.Content == "":
+		return "model refused: " + llm.Snippet([]byte(ch.Message.Refusal))
+	case ch.Message.Content == "":
+		// "content": null or "": no answer to judge; an answer it is not.
+		return fmt.Sprintf("choice %d has no content", ch.Index)
+	}
+	return ""
 }
 
 // Embed calls /embeddings.
@@ -425,14 +493,24 @@ func (m *Model) Embed(ctx context.Context, req llm.EmbedRequest) (*llm.EmbedResp
 	if len(res.Data) != len(req.Inputs) {
 		return nil, m.empty("embed", &c, fmt.Sprintf("asked for %d embeddings, got %d", len(req.Inputs), len(res.Data)))
 	}
-	out := &llm.EmbedResponse{Vectors: make([][]float64, len(req.Inputs)),
-		Meta: meta(&c, "", res.Model, llm.Usage{PromptTokens: res.Usage.PromptTokens})}
-	for _, d := range res.Data {
-		i := int(d.Index)
-		if i < 0 || i >= len(out.Vectors) || out.Vectors[i] != nil || len(d.Embedding) == 0 {
-			return nil, m.empty("embed", &c, fmt.Sprintf("embedding index %d out of range, repeated or empty", d.Index))
-		}
-		out.Vectors[i] = d.Embedding
+	vectors, err := embeddingsByIndex(res.Data)
+	if err != nil {
+		return nil, m.empty("embed", &c, err.Error())
 	}
-	return out, nil
+	return &llm.EmbedResponse{Vectors: vectors,
+		Meta: meta(&c, "", res.Model, llm.Usage{PromptTokens: res.Usage.PromptTokens})}, nil
+}
+
+// embeddingsByIndex puts each embedding at its index; every index must
+// occur once with a non-empty vector.
+func embeddingsByIndex(data []sdk.Embedding) ([][]float64, error) {
+	vectors := make([][]float64, len(data))
+	for _, d := range data {
+		i := int(d.Index)
+		if i < 0 || i >= len(vectors) || vectors[i] != nil || len(d.Embedding) == 0 {
+			return nil, fmt.Errorf("embedding index %d out of range, repeated or empty", d.Index)
+		}
+		vectors[i] = d.Embedding
+	}
+	return vectors, nil
 }
