@@ -4,6 +4,10 @@
 // rendered from records that were already written as JSONL, never from
 // live state, so any report can be regenerated without a model call.
 //
+// HTML is the page's output.Handler: fed the same message stream as the
+// JSON and text handlers (an audit directory replayed by the pipeline), it
+// builds and writes the page at the end of the stream.
+//
 // A Page is a title, a navigation bar and sections; a section holds
 // blocks: paragraphs, key/value summaries, sortable tables and SVG plots
 // (plots.go draws them with gonum/plot).

@@ -3,7 +3,10 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -11,6 +14,7 @@ import (
 	"time"
 
 	"github.com/benchforge/benchforge/internal/golden"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 func TestTableMarkdown(t *testing.T) {
@@ -121,5 +125,41 @@ func TestStripTicksLabelled(t *testing.T) {
 		if nums < 2 {
 			t.Errorf("values %v: %d numeric tick labels, want at least 2", vals, nums)
 		}
+	}
+}
+
+// TestHTMLHandler: the HTML handler keeps the stream's warnings, records
+// and summary (not its progress), builds the page from them at Close and
+// writes it; a build error is returned as it is.
+func TestHTMLHandler(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.html")
+	var got []output.Message
+	h := &HTML{Path: path, Of: "dir", Build: func(msgs []output.Message) (*Page, error) {
+		got = msgs
+		p := &Page{Title: "t"}
+		p.AddSection("s", "S").Add(&Paragraph{Text: fmt.Sprint(len(msgs), " messages")})
+		return p, nil
+	}}
+	var sent output.Handler = h
+	for _, err := range []error{sent.Progress(output.Progress{Step: "x"}), sent.Warning(output.Warning{Message: "w"}),
+		sent.Record(output.Record{Kind: "k", Value: 1}), sent.Summary(output.Summary{Kind: "run", Value: 2})} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].Warning == nil || got[1].Record == nil || got[2].Summary == nil {
+		t.Errorf("Build got %+v, want the warning, the record and the summary", got)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(data), "<p>3 messages</p>") {
+		t.Errorf("written page (%v) lacks the built paragraph:\n%s", err, data)
+	}
+	bad := errors.New("bad stream")
+	h = &HTML{Path: filepath.Join(t.TempDir(), "x.html"), Build: func([]output.Message) (*Page, error) { return nil, bad }}
+	if err := h.Close(); err != bad {
+		t.Errorf("Close = %v, want the build error", err)
 	}
 }

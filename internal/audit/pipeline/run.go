@@ -82,9 +82,12 @@ type Options struct {
 	LLMManifest func() llm.Manifest
 	// Output receives the run's messages as they happen: progress per
 	// step, a warning per skipped benchmark record and per repository
-	// without a clone, a "repo_verdict" record per repository and a
-	// "verdict" record per sample (the lines of repos.jsonl and
-	// verdicts.jsonl); nil is silent. The caller emits the summary.
+	// without a clone, a KindRepoVerdict record per repository and a
+	// KindVerdict record per sample (the lines of repos.jsonl and
+	// verdicts.jsonl); nil is silent. The caller emits the summary
+	// (KindRun). report.html is rendered from the directory's replay of the
+	// same stream (WriteReport), not from these live messages: the file
+	// also holds resumed records and other commands' outputs.
 	Output output.Handler
 }
 
@@ -275,7 +278,7 @@ func (r *runner) run(ctx context.Context, samples []bench.Sample, m *Manifest, r
 		rec := byRepo[name]
 		res.Repos = append(res.Repos, *rec)
 		m.CallsSaved += rec.CallsSaved
-		r.emit("repo_verdict", rec)
+		r.emit(KindRepoVerdict, rec)
 	}
 
 	// Per-sample baselines.
@@ -308,7 +311,7 @@ func (r *runner) run(ctx context.Context, samples []bench.Sample, m *Manifest, r
 		}
 		v := Combine(s.ID, r.model, s.Repo, r.cutoff, o.Alpha, byRepo[s.Repo], pv, bl)
 		res.Verdicts = append(res.Verdicts, v)
-		r.emit("verdict", v)
+		r.emit(KindVerdict, v)
 		contaminated[s.ID] = v.Contaminated
 		if v.Contaminated {
 			c.Contaminated++

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/audit/baselines"
@@ -14,6 +15,7 @@ import (
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 func TestStageScores(t *testing.T) {
@@ -196,5 +198,47 @@ func TestPageEmptyDir(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, FileManifest), []byte("{bad"), 0o644)
 	if _, err := Page(dir); !errors.Is(err, errs.ErrInput) {
 		t.Errorf("bad manifest: err = %v, want ErrInput", err)
+	}
+}
+
+// TestReplayOtherCommands: a directory holding only other commands'
+// outputs (an evaluation, the testbed) replays them as records, with no
+// summary, and the page built from that stream has their sections only.
+func TestReplayOtherCommands(t *testing.T) {
+	dir := t.TempDir()
+	ev := `{"stage":"repo","methods":[{"method":"benchchecker","n":4,"positives":2,"negatives":2,"auc":0.75,"tpr":1,"fpr":0.5,"decision":"verdict"}]}`
+	tb := `{"target":"t","summary":[{"config":"full","tpr":1,"fpr":0}],"notes":["a note"]}`
+	for name, text := range map[string]string{"eval-repo.json": ev, "eval-empty.json": `{"stage":"patch","methods":[]}`, FileTestbed: tb} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var c output.Collect
+	if err := Replay(dir, &c); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, m := range c.Messages {
+		if m.Record == nil {
+			t.Fatalf("replay sent %+v, want records only (no manifest: no summary)", m)
+		}
+		kinds = append(kinds, m.Record.Kind)
+	}
+	if want := []string{KindStageEval, KindTestbed}; !slices.Equal(kinds, want) {
+		t.Errorf("replayed kinds %v, want %v (an evaluation without methods is not shown)", kinds, want)
+	}
+	p, err := BuildPage(c.Messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range p.Sections {
+		ids = append(ids, s.ID)
+	}
+	if want := []string{"evaluation", "testbed"}; !slices.Equal(ids, want) {
+		t.Errorf("sections %v, want %v", ids, want)
+	}
+	if !p.Generated.IsZero() {
+		t.Errorf("a page without a manifest has a stamp: %v", p.Generated)
 	}
 }
