@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -265,75 +267,117 @@ func evidenceText(ev Evidence, pv *patchcheck.Verdict) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// verdictSection is the per-sample verdicts: counts per repository, one
+// row per sample with its evidence, the logit baselines and why patch
+// verdicts are unknown.
 func verdictSection(p *report.Page, vs []rescore.Verdict, patches map[string]patchcheck.Verdict) {
 	sec := p.AddSection("verdicts", "Per-sample verdicts")
+	sec.Add(repoCountTable(vs), sampleTable(vs, patches))
+	if bt := baselineTable(vs); len(bt.Rows) > 0 {
+		sec.Add(bt)
+	}
+	if rt := unknownTable(vs); rt != nil {
+		sec.Add(rt)
+	}
+}
+
+// sampleTable is one row per sample, expandable to its evidence.
+func sampleTable(vs []rescore.Verdict, patches map[string]patchcheck.Verdict) *report.Table {
 	t := &report.Table{Caption: "verdicts.jsonl: contaminated = repository present ∧ patch present; unjudged = neither stage could say absent (no clone, insufficient, patch unknown). Click a header to sort; expand a row for its evidence.",
 		Header: []string{"sample", "verdict", "score", "reason", "repository", "repo verdict", "p-value", "patch verdict", "patch score", "method", "flags", "model"}, Details: []string{}}
-	type repoCount struct{ samples, contaminated, clean, unjudged int }
-	byRepo := map[string]*repoCount{}
-	var order []string
 	for _, v := range vs {
 		ev, _ := DecodeEvidence(v) // a malformed evidence object leaves the columns empty
-		verdict := sampleVerdict(v, ev)
-		reason := ev.PatchReason // the repository is present: the patch decides
-		if ev.RepoVerdict != repoprobe.Present && ev.RepoReason != "" {
-			reason = ev.RepoReason
-		}
 		var pv *patchcheck.Verdict
 		if x, ok := patches[v.SampleID]; ok {
 			pv = &x
 		}
-		t.AddRow(v.SampleID, verdict, v.Score, reason, ev.Repo, ev.RepoVerdict, fmt.Sprintf("%.3g", ev.PValue), ev.PatchVerdict, ev.PatchScore, ev.PatchMethod,
+		t.AddRow(v.SampleID, sampleVerdict(v, ev), v.Score, sampleReason(ev), ev.Repo, ev.RepoVerdict, fmt.Sprintf("%.3g", ev.PValue), ev.PatchVerdict, ev.PatchScore, ev.PatchMethod,
 			strings.Join(ev.Flags, " "), v.Model)
 		t.Details = append(t.Details, evidenceText(ev, pv))
+	}
+	return t
+}
+
+// sampleReason is the reason of the stage that decided: the patch's when
+// the repository is present (or gave no reason), else the repository's.
+func sampleReason(ev Evidence) string {
+	if ev.RepoVerdict != repoprobe.Present && ev.RepoReason != "" {
+		return ev.RepoReason
+	}
+	return ev.PatchReason
+}
+
+// repoCount counts a repository's samples by verdict.
+type repoCount struct{ samples, contaminated, clean, unjudged int }
+
+func (c *repoCount) add(verdict string) {
+	c.samples++
+	switch verdict {
+	case "contaminated":
+		c.contaminated++
+	case "clean":
+		c.clean++
+	default:
+		c.unjudged++
+	}
+}
+
+// share is the contaminated share of the judged samples, n/a when none is.
+func (c *repoCount) share() string {
+	if j := c.contaminated + c.clean; j > 0 {
+		return fmt.Sprintf("%.3f", float64(c.contaminated)/float64(j))
+	}
+	return "n/a"
+}
+
+// repoCountTable counts each repository's samples by verdict, in name
+// order.
+func repoCountTable(vs []rescore.Verdict) *report.Table {
+	byRepo := map[string]*repoCount{}
+	for _, v := range vs {
+		ev, _ := DecodeEvidence(v)
 		rc := byRepo[ev.Repo]
 		if rc == nil {
 			rc = &repoCount{}
 			byRepo[ev.Repo] = rc
-			order = append(order, ev.Repo)
 		}
-		rc.samples++
-		switch verdict {
-		case "contaminated":
-			rc.contaminated++
-		case "clean":
-			rc.clean++
-		default:
-			rc.unjudged++
-		}
+		rc.add(sampleVerdict(v, ev))
 	}
-	sort.Strings(order)
 	rt := &report.Table{Caption: "Per repository: the contaminated share is over judged samples; a repository whose samples are all unjudged shows n/a.",
 		Header: []string{"repository", "samples", "contaminated", "clean", "unjudged", "contaminated share (judged)"}}
-	for _, r := range order {
+	for _, r := range slices.Sorted(maps.Keys(byRepo)) {
 		c := byRepo[r]
-		share := "n/a"
-		if j := c.contaminated + c.clean; j > 0 {
-			share = fmt.Sprintf("%.3f", float64(c.contaminated)/float64(j))
-		}
-		rt.AddRow(r, c.samples, c.contaminated, c.clean, c.unjudged, share)
+		rt.AddRow(r, c.samples, c.contaminated, c.clean, c.unjudged, c.share())
 	}
-	sec.Add(rt)
+	return rt
+}
+
+// baselineTable is the logit baseline scores of the samples that have
+// them, an empty cell for a method without a score.
+func baselineTable(vs []rescore.Verdict) *report.Table {
 	bt := &report.Table{Caption: "Logit baselines per sample (membership-oriented: higher = more likely seen).",
 		Header: append([]string{"sample", "contaminated"}, baselines.Methods...)}
 	for _, v := range vs {
 		ev, _ := DecodeEvidence(v)
-		if len(ev.Baselines) > 0 {
-			row := []any{v.SampleID, v.Contaminated}
-			for _, m := range baselines.Methods {
-				if x, ok := ev.Baselines[m]; ok {
-					row = append(row, x)
-				} else {
-					row = append(row, "")
-				}
-			}
-			bt.AddRow(row...)
+		if len(ev.Baselines) == 0 {
+			continue
 		}
+		row := []any{v.SampleID, v.Contaminated}
+		for _, m := range baselines.Methods {
+			if x, ok := ev.Baselines[m]; ok {
+				row = append(row, x)
+			} else {
+				row = append(row, "")
+			}
+		}
+		bt.AddRow(row...)
 	}
-	sec.Add(t)
-	if len(bt.Rows) > 0 {
-		sec.Add(bt)
-	}
+	return bt
+}
+
+// unknownTable counts the reasons of the unknown patch verdicts, in
+// reason order; nil when there are none.
+func unknownTable(vs []rescore.Verdict) *report.Table {
 	reasons := map[string]int{}
 	for _, v := range vs {
 		ev, _ := DecodeEvidence(v)
@@ -341,14 +385,14 @@ func verdictSection(p *report.Page, vs []rescore.Verdict, patches map[string]pat
 			reasons[ev.PatchReason]++
 		}
 	}
-	if len(reasons) > 0 {
-		rt := &report.Table{Caption: "Why patch verdicts are unknown.", Header: []string{"reason", "samples"}}
-		for r, n := range reasons {
-			rt.AddRow(r, n)
-		}
-		sort.Slice(rt.Rows, func(i, j int) bool { return rt.Rows[i][0] < rt.Rows[j][0] })
-		sec.Add(rt)
+	if len(reasons) == 0 {
+		return nil
 	}
+	rt := &report.Table{Caption: "Why patch verdicts are unknown.", Header: []string{"reason", "samples"}}
+	for _, r := range slices.Sorted(maps.Keys(reasons)) {
+		rt.AddRow(r, reasons[r])
+	}
+	return rt
 }
 
 func evalSection(p *report.Page, evals []*StageEval) error {
