@@ -90,36 +90,56 @@ type audit struct {
 // readAudit reads the files of the audit in dir that are there.
 func readAudit(dir string) (*audit, error) {
 	a := &audit{}
-	if err := readJSON(filepath.Join(dir, FileManifest), &a.manifest); err != nil {
+	if err := a.readRun(dir); err != nil {
 		return nil, err
 	}
-	var err error
-	if a.repos, err = readRepos(dir, a.manifest); err != nil {
+	if err := a.readOthers(dir); err != nil {
 		return nil, err
 	}
-	if a.verdicts, err = readOptional[rescore.Verdict](filepath.Join(dir, FileVerdicts)); err != nil {
-		return nil, err
-	}
-	if err := readJSON(filepath.Join(dir, FileRescore), &a.rs); err != nil {
-		return nil, err
-	}
-	if err := readJSON(filepath.Join(dir, FileTestbed), &a.tb); err != nil {
-		return nil, err
-	}
-	if a.evals, err = readEvals(dir); err != nil {
-		return nil, err
-	}
-	if a.manifest == nil && a.repos == nil && a.verdicts == nil && a.rs == nil && a.tb == nil && len(a.evals) == 0 {
+	if a.empty() {
 		return nil, fmt.Errorf("report: %s holds no audit output (%s, %s, %s, %s, %s or eval-*.json): %w",
 			dir, FileManifest, FileRepos, FileVerdicts, FileRescore, FileTestbed, errs.ErrNotFound)
 	}
 	if len(a.verdicts) > 0 {
 		// Stage II verdicts are only the evidence of the verdicts' rows.
+		var err error
 		if a.patches, err = readPatches(dir, a.manifest); err != nil {
 			return nil, err
 		}
 	}
 	return a, nil
+}
+
+// readRun reads the files of `audit run`: the manifest, this run's
+// repositories and the verdicts.
+func (a *audit) readRun(dir string) error {
+	if err := readJSON(filepath.Join(dir, FileManifest), &a.manifest); err != nil {
+		return err
+	}
+	var err error
+	if a.repos, err = readRepos(dir, a.manifest); err != nil {
+		return err
+	}
+	a.verdicts, err = readOptional[rescore.Verdict](filepath.Join(dir, FileVerdicts))
+	return err
+}
+
+// readOthers reads the files other commands leave in the directory.
+func (a *audit) readOthers(dir string) error {
+	if err := readJSON(filepath.Join(dir, FileRescore), &a.rs); err != nil {
+		return err
+	}
+	if err := readJSON(filepath.Join(dir, FileTestbed), &a.tb); err != nil {
+		return err
+	}
+	var err error
+	a.evals, err = readEvals(dir)
+	return err
+}
+
+// empty reports whether the directory held none of the audit files.
+func (a *audit) empty() bool {
+	return a.manifest == nil && a.repos == nil && a.verdicts == nil && a.rs == nil && a.tb == nil && len(a.evals) == 0
 }
 
 // records is the audit as the stream's records (see Replay).

@@ -558,18 +558,15 @@ func repoRecords(order []string, rs runkey.Settings, recs []RepoRecord, fresh ma
 func (r *runner) sampleBaselines(ctx context.Context, samples []bench.Sample, m *Manifest) (map[string]BaselineRecord, error) {
 	out := map[string]BaselineRecord{}
 	path := filepath.Join(r.opts.OutDir, FileBaselines)
+	bs := r.baselineSettings()
 	if !r.opts.Baselines {
-		bs := r.baselineSettings()
+		// Off: the scores of an earlier run with these settings still
+		// show in the verdicts.
 		if recs, err := jsonl.ReadFile[BaselineRecord](path); err == nil {
-			for _, b := range jsonl.Latest(recs, func(b BaselineRecord) string { return b.Key }) {
-				if b.Key == bs.ID(b.SampleID) {
-					out[b.SampleID] = b
-				}
-			}
+			baselinesUnder(out, jsonl.Latest(recs, func(b BaselineRecord) string { return b.Key }), bs)
 		}
 		return out, nil
 	}
-	bs := r.baselineSettings()
 	m.Settings[FileBaselines] = bs
 	all := r.opts.Recheck == runkey.RecheckAll
 	fresh := map[string]BaselineRecord{}
@@ -593,14 +590,20 @@ func (r *runner) sampleBaselines(ctx context.Context, samples []bench.Sample, m 
 		return out, err
 	}
 	if !all {
-		for _, b := range res.Records {
-			if b.Key == bs.ID(b.SampleID) {
-				out[b.SampleID] = b
-			}
-		}
+		baselinesUnder(out, res.Records, bs)
 	}
 	maps.Copy(out, fresh)
 	return out, nil
+}
+
+// baselinesUnder puts the records made under settings bs into out by
+// sample.
+func baselinesUnder(out map[string]BaselineRecord, recs []BaselineRecord, bs runkey.Settings) {
+	for _, b := range recs {
+		if b.Key == bs.ID(b.SampleID) {
+			out[b.SampleID] = b
+		}
+	}
 }
 
 // baseline scores sample s's gold patch; ok is false when there is
