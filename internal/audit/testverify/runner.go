@@ -164,16 +164,7 @@ func (r *CommandRunner) Run(ctx context.Context, dir string, tests []string) ([]
 		return nil, err
 	}
 	if r.perTest() {
-		out := make([]TestResult, 0, len(tests))
-		for _, t := range tests {
-			res, _, cleanup, err := r.run(ctx, fixed(r.expand(dir, tests, t)), dir)
-			if err != nil {
-				return nil, fmt.Errorf("test command for %s: %w", t, err)
-			}
-			cleanup()
-			out = append(out, r.exitResult(t, res))
-		}
-		return out, nil
+		return r.runEach(ctx, dir, tests)
 	}
 	if r.JUnitXML != "" {
 		if err := removeReports(dir, r.JUnitXML); err != nil {
@@ -186,21 +177,42 @@ func (r *CommandRunner) Run(ctx context.Context, dir string, tests []string) ([]
 	}
 	defer cleanup()
 	if r.JUnitXML == "" {
-		out := make([]TestResult, 0, len(tests))
-		for _, t := range tests {
-			tr := r.exitResult(t, res)
-			if !tr.Passed && !tr.TimedOut && !tr.NotRun {
-				tr.Detail = fmt.Sprintf("command exited %d (one run for all tests: per-test outcomes need {test} or a JUnit XML report); %s", res.ExitCode, tr.Detail)
-			}
-			out = append(out, tr)
-		}
-		return out, nil
+		return r.sharedExit(tests, res), nil
 	}
 	cases, err := readReports(dir, strings.ReplaceAll(r.JUnitXML, "{dir}", dir))
 	if err != nil {
 		return nil, err
 	}
 	return matchCases(tests, cases, res, r.timeout()), nil
+}
+
+// runEach runs the command once per test ({test}), each decided by its
+// exit status.
+func (r *CommandRunner) runEach(ctx context.Context, dir string, tests []string) ([]TestResult, error) {
+	out := make([]TestResult, 0, len(tests))
+	for _, t := range tests {
+		res, _, cleanup, err := r.run(ctx, fixed(r.expand(dir, tests, t)), dir)
+		if err != nil {
+			return nil, fmt.Errorf("test command for %s: %w", t, err)
+		}
+		cleanup()
+		out = append(out, r.exitResult(t, res))
+	}
+	return out, nil
+}
+
+// sharedExit decides every test by the exit status of the one run for
+// all of them (no JUnit XML report), saying so on a failure.
+func (r *CommandRunner) sharedExit(tests []string, res sandbox.Result) []TestResult {
+	out := make([]TestResult, 0, len(tests))
+	for _, t := range tests {
+		tr := r.exitResult(t, res)
+		if !tr.Passed && !tr.TimedOut && !tr.NotRun {
+			tr.Detail = fmt.Sprintf("command exited %d (one run for all tests: per-test outcomes need {test} or a JUnit XML report); %s", res.ExitCode, tr.Detail)
+		}
+		out = append(out, tr)
+	}
+	return out
 }
 
 // exitResult is exitResult, with pytest's "not found" (4) and "no tests
