@@ -104,6 +104,7 @@ func (h *cursors) Less(i, j int) bool {
 }
 func (h *cursors) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
 func (h *cursors) Push(x any)    { h.items = append(h.items, x.(cursor)) }
+
 // advance moves the first cursor to its next word, dropping it at its
 // shard's end.
 func (h *cursors) advance() {
