@@ -105,6 +105,12 @@ func (h *cursors) Less(i, j int) bool {
 func (h *cursors) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
 func (h *cursors) Push(x any)    { h.items = append(h.items, x.(cursor)) }
 
+func (h *cursors) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return x
+}
+
 // advance moves the first cursor to its next word, dropping it at its
 // shard's end.
 func (h *cursors) advance() {
@@ -115,12 +121,6 @@ func (h *cursors) advance() {
 	} else {
 		heap.Fix(h, 0)
 	}
-}
-
-func (h *cursors) Pop() any {
-	x := h.items[len(h.items)-1]
-	h.items = h.items[:len(h.items)-1]
-	return x
 }
 
 // ImportCSV reads a word,count[,repos] CSV (one word per row, count = the
