@@ -104,7 +104,6 @@ func (h *cursors) Less(i, j int) bool {
 }
 func (h *cursors) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
 func (h *cursors) Push(x any)    { h.items = append(h.items, x.(cursor)) }
-
 func (h *cursors) Pop() any {
 	x := h.items[len(h.items)-1]
 	h.items = h.items[:len(h.items)-1]
