@@ -77,20 +77,43 @@ func TestRunEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Every output file gets the same mode, 0644 under umask 022.
+	checkModes(t, out)
+	checkRepoVerdicts(t, fx, res.Repos)
+	vs := checkSampleVerdicts(t, fx, out)
+	checkClean(t, fx, out)
+	checkManifest(t, res.Manifest)
+	checkReport(t, filepath.Join(out, pipeline.FileReport))
+	checkResume(t, fx, out, vs)
+
+	// The report regenerates from the files alone.
+	if err := os.Remove(filepath.Join(out, pipeline.FileReport)); err != nil {
+		t.Fatal(err)
+	}
+	if err := pipeline.WriteReport(out, filepath.Join(out, "again.html")); err != nil {
+		t.Fatal(err)
+	}
+	checkReport(t, filepath.Join(out, "again.html"))
+}
+
+// checkModes: every output file gets the same mode, 0644 under umask 022.
+func checkModes(t *testing.T, out string) {
+	t.Helper()
 	for _, f := range []string{pipeline.FileRepos, pipeline.FilePatch, pipeline.FileVerdicts, pipeline.FileClean, pipeline.FileManifest, pipeline.FileReport} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Mode().Perm() != 0o644 {
 			t.Errorf("%s: mode %v (%v), want 0644", f, st.Mode().Perm(), err)
 		}
 	}
+}
 
-	// Stage I: the seen repository is present, the unseen one absent, the
-	// missing one insufficient.
+// checkRepoVerdicts checks Stage I: the seen repository is present, the
+// unseen one absent, the missing one without a clone.
+func checkRepoVerdicts(t *testing.T, fx *pipelinetest.Fixture, repos []pipeline.RepoRecord) {
+	t.Helper()
 	byRepo := map[string]pipeline.RepoRecord{}
-	for _, r := range res.Repos {
+	for _, r := range repos {
 		byRepo[r.Repo] = r
 	}
-	for _, r := range res.Repos {
+	for _, r := range repos {
 		t.Logf("%s: files %d patterns %v candidates %d select %+v", r.Repo, r.Files, r.Patterns, r.Candidates, r.Select)
 	}
 	if r := byRepo[pipelinetest.SeenRepo]; r.Verdict != repoprobe.Present {
@@ -106,16 +129,23 @@ func TestRunEndToEnd(t *testing.T) {
 	if r := byRepo[pipelinetest.SeenRepo]; r.Baselines == nil || r.Baselines.Ref == nil {
 		t.Errorf("seen repository has no repository-level baselines with Ref: %+v", r.Baselines)
 	}
+}
 
-	// Combined verdicts.
+// sampleWant is what the audit must decide for a sample.
+type sampleWant struct {
+	repo, patch, contaminated bool
+	flag                      string
+}
+
+// checkSampleVerdicts checks verdicts.jsonl against what each sample
+// must be, and returns it.
+func checkSampleVerdicts(t *testing.T, fx *pipelinetest.Fixture, out string) []rescore.Verdict {
+	t.Helper()
 	vs, err := jsonl.ReadFile[rescore.Verdict](filepath.Join(out, pipeline.FileVerdicts))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]struct {
-		repo, patch, contaminated bool
-		flag                      string
-	}{
+	want := map[string]sampleWant{
 		pipelinetest.SeenPersists:   {true, true, true, ""},
 		pipelinetest.SeenReverted:   {true, false, false, ""},
 		pipelinetest.UnseenPersists: {false, true, false, ""},
@@ -130,31 +160,41 @@ func TestRunEndToEnd(t *testing.T) {
 			t.Errorf("unexpected verdict %s", v.SampleID)
 			continue
 		}
-		ev, err := pipeline.DecodeEvidence(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v.RepoPresent != w.repo || v.PatchPresent != w.patch || v.Contaminated != w.contaminated {
-			t.Errorf("%s: repo %v patch %v contaminated %v, want %v %v %v (evidence %s)", v.SampleID, v.RepoPresent, v.PatchPresent, v.Contaminated, w.repo, w.patch, w.contaminated, v.Evidence)
-		}
-		if (v.Score >= 0.5) != v.Contaminated {
-			t.Errorf("%s: combined score %v disagrees with contaminated=%v", v.SampleID, v.Score, v.Contaminated)
-		}
-		if w.flag != "" && !strings.Contains(strings.Join(ev.Flags, " "), w.flag) {
-			t.Errorf("%s: flags %v, want %s", v.SampleID, ev.Flags, w.flag)
-		}
-		if v.SampleID == pipelinetest.MissingRepo && ev.PatchVerdict != patchcheck.Unknown {
-			t.Errorf("%s: patch verdict %s, want unknown", v.SampleID, ev.PatchVerdict)
-		}
-		if v.SampleID != pipelinetest.MissingRepo && len(ev.Baselines) != 4 {
-			t.Errorf("%s: baselines %v, want all four", v.SampleID, ev.Baselines)
-		}
-		if v.Model != fx.TargetSpec {
-			t.Errorf("%s: model %q, want %q", v.SampleID, v.Model, fx.TargetSpec)
-		}
+		checkSampleVerdict(t, fx, v, w)
 	}
+	return vs
+}
 
-	// clean.jsonl: the original lines of every sample but the contaminated one.
+func checkSampleVerdict(t *testing.T, fx *pipelinetest.Fixture, v rescore.Verdict, w sampleWant) {
+	t.Helper()
+	ev, err := pipeline.DecodeEvidence(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.RepoPresent != w.repo || v.PatchPresent != w.patch || v.Contaminated != w.contaminated {
+		t.Errorf("%s: repo %v patch %v contaminated %v, want %v %v %v (evidence %s)", v.SampleID, v.RepoPresent, v.PatchPresent, v.Contaminated, w.repo, w.patch, w.contaminated, v.Evidence)
+	}
+	if (v.Score >= 0.5) != v.Contaminated {
+		t.Errorf("%s: combined score %v disagrees with contaminated=%v", v.SampleID, v.Score, v.Contaminated)
+	}
+	if w.flag != "" && !strings.Contains(strings.Join(ev.Flags, " "), w.flag) {
+		t.Errorf("%s: flags %v, want %s", v.SampleID, ev.Flags, w.flag)
+	}
+	if v.SampleID == pipelinetest.MissingRepo && ev.PatchVerdict != patchcheck.Unknown {
+		t.Errorf("%s: patch verdict %s, want unknown", v.SampleID, ev.PatchVerdict)
+	}
+	if v.SampleID != pipelinetest.MissingRepo && len(ev.Baselines) != 4 {
+		t.Errorf("%s: baselines %v, want all four", v.SampleID, ev.Baselines)
+	}
+	if v.Model != fx.TargetSpec {
+		t.Errorf("%s: model %q, want %q", v.SampleID, v.Model, fx.TargetSpec)
+	}
+}
+
+// checkClean: clean.jsonl holds the original lines of every sample but
+// the contaminated one.
+func checkClean(t *testing.T, fx *pipelinetest.Fixture, out string) {
+	t.Helper()
 	clean, err := os.ReadFile(filepath.Join(out, pipeline.FileClean))
 	if err != nil {
 		t.Fatal(err)
@@ -163,22 +203,25 @@ func TestRunEndToEnd(t *testing.T) {
 	if string(clean) != wantClean {
 		t.Errorf("clean.jsonl:\n%s\nwant:\n%s", clean, wantClean)
 	}
+}
 
-	// Manifest and report.
-	m := res.Manifest
+func checkManifest(t *testing.T, m pipeline.Manifest) {
+	t.Helper()
 	if !m.Complete || m.Counts.Contaminated != 1 || m.Counts.Clean != 3 || m.Counts.Flagged != 1 || m.LLM == nil || m.LLM.Calls == 0 {
 		t.Errorf("manifest: %+v", m)
 	}
 	if m.Clean.Kept != 3 || m.Clean.Dropped != 1 || m.Clean.Format != "original" {
 		t.Errorf("clean stats: %+v", m.Clean)
 	}
-	checkReport(t, filepath.Join(out, pipeline.FileReport))
+}
 
-	// Resume: a second run in the same directory, with a fresh session and
-	// a fresh cache, makes no model call and reproduces the verdicts.
+// checkResume: a second run in the same directory, with a fresh session
+// and a fresh cache, makes no model call and reproduces the verdicts vs.
+func checkResume(t *testing.T, fx *pipelinetest.Fixture, out string, vs []rescore.Verdict) {
+	t.Helper()
 	before := fx.Target.Requests()
 	opts2, _ := options(t, fx, fx.TargetSpec, t.TempDir(), out)
-	res2, err := pipeline.Run(ctx, opts2)
+	res2, err := pipeline.Run(context.Background(), opts2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,15 +244,6 @@ func TestRunEndToEnd(t *testing.T) {
 			t.Errorf("resumed verdict %d differs: %+v vs %+v", i, vs[i], vs2[i])
 		}
 	}
-
-	// The report regenerates from the files alone.
-	if err := os.Remove(filepath.Join(out, pipeline.FileReport)); err != nil {
-		t.Fatal(err)
-	}
-	if err := pipeline.WriteReport(out, filepath.Join(out, "again.html")); err != nil {
-		t.Fatal(err)
-	}
-	checkReport(t, filepath.Join(out, "again.html"))
 }
 
 func checkReport(t *testing.T, path string) {
