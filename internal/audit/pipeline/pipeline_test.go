@@ -324,40 +324,61 @@ func TestRerunKeysAndRechecks(t *testing.T) {
 	}
 	fx := pipelinetest.New(t)
 	out, cache := t.TempDir(), t.TempDir()
-	ctx := context.Background()
 	opts, _ := options(t, fx, fx.TargetSpec, cache, out)
 	opts.Baselines = false
-	if _, err := pipeline.Run(ctx, opts); err != nil {
+	if _, err := pipeline.Run(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
-	lines := func(file string) int {
-		recs, err := jsonl.ReadFile[patchcheck.Verdict](filepath.Join(out, file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(recs)
-	}
-	evidence := func(res *pipeline.Result) map[string]pipeline.Evidence {
-		got := map[string]pipeline.Evidence{}
-		for _, v := range res.Verdicts {
-			ev, err := pipeline.DecodeEvidence(v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got[v.SampleID] = ev
-		}
-		return got
-	}
+	checkOtherSettings(t, fx, cache, out)
+	opts3 := checkCloneAppears(t, fx, cache, out)
+	checkRecheckAll(t, opts3)
+}
 
-	// Other Stage II threshold and Stage I query budget.
-	opts2, _ := options(t, fx, fx.TargetSpec, cache, out)
-	opts2.Baselines = false
-	opts2.Patch.Threshold, opts2.MaxQueries = 0.95, 30
-	res2, err := pipeline.Run(ctx, opts2)
+// rerun runs the audit again in out with another Stage II threshold and
+// Stage I query budget, Baselines off.
+func rerun(t *testing.T, fx *pipelinetest.Fixture, cache, out string) (pipeline.Options, *pipeline.Result) {
+	t.Helper()
+	opts, _ := options(t, fx, fx.TargetSpec, cache, out) // a new process: a fresh repository resolver
+	opts.Baselines = false
+	opts.Patch.Threshold, opts.MaxQueries = 0.95, 30
+	res, err := pipeline.Run(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for id, ev := range evidence(res2) {
+	return opts, res
+}
+
+// patchRecords counts the records of patch.jsonl in out.
+func patchRecords(t *testing.T, out string) int {
+	t.Helper()
+	recs, err := jsonl.ReadFile[patchcheck.Verdict](filepath.Join(out, pipeline.FilePatch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(recs)
+}
+
+// evidenceOf is the evidence of a run's verdicts by sample.
+func evidenceOf(t *testing.T, res *pipeline.Result) map[string]pipeline.Evidence {
+	t.Helper()
+	got := map[string]pipeline.Evidence{}
+	for _, v := range res.Verdicts {
+		ev, err := pipeline.DecodeEvidence(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[v.SampleID] = ev
+	}
+	return got
+}
+
+// checkOtherSettings: a rerun with another Stage II threshold and Stage I
+// query budget reuses no record, keeps the old ones beside the new and
+// names the differing settings.
+func checkOtherSettings(t *testing.T, fx *pipelinetest.Fixture, cache, out string) {
+	t.Helper()
+	_, res2 := rerun(t, fx, cache, out)
+	for id, ev := range evidenceOf(t, res2) {
 		if ev.PatchVerdict != patchcheck.Unknown && ev.PatchThreshold != 0.95 {
 			t.Errorf("%s: patch verdict at threshold %v reused under --threshold 0.95", id, ev.PatchThreshold)
 		}
@@ -365,7 +386,7 @@ func TestRerunKeysAndRechecks(t *testing.T) {
 	if n := res2.Manifest.Resumed[pipeline.FilePatch] + res2.Manifest.Resumed[pipeline.FileRepos]; n != 0 {
 		t.Errorf("rerun with other settings resumed %v", res2.Manifest.Resumed)
 	}
-	if n := lines(pipeline.FilePatch); n != 8 {
+	if n := patchRecords(t, out); n != 8 {
 		t.Errorf("patch.jsonl has %d records after a rerun with another threshold, want 8 (old kept beside new)", n)
 	}
 	notes := strings.Join(res2.Manifest.Notes, "\n")
@@ -379,31 +400,33 @@ func TestRerunKeysAndRechecks(t *testing.T) {
 			t.Errorf("%s: Stage I record with settings %v, want max_queries 30", r.Repo, r.Settings)
 		}
 	}
+}
 
-	// The missing clone appears: its unknown verdict is redone.
+// checkCloneAppears: once the missing clone appears, its unknown verdict
+// is redone. It returns the options of that run.
+func checkCloneAppears(t *testing.T, fx *pipelinetest.Fixture, cache, out string) pipeline.Options {
+	t.Helper()
 	if err := os.CopyFS(filepath.Join(fx.ReposDir, "acme__missing"), os.DirFS(filepath.Join(fx.ReposDir, "acme__unseen"))); err != nil {
 		t.Fatal(err)
 	}
-	opts3, _ := options(t, fx, fx.TargetSpec, cache, out) // a new process: a fresh repository resolver
-	opts3.Baselines = false
-	opts3.Patch.Threshold, opts3.MaxQueries = 0.95, 30
-	res3, err := pipeline.Run(ctx, opts3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ev := evidence(res3)[pipelinetest.MissingRepo]; ev.PatchVerdict == patchcheck.Unknown || ev.RepoVerdict == repoprobe.NoClone {
+	opts3, res3 := rerun(t, fx, cache, out)
+	if ev := evidenceOf(t, res3)[pipelinetest.MissingRepo]; ev.PatchVerdict == patchcheck.Unknown || ev.RepoVerdict == repoprobe.NoClone {
 		t.Errorf("after adding the clone: %s is still patch %s / repo %s (%s)", pipelinetest.MissingRepo, ev.PatchVerdict, ev.RepoVerdict, ev.PatchReason)
 	}
 	if m := res3.Manifest; m.Rechecked[pipeline.FilePatch] != 1 || m.Resumed[pipeline.FilePatch] != 3 {
 		t.Errorf("after adding the clone: rechecked %v resumed %v, want 1 and 3 patch records", m.Rechecked, m.Resumed)
 	}
-	if n := lines(pipeline.FilePatch); n != 9 {
+	if n := patchRecords(t, out); n != 9 {
 		t.Errorf("patch.jsonl has %d records, want 9 (the unknown one kept, superseded)", n)
 	}
+	return opts3
+}
 
-	// --recheck all redoes everything.
-	opts3.Recheck = runkey.RecheckAll
-	res4, err := pipeline.Run(ctx, opts3)
+// checkRecheckAll: --recheck all redoes everything.
+func checkRecheckAll(t *testing.T, opts pipeline.Options) {
+	t.Helper()
+	opts.Recheck = runkey.RecheckAll
+	res4, err := pipeline.Run(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
