@@ -131,9 +131,11 @@ func TestWriteClean(t *testing.T) {
 	}
 }
 
-func TestEvaluate(t *testing.T) {
+// evalRecords are Stage I records of five repositories for the
+// evaluation tests.
+func evalRecords() []RepoRecord {
 	ref := func(x float64) *float64 { return &x }
-	recs := []RepoRecord{
+	return []RepoRecord{
 		{RepoVerdict: repoprobe.RepoVerdict{Repo: "a", Model: "m", Verdict: repoprobe.Present, Present: true, PValue: 1e-6, Queries: 20},
 			Baselines: &baselines.Scores{Loss: 1, MinK: -2, Ref: ref(-1), RefLoss: ref(2)}},
 		{RepoVerdict: repoprobe.RepoVerdict{Repo: "b", Model: "m", Verdict: repoprobe.Absent, PValue: 0.3, Queries: 20},
@@ -143,11 +145,22 @@ func TestEvaluate(t *testing.T) {
 		{RepoVerdict: repoprobe.RepoVerdict{Repo: "d", Model: "m", Verdict: repoprobe.Insufficient, PValue: 1}},
 		{RepoVerdict: repoprobe.RepoVerdict{Repo: "e", Model: "m", Verdict: repoprobe.Absent, PValue: 0.5, Queries: 20}},
 	}
+}
+
+func TestEvaluate(t *testing.T) {
+	recs := evalRecords()
 	labels := map[string]bool{"a": true, "b": false, "c": false, "d": true, "z": true}
 	ev, err := EvaluateRepos(recs, labels, "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkRepoEval(t, ev)
+	checkCombinedEval(t, recs)
+}
+
+// checkRepoEval checks EvaluateRepos on evalRecords.
+func checkRepoEval(t *testing.T, ev *StageEval) {
+	t.Helper()
 	bc := ev.Methods[0]
 	// Scores −log10 p: a 6 (+), b 0.52 (−), c 2 (−), d 0 (+). Pairs (+,−):
 	// (a,b) (a,c) win, (d,b) (d,c) lose: AUC 0.5. Verdicts: TPR 1/2, FPR 1/2.
@@ -169,7 +182,12 @@ func TestEvaluate(t *testing.T) {
 	if r := rows[baselines.MethodRef]; r.N != 2 || *r.AUC != 1 || r.TPR != 1 || r.FPR != 0 || r.Decision != "youden" {
 		t.Errorf("ref row %+v", r)
 	}
+}
 
+// checkCombinedEval checks EvaluateCombined on verdicts combined from the
+// first two of recs, and its usage and input errors.
+func checkCombinedEval(t *testing.T, recs []RepoRecord) {
+	t.Helper()
 	vs := []rescore.Verdict{
 		Combine("s1", "m", "a", "", 0.05, &recs[0], &patchcheck.Verdict{Verdict: patchcheck.Present, Present: true, Score: 1, Threshold: 0.7}, nil),
 		Combine("s2", "m", "b", "", 0.05, &recs[1], &patchcheck.Verdict{Verdict: patchcheck.Present, Present: true, Score: 1, Threshold: 0.7}, nil),
