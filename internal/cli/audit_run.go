@@ -118,14 +118,14 @@ func runAuditRun(a *app, o auditRunOptions) error {
 	// repo_verdict records the --json stream carries.
 	repos := &output.Collect{}
 	h := output.Multi(repos, a.stream("audit run", o.asJSON, func(w io.Writer, s output.Summary) error {
-		return printAuditRun(w, o.out, s.Value.(pipeline.Manifest), repos.Records("repo_verdict"))
+		return printAuditRun(w, o.out, s.Value.(pipeline.Manifest), repos.Records(pipeline.KindRepoVerdict))
 	}))
 	p.Output = h
 	out, err := pipeline.Run(a.ctx, p)
 	if err != nil {
 		return fmt.Errorf("audit run: %w", err)
 	}
-	if err := h.Summary(output.Summary{Kind: "audit_run", Value: out.Manifest}); err != nil {
+	if err := h.Summary(output.Summary{Kind: pipeline.KindRun, Value: out.Manifest}); err != nil {
 		return err
 	}
 	return contaminatedGate(out.Manifest.Counts, o.failOn)

@@ -130,15 +130,7 @@ func Strip(title, xlabel string, categories []string, values [][]float64, ref fl
 		p.X.Tick.Marker = labelledLogTicks{}
 	}
 	for i, vs := range values {
-		var pts plotter.XYs
-		for j, v := range vs {
-			if math.IsNaN(v) || (logX && v <= 0) {
-				continue
-			}
-			// Small deterministic jitter keeps equal values visible.
-			jit := (float64(j%7) - 3) * 0.04
-			pts = append(pts, plotter.XY{X: v, Y: float64(i) + jit})
-		}
+		pts := stripPoints(vs, float64(i), logX)
 		if len(pts) == 0 {
 			continue
 		}
@@ -162,6 +154,21 @@ func Strip(title, xlabel string, categories []string, values [][]float64, ref fl
 	return svg(p, plotW, max(h, 2*vg.Inch))
 }
 
+// stripPoints places one row's values at height y, jittered; NaN values
+// (and non-positive ones on a log axis) are left out.
+func stripPoints(vs []float64, y float64, logX bool) plotter.XYs {
+	var pts plotter.XYs
+	for j, v := range vs {
+		if math.IsNaN(v) || (logX && v <= 0) {
+			continue
+		}
+		// Small deterministic jitter keeps equal values visible.
+		jit := (float64(j%7) - 3) * 0.04
+		pts = append(pts, plotter.XY{X: v, Y: y + jit})
+	}
+	return pts
+}
+
 // Bars draws grouped bars: one group per label, one bar per series, each
 // bar labelled with its value. A NaN value draws no bar and is marked
 // "n/a" (a rate with no denominator is not a zero). The y range always
@@ -171,14 +178,7 @@ func Bars(title, ylabel string, labels []string, series []Series) ([]byte, error
 	p := newPlot(title, "", ylabel)
 	w := vg.Points(14)
 	n := len(series)
-	lo, hi := 0.0, 0.0
-	for _, s := range series {
-		for _, y := range s.Y {
-			if !math.IsNaN(y) && !math.IsInf(y, 0) {
-				lo, hi = math.Min(lo, y), math.Max(hi, y)
-			}
-		}
-	}
+	lo, hi := finiteRange(series)
 	if hi == lo {
 		hi = lo + 1
 	}
@@ -186,40 +186,10 @@ func Bars(title, ylabel string, labels []string, series []Series) ([]byte, error
 		if len(s.Y) != len(labels) {
 			return nil, fmt.Errorf("bar plot %q series %q: %d values for %d labels", title, s.Label, len(s.Y), len(labels))
 		}
-		ys := make(plotter.Values, len(s.Y))
-		var at plotter.XYs
-		var texts []string
-		for j, y := range s.Y {
-			switch {
-			case math.IsNaN(y) || math.IsInf(y, 0):
-				at, texts = append(at, plotter.XY{X: float64(j), Y: 0}), append(texts, "n/a")
-			default:
-				ys[j] = y
-				at, texts = append(at, plotter.XY{X: float64(j), Y: y}), append(texts, fmt.Sprintf("%.3g", y))
-			}
-		}
-		b, err := plotter.NewBarChart(ys, w)
-		if err != nil {
+		offset := w * vg.Length(float64(i)-float64(n-1)/2)
+		if err := addBars(p, s, colour(i), w, offset); err != nil {
 			return nil, fmt.Errorf("bar plot %q: %w", title, err)
 		}
-		b.Color = colour(i)
-		b.LineStyle.Width = 0
-		b.Offset = w * vg.Length(float64(i)-float64(n-1)/2)
-		p.Add(b)
-		p.Legend.Add(s.Label, b)
-		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: at, Labels: texts})
-		if err != nil {
-			return nil, fmt.Errorf("bar plot %q: %w", title, err)
-		}
-		for k := range lb.TextStyle {
-			lb.TextStyle[k].XAlign = draw.XCenter
-			lb.TextStyle[k].Font.Size = vg.Points(8)
-			if at[k].Y < 0 {
-				lb.TextStyle[k].YAlign = draw.YTop
-			}
-		}
-		lb.Offset = vg.Point{X: b.Offset, Y: 0}
-		p.Add(lb)
 	}
 	p.NominalX(labels...)
 	// Half a group of margin each side, so the outer groups' bars and
@@ -230,6 +200,59 @@ func Bars(title, ylabel string, labels []string, series []Series) ([]byte, error
 	p.Y.Min = lo - 0.08*(hi-lo)*b2f(lo < 0)
 	p.Y.Max = hi + (hi-lo)*(0.12+0.07*float64(n))
 	return svg(p, plotW, plotH)
+}
+
+// finiteRange is the range of the series' finite values, 0 included.
+func finiteRange(series []Series) (lo, hi float64) {
+	for _, s := range series {
+		for _, y := range s.Y {
+			if !math.IsNaN(y) && !math.IsInf(y, 0) {
+				lo, hi = math.Min(lo, y), math.Max(hi, y)
+			}
+		}
+	}
+	return lo, hi
+}
+
+// addBars adds one series' bars of width w at offset, with its legend
+// entry and a label on each bar: its value, or "n/a" at 0 for a missing
+// one.
+func addBars(p *plot.Plot, s Series, c color.RGBA, w, offset vg.Length) error {
+	ys := make(plotter.Values, len(s.Y))
+	var at plotter.XYs
+	var texts []string
+	for j, y := range s.Y {
+		switch {
+		case math.IsNaN(y) || math.IsInf(y, 0):
+			at, texts = append(at, plotter.XY{X: float64(j), Y: 0}), append(texts, "n/a")
+		default:
+			ys[j] = y
+			at, texts = append(at, plotter.XY{X: float64(j), Y: y}), append(texts, fmt.Sprintf("%.3g", y))
+		}
+	}
+	b, err := plotter.NewBarChart(ys, w)
+	if err != nil {
+		return err
+	}
+	b.Color = c
+	b.LineStyle.Width = 0
+	b.Offset = offset
+	p.Add(b)
+	p.Legend.Add(s.Label, b)
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: at, Labels: texts})
+	if err != nil {
+		return err
+	}
+	for k := range lb.TextStyle {
+		lb.TextStyle[k].XAlign = draw.XCenter
+		lb.TextStyle[k].Font.Size = vg.Points(8)
+		if at[k].Y < 0 {
+			lb.TextStyle[k].YAlign = draw.YTop
+		}
+	}
+	lb.Offset = vg.Point{X: b.Offset, Y: 0}
+	p.Add(lb)
+	return nil
 }
 
 func b2f(b bool) float64 {

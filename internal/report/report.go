@@ -4,6 +4,10 @@
 // rendered from records that were already written as JSONL, never from
 // live state, so any report can be regenerated without a model call.
 //
+// HTML is the page's output.Handler: fed the same message stream as the
+// JSON and text handlers (an audit directory replayed by the pipeline), it
+// builds and writes the page at the end of the stream.
+//
 // A Page is a title, a navigation bar and sections; a section holds
 // blocks: paragraphs, key/value summaries, sortable tables and SVG plots
 // (plots.go draws them with gonum/plot).
@@ -136,37 +140,49 @@ func (t *Table) html() (template.HTML, error) {
 	if t.Caption != "" {
 		fmt.Fprintf(&b, "<caption>%s</caption>", template.HTMLEscapeString(t.Caption))
 	}
-	b.WriteString("<thead><tr>")
-	for _, h := range t.Header {
-		fmt.Fprintf(&b, `<th scope="col" tabindex="0">%s</th>`, template.HTMLEscapeString(h))
-	}
-	if t.Details != nil {
-		b.WriteString(`<th scope="col" tabindex="0">evidence</th>`)
-	}
-	b.WriteString("</tr></thead><tbody>")
+	t.writeHead(&b)
+	b.WriteString("<tbody>")
 	for i, r := range t.Rows {
-		b.WriteString("<tr>")
-		for _, c := range r {
-			fmt.Fprintf(&b, "<td>%s</td>", template.HTMLEscapeString(c))
-		}
-		if t.Details != nil {
-			d := ""
-			if i < len(t.Details) {
-				d = t.Details[i]
-			}
-			if d == "" {
-				b.WriteString("<td></td>")
-			} else {
-				fmt.Fprintf(&b, `<td><details><summary>show</summary><pre class="evidence">%s</pre></details></td>`, template.HTMLEscapeString(d))
-			}
-		}
-		b.WriteString("</tr>")
+		t.writeRow(&b, i, r)
 	}
 	b.WriteString("</tbody></table></div>")
 	if t.Note != "" {
 		fmt.Fprintf(&b, `<p class="note">%s</p>`, template.HTMLEscapeString(t.Note))
 	}
 	return template.HTML(b.String()), nil
+}
+
+// writeHead writes the header row, with the evidence column when rows
+// have details.
+func (t *Table) writeHead(b *strings.Builder) {
+	b.WriteString("<thead><tr>")
+	for _, h := range t.Header {
+		fmt.Fprintf(b, `<th scope="col" tabindex="0">%s</th>`, template.HTMLEscapeString(h))
+	}
+	if t.Details != nil {
+		b.WriteString(`<th scope="col" tabindex="0">evidence</th>`)
+	}
+	b.WriteString("</tr></thead>")
+}
+
+// writeRow writes row i, its details (if any) in an expandable last cell.
+func (t *Table) writeRow(b *strings.Builder, i int, r []string) {
+	b.WriteString("<tr>")
+	for _, c := range r {
+		fmt.Fprintf(b, "<td>%s</td>", template.HTMLEscapeString(c))
+	}
+	if t.Details != nil {
+		d := ""
+		if i < len(t.Details) {
+			d = t.Details[i]
+		}
+		if d == "" {
+			b.WriteString("<td></td>")
+		} else {
+			fmt.Fprintf(b, `<td><details><summary>show</summary><pre class="evidence">%s</pre></details></td>`, template.HTMLEscapeString(d))
+		}
+	}
+	b.WriteString("</tr>")
 }
 
 // Markdown renders the table as GitHub-flavoured Markdown.

@@ -3,7 +3,10 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -11,6 +14,7 @@ import (
 	"time"
 
 	"github.com/benchforge/benchforge/internal/golden"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 func TestTableMarkdown(t *testing.T) {
@@ -22,29 +26,14 @@ func TestTableMarkdown(t *testing.T) {
 }
 
 func TestRenderSelfContained(t *testing.T) {
-	roc, err := ROC("ROC", []Series{{Label: "BenchChecker", X: []float64{0, 0.1, 1}, Y: []float64{0, 0.8, 1}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	strip, err := Strip("p-values", "p", []string{"a", "b"}, [][]float64{{0.01, 0.2}, {1e-6}}, 0.05, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ecdf, err := Lines("ECDF", "tokens", "F", []Series{{Label: "corpus", X: []float64{1, 2, 3}, Y: []float64{1. / 3, 2. / 3, 1}}}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bars, err := Bars("drop", "%", []string{"easy", "hard"}, []Series{{Label: "all", Y: []float64{50, 20}}, {Label: "clean", Y: []float64{40, 18}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	plots := demoPlots(t)
 	p := &Page{Title: "Audit <report>", Subtitle: "demo", Generated: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 		Nav: []Link{{Text: "Synth", Href: "synth.html"}}}
 	tb := &Table{Header: []string{"x"}}
 	tb.AddRow("<script>alert(1)</script>")
 	p.AddSection("summary", "Summary").Add(&KeyValues{Items: []KV{{"AUC", "0.91"}}}, &Paragraph{Text: "a & b"}, tb)
-	p.AddSection("plots", "Plots").Add(&Plot{Caption: "roc", SVG: roc}, &Plot{Caption: "strip", SVG: strip},
-		&Plot{Caption: "ecdf", SVG: ecdf}, &Plot{Caption: "bars", SVG: bars})
+	p.AddSection("plots", "Plots").Add(&Plot{Caption: "roc", SVG: plots[0]}, &Plot{Caption: "strip", SVG: plots[1]},
+		&Plot{Caption: "ecdf", SVG: plots[2]}, &Plot{Caption: "bars", SVG: plots[3]})
 	var b bytes.Buffer
 	if err := Render(&b, p); err != nil {
 		t.Fatal(err)
@@ -64,16 +53,44 @@ func TestRenderSelfContained(t *testing.T) {
 		t.Errorf("want 4 inline SVGs, got %d", strings.Count(html, "<svg"))
 	}
 	// Each plot must be well-formed XML on its own.
-	for _, s := range [][]byte{roc, strip, ecdf, bars} {
-		d := xml.NewDecoder(bytes.NewReader(s))
-		for {
-			_, err := d.Token()
-			if err != nil {
-				if err.Error() != "EOF" {
-					t.Fatalf("plot SVG is not well-formed: %v", err)
-				}
-				break
+	for _, s := range plots {
+		checkWellFormed(t, s)
+	}
+}
+
+// demoPlots draws one plot of each kind: ROC, strip, ECDF lines and bars.
+func demoPlots(t *testing.T) [][]byte {
+	t.Helper()
+	roc, err := ROC("ROC", []Series{{Label: "BenchChecker", X: []float64{0, 0.1, 1}, Y: []float64{0, 0.8, 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	strip, err := Strip("p-values", "p", []string{"a", "b"}, [][]float64{{0.01, 0.2}, {1e-6}}, 0.05, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ecdf, err := Lines("ECDF", "tokens", "F", []Series{{Label: "corpus", X: []float64{1, 2, 3}, Y: []float64{1. / 3, 2. / 3, 1}}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bars, err := Bars("drop", "%", []string{"easy", "hard"}, []Series{{Label: "all", Y: []float64{50, 20}}, {Label: "clean", Y: []float64{40, 18}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return [][]byte{roc, strip, ecdf, bars}
+}
+
+// checkWellFormed fails unless s is well-formed XML.
+func checkWellFormed(t *testing.T, s []byte) {
+	t.Helper()
+	d := xml.NewDecoder(bytes.NewReader(s))
+	for {
+		_, err := d.Token()
+		if err != nil {
+			if err.Error() != "EOF" {
+				t.Fatalf("plot SVG is not well-formed: %v", err)
 			}
+			return
 		}
 	}
 }
@@ -121,5 +138,41 @@ func TestStripTicksLabelled(t *testing.T) {
 		if nums < 2 {
 			t.Errorf("values %v: %d numeric tick labels, want at least 2", vals, nums)
 		}
+	}
+}
+
+// TestHTMLHandler: the HTML handler keeps the stream's warnings, records
+// and summary (not its progress), builds the page from them at Close and
+// writes it; a build error is returned as it is.
+func TestHTMLHandler(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.html")
+	var got []output.Message
+	h := &HTML{Path: path, Of: "dir", Build: func(msgs []output.Message) (*Page, error) {
+		got = msgs
+		p := &Page{Title: "t"}
+		p.AddSection("s", "S").Add(&Paragraph{Text: fmt.Sprint(len(msgs), " messages")})
+		return p, nil
+	}}
+	var sent output.Handler = h
+	for _, err := range []error{sent.Progress(output.Progress{Step: "x"}), sent.Warning(output.Warning{Message: "w"}),
+		sent.Record(output.Record{Kind: "k", Value: 1}), sent.Summary(output.Summary{Kind: "run", Value: 2})} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].Warning == nil || got[1].Record == nil || got[2].Summary == nil {
+		t.Errorf("Build got %+v, want the warning, the record and the summary", got)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(data), "<p>3 messages</p>") {
+		t.Errorf("written page (%v) lacks the built paragraph:\n%s", err, data)
+	}
+	bad := errors.New("bad stream")
+	h = &HTML{Path: filepath.Join(t.TempDir(), "x.html"), Build: func([]output.Message) (*Page, error) { return nil, bad }}
+	if err := h.Close(); err != bad {
+		t.Errorf("Close = %v, want the build error", err)
 	}
 }

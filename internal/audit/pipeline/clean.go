@@ -37,18 +37,7 @@ func WriteClean(benchmark string, samples []bench.Sample, contaminated map[strin
 		return CleanStats{}, fmt.Errorf("write clean subset: %w", err)
 	}
 	if st.IsDir() {
-		cs := CleanStats{Format: "sample",
-			Note: fmt.Sprintf("%s is a directory: clean.jsonl holds generic Sample JSONL (load it with --format jsonl), not the directory layout", benchmark)}
-		var kept []bench.Sample
-		for _, s := range samples {
-			if contaminated[s.ID] {
-				cs.Dropped++
-			} else {
-				kept = append(kept, s)
-			}
-		}
-		cs.Kept = len(kept)
-		return cs, jsonl.Rewrite(out, kept)
+		return writeCleanSamples(benchmark, samples, contaminated, out)
 	}
 	data, err := os.ReadFile(benchmark)
 	if err != nil {
@@ -58,6 +47,37 @@ func WriteClean(benchmark string, samples []bench.Sample, contaminated map[strin
 	for _, s := range samples {
 		loaded[s.ID] = true
 	}
+	cs, kept, err := cleanLines(data, loaded, contaminated)
+	if err != nil {
+		return CleanStats{}, fmt.Errorf("write clean subset: read %s: %w", benchmark, err)
+	}
+	if cs.Unjudged > 0 {
+		cs.Note = fmt.Sprintf("clean.jsonl keeps %d input lines that were not valid samples (see problems)", cs.Unjudged)
+	}
+	return cs, output.WriteFile(out, kept)
+}
+
+// writeCleanSamples writes the samples of a directory benchmark that are
+// not contaminated as generic Sample JSONL.
+func writeCleanSamples(benchmark string, samples []bench.Sample, contaminated map[string]bool, out string) (CleanStats, error) {
+	cs := CleanStats{Format: "sample",
+		Note: fmt.Sprintf("%s is a directory: clean.jsonl holds generic Sample JSONL (load it with --format jsonl), not the directory layout", benchmark)}
+	var kept []bench.Sample
+	for _, s := range samples {
+		if contaminated[s.ID] {
+			cs.Dropped++
+		} else {
+			kept = append(kept, s)
+		}
+	}
+	cs.Kept = len(kept)
+	return cs, jsonl.Rewrite(out, kept)
+}
+
+// cleanLines returns the non-blank lines of a JSONL benchmark whose
+// record is not contaminated, byte for byte, counting the kept lines that
+// were not loaded as samples (loaded) as unjudged.
+func cleanLines(data []byte, loaded, contaminated map[string]bool) (CleanStats, []byte, error) {
 	cs := CleanStats{Format: "original"}
 	var buf bytes.Buffer
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -79,13 +99,7 @@ func WriteClean(benchmark string, samples []bench.Sample, contaminated map[strin
 		buf.Write(line)
 		buf.WriteByte('\n')
 	}
-	if err := sc.Err(); err != nil {
-		return CleanStats{}, fmt.Errorf("write clean subset: read %s: %w", benchmark, err)
-	}
-	if cs.Unjudged > 0 {
-		cs.Note = fmt.Sprintf("clean.jsonl keeps %d input lines that were not valid samples (see problems)", cs.Unjudged)
-	}
-	return cs, output.WriteFile(out, buf.Bytes())
+	return cs, buf.Bytes(), sc.Err()
 }
 
 // recordID is the sample id of one benchmark JSONL line, as internal/bench

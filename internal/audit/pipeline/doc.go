@@ -31,8 +31,12 @@
 // combined ≥ ½ exactly when both stages say present (a test-verified patch
 // or a verdict at a bound is clamped onto the right side of ½).
 //
-// Reports are rendered by Page from the files alone (never from live
-// state), so `benchforge report --in DIR` regenerates report.html without a
-// model call; it also picks up eval-*.json (from `audit eval --stage`),
-// rescore.json and testbed.json when they are in the directory.
+// Reports are rendered from the files alone (never from live state), as a
+// message stream: Replay sends the directory as the records and summary a
+// run emits (repo_verdict, verdict, patch_verdict, ..., audit_run), a
+// report.HTML handler collects them and BuildPage renders the page. Run
+// and `benchforge report --in DIR` both go through WriteReport, so
+// report.html regenerates without a model call; the stream also carries
+// eval-*.json (from `audit eval --stage`), rescore.json and testbed.json
+// when they are in the directory.
 package pipeline

@@ -79,21 +79,33 @@ func EvaluateRepos(recs []RepoRecord, labels map[string]bool, model string) (*St
 			ev.Skipped["unlabelled"]++
 			continue
 		}
-		if r.Verdict == repoprobe.Insufficient || r.Verdict == repoprobe.NoClone {
+		if unprobed(r) {
 			ev.Skipped[r.Verdict]++
 		}
-		p := r.PValue
-		if r.Verdict == repoprobe.Insufficient || r.Verdict == repoprobe.NoClone || p <= 0 && r.Queries == 0 {
-			p = 1
-		}
-		it := scored{id: r.Repo, label: l, score: -math.Log10(math.Max(p, 1e-300)), decision: r.Present}
-		if r.Baselines != nil {
-			it.base = r.Baselines.Membership()
-		}
-		items = append(items, it)
+		items = append(items, repoItem(r, l))
 	}
 	ev.Missing = missing(labels, seen)
 	return ev, ev.fill(items)
+}
+
+// unprobed reports whether Stage I could not probe the repository
+// (insufficient, no clone).
+func unprobed(r RepoRecord) bool {
+	return r.Verdict == repoprobe.Insufficient || r.Verdict == repoprobe.NoClone
+}
+
+// repoItem is a repository's score −log10 p (p = 1 when it was not probed
+// or has no p-value) and decision, with its baselines.
+func repoItem(r RepoRecord, label bool) scored {
+	p := r.PValue
+	if unprobed(r) || p <= 0 && r.Queries == 0 {
+		p = 1
+	}
+	it := scored{id: r.Repo, label: label, score: -math.Log10(math.Max(p, 1e-300)), decision: r.Present}
+	if r.Baselines != nil {
+		it.base = r.Baselines.Membership()
+	}
+	return it
 }
 
 // EvaluateCombined scores combined verdicts against sample labels (id →
@@ -175,6 +187,17 @@ func (ev *StageEval) fill(items []scored) error {
 	if len(items) == 0 {
 		return fmt.Errorf("evaluate %s: no labelled record: %w", ev.Stage, errs.ErrInput)
 	}
+	ev.Methods = append(ev.Methods, ev.benchChecker(items))
+	for _, name := range baselines.Methods {
+		if me, ok := baselineEval(name, items); ok {
+			ev.Methods = append(ev.Methods, me)
+		}
+	}
+	return nil
+}
+
+// benchChecker evaluates BenchChecker's score and its verdict.
+func (ev *StageEval) benchChecker(items []scored) MethodEval {
 	var scores []float64
 	var labels, dec []bool
 	for _, it := range items {
@@ -188,32 +211,35 @@ func (ev *StageEval) fill(items []scored) error {
 	if ev.Stage == StageCombined {
 		bc.Threshold = 0.5 // combined score ≥ ½ ⇔ contaminated
 	}
-	ev.Methods = append(ev.Methods, bc)
-	for _, name := range baselines.Methods {
-		var s []float64
-		var l []bool
-		for _, it := range items {
-			if v, ok := it.base[name]; ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
-				s = append(s, v)
-				l = append(l, it.label)
-			}
+	return bc
+}
+
+// baselineEval evaluates one baseline on the items with a finite score
+// of it, deciding at the Youden-optimal threshold; ok is false when no
+// item has one.
+func baselineEval(name string, items []scored) (me MethodEval, ok bool) {
+	var s []float64
+	var l []bool
+	for _, it := range items {
+		if v, ok := it.base[name]; ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			s = append(s, v)
+			l = append(l, it.label)
 		}
-		if len(s) == 0 {
-			continue
-		}
-		me := method(name, s, l)
-		me.Decision = "youden"
-		if y, err := stats.Youden(s, l); err == nil {
-			me.TPR, me.FPR = y.TPR, y.FPR
-			if !math.IsInf(y.Threshold, 0) {
-				me.Threshold = y.Threshold
-			} else {
-				me.Decision = "youden: no threshold beats chance"
-			}
-		}
-		ev.Methods = append(ev.Methods, me)
 	}
-	return nil
+	if len(s) == 0 {
+		return MethodEval{}, false
+	}
+	me = method(name, s, l)
+	me.Decision = "youden"
+	if y, err := stats.Youden(s, l); err == nil {
+		me.TPR, me.FPR = y.TPR, y.FPR
+		if !math.IsInf(y.Threshold, 0) {
+			me.Threshold = y.Threshold
+		} else {
+			me.Decision = "youden: no threshold beats chance"
+		}
+	}
+	return me, true
 }
 
 func method(name string, scores []float64, labels []bool) MethodEval {

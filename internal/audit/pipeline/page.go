@@ -1,12 +1,10 @@
 package pipeline
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"os"
-	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -16,144 +14,121 @@ import (
 	"github.com/benchforge/benchforge/internal/audit/repoprobe"
 	"github.com/benchforge/benchforge/internal/audit/rescore"
 	"github.com/benchforge/benchforge/internal/audit/testbed"
-	"github.com/benchforge/benchforge/internal/errs"
-	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/report"
 )
 
-// WriteReport renders Page(dir) to out as one self-contained HTML file.
-func WriteReport(dir, out string) error {
-	p, err := Page(dir)
-	if err != nil {
-		return err
-	}
-	var b strings.Builder
-	if err := report.Render(&b, p); err != nil {
-		return fmt.Errorf("render report of %s: %w", dir, err)
-	}
-	return output.WriteFile(out, []byte(b.String()))
-}
-
-// Page builds the audit report from the files in dir alone: the summary
-// (manifest.json), per-repository p-values (repos.jsonl), the verdict table
-// (verdicts.jsonl), baselines, ROC curves from eval-*.json, and the sections
-// of rescore.json and testbed.json when present. A directory with none of
-// the audit files is an error wrapping errs.ErrNotFound.
-func Page(dir string) (*report.Page, error) {
-	var m *Manifest
-	if err := readJSON(filepath.Join(dir, FileManifest), &m); err != nil {
-		return nil, err
-	}
-	repos, err := readOptional[RepoRecord](filepath.Join(dir, FileRepos))
-	if err != nil {
-		return nil, err
-	}
-	if m != nil && m.Settings[FileRepos] != nil {
-		// Only this run's records: others made with other settings are
-		// kept in the file, not reported.
-		var mine []RepoRecord
-		for _, r := range jsonl.Latest(repos, func(r RepoRecord) string { return r.Key }) {
-			if r.Key == RepoKey(r.Repo, m.Settings[FileRepos]) {
-				mine = append(mine, r)
-			}
+// BuildPage builds the audit report from an audit's message stream
+// (Replay's): the summary (the audit_run summary), per-repository p-values
+// (repo_verdict records), the verdict table (verdict records, with the
+// patch_verdict records as their evidence), baselines, ROC curves
+// (stage_eval records) and the sections of the rescore and testbed
+// records. Messages of other kinds are not shown.
+func BuildPage(msgs []output.Message) (*report.Page, error) {
+	a := &audit{}
+	for _, m := range msgs {
+		switch {
+		case m.Record != nil:
+			a.add(*m.Record)
+		case m.Summary != nil && m.Summary.Kind == KindRun:
+			a.manifest, _ = valueOf[Manifest](m.Summary.Value)
 		}
-		repos = mine
-	}
-	verdicts, err := readOptional[rescore.Verdict](filepath.Join(dir, FileVerdicts))
-	if err != nil {
-		return nil, err
-	}
-	var rs *rescore.Result
-	if err := readJSON(filepath.Join(dir, FileRescore), &rs); err != nil {
-		return nil, err
-	}
-	var tb *testbed.QuickResult
-	if err := readJSON(filepath.Join(dir, FileTestbed), &tb); err != nil {
-		return nil, err
-	}
-	evals, err := readEvals(dir)
-	if err != nil {
-		return nil, err
-	}
-	if m == nil && repos == nil && verdicts == nil && rs == nil && tb == nil && len(evals) == 0 {
-		return nil, fmt.Errorf("report: %s holds no audit output (%s, %s, %s, %s, %s or eval-*.json): %w",
-			dir, FileManifest, FileRepos, FileVerdicts, FileRescore, FileTestbed, errs.ErrNotFound)
 	}
 	p := &report.Page{Title: "benchforge contamination audit", Subtitle: "benchchecker: contaminated = repository present ∧ patch present at the cutoff"}
-	if m != nil {
-		p.Generated = m.Started.Add(time.Duration(m.WallSeconds * float64(time.Second)))
-		summary(p, m, verdicts)
+	if err := a.runSections(p); err != nil {
+		return nil, err
 	}
-	if len(repos) > 0 {
-		if err := repoSection(p, repos); err != nil {
-			return nil, err
-		}
-	}
-	if len(verdicts) > 0 {
-		patches, err := readPatches(dir, m)
-		if err != nil {
-			return nil, err
-		}
-		verdictSection(p, verdicts, patches)
-	}
-	if len(evals) > 0 {
-		if err := evalSection(p, evals); err != nil {
-			return nil, err
-		}
-	}
-	if rs != nil {
-		rp, err := rs.Page("")
-		if err != nil {
-			return nil, err
-		}
-		p.Sections = append(p.Sections, rp.Sections...)
-	}
-	if tb != nil {
-		testbedSection(p, tb)
+	if err := a.otherSections(p); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
 
-func readJSON[T any](path string, v *T) error {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
+// add keeps a record of a kind the report shows.
+func (a *audit) add(r output.Record) {
+	switch r.Kind {
+	case KindRepoVerdict:
+		appendValue(&a.repos, r.Value)
+	case KindPatchVerdict:
+		appendValue(&a.patches, r.Value)
+	case KindVerdict:
+		appendValue(&a.verdicts, r.Value)
+	case KindStageEval:
+		if ev, ok := valueOf[StageEval](r.Value); ok {
+			a.evals = append(a.evals, ev)
+		}
+	case KindRescore:
+		a.rs, _ = valueOf[rescore.Result](r.Value)
+	case KindTestbed:
+		a.tb, _ = valueOf[testbed.QuickResult](r.Value)
 	}
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
+}
+
+// valueOf returns v when it is a T or a non-nil *T.
+func valueOf[T any](v any) (*T, bool) {
+	switch x := v.(type) {
+	case T:
+		return &x, true
+	case *T:
+		return x, x != nil
 	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("report: %s: %w: %v", path, errs.ErrInput, err)
+	return nil, false
+}
+
+// appendValue appends v to list when it is a T or a non-nil *T.
+func appendValue[T any](list *[]T, v any) {
+	if x, ok := valueOf[T](v); ok {
+		*list = append(*list, *x)
+	}
+}
+
+// runSections are the sections of the audit run itself: its summary,
+// Stage I and the per-sample verdicts.
+func (a *audit) runSections(p *report.Page) error {
+	if a.manifest != nil {
+		p.Generated = a.manifest.Started.Add(time.Duration(a.manifest.WallSeconds * float64(time.Second)))
+		summary(p, a.manifest, a.verdicts)
+	}
+	if len(a.repos) > 0 {
+		if err := repoSection(p, a.repos); err != nil {
+			return err
+		}
+	}
+	if len(a.verdicts) > 0 {
+		verdictSection(p, a.verdicts, patchesBySample(a.patches))
 	}
 	return nil
 }
 
-func readOptional[T any](path string) ([]T, error) {
-	recs, err := jsonl.ReadFile[T](path)
-	if errors.Is(err, errs.ErrNotFound) {
-		return nil, nil
+// otherSections are the sections of the other commands' outputs kept in
+// the directory: evaluations, rescoring and the testbed.
+func (a *audit) otherSections(p *report.Page) error {
+	if len(a.evals) > 0 {
+		if err := evalSection(p, a.evals); err != nil {
+			return err
+		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
+	if a.rs != nil {
+		rp, err := a.rs.Page("")
+		if err != nil {
+			return err
+		}
+		p.Sections = append(p.Sections, rp.Sections...)
 	}
-	return recs, nil
+	if a.tb != nil {
+		testbedSection(p, a.tb)
+	}
+	return nil
 }
 
-func readEvals(dir string) ([]*StageEval, error) {
-	paths, _ := filepath.Glob(filepath.Join(dir, "eval-*.json")) // the pattern is well formed
-	sort.Strings(paths)
-	var out []*StageEval
-	for _, path := range paths {
-		var ev *StageEval
-		if err := readJSON(path, &ev); err != nil {
-			return nil, err
-		}
-		if ev != nil && len(ev.Methods) > 0 {
-			out = append(out, ev)
-		}
+// patchesBySample is the Stage II verdicts by sample, for the evidence of
+// each row; a later verdict of a sample replaces an earlier one.
+func patchesBySample(vs []patchcheck.Verdict) map[string]patchcheck.Verdict {
+	out := map[string]patchcheck.Verdict{}
+	for _, v := range vs {
+		out[v.SampleID] = v
 	}
-	return out, nil
+	return out
 }
 
 func summary(p *report.Page, m *Manifest, vs []rescore.Verdict) {
@@ -248,23 +223,6 @@ func repoSection(p *report.Page, repos []RepoRecord) error {
 	return nil
 }
 
-// readPatches reads this run's Stage II verdicts (patch.jsonl, the
-// manifest's settings) by sample, for the evidence of each row.
-func readPatches(dir string, m *Manifest) (map[string]patchcheck.Verdict, error) {
-	recs, err := readOptional[patchcheck.Verdict](filepath.Join(dir, FilePatch))
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]patchcheck.Verdict{}
-	for _, r := range jsonl.Latest(recs, PatchKey) {
-		if m != nil && m.Settings[FilePatch] != nil && PatchKey(r) != m.Settings[FilePatch].ID(r.SampleID) {
-			continue
-		}
-		out[r.SampleID] = r
-	}
-	return out, nil
-}
-
 // sampleVerdict is contaminated, clean or unjudged (neither stage said
 // absent and not both present: the audit could not tell).
 func sampleVerdict(v rescore.Verdict, ev Evidence) string {
@@ -309,75 +267,117 @@ func evidenceText(ev Evidence, pv *patchcheck.Verdict) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// verdictSection is the per-sample verdicts: counts per repository, one
+// row per sample with its evidence, the logit baselines and why patch
+// verdicts are unknown.
 func verdictSection(p *report.Page, vs []rescore.Verdict, patches map[string]patchcheck.Verdict) {
 	sec := p.AddSection("verdicts", "Per-sample verdicts")
+	sec.Add(repoCountTable(vs), sampleTable(vs, patches))
+	if bt := baselineTable(vs); len(bt.Rows) > 0 {
+		sec.Add(bt)
+	}
+	if rt := unknownTable(vs); rt != nil {
+		sec.Add(rt)
+	}
+}
+
+// sampleTable is one row per sample, expandable to its evidence.
+func sampleTable(vs []rescore.Verdict, patches map[string]patchcheck.Verdict) *report.Table {
 	t := &report.Table{Caption: "verdicts.jsonl: contaminated = repository present ∧ patch present; unjudged = neither stage could say absent (no clone, insufficient, patch unknown). Click a header to sort; expand a row for its evidence.",
 		Header: []string{"sample", "verdict", "score", "reason", "repository", "repo verdict", "p-value", "patch verdict", "patch score", "method", "flags", "model"}, Details: []string{}}
-	type repoCount struct{ samples, contaminated, clean, unjudged int }
-	byRepo := map[string]*repoCount{}
-	var order []string
 	for _, v := range vs {
 		ev, _ := DecodeEvidence(v) // a malformed evidence object leaves the columns empty
-		verdict := sampleVerdict(v, ev)
-		reason := ev.PatchReason // the repository is present: the patch decides
-		if ev.RepoVerdict != repoprobe.Present && ev.RepoReason != "" {
-			reason = ev.RepoReason
-		}
 		var pv *patchcheck.Verdict
 		if x, ok := patches[v.SampleID]; ok {
 			pv = &x
 		}
-		t.AddRow(v.SampleID, verdict, v.Score, reason, ev.Repo, ev.RepoVerdict, fmt.Sprintf("%.3g", ev.PValue), ev.PatchVerdict, ev.PatchScore, ev.PatchMethod,
+		t.AddRow(v.SampleID, sampleVerdict(v, ev), v.Score, sampleReason(ev), ev.Repo, ev.RepoVerdict, fmt.Sprintf("%.3g", ev.PValue), ev.PatchVerdict, ev.PatchScore, ev.PatchMethod,
 			strings.Join(ev.Flags, " "), v.Model)
 		t.Details = append(t.Details, evidenceText(ev, pv))
+	}
+	return t
+}
+
+// sampleReason is the reason of the stage that decided: the patch's when
+// the repository is present (or gave no reason), else the repository's.
+func sampleReason(ev Evidence) string {
+	if ev.RepoVerdict != repoprobe.Present && ev.RepoReason != "" {
+		return ev.RepoReason
+	}
+	return ev.PatchReason
+}
+
+// repoCount counts a repository's samples by verdict.
+type repoCount struct{ samples, contaminated, clean, unjudged int }
+
+func (c *repoCount) add(verdict string) {
+	c.samples++
+	switch verdict {
+	case "contaminated":
+		c.contaminated++
+	case "clean":
+		c.clean++
+	default:
+		c.unjudged++
+	}
+}
+
+// share is the contaminated share of the judged samples, n/a when none is.
+func (c *repoCount) share() string {
+	if j := c.contaminated + c.clean; j > 0 {
+		return fmt.Sprintf("%.3f", float64(c.contaminated)/float64(j))
+	}
+	return "n/a"
+}
+
+// repoCountTable counts each repository's samples by verdict, in name
+// order.
+func repoCountTable(vs []rescore.Verdict) *report.Table {
+	byRepo := map[string]*repoCount{}
+	for _, v := range vs {
+		ev, _ := DecodeEvidence(v)
 		rc := byRepo[ev.Repo]
 		if rc == nil {
 			rc = &repoCount{}
 			byRepo[ev.Repo] = rc
-			order = append(order, ev.Repo)
 		}
-		rc.samples++
-		switch verdict {
-		case "contaminated":
-			rc.contaminated++
-		case "clean":
-			rc.clean++
-		default:
-			rc.unjudged++
-		}
+		rc.add(sampleVerdict(v, ev))
 	}
-	sort.Strings(order)
 	rt := &report.Table{Caption: "Per repository: the contaminated share is over judged samples; a repository whose samples are all unjudged shows n/a.",
 		Header: []string{"repository", "samples", "contaminated", "clean", "unjudged", "contaminated share (judged)"}}
-	for _, r := range order {
+	for _, r := range slices.Sorted(maps.Keys(byRepo)) {
 		c := byRepo[r]
-		share := "n/a"
-		if j := c.contaminated + c.clean; j > 0 {
-			share = fmt.Sprintf("%.3f", float64(c.contaminated)/float64(j))
-		}
-		rt.AddRow(r, c.samples, c.contaminated, c.clean, c.unjudged, share)
+		rt.AddRow(r, c.samples, c.contaminated, c.clean, c.unjudged, c.share())
 	}
-	sec.Add(rt)
+	return rt
+}
+
+// baselineTable is the logit baseline scores of the samples that have
+// them, an empty cell for a method without a score.
+func baselineTable(vs []rescore.Verdict) *report.Table {
 	bt := &report.Table{Caption: "Logit baselines per sample (membership-oriented: higher = more likely seen).",
 		Header: append([]string{"sample", "contaminated"}, baselines.Methods...)}
 	for _, v := range vs {
 		ev, _ := DecodeEvidence(v)
-		if len(ev.Baselines) > 0 {
-			row := []any{v.SampleID, v.Contaminated}
-			for _, m := range baselines.Methods {
-				if x, ok := ev.Baselines[m]; ok {
-					row = append(row, x)
-				} else {
-					row = append(row, "")
-				}
-			}
-			bt.AddRow(row...)
+		if len(ev.Baselines) == 0 {
+			continue
 		}
+		row := []any{v.SampleID, v.Contaminated}
+		for _, m := range baselines.Methods {
+			if x, ok := ev.Baselines[m]; ok {
+				row = append(row, x)
+			} else {
+				row = append(row, "")
+			}
+		}
+		bt.AddRow(row...)
 	}
-	sec.Add(t)
-	if len(bt.Rows) > 0 {
-		sec.Add(bt)
-	}
+	return bt
+}
+
+// unknownTable counts the reasons of the unknown patch verdicts, in
+// reason order; nil when there are none.
+func unknownTable(vs []rescore.Verdict) *report.Table {
 	reasons := map[string]int{}
 	for _, v := range vs {
 		ev, _ := DecodeEvidence(v)
@@ -385,14 +385,14 @@ func verdictSection(p *report.Page, vs []rescore.Verdict, patches map[string]pat
 			reasons[ev.PatchReason]++
 		}
 	}
-	if len(reasons) > 0 {
-		rt := &report.Table{Caption: "Why patch verdicts are unknown.", Header: []string{"reason", "samples"}}
-		for r, n := range reasons {
-			rt.AddRow(r, n)
-		}
-		sort.Slice(rt.Rows, func(i, j int) bool { return rt.Rows[i][0] < rt.Rows[j][0] })
-		sec.Add(rt)
+	if len(reasons) == 0 {
+		return nil
 	}
+	rt := &report.Table{Caption: "Why patch verdicts are unknown.", Header: []string{"reason", "samples"}}
+	for _, r := range slices.Sorted(maps.Keys(reasons)) {
+		rt.AddRow(r, reasons[r])
+	}
+	return rt
 }
 
 func evalSection(p *report.Page, evals []*StageEval) error {

@@ -19,6 +19,7 @@ import (
 	"github.com/benchforge/benchforge/internal/audit/rescore"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/gitrepo"
+	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers"
@@ -76,20 +77,43 @@ func TestRunEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Every output file gets the same mode, 0644 under umask 022.
+	checkModes(t, out)
+	checkRepoVerdicts(t, fx, res.Repos)
+	vs := checkSampleVerdicts(t, fx, out)
+	checkClean(t, fx, out)
+	checkManifest(t, res.Manifest)
+	checkReport(t, filepath.Join(out, pipeline.FileReport))
+	checkResume(t, fx, out, vs)
+
+	// The report regenerates from the files alone.
+	if err := os.Remove(filepath.Join(out, pipeline.FileReport)); err != nil {
+		t.Fatal(err)
+	}
+	if err := pipeline.WriteReport(out, filepath.Join(out, "again.html")); err != nil {
+		t.Fatal(err)
+	}
+	checkReport(t, filepath.Join(out, "again.html"))
+}
+
+// checkModes: every output file gets the same mode, 0644 under umask 022.
+func checkModes(t *testing.T, out string) {
+	t.Helper()
 	for _, f := range []string{pipeline.FileRepos, pipeline.FilePatch, pipeline.FileVerdicts, pipeline.FileClean, pipeline.FileManifest, pipeline.FileReport} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Mode().Perm() != 0o644 {
 			t.Errorf("%s: mode %v (%v), want 0644", f, st.Mode().Perm(), err)
 		}
 	}
+}
 
-	// Stage I: the seen repository is present, the unseen one absent, the
-	// missing one insufficient.
+// checkRepoVerdicts checks Stage I: the seen repository is present, the
+// unseen one absent, the missing one without a clone.
+func checkRepoVerdicts(t *testing.T, fx *pipelinetest.Fixture, repos []pipeline.RepoRecord) {
+	t.Helper()
 	byRepo := map[string]pipeline.RepoRecord{}
-	for _, r := range res.Repos {
+	for _, r := range repos {
 		byRepo[r.Repo] = r
 	}
-	for _, r := range res.Repos {
+	for _, r := range repos {
 		t.Logf("%s: files %d patterns %v candidates %d select %+v", r.Repo, r.Files, r.Patterns, r.Candidates, r.Select)
 	}
 	if r := byRepo[pipelinetest.SeenRepo]; r.Verdict != repoprobe.Present {
@@ -105,16 +129,23 @@ func TestRunEndToEnd(t *testing.T) {
 	if r := byRepo[pipelinetest.SeenRepo]; r.Baselines == nil || r.Baselines.Ref == nil {
 		t.Errorf("seen repository has no repository-level baselines with Ref: %+v", r.Baselines)
 	}
+}
 
-	// Combined verdicts.
+// sampleWant is what the audit must decide for a sample.
+type sampleWant struct {
+	repo, patch, contaminated bool
+	flag                      string
+}
+
+// checkSampleVerdicts checks verdicts.jsonl against what each sample
+// must be, and returns it.
+func checkSampleVerdicts(t *testing.T, fx *pipelinetest.Fixture, out string) []rescore.Verdict {
+	t.Helper()
 	vs, err := jsonl.ReadFile[rescore.Verdict](filepath.Join(out, pipeline.FileVerdicts))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]struct {
-		repo, patch, contaminated bool
-		flag                      string
-	}{
+	want := map[string]sampleWant{
 		pipelinetest.SeenPersists:   {true, true, true, ""},
 		pipelinetest.SeenReverted:   {true, false, false, ""},
 		pipelinetest.UnseenPersists: {false, true, false, ""},
@@ -129,31 +160,41 @@ func TestRunEndToEnd(t *testing.T) {
 			t.Errorf("unexpected verdict %s", v.SampleID)
 			continue
 		}
-		ev, err := pipeline.DecodeEvidence(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v.RepoPresent != w.repo || v.PatchPresent != w.patch || v.Contaminated != w.contaminated {
-			t.Errorf("%s: repo %v patch %v contaminated %v, want %v %v %v (evidence %s)", v.SampleID, v.RepoPresent, v.PatchPresent, v.Contaminated, w.repo, w.patch, w.contaminated, v.Evidence)
-		}
-		if (v.Score >= 0.5) != v.Contaminated {
-			t.Errorf("%s: combined score %v disagrees with contaminated=%v", v.SampleID, v.Score, v.Contaminated)
-		}
-		if w.flag != "" && !strings.Contains(strings.Join(ev.Flags, " "), w.flag) {
-			t.Errorf("%s: flags %v, want %s", v.SampleID, ev.Flags, w.flag)
-		}
-		if v.SampleID == pipelinetest.MissingRepo && ev.PatchVerdict != patchcheck.Unknown {
-			t.Errorf("%s: patch verdict %s, want unknown", v.SampleID, ev.PatchVerdict)
-		}
-		if v.SampleID != pipelinetest.MissingRepo && len(ev.Baselines) != 4 {
-			t.Errorf("%s: baselines %v, want all four", v.SampleID, ev.Baselines)
-		}
-		if v.Model != fx.TargetSpec {
-			t.Errorf("%s: model %q, want %q", v.SampleID, v.Model, fx.TargetSpec)
-		}
+		checkSampleVerdict(t, fx, v, w)
 	}
+	return vs
+}
 
-	// clean.jsonl: the original lines of every sample but the contaminated one.
+func checkSampleVerdict(t *testing.T, fx *pipelinetest.Fixture, v rescore.Verdict, w sampleWant) {
+	t.Helper()
+	ev, err := pipeline.DecodeEvidence(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.RepoPresent != w.repo || v.PatchPresent != w.patch || v.Contaminated != w.contaminated {
+		t.Errorf("%s: repo %v patch %v contaminated %v, want %v %v %v (evidence %s)", v.SampleID, v.RepoPresent, v.PatchPresent, v.Contaminated, w.repo, w.patch, w.contaminated, v.Evidence)
+	}
+	if (v.Score >= 0.5) != v.Contaminated {
+		t.Errorf("%s: combined score %v disagrees with contaminated=%v", v.SampleID, v.Score, v.Contaminated)
+	}
+	if w.flag != "" && !strings.Contains(strings.Join(ev.Flags, " "), w.flag) {
+		t.Errorf("%s: flags %v, want %s", v.SampleID, ev.Flags, w.flag)
+	}
+	if v.SampleID == pipelinetest.MissingRepo && ev.PatchVerdict != patchcheck.Unknown {
+		t.Errorf("%s: patch verdict %s, want unknown", v.SampleID, ev.PatchVerdict)
+	}
+	if v.SampleID != pipelinetest.MissingRepo && len(ev.Baselines) != 4 {
+		t.Errorf("%s: baselines %v, want all four", v.SampleID, ev.Baselines)
+	}
+	if v.Model != fx.TargetSpec {
+		t.Errorf("%s: model %q, want %q", v.SampleID, v.Model, fx.TargetSpec)
+	}
+}
+
+// checkClean: clean.jsonl holds the original lines of every sample but
+// the contaminated one.
+func checkClean(t *testing.T, fx *pipelinetest.Fixture, out string) {
+	t.Helper()
 	clean, err := os.ReadFile(filepath.Join(out, pipeline.FileClean))
 	if err != nil {
 		t.Fatal(err)
@@ -162,22 +203,25 @@ func TestRunEndToEnd(t *testing.T) {
 	if string(clean) != wantClean {
 		t.Errorf("clean.jsonl:\n%s\nwant:\n%s", clean, wantClean)
 	}
+}
 
-	// Manifest and report.
-	m := res.Manifest
+func checkManifest(t *testing.T, m pipeline.Manifest) {
+	t.Helper()
 	if !m.Complete || m.Counts.Contaminated != 1 || m.Counts.Clean != 3 || m.Counts.Flagged != 1 || m.LLM == nil || m.LLM.Calls == 0 {
 		t.Errorf("manifest: %+v", m)
 	}
 	if m.Clean.Kept != 3 || m.Clean.Dropped != 1 || m.Clean.Format != "original" {
 		t.Errorf("clean stats: %+v", m.Clean)
 	}
-	checkReport(t, filepath.Join(out, pipeline.FileReport))
+}
 
-	// Resume: a second run in the same directory, with a fresh session and
-	// a fresh cache, makes no model call and reproduces the verdicts.
+// checkResume: a second run in the same directory, with a fresh session
+// and a fresh cache, makes no model call and reproduces the verdicts vs.
+func checkResume(t *testing.T, fx *pipelinetest.Fixture, out string, vs []rescore.Verdict) {
+	t.Helper()
 	before := fx.Target.Requests()
 	opts2, _ := options(t, fx, fx.TargetSpec, t.TempDir(), out)
-	res2, err := pipeline.Run(ctx, opts2)
+	res2, err := pipeline.Run(context.Background(), opts2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,15 +244,6 @@ func TestRunEndToEnd(t *testing.T) {
 			t.Errorf("resumed verdict %d differs: %+v vs %+v", i, vs[i], vs2[i])
 		}
 	}
-
-	// The report regenerates from the files alone.
-	if err := os.Remove(filepath.Join(out, pipeline.FileReport)); err != nil {
-		t.Fatal(err)
-	}
-	if err := pipeline.WriteReport(out, filepath.Join(out, "again.html")); err != nil {
-		t.Fatal(err)
-	}
-	checkReport(t, filepath.Join(out, "again.html"))
 }
 
 func checkReport(t *testing.T, path string) {
@@ -289,40 +324,61 @@ func TestRerunKeysAndRechecks(t *testing.T) {
 	}
 	fx := pipelinetest.New(t)
 	out, cache := t.TempDir(), t.TempDir()
-	ctx := context.Background()
 	opts, _ := options(t, fx, fx.TargetSpec, cache, out)
 	opts.Baselines = false
-	if _, err := pipeline.Run(ctx, opts); err != nil {
+	if _, err := pipeline.Run(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
-	lines := func(file string) int {
-		recs, err := jsonl.ReadFile[patchcheck.Verdict](filepath.Join(out, file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(recs)
-	}
-	evidence := func(res *pipeline.Result) map[string]pipeline.Evidence {
-		got := map[string]pipeline.Evidence{}
-		for _, v := range res.Verdicts {
-			ev, err := pipeline.DecodeEvidence(v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got[v.SampleID] = ev
-		}
-		return got
-	}
+	checkOtherSettings(t, fx, cache, out)
+	opts3 := checkCloneAppears(t, fx, cache, out)
+	checkRecheckAll(t, opts3)
+}
 
-	// Other Stage II threshold and Stage I query budget.
-	opts2, _ := options(t, fx, fx.TargetSpec, cache, out)
-	opts2.Baselines = false
-	opts2.Patch.Threshold, opts2.MaxQueries = 0.95, 30
-	res2, err := pipeline.Run(ctx, opts2)
+// rerun runs the audit again in out with another Stage II threshold and
+// Stage I query budget, Baselines off.
+func rerun(t *testing.T, fx *pipelinetest.Fixture, cache, out string) (pipeline.Options, *pipeline.Result) {
+	t.Helper()
+	opts, _ := options(t, fx, fx.TargetSpec, cache, out) // a new process: a fresh repository resolver
+	opts.Baselines = false
+	opts.Patch.Threshold, opts.MaxQueries = 0.95, 30
+	res, err := pipeline.Run(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for id, ev := range evidence(res2) {
+	return opts, res
+}
+
+// patchRecords counts the records of patch.jsonl in out.
+func patchRecords(t *testing.T, out string) int {
+	t.Helper()
+	recs, err := jsonl.ReadFile[patchcheck.Verdict](filepath.Join(out, pipeline.FilePatch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(recs)
+}
+
+// evidenceOf is the evidence of a run's verdicts by sample.
+func evidenceOf(t *testing.T, res *pipeline.Result) map[string]pipeline.Evidence {
+	t.Helper()
+	got := map[string]pipeline.Evidence{}
+	for _, v := range res.Verdicts {
+		ev, err := pipeline.DecodeEvidence(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[v.SampleID] = ev
+	}
+	return got
+}
+
+// checkOtherSettings: a rerun with another Stage II threshold and Stage I
+// query budget reuses no record, keeps the old ones beside the new and
+// names the differing settings.
+func checkOtherSettings(t *testing.T, fx *pipelinetest.Fixture, cache, out string) {
+	t.Helper()
+	_, res2 := rerun(t, fx, cache, out)
+	for id, ev := range evidenceOf(t, res2) {
 		if ev.PatchVerdict != patchcheck.Unknown && ev.PatchThreshold != 0.95 {
 			t.Errorf("%s: patch verdict at threshold %v reused under --threshold 0.95", id, ev.PatchThreshold)
 		}
@@ -330,7 +386,7 @@ func TestRerunKeysAndRechecks(t *testing.T) {
 	if n := res2.Manifest.Resumed[pipeline.FilePatch] + res2.Manifest.Resumed[pipeline.FileRepos]; n != 0 {
 		t.Errorf("rerun with other settings resumed %v", res2.Manifest.Resumed)
 	}
-	if n := lines(pipeline.FilePatch); n != 8 {
+	if n := patchRecords(t, out); n != 8 {
 		t.Errorf("patch.jsonl has %d records after a rerun with another threshold, want 8 (old kept beside new)", n)
 	}
 	notes := strings.Join(res2.Manifest.Notes, "\n")
@@ -344,31 +400,33 @@ func TestRerunKeysAndRechecks(t *testing.T) {
 			t.Errorf("%s: Stage I record with settings %v, want max_queries 30", r.Repo, r.Settings)
 		}
 	}
+}
 
-	// The missing clone appears: its unknown verdict is redone.
+// checkCloneAppears: once the missing clone appears, its unknown verdict
+// is redone. It returns the options of that run.
+func checkCloneAppears(t *testing.T, fx *pipelinetest.Fixture, cache, out string) pipeline.Options {
+	t.Helper()
 	if err := os.CopyFS(filepath.Join(fx.ReposDir, "acme__missing"), os.DirFS(filepath.Join(fx.ReposDir, "acme__unseen"))); err != nil {
 		t.Fatal(err)
 	}
-	opts3, _ := options(t, fx, fx.TargetSpec, cache, out) // a new process: a fresh repository resolver
-	opts3.Baselines = false
-	opts3.Patch.Threshold, opts3.MaxQueries = 0.95, 30
-	res3, err := pipeline.Run(ctx, opts3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ev := evidence(res3)[pipelinetest.MissingRepo]; ev.PatchVerdict == patchcheck.Unknown || ev.RepoVerdict == repoprobe.NoClone {
+	opts3, res3 := rerun(t, fx, cache, out)
+	if ev := evidenceOf(t, res3)[pipelinetest.MissingRepo]; ev.PatchVerdict == patchcheck.Unknown || ev.RepoVerdict == repoprobe.NoClone {
 		t.Errorf("after adding the clone: %s is still patch %s / repo %s (%s)", pipelinetest.MissingRepo, ev.PatchVerdict, ev.RepoVerdict, ev.PatchReason)
 	}
 	if m := res3.Manifest; m.Rechecked[pipeline.FilePatch] != 1 || m.Resumed[pipeline.FilePatch] != 3 {
 		t.Errorf("after adding the clone: rechecked %v resumed %v, want 1 and 3 patch records", m.Rechecked, m.Resumed)
 	}
-	if n := lines(pipeline.FilePatch); n != 9 {
+	if n := patchRecords(t, out); n != 9 {
 		t.Errorf("patch.jsonl has %d records, want 9 (the unknown one kept, superseded)", n)
 	}
+	return opts3
+}
 
-	// --recheck all redoes everything.
-	opts3.Recheck = runkey.RecheckAll
-	res4, err := pipeline.Run(ctx, opts3)
+// checkRecheckAll: --recheck all redoes everything.
+func checkRecheckAll(t *testing.T, opts pipeline.Options) {
+	t.Helper()
+	opts.Recheck = runkey.RecheckAll
+	res4, err := pipeline.Run(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,5 +435,40 @@ func TestRerunKeysAndRechecks(t *testing.T) {
 	}
 	if len(res4.Repos) != 3 || len(res4.Verdicts) != 4 {
 		t.Errorf("--recheck all: %d repositories, %d verdicts", len(res4.Repos), len(res4.Verdicts))
+	}
+}
+
+// TestReportGolden snapshots report.html of a run on the pipelinetest
+// fixture, as Run writes it and as WriteReport regenerates it from the
+// directory: the page is one stream's rendering either way. Normalised:
+// the temporary directories, the loopback servers' URLs (random ports) and
+// the wall-clock figures (the wall time and the page's stamp, which is the
+// run's start plus its wall time).
+func TestReportGolden(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end audit")
+	}
+	fx := pipelinetest.New(t)
+	out := t.TempDir()
+	opts, _ := options(t, fx, fx.TargetSpec, t.TempDir(), out)
+	opts.Workers = 1
+	if _, err := pipeline.Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	again := filepath.Join(t.TempDir(), "again.html")
+	if err := pipeline.WriteReport(out, again); err != nil {
+		t.Fatal(err)
+	}
+	_, target, _ := strings.Cut(fx.TargetSpec, "@")
+	_, ref, _ := strings.Cut(fx.RefSpec, "@")
+	scrubs := []golden.Scrub{golden.Path(out, "$OUT"), golden.Path(fx.Dir, "$FIXTURE"), golden.Path(target, "$TARGET_URL"), golden.Path(ref, "$REFERENCE_URL"),
+		golden.Regexp(`<dt>wall time</dt><dd>[0-9.]+ s</dd>`, `<dt>wall time</dt><dd>0.0 s</dd>`),
+		golden.Regexp(`Generated by benchforge at [0-9TZ:-]+ `, `Generated by benchforge at $$STAMP `)}
+	for _, path := range []string{filepath.Join(out, pipeline.FileReport), again} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, filepath.Join("testdata", "report.html.golden"), data, scrubs...)
 	}
 }

@@ -39,6 +39,38 @@ func BuildReference(ctx context.Context, dir string, sources []refindex.Source, 
 	if len(sources) == 0 {
 		return nil, fmt.Errorf("build reference: %w: no reference corpus on this machine (no JDK src.zip, no Python standard library); pass --reference-model and --reference-index", errs.ErrNotFound)
 	}
+	rf, err := referenceFiles(dir, sources)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("build reference: %w", err)
+	}
+	say := func(format string, a ...any) {
+		if progress != nil {
+			progress(fmt.Sprintf(format, a...))
+		}
+	}
+	if _, err := os.Stat(rf.Index); err != nil {
+		say("building the reference index from %s (once)", strings.Join(rf.Sources, ", "))
+		if err := buildReferenceIndex(ctx, sources, rf.Index); err != nil {
+			return nil, err
+		}
+		rf.Built = true
+	}
+	if _, err := os.Stat(rf.Model); err != nil {
+		say("training the reference n-gram model on %s (once)", strings.Join(rf.Sources, ", "))
+		if err := trainReferenceModel(ctx, rf.Sources, rf.Model); err != nil {
+			return nil, err
+		}
+		rf.Built = true
+	}
+	return rf, nil
+}
+
+// referenceFiles names the reference files in dir after a hash of the
+// sources' paths, prefixes, sizes and times.
+func referenceFiles(dir string, sources []refindex.Source) (*ReferenceFiles, error) {
 	h := sha256.New()
 	var paths []string
 	for _, s := range sources {
@@ -50,40 +82,34 @@ func BuildReference(ctx context.Context, dir string, sources []refindex.Source, 
 		paths = append(paths, s.Path)
 	}
 	key := hex.EncodeToString(h.Sum(nil))[:16]
-	rf := &ReferenceFiles{
+	return &ReferenceFiles{
 		Model:   filepath.Join(dir, "reference-"+key+".bfng"),
 		Index:   filepath.Join(dir, "reference-"+key+".idx"),
 		Sources: paths,
+	}, nil
+}
+
+// buildReferenceIndex builds the reference index of sources into path.
+func buildReferenceIndex(ctx context.Context, sources []refindex.Source, path string) error {
+	idx, err := refindex.Build(ctx, sources, refindex.Options{})
+	if err != nil {
+		return fmt.Errorf("build reference index: %w", err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("build reference: %w", err)
+	if err := idx.Save(path); err != nil {
+		return fmt.Errorf("build reference index: %w", err)
 	}
-	say := func(format string, a ...any) {
-		if progress != nil {
-			progress(fmt.Sprintf(format, a...))
-		}
+	return nil
+}
+
+// trainReferenceModel trains the reference n-gram model on the source
+// paths into path.
+func trainReferenceModel(ctx context.Context, paths []string, path string) error {
+	m, err := ngram.Train(ctx, ngram.Corpus{Paths: paths, MaxBytes: referenceBytes}, ngram.Options{})
+	if err != nil {
+		return fmt.Errorf("build reference model: %w", err)
 	}
-	if _, err := os.Stat(rf.Index); err != nil {
-		say("building the reference index from %s (once)", strings.Join(paths, ", "))
-		idx, err := refindex.Build(ctx, sources, refindex.Options{})
-		if err != nil {
-			return nil, fmt.Errorf("build reference index: %w", err)
-		}
-		if err := idx.Save(rf.Index); err != nil {
-			return nil, fmt.Errorf("build reference index: %w", err)
-		}
-		rf.Built = true
+	if err := m.Save(path); err != nil {
+		return fmt.Errorf("build reference model: %w", err)
 	}
-	if _, err := os.Stat(rf.Model); err != nil {
-		say("training the reference n-gram model on %s (once)", strings.Join(paths, ", "))
-		m, err := ngram.Train(ctx, ngram.Corpus{Paths: paths, MaxBytes: referenceBytes}, ngram.Options{})
-		if err != nil {
-			return nil, fmt.Errorf("build reference model: %w", err)
-		}
-		if err := m.Save(rf.Model); err != nil {
-			return nil, fmt.Errorf("build reference model: %w", err)
-		}
-		rf.Built = true
-	}
-	return rf, nil
+	return nil
 }

@@ -82,9 +82,12 @@ type Options struct {
 	LLMManifest func() llm.Manifest
 	// Output receives the run's messages as they happen: progress per
 	// step, a warning per skipped benchmark record and per repository
-	// without a clone, a "repo_verdict" record per repository and a
-	// "verdict" record per sample (the lines of repos.jsonl and
-	// verdicts.jsonl); nil is silent. The caller emits the summary.
+	// without a clone, a KindRepoVerdict record per repository and a
+	// KindVerdict record per sample (the lines of repos.jsonl and
+	// verdicts.jsonl); nil is silent. The caller emits the summary
+	// (KindRun). report.html is rendered from the directory's replay of the
+	// same stream (WriteReport), not from these live messages: the file
+	// also holds resumed records and other commands' outputs.
 	Output output.Handler
 }
 
@@ -204,45 +207,20 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	r := &runner{opts: opts, model: opts.Target.ID(), cutoff: opts.Cutoff.UTC().Format(time.RFC3339), started: time.Now(),
 		out: output.Or(opts.Output)}
-	samples, problems, err := bench.Load(ctx, opts.Benchmark, opts.Format, bench.LoadOptions{Strict: opts.Strict})
+	samples, problems, err := r.load(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("pipeline.Run: %w", err)
-	}
-	for _, p := range problems {
-		_ = r.out.Warning(output.Warning{Message: "skipped " + p.String()})
-	}
-	if len(samples) == 0 {
-		return nil, errs.Hint(nil, errs.ErrInput, fmt.Sprintf("pipeline.Run(%s): the benchmark has no valid sample (%d records skipped); check the file and {format}",
-			opts.Benchmark, len(problems)))
+		return nil, err
 	}
 	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
 		return nil, fmt.Errorf("pipeline.Run: output directory: %w", err)
 	}
-	m := Manifest{Benchmark: opts.Benchmark, Format: string(opts.Format), Model: r.model, Cutoff: r.cutoff, Alpha: opts.Alpha,
-		Sequential: !opts.FixedN, Started: r.started, Problems: problems, Resumed: map[string]int{}, Written: map[string]int{},
-		Rechecked: map[string]int{}, Settings: map[string]runkey.Settings{}}
-	if opts.Reference != nil {
-		m.Reference = opts.Reference.ID()
-	} else {
-		m.Notes = append(m.Notes, "no reference model: the context-independence filter is off and Ref is not computed")
-	}
-	if opts.Index == nil {
-		m.Notes = append(m.Notes, "no reference index: the distinctiveness filter is off")
-	}
+	m := r.newManifest(problems)
 	if opts.Baselines {
 		r.scorer = &baselines.Scorer{Target: opts.Target, Reference: opts.Reference, K: opts.BaselineK}
 	}
 	res := &Result{}
 	stopErr := r.run(ctx, samples, &m, res)
-	m.WallSeconds = time.Since(r.started).Seconds()
-	m.Complete = stopErr == nil
-	if r.noScr != nil {
-		m.Notes = append(m.Notes, fmt.Sprintf("logit baselines skipped: %v", r.noScr))
-	}
-	if opts.LLMManifest != nil {
-		lm := opts.LLMManifest()
-		m.LLM = &lm
-	}
+	r.finish(&m, stopErr)
 	res.Manifest = m
 	if err := output.WriteJSON(filepath.Join(opts.OutDir, FileManifest), m); err != nil && stopErr == nil {
 		stopErr = err
@@ -256,10 +234,56 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	return res, nil
 }
 
-func (r *runner) run(ctx context.Context, samples []bench.Sample, m *Manifest, res *Result) error {
+// load reads the benchmark, warning of each record skipped; a benchmark
+// without a valid sample is an error wrapping errs.ErrInput.
+func (r *runner) load(ctx context.Context) ([]bench.Sample, []bench.Problem, error) {
 	o := r.opts
-	dir := o.OutDir
+	samples, problems, err := bench.Load(ctx, o.Benchmark, o.Format, bench.LoadOptions{Strict: o.Strict})
+	if err != nil {
+		return nil, nil, fmt.Errorf("pipeline.Run: %w", err)
+	}
+	for _, p := range problems {
+		_ = r.out.Warning(output.Warning{Message: "skipped " + p.String()})
+	}
+	if len(samples) == 0 {
+		return nil, nil, errs.Hint(nil, errs.ErrInput, fmt.Sprintf("pipeline.Run(%s): the benchmark has no valid sample (%d records skipped); check the file and {format}",
+			o.Benchmark, len(problems)))
+	}
+	return samples, problems, nil
+}
 
+// newManifest starts the run's manifest, noting the filters that are off.
+func (r *runner) newManifest(problems []bench.Problem) Manifest {
+	o := r.opts
+	m := Manifest{Benchmark: o.Benchmark, Format: string(o.Format), Model: r.model, Cutoff: r.cutoff, Alpha: o.Alpha,
+		Sequential: !o.FixedN, Started: r.started, Problems: problems, Resumed: map[string]int{}, Written: map[string]int{},
+		Rechecked: map[string]int{}, Settings: map[string]runkey.Settings{}}
+	if o.Reference != nil {
+		m.Reference = o.Reference.ID()
+	} else {
+		m.Notes = append(m.Notes, "no reference model: the context-independence filter is off and Ref is not computed")
+	}
+	if o.Index == nil {
+		m.Notes = append(m.Notes, "no reference index: the distinctiveness filter is off")
+	}
+	return m
+}
+
+// finish completes the manifest once the run has stopped, stopErr nil
+// when it went to its end.
+func (r *runner) finish(m *Manifest, stopErr error) {
+	m.WallSeconds = time.Since(r.started).Seconds()
+	m.Complete = stopErr == nil
+	if r.noScr != nil {
+		m.Notes = append(m.Notes, fmt.Sprintf("logit baselines skipped: %v", r.noScr))
+	}
+	if r.opts.LLMManifest != nil {
+		lm := r.opts.LLMManifest()
+		m.LLM = &lm
+	}
+}
+
+func (r *runner) run(ctx context.Context, samples []bench.Sample, m *Manifest, res *Result) error {
 	// Stage II first: it needs no model, so an unavailable endpoint later
 	// still leaves every patch verdict on disk.
 	patches, err := r.stage2(ctx, samples, m)
@@ -271,70 +295,73 @@ func (r *runner) run(ctx context.Context, samples []bench.Sample, m *Manifest, r
 	if err != nil {
 		return err
 	}
-	for _, name := range order {
-		rec := byRepo[name]
-		res.Repos = append(res.Repos, *rec)
-		m.CallsSaved += rec.CallsSaved
-		r.emit("repo_verdict", rec)
-	}
-
-	// Per-sample baselines.
+	r.keepRepos(order, byRepo, m, res)
 	bls, err := r.sampleBaselines(ctx, samples, m)
 	if err != nil {
 		return err
 	}
+	m.Counts = Counts{Samples: len(samples), Repos: len(order)}
+	r.countRepos(&m.Counts, order, byRepo)
+	contaminated := r.combineAll(samples, byRepo, patches, bls, &m.Counts, res)
+	return r.writeVerdicts(samples, contaminated, m, res)
+}
 
-	// Combine, write verdicts, clean subset.
-	contaminated := map[string]bool{}
-	c := Counts{Samples: len(samples), Repos: len(order)}
+// keepRepos puts the repositories' records, in name order, into the
+// result and the stream.
+func (r *runner) keepRepos(order []string, byRepo map[string]*RepoRecord, m *Manifest, res *Result) {
 	for _, name := range order {
-		switch rec := byRepo[name]; {
-		case rec.Verdict == repoprobe.Insufficient:
-			c.RepoInsufficient++
-		case rec.Verdict == repoprobe.NoClone:
-			c.RepoNoClone++
+		rec := byRepo[name]
+		res.Repos = append(res.Repos, *rec)
+		m.CallsSaved += rec.CallsSaved
+		r.emit(KindRepoVerdict, rec)
+	}
+}
+
+// countRepos counts the repositories' Stage I verdicts, warning of each
+// repository without a clone.
+func (r *runner) countRepos(c *Counts, order []string, byRepo map[string]*RepoRecord) {
+	for _, name := range order {
+		rec := byRepo[name]
+		c.addRepo(rec)
+		if rec.Verdict == repoprobe.NoClone {
 			_ = r.out.Warning(output.Warning{Message: rec.Reason + " (its samples are unjudged; a rerun retries them)"})
-		case rec.Present:
-			c.RepoPresent++
-		default:
-			c.RepoAbsent++
 		}
 	}
+}
+
+// combineAll combines each sample's stages into its verdict, kept in the
+// result and the stream, and counts them; it returns which samples are
+// contaminated.
+func (r *runner) combineAll(samples []bench.Sample, byRepo map[string]*RepoRecord, patches map[string]*patchcheck.Verdict,
+	bls map[string]BaselineRecord, c *Counts, res *Result) map[string]bool {
+	contaminated := map[string]bool{}
 	for _, s := range samples {
 		pv := patches[s.ID]
-		var bl *baselines.Scores
-		if b, ok := bls[s.ID]; ok {
-			bl = &b.Scores
-		}
-		v := Combine(s.ID, r.model, s.Repo, r.cutoff, o.Alpha, byRepo[s.Repo], pv, bl)
+		v := Combine(s.ID, r.model, s.Repo, r.cutoff, r.opts.Alpha, byRepo[s.Repo], pv, baselineScores(bls, s.ID))
 		res.Verdicts = append(res.Verdicts, v)
-		r.emit("verdict", v)
+		r.emit(KindVerdict, v)
 		contaminated[s.ID] = v.Contaminated
-		if v.Contaminated {
-			c.Contaminated++
-		} else {
-			c.Clean++
-			if rec := byRepo[s.Repo]; rec.Verdict == repoprobe.Insufficient || rec.Verdict == repoprobe.NoClone || pv == nil ||
-				pv.Verdict == patchcheck.Unknown || pv.Verdict == patchcheck.NotApplicable {
-				c.Flagged++
-			}
-		}
-		switch {
-		case pv == nil || pv.Verdict == patchcheck.Unknown:
-			c.PatchUnknown++
-		case pv.Verdict == patchcheck.NotApplicable:
-			c.PatchNA++
-		case pv.Present:
-			c.PatchPresent++
-		default:
-			c.PatchAbsent++
-		}
+		c.addSample(v.Contaminated, byRepo[s.Repo], pv)
 	}
-	m.Counts = c
+	return contaminated
+}
+
+// baselineScores is the sample's baseline scores, nil when it has none.
+func baselineScores(bls map[string]BaselineRecord, id string) *baselines.Scores {
+	if b, ok := bls[id]; ok {
+		return &b.Scores
+	}
+	return nil
+}
+
+// writeVerdicts writes verdicts.jsonl and the clean subset, noting in
+// the manifest what the subset holds.
+func (r *runner) writeVerdicts(samples []bench.Sample, contaminated map[string]bool, m *Manifest, res *Result) error {
+	dir := r.opts.OutDir
 	if err := jsonl.Rewrite(filepath.Join(dir, FileVerdicts), res.Verdicts); err != nil {
 		return err
 	}
-	cs, err := WriteClean(o.Benchmark, samples, contaminated, filepath.Join(dir, FileClean))
+	cs, err := WriteClean(r.opts.Benchmark, samples, contaminated, filepath.Join(dir, FileClean))
 	if err != nil {
 		return err
 	}
@@ -343,6 +370,51 @@ func (r *runner) run(ctx context.Context, samples []bench.Sample, m *Manifest, r
 		m.Notes = append(m.Notes, cs.Note)
 	}
 	return nil
+}
+
+// addRepo counts a repository's Stage I verdict.
+func (c *Counts) addRepo(rec *RepoRecord) {
+	switch {
+	case rec.Verdict == repoprobe.Insufficient:
+		c.RepoInsufficient++
+	case rec.Verdict == repoprobe.NoClone:
+		c.RepoNoClone++
+	case rec.Present:
+		c.RepoPresent++
+	default:
+		c.RepoAbsent++
+	}
+}
+
+// addSample counts a sample's combined verdict and its patch verdict pv
+// (nil: none); rec is its repository's record.
+func (c *Counts) addSample(contaminated bool, rec *RepoRecord, pv *patchcheck.Verdict) {
+	if contaminated {
+		c.Contaminated++
+	} else {
+		c.Clean++
+		if undecided(rec, pv) {
+			c.Flagged++
+		}
+	}
+	switch {
+	case pv == nil || pv.Verdict == patchcheck.Unknown:
+		c.PatchUnknown++
+	case pv.Verdict == patchcheck.NotApplicable:
+		c.PatchNA++
+	case pv.Present:
+		c.PatchPresent++
+	default:
+		c.PatchAbsent++
+	}
+}
+
+// undecided reports whether a stage could not tell: the repository is
+// insufficient or has no clone, or the patch is unchecked, unknown or not
+// applicable.
+func undecided(rec *RepoRecord, pv *patchcheck.Verdict) bool {
+	return rec.Verdict == repoprobe.Insufficient || rec.Verdict == repoprobe.NoClone || pv == nil ||
+		pv.Verdict == patchcheck.Unknown || pv.Verdict == patchcheck.NotApplicable
 }
 
 // count adds n to file's count in c, leaving a file with none out of the
@@ -486,18 +558,15 @@ func repoRecords(order []string, rs runkey.Settings, recs []RepoRecord, fresh ma
 func (r *runner) sampleBaselines(ctx context.Context, samples []bench.Sample, m *Manifest) (map[string]BaselineRecord, error) {
 	out := map[string]BaselineRecord{}
 	path := filepath.Join(r.opts.OutDir, FileBaselines)
+	bs := r.baselineSettings()
 	if !r.opts.Baselines {
-		bs := r.baselineSettings()
+		// Off: the scores of an earlier run with these settings still
+		// show in the verdicts.
 		if recs, err := jsonl.ReadFile[BaselineRecord](path); err == nil {
-			for _, b := range jsonl.Latest(recs, func(b BaselineRecord) string { return b.Key }) {
-				if b.Key == bs.ID(b.SampleID) {
-					out[b.SampleID] = b
-				}
-			}
+			baselinesUnder(out, jsonl.Latest(recs, func(b BaselineRecord) string { return b.Key }), bs)
 		}
 		return out, nil
 	}
-	bs := r.baselineSettings()
 	m.Settings[FileBaselines] = bs
 	all := r.opts.Recheck == runkey.RecheckAll
 	fresh := map[string]BaselineRecord{}
@@ -521,14 +590,20 @@ func (r *runner) sampleBaselines(ctx context.Context, samples []bench.Sample, m 
 		return out, err
 	}
 	if !all {
-		for _, b := range res.Records {
-			if b.Key == bs.ID(b.SampleID) {
-				out[b.SampleID] = b
-			}
-		}
+		baselinesUnder(out, res.Records, bs)
 	}
 	maps.Copy(out, fresh)
 	return out, nil
+}
+
+// baselinesUnder puts the records made under settings bs into out by
+// sample.
+func baselinesUnder(out map[string]BaselineRecord, recs []BaselineRecord, bs runkey.Settings) {
+	for _, b := range recs {
+		if b.Key == bs.ID(b.SampleID) {
+			out[b.SampleID] = b
+		}
+	}
 }
 
 // baseline scores sample s's gold patch; ok is false when there is

@@ -33,49 +33,75 @@ func globs(lang string) []string {
 // environment (no clone, no snapshot) rather than on the snapshot, so a
 // rerun retries them.
 func (r *runner) stage1(ctx context.Context, s bench.Sample) (rec RepoRecord, cacheable bool, err error) {
-	o := r.opts
-	rec = RepoRecord{Lang: s.Language, Alpha: o.Alpha}
+	rec = RepoRecord{Lang: s.Language, Alpha: r.opts.Alpha}
 	rec.Repo, rec.Model, rec.Cutoff = s.Repo, r.model, r.cutoff
-	insufficient := func(reason string) (RepoRecord, bool, error) {
-		rec.Verdict, rec.Reason, rec.PValue = repoprobe.Insufficient, reason, 1
-		return rec, false, nil
-	}
-	repo, err := o.Source.Repo(ctx, s)
+	files, err := r.cutoffFiles(ctx, s, &rec)
 	if err != nil {
-		if ctx.Err() != nil {
-			return rec, false, ctx.Err()
-		}
-		if errors.Is(err, errs.ErrNotFound) {
-			rec.Verdict, rec.Reason, rec.PValue = repoprobe.NoClone, err.Error(), 1
-			return rec, false, nil
-		}
-		return insufficient(fmt.Sprintf("cannot open the clone: %v", err))
+		// rec holds the verdict (no clone, insufficient) unless the run
+		// was cancelled.
+		return rec, false, ctx.Err()
 	}
-	snap, err := repo.Snapshot(ctx, o.Cutoff)
-	if err != nil {
-		if ctx.Err() != nil {
-			return rec, false, ctx.Err()
-		}
-		return insufficient(fmt.Sprintf("no cutoff snapshot: %v", err))
-	}
-	rec.SnapshotCommit = snap.Hash
-	files, err := readSnapshot(ctx, repo, snap.Hash, s.Language, o.MaxFiles)
-	if err != nil {
-		if ctx.Err() != nil {
-			return rec, false, ctx.Err()
-		}
-		return insufficient(fmt.Sprintf("cannot read snapshot %s: %v", short(snap.Hash), err))
-	}
-	rec.Files = len(files)
 	if len(files) == 0 {
-		rec.Verdict, rec.PValue = repoprobe.Insufficient, 1
-		rec.Reason = fmt.Sprintf("no %s source files in snapshot %s", langName(s.Language), short(snap.Hash))
+		rec.notProbed(repoprobe.Insufficient, fmt.Sprintf("no %s source files in snapshot %s", langName(s.Language), short(rec.SnapshotCommit)))
 		return rec, true, nil
 	}
-	r.progress("stage I", 0, 0, fmt.Sprintf("%s: mining %d files at %s", s.Repo, len(files), short(snap.Hash)))
-	pats, err := repoprobe.Mine(ctx, files, repoprobe.MineOptions{Freq: o.Index, MaxRepoFrac: o.MaxRepoFrac})
+	qs, err := r.selectQueries(ctx, s, files, &rec)
 	if err != nil {
 		return rec, false, err
+	}
+	if err := r.probe(ctx, s, qs, &rec); err != nil {
+		return rec, false, err
+	}
+	if err := r.repoBaselines(ctx, s, files, &rec); err != nil {
+		return rec, false, err
+	}
+	return rec, true, nil
+}
+
+// notProbed sets the verdict of a repository Stage I could not probe:
+// its p-value is 1.
+func (rec *RepoRecord) notProbed(verdict, reason string) {
+	rec.Verdict, rec.Reason, rec.PValue = verdict, reason, 1
+}
+
+// cutoffFiles reads the source files of s's repository at the cutoff
+// snapshot into rec (the snapshot commit, the file count). When the clone
+// or the snapshot cannot be had it returns the error and rec gets the
+// verdict: no_clone when there is no clone, insufficient otherwise.
+func (r *runner) cutoffFiles(ctx context.Context, s bench.Sample, rec *RepoRecord) ([]repoprobe.File, error) {
+	repo, err := r.opts.Source.Repo(ctx, s)
+	if errors.Is(err, errs.ErrNotFound) {
+		rec.notProbed(repoprobe.NoClone, err.Error())
+		return nil, err
+	}
+	if err != nil {
+		rec.notProbed(repoprobe.Insufficient, fmt.Sprintf("cannot open the clone: %v", err))
+		return nil, err
+	}
+	snap, err := repo.Snapshot(ctx, r.opts.Cutoff)
+	if err != nil {
+		rec.notProbed(repoprobe.Insufficient, fmt.Sprintf("no cutoff snapshot: %v", err))
+		return nil, err
+	}
+	rec.SnapshotCommit = snap.Hash
+	files, err := readSnapshot(ctx, repo, snap.Hash, s.Language, r.opts.MaxFiles)
+	if err != nil {
+		rec.notProbed(repoprobe.Insufficient, fmt.Sprintf("cannot read snapshot %s: %v", short(snap.Hash), err))
+		return nil, err
+	}
+	rec.Files = len(files)
+	return files, nil
+}
+
+// selectQueries mines the snapshot's files for patterns and selects the
+// signature snippets to probe with (distinctive, context-independent),
+// counting both in rec.
+func (r *runner) selectQueries(ctx context.Context, s bench.Sample, files []repoprobe.File, rec *RepoRecord) ([]repoprobe.Query, error) {
+	o := r.opts
+	r.progress("stage I", 0, 0, fmt.Sprintf("%s: mining %d files at %s", s.Repo, len(files), short(rec.SnapshotCommit)))
+	pats, err := repoprobe.Mine(ctx, files, repoprobe.MineOptions{Freq: o.Index, MaxRepoFrac: o.MaxRepoFrac})
+	if err != nil {
+		return nil, err
 	}
 	rec.Patterns = map[repoprobe.PatternKind]int{}
 	for _, p := range pats {
@@ -88,39 +114,53 @@ func (r *runner) stage1(ctx context.Context, s bench.Sample) (rec RepoRecord, ca
 		MaxQueries: o.MaxQueries, Seed: uint64(o.Seed), NoDistinct: o.Index == nil, NoContext: o.Reference == nil,
 	})
 	if err != nil {
-		return rec, false, fmt.Errorf("select signature snippets of %s: %w", s.Repo, err)
+		return nil, fmt.Errorf("select signature snippets of %s: %w", s.Repo, err)
 	}
 	rec.Select = &st
+	return qs, nil
+}
+
+// probe probes the target with the queries and puts its verdict in rec.
+func (r *runner) probe(ctx context.Context, s bench.Sample, qs []repoprobe.Query, rec *RepoRecord) error {
+	o := r.opts
 	r.progress("stage I", 0, 0, fmt.Sprintf("%s: probing %d signature snippets", s.Repo, len(qs)))
 	v, err := repoprobe.Probe(ctx, o.Target, s.Repo, qs, repoprobe.ProbeOptions{
 		Samples: o.Samples, Temperature: o.Temperature, MaxTokens: o.MaxTokens, Seed: o.Seed,
 		P0: o.P0, Lang: s.Language, Alpha: o.Alpha, MinQueries: o.MinQueries, Sequential: !o.FixedN,
-		Log: r.probes, Cutoff: r.cutoff, SnapshotCommit: snap.Hash,
+		Log: r.probes, Cutoff: r.cutoff, SnapshotCommit: rec.SnapshotCommit,
 	})
 	if err != nil {
-		return rec, false, fmt.Errorf("probe %s: %w", s.Repo, err)
+		return fmt.Errorf("probe %s: %w", s.Repo, err)
 	}
 	v.Model, v.Cutoff = r.model, r.cutoff
 	rec.RepoVerdict = v
-	if o.Baselines && r.scorer != nil {
-		texts := make([][]byte, len(files))
-		for i, f := range files {
-			texts[i] = f.Content
-		}
-		sc, err := r.scorer.Mean(ctx, baselines.Snippets(texts, o.BaselineSnippets, 40))
-		switch {
-		case err == nil:
-			rec.Baselines = &sc
-		case errors.Is(err, errs.ErrUnsupported):
-			r.noScore(err)
-			rec.BaselineNote = "target cannot score log-probabilities"
-		case errors.Is(err, errs.ErrInput):
-			rec.BaselineNote = err.Error()
-		default:
-			return rec, false, fmt.Errorf("baselines of %s: %w", s.Repo, err)
-		}
+	return nil
+}
+
+// repoBaselines scores snippets of the snapshot's files with the logit
+// baselines into rec, when they are on; a target that cannot score, or a
+// text it cannot score, leaves a note instead.
+func (r *runner) repoBaselines(ctx context.Context, s bench.Sample, files []repoprobe.File, rec *RepoRecord) error {
+	if !r.opts.Baselines || r.scorer == nil {
+		return nil
 	}
-	return rec, true, nil
+	texts := make([][]byte, len(files))
+	for i, f := range files {
+		texts[i] = f.Content
+	}
+	sc, err := r.scorer.Mean(ctx, baselines.Snippets(texts, r.opts.BaselineSnippets, 40))
+	switch {
+	case err == nil:
+		rec.Baselines = &sc
+	case errors.Is(err, errs.ErrUnsupported):
+		r.noScore(err)
+		rec.BaselineNote = "target cannot score log-probabilities"
+	case errors.Is(err, errs.ErrInput):
+		rec.BaselineNote = err.Error()
+	default:
+		return fmt.Errorf("baselines of %s: %w", s.Repo, err)
+	}
+	return nil
 }
 
 // readSnapshot reads the source files of the snapshot, at most max of them
@@ -131,13 +171,7 @@ func readSnapshot(ctx context.Context, repo *gitrepo.Repo, rev, lang string, max
 		return nil, err
 	}
 	sort.Strings(paths)
-	if max > 0 && len(paths) > max {
-		picked := make([]string, 0, max)
-		for i := 0; i < max; i++ {
-			picked = append(picked, paths[i*len(paths)/max])
-		}
-		paths = picked
-	}
+	paths = spread(paths, max)
 	contents, err := repo.ReadFiles(ctx, rev, paths)
 	if err != nil {
 		return nil, err
@@ -151,6 +185,18 @@ func readSnapshot(ctx context.Context, repo *gitrepo.Repo, rev, lang string, max
 		out = append(out, repoprobe.File{Path: p, Content: c})
 	}
 	return out, nil
+}
+
+// spread picks at most max of paths, evenly spaced (max ≤ 0: all).
+func spread(paths []string, max int) []string {
+	if max <= 0 || len(paths) <= max {
+		return paths
+	}
+	picked := make([]string, 0, max)
+	for i := 0; i < max; i++ {
+		picked = append(picked, paths[i*len(paths)/max])
+	}
+	return picked
 }
 
 func langName(lang string) string {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/audit/baselines"
@@ -14,6 +15,7 @@ import (
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/output"
 )
 
 func TestStageScores(t *testing.T) {
@@ -129,9 +131,11 @@ func TestWriteClean(t *testing.T) {
 	}
 }
 
-func TestEvaluate(t *testing.T) {
+// evalRecords are Stage I records of five repositories for the
+// evaluation tests.
+func evalRecords() []RepoRecord {
 	ref := func(x float64) *float64 { return &x }
-	recs := []RepoRecord{
+	return []RepoRecord{
 		{RepoVerdict: repoprobe.RepoVerdict{Repo: "a", Model: "m", Verdict: repoprobe.Present, Present: true, PValue: 1e-6, Queries: 20},
 			Baselines: &baselines.Scores{Loss: 1, MinK: -2, Ref: ref(-1), RefLoss: ref(2)}},
 		{RepoVerdict: repoprobe.RepoVerdict{Repo: "b", Model: "m", Verdict: repoprobe.Absent, PValue: 0.3, Queries: 20},
@@ -141,11 +145,22 @@ func TestEvaluate(t *testing.T) {
 		{RepoVerdict: repoprobe.RepoVerdict{Repo: "d", Model: "m", Verdict: repoprobe.Insufficient, PValue: 1}},
 		{RepoVerdict: repoprobe.RepoVerdict{Repo: "e", Model: "m", Verdict: repoprobe.Absent, PValue: 0.5, Queries: 20}},
 	}
+}
+
+func TestEvaluate(t *testing.T) {
+	recs := evalRecords()
 	labels := map[string]bool{"a": true, "b": false, "c": false, "d": true, "z": true}
 	ev, err := EvaluateRepos(recs, labels, "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkRepoEval(t, ev)
+	checkCombinedEval(t, recs)
+}
+
+// checkRepoEval checks EvaluateRepos on evalRecords.
+func checkRepoEval(t *testing.T, ev *StageEval) {
+	t.Helper()
 	bc := ev.Methods[0]
 	// Scores −log10 p: a 6 (+), b 0.52 (−), c 2 (−), d 0 (+). Pairs (+,−):
 	// (a,b) (a,c) win, (d,b) (d,c) lose: AUC 0.5. Verdicts: TPR 1/2, FPR 1/2.
@@ -167,7 +182,12 @@ func TestEvaluate(t *testing.T) {
 	if r := rows[baselines.MethodRef]; r.N != 2 || *r.AUC != 1 || r.TPR != 1 || r.FPR != 0 || r.Decision != "youden" {
 		t.Errorf("ref row %+v", r)
 	}
+}
 
+// checkCombinedEval checks EvaluateCombined on verdicts combined from the
+// first two of recs, and its usage and input errors.
+func checkCombinedEval(t *testing.T, recs []RepoRecord) {
+	t.Helper()
 	vs := []rescore.Verdict{
 		Combine("s1", "m", "a", "", 0.05, &recs[0], &patchcheck.Verdict{Verdict: patchcheck.Present, Present: true, Score: 1, Threshold: 0.7}, nil),
 		Combine("s2", "m", "b", "", 0.05, &recs[1], &patchcheck.Verdict{Verdict: patchcheck.Present, Present: true, Score: 1, Threshold: 0.7}, nil),
@@ -196,5 +216,47 @@ func TestPageEmptyDir(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, FileManifest), []byte("{bad"), 0o644)
 	if _, err := Page(dir); !errors.Is(err, errs.ErrInput) {
 		t.Errorf("bad manifest: err = %v, want ErrInput", err)
+	}
+}
+
+// TestReplayOtherCommands: a directory holding only other commands'
+// outputs (an evaluation, the testbed) replays them as records, with no
+// summary, and the page built from that stream has their sections only.
+func TestReplayOtherCommands(t *testing.T) {
+	dir := t.TempDir()
+	ev := `{"stage":"repo","methods":[{"method":"benchchecker","n":4,"positives":2,"negatives":2,"auc":0.75,"tpr":1,"fpr":0.5,"decision":"verdict"}]}`
+	tb := `{"target":"t","summary":[{"config":"full","tpr":1,"fpr":0}],"notes":["a note"]}`
+	for name, text := range map[string]string{"eval-repo.json": ev, "eval-empty.json": `{"stage":"patch","methods":[]}`, FileTestbed: tb} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var c output.Collect
+	if err := Replay(dir, &c); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, m := range c.Messages {
+		if m.Record == nil {
+			t.Fatalf("replay sent %+v, want records only (no manifest: no summary)", m)
+		}
+		kinds = append(kinds, m.Record.Kind)
+	}
+	if want := []string{KindStageEval, KindTestbed}; !slices.Equal(kinds, want) {
+		t.Errorf("replayed kinds %v, want %v (an evaluation without methods is not shown)", kinds, want)
+	}
+	p, err := BuildPage(c.Messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range p.Sections {
+		ids = append(ids, s.ID)
+	}
+	if want := []string{"evaluation", "testbed"}; !slices.Equal(ids, want) {
+		t.Errorf("sections %v, want %v", ids, want)
+	}
+	if !p.Generated.IsZero() {
+		t.Errorf("a page without a manifest has a stamp: %v", p.Generated)
 	}
 }

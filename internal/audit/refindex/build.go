@@ -187,16 +187,11 @@ func Build(ctx context.Context, sources []Source, opts Options) (*Index, error) 
 		opts.Exts = DefaultExts
 	}
 	b := newBuilder(opts)
-	plans := make([]plan, len(sources))
-	for i, s := range sources {
-		p, err := planSource(s, opts)
-		if err != nil {
-			for _, q := range plans[:i] {
-				q.close()
-			}
-			return nil, err
-		}
-		plans[i] = p
+	plans, err := planAll(sources, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range plans {
 		b.prog.Total += p.total
 	}
 	defer func() {
@@ -210,6 +205,23 @@ func Build(ctx context.Context, sources []Source, opts Options) (*Index, error) 
 		}
 	}
 	return b.index()
+}
+
+// planAll opens and lists every source; on an error the ones opened are
+// closed again.
+func planAll(sources []Source, opts Options) ([]plan, error) {
+	plans := make([]plan, len(sources))
+	for i, s := range sources {
+		p, err := planSource(s, opts)
+		if err != nil {
+			for _, q := range plans[:i] {
+				q.close()
+			}
+			return nil, err
+		}
+		plans[i] = p
+	}
+	return plans, nil
 }
 
 // plan is a source opened and listed, ready to read.
@@ -226,15 +238,7 @@ func planSource(s Source, opts Options) (plan, error) {
 	}
 	kind := s.Kind
 	if kind == KindAuto {
-		ext := strings.ToLower(filepath.Ext(s.Path))
-		switch {
-		case st.IsDir():
-			kind = KindDir
-		case ext == ".zip" || ext == ".jar":
-			kind = KindZip
-		case ext == ".parquet":
-			kind = KindParquet
-		default:
+		if kind = autoKind(s.Path, st); kind == KindAuto {
 			return plan{}, fmt.Errorf("refindex.Build: corpus %s: %w: want a directory, a .zip/.jar or a .parquet file", s.Path, errs.ErrUsage)
 		}
 	}
@@ -247,6 +251,21 @@ func planSource(s Source, opts Options) (plan, error) {
 		return planParquet(s)
 	}
 	return plan{}, fmt.Errorf("refindex.Build: corpus %s: %w: unknown kind %q", s.Path, errs.ErrUsage, kind)
+}
+
+// autoKind is the kind of the corpus at path: a directory, a ZIP (or
+// JAR) or a Parquet file by its extension; KindAuto when none.
+func autoKind(path string, st os.FileInfo) Kind {
+	ext := strings.ToLower(filepath.Ext(path))
+	switch {
+	case st.IsDir():
+		return KindDir
+	case ext == ".zip" || ext == ".jar":
+		return KindZip
+	case ext == ".parquet":
+		return KindParquet
+	}
+	return KindAuto
 }
 
 // member is one file of a DIR or ZIP source.
@@ -298,25 +317,34 @@ func (g *groups) plan(s Source, closer func()) plan {
 	return plan{total: total, close: closer, run: func(ctx context.Context, b *builder) error {
 		var buf bytes.Buffer
 		for _, name := range g.names {
-			r := b.repo(s.Prefix + name)
-			for _, m := range g.files[name] {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				if err := readMember(m, &buf); err != nil {
-					return err
-				}
-				data := buf.Bytes()
-				if !isBinary(data) {
-					b.add(r, data)
-				}
-				b.prog.Files++
-				b.prog.Bytes += m.size
-				b.progress(s.Path)
+			if err := g.read(ctx, b, s, name, &buf); err != nil {
+				return err
 			}
 		}
 		return nil
 	}}
+}
+
+// read indexes the files of repository name, binary ones counted but not
+// indexed.
+func (g *groups) read(ctx context.Context, b *builder, s Source, name string, buf *bytes.Buffer) error {
+	r := b.repo(s.Prefix + name)
+	for _, m := range g.files[name] {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := readMember(m, buf); err != nil {
+			return err
+		}
+		data := buf.Bytes()
+		if !isBinary(data) {
+			b.add(r, data)
+		}
+		b.prog.Files++
+		b.prog.Bytes += m.size
+		b.progress(s.Path)
+	}
+	return nil
 }
 
 func readMember(m member, buf *bytes.Buffer) error {
@@ -350,36 +378,47 @@ func planDir(s Source, opts Options) (plan, error) {
 		if skipName(name) || slices.Contains(s.Skip, name) {
 			continue
 		}
-		root := filepath.Join(s.Path, name)
-		err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				if p != root && skipName(d.Name()) {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !d.Type().IsRegular() || skipName(d.Name()) {
-				return nil
-			}
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(s.Path, p)
-			if !wantFile(filepath.ToSlash(rel), info.Size(), opts) {
-				return nil
-			}
-			g.add(name, member{name: p, size: info.Size(), open: func() (io.ReadCloser, error) { return os.Open(p) }})
-			return nil
-		})
-		if err != nil {
+		if err := g.addTree(s, opts, name); err != nil {
 			return plan{}, fmt.Errorf("refindex.Build: corpus %s: walk: %w: %w", s.Path, err, errs.ErrInput)
 		}
 	}
 	return g.plan(s, func() {}), nil
+}
+
+// addTree adds the wanted files under the top-level entry name of a DIR
+// source, as repository name; hidden entries and caches are skipped.
+func (g *groups) addTree(s Source, opts Options, name string) error {
+	root := filepath.Join(s.Path, name)
+	return filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != root && skipName(d.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		return g.addDirFile(s, opts, name, p, d)
+	})
+}
+
+// addDirFile adds file p of a DIR source to repository name when it is
+// a regular file the options want.
+func (g *groups) addDirFile(s Source, opts Options, name, p string, d os.DirEntry) error {
+	if !d.Type().IsRegular() || skipName(d.Name()) {
+		return nil
+	}
+	info, err := d.Info()
+	if err != nil {
+		return err
+	}
+	rel, _ := filepath.Rel(s.Path, p)
+	if !wantFile(filepath.ToSlash(rel), info.Size(), opts) {
+		return nil
+	}
+	g.add(name, member{name: p, size: info.Size(), open: func() (io.ReadCloser, error) { return os.Open(p) }})
+	return nil
 }
 
 // planZip lists a ZIP archive: the first path element of an entry names

@@ -257,112 +257,169 @@ func Load(path string) (*Index, error) {
 
 // Decode parses an index from data; name labels errors.
 func Decode(data []byte, name string) (*Index, error) {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("refindex.Load(%s): %w: %s (rebuild the index with 'benchforge index build')", name, errs.ErrInput, fmt.Sprintf(format, args...))
+	d := &decoder{name: name}
+	h, err := d.header(data)
+	if err != nil {
+		return nil, err
 	}
-	if len(data) < headerSize+4 {
-		if len(data) >= len(magic) && string(data[:len(magic)]) != magic {
-			return nil, bad("not a reference index (bad magic)")
-		}
-		return nil, bad("truncated: %d bytes, shorter than the header", len(data))
+	d.payload = data[headerSize : len(data)-4]
+	// Every word and name takes at least 3 resp. 1 payload bytes, which
+	// bounds the counts before anything is allocated.
+	if h.nwords > uint64(len(d.payload))/3 || h.nnames > uint64(len(d.payload)) || h.nnames > h.repos || h.repos > 1<<40 {
+		return nil, d.bad("inconsistent header: %d words, %d names, %d repositories in %d bytes", h.nwords, h.nnames, h.repos, len(d.payload))
 	}
-	if string(data[:8]) != magic {
-		return nil, bad("not a reference index (bad magic)")
+	if h.nwords >= 1<<32-1 {
+		return nil, d.bad("%d words: too many", h.nwords)
+	}
+	ix := &Index{repos: int(h.repos), offs: make([]uint32, 1, h.nwords+1), counts: make([]uint32, 0, h.nwords)}
+	ix.blob = make([]byte, 0, len(d.payload))
+	if err := d.words(ix, h.nwords); err != nil {
+		return nil, err
+	}
+	if err := d.names(ix, h.nnames); err != nil {
+		return nil, err
+	}
+	if d.pos != len(d.payload) {
+		return nil, d.bad("%d trailing payload bytes", len(d.payload)-d.pos)
+	}
+	ix.blob = ix.blob[:len(ix.blob):len(ix.blob)]
+	ix.buildTable()
+	return ix, nil
+}
+
+// decoder reads an index file's payload from pos; name labels errors.
+type decoder struct {
+	name    string
+	payload []byte
+	pos     int
+}
+
+// bad is a decoding error: the file is not a valid index.
+func (d *decoder) bad(format string, args ...any) error {
+	return fmt.Errorf("refindex.Load(%s): %w: %s (rebuild the index with 'benchforge index build')", d.name, errs.ErrInput, fmt.Sprintf(format, args...))
+}
+
+// fileHeader is the counts of an index file's header.
+type fileHeader struct{ repos, nwords, nnames uint64 }
+
+// header checks the file's frame — magic, version, word definition,
+// payload length, checksum — and returns its header's counts.
+func (d *decoder) header(data []byte) (fileHeader, error) {
+	if err := d.checkMagic(data); err != nil {
+		return fileHeader{}, err
 	}
 	if v := binary.LittleEndian.Uint32(data[8:]); v != version {
-		return nil, bad("format version %d, this build reads version %d", v, version)
+		return fileHeader{}, d.bad("format version %d, this build reads version %d", v, version)
 	}
-	if d := binary.LittleEndian.Uint32(data[12:]); d != wordDef {
-		return nil, bad("word definition %d, this build uses %d", d, wordDef)
+	if w := binary.LittleEndian.Uint32(data[12:]); w != wordDef {
+		return fileHeader{}, d.bad("word definition %d, this build uses %d", w, wordDef)
 	}
-	repos := binary.LittleEndian.Uint64(data[16:])
-	nwords := binary.LittleEndian.Uint64(data[24:])
-	nnames := binary.LittleEndian.Uint64(data[32:])
-	plen := binary.LittleEndian.Uint64(data[40:])
-	if plen != uint64(len(data)-headerSize-4) {
-		return nil, bad("truncated or padded: header says %d payload bytes, file has %d", plen, len(data)-headerSize-4)
+	h := fileHeader{repos: binary.LittleEndian.Uint64(data[16:]), nwords: binary.LittleEndian.Uint64(data[24:]), nnames: binary.LittleEndian.Uint64(data[32:])}
+	if plen := binary.LittleEndian.Uint64(data[40:]); plen != uint64(len(data)-headerSize-4) {
+		return fileHeader{}, d.bad("truncated or padded: header says %d payload bytes, file has %d", plen, len(data)-headerSize-4)
 	}
 	body := data[:len(data)-4]
 	if got, want := crc32.Checksum(body, castagnoli), binary.LittleEndian.Uint32(data[len(data)-4:]); got != want {
-		return nil, bad("checksum mismatch (file corrupted)")
+		return fileHeader{}, d.bad("checksum mismatch (file corrupted)")
 	}
-	payload := body[headerSize:]
-	// Every word and name takes at least 3 resp. 1 payload bytes, which
-	// bounds the counts before anything is allocated.
-	if nwords > uint64(len(payload))/3 || nnames > uint64(len(payload)) || nnames > repos || repos > 1<<40 {
-		return nil, bad("inconsistent header: %d words, %d names, %d repositories in %d bytes", nwords, nnames, repos, len(payload))
-	}
-	if nwords >= 1<<32-1 {
-		return nil, bad("%d words: too many", nwords)
-	}
-	ix := &Index{repos: int(repos), offs: make([]uint32, 1, nwords+1), counts: make([]uint32, 0, nwords)}
-	ix.blob = make([]byte, 0, len(payload))
-	pos := 0
-	uv := func(what string) (uint64, error) {
-		v, n := binary.Uvarint(payload[pos:])
-		if n <= 0 {
-			return 0, bad("payload offset %d: bad %s", pos, what)
+	return h, nil
+}
+
+// checkMagic checks that data is long enough for a header and starts
+// with the magic.
+func (d *decoder) checkMagic(data []byte) error {
+	if len(data) < headerSize+4 {
+		if len(data) >= len(magic) && string(data[:len(magic)]) != magic {
+			return d.bad("not a reference index (bad magic)")
 		}
-		pos += n
-		return v, nil
+		return d.bad("truncated: %d bytes, shorter than the header", len(data))
 	}
+	if string(data[:8]) != magic {
+		return d.bad("not a reference index (bad magic)")
+	}
+	return nil
+}
+
+// uvarint reads the varint at pos; what names it in the error.
+func (d *decoder) uvarint(what string) (uint64, error) {
+	v, n := binary.Uvarint(d.payload[d.pos:])
+	if n <= 0 {
+		return 0, d.bad("payload offset %d: bad %s", d.pos, what)
+	}
+	d.pos += n
+	return v, nil
+}
+
+// words reads the n front-coded words and their repository counts into
+// ix: sorted, each counted in 1 to ix.repos repositories.
+func (d *decoder) words(ix *Index, n uint64) error {
 	var prev []byte
-	for i := uint64(0); i < nwords; i++ {
-		p, err := uv("prefix length")
+	for i := uint64(0); i < n; i++ {
+		w, err := d.word(ix, i, prev)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		s, err := uv("suffix length")
+		c, err := d.uvarint("count")
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if p > uint64(len(prev)) || s > uint64(len(payload)-pos) || p+s == 0 || p+s > MaxStoredWordLen {
-			return nil, bad("word %d: bad lengths (prefix %d, suffix %d)", i, p, s)
-		}
-		start := len(ix.blob)
-		ix.blob = append(ix.blob, prev[:p]...)
-		ix.blob = append(ix.blob, payload[pos:pos+int(s)]...)
-		pos += int(s)
-		w := ix.blob[start:]
-		if i > 0 && bytes.Compare(prev, w) >= 0 {
-			return nil, bad("word %d %q: not in sorted order", i, w)
-		}
-		c, err := uv("count")
-		if err != nil {
-			return nil, err
-		}
-		if c == 0 || c > repos {
-			return nil, bad("word %q: repository count %d outside [1, %d]", w, c, repos)
+		if c == 0 || c > uint64(ix.repos) {
+			return d.bad("word %q: repository count %d outside [1, %d]", w, c, ix.repos)
 		}
 		if uint64(len(ix.blob)) >= 1<<32 {
-			return nil, bad("word text exceeds 4 GiB")
+			return d.bad("word text exceeds 4 GiB")
 		}
 		ix.offs = append(ix.offs, uint32(len(ix.blob)))
 		ix.counts = append(ix.counts, uint32(c))
 		prev = w
 	}
-	ix.names = make([]string, 0, nnames)
-	for i := uint64(0); i < nnames; i++ {
-		l, err := uv("name length")
+	return nil
+}
+
+// word reads word i — a prefix of the previous word prev and a suffix —
+// onto ix.blob and returns it.
+func (d *decoder) word(ix *Index, i uint64, prev []byte) ([]byte, error) {
+	p, err := d.uvarint("prefix length")
+	if err != nil {
+		return nil, err
+	}
+	s, err := d.uvarint("suffix length")
+	if err != nil {
+		return nil, err
+	}
+	if p > uint64(len(prev)) || s > uint64(len(d.payload)-d.pos) || p+s == 0 || p+s > MaxStoredWordLen {
+		return nil, d.bad("word %d: bad lengths (prefix %d, suffix %d)", i, p, s)
+	}
+	start := len(ix.blob)
+	ix.blob = append(ix.blob, prev[:p]...)
+	ix.blob = append(ix.blob, d.payload[d.pos:d.pos+int(s)]...)
+	d.pos += int(s)
+	w := ix.blob[start:]
+	if i > 0 && bytes.Compare(prev, w) >= 0 {
+		return nil, d.bad("word %d %q: not in sorted order", i, w)
+	}
+	return w, nil
+}
+
+// names reads the n repository names into ix, sorted and distinct.
+func (d *decoder) names(ix *Index, n uint64) error {
+	ix.names = make([]string, 0, n)
+	for i := uint64(0); i < n; i++ {
+		l, err := d.uvarint("name length")
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if l == 0 || l > uint64(len(payload)-pos) {
-			return nil, bad("repository name %d: bad length %d", i, l)
+		if l == 0 || l > uint64(len(d.payload)-d.pos) {
+			return d.bad("repository name %d: bad length %d", i, l)
 		}
-		n := string(payload[pos : pos+int(l)])
-		pos += int(l)
-		if i > 0 && ix.names[i-1] >= n {
-			return nil, bad("repository name %q: not in sorted order", n)
+		name := string(d.payload[d.pos : d.pos+int(l)])
+		d.pos += int(l)
+		if i > 0 && ix.names[i-1] >= name {
+			return d.bad("repository name %q: not in sorted order", name)
 		}
-		ix.names = append(ix.names, n)
+		ix.names = append(ix.names, name)
 	}
-	if pos != len(payload) {
-		return nil, bad("%d trailing payload bytes", len(payload)-pos)
-	}
-	ix.blob = ix.blob[:len(ix.blob):len(ix.blob)]
-	ix.buildTable()
-	return ix, nil
+	return nil
 }
 
 // sortedUnique sorts names and drops duplicates.

@@ -33,13 +33,7 @@ func Merge(shards ...*Index) (*Index, error) {
 		names = append(names, s.names...)
 	}
 	sort.Strings(names)
-	var dups []string
-	for i := 1; i < len(names); i++ {
-		if names[i] == names[i-1] && (len(dups) == 0 || dups[len(dups)-1] != names[i]) {
-			dups = append(dups, names[i])
-		}
-	}
-	if len(dups) > 0 {
+	if dups := duplicates(names); len(dups) > 0 {
 		more := ""
 		if len(dups) > 5 {
 			more = fmt.Sprintf(" and %d more", len(dups)-5)
@@ -47,7 +41,27 @@ func Merge(shards ...*Index) (*Index, error) {
 		}
 		return nil, fmt.Errorf("refindex.Merge: %w: repositories in more than one shard: %s%s (build shards over disjoint repositories)", errs.ErrInput, strings.Join(dups, ", "), more)
 	}
-	// k-way merge of the sorted word lists.
+	words, counts, err := mergeWords(shards)
+	if err != nil {
+		return nil, err
+	}
+	return newIndex(repos, names, words, counts)
+}
+
+// duplicates is the names that occur more than once in sorted, once each.
+func duplicates(sorted []string) []string {
+	var dups []string
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] == sorted[i-1] && (len(dups) == 0 || dups[len(dups)-1] != sorted[i]) {
+			dups = append(dups, sorted[i])
+		}
+	}
+	return dups
+}
+
+// mergeWords is the k-way merge of the shards' sorted word lists, the
+// counts of a word in several shards added.
+func mergeWords(shards []*Index) ([]string, []uint32, error) {
 	h := &cursors{}
 	for _, s := range shards {
 		if s.Words() > 0 {
@@ -64,21 +78,16 @@ func Merge(shards ...*Index) (*Index, error) {
 		if k := len(words) - 1; k >= 0 && words[k] == w {
 			n += uint64(counts[k])
 			if n > 1<<32-1 {
-				return nil, fmt.Errorf("refindex.Merge: %w: word %q in more than 2^32-1 repositories", errs.ErrInput, w)
+				return nil, nil, fmt.Errorf("refindex.Merge: %w: word %q in more than 2^32-1 repositories", errs.ErrInput, w)
 			}
 			counts[k] = uint32(n)
 		} else {
 			words = append(words, w)
 			counts = append(counts, uint32(n))
 		}
-		c.i++
-		if c.i == c.ix.Words() {
-			heap.Pop(h)
-		} else {
-			heap.Fix(h, 0)
-		}
+		h.advance()
 	}
-	return newIndex(repos, names, words, counts)
+	return words, counts, nil
 }
 
 type cursor struct {
@@ -101,6 +110,18 @@ func (h *cursors) Pop() any {
 	return x
 }
 
+// advance moves the first cursor to its next word, dropping it at its
+// shard's end.
+func (h *cursors) advance() {
+	c := &h.items[0]
+	c.i++
+	if c.i == c.ix.Words() {
+		heap.Pop(h)
+	} else {
+		heap.Fix(h, 0)
+	}
+}
+
 // ImportCSV reads a word,count[,repos] CSV (one word per row, count = the
 // number of repositories containing it) as produced by the SQL in the
 // package documentation, and returns an index of repos anonymous
@@ -115,11 +136,7 @@ func ImportCSV(r io.Reader, name string, repos int) (*Index, error) {
 	cr := csv.NewReader(bufio.NewReaderSize(r, 1<<20))
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
-	bad := func(line int, format string, args ...any) error {
-		return fmt.Errorf("refindex.ImportCSV(%s:%d): %w: %s", name, line, errs.ErrInput, fmt.Sprintf(format, args...))
-	}
-	m := map[string]uint64{}
-	total, maxCount := 0, uint64(0)
+	ci := &csvImport{name: name, counts: map[string]uint64{}}
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -131,58 +148,98 @@ func ImportCSV(r io.Reader, name string, repos int) (*Index, error) {
 			if errors.As(err, &pe) {
 				line = pe.Line
 			}
-			return nil, bad(line, "%v", err)
+			return nil, ci.bad(line, "%v", err)
 		}
 		line, _ := cr.FieldPos(0)
-		if len(rec) < 2 || len(rec) > 3 {
-			return nil, bad(line, "%d columns, want word,count[,repos]", len(rec))
+		if err := ci.row(line, rec); err != nil {
+			return nil, err
 		}
-		c, err := strconv.ParseUint(strings.TrimSpace(rec[1]), 10, 32)
-		if err != nil {
-			if line == 1 {
-				continue // header
-			}
-			return nil, bad(line, "count %q is not a non-negative integer", rec[1])
-		}
-		w := rec[0]
-		if !IsWord(w) || len(w) > MaxStoredWordLen {
-			return nil, bad(line, "%q is not a word ([A-Za-z_$][A-Za-z0-9_$]*, Unicode letters allowed, at most %d bytes)", w, MaxStoredWordLen)
-		}
-		if len(rec) == 3 {
-			t, err := strconv.Atoi(strings.TrimSpace(rec[2]))
-			if err != nil || t <= 0 {
-				return nil, bad(line, "repository total %q is not a positive integer", rec[2])
-			}
-			if total != 0 && t != total {
-				return nil, bad(line, "repository total %d differs from %d on an earlier row", t, total)
-			}
-			total = t
-		}
-		if c == 0 {
-			continue
-		}
-		m[w] += c
-		maxCount = max(maxCount, m[w])
 	}
-	switch {
-	case repos > 0 && total > 0 && repos != total:
-		return nil, fmt.Errorf("refindex.ImportCSV(%s): %w: --repos %d disagrees with the file's repository total %d", name, errs.ErrUsage, repos, total)
-	case repos == 0 && total > 0:
-		repos = total
-	case repos == 0:
-		repos = int(maxCount)
+	repos, err := ci.repos(repos)
+	if err != nil {
+		return nil, err
 	}
-	if maxCount > uint64(repos) {
-		return nil, fmt.Errorf("refindex.ImportCSV(%s): %w: a word is in %d repositories, more than the total %d", name, errs.ErrInput, maxCount, repos)
-	}
-	words := make([]string, 0, len(m))
-	for w := range m {
+	words := make([]string, 0, len(ci.counts))
+	for w := range ci.counts {
 		words = append(words, w)
 	}
 	sort.Strings(words)
 	counts := make([]uint32, len(words))
 	for i, w := range words {
-		counts[i] = uint32(m[w])
+		counts[i] = uint32(ci.counts[w])
 	}
 	return newIndex(repos, nil, words, counts)
+}
+
+// csvImport is ImportCSV's state: the counts so far, the repository total
+// the rows give (0: none) and the largest count.
+type csvImport struct {
+	name     string
+	counts   map[string]uint64
+	total    int
+	maxCount uint64
+}
+
+func (ci *csvImport) bad(line int, format string, args ...any) error {
+	return fmt.Errorf("refindex.ImportCSV(%s:%d): %w: %s", ci.name, line, errs.ErrInput, fmt.Sprintf(format, args...))
+}
+
+// row adds the row at line: word, count and an optional repository total.
+func (ci *csvImport) row(line int, rec []string) error {
+	if len(rec) < 2 || len(rec) > 3 {
+		return ci.bad(line, "%d columns, want word,count[,repos]", len(rec))
+	}
+	c, err := strconv.ParseUint(strings.TrimSpace(rec[1]), 10, 32)
+	if err != nil {
+		if line == 1 {
+			return nil // header
+		}
+		return ci.bad(line, "count %q is not a non-negative integer", rec[1])
+	}
+	w := rec[0]
+	if !IsWord(w) || len(w) > MaxStoredWordLen {
+		return ci.bad(line, "%q is not a word ([A-Za-z_$][A-Za-z0-9_$]*, Unicode letters allowed, at most %d bytes)", w, MaxStoredWordLen)
+	}
+	if len(rec) == 3 {
+		if err := ci.repoTotal(line, rec[2]); err != nil {
+			return err
+		}
+	}
+	if c == 0 {
+		return nil
+	}
+	ci.counts[w] += c
+	ci.maxCount = max(ci.maxCount, ci.counts[w])
+	return nil
+}
+
+// repoTotal checks a row's repository total: positive, and the same as
+// on earlier rows.
+func (ci *csvImport) repoTotal(line int, field string) error {
+	t, err := strconv.Atoi(strings.TrimSpace(field))
+	if err != nil || t <= 0 {
+		return ci.bad(line, "repository total %q is not a positive integer", field)
+	}
+	if ci.total != 0 && t != ci.total {
+		return ci.bad(line, "repository total %d differs from %d on an earlier row", t, ci.total)
+	}
+	ci.total = t
+	return nil
+}
+
+// repos is the index's repository total: repos when given (it must agree
+// with the file's total), else the file's total, else the largest count.
+func (ci *csvImport) repos(repos int) (int, error) {
+	switch {
+	case repos > 0 && ci.total > 0 && repos != ci.total:
+		return 0, fmt.Errorf("refindex.ImportCSV(%s): %w: --repos %d disagrees with the file's repository total %d", ci.name, errs.ErrUsage, repos, ci.total)
+	case repos == 0 && ci.total > 0:
+		repos = ci.total
+	case repos == 0:
+		repos = int(ci.maxCount)
+	}
+	if ci.maxCount > uint64(repos) {
+		return 0, fmt.Errorf("refindex.ImportCSV(%s): %w: a word is in %d repositories, more than the total %d", ci.name, errs.ErrInput, ci.maxCount, repos)
+	}
+	return repos, nil
 }

@@ -307,19 +307,7 @@ func TestMergeEqualsUnion(t *testing.T) {
 	writeTree(t, b, shardB)
 	writeTree(t, all, shardA)
 	writeTree(t, all, shardB)
-	ctx := context.Background()
-	ia, err := Build(ctx, []Source{{Path: a}}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ib, err := Build(ctx, []Source{{Path: b}}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	iu, err := Build(ctx, []Source{{Path: all}}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ia, ib, iu := buildDir(t, a), buildDir(t, b), buildDir(t, all)
 	m, err := Merge(ia, ib)
 	if err != nil {
 		t.Fatal(err)
@@ -333,6 +321,26 @@ func TestMergeEqualsUnion(t *testing.T) {
 	if _, err := Merge(ia, ib, ia); !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), "r1") {
 		t.Errorf("overlapping merge = %v, want ErrInput naming r1", err)
 	}
+	checkMergeImport(t, m)
+	if _, err := Merge(); !errors.Is(err, errs.ErrUsage) {
+		t.Errorf("Merge() = %v, want ErrUsage", err)
+	}
+}
+
+// buildDir builds the index of the directory corpus dir.
+func buildDir(t *testing.T, dir string) *Index {
+	t.Helper()
+	ix, err := Build(context.Background(), []Source{{Path: dir}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+// checkMergeImport: merging the 4-repository m with an import of 7
+// anonymous repositories adds totals and counts.
+func checkMergeImport(t *testing.T, m *Index) {
+	t.Helper()
 	csv, err := ImportCSV(strings.NewReader("foo,5\nnew,1\n"), "c.csv", 7)
 	if err != nil {
 		t.Fatal(err)
@@ -343,9 +351,6 @@ func TestMergeEqualsUnion(t *testing.T) {
 	}
 	if m2.Repos() != 11 || m2.RepoFreq("foo") != 8 || m2.RepoFreq("new") != 1 || m2.Anonymous() != 7 {
 		t.Errorf("merge with import: repos %d foo %d new %d anon %d", m2.Repos(), m2.RepoFreq("foo"), m2.RepoFreq("new"), m2.Anonymous())
-	}
-	if _, err := Merge(); !errors.Is(err, errs.ErrUsage) {
-		t.Errorf("Merge() = %v, want ErrUsage", err)
 	}
 }
 

@@ -50,51 +50,50 @@ func wordRune(src []byte, i int) (letter, digit bool, size int) {
 // MaxWordLen bytes long. A run that starts with a digit (0x1F, 10L, 3rd)
 // yields nothing.
 func Words(src []byte, fn func(w []byte)) {
-	n := len(src)
-	for i := 0; i < n; {
-		c := class[src[i]]
-		start, size := false, 1
-		switch c {
-		case clStart:
-			start = true
-		case clDigit:
+	for i := 0; i < len(src); {
+		switch kind, size := leadAt(src, i); kind {
+		case leadNumber:
 			// A digit-led run is a number literal: skip the whole run.
 			i = skipRun(src, i)
-			continue
-		case clHigh:
-			letter, digit, sz := wordRune(src, i)
-			size = sz
-			if digit {
-				i = skipRun(src, i)
-				continue
+		case leadWord:
+			j := skipRun(src, i+size)
+			if j-i <= MaxWordLen {
+				fn(src[i:j])
 			}
-			start = letter
-		}
-		if !start {
+			i = j
+		default:
 			i += size
-			continue
 		}
-		j := i + size
-		for j < n {
-			c := class[src[j]]
-			if c == clStart || c == clDigit {
-				j++
-				continue
-			}
-			if c == clHigh {
-				letter, digit, sz := wordRune(src, j)
-				if letter || digit {
-					j += sz
-					continue
-				}
-			}
-			break
-		}
-		if j-i <= MaxWordLen {
-			fn(src[i:j])
-		}
-		i = j
 	}
+}
+
+// lead is what the character at a position can start.
+type lead int
+
+const (
+	leadNone   lead = iota // no word character
+	leadWord               // a word: a letter, '_' or '$'
+	leadNumber             // a digit-led run
+)
+
+// leadAt classifies the character at i and returns its size in bytes.
+func leadAt(src []byte, i int) (lead, int) {
+	switch class[src[i]] {
+	case clStart:
+		return leadWord, 1
+	case clDigit:
+		return leadNumber, 1
+	case clHigh:
+		letter, digit, size := wordRune(src, i)
+		switch {
+		case digit:
+			return leadNumber, size
+		case letter:
+			return leadWord, size
+		}
+		return leadNone, size
+	}
+	return leadNone, 1
 }
 
 // skipRun returns the end of the run of word characters starting at i.
@@ -147,13 +146,8 @@ func isWordChars(s string) bool {
 		switch {
 		case r == utf8.RuneError:
 			return false
-		case r == '_' || r == '$' || (r < 0x80 && unicode.IsLetter(r)):
-		case r < 0x80 && unicode.IsDigit(r):
-			if i == 0 {
-				return false
-			}
-		case r >= 0x80 && unicode.IsLetter(r):
-		case r >= 0x80 && unicode.IsDigit(r):
+		case r == '_' || r == '$' || unicode.IsLetter(r):
+		case unicode.IsDigit(r):
 			if i == 0 {
 				return false
 			}

@@ -147,32 +147,47 @@ func Find(ctx context.Context, dir string, mapping map[string]string, mappingFil
 
 // find is Find; cloneHint adds --clone to the remedy.
 func find(ctx context.Context, dir string, mapping map[string]string, mappingFile, repo, project string, cloneHint bool) (*gitrepo.Repo, error) {
+	if g, ok, err := mapped(ctx, mapping, mappingFile, repo, project); ok {
+		return g, err
+	}
+	if g := openFirst(ctx, Candidates(dir, repo, project)); g != nil {
+		return g, nil
+	}
+	if g := openFirst(ctx, foldMatches(dir, repo, project)); g != nil {
+		return g, nil
+	}
+	return nil, missing(dir, mappingFile, repo, project, cloneHint)
+}
+
+// mapped opens the clone the mapping gives for repo, else for project
+// (names compared case-insensitively); ok is false when it gives none.
+func mapped(ctx context.Context, mapping map[string]string, mappingFile, repo, project string) (g *gitrepo.Repo, ok bool, err error) {
 	for _, k := range []string{repo, project} {
 		if k == "" {
 			continue
 		}
 		for mk, p := range mapping {
-			if strings.EqualFold(mk, k) {
-				g, err := gitrepo.Open(ctx, p)
-				if err != nil {
-					return nil, errs.Hint(nil, err, fmt.Sprintf("{mapping} %s says %s is at %s", mappingFile, k, p))
-				}
-				return g, nil
+			if !strings.EqualFold(mk, k) {
+				continue
 			}
+			g, err := gitrepo.Open(ctx, p)
+			if err != nil {
+				return nil, true, errs.Hint(nil, err, fmt.Sprintf("{mapping} %s says %s is at %s", mappingFile, k, p))
+			}
+			return g, true, nil
 		}
 	}
-	tried := Candidates(dir, repo, project)
-	for _, p := range tried {
+	return nil, false, nil
+}
+
+// openFirst opens the first of paths that is a repository (openDir).
+func openFirst(ctx context.Context, paths []string) *gitrepo.Repo {
+	for _, p := range paths {
 		if g := openDir(ctx, p); g != nil {
-			return g, nil
+			return g
 		}
 	}
-	for _, p := range foldMatches(dir, repo, project) {
-		if g := openDir(ctx, p); g != nil {
-			return g, nil
-		}
-	}
-	return nil, missing(dir, mappingFile, repo, project, cloneHint)
+	return nil
 }
 
 // openDir opens p, p/repo (a fetch mirror) or p/.git, when it is a
@@ -201,35 +216,54 @@ func foldMatches(dir, repo, project string) []string {
 		return nil
 	}
 	owner, name, _ := strings.Cut(repo, "/")
-	eq := func(entry string, want ...string) bool {
-		entry = strings.TrimSuffix(entry, ".git")
-		for _, w := range want {
-			if w != "" && strings.EqualFold(entry, w) {
-				return true
-			}
-		}
-		return false
-	}
 	var out []string
 	for _, e := range ents {
-		n := e.Name()
-		switch {
-		case owner != "" && name != "" && eq(n, owner+"__"+name):
-			out = append(out, filepath.Join(dir, n))
-		case owner != "" && name != "" && eq(n, owner+"+"+name):
-			out = append(out, filepath.Join(dir, n, "repo"), filepath.Join(dir, n))
-		case eq(n, project, name):
-			out = append(out, filepath.Join(dir, n))
-		case owner != "" && name != "" && strings.EqualFold(n, owner) && e.IsDir():
-			subs, _ := os.ReadDir(filepath.Join(dir, n))
-			for _, sub := range subs {
-				if eq(sub.Name(), name) {
-					out = append(out, filepath.Join(dir, n, sub.Name()))
-				}
-			}
+		out = append(out, entryMatches(dir, e, owner, name, project)...)
+	}
+	return out
+}
+
+// entryMatches is the paths entry e of dir gives for owner/name or
+// project, case ignored.
+func entryMatches(dir string, e os.DirEntry, owner, name, project string) []string {
+	n := e.Name()
+	full := owner != "" && name != ""
+	switch {
+	case full && foldEq(n, owner+"__"+name):
+		return []string{filepath.Join(dir, n)}
+	case full && foldEq(n, owner+"+"+name):
+		return []string{filepath.Join(dir, n, "repo"), filepath.Join(dir, n)}
+	case foldEq(n, project, name):
+		return []string{filepath.Join(dir, n)}
+	case full && strings.EqualFold(n, owner) && e.IsDir():
+		return ownerMatches(filepath.Join(dir, n), name)
+	}
+	return nil
+}
+
+// ownerMatches is the entries of an owner's directory that name the
+// repository, case ignored.
+func ownerMatches(ownerDir, name string) []string {
+	subs, _ := os.ReadDir(ownerDir)
+	var out []string
+	for _, sub := range subs {
+		if foldEq(sub.Name(), name) {
+			out = append(out, filepath.Join(ownerDir, sub.Name()))
 		}
 	}
 	return out
+}
+
+// foldEq reports whether entry, without ".git", is one of the non-empty
+// want, case ignored.
+func foldEq(entry string, want ...string) bool {
+	entry = strings.TrimSuffix(entry, ".git")
+	for _, w := range want {
+		if w != "" && strings.EqualFold(entry, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // ErrNoClone is matched (errors.Is) by the error for a repository with
@@ -254,17 +288,21 @@ func missing(dir, mappingFile, repo, project string, cloneHint bool) error {
 		return errs.Hint(ErrNoClone, errs.ErrNotFound,
 			fmt.Sprintf("no local clone for %s: no {repos} directory given; pass {repos} DIR holding its clone or a {mapping} entry%s", what, clone))
 	}
-	remedy := "add its clone there"
+	return errs.Hint(ErrNoClone, errs.ErrNotFound, fmt.Sprintf("no local clone for %s under %s: looked for owner__name, owner/name, owner+name/repo, the project and repository name (bare or not, any case); %s%s",
+		what, dir, remedy(dir, mappingFile, repo), clone))
+}
+
+// remedy says how to add repo's clone under dir: clone it (from GitHub
+// for an owner/name) or map it.
+func remedy(dir, mappingFile, repo string) string {
+	r := "add its clone there"
 	if owner, name, ok := strings.Cut(repo, "/"); ok && owner != "" && name != "" {
-		remedy = fmt.Sprintf("clone it with 'git clone --bare https://github.com/%s %s'", repo, filepath.Join(dir, owner+"__"+name+".git"))
+		r = fmt.Sprintf("clone it with 'git clone --bare https://github.com/%s %s'", repo, filepath.Join(dir, owner+"__"+name+".git"))
 	}
 	if mappingFile != "" {
-		remedy += ", add it to " + mappingFile
-	} else {
-		remedy += ", map it with {mapping} FILE"
+		return r + ", add it to " + mappingFile
 	}
-	return errs.Hint(ErrNoClone, errs.ErrNotFound, fmt.Sprintf("no local clone for %s under %s: looked for owner__name, owner/name, owner+name/repo, the project and repository name (bare or not, any case); %s%s",
-		what, dir, remedy, clone))
+	return r + ", map it with {mapping} FILE"
 }
 
 // Repo opens the clone for sample s (see the package doc for the order).

@@ -86,67 +86,8 @@ func ReadVerdicts(path string) (*Verdicts, error) {
 	defer f.Close()
 	v := &Verdicts{By: map[string]map[string]bool{}, Unjudged: map[string]map[string]bool{}}
 	err = jsonl.Scan(f, func(line int, raw []byte) error {
-		bad := func(format string, args ...any) error {
-			return fmt.Errorf("rescore.ReadVerdicts: %s:%d: %w: %s", path, line, errs.ErrInput, fmt.Sprintf(format, args...))
-		}
-		var probe map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &probe); err != nil {
-			return bad("not a JSON object: %v", err)
-		}
-		kind := ""
-		switch {
-		case probe["contaminated"] != nil:
-			kind = "verdict"
-		case probe["present"] != nil:
-			kind = "patch"
-		default:
-			return bad("neither a Verdict (contaminated) nor a PatchVerdict (present) record")
-		}
-		if v.Kind == "" {
-			v.Kind = kind
-		} else if kind != v.Kind {
-			return bad("a %s record in a file of %s records", kind, v.Kind)
-		}
-		var rec struct {
-			SampleID     string          `json:"sample_id"`
-			Model        string          `json:"model"`
-			Contaminated *bool           `json:"contaminated"`
-			Present      *bool           `json:"present"`
-			Verdict      string          `json:"verdict"`
-			Evidence     json.RawMessage `json:"evidence"`
-		}
-		if err := json.Unmarshal(raw, &rec); err != nil {
-			return bad("%v", err)
-		}
-		if rec.SampleID == "" {
-			return bad("missing sample_id")
-		}
-		model, c := rec.Model, false
-		if kind == "patch" {
-			model = ""
-			if rec.Present == nil {
-				return bad("sample %s: present is not a boolean", rec.SampleID)
-			}
-			c = *rec.Present
-		} else {
-			if rec.Contaminated == nil {
-				return bad("sample %s: contaminated is not a boolean", rec.SampleID)
-			}
-			c = *rec.Contaminated
-		}
-		m, ok := v.By[model]
-		if !ok {
-			m = map[string]bool{}
-			v.By[model] = m
-			v.Unjudged[model] = map[string]bool{}
-			v.Models = append(v.Models, model)
-		}
-		if _, dup := m[rec.SampleID]; dup {
-			return bad("sample %s judged twice for model %q", rec.SampleID, model)
-		}
-		m[rec.SampleID] = c
-		if cannotTell(kind, c, rec.Verdict, rec.Evidence) {
-			v.Unjudged[model][rec.SampleID] = true
+		if err := v.add(raw); err != nil {
+			return fmt.Errorf("rescore.ReadVerdicts: %s:%d: %w: %v", path, line, errs.ErrInput, err)
 		}
 		return nil
 	})
@@ -160,6 +101,92 @@ func ReadVerdicts(path string) (*Verdicts, error) {
 		return nil, fmt.Errorf("rescore.ReadVerdicts(%s): %w: no verdicts in the file", path, errs.ErrInput)
 	}
 	return v, nil
+}
+
+// verdictLine is a line of a verdict file, as rescoring reads it.
+type verdictLine struct {
+	SampleID     string          `json:"sample_id"`
+	Model        string          `json:"model"`
+	Contaminated *bool           `json:"contaminated"`
+	Present      *bool           `json:"present"`
+	Verdict      string          `json:"verdict"`
+	Evidence     json.RawMessage `json:"evidence"`
+}
+
+// add adds the verdict of one line; an error says what is wrong with it.
+func (v *Verdicts) add(raw []byte) error {
+	kind, err := recordKind(raw)
+	if err != nil {
+		return err
+	}
+	if v.Kind == "" {
+		v.Kind = kind
+	} else if kind != v.Kind {
+		return fmt.Errorf("a %s record in a file of %s records", kind, v.Kind)
+	}
+	var rec verdictLine
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		return err
+	}
+	if rec.SampleID == "" {
+		return errors.New("missing sample_id")
+	}
+	model, c, err := rec.decision(kind)
+	if err != nil {
+		return err
+	}
+	return v.put(kind, model, c, rec)
+}
+
+// recordKind is "verdict" for a record with a contaminated field (a
+// Verdict), "patch" for one with a present field (a PatchVerdict).
+func recordKind(raw []byte) (string, error) {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		return "", fmt.Errorf("not a JSON object: %v", err)
+	}
+	switch {
+	case probe["contaminated"] != nil:
+		return "verdict", nil
+	case probe["present"] != nil:
+		return "patch", nil
+	}
+	return "", errors.New("neither a Verdict (contaminated) nor a PatchVerdict (present) record")
+}
+
+// decision is the record's model ("" for a patch record: Stage II is
+// model-independent) and whether it says contaminated.
+func (rec verdictLine) decision(kind string) (model string, contaminated bool, err error) {
+	if kind == "patch" {
+		if rec.Present == nil {
+			return "", false, fmt.Errorf("sample %s: present is not a boolean", rec.SampleID)
+		}
+		return "", *rec.Present, nil
+	}
+	if rec.Contaminated == nil {
+		return "", false, fmt.Errorf("sample %s: contaminated is not a boolean", rec.SampleID)
+	}
+	return rec.Model, *rec.Contaminated, nil
+}
+
+// put keeps the sample's verdict c under model; a sample judged twice for
+// one model is an error.
+func (v *Verdicts) put(kind, model string, c bool, rec verdictLine) error {
+	m, ok := v.By[model]
+	if !ok {
+		m = map[string]bool{}
+		v.By[model] = m
+		v.Unjudged[model] = map[string]bool{}
+		v.Models = append(v.Models, model)
+	}
+	if _, dup := m[rec.SampleID]; dup {
+		return fmt.Errorf("sample %s judged twice for model %q", rec.SampleID, model)
+	}
+	m[rec.SampleID] = c
+	if cannotTell(kind, c, rec.Verdict, rec.Evidence) {
+		v.Unjudged[model][rec.SampleID] = true
+	}
+	return nil
 }
 
 // Submission is one leaderboard entry: which benchmark samples it
@@ -211,37 +238,9 @@ func ReadLeaderboard(path string) ([]Submission, error) {
 		}
 		return nil, fmt.Errorf("rescore.ReadLeaderboard(%s): %w", path, err)
 	}
-	trim := strings.TrimSpace(string(data))
-	var subs []Submission
-	switch {
-	case strings.HasPrefix(trim, "["):
-		if err := json.Unmarshal(data, &subs); err != nil {
-			return nil, fmt.Errorf("rescore.ReadLeaderboard(%s): %w: JSON array: %v", path, errs.ErrInput, err)
-		}
-	case isResultsJSON(data):
-		var one Submission
-		if err := json.Unmarshal(data, &one); err != nil {
-			return nil, fmt.Errorf("rescore.ReadLeaderboard(%s): %w: %v", path, errs.ErrInput, err)
-		}
-		if one.Submission == "" {
-			one.Submission = experimentsName(path)
-		}
-		subs = []Submission{one}
-	default:
-		err := jsonl.Scan(strings.NewReader(string(data)), func(line int, raw []byte) error {
-			var s Submission
-			if err := json.Unmarshal(raw, &s); err != nil {
-				return fmt.Errorf("rescore.ReadLeaderboard: %s:%d: %w: %v", path, line, errs.ErrInput, err)
-			}
-			if s.Submission == "" && s.Name == "" {
-				return fmt.Errorf("rescore.ReadLeaderboard: %s:%d: %w: a submission needs a submission or name field", path, line, errs.ErrInput)
-			}
-			subs = append(subs, s)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+	subs, err := parseLeaderboard(path, data)
+	if err != nil {
+		return nil, err
 	}
 	for i, s := range subs {
 		if s.Submission == "" {
@@ -253,6 +252,43 @@ func ReadLeaderboard(path string) ([]Submission, error) {
 	}
 	if len(subs) == 0 {
 		return nil, fmt.Errorf("rescore.ReadLeaderboard(%s): %w: no submissions", path, errs.ErrInput)
+	}
+	return subs, nil
+}
+
+// parseLeaderboard decodes a leaderboard file of any of ReadLeaderboard's
+// forms.
+func parseLeaderboard(path string, data []byte) ([]Submission, error) {
+	var subs []Submission
+	switch {
+	case strings.HasPrefix(strings.TrimSpace(string(data)), "["):
+		if err := json.Unmarshal(data, &subs); err != nil {
+			return nil, fmt.Errorf("rescore.ReadLeaderboard(%s): %w: JSON array: %v", path, errs.ErrInput, err)
+		}
+		return subs, nil
+	case isResultsJSON(data):
+		var one Submission
+		if err := json.Unmarshal(data, &one); err != nil {
+			return nil, fmt.Errorf("rescore.ReadLeaderboard(%s): %w: %v", path, errs.ErrInput, err)
+		}
+		if one.Submission == "" {
+			one.Submission = experimentsName(path)
+		}
+		return []Submission{one}, nil
+	}
+	err := jsonl.Scan(strings.NewReader(string(data)), func(line int, raw []byte) error {
+		var s Submission
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return fmt.Errorf("rescore.ReadLeaderboard: %s:%d: %w: %v", path, line, errs.ErrInput, err)
+		}
+		if s.Submission == "" && s.Name == "" {
+			return fmt.Errorf("rescore.ReadLeaderboard: %s:%d: %w: a submission needs a submission or name field", path, line, errs.ErrInput)
+		}
+		subs = append(subs, s)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return subs, nil
 }

@@ -47,6 +47,26 @@ func (r *Result) rated(name string) string { return name + " [" + PolicyLabel(r.
 // per difficulty), the timeline by year, bucket sizes, and skipped
 // submissions when there are any.
 func (r *Result) Tables() []*report.Table {
+	out := []*report.Table{r.submissionTable()}
+	if len(r.ByYear) > 0 {
+		out = append(out, r.yearTable())
+	}
+	if len(r.Buckets) > 0 {
+		out = append(out, r.bucketTable())
+	}
+	if len(r.Skipped) > 0 {
+		sk := &report.Table{Caption: "Submissions not rescored", Header: []string{"Submission", "Reason"}}
+		for _, s := range r.Skipped {
+			sk.AddRow(s.Submission, s.Reason)
+		}
+		out = append(out, sk)
+	}
+	return out
+}
+
+// submissionTable is one row per submission: all vs clean, overall and
+// per difficulty.
+func (r *Result) submissionTable() *report.Table {
 	subs := &report.Table{
 		Caption: "Resolution rate on all vs clean samples (resolved/total all → resolved/total clean, relative drop; " + PolicyLabel(r.UnjudgedPolicy) + ")",
 		Header:  []string{"Submission", "Date", "Verdict model", r.rated("Overall"), "Unjudged"},
@@ -62,42 +82,37 @@ func (r *Result) Tables() []*report.Table {
 		subs.AddRow(row...)
 	}
 	subs.Note = "Relative drop = (all rate − clean rate) / all rate; ↓ marks a lower, ↑ a higher rate on clean samples. " + r.policyNote()
-	out := []*report.Table{subs}
+	return subs
+}
 
-	if len(r.ByYear) > 0 {
-		years := &report.Table{
-			Caption: "By submission year (unweighted means over submissions)",
-			Header:  []string{"Year", "Submissions", r.rated("All rate"), r.rated("Clean rate"), "Relative drop"},
-		}
-		for _, d := range r.Difficulties {
-			years.Header = append(years.Header, d+" drop")
-		}
-		for _, y := range r.ByYear {
-			d := y.Drop
-			row := []any{y.Year, y.Submissions, pct(y.AllRate), pct(y.CleanRate), FormatDrop(&d)}
-			for _, d := range y.ByDifficulty {
-				row = append(row, FormatDrop(d))
-			}
-			years.AddRow(row...)
-		}
-		out = append(out, years)
+// yearTable is the timeline: one row per submission year.
+func (r *Result) yearTable() *report.Table {
+	years := &report.Table{
+		Caption: "By submission year (unweighted means over submissions)",
+		Header:  []string{"Year", "Submissions", r.rated("All rate"), r.rated("Clean rate"), "Relative drop"},
 	}
-	if len(r.Buckets) > 0 {
-		b := &report.Table{Caption: "Samples per difficulty, as judged (before the unjudged policy)", Header: []string{"Difficulty", "All", "Clean", "Contaminated", "Unjudged"}}
-		for _, c := range r.Buckets {
-			b.AddRow(c.Bucket, c.All, c.Clean, c.All-c.Clean-c.Unjudged, c.Unjudged)
-		}
-		b.AddRow("total", r.Samples, r.Clean, r.Contaminated, r.Unjudged)
-		out = append(out, b)
+	for _, d := range r.Difficulties {
+		years.Header = append(years.Header, d+" drop")
 	}
-	if len(r.Skipped) > 0 {
-		sk := &report.Table{Caption: "Submissions not rescored", Header: []string{"Submission", "Reason"}}
-		for _, s := range r.Skipped {
-			sk.AddRow(s.Submission, s.Reason)
+	for _, y := range r.ByYear {
+		d := y.Drop
+		row := []any{y.Year, y.Submissions, pct(y.AllRate), pct(y.CleanRate), FormatDrop(&d)}
+		for _, d := range y.ByDifficulty {
+			row = append(row, FormatDrop(d))
 		}
-		out = append(out, sk)
+		years.AddRow(row...)
 	}
-	return out
+	return years
+}
+
+// bucketTable is the samples per difficulty, as judged, and the total.
+func (r *Result) bucketTable() *report.Table {
+	b := &report.Table{Caption: "Samples per difficulty, as judged (before the unjudged policy)", Header: []string{"Difficulty", "All", "Clean", "Contaminated", "Unjudged"}}
+	for _, c := range r.Buckets {
+		b.AddRow(c.Bucket, c.All, c.Clean, c.All-c.Clean-c.Unjudged, c.Unjudged)
+	}
+	b.AddRow("total", r.Samples, r.Clean, r.Contaminated, r.Unjudged)
+	return b
 }
 
 func dash(s string) string {

@@ -210,57 +210,82 @@ func Rescore(samples []bench.Sample, v *Verdicts, subs []Submission, opts Option
 	if len(ids) == 0 {
 		return nil, fmt.Errorf("rescore.Rescore: %w: the benchmark has no samples", errs.ErrInput)
 	}
-	res := &Result{VerdictKind: v.Kind, Samples: len(ids), UnjudgedPolicy: policy}
-	seen := map[string]bool{}
-	for _, id := range ids {
-		if d := diff[id]; d != "" && !seen[d] {
-			seen[d] = true
-			res.Difficulties = append(res.Difficulties, d)
-		}
-	}
-	sortDifficulties(res.Difficulties)
-
+	res := &Result{VerdictKind: v.Kind, Samples: len(ids), UnjudgedPolicy: policy, Difficulties: difficulties(ids, diff)}
 	// The summary counts use the single model (or the chosen one).
 	summaryModel := opts.Model
 	if summaryModel == "" && len(v.Models) == 1 {
 		summaryModel = v.Models[0]
 	}
 	if _, ok := v.By[summaryModel]; ok {
-		counts := map[string]*BucketCount{}
-		for _, d := range res.Difficulties {
-			counts[d] = &BucketCount{Bucket: d}
-		}
-		for _, id := range ids {
-			st := stateOf(v, summaryModel, id)
-			switch st {
-			case unjudged:
-				res.Unjudged++
-			case contaminated:
-				res.Contaminated++
-			default:
-				res.Clean++
-			}
-			if bc := counts[diff[id]]; bc != nil {
-				bc.All++
-				switch st {
-				case clean:
-					bc.Clean++
-				case unjudged:
-					bc.Unjudged++
-				}
-			}
-		}
-		for _, d := range res.Difficulties {
-			res.Buckets = append(res.Buckets, *counts[d])
+		res.count(v, summaryModel, ids, diff)
+	}
+	res.scoreAll(v, subs, opts.Model, policy, ids, diff)
+	res.ByYear = byYear(res.Submissions, len(res.Difficulties))
+	return res, nil
+}
+
+// difficulties is the distinct difficulties of the samples, in
+// sortDifficulties order; nil when none has one.
+func difficulties(ids []string, diff map[string]string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if d := diff[id]; d != "" && !seen[d] {
+			seen[d] = true
+			out = append(out, d)
 		}
 	}
+	sortDifficulties(out)
+	return out
+}
 
+// count puts the model's verdicts, counted overall and per difficulty,
+// in res.
+func (res *Result) count(v *Verdicts, model string, ids []string, diff map[string]string) {
+	counts := map[string]*BucketCount{}
+	for _, d := range res.Difficulties {
+		counts[d] = &BucketCount{Bucket: d}
+	}
+	for _, id := range ids {
+		st := stateOf(v, model, id)
+		switch st {
+		case unjudged:
+			res.Unjudged++
+		case contaminated:
+			res.Contaminated++
+		default:
+			res.Clean++
+		}
+		if bc := counts[diff[id]]; bc != nil {
+			bc.add(st)
+		}
+	}
+	for _, d := range res.Difficulties {
+		res.Buckets = append(res.Buckets, *counts[d])
+	}
+}
+
+// add counts a sample of the bucket in state st.
+func (bc *BucketCount) add(st state) {
+	bc.All++
+	switch st {
+	case clean:
+		bc.Clean++
+	case unjudged:
+		bc.Unjudged++
+	}
+}
+
+// scoreAll scores each submission against the verdicts of its model
+// (forced: that one), best overall rate first; a submission without a
+// model that has verdicts is skipped, saying why.
+func (res *Result) scoreAll(v *Verdicts, subs []Submission, forced, policy string, ids []string, diff map[string]string) {
 	idSet := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		idSet[id] = true
 	}
 	for _, s := range subs {
-		model, ok := pickModel(v, s, opts.Model)
+		model, ok := pickModel(v, s, forced)
 		if !ok {
 			res.Skipped = append(res.Skipped, Skip{Submission: s.Submission,
 				Reason: fmt.Sprintf("no verdicts for its models %s (verdict models: %s); choose one with --model", quoteList(s.Models), quoteList(v.Models))})
@@ -279,8 +304,6 @@ func Rescore(samples []bench.Sample, v *Verdicts, subs []Submission, opts Option
 		}
 		return res.Submissions[i].Submission < res.Submissions[j].Submission
 	})
-	res.ByYear = byYear(res.Submissions, len(res.Difficulties))
-	return res, nil
 }
 
 // universe returns the sample ids in benchmark order (or sorted verdict
@@ -322,9 +345,15 @@ func pickModel(v *Verdicts, s Submission, forced string) (string, bool) {
 			return m, true
 		}
 	}
-	for _, m := range s.Models {
+	return similarModel(v.Models, s.Models)
+}
+
+// similarModel is the first verdict model whose name contains, or is
+// contained in, one of the submission's model names (case-insensitive).
+func similarModel(verdictModels, subModels []string) (string, bool) {
+	for _, m := range subModels {
 		lm := strings.ToLower(m)
-		for _, vm := range v.Models {
+		for _, vm := range verdictModels {
 			lv := strings.ToLower(vm)
 			if lv != "" && (strings.Contains(lm, lv) || strings.Contains(lv, lm)) {
 				return vm, true
@@ -363,50 +392,54 @@ func score(s Submission, model string, states map[string]state, policy string, i
 	for _, id := range s.Resolved {
 		if idSet[id] {
 			resolved[id] = true
-		} else if !resolved[id] {
-			r.Unknown++
+		} else {
+			r.Unknown++ // every listing of an id outside the benchmark
 		}
 	}
-	type acc struct{ all, allRes, clean, cleanRes, unjudged int }
 	tot := acc{}
 	per := map[string]*acc{}
 	for _, b := range buckets {
 		per[b] = &acc{}
 	}
 	for _, id := range ids {
-		st := states[id]
-		ok, isClean := resolved[id], st == clean
-		if st == unjudged && policy == UnjudgedClean {
-			isClean = true
-		}
-		for _, a := range []*acc{&tot, per[diff[id]]} {
-			if a == nil {
-				continue
-			}
-			if st == unjudged {
-				a.unjudged++
-				if policy == UnjudgedExclude {
-					continue
-				}
-			}
-			a.all++
-			if ok {
-				a.allRes++
-			}
-			if isClean {
-				a.clean++
-				if ok {
-					a.cleanRes++
-				}
-			}
+		tot.add(states[id], resolved[id], policy)
+		if a := per[diff[id]]; a != nil {
+			a.add(states[id], resolved[id], policy)
 		}
 	}
-	r.Overall = cell("overall", rate(tot.allRes, tot.all), rate(tot.cleanRes, tot.clean), tot.unjudged)
+	r.Overall = tot.cell("overall")
 	for _, b := range buckets {
-		a := per[b]
-		r.ByDifficulty = append(r.ByDifficulty, cell(b, rate(a.allRes, a.all), rate(a.cleanRes, a.clean), a.unjudged))
+		r.ByDifficulty = append(r.ByDifficulty, per[b].cell(b))
 	}
 	return r
+}
+
+// acc counts a group's samples and resolved samples, all and clean.
+type acc struct{ all, allRes, clean, cleanRes, unjudged int }
+
+// add counts a sample in state st under the unjudged policy: excluded, or
+// counted in all and, with policy clean, as clean.
+func (a *acc) add(st state, resolved bool, policy string) {
+	if st == unjudged {
+		a.unjudged++
+		if policy == UnjudgedExclude {
+			return
+		}
+	}
+	a.all++
+	if resolved {
+		a.allRes++
+	}
+	if st == clean || st == unjudged && policy == UnjudgedClean {
+		a.clean++
+		if resolved {
+			a.cleanRes++
+		}
+	}
+}
+
+func (a *acc) cell(bucket string) Cell {
+	return cell(bucket, rate(a.allRes, a.all), rate(a.cleanRes, a.clean), a.unjudged)
 }
 
 func byYear(subs []SubmissionResult, nb int) []YearResult {
@@ -418,40 +451,51 @@ func byYear(subs []SubmissionResult, nb int) []YearResult {
 	}
 	var out []YearResult
 	for y, ss := range years {
-		yr := YearResult{Year: y, Submissions: len(ss)}
-		nd := 0
-		for _, s := range ss {
-			yr.AllRate += s.Overall.All.Rate
-			yr.CleanRate += s.Overall.Clean.Rate
-			if s.Overall.Drop != nil {
-				yr.Drop += *s.Overall.Drop
-				nd++
-			}
-		}
-		yr.AllRate /= float64(len(ss))
-		yr.CleanRate /= float64(len(ss))
-		if nd > 0 {
-			yr.Drop /= float64(nd)
-		}
-		for b := 0; b < nb; b++ {
-			sum, n := 0.0, 0
-			for _, s := range ss {
-				if d := s.ByDifficulty[b].Drop; d != nil {
-					sum += *d
-					n++
-				}
-			}
-			if n == 0 {
-				yr.ByDifficulty = append(yr.ByDifficulty, nil)
-				continue
-			}
-			m := sum / float64(n)
-			yr.ByDifficulty = append(yr.ByDifficulty, &m)
-		}
-		out = append(out, yr)
+		out = append(out, yearResult(y, ss, nb))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Year < out[j].Year })
 	return out
+}
+
+// yearResult averages the rates and drops of one year's submissions over
+// the overall cell and each of the nb difficulty buckets.
+func yearResult(y int, ss []SubmissionResult, nb int) YearResult {
+	yr := YearResult{Year: y, Submissions: len(ss)}
+	nd := 0
+	for _, s := range ss {
+		yr.AllRate += s.Overall.All.Rate
+		yr.CleanRate += s.Overall.Clean.Rate
+		if s.Overall.Drop != nil {
+			yr.Drop += *s.Overall.Drop
+			nd++
+		}
+	}
+	yr.AllRate /= float64(len(ss))
+	yr.CleanRate /= float64(len(ss))
+	if nd > 0 {
+		yr.Drop /= float64(nd)
+	}
+	for b := 0; b < nb; b++ {
+		yr.ByDifficulty = append(yr.ByDifficulty, meanDrop(ss, b))
+	}
+	return yr
+}
+
+// meanDrop is the mean drop of bucket b over the submissions that have
+// one, nil when none has.
+func meanDrop(ss []SubmissionResult, b int) *float64 {
+	sum, n := 0.0, 0
+	for _, s := range ss {
+		if d := s.ByDifficulty[b].Drop; d != nil {
+			sum += *d
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	m := sum / float64(n)
+	return &m
 }
 
 func quoteList(xs []string) string {

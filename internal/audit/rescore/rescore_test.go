@@ -153,26 +153,41 @@ func TestUnjudgedPolicies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Unjudged != 2 || res.Clean != 3 || res.Contaminated != 1 {
-			t.Errorf("%q: %d clean, %d contaminated, %d unjudged; want 3, 1, 2", tc.policy, res.Clean, res.Contaminated, res.Unjudged)
-		}
-		if got := FormatCell(res.Submissions[0].Overall); got != tc.cell {
-			t.Errorf("%q: overall %q, want %q", tc.policy, got, tc.cell)
-		}
-		md := res.Markdown()
-		for _, want := range []string{"2 unjudged", "Overall [" + tc.label + "]", "All rate [" + tc.label + "]", "Clean rate [" + tc.label + "]", "easy [" + tc.label + "]"} {
-			if !strings.Contains(md, want) {
-				t.Errorf("%q: rescore.md lacks %q:\n%s", tc.policy, want, md)
-			}
-		}
-		// The year table uses the main table's arrows, not a signed number.
-		if y := res.Tables()[1]; y.Rows[0][4] != FormatDrop(res.Submissions[0].Overall.Drop) {
-			t.Errorf("%q: year table drop %v, main table %s", tc.policy, y.Rows[0][4], FormatDrop(res.Submissions[0].Overall.Drop))
-		}
+		checkPolicy(t, res, tc.policy, tc.cell, tc.label)
 	}
 	if _, err := Rescore(smallSamples(), v, subs, Options{Unjudged: "maybe"}); !errors.Is(err, errs.ErrUsage) {
 		t.Errorf("--unjudged maybe: %v, want a usage error", err)
 	}
+	checkPatchUnjudged(t)
+}
+
+// checkPolicy checks a rescoring of TestUnjudgedPolicies' verdicts under
+// policy: the counts as judged, the overall cell and the policy's label
+// in the Markdown and tables.
+func checkPolicy(t *testing.T, res *Result, policy, cell, label string) {
+	t.Helper()
+	if res.Unjudged != 2 || res.Clean != 3 || res.Contaminated != 1 {
+		t.Errorf("%q: %d clean, %d contaminated, %d unjudged; want 3, 1, 2", policy, res.Clean, res.Contaminated, res.Unjudged)
+	}
+	if got := FormatCell(res.Submissions[0].Overall); got != cell {
+		t.Errorf("%q: overall %q, want %q", policy, got, cell)
+	}
+	md := res.Markdown()
+	for _, want := range []string{"2 unjudged", "Overall [" + label + "]", "All rate [" + label + "]", "Clean rate [" + label + "]", "easy [" + label + "]"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("%q: rescore.md lacks %q:\n%s", policy, want, md)
+		}
+	}
+	// The year table uses the main table's arrows, not a signed number.
+	if y := res.Tables()[1]; y.Rows[0][4] != FormatDrop(res.Submissions[0].Overall.Drop) {
+		t.Errorf("%q: year table drop %v, main table %s", policy, y.Rows[0][4], FormatDrop(res.Submissions[0].Overall.Drop))
+	}
+}
+
+// checkPatchUnjudged: in a Stage II file, unknown and not_applicable
+// verdicts are unjudged.
+func checkPatchUnjudged(t *testing.T) {
+	t.Helper()
 	pv := write(t, "p.jsonl", `{"sample_id":"s1","present":true,"verdict":"present","blocks":[]}
 {"sample_id":"s2","present":false,"verdict":"unknown","blocks":[]}
 {"sample_id":"s3","present":false,"verdict":"not_applicable","blocks":[]}
@@ -326,6 +341,25 @@ func TestEvery3Fixture(t *testing.T) {
 func TestGoldenVerifiedLeaderboard(t *testing.T) {
 	bp := shareddata.Full(t, "swebench", "swebench_verified.jsonl")
 	lp := shareddata.Full(t, "swebench", "leaderboard_verified.jsonl")
+	res := rescoreEvery3(t, bp, lp)
+	if res.Samples != 500 || res.Contaminated != 167 || len(res.Submissions) != 20 || len(res.Skipped) != 0 {
+		t.Fatalf("summary: %d samples, %d contaminated, %d submissions, %d skipped", res.Samples, res.Contaminated, len(res.Submissions), len(res.Skipped))
+	}
+	for _, s := range res.Submissions {
+		if s.Overall.All.Total != 500 || s.Overall.Clean.Total != 333 || s.Unknown != 0 {
+			t.Errorf("%s: %+v unknown %d", s.Submission, s.Overall, s.Unknown)
+		}
+	}
+	js, _ := json.MarshalIndent(res, "", "  ")
+	golden.Check(t, "testdata/verified_every3.md", []byte(res.Markdown()))
+	golden.Check(t, "testdata/verified_every3.json", append(js, '\n'))
+	checkPage(t, res, "20251124_mini-v1.16.0_claude-opus-4-5-20251101")
+}
+
+// rescoreEvery3 rescores the leaderboard at lp on the benchmark at bp
+// with the every-3rd-sample verdicts.
+func rescoreEvery3(t *testing.T, bp, lp string) *Result {
+	t.Helper()
 	samples, _, err := bench.Load(context.Background(), bp, bench.FormatAuto, bench.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -342,17 +376,13 @@ func TestGoldenVerifiedLeaderboard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Samples != 500 || res.Contaminated != 167 || len(res.Submissions) != 20 || len(res.Skipped) != 0 {
-		t.Fatalf("summary: %d samples, %d contaminated, %d submissions, %d skipped", res.Samples, res.Contaminated, len(res.Submissions), len(res.Skipped))
-	}
-	for _, s := range res.Submissions {
-		if s.Overall.All.Total != 500 || s.Overall.Clean.Total != 333 || s.Unknown != 0 {
-			t.Errorf("%s: %+v unknown %d", s.Submission, s.Overall, s.Unknown)
-		}
-	}
-	js, _ := json.MarshalIndent(res, "", "  ")
-	golden.Check(t, "testdata/verified_every3.md", []byte(res.Markdown()))
-	golden.Check(t, "testdata/verified_every3.json", append(js, '\n'))
+	return res
+}
+
+// checkPage checks that the HTML page of res has its plot and names the
+// submission sub.
+func checkPage(t *testing.T, res *Result, sub string) {
+	t.Helper()
 	page, err := res.Page("rescore")
 	if err != nil {
 		t.Fatal(err)
@@ -361,7 +391,7 @@ func TestGoldenVerifiedLeaderboard(t *testing.T) {
 	if err := report.Render(&html, page); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(html.String(), "<svg") || !strings.Contains(html.String(), "20251124_mini-v1.16.0_claude-opus-4-5-20251101") {
+	if !strings.Contains(html.String(), "<svg") || !strings.Contains(html.String(), sub) {
 		t.Errorf("HTML page lacks the plot or a submission")
 	}
 }
@@ -371,22 +401,7 @@ func TestGoldenVerifiedLeaderboard(t *testing.T) {
 // vendored ten samples with the every-3rd-sample verdicts: ids outside the
 // ten count as unknown, and the tables are golden.
 func TestGoldenVendoredLeaderboard(t *testing.T) {
-	samples, _, err := bench.Load(context.Background(), shareddata.Vendored(t, "swebench", "swebench_verified.jsonl"), bench.FormatAuto, bench.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := ReadVerdicts("testdata/verdicts_every3.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	subs, err := ReadLeaderboard(shareddata.Vendored(t, "swebench", "leaderboard_verified.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Rescore(samples, v, subs, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := rescoreEvery3(t, shareddata.Vendored(t, "swebench", "swebench_verified.jsonl"), shareddata.Vendored(t, "swebench", "leaderboard_verified.jsonl"))
 	// Samples 0, 3, 6 and 9 are contaminated.
 	if res.Samples != 10 || res.Contaminated != 4 || len(res.Submissions) != 10 || len(res.Skipped) != 0 {
 		t.Fatalf("summary: %d samples, %d contaminated, %d submissions, %d skipped", res.Samples, res.Contaminated, len(res.Submissions), len(res.Skipped))

@@ -33,11 +33,7 @@ func classMethods(tests []string) ([]string, map[string][]string) {
 		if len(k) == 0 {
 			continue
 		}
-		cls, method := strings.Join(k, "."), ""
-		last := k[len(k)-1]
-		if len(k) > 1 && (strings.Contains(t, "::") || strings.Contains(t, "#") || (last != "" && last[0] >= 'a' && last[0] <= 'z')) {
-			cls, method = strings.Join(k[:len(k)-1], "."), last
-		}
+		cls, method := classMethod(t, k)
 		if _, ok := by[cls]; !ok {
 			order = append(order, cls)
 			by[cls] = nil
@@ -47,6 +43,17 @@ func classMethods(tests []string) ([]string, map[string][]string) {
 		}
 	}
 	return order, by
+}
+
+// classMethod splits test t (its key k) into a class and a method: the
+// last component is a method when t names one with :: or #, or when it
+// starts lower case; a bare class has no method.
+func classMethod(t string, k []string) (cls, method string) {
+	last := k[len(k)-1]
+	if len(k) > 1 && (strings.Contains(t, "::") || strings.Contains(t, "#") || (last != "" && last[0] >= 'a' && last[0] <= 'z')) {
+		return strings.Join(k[:len(k)-1], "."), last
+	}
+	return strings.Join(k, "."), ""
 }
 
 // surefireSelector is Surefire's -Dtest value: "C1#m1+m2,C2".
@@ -66,6 +73,24 @@ func surefireSelector(tests []string) string {
 // findReports parses every TEST-*.xml under a directory named dirName
 // anywhere below root (multi-module builds), skipping .git.
 func findReports(root, dirName string) ([]Case, error) {
+	var out []Case
+	for _, f := range reportFiles(root, dirName) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		cases, err := ParseJUnit(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		out = append(out, cases...)
+	}
+	return out, nil
+}
+
+// reportFiles is the TEST-*.xml files under a directory named dirName
+// ("": any) below root, skipping .git, in path order.
+func reportFiles(root, dirName string) []string {
 	var files []string
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -81,19 +106,7 @@ func findReports(root, dirName string) ([]Case, error) {
 		return nil
 	})
 	sort.Strings(files)
-	var out []Case
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		cases, err := ParseJUnit(data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
-		}
-		out = append(out, cases...)
-	}
-	return out, nil
+	return files
 }
 
 // userDir is a directory in the invoking user's real home (tests run with

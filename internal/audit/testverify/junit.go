@@ -148,36 +148,46 @@ func matchCases(tests []string, cases []Case, res sandbox.Result, timeout time.D
 	}
 	out := make([]TestResult, 0, len(tests))
 	for _, t := range tests {
-		want := TestKey(t)
-		tr := TestResult{Name: t}
-		found := 0
-		var bad *Case
-		for i := range cases {
-			if !keyMatch(want, keys[i]) {
-				continue
-			}
-			found++
-			if cases[i].Status != StatusPassed && bad == nil {
-				bad = &cases[i]
-			}
-		}
-		switch {
-		case found == 0 && res.TimedOut:
-			tr.TimedOut, tr.Detail = true, "timed out after "+durationText(timeout)+" before reporting this test"
-		case found == 0 && res.OOM:
-			tr.Detail = "ran out of memory before reporting this test"
-		case found == 0:
-			tr.Detail = fmt.Sprintf("no result reported (exit status %d: %s)", res.ExitCode, lastLine(res.Stderr, res.Stdout))
-			tr.NotRun, tr.Exit, tr.Tail = true, res.ExitCode, outputTail(res.Stdout, res.Stderr)
-		case bad != nil:
-			tr.Detail = string(bad.Status)
-			if bad.Message != "" {
-				tr.Detail += ": " + bad.Message
-			}
-		default:
-			tr.Passed = true
-		}
-		out = append(out, tr)
+		found, bad := matching(TestKey(t), cases, keys)
+		out = append(out, caseResult(t, found, bad, res, timeout))
 	}
 	return out
+}
+
+// matching counts the cases whose key (keys[i]) matches want and returns
+// the first of them that did not pass (nil: none).
+func matching(want []string, cases []Case, keys [][]string) (found int, bad *Case) {
+	for i := range cases {
+		if !keyMatch(want, keys[i]) {
+			continue
+		}
+		found++
+		if cases[i].Status != StatusPassed && bad == nil {
+			bad = &cases[i]
+		}
+	}
+	return found, bad
+}
+
+// caseResult is test t's result from its found matching cases, bad the
+// first that did not pass; with none found, the run says why.
+func caseResult(t string, found int, bad *Case, res sandbox.Result, timeout time.Duration) TestResult {
+	tr := TestResult{Name: t}
+	switch {
+	case found == 0 && res.TimedOut:
+		tr.TimedOut, tr.Detail = true, "timed out after "+durationText(timeout)+" before reporting this test"
+	case found == 0 && res.OOM:
+		tr.Detail = "ran out of memory before reporting this test"
+	case found == 0:
+		tr.Detail = fmt.Sprintf("no result reported (exit status %d: %s)", res.ExitCode, lastLine(res.Stderr, res.Stdout))
+		tr.NotRun, tr.Exit, tr.Tail = true, res.ExitCode, outputTail(res.Stdout, res.Stderr)
+	case bad != nil:
+		tr.Detail = string(bad.Status)
+		if bad.Message != "" {
+			tr.Detail += ": " + bad.Message
+		}
+	default:
+		tr.Passed = true
+	}
+	return tr
 }

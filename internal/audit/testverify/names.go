@@ -28,26 +28,29 @@ func TestKey(name string) []string {
 		}
 		return append(cls, m[1])
 	}
-	name = strings.ReplaceAll(name, "#", "::")
-	segs := strings.Split(name, "::")
 	var out []string
-	for i, s := range segs {
-		if s == "" {
-			continue
+	for i, s := range strings.Split(strings.ReplaceAll(name, "#", "::"), "::") {
+		switch {
+		case s == "":
+		case i == 0 && (strings.Contains(s, "/") || strings.HasSuffix(s, ".py")):
+			out = append(out, pathKey(s)...)
+		default:
+			out = append(out, splitDots(s)...)
 		}
-		if i == 0 && (strings.Contains(s, "/") || strings.HasSuffix(s, ".py")) {
-			s = strings.TrimSuffix(s, ".py")
-			for _, p := range strings.Split(s, "/") {
-				if p != "" && p != "." {
-					out = append(out, p)
-				}
-			}
-			continue
-		}
-		out = append(out, splitDots(s)...)
 	}
 	if n := len(out); n > 0 {
 		out[n-1] = strings.TrimSuffix(out[n-1], "()")
+	}
+	return out
+}
+
+// pathKey is the components of a test file's path, without ".py".
+func pathKey(s string) []string {
+	var out []string
+	for _, p := range strings.Split(strings.TrimSuffix(s, ".py"), "/") {
+		if p != "" && p != "." {
+			out = append(out, p)
+		}
 	}
 	return out
 }
@@ -93,16 +96,23 @@ func keyMatch(want, got []string) bool {
 		return false
 	}
 	for i := 1; i <= n; i++ {
-		w, g := want[len(want)-i], got[len(got)-i]
-		if w == g {
-			continue
+		if !componentMatch(want[len(want)-i], got[len(got)-i], i == 1) {
+			return false
 		}
-		if i == 1 && !strings.Contains(w, "[") {
-			if b, _, ok := strings.Cut(g, "["); ok && b == w {
-				continue
-			}
-		}
-		return false
 	}
 	return true
+}
+
+// componentMatch reports whether a reported key component g is the
+// requested w: equal or, for the last component, g a parametrisation
+// "w[params]" of a requested w without parameters.
+func componentMatch(w, g string, last bool) bool {
+	if w == g {
+		return true
+	}
+	if !last || strings.Contains(w, "[") {
+		return false
+	}
+	b, _, ok := strings.Cut(g, "[")
+	return ok && b == w
 }

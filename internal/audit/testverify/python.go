@@ -125,64 +125,101 @@ func parseStatus(s string) (Status, bool) {
 // FAIL/ERROR traceback block as Message.
 func ParseUnittest(out []byte) []Case {
 	lines := strings.Split(strings.ReplaceAll(string(out), "\r\n", "\n"), "\n")
-	var cases []Case
-	index := map[string]int{}
-	var pending = -1 // case awaiting its status
+	p := &unittestParser{index: map[string]int{}, pending: -1}
 	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		if strings.HasPrefix(line, "=====") && i+1 < len(lines) {
-			if m := unittestBlock.FindStringSubmatch(lines[i+1]); m != nil {
-				msg, next := blockMessage(lines, i+2)
-				if j, ok := index[caseID(m[2], m[3])]; ok && cases[j].Message == "" {
-					cases[j].Message = msg
-				}
-				i = next - 1
-				pending = -1
-				continue
-			}
-		}
-		if m := unittestLine.FindStringSubmatch(line); m != nil && !strings.HasPrefix(line, "FAIL:") && !strings.HasPrefix(line, "ERROR:") {
-			c := Case{Name: m[1], Class: strings.TrimSuffix(m[2], "."+m[1])}
-			rest := m[3]
-			id := caseID(m[1], m[2])
-			if j, ok := index[id]; ok && cases[j].Status != "" {
-				// a subTest line for a test already seen: keep the worst
-				if k := strings.LastIndex(rest, " ... "); k >= 0 {
-					if st, ok := parseStatus(rest[k+5:]); ok && st != StatusPassed {
-						cases[j].Status = st
-					}
-				}
-				continue
-			}
-			index[id] = len(cases)
-			cases = append(cases, c)
-			pending = len(cases) - 1
-			if k := strings.LastIndex(rest, " ... "); k >= 0 {
-				if st, ok := parseStatus(rest[k+5:]); ok {
-					cases[pending].Status = st
-					pending = -1
-				}
-			}
+		if next, ok := p.block(lines, i); ok {
+			i = next - 1
 			continue
 		}
-		if pending >= 0 {
-			s := line
-			if k := strings.LastIndex(s, " ... "); k >= 0 {
-				s = s[k+5:]
-			}
-			if st, ok := parseStatus(s); ok {
-				cases[pending].Status = st
-				pending = -1
-			}
+		if !p.caseLine(lines[i]) {
+			p.status(lines[i])
 		}
 	}
-	kept := cases[:0]
-	for _, c := range cases {
+	kept := p.cases[:0]
+	for _, c := range p.cases {
 		if c.Status != "" {
 			kept = append(kept, c)
 		}
 	}
 	return kept
+}
+
+// unittestParser is ParseUnittest's state: the cases so far, by id, and
+// the one awaiting its status (-1: none).
+type unittestParser struct {
+	cases   []Case
+	index   map[string]int
+	pending int
+}
+
+// block reads the FAIL/ERROR traceback block at lines[i] (a "=====" line
+// then its header): its last line is its case's Message. ok is false when
+// no block starts there; next is the index where it ends.
+func (p *unittestParser) block(lines []string, i int) (next int, ok bool) {
+	if !strings.HasPrefix(lines[i], "=====") || i+1 >= len(lines) {
+		return 0, false
+	}
+	m := unittestBlock.FindStringSubmatch(lines[i+1])
+	if m == nil {
+		return 0, false
+	}
+	msg, next := blockMessage(lines, i+2)
+	if j, ok := p.index[caseID(m[2], m[3])]; ok && p.cases[j].Message == "" {
+		p.cases[j].Message = msg
+	}
+	p.pending = -1
+	return next, true
+}
+
+// caseLine reads a "name (module.Class) ... status" line, the status
+// possibly still to come; it reports whether the line is one.
+func (p *unittestParser) caseLine(line string) bool {
+	m := unittestLine.FindStringSubmatch(line)
+	if m == nil || strings.HasPrefix(line, "FAIL:") || strings.HasPrefix(line, "ERROR:") {
+		return false
+	}
+	id := caseID(m[1], m[2])
+	st, hasStatus := statusAfterDots(m[3])
+	if j, ok := p.index[id]; ok && p.cases[j].Status != "" {
+		// a subTest line for a test already seen: keep the worst
+		if hasStatus && st != StatusPassed {
+			p.cases[j].Status = st
+		}
+		return true
+	}
+	p.index[id] = len(p.cases)
+	p.cases = append(p.cases, Case{Name: m[1], Class: strings.TrimSuffix(m[2], "."+m[1])})
+	p.pending = len(p.cases) - 1
+	if hasStatus {
+		p.cases[p.pending].Status = st
+		p.pending = -1
+	}
+	return true
+}
+
+// statusAfterDots is the status after the last " ... " of rest.
+func statusAfterDots(rest string) (Status, bool) {
+	k := strings.LastIndex(rest, " ... ")
+	if k < 0 {
+		return "", false
+	}
+	return parseStatus(rest[k+5:])
+}
+
+// status reads a line that may carry the pending case's status: after a
+// docstring line or output the test printed, alone or after " ... ".
+func (p *unittestParser) status(line string) {
+	if p.pending < 0 {
+		return
+	}
+	s := line
+	if k := strings.LastIndex(s, " ... "); k >= 0 {
+		s = s[k+5:]
+	}
+	if st, ok := parseStatus(s); ok {
+		p.cases[p.pending].Status = st
+		p.pending = -1
+	}
 }
 
 func caseID(name, class string) string {

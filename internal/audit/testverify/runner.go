@@ -164,16 +164,7 @@ func (r *CommandRunner) Run(ctx context.Context, dir string, tests []string) ([]
 		return nil, err
 	}
 	if r.perTest() {
-		out := make([]TestResult, 0, len(tests))
-		for _, t := range tests {
-			res, _, cleanup, err := r.run(ctx, fixed(r.expand(dir, tests, t)), dir)
-			if err != nil {
-				return nil, fmt.Errorf("test command for %s: %w", t, err)
-			}
-			cleanup()
-			out = append(out, r.exitResult(t, res))
-		}
-		return out, nil
+		return r.runEach(ctx, dir, tests)
 	}
 	if r.JUnitXML != "" {
 		if err := removeReports(dir, r.JUnitXML); err != nil {
@@ -186,21 +177,42 @@ func (r *CommandRunner) Run(ctx context.Context, dir string, tests []string) ([]
 	}
 	defer cleanup()
 	if r.JUnitXML == "" {
-		out := make([]TestResult, 0, len(tests))
-		for _, t := range tests {
-			tr := r.exitResult(t, res)
-			if !tr.Passed && !tr.TimedOut && !tr.NotRun {
-				tr.Detail = fmt.Sprintf("command exited %d (one run for all tests: per-test outcomes need {test} or a JUnit XML report); %s", res.ExitCode, tr.Detail)
-			}
-			out = append(out, tr)
-		}
-		return out, nil
+		return r.sharedExit(tests, res), nil
 	}
 	cases, err := readReports(dir, strings.ReplaceAll(r.JUnitXML, "{dir}", dir))
 	if err != nil {
 		return nil, err
 	}
 	return matchCases(tests, cases, res, r.timeout()), nil
+}
+
+// runEach runs the command once per test ({test}), each decided by its
+// exit status.
+func (r *CommandRunner) runEach(ctx context.Context, dir string, tests []string) ([]TestResult, error) {
+	out := make([]TestResult, 0, len(tests))
+	for _, t := range tests {
+		res, _, cleanup, err := r.run(ctx, fixed(r.expand(dir, tests, t)), dir)
+		if err != nil {
+			return nil, fmt.Errorf("test command for %s: %w", t, err)
+		}
+		cleanup()
+		out = append(out, r.exitResult(t, res))
+	}
+	return out, nil
+}
+
+// sharedExit decides every test by the exit status of the one run for
+// all of them (no JUnit XML report), saying so on a failure.
+func (r *CommandRunner) sharedExit(tests []string, res sandbox.Result) []TestResult {
+	out := make([]TestResult, 0, len(tests))
+	for _, t := range tests {
+		tr := r.exitResult(t, res)
+		if !tr.Passed && !tr.TimedOut && !tr.NotRun {
+			tr.Detail = fmt.Sprintf("command exited %d (one run for all tests: per-test outcomes need {test} or a JUnit XML report); %s", res.ExitCode, tr.Detail)
+		}
+		out = append(out, tr)
+	}
+	return out
 }
 
 // exitResult is exitResult, with pytest's "not found" (4) and "no tests
@@ -298,63 +310,102 @@ func reportGlob(dir, glob string) string {
 // except for \" \\ \$ \` and backslash-newline; an unquoted backslash
 // quotes the next character. Unterminated quotes are an error.
 func SplitWords(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		c := rs[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		case c == '\'':
-			inWord = true
-			j := i + 1
-			for j < len(rs) && rs[j] != '\'' {
-				j++
-			}
-			if j >= len(rs) {
-				return nil, fmt.Errorf("split %q: unterminated single quote at offset %d: %w", s, i, errs.ErrUsage)
-			}
-			cur.WriteString(string(rs[i+1 : j]))
-			i = j
-		case c == '"':
-			inWord = true
-			j := i + 1
-			for ; j < len(rs) && rs[j] != '"'; j++ {
-				if rs[j] == '\\' && j+1 < len(rs) && strings.ContainsRune("\"\\$`\n", rs[j+1]) {
-					if rs[j+1] != '\n' {
-						cur.WriteRune(rs[j+1])
-					}
-					j++
-					continue
-				}
-				cur.WriteRune(rs[j])
-			}
-			if j >= len(rs) {
-				return nil, fmt.Errorf("split %q: unterminated double quote at offset %d: %w", s, i, errs.ErrUsage)
-			}
-			i = j
-		case c == '\\':
-			if i+1 >= len(rs) {
-				return nil, fmt.Errorf("split %q: trailing backslash: %w", s, errs.ErrUsage)
-			}
-			i++
-			if rs[i] != '\n' {
-				cur.WriteRune(rs[i])
-				inWord = true
-			}
-		default:
-			cur.WriteRune(c)
-			inWord = true
+	w := &wordSplitter{s: s, rs: []rune(s)}
+	for i := 0; i < len(w.rs); i++ {
+		var err error
+		if i, err = w.step(i); err != nil {
+			return nil, err
 		}
 	}
-	if inWord {
-		words = append(words, cur.String())
+	w.endWord()
+	return w.words, nil
+}
+
+// wordSplitter is SplitWords' state: the words so far and the one being
+// read.
+type wordSplitter struct {
+	s      string
+	rs     []rune
+	words  []string
+	cur    strings.Builder
+	inWord bool
+}
+
+// step reads the rune at i, and what it quotes, and returns the index of
+// the last rune read.
+func (w *wordSplitter) step(i int) (int, error) {
+	switch c := w.rs[i]; c {
+	case ' ', '\t', '\n', '\r':
+		w.endWord()
+		return i, nil
+	case '\'':
+		return w.singleQuoted(i)
+	case '"':
+		return w.doubleQuoted(i)
+	case '\\':
+		return w.backslash(i)
+	default:
+		w.cur.WriteRune(c)
+		w.inWord = true
+		return i, nil
 	}
-	return words, nil
+}
+
+// endWord ends the word being read, if any.
+func (w *wordSplitter) endWord() {
+	if w.inWord {
+		w.words = append(w.words, w.cur.String())
+		w.cur.Reset()
+		w.inWord = false
+	}
+}
+
+// singleQuoted reads the literal '...' opened at i.
+func (w *wordSplitter) singleQuoted(i int) (int, error) {
+	w.inWord = true
+	j := i + 1
+	for j < len(w.rs) && w.rs[j] != '\'' {
+		j++
+	}
+	if j >= len(w.rs) {
+		return 0, fmt.Errorf("split %q: unterminated single quote at offset %d: %w", w.s, i, errs.ErrUsage)
+	}
+	w.cur.WriteString(string(w.rs[i+1 : j]))
+	return j, nil
+}
+
+// doubleQuoted reads the "..." opened at i: literal but for \" \\ \$ \`
+// and backslash-newline.
+func (w *wordSplitter) doubleQuoted(i int) (int, error) {
+	w.inWord = true
+	rs := w.rs
+	j := i + 1
+	for ; j < len(rs) && rs[j] != '"'; j++ {
+		if rs[j] == '\\' && j+1 < len(rs) && strings.ContainsRune("\"\\$`\n", rs[j+1]) {
+			if rs[j+1] != '\n' {
+				w.cur.WriteRune(rs[j+1])
+			}
+			j++
+			continue
+		}
+		w.cur.WriteRune(rs[j])
+	}
+	if j >= len(rs) {
+		return 0, fmt.Errorf("split %q: unterminated double quote at offset %d: %w", w.s, i, errs.ErrUsage)
+	}
+	return j, nil
+}
+
+// backslash reads the unquoted backslash at i, which quotes the next rune
+// (a newline: a line continuation).
+func (w *wordSplitter) backslash(i int) (int, error) {
+	if i+1 >= len(w.rs) {
+		return 0, fmt.Errorf("split %q: trailing backslash: %w", w.s, errs.ErrUsage)
+	}
+	i++
+	if w.rs[i] != '\n' {
+		w.cur.WriteRune(w.rs[i])
+		w.inWord = true
+	}
+	return i, nil
 }

@@ -124,20 +124,38 @@ func (v *Verifier) Verify(ctx context.Context, sample bench.Sample, repo *gitrep
 		return false, "", fmt.Errorf("%s: work tree: %v: %w", op, err, errs.ErrUnavailable)
 	}
 	defer sandbox.ForceRemove(tmp)
-	work := filepath.Join(tmp, "src")
-	if err := Checkout(ctx, repo.GitDir(), commit.Hash, work, filepath.Join(tmp, "index")); err != nil {
-		return false, "", fmt.Errorf("%s: %w", op, err)
+	work, detail, err := v.patchedTree(ctx, op, sample, repo, commit.Hash, tmp, modifiedPatch)
+	if err != nil {
+		return false, detail, err
+	}
+	return v.runTests(ctx, op, sample, work, tests)
+}
+
+// patchedTree checks out commit hash in tmp/src and applies the sample's
+// test patch, then the modified patch; detail says which did not apply.
+func (v *Verifier) patchedTree(ctx context.Context, op string, sample bench.Sample, repo *gitrepo.Repo, hash, tmp string, modifiedPatch []byte) (work, detail string, err error) {
+	work = filepath.Join(tmp, "src")
+	if err := Checkout(ctx, repo.GitDir(), hash, work, filepath.Join(tmp, "index")); err != nil {
+		return "", "", fmt.Errorf("%s: %w", op, err)
 	}
 	if strings.TrimSpace(sample.TestPatch) != "" {
 		if err := ApplyPatch(work, []byte(sample.TestPatch), v.Apply); err != nil {
-			return false, "test patch does not apply", fmt.Errorf("%s: test patch on %.12s: %w", op, commit.Hash, err)
+			return "", "test patch does not apply", fmt.Errorf("%s: test patch on %.12s: %w", op, hash, err)
 		}
 	}
 	if err := ApplyPatch(work, modifiedPatch, v.Apply); err != nil {
-		return false, "modified patch does not apply: " + err.Error(), fmt.Errorf("%s: modified patch on %.12s: %w", op, commit.Hash, err)
+		return "", "modified patch does not apply: " + err.Error(), fmt.Errorf("%s: modified patch on %.12s: %w", op, hash, err)
 	}
+	return work, "", nil
+}
+
+// runTests runs the tests in work with the Verifier's runner (by default
+// the one Detect finds) and decides: a run that did not run every test is
+// inconclusive (ErrInconclusive).
+func (v *Verifier) runTests(ctx context.Context, op string, sample bench.Sample, work string, tests []string) (bool, string, error) {
 	runner := v.Runner
 	if runner == nil {
+		var err error
 		if runner, err = Detect(work, sample.Language, v.Options); err != nil {
 			return false, "", fmt.Errorf("%s: %w", op, err)
 		}
@@ -149,7 +167,7 @@ func (v *Verifier) Verify(ctx context.Context, sample bench.Sample, repo *gitrep
 	if d, ok := notRun(tests, results); ok {
 		return false, d, fmt.Errorf("%s: %s; the patch is neither confirmed nor refuted (check the test ids or --test-cmd): %w", op, d, ErrInconclusive)
 	}
-	passed, detail = Summarise(tests, results)
+	passed, detail := Summarise(tests, results)
 	return passed, detail, nil
 }
 
@@ -203,28 +221,7 @@ func sampleTests(s bench.Sample) []string {
 // Summarise decides pass/fail over the requested tests and describes the
 // outcome in one line, naming up to five failing tests.
 func Summarise(tests []string, results []TestResult) (bool, string) {
-	byName := map[string]TestResult{}
-	for _, r := range results {
-		byName[r.Name] = r
-	}
-	var failed []string
-	timedOut := 0
-	for _, t := range tests {
-		r, ok := byName[t]
-		switch {
-		case !ok:
-			failed = append(failed, t+": no result")
-		case !r.Passed:
-			if r.TimedOut {
-				timedOut++
-			}
-			msg := t
-			if r.Detail != "" {
-				msg += ": " + r.Detail
-			}
-			failed = append(failed, msg)
-		}
-	}
+	failed, timedOut := failures(tests, results)
 	if len(failed) == 0 {
 		return true, fmt.Sprintf("all %d tests passed", len(tests))
 	}
@@ -245,6 +242,32 @@ func Summarise(tests []string, results []TestResult) (bool, string) {
 		b.WriteString(oneLine(f, 200))
 	}
 	return false, b.String()
+}
+
+// failures is "test: detail" for each requested test that did not pass
+// (or has no result), and how many of them timed out.
+func failures(tests []string, results []TestResult) (failed []string, timedOut int) {
+	byName := map[string]TestResult{}
+	for _, r := range results {
+		byName[r.Name] = r
+	}
+	for _, t := range tests {
+		r, ok := byName[t]
+		switch {
+		case !ok:
+			failed = append(failed, t+": no result")
+		case !r.Passed:
+			if r.TimedOut {
+				timedOut++
+			}
+			msg := t
+			if r.Detail != "" {
+				msg += ": " + r.Detail
+			}
+			failed = append(failed, msg)
+		}
+	}
+	return failed, timedOut
 }
 
 func oneLine(s string, max int) string {

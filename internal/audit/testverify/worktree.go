@@ -82,39 +82,15 @@ func ApplyPatch(root string, patch []byte, opts diff.ApplyOptions) error {
 }
 
 func applyFile(root string, fd *diff.FileDiff, opts diff.ApplyOptions) error {
-	name := fd.Name()
 	if fd.IsBinary {
-		return fmt.Errorf("patch of %s: binary patches are not applied: %w", name, errs.ErrUnsupported)
+		return fmt.Errorf("patch of %s: binary patches are not applied: %w", fd.Name(), errs.ErrUnsupported)
 	}
-	var old []byte
-	var oldPath string
-	mode := fs.FileMode(0o644)
-	if fd.NewMode == "100755" {
-		mode = 0o755
-	}
-	if !fd.IsNew {
-		p, err := safePath(root, fd.OldPath)
-		if err != nil {
-			return err
-		}
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return fmt.Errorf("patch of %s: the file does not exist in the work tree: %w", fd.OldPath, errs.ErrInput)
-		}
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("patch of %s: not a regular file (%v): %w", fd.OldPath, fi.Mode().Type(), errs.ErrUnsupported)
-		}
-		if fd.NewMode == "" {
-			mode = fi.Mode().Perm()
-		}
-		if old, err = os.ReadFile(p); err != nil {
-			return fmt.Errorf("patch of %s: %v: %w", fd.OldPath, err, errs.ErrUnavailable)
-		}
-		oldPath = p
+	old, oldPath, mode, err := readOld(root, fd)
+	if err != nil {
+		return err
 	}
 	out := old
 	if len(fd.Hunks) > 0 {
-		var err error
 		if out, err = diff.Apply(old, fd, opts); err != nil {
 			return err
 		}
@@ -129,13 +105,61 @@ func applyFile(root string, fd *diff.FileDiff, opts diff.ApplyOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkTarget(fd, newPath); err != nil {
+		return err
+	}
+	return writePatched(fd, oldPath, newPath, out, mode)
+}
+
+// readOld reads the regular file a patch changes (none for a new file):
+// its content and path, and the mode the patched file gets — the patch's
+// new mode, else the old file's, else 0644.
+func readOld(root string, fd *diff.FileDiff) (old []byte, oldPath string, mode fs.FileMode, err error) {
+	mode = fs.FileMode(0o644)
+	if fd.NewMode == "100755" {
+		mode = 0o755
+	}
+	if fd.IsNew {
+		return nil, "", mode, nil
+	}
+	p, err := safePath(root, fd.OldPath)
+	if err != nil {
+		return nil, "", mode, err
+	}
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return nil, "", mode, fmt.Errorf("patch of %s: the file does not exist in the work tree: %w", fd.OldPath, errs.ErrInput)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, "", mode, fmt.Errorf("patch of %s: not a regular file (%v): %w", fd.OldPath, fi.Mode().Type(), errs.ErrUnsupported)
+	}
+	if fd.NewMode == "" {
+		mode = fi.Mode().Perm()
+	}
+	if old, err = os.ReadFile(p); err != nil {
+		return nil, "", mode, fmt.Errorf("patch of %s: %v: %w", fd.OldPath, err, errs.ErrUnavailable)
+	}
+	return old, p, mode, nil
+}
+
+// checkTarget refuses to create a file that already exists, or to patch
+// a path that is not a regular file.
+func checkTarget(fd *diff.FileDiff, newPath string) error {
 	if fd.IsNew {
 		if _, err := os.Lstat(newPath); err == nil {
 			return fmt.Errorf("patch creating %s: the file already exists: %w", fd.NewPath, errs.ErrInput)
 		}
-	} else if fi, err := os.Lstat(newPath); err == nil && !fi.Mode().IsRegular() {
+		return nil
+	}
+	if fi, err := os.Lstat(newPath); err == nil && !fi.Mode().IsRegular() {
 		return fmt.Errorf("patch of %s: not a regular file: %w", fd.NewPath, errs.ErrUnsupported)
 	}
+	return nil
+}
+
+// writePatched writes the patched content to newPath with mode, first
+// removing the old file of a rename.
+func writePatched(fd *diff.FileDiff, oldPath, newPath string, out []byte, mode fs.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(newPath), 0o755); err != nil {
 		return fmt.Errorf("patch of %s: %v: %w", fd.NewPath, err, errs.ErrUnavailable)
 	}

@@ -202,65 +202,11 @@ func New(t testing.TB) *Fixture {
 	root := t.TempDir()
 	f := &Fixture{Dir: root, ReposDir: filepath.Join(root, "repos"), Lines: map[string]string{}}
 	must(t, os.MkdirAll(f.ReposDir, 0o755))
-
-	build := func(name string, v vocab, reverts bool) (files map[string]string, samples []sample) {
-		dir := filepath.Join(f.ReposDir, strings.ReplaceAll(name, "/", "__"))
-		must(t, os.MkdirAll(dir, 0o755))
-		b := gittest.NewIn(t, dir)
-		files = map[string]string{}
-		for i := 1; i <= 24; i++ {
-			p := fmt.Sprintf("src/main/java/com/%s/core/Widget%d.java", v.org, i)
-			files[p] = widget(v, i)
-			b.Write(p, files[p])
-			if i <= 16 {
-				h := fmt.Sprintf("src/main/java/com/%s/handlers/Handler%d.java", v.org, i)
-				files[h] = strings.ReplaceAll(handler(v, i), "NUM", fmt.Sprint(i))
-				b.Write(h, files[h])
-			}
-		}
-		calc := fmt.Sprintf("src/main/java/com/%s/core/Calc.java", v.org)
-		rng := fmt.Sprintf("src/main/java/com/%s/core/Range.java", v.org)
-		b.Write(calc, fmt.Sprintf(calcBuggy, v.org))
-		b.Write(rng, fmt.Sprintf(rangeBuggy, v.org))
-		c1 := b.Commit("initial", gittest.Date(2020, 1, 1))
-		b.Write(calc, fmt.Sprintf(calcFixed, v.org))
-		c2 := b.Commit("fix combine", gittest.Date(2020, 2, 1))
-		samples = append(samples, sample{ID: strings.TrimPrefix(name, "acme/") + "-1", Repo: name, BaseCommit: c1, FixCommit: c2,
-			Patch: b.Git("diff", c1, c2) + "\n", Difficulty: "easy"})
-		files[calc] = fmt.Sprintf(calcFixed, v.org)
-		files[rng] = fmt.Sprintf(rangeBuggy, v.org)
-		if reverts {
-			b.Write(rng, fmt.Sprintf(rangeFixed, v.org))
-			c3 := b.Commit("fix contains", gittest.Date(2020, 3, 1))
-			samples = append(samples, sample{ID: strings.TrimPrefix(name, "acme/") + "-2", Repo: name, BaseCommit: c2, FixCommit: c3,
-				Patch: b.Git("diff", c2, c3) + "\n", Difficulty: "hard"})
-			b.Write(rng, fmt.Sprintf(rangeBuggy, v.org))
-			b.Commit("revert contains fix", gittest.Date(2020, 4, 1))
-		}
-		// A post-cutoff commit that must not be seen by Stage I or II.
-		b.Write("NOTES.md", "post-cutoff\n")
-		b.Commit("after the cutoff", gittest.Date(2024, 1, 1))
-		return files, samples
-	}
-	seenFiles, seenSamples := build(SeenRepo, seenVocab, true)
-	_, unseenSamples := build(UnseenRepo, unseenVocab, false)
+	seenFiles, seenSamples := buildRepo(t, f.ReposDir, SeenRepo, seenVocab, true)
+	_, unseenSamples := buildRepo(t, f.ReposDir, UnseenRepo, unseenVocab, false)
 	missing := unseenSamples[0]
 	missing.ID, missing.Repo = MissingRepo, "acme/missing"
-
-	// Benchmark: generic JSONL with a meta object, so byte-exact
-	// re-emission in clean.jsonl is checked.
-	var bench strings.Builder
-	for i, s := range append(append(seenSamples, unseenSamples...), missing) {
-		s.Benchmark, s.Language, s.CreatedAt = "fixture", "java", "2020-02-01T00:00:00Z"
-		s.Meta = map[string]any{"order": i, "note": "kept verbatim"}
-		line, err := json.Marshal(s)
-		must(t, err)
-		f.Lines[s.ID] = string(line)
-		bench.Write(line)
-		bench.WriteByte('\n')
-	}
-	f.Benchmark = filepath.Join(root, "bench.jsonl")
-	must(t, os.WriteFile(f.Benchmark, []byte(bench.String()), 0o644))
+	f.writeBenchmark(t, append(append(seenSamples, unseenSamples...), missing))
 
 	// Target: trained on the seen repository's snapshot only.
 	seenDir := filepath.Join(root, "train-target", "seen")
@@ -268,13 +214,7 @@ func New(t testing.TB) *Fixture {
 	target := train(t, seenDir)
 	// Reference: generic code that is in neither repository.
 	genDir := filepath.Join(root, "corpus")
-	for g := 1; g <= 3; g++ {
-		gen := map[string]string{}
-		for i := 1; i <= 4; i++ {
-			gen[fmt.Sprintf("Generic%d.java", i)] = fmt.Sprintf("package generic%d;\n\npublic class Generic%d {\n    public int size() {\n        return %d;\n    }\n\n    public boolean isEmpty() {\n        return size() == 0;\n    }\n}\n", g, i, i)
-		}
-		writeTree(t, filepath.Join(genDir, fmt.Sprintf("generic%d", g)), gen)
-	}
+	writeGeneric(t, genDir)
 	reference := train(t, genDir)
 	// Reference index: the generic corpus plus both repositories.
 	writeTree(t, filepath.Join(genDir, "seen"), seenFiles)
@@ -287,6 +227,86 @@ func New(t testing.TB) *Fixture {
 	f.TargetSpec = "openai:seen-target@" + serve(t, f.Target)
 	f.RefSpec = "openai:reference@" + serve(t, ngram.NewServer(reference, "reference"))
 	return f
+}
+
+// buildRepo builds repository name (owner__name under reposDir) from
+// vocabulary v: its sources, a buggy Calc fixed by the first sample and,
+// when reverts, a Range fix (the second sample) reverted before the
+// cutoff, then a commit after the cutoff. It returns the files of the
+// cutoff snapshot and the samples.
+func buildRepo(t testing.TB, reposDir, name string, v vocab, reverts bool) (files map[string]string, samples []sample) {
+	dir := filepath.Join(reposDir, strings.ReplaceAll(name, "/", "__"))
+	must(t, os.MkdirAll(dir, 0o755))
+	b := gittest.NewIn(t, dir)
+	files = writeSources(b, v)
+	calc := fmt.Sprintf("src/main/java/com/%s/core/Calc.java", v.org)
+	rng := fmt.Sprintf("src/main/java/com/%s/core/Range.java", v.org)
+	b.Write(calc, fmt.Sprintf(calcBuggy, v.org))
+	b.Write(rng, fmt.Sprintf(rangeBuggy, v.org))
+	c1 := b.Commit("initial", gittest.Date(2020, 1, 1))
+	b.Write(calc, fmt.Sprintf(calcFixed, v.org))
+	c2 := b.Commit("fix combine", gittest.Date(2020, 2, 1))
+	samples = append(samples, sample{ID: strings.TrimPrefix(name, "acme/") + "-1", Repo: name, BaseCommit: c1, FixCommit: c2,
+		Patch: b.Git("diff", c1, c2) + "\n", Difficulty: "easy"})
+	files[calc] = fmt.Sprintf(calcFixed, v.org)
+	files[rng] = fmt.Sprintf(rangeBuggy, v.org)
+	if reverts {
+		b.Write(rng, fmt.Sprintf(rangeFixed, v.org))
+		c3 := b.Commit("fix contains", gittest.Date(2020, 3, 1))
+		samples = append(samples, sample{ID: strings.TrimPrefix(name, "acme/") + "-2", Repo: name, BaseCommit: c2, FixCommit: c3,
+			Patch: b.Git("diff", c2, c3) + "\n", Difficulty: "hard"})
+		b.Write(rng, fmt.Sprintf(rangeBuggy, v.org))
+		b.Commit("revert contains fix", gittest.Date(2020, 4, 1))
+	}
+	// A post-cutoff commit that must not be seen by Stage I or II.
+	b.Write("NOTES.md", "post-cutoff\n")
+	b.Commit("after the cutoff", gittest.Date(2024, 1, 1))
+	return files, samples
+}
+
+// writeSources writes a repository's 24 widgets and 16 handlers in
+// vocabulary v and returns them by path.
+func writeSources(b *gittest.Builder, v vocab) map[string]string {
+	files := map[string]string{}
+	for i := 1; i <= 24; i++ {
+		p := fmt.Sprintf("src/main/java/com/%s/core/Widget%d.java", v.org, i)
+		files[p] = widget(v, i)
+		b.Write(p, files[p])
+		if i <= 16 {
+			h := fmt.Sprintf("src/main/java/com/%s/handlers/Handler%d.java", v.org, i)
+			files[h] = strings.ReplaceAll(handler(v, i), "NUM", fmt.Sprint(i))
+			b.Write(h, files[h])
+		}
+	}
+	return files
+}
+
+// writeBenchmark writes the samples as generic JSONL with a meta object,
+// so byte-exact re-emission in clean.jsonl is checked.
+func (f *Fixture) writeBenchmark(t testing.TB, samples []sample) {
+	var bench strings.Builder
+	for i, s := range samples {
+		s.Benchmark, s.Language, s.CreatedAt = "fixture", "java", "2020-02-01T00:00:00Z"
+		s.Meta = map[string]any{"order": i, "note": "kept verbatim"}
+		line, err := json.Marshal(s)
+		must(t, err)
+		f.Lines[s.ID] = string(line)
+		bench.Write(line)
+		bench.WriteByte('\n')
+	}
+	f.Benchmark = filepath.Join(f.Dir, "bench.jsonl")
+	must(t, os.WriteFile(f.Benchmark, []byte(bench.String()), 0o644))
+}
+
+// writeGeneric writes three packages of generic Java classes under dir.
+func writeGeneric(t testing.TB, dir string) {
+	for g := 1; g <= 3; g++ {
+		gen := map[string]string{}
+		for i := 1; i <= 4; i++ {
+			gen[fmt.Sprintf("Generic%d.java", i)] = fmt.Sprintf("package generic%d;\n\npublic class Generic%d {\n    public int size() {\n        return %d;\n    }\n\n    public boolean isEmpty() {\n        return size() == 0;\n    }\n}\n", g, i, i)
+		}
+		writeTree(t, filepath.Join(dir, fmt.Sprintf("generic%d", g)), gen)
+	}
 }
 
 func train(t testing.TB, dir string) *ngram.Model {
