@@ -138,15 +138,24 @@ func (l *launched) openPipes(pipes bool) (*childPipes, error) {
 	if !pipes {
 		return c, nil
 	}
+	// On a failure here every end opened so far is closed, the parent's
+	// as well as the child's.
+	parent := []*os.File{l.rOut, l.rErr}
 	var wIn *os.File
 	if c.stdin, wIn, err = os.Pipe(); err == nil {
 		l.stdin = wIn
+		parent = append(parent, wIn)
 		c.opened = append(c.opened, c.stdin)
-		l.reply, c.reply, err = os.Pipe()
-		c.opened = append(c.opened, c.reply)
+		if l.reply, c.reply, err = os.Pipe(); err == nil {
+			c.opened = append(c.opened, c.reply)
+		}
 	}
 	if err != nil {
 		c.close()
+		for _, f := range parent {
+			f.Close()
+		}
+		l.stdin, l.reply = nil, nil
 		return nil, err
 	}
 	return c, nil
