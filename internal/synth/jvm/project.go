@@ -98,44 +98,20 @@ const maxBuildRounds = 4
 func BuildProject(ctx context.Context, jdk JDK, o ProjectOptions) (*Project, error) {
 	t0 := time.Now()
 	p := &Project{Repo: o.Repo, Commit: o.Commit, Root: o.Dir}
-	key := sha256.Sum256([]byte(buildVersion + "\x00" + o.Repos + "\x00" + o.GitDir + "\x00" + o.Commit + "\x00" + o.Dir + "\x00" + o.SrcRoot + "\x00" + o.Hint + "\x00" +
-		strings.Join(o.Jars, ":") + o.JarDir + "\x00" + strings.Join(o.Roots, ":")))
-	base := filepath.Join(o.CacheDir, "projects", hex.EncodeToString(key[:8]))
+	base := buildDir(o)
 	if o.GitDir != "" {
 		p.Root = filepath.Join(base, "tree")
-		if o.SrcRoot == "" && o.Hint != "" {
-			o.SrcRoot = gitRootOf(ctx, o.GitDir, o.Commit, o.Hint)
-		}
-		// The whole tree: a build may have several source roots and the
-		// pom names the dependencies.
-		if err := exportTree(ctx, o.GitDir, o.Commit, p.Root, ""); err != nil {
-			// A clone whose largest blobs are absent (a partial mirror)
-			// cannot archive the whole tree; the source root alone is
-			// what the build needs most.
-			if o.SrcRoot == "" {
-				return nil, err
-			}
-			if err := exportTree(ctx, o.GitDir, o.Commit, p.Root, o.SrcRoot); err != nil {
-				return nil, err
-			}
+		if err := exportSources(ctx, &o, p.Root); err != nil {
+			return nil, err
 		}
 	}
 	if p.Root == "" {
 		return nil, fmt.Errorf("build project: %w: give a checkout directory or a repository and commit", errs.ErrUsage)
 	}
-	var err error
-	if o.SrcRoot == "" && o.Hint != "" {
-		o.SrcRoot = rootOf(p.Root, o.Hint)
-	}
-	if p.SrcRoot, err = sourceRoot(p.Root, o.SrcRoot); err != nil {
+	if err := p.findSources(ctx, &o); err != nil {
 		return nil, err
 	}
-	p.SourcePath = append([]string{p.SrcRoot}, otherRoots(p.Root, p.SrcRoot)...)
-	if o.Repos != "" {
-		dirs, names := dependencySources(ctx, p.Root, o.Repo, o.Repos, filepath.Join(o.CacheDir, "deps"))
-		p.SourcePath = append(p.SourcePath, dirs...)
-		p.Deps = names
-	}
+	var err error
 	if p.Jars, err = jarList(o.Jars, o.JarDir); err != nil {
 		return nil, err
 	}
@@ -156,6 +132,54 @@ func BuildProject(ctx context.Context, jdk JDK, o ProjectOptions) (*Project, err
 	}
 	p.Build = time.Since(t0)
 	return p, nil
+}
+
+// buildDir is the build's cache directory, keyed by everything that
+// shapes it.
+func buildDir(o ProjectOptions) string {
+	key := sha256.Sum256([]byte(buildVersion + "\x00" + o.Repos + "\x00" + o.GitDir + "\x00" + o.Commit + "\x00" + o.Dir + "\x00" + o.SrcRoot + "\x00" + o.Hint + "\x00" +
+		strings.Join(o.Jars, ":") + o.JarDir + "\x00" + strings.Join(o.Roots, ":")))
+	return filepath.Join(o.CacheDir, "projects", hex.EncodeToString(key[:8]))
+}
+
+// exportSources exports the commit's tree into root, deriving the source
+// root from the hint file first when none is given.
+func exportSources(ctx context.Context, o *ProjectOptions, root string) error {
+	if o.SrcRoot == "" && o.Hint != "" {
+		o.SrcRoot = gitRootOf(ctx, o.GitDir, o.Commit, o.Hint)
+	}
+	// The whole tree: a build may have several source roots and the
+	// pom names the dependencies.
+	err := exportTree(ctx, o.GitDir, o.Commit, root, "")
+	if err == nil {
+		return nil
+	}
+	// A clone whose largest blobs are absent (a partial mirror)
+	// cannot archive the whole tree; the source root alone is
+	// what the build needs most.
+	if o.SrcRoot == "" {
+		return err
+	}
+	return exportTree(ctx, o.GitDir, o.Commit, root, o.SrcRoot)
+}
+
+// findSources sets the source root and the source path: the tree's
+// production roots and the dependencies' sources.
+func (p *Project) findSources(ctx context.Context, o *ProjectOptions) error {
+	if o.SrcRoot == "" && o.Hint != "" {
+		o.SrcRoot = rootOf(p.Root, o.Hint)
+	}
+	var err error
+	if p.SrcRoot, err = sourceRoot(p.Root, o.SrcRoot); err != nil {
+		return err
+	}
+	p.SourcePath = append([]string{p.SrcRoot}, otherRoots(p.Root, p.SrcRoot)...)
+	if o.Repos != "" {
+		dirs, names := dependencySources(ctx, p.Root, o.Repo, o.Repos, filepath.Join(o.CacheDir, "deps"))
+		p.SourcePath = append(p.SourcePath, dirs...)
+		p.Deps = names
+	}
+	return nil
 }
 
 // gitRootOf is rootOf for a file read from a commit ("" when unknown).
@@ -376,13 +400,7 @@ var diagFile = regexp.MustCompile(`(?m)^(/[^:\n]+\.java):\d+:`)
 // "enum") are recorded as dropped.
 func (p *Project) compile(ctx context.Context, jdk JDK, work string) error {
 	done := filepath.Join(p.Classes, ".benchforge-build")
-	var files []string
-	err := filepath.WalkDir(p.SrcRoot, func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".java") && filepath.Base(path) != "module-info.java" {
-			files = append(files, path)
-		}
-		return err
-	})
+	files, err := productionFiles(p.SrcRoot)
 	if err != nil {
 		return fmt.Errorf("build project %s: %w", p.Repo, err)
 	}
@@ -403,9 +421,32 @@ func (p *Project) compile(ctx context.Context, jdk JDK, work string) error {
 	if p.OnDemand {
 		return p.compileRoots(ctx, jdk, work, filepath.Join(work, "generated"), done)
 	}
-	// One javac run compiles every class it can (should-stop.ifError=
-	// GENERATE); only a run that writes nothing (a parse error stops
-	// javac early) is repeated without the files it named.
+	if err := p.compileFiles(ctx, jdk, work, files); err != nil {
+		return err
+	}
+	slices.Sort(p.Dropped)
+	p.Dropped = slices.Compact(p.Dropped)
+	p.Compiled = p.Files - len(p.Dropped)
+	return p.writeBuildMark(done)
+}
+
+// productionFiles are the Java sources under srcRoot but module-info.
+func productionFiles(srcRoot string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(srcRoot, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".java") && filepath.Base(path) != "module-info.java" {
+			files = append(files, path)
+		}
+		return err
+	})
+	return files, err
+}
+
+// compileFiles compiles every class it can in one javac run
+// (should-stop.ifError=GENERATE); only a run that writes nothing (a parse
+// error stops javac early) is repeated without the files it named. The
+// files javac reported are recorded as dropped.
+func (p *Project) compileFiles(ctx context.Context, jdk JDK, work string, files []string) error {
 	for round := 0; round < maxBuildRounds && len(files) > 0; round++ {
 		if err := os.RemoveAll(p.Classes); err != nil {
 			return fmt.Errorf("build project %s: %w", p.Repo, err)
@@ -425,9 +466,12 @@ func (p *Project) compile(ctx context.Context, jdk JDK, work string) error {
 		}
 		files = slices.DeleteFunc(files, func(f string) bool { return bad[f] })
 	}
-	slices.Sort(p.Dropped)
-	p.Dropped = slices.Compact(p.Dropped)
-	p.Compiled = p.Files - len(p.Dropped)
+	return nil
+}
+
+// writeBuildMark records a finished build (compiled count, dropped files)
+// in done, which a later build reads instead of compiling again.
+func (p *Project) writeBuildMark(done string) error {
 	if err := os.MkdirAll(p.Classes, 0o755); err != nil {
 		return fmt.Errorf("build project %s: %w", p.Repo, err)
 	}
@@ -455,10 +499,7 @@ func (p *Project) compileRoots(ctx context.Context, jdk JDK, work, gen, done str
 	}
 	slices.Sort(p.Dropped)
 	p.Compiled = classCount(p.Classes)
-	if err := os.MkdirAll(p.Classes, 0o755); err != nil {
-		return fmt.Errorf("build project %s: %w", p.Repo, err)
-	}
-	return os.WriteFile(done, []byte(fmt.Sprintf("%d\n%s", p.Compiled, strings.Join(p.Dropped, "\n"))), 0o644)
+	return p.writeBuildMark(done)
 }
 
 // javac compiles files into p.Classes and returns the files it reported
