@@ -316,24 +316,7 @@ func blankAnnotations(method string) string {
 	if len(f.SyntaxErrors()) > 0 {
 		return method
 	}
-	nodes := f.Nodes()
-	var spans [][2]int
-	for _, fn := range f.Functions() {
-		if fn.Class != "" { // a method of a class inside the method
-			continue
-		}
-		for m := range f.Children(fn.Node) {
-			if nodes[m].Kind != "modifiers" {
-				continue
-			}
-			for c := range f.Children(m) {
-				if k := nodes[c].Kind; k == "annotation" || k == "marker_annotation" {
-					spans = append(spans, [2]int{nodes[c].StartByte, nodes[c].EndByte})
-				}
-			}
-		}
-		break
-	}
+	spans := ownAnnotations(f)
 	if len(spans) == 0 {
 		return method
 	}
@@ -346,4 +329,37 @@ func blankAnnotations(method string) string {
 		}
 	}
 	return string(b)
+}
+
+// ownAnnotations are the byte spans of the annotations among the
+// modifiers of the parsed method itself (not of a method of a class
+// inside it).
+func ownAnnotations(f *code.File) [][2]int {
+	nodes := f.Nodes()
+	for _, fn := range f.Functions() {
+		if fn.Class != "" { // a method of a class inside the method
+			continue
+		}
+		var spans [][2]int
+		for m := range f.Children(fn.Node) {
+			if nodes[m].Kind == "modifiers" {
+				spans = append(spans, annotationsIn(f, m)...)
+			}
+		}
+		return spans
+	}
+	return nil
+}
+
+// annotationsIn are the byte spans of the annotations among node m's
+// children.
+func annotationsIn(f *code.File, m int) [][2]int {
+	nodes := f.Nodes()
+	var spans [][2]int
+	for c := range f.Children(m) {
+		if k := nodes[c].Kind; k == "annotation" || k == "marker_annotation" {
+			spans = append(spans, [2]int{nodes[c].StartByte, nodes[c].EndByte})
+		}
+	}
+	return spans
 }

@@ -75,7 +75,7 @@ func (lx *headerLexer) step() bool {
 		lx.emit(lx.quotedEnd(c))
 	case strings.HasPrefix(rest, "..."):
 		lx.emit(lx.i + 3)
-	case isWordByte(c):
+	case isIdentByte(c):
 		lx.emit(lx.wordEnd())
 	default:
 		lx.emit(lx.i + 1)
@@ -124,7 +124,7 @@ func (lx *headerLexer) quotedEnd(quote byte) int {
 // wordEnd is the end of the identifier or number starting at i.
 func (lx *headerLexer) wordEnd() int {
 	j := lx.i
-	for j < len(lx.src) && isWordByte(lx.src[j]) {
+	for j < len(lx.src) && isIdentByte(lx.src[j]) {
 		j++
 	}
 	return j
@@ -151,9 +151,6 @@ func isBlank(c byte) bool { return strings.IndexByte(" \t\r\f", c) >= 0 }
 func isIdentStart(c byte) bool {
 	return c >= 0x80 || c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
-
-// isWordByte reports whether c belongs to an identifier or a number.
-func isWordByte(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
 
 func isIdent(s string) bool { return s != "" && isIdentStart(s[0]) }
 
