@@ -57,11 +57,21 @@ func (v *Verifier) compileBatch(ctx context.Context, hs []*harness, batch int) e
 			b.active = append(b.active, h)
 		}
 	}
-	defer func() {
-		for _, h := range hs {
-			h.batchRounds = b.runs
-		}
-	}()
+	err := b.run(ctx)
+	for _, h := range hs {
+		h.batchRounds = b.runs
+	}
+	if err != nil {
+		return err
+	}
+	if v.compiled != nil {
+		v.compiled(hs)
+	}
+	return nil
+}
+
+// run goes round until no pair is left in play or javac succeeds.
+func (b *stubBatch) run(ctx context.Context) error {
 	for len(b.active) > 0 || len(b.ready) > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -70,18 +80,11 @@ func (v *Verifier) compileBatch(ctx context.Context, hs []*harness, batch int) e
 			return err
 		}
 		if len(b.active) == 0 && len(b.ready) == 0 {
-			break
+			return nil
 		}
-		done, err := b.round(ctx)
-		if err != nil {
+		if done, err := b.round(ctx); err != nil || done {
 			return err
 		}
-		if done {
-			break
-		}
-	}
-	if v.compiled != nil {
-		v.compiled(hs)
 	}
 	return nil
 }
