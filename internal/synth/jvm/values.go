@@ -220,50 +220,49 @@ func withNull(b string, vals []string) []string {
 // increasing total index (all-ordinary first, then every single-parameter
 // variation, then pairs, …), lexicographic within a level, up to limit.
 func vectors(sizes []int, limit int) [][]int {
-	if limit <= 0 {
+	if limit <= 0 || slices.ContainsFunc(sizes, func(n int) bool { return n <= 0 }) {
 		return nil
 	}
 	if len(sizes) == 0 {
 		return [][]int{{}}
 	}
-	maxSum := 0
-	for _, n := range sizes {
-		if n <= 0 {
-			return nil
-		}
-		maxSum += n - 1
-	}
-	var out [][]int
-	cur := make([]int, len(sizes))
-	capAfter := make([]int, len(sizes)+1) // Σ (sizes[j]-1) for j ≥ i
+	g := &vectorGen{sizes: sizes, limit: limit, cur: make([]int, len(sizes)), capAfter: make([]int, len(sizes)+1)}
 	for i := len(sizes) - 1; i >= 0; i-- {
-		capAfter[i] = capAfter[i+1] + sizes[i] - 1
+		g.capAfter[i] = g.capAfter[i+1] + sizes[i] - 1
 	}
-	var rec func(i, left int) bool
-	rec = func(i, left int) bool {
-		if left > capAfter[i] {
-			return true
-		}
-		if i == len(sizes)-1 {
-			if left <= sizes[i]-1 {
-				cur[i] = left
-				out = append(out, append([]int(nil), cur...))
-				return len(out) < limit
-			}
-			return true
-		}
-		for v := 0; v <= min(left, sizes[i]-1); v++ {
-			cur[i] = v
-			if !rec(i+1, left-v) {
-				return false
-			}
+	for s := 0; s <= g.capAfter[0] && g.level(0, s); s++ {
+	}
+	return g.out
+}
+
+// vectorGen is vectors' enumeration state.
+type vectorGen struct {
+	sizes    []int
+	limit    int
+	cur      []int
+	capAfter []int // Σ (sizes[j]-1) for j ≥ i
+	out      [][]int
+}
+
+// level fills cur[i:] with every split of left, lexicographic, and
+// reports whether the limit still allows more.
+func (g *vectorGen) level(i, left int) bool {
+	if left > g.capAfter[i] {
+		return true
+	}
+	if i == len(g.sizes)-1 {
+		if left <= g.sizes[i]-1 {
+			g.cur[i] = left
+			g.out = append(g.out, append([]int(nil), g.cur...))
+			return len(g.out) < g.limit
 		}
 		return true
 	}
-	for s := 0; s <= maxSum; s++ {
-		if !rec(0, s) {
-			break
+	for v := 0; v <= min(left, g.sizes[i]-1); v++ {
+		g.cur[i] = v
+		if !g.level(i+1, left-v) {
+			return false
 		}
 	}
-	return out
+	return true
 }
