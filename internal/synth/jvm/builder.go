@@ -176,12 +176,23 @@ func (b *Builder) Build(ctx context.Context, p corpus.Pair) (*ModelHarness, erro
 		}
 		d.Site, d.Line, d.Trigger, d.Explanation = s1.ThrowingExpression, s1.Line, s1.Trigger, s1.PatchSummary
 	}
+	if mh.Raw, err = b.ask(ctx, p.PairID, d); err != nil {
+		return nil, err
+	}
+	if mh.Inputs, mh.Parsed, err = ParseInputs(mh.Raw); err != nil {
+		mh.Unparseable = err.Error()
+	}
+	return mh, nil
+}
+
+// ask renders the prompt from d and returns the model's answer text.
+func (b *Builder) ask(ctx context.Context, id string, d harnessData) (string, error) {
 	var sys, user strings.Builder
 	if err := harnessPrompt.ExecuteTemplate(&sys, "system", d); err != nil {
-		return nil, fmt.Errorf("render harness prompt for %s: %w", p.PairID, err)
+		return "", fmt.Errorf("render harness prompt for %s: %w", id, err)
 	}
 	if err := harnessPrompt.ExecuteTemplate(&user, "user", d); err != nil {
-		return nil, fmt.Errorf("render harness prompt for %s: %w", p.PairID, err)
+		return "", fmt.Errorf("render harness prompt for %s: %w", id, err)
 	}
 	resp, err := b.model.Chat(ctx, llm.ChatRequest{System: sys.String(), Messages: []llm.Message{{Role: "user", Content: user.String()}},
 		MaxTokens: b.maxTokens, JSON: true})
@@ -189,16 +200,12 @@ func (b *Builder) Build(ctx context.Context, p corpus.Pair) (*ModelHarness, erro
 		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 			err = fmt.Errorf("%w (%w)", ctx.Err(), err)
 		}
-		return nil, fmt.Errorf("harness model %s on %s: %w", b.model.ID(), p.PairID, err)
+		return "", fmt.Errorf("harness model %s on %s: %w", b.model.ID(), id, err)
 	}
 	if len(resp.Choices) == 0 {
-		return nil, fmt.Errorf("harness model %s on %s: %w: answer has no choices", b.model.ID(), p.PairID, errs.ErrUnavailable)
+		return "", fmt.Errorf("harness model %s on %s: %w: answer has no choices", b.model.ID(), id, errs.ErrUnavailable)
 	}
-	mh.Raw = resp.Choices[0].Text
-	if mh.Inputs, mh.Parsed, err = ParseInputs(mh.Raw); err != nil {
-		mh.Unparseable = err.Error()
-	}
-	return mh, nil
+	return resp.Choices[0].Text, nil
 }
 
 // judgement returns the judge's Stage 1 localisation of a pair: the
@@ -210,13 +217,10 @@ func (b *Builder) judgement(id string) (*corpus.Stage1, string) {
 	if !ok {
 		return nil, "pair not in the judgements file"
 	}
-	usable := func(s *corpus.Stage1Result) bool {
-		return s != nil && s.Unparseable == "" && s.CanThrowT && (s.ThrowingExpression != "" || s.Trigger != "")
-	}
 	switch {
-	case usable(r.Stage1):
+	case usableStage1(r.Stage1):
 		return &r.Stage1.Stage1, ""
-	case r.Repair != nil && usable(r.Repair.Stage1):
+	case r.Repair != nil && usableStage1(r.Repair.Stage1):
 		return &r.Repair.Stage1.Stage1, ""
 	case r.Stage1 == nil:
 		return nil, "the judgement has no stage 1 (rubric " + r.Rubric + ")"
@@ -224,4 +228,10 @@ func (b *Builder) judgement(id string) (*corpus.Stage1, string) {
 		return nil, "the judge's stage 1 answer was unparseable"
 	}
 	return nil, "the judge localised no patch-local risk"
+}
+
+// usableStage1 reports whether a Stage 1 answer localises a risk the
+// prompt can show: parsed, able to throw, with a site or a trigger.
+func usableStage1(s *corpus.Stage1Result) bool {
+	return s != nil && s.Unparseable == "" && s.CanThrowT && (s.ThrowingExpression != "" || s.Trigger != "")
 }

@@ -33,20 +33,39 @@ func ParseInputs(text string) ([]ModelInput, string, error) {
 		return nil, "", fmt.Errorf("%w: no JSON object with \"inputs\" in %q", ErrUnparseable, answer.Clip(text, 80))
 	}
 	v, _ := f.Get(keys...)
+	list, err := inputList(v)
+	if err != nil {
+		return nil, "", err
+	}
+	ins, readable := readInputs(list)
+	if len(list) > 0 && readable == 0 {
+		return ins, how, fmt.Errorf("%w: none of the %d inputs has an argument list", ErrUnparseable, len(list))
+	}
+	return ins, how, nil
+}
+
+// inputList is the answer's "inputs" value as a list: a JSON list, or a
+// string holding one.
+func inputList(v any) ([]any, error) {
 	if s, ok := v.(string); ok {
 		// A "key: value" line: the value may still be a JSON list.
 		var l []any
 		if !strings.HasPrefix(strings.TrimSpace(s), "[") || json.Unmarshal([]byte(s), &l) != nil {
-			return nil, "", fmt.Errorf("%w: \"inputs\" is %q, not a list", ErrUnparseable, answer.Clip(s, 60))
+			return nil, fmt.Errorf("%w: \"inputs\" is %q, not a list", ErrUnparseable, answer.Clip(s, 60))
 		}
 		v = l
 	}
 	list, ok := v.([]any)
 	if !ok {
-		return nil, "", fmt.Errorf("%w: \"inputs\" is %T, not a list", ErrUnparseable, v)
+		return nil, fmt.Errorf("%w: \"inputs\" is %T, not a list", ErrUnparseable, v)
 	}
-	ins := make([]ModelInput, 0, len(list))
-	readable := 0
+	return list, nil
+}
+
+// readInputs reads every element of the list, dropping the unreadable
+// ones and those beyond MaxModelInputs; readable counts the others.
+func readInputs(list []any) (ins []ModelInput, readable int) {
+	ins = make([]ModelInput, 0, len(list))
 	for i, el := range list {
 		in, ok := readInput(el)
 		switch {
@@ -60,10 +79,7 @@ func ParseInputs(text string) ([]ModelInput, string, error) {
 		}
 		ins = append(ins, in)
 	}
-	if len(list) > 0 && readable == 0 {
-		return ins, how, fmt.Errorf("%w: none of the %d inputs has an argument list", ErrUnparseable, len(list))
-	}
-	return ins, how, nil
+	return ins, readable
 }
 
 // readInput reads one element: an object with an argument list, or the
@@ -76,10 +92,10 @@ func readInput(el any) (ModelInput, bool) {
 		args = x
 	case map[string]any:
 		for k, v := range x {
-			switch strings.ToLower(strings.TrimSpace(k)) {
-			case "args", "arguments", "argument_values", "values", "input":
+			switch key := strings.ToLower(strings.TrimSpace(k)); {
+			case argsKeys[key]:
 				args = v
-			case "why", "reason", "explanation", "rationale":
+			case whyKeys[key]:
 				in.Why, _ = v.(string)
 			}
 		}
@@ -98,6 +114,13 @@ func readInput(el any) (ModelInput, bool) {
 	}
 	return in, true
 }
+
+// argsKeys and whyKeys are the names (lower case) an input's argument
+// list and its reason go by.
+var (
+	argsKeys = map[string]bool{"args": true, "arguments": true, "argument_values": true, "values": true, "input": true}
+	whyKeys  = map[string]bool{"why": true, "reason": true, "explanation": true, "rationale": true}
+)
 
 // javaArg renders a JSON argument as Java source: a string is the
 // expression itself, JSON null is null, a number or boolean its literal.
