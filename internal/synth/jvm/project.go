@@ -232,22 +232,28 @@ func untar(r io.Reader, dir string) error {
 		if h.Typeflag != tar.TypeReg {
 			continue
 		}
-		name := filepath.Clean(h.Name)
-		if filepath.IsAbs(name) || name == ".." || strings.HasPrefix(name, ".."+string(filepath.Separator)) {
-			return fmt.Errorf("%w: archive entry %q leaves the tree", errs.ErrInput, h.Name)
-		}
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		data, err := io.ReadAll(tr)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
+		if err := writeEntry(tr, h.Name, dir); err != nil {
 			return err
 		}
 	}
+}
+
+// writeEntry writes the current file of tr, named name in the archive,
+// under dir, refusing a name that leaves it.
+func writeEntry(tr *tar.Reader, name, dir string) error {
+	clean := filepath.Clean(name)
+	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%w: archive entry %q leaves the tree", errs.ErrInput, name)
+	}
+	path := filepath.Join(dir, clean)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	data, err := io.ReadAll(tr)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
 }
 
 var packageDecl = regexp.MustCompile(`(?m)^\s*package\s+([\w.]+)\s*;`)
@@ -277,16 +283,22 @@ func sourceRoot(root, given string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	best, n := "", 0
+	best, n := mostVoted(votes)
+	if n == 0 {
+		return "", fmt.Errorf("build project: %w: no production Java sources under %s", errs.ErrNotFound, root)
+	}
+	return filepath.Join(root, best), nil
+}
+
+// mostVoted is the directory with the most votes (the first by name on a
+// tie) and its count.
+func mostVoted(votes map[string]int) (best string, n int) {
 	for d, c := range votes {
 		if c > n || c == n && d < best {
 			best, n = d, c
 		}
 	}
-	if n == 0 {
-		return "", fmt.Errorf("build project: %w: no production Java sources under %s", errs.ErrNotFound, root)
-	}
-	return filepath.Join(root, best), nil
+	return best, n
 }
 
 // rootVotes counts, per directory, the production files whose package
@@ -305,21 +317,30 @@ func rootVotes(root string) (map[string]int, error) {
 		if err != nil {
 			return err
 		}
-		pkgDir := ""
-		if m := packageDecl.FindSubmatch(data); m != nil {
-			pkgDir = filepath.FromSlash(strings.ReplaceAll(string(m[1]), ".", "/"))
+		if dir, ok := packageRoot(rel, data); ok {
+			votes[dir]++
 		}
-		dir := filepath.Dir(rel)
-		if pkgDir != "" && !strings.HasSuffix(dir, pkgDir) {
-			return nil
-		}
-		votes[strings.TrimSuffix(strings.TrimSuffix(dir, pkgDir), string(filepath.Separator))]++
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("build project: %w", err)
 	}
 	return votes, nil
+}
+
+// packageRoot is the source root the package declaration in data makes
+// of file rel's directory; false when the directory does not end in the
+// package.
+func packageRoot(rel string, data []byte) (string, bool) {
+	pkgDir := ""
+	if m := packageDecl.FindSubmatch(data); m != nil {
+		pkgDir = filepath.FromSlash(strings.ReplaceAll(string(m[1]), ".", "/"))
+	}
+	dir := filepath.Dir(rel)
+	if pkgDir != "" && !strings.HasSuffix(dir, pkgDir) {
+		return "", false
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(dir, pkgDir), string(filepath.Separator)), true
 }
 
 // otherRoots are the tree's production source roots besides main, most
@@ -567,28 +588,38 @@ func expandTemplates(root, srcRoot, dir string) ([]string, error) {
 		if isTestPath(rel) {
 			return nil
 		}
-		base := srcRoot
-		if i := strings.Index(filepath.ToSlash(path), "/java-templates/"); i >= 0 {
-			base = path[:i+len("/java-templates")]
+		target, err := expandTemplate(path, srcRoot, dir)
+		if target != "" {
+			out = append(out, target)
 		}
-		pkgRel, err := filepath.Rel(base, filepath.Dir(path))
-		if err != nil || strings.HasPrefix(pkgRel, "..") {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		text := strings.ReplaceAll(templateVars.Replace(string(data)), "@package@", strings.ReplaceAll(filepath.ToSlash(pkgRel), "/", "."))
-		target := filepath.Join(dir, pkgRel, strings.TrimSuffix(filepath.Base(path), ".in"))
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return err
-		}
-		out = append(out, target)
-		return os.WriteFile(target, []byte(text), 0o644)
+		return err
 	})
 	return out, err
 }
+
+// expandTemplate writes the source generated from the template at path
+// under dir and returns it; "" for a template outside its base folder.
+func expandTemplate(path, srcRoot, dir string) (string, error) {
+	base := srcRoot
+	if i := strings.Index(filepath.ToSlash(path), "/java-templates/"); i >= 0 {
+		base = path[:i+len("/java-templates")]
+	}
+	pkgRel, err := filepath.Rel(base, filepath.Dir(path))
+	if err != nil || strings.HasPrefix(pkgRel, "..") {
+		return "", nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	text := strings.ReplaceAll(templateVars.Replace(string(data)), "@package@", strings.ReplaceAll(filepath.ToSlash(pkgRel), "/", "."))
+	target := filepath.Join(dir, pkgRel, strings.TrimSuffix(filepath.Base(path), ".in"))
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return "", err
+	}
+	return target, os.WriteFile(target, []byte(text), 0o644)
+}
+
 func parseBuildMark(s string) (int, []string) {
 	first, rest, _ := strings.Cut(s, "\n")
 	n := 0

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -316,20 +317,13 @@ func (v *Verifier) takeClasses(out string, s *side) (ok bool, err error) {
 	for _, e := range entries {
 		name := e.Name()
 		base, isClass := strings.CutSuffix(name, ".class")
-		if !isClass {
+		if !isClass || !slices.ContainsFunc(tops, func(t string) bool { return base == t || strings.HasPrefix(base, t+"$") }) {
 			continue
 		}
-		for _, t := range tops {
-			if base == t || strings.HasPrefix(base, t+"$") {
-				if err := os.Rename(filepath.Join(from, name), filepath.Join(to, name)); err != nil {
-					return false, fmt.Errorf("classes of %s: %w", s.h.pair.PairID, err)
-				}
-				if base == s.h.real.outer {
-					ok = true
-				}
-				break
-			}
+		if err := os.Rename(filepath.Join(from, name), filepath.Join(to, name)); err != nil {
+			return false, fmt.Errorf("classes of %s: %w", s.h.pair.PairID, err)
 		}
+		ok = ok || base == s.h.real.outer
 	}
 	return ok, nil
 }
