@@ -94,20 +94,29 @@ func withLiterals(cands []string, typ, method string) []string {
 	for _, c := range cands {
 		seen[c] = true
 	}
+	for _, v := range literalValues(method) {
+		if !seen[v] {
+			seen[v] = true
+			cands = append(cands, v)
+		}
+	}
+	return cands
+}
+
+// literalValues are, for each of the method's first maxLiterals string
+// literals of at most 40 bytes, the literal and the literal with a digit
+// after it.
+func literalValues(method string) []string {
+	var out []string
 	n := 0
 	for _, m := range stringLiteral.FindAllStringSubmatch(method, -1) {
 		if n == maxLiterals || len(m[1]) > 40 {
 			continue
 		}
-		for _, v := range []string{`"` + m[1] + `"`, `"` + m[1] + `1"`} {
-			if !seen[v] {
-				seen[v] = true
-				cands = append(cands, v)
-			}
-		}
+		out = append(out, `"`+m[1]+`"`, `"`+m[1]+`1"`)
 		n++
 	}
-	return cands
+	return out
 }
 
 func (h *harness) pkg() string              { return fmt.Sprintf("%s.p%d", pkgRoot, h.n) }

@@ -128,12 +128,18 @@ func (e *Execution) judge() {
 		e.Status, e.Reason = StatusUnconfirmed, fmt.Sprintf("no input raised %s; %d calls timed out or exited", e.ErrorType, len(e.Hazards))
 	case !e.Criteria.A:
 		e.Status, e.Reason = StatusUnconfirmed, fmt.Sprintf("no input tried raised %s", e.ErrorType)
-	case e.firstFixed != nil && raises(*e.firstFixed, e.ErrorType) && e.firstFixed.Line > 0 &&
-		contains(e.Site.Fixed, e.firstFixed.Line):
+	case e.fixedRaisesAtSite():
 		e.Status, e.Reason = StatusUnconfirmed, fmt.Sprintf("the fixed method also raises %s at the patched site", e.ErrorType)
 	default:
 		e.Status, e.Reason = StatusUnconfirmed, fmt.Sprintf("%s raised, but not at the patched site (buggy lines %v)", e.ErrorType, e.Site.Buggy)
 	}
+}
+
+// fixedRaisesAtSite reports whether the first fixed-method call raised
+// the labelled exception at the patched site too.
+func (e *Execution) fixedRaisesAtSite() bool {
+	f := e.firstFixed
+	return f != nil && raises(*f, e.ErrorType) && f.Line > 0 && contains(e.Site.Fixed, f.Line)
 }
 
 func contains(xs []int, x int) bool {

@@ -425,15 +425,22 @@ func (r *pairRun) noteFixed(i int, bo, fo Outcome) {
 	if e.B == nil && fo.Kind == "returned" {
 		e.B = &Trigger{Input: h.input(i), Buggy: bo, Fixed: &fo}
 	}
-	atSite := slices.Contains(e.Site.Buggy, bo.Line)
-	fixedAtSite := raises(fo, h.pair.ErrorType) && slices.Contains(e.Site.Fixed, fo.Line)
-	if e.C == nil && atSite && !fixedAtSite && (fo.Kind == "returned" || fo.Kind == "threw") {
+	if e.C == nil && meetsC(e.Site, h.pair.ErrorType, bo, fo) {
 		e.C = &Trigger{Input: h.input(i), Buggy: bo, Fixed: &fo}
 	}
 	if e.firstFixed == nil {
 		e.firstFixed = &fo
 		e.firstBuggy = bo
 	}
+}
+
+// meetsC reports criterion (c) for one input whose buggy call bo raised
+// the labelled exception: bo's line is a patched site, and the fixed call
+// fo returned or threw, but not the labelled exception at its site.
+func meetsC(site Site, errorType string, bo, fo Outcome) bool {
+	atSite := slices.Contains(site.Buggy, bo.Line)
+	fixedAtSite := raises(fo, errorType) && slices.Contains(site.Fixed, fo.Line)
+	return atSite && !fixedAtSite && (fo.Kind == "returned" || fo.Kind == "threw")
 }
 
 // call runs input i on side kind's method name, counting the call and
