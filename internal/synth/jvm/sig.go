@@ -42,7 +42,10 @@ type tok struct {
 // literals become one token each.
 func lexHeader(src string) []tok {
 	lx := &headerLexer{src: src, line: 1}
-	for lx.i < len(src) && !lx.step() {
+	for lx.i < len(src) {
+		if lx.step() {
+			break
+		}
 	}
 	return lx.out
 }

@@ -230,7 +230,10 @@ func vectors(sizes []int, limit int) [][]int {
 	for i := len(sizes) - 1; i >= 0; i-- {
 		g.capAfter[i] = g.capAfter[i+1] + sizes[i] - 1
 	}
-	for s := 0; s <= g.capAfter[0] && g.level(0, s); s++ {
+	for s := 0; s <= g.capAfter[0]; s++ {
+		if !g.level(0, s) {
+			break
+		}
 	}
 	return g.out
 }
