@@ -127,14 +127,28 @@ func TestHarnessDiffAided(t *testing.T) {
 		t.Fatalf("summary %+v after %d calls", s, srv.calls())
 	}
 	got := readExecutions(t, s.Path)
-	want := map[string]string{"npe-valid": "abc", "nfe-valid": "-", "aioobe-valid": "abc", "cce-valid": "-", "sioobe-valid": "abc", "iae-valid": "-"}
+	checkModelRecords(t, got, RegimeDiffAided, map[string]string{"npe-valid": "abc", "nfe-valid": "-", "aioobe-valid": "abc", "cce-valid": "-", "sioobe-valid": "abc", "iae-valid": "-"})
+	checkDiffAidedInputs(t, got)
+	checkDiffAidedSummary(t, srv, s)
+}
+
+// checkModelRecords checks each pair's criteria (want) and that its
+// record carries the regime and the model's harness.
+func checkModelRecords(t *testing.T, got map[string]Execution, regime string, want map[string]string) {
+	t.Helper()
 	for id, w := range want {
 		e := got[id]
-		if c := crit(e); c != w || e.Regime != RegimeDiffAided || e.Harness == nil || !strings.HasPrefix(e.Harness.Model, "openai:builder-test@") ||
-			e.Harness.PromptHash != HarnessPromptHash(RegimeDiffAided) || e.Harness.Raw == "" {
+		if c := crit(e); c != w || e.Regime != regime || e.Harness == nil || !strings.HasPrefix(e.Harness.Model, "openai:builder-test@") ||
+			e.Harness.PromptHash != HarnessPromptHash(regime) || e.Harness.Raw == "" {
 			t.Errorf("%s: criteria %s (want %s), regime %q, harness %+v, reason %q", id, c, w, e.Regime, e.Harness, e.Reason)
 		}
 	}
+}
+
+// checkDiffAidedInputs checks what became of each scripted answer's
+// inputs: run, dropped alone, unparseable or declined.
+func checkDiffAidedInputs(t *testing.T, got map[string]Execution) {
+	t.Helper()
 	if e := got["npe-valid"]; e.C == nil || e.C.Input != "len(null)" || e.Candidates != 1 {
 		t.Errorf("npe-valid: trigger %+v from %d vectors, want len(null) alone", e.C, e.Candidates)
 	}
@@ -155,6 +169,12 @@ func TestHarnessDiffAided(t *testing.T) {
 	if e := got["iae-valid"]; e.Reason != ReasonDeclined || e.Calls != 0 {
 		t.Errorf("iae-valid: reason %q, %d calls", e.Reason, e.Calls)
 	}
+}
+
+// checkDiffAidedSummary checks the prompt and the run's model counts,
+// table and confirmed pairs.
+func checkDiffAidedSummary(t *testing.T, srv *scripted, s Summary) {
+	t.Helper()
 	if p := srv.prompts["len"]; !strings.Contains(p, "```diff\n--- buggy\n+++ fixed\n@@") || strings.Contains(p, "localised") || !strings.Contains(p, "1. String s") {
 		t.Errorf("diff-aided prompt lacks the diff or parameters, or shows a judge's site:\n%s", p)
 	}
