@@ -249,13 +249,7 @@ func TestHarnessResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	first := opts
-	first.Progress = func(done, total int) {
-		if done == 4 {
-			cancel()
-		}
-	}
+	ctx, first := cancelAt(opts, 4)
 	s1, err := RunModel(ctx, pairs, out, b, first)
 	if !errors.Is(err, context.Canceled) || s1.Verified < 4 || s1.Verified >= len(pairs) {
 		t.Fatalf("first run: verified %d, err %v; want a cancelled partial run", s1.Verified, err)
