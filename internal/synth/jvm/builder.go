@@ -118,15 +118,8 @@ type Builder struct {
 // NewBuilder returns a builder for regime. judgements (a `synth validate`
 // judgements.jsonl) are required by, and only allowed for, judge-fed.
 func NewBuilder(m llm.Model, regime string, judgements []corpus.JudgeRecord) (*Builder, error) {
-	switch {
-	case m == nil:
-		return nil, fmt.Errorf("harness builder: %w: no model", errs.ErrUsage)
-	case !slices.Contains(Regimes, regime):
-		return nil, fmt.Errorf("harness builder: %w: regime %q is not one of %s", errs.ErrUsage, regime, strings.Join(Regimes, ", "))
-	case regime == RegimeJudgeFed && judgements == nil:
-		return nil, fmt.Errorf("harness builder: %w: the %s regime needs the judge's records (judgements.jsonl of 'synth validate')", errs.ErrUsage, regime)
-	case regime != RegimeJudgeFed && judgements != nil:
-		return nil, fmt.Errorf("harness builder: %w: judgements are shown only in the %s regime, not %s", errs.ErrUsage, RegimeJudgeFed, regime)
+	if err := checkBuilder(m, regime, judgements); err != nil {
+		return nil, err
 	}
 	b := &Builder{model: m, regime: regime, maxTokens: 1024}
 	if judgements != nil {
@@ -136,6 +129,22 @@ func NewBuilder(m llm.Model, regime string, judgements []corpus.JudgeRecord) (*B
 		}
 	}
 	return b, nil
+}
+
+// checkBuilder refuses a missing model, an unknown regime, and
+// judgements given to a regime other than judge-fed or missing for it.
+func checkBuilder(m llm.Model, regime string, judgements []corpus.JudgeRecord) error {
+	switch {
+	case m == nil:
+		return fmt.Errorf("harness builder: %w: no model", errs.ErrUsage)
+	case !slices.Contains(Regimes, regime):
+		return fmt.Errorf("harness builder: %w: regime %q is not one of %s", errs.ErrUsage, regime, strings.Join(Regimes, ", "))
+	case regime == RegimeJudgeFed && judgements == nil:
+		return fmt.Errorf("harness builder: %w: the %s regime needs the judge's records (judgements.jsonl of 'synth validate')", errs.ErrUsage, regime)
+	case regime != RegimeJudgeFed && judgements != nil:
+		return fmt.Errorf("harness builder: %w: judgements are shown only in the %s regime, not %s", errs.ErrUsage, RegimeJudgeFed, regime)
+	}
+	return nil
 }
 
 // Regime is the builder's regime.

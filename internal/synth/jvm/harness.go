@@ -277,17 +277,7 @@ func (h *harness) useModel(mh *ModelHarness) {
 		if in.Dropped != "" {
 			continue
 		}
-		if len(in.Args) != len(h.bsig.Params) {
-			in.Dropped = fmt.Sprintf("%d arguments for %d parameters", len(in.Args), len(h.bsig.Params))
-			continue
-		}
-		for p, a := range in.Args {
-			if why := checkExpr(a); why != "" {
-				in.Dropped = fmt.Sprintf("argument %d: %s", p+1, why)
-				break
-			}
-		}
-		if in.Dropped != "" {
+		if in.Dropped = inputProblem(in.Args, len(h.bsig.Params)); in.Dropped != "" {
 			continue
 		}
 		for p, a := range in.Args {
@@ -307,6 +297,21 @@ func (h *harness) dropInput(k int, why string) {
 	for p := range h.cands {
 		h.cands[p] = slices.Delete(h.cands[p], k, k+1)
 	}
+}
+
+// inputProblem is why a model input of args cannot run on a method of n
+// parameters (the wrong arity, an argument that is not one expression),
+// or "".
+func inputProblem(args []string, n int) string {
+	if len(args) != n {
+		return fmt.Sprintf("%d arguments for %d parameters", len(args), n)
+	}
+	for p, a := range args {
+		if why := checkExpr(a); why != "" {
+			return fmt.Sprintf("argument %d: %s", p+1, why)
+		}
+	}
+	return ""
 }
 
 // blankAnnotations replaces the method's own annotations (@Override,

@@ -525,20 +525,27 @@ func fixJDKArgument(s *stubSet, d diagnostic, text string, _ map[string]bool) er
 	if len(rs) != len(fs) {
 		return errNoStub
 	}
-	args := callArgs(text, d.Col-1)
-	changed := false
-	for i := range fs {
-		if isObject(fs[i]) && !isObject(rs[i]) && i < len(args) {
-			if m := s.anyMember(exprName(args[i])); m != nil && isObject(m.typ) {
-				m.typ = javaType(rs[i])
-				changed = true
-			}
-		}
-	}
-	if changed {
+	if s.retypeObjectArgs(callArgs(text, d.Col-1), rs, fs) {
 		return nil
 	}
 	return errNoStub
+}
+
+// retypeObjectArgs retypes each Object stub member passed as an argument
+// found as Object where required is not, to the required type; it
+// reports whether it changed one.
+func (s *stubSet) retypeObjectArgs(args, required, found []string) bool {
+	changed := false
+	for i := range found {
+		if !isObject(found[i]) || isObject(required[i]) || i >= len(args) {
+			continue
+		}
+		if m := s.anyMember(exprName(args[i])); m != nil && isObject(m.typ) {
+			m.typ = javaType(required[i])
+			changed = true
+		}
+	}
+	return changed
 }
 
 // fixOverloads is fixOverload once the stub has two overloads and neither
