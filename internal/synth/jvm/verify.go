@@ -78,6 +78,7 @@ func (o *Options) fillZero() {
 	}
 }
 
+// validate refuses options out of range.
 func (o *Options) validate() error {
 	switch {
 	case o.Budget < 1:
