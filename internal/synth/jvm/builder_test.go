@@ -208,7 +208,21 @@ func TestHarnessJudgeFed(t *testing.T) {
 	if srv.calls() != 1 {
 		t.Errorf("%d model calls, want 1 (only npe-valid has a judgement to show)", srv.calls())
 	}
-	p := srv.prompts["len"]
+	checkJudgeFedPrompt(t, srv.prompts["len"])
+	got := readExecutions(t, s.Path)
+	if e := got["npe-valid"]; !e.Criteria.C || e.Regime != RegimeJudgeFed {
+		t.Errorf("npe-valid: %+v", e)
+	}
+	checkNoJudgement(t, got, map[string]string{"iae-valid": "no patch-local risk", "nfe-valid": "not in the judgements file"})
+	if s.Model.NoJudgement != 2 || s.Model.Asked != 1 {
+		t.Errorf("model counts %+v", s.Model)
+	}
+}
+
+// checkJudgeFedPrompt checks that a judge-fed prompt shows the judge's
+// site, line, trigger and explanation, and no diff.
+func checkJudgeFedPrompt(t *testing.T, p string) {
+	t.Helper()
 	for _, want := range []string{"throwing expression: s.length()", "line (the buggy method's first line is line 1): 2", "trigger: s == null (JUDGE-TRIGGER)", "explanation: adds a null guard"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("judge-fed prompt lacks %q:\n%s", want, p)
@@ -217,17 +231,16 @@ func TestHarnessJudgeFed(t *testing.T) {
 	if strings.Contains(p, "```diff") {
 		t.Errorf("judge-fed prompt shows the diff (Table 8: methods, site, trigger, explanation)")
 	}
-	got := readExecutions(t, s.Path)
-	if e := got["npe-valid"]; !e.Criteria.C || e.Regime != RegimeJudgeFed {
-		t.Errorf("npe-valid: %+v", e)
-	}
-	for id, why := range map[string]string{"iae-valid": "no patch-local risk", "nfe-valid": "not in the judgements file"} {
+}
+
+// checkNoJudgement checks that each pair of why (pair → reason text) was
+// recorded as having no judgement to show, without a model call.
+func checkNoJudgement(t *testing.T, got map[string]Execution, why map[string]string) {
+	t.Helper()
+	for id, why := range why {
 		if e := got[id]; !strings.HasPrefix(e.Reason, ReasonNoJudgement) || !strings.Contains(e.Reason, why) || e.Harness.Raw != "" || e.Calls != 0 {
 			t.Errorf("%s: reason %q, raw %q, %d calls", id, e.Reason, e.Harness.Raw, e.Calls)
 		}
-	}
-	if s.Model.NoJudgement != 2 || s.Model.Asked != 1 {
-		t.Errorf("model counts %+v", s.Model)
 	}
 }
 
