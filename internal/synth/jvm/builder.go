@@ -118,15 +118,8 @@ type Builder struct {
 // NewBuilder returns a builder for regime. judgements (a `synth validate`
 // judgements.jsonl) are required by, and only allowed for, judge-fed.
 func NewBuilder(m llm.Model, regime string, judgements []corpus.JudgeRecord) (*Builder, error) {
-	switch {
-	case m == nil:
-		return nil, fmt.Errorf("harness builder: %w: no model", errs.ErrUsage)
-	case !slices.Contains(Regimes, regime):
-		return nil, fmt.Errorf("harness builder: %w: regime %q is not one of %s", errs.ErrUsage, regime, strings.Join(Regimes, ", "))
-	case regime == RegimeJudgeFed && judgements == nil:
-		return nil, fmt.Errorf("harness builder: %w: the %s regime needs the judge's records (judgements.jsonl of 'synth validate')", errs.ErrUsage, regime)
-	case regime != RegimeJudgeFed && judgements != nil:
-		return nil, fmt.Errorf("harness builder: %w: judgements are shown only in the %s regime, not %s", errs.ErrUsage, RegimeJudgeFed, regime)
+	if err := checkBuilder(m, regime, judgements); err != nil {
+		return nil, err
 	}
 	b := &Builder{model: m, regime: regime, maxTokens: 1024}
 	if judgements != nil {
@@ -136,6 +129,22 @@ func NewBuilder(m llm.Model, regime string, judgements []corpus.JudgeRecord) (*B
 		}
 	}
 	return b, nil
+}
+
+// checkBuilder refuses a missing model, an unknown regime, and
+// judgements given to a regime other than judge-fed or missing for it.
+func checkBuilder(m llm.Model, regime string, judgements []corpus.JudgeRecord) error {
+	switch {
+	case m == nil:
+		return fmt.Errorf("harness builder: %w: no model", errs.ErrUsage)
+	case !slices.Contains(Regimes, regime):
+		return fmt.Errorf("harness builder: %w: regime %q is not one of %s", errs.ErrUsage, regime, strings.Join(Regimes, ", "))
+	case regime == RegimeJudgeFed && judgements == nil:
+		return fmt.Errorf("harness builder: %w: the %s regime needs the judge's records (judgements.jsonl of 'synth validate')", errs.ErrUsage, regime)
+	case regime != RegimeJudgeFed && judgements != nil:
+		return fmt.Errorf("harness builder: %w: judgements are shown only in the %s regime, not %s", errs.ErrUsage, RegimeJudgeFed, regime)
+	}
+	return nil
 }
 
 // Regime is the builder's regime.
@@ -176,12 +185,23 @@ func (b *Builder) Build(ctx context.Context, p corpus.Pair) (*ModelHarness, erro
 		}
 		d.Site, d.Line, d.Trigger, d.Explanation = s1.ThrowingExpression, s1.Line, s1.Trigger, s1.PatchSummary
 	}
+	if mh.Raw, err = b.ask(ctx, p.PairID, d); err != nil {
+		return nil, err
+	}
+	if mh.Inputs, mh.Parsed, err = ParseInputs(mh.Raw); err != nil {
+		mh.Unparseable = err.Error()
+	}
+	return mh, nil
+}
+
+// ask renders the prompt from d and returns the model's answer text.
+func (b *Builder) ask(ctx context.Context, id string, d harnessData) (string, error) {
 	var sys, user strings.Builder
 	if err := harnessPrompt.ExecuteTemplate(&sys, "system", d); err != nil {
-		return nil, fmt.Errorf("render harness prompt for %s: %w", p.PairID, err)
+		return "", fmt.Errorf("render harness prompt for %s: %w", id, err)
 	}
 	if err := harnessPrompt.ExecuteTemplate(&user, "user", d); err != nil {
-		return nil, fmt.Errorf("render harness prompt for %s: %w", p.PairID, err)
+		return "", fmt.Errorf("render harness prompt for %s: %w", id, err)
 	}
 	resp, err := b.model.Chat(ctx, llm.ChatRequest{System: sys.String(), Messages: []llm.Message{{Role: "user", Content: user.String()}},
 		MaxTokens: b.maxTokens, JSON: true})
@@ -189,16 +209,12 @@ func (b *Builder) Build(ctx context.Context, p corpus.Pair) (*ModelHarness, erro
 		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 			err = fmt.Errorf("%w (%w)", ctx.Err(), err)
 		}
-		return nil, fmt.Errorf("harness model %s on %s: %w", b.model.ID(), p.PairID, err)
+		return "", fmt.Errorf("harness model %s on %s: %w", b.model.ID(), id, err)
 	}
 	if len(resp.Choices) == 0 {
-		return nil, fmt.Errorf("harness model %s on %s: %w: answer has no choices", b.model.ID(), p.PairID, errs.ErrUnavailable)
+		return "", fmt.Errorf("harness model %s on %s: %w: answer has no choices", b.model.ID(), id, errs.ErrUnavailable)
 	}
-	mh.Raw = resp.Choices[0].Text
-	if mh.Inputs, mh.Parsed, err = ParseInputs(mh.Raw); err != nil {
-		mh.Unparseable = err.Error()
-	}
-	return mh, nil
+	return resp.Choices[0].Text, nil
 }
 
 // judgement returns the judge's Stage 1 localisation of a pair: the
@@ -210,13 +226,10 @@ func (b *Builder) judgement(id string) (*corpus.Stage1, string) {
 	if !ok {
 		return nil, "pair not in the judgements file"
 	}
-	usable := func(s *corpus.Stage1Result) bool {
-		return s != nil && s.Unparseable == "" && s.CanThrowT && (s.ThrowingExpression != "" || s.Trigger != "")
-	}
 	switch {
-	case usable(r.Stage1):
+	case usableStage1(r.Stage1):
 		return &r.Stage1.Stage1, ""
-	case r.Repair != nil && usable(r.Repair.Stage1):
+	case r.Repair != nil && usableStage1(r.Repair.Stage1):
 		return &r.Repair.Stage1.Stage1, ""
 	case r.Stage1 == nil:
 		return nil, "the judgement has no stage 1 (rubric " + r.Rubric + ")"
@@ -224,4 +237,10 @@ func (b *Builder) judgement(id string) (*corpus.Stage1, string) {
 		return nil, "the judge's stage 1 answer was unparseable"
 	}
 	return nil, "the judge localised no patch-local risk"
+}
+
+// usableStage1 reports whether a Stage 1 answer localises a risk the
+// prompt can show: parsed, able to throw, with a site or a trigger.
+func usableStage1(s *corpus.Stage1Result) bool {
+	return s != nil && s.Unparseable == "" && s.CanThrowT && (s.ThrowingExpression != "" || s.Trigger != "")
 }

@@ -33,20 +33,39 @@ func ParseInputs(text string) ([]ModelInput, string, error) {
 		return nil, "", fmt.Errorf("%w: no JSON object with \"inputs\" in %q", ErrUnparseable, answer.Clip(text, 80))
 	}
 	v, _ := f.Get(keys...)
+	list, err := inputList(v)
+	if err != nil {
+		return nil, "", err
+	}
+	ins, readable := readInputs(list)
+	if len(list) > 0 && readable == 0 {
+		return ins, how, fmt.Errorf("%w: none of the %d inputs has an argument list", ErrUnparseable, len(list))
+	}
+	return ins, how, nil
+}
+
+// inputList is the answer's "inputs" value as a list: a JSON list, or a
+// string holding one.
+func inputList(v any) ([]any, error) {
 	if s, ok := v.(string); ok {
 		// A "key: value" line: the value may still be a JSON list.
 		var l []any
 		if !strings.HasPrefix(strings.TrimSpace(s), "[") || json.Unmarshal([]byte(s), &l) != nil {
-			return nil, "", fmt.Errorf("%w: \"inputs\" is %q, not a list", ErrUnparseable, answer.Clip(s, 60))
+			return nil, fmt.Errorf("%w: \"inputs\" is %q, not a list", ErrUnparseable, answer.Clip(s, 60))
 		}
 		v = l
 	}
 	list, ok := v.([]any)
 	if !ok {
-		return nil, "", fmt.Errorf("%w: \"inputs\" is %T, not a list", ErrUnparseable, v)
+		return nil, fmt.Errorf("%w: \"inputs\" is %T, not a list", ErrUnparseable, v)
 	}
-	ins := make([]ModelInput, 0, len(list))
-	readable := 0
+	return list, nil
+}
+
+// readInputs reads every element of the list, dropping the unreadable
+// ones and those beyond MaxModelInputs; readable counts the others.
+func readInputs(list []any) (ins []ModelInput, readable int) {
+	ins = make([]ModelInput, 0, len(list))
 	for i, el := range list {
 		in, ok := readInput(el)
 		switch {
@@ -60,10 +79,7 @@ func ParseInputs(text string) ([]ModelInput, string, error) {
 		}
 		ins = append(ins, in)
 	}
-	if len(list) > 0 && readable == 0 {
-		return ins, how, fmt.Errorf("%w: none of the %d inputs has an argument list", ErrUnparseable, len(list))
-	}
-	return ins, how, nil
+	return ins, readable
 }
 
 // readInput reads one element: an object with an argument list, or the
@@ -76,10 +92,10 @@ func readInput(el any) (ModelInput, bool) {
 		args = x
 	case map[string]any:
 		for k, v := range x {
-			switch strings.ToLower(strings.TrimSpace(k)) {
-			case "args", "arguments", "argument_values", "values", "input":
+			switch key := strings.ToLower(strings.TrimSpace(k)); {
+			case argsKeys[key]:
 				args = v
-			case "why", "reason", "explanation", "rationale":
+			case whyKeys[key]:
 				in.Why, _ = v.(string)
 			}
 		}
@@ -98,6 +114,13 @@ func readInput(el any) (ModelInput, bool) {
 	}
 	return in, true
 }
+
+// argsKeys and whyKeys are the names (lower case) an input's argument
+// list and its reason go by.
+var (
+	argsKeys = map[string]bool{"args": true, "arguments": true, "argument_values": true, "values": true, "input": true}
+	whyKeys  = map[string]bool{"why": true, "reason": true, "explanation": true, "rationale": true}
+)
 
 // javaArg renders a JSON argument as Java source: a string is the
 // expression itself, JSON null is null, a number or boolean its literal.
@@ -136,60 +159,103 @@ func checkExpr(s string) string {
 	case strings.ContainsAny(s, "\n\r"):
 		return "not a single-line expression"
 	}
+	return scanExpr(s)
+}
+
+// closers map each closing bracket to its opener.
+var closers = map[byte]byte{')': '(', ']': '[', '}': '{'}
+
+// scanExpr is checkExpr's lexical scan of a single-line expression.
+func scanExpr(s string) string {
 	var stack []byte
-	closer := map[byte]byte{')': '(', ']': '[', '}': '{'}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '"', '\'':
-			j := i + 1
-			for ; j < len(s) && s[j] != c; j++ {
-				if s[j] == '\\' {
-					j++
-				}
-			}
-			if j >= len(s) {
-				return "unterminated literal"
-			}
-			i = j
-		case '(', '[', '{':
-			stack = append(stack, c)
-		case ')', ']', '}':
-			if len(stack) == 0 || stack[len(stack)-1] != closer[c] {
-				return "unbalanced brackets"
-			}
-			stack = stack[:len(stack)-1]
-		case '/':
-			if i+1 < len(s) && (s[i+1] == '/' || s[i+1] == '*') {
-				return "contains a comment"
-			}
-		case ';':
-			if len(stack) == 0 {
-				return "more than one expression"
-			}
-		case '+', '-':
-			if i+1 < len(s) && s[i+1] == c {
-				return "increments or decrements a variable"
-			}
-		case '=':
-			prev, next := byte(0), byte(0)
-			if i > 0 {
-				prev = s[i-1]
-			}
-			if i+1 < len(s) {
-				next = s[i+1]
-			}
-			if next == '=' {
-				i++ // "==": a comparison
-				continue
-			}
-			if !strings.ContainsRune("=!<>", rune(prev)) || i > 1 && (s[i-2] == '<' || s[i-2] == '>') && prev == s[i-2] {
-				return "assigns a variable"
-			}
+		var why string
+		if i, why = scanExprByte(s, i, &stack); why != "" {
+			return why
 		}
 	}
 	if len(stack) > 0 {
 		return "unbalanced brackets"
 	}
 	return ""
+}
+
+// scanExprByte checks the byte at i against the bracket stack and
+// returns the index of the last byte it consumed (a literal's closing
+// quote, the second '=' of "==") and why the expression is rejected, or "".
+func scanExprByte(s string, i int, stack *[]byte) (int, string) {
+	switch c := s[i]; c {
+	case '"', '\'':
+		j := literalEnd(s, i)
+		if j >= len(s) {
+			return i, "unterminated literal"
+		}
+		return j, ""
+	case '(', '[', '{':
+		*stack = append(*stack, c)
+	case ')', ']', '}':
+		if len(*stack) == 0 || (*stack)[len(*stack)-1] != closers[c] {
+			return i, "unbalanced brackets"
+		}
+		*stack = (*stack)[:len(*stack)-1]
+	case ';':
+		if len(*stack) == 0 {
+			return i, "more than one expression"
+		}
+	default:
+		return scanOperator(s, i)
+	}
+	return i, ""
+}
+
+// literalEnd is the index of the quote closing the literal opened at i,
+// or len(s).
+func literalEnd(s string, i int) int {
+	j := i + 1
+	for ; j < len(s) && s[j] != s[i]; j++ {
+		if s[j] == '\\' {
+			j++
+		}
+	}
+	return j
+}
+
+// scanOperator rejects a comment, an increment or decrement, and an
+// assignment at i.
+func scanOperator(s string, i int) (int, string) {
+	next := byteAt(s, i+1)
+	switch c := s[i]; c {
+	case '/':
+		if next == '/' || next == '*' {
+			return i, "contains a comment"
+		}
+	case '+', '-':
+		if next == c {
+			return i, "increments or decrements a variable"
+		}
+	case '=':
+		return scanEquals(s, i)
+	}
+	return i, ""
+}
+
+// scanEquals tells a comparison ("==", "!=", "<=", ">=") from an
+// assignment ("=", "+=", "<<=", ">>=", …) at the '=' at i.
+func scanEquals(s string, i int) (int, string) {
+	prev := byteAt(s, i-1)
+	if byteAt(s, i+1) == '=' {
+		return i + 1, "" // "==": a comparison
+	}
+	if !strings.ContainsRune("=!<>", rune(prev)) || i > 1 && (s[i-2] == '<' || s[i-2] == '>') && prev == s[i-2] {
+		return i, "assigns a variable"
+	}
+	return i, ""
+}
+
+// byteAt is s[i], or 0 outside s.
+func byteAt(s string, i int) byte {
+	if i < 0 || i >= len(s) {
+		return 0
+	}
+	return s[i]
 }

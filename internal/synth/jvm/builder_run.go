@@ -79,25 +79,31 @@ func countModel(recs []Execution) *ModelCounts {
 			seen[mh.Model] = true
 			c.Models = append(c.Models, mh.Model)
 		}
-		switch {
-		case mh.NoJudgement != "":
+		if mh.NoJudgement != "" {
 			c.NoJudgement++
 			continue
-		case mh.Raw != "" || mh.Parsed != "" || mh.Unparseable != "":
-			c.Asked++
 		}
-		switch {
-		case mh.Unparseable != "":
-			c.Unparseable++
-		case mh.Parsed != "" && len(mh.Inputs) == 0:
-			c.Declined++
-		}
-		for _, in := range mh.Inputs {
-			c.Proposed++
-			if in.Dropped != "" {
-				c.Dropped++
-			}
-		}
+		c.addAnswer(mh)
 	}
 	return c
+}
+
+// addAnswer counts what the model answered for one pair it judged: asked,
+// unparseable or declined, and the inputs it proposed and that dropped.
+func (c *ModelCounts) addAnswer(mh *ModelHarness) {
+	if mh.Raw != "" || mh.Parsed != "" || mh.Unparseable != "" {
+		c.Asked++
+	}
+	switch {
+	case mh.Unparseable != "":
+		c.Unparseable++
+	case mh.Parsed != "" && len(mh.Inputs) == 0:
+		c.Declined++
+	}
+	for _, in := range mh.Inputs {
+		c.Proposed++
+		if in.Dropped != "" {
+			c.Dropped++
+		}
+	}
 }

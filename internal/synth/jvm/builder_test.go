@@ -127,14 +127,28 @@ func TestHarnessDiffAided(t *testing.T) {
 		t.Fatalf("summary %+v after %d calls", s, srv.calls())
 	}
 	got := readExecutions(t, s.Path)
-	want := map[string]string{"npe-valid": "abc", "nfe-valid": "-", "aioobe-valid": "abc", "cce-valid": "-", "sioobe-valid": "abc", "iae-valid": "-"}
+	checkModelRecords(t, got, RegimeDiffAided, map[string]string{"npe-valid": "abc", "nfe-valid": "-", "aioobe-valid": "abc", "cce-valid": "-", "sioobe-valid": "abc", "iae-valid": "-"})
+	checkDiffAidedInputs(t, got)
+	checkDiffAidedSummary(t, srv, s)
+}
+
+// checkModelRecords checks each pair's criteria (want) and that its
+// record carries the regime and the model's harness.
+func checkModelRecords(t *testing.T, got map[string]Execution, regime string, want map[string]string) {
+	t.Helper()
 	for id, w := range want {
 		e := got[id]
-		if c := crit(e); c != w || e.Regime != RegimeDiffAided || e.Harness == nil || !strings.HasPrefix(e.Harness.Model, "openai:builder-test@") ||
-			e.Harness.PromptHash != HarnessPromptHash(RegimeDiffAided) || e.Harness.Raw == "" {
+		if c := crit(e); c != w || e.Regime != regime || e.Harness == nil || !strings.HasPrefix(e.Harness.Model, "openai:builder-test@") ||
+			e.Harness.PromptHash != HarnessPromptHash(regime) || e.Harness.Raw == "" {
 			t.Errorf("%s: criteria %s (want %s), regime %q, harness %+v, reason %q", id, c, w, e.Regime, e.Harness, e.Reason)
 		}
 	}
+}
+
+// checkDiffAidedInputs checks what became of each scripted answer's
+// inputs: run, dropped alone, unparseable or declined.
+func checkDiffAidedInputs(t *testing.T, got map[string]Execution) {
+	t.Helper()
 	if e := got["npe-valid"]; e.C == nil || e.C.Input != "len(null)" || e.Candidates != 1 {
 		t.Errorf("npe-valid: trigger %+v from %d vectors, want len(null) alone", e.C, e.Candidates)
 	}
@@ -155,6 +169,12 @@ func TestHarnessDiffAided(t *testing.T) {
 	if e := got["iae-valid"]; e.Reason != ReasonDeclined || e.Calls != 0 {
 		t.Errorf("iae-valid: reason %q, %d calls", e.Reason, e.Calls)
 	}
+}
+
+// checkDiffAidedSummary checks the prompt and the run's model counts,
+// table and confirmed pairs.
+func checkDiffAidedSummary(t *testing.T, srv *scripted, s Summary) {
+	t.Helper()
 	if p := srv.prompts["len"]; !strings.Contains(p, "```diff\n--- buggy\n+++ fixed\n@@") || strings.Contains(p, "localised") || !strings.Contains(p, "1. String s") {
 		t.Errorf("diff-aided prompt lacks the diff or parameters, or shows a judge's site:\n%s", p)
 	}
@@ -188,7 +208,21 @@ func TestHarnessJudgeFed(t *testing.T) {
 	if srv.calls() != 1 {
 		t.Errorf("%d model calls, want 1 (only npe-valid has a judgement to show)", srv.calls())
 	}
-	p := srv.prompts["len"]
+	checkJudgeFedPrompt(t, srv.prompts["len"])
+	got := readExecutions(t, s.Path)
+	if e := got["npe-valid"]; !e.Criteria.C || e.Regime != RegimeJudgeFed {
+		t.Errorf("npe-valid: %+v", e)
+	}
+	checkNoJudgement(t, got, map[string]string{"iae-valid": "no patch-local risk", "nfe-valid": "not in the judgements file"})
+	if s.Model.NoJudgement != 2 || s.Model.Asked != 1 {
+		t.Errorf("model counts %+v", s.Model)
+	}
+}
+
+// checkJudgeFedPrompt checks that a judge-fed prompt shows the judge's
+// site, line, trigger and explanation, and no diff.
+func checkJudgeFedPrompt(t *testing.T, p string) {
+	t.Helper()
 	for _, want := range []string{"throwing expression: s.length()", "line (the buggy method's first line is line 1): 2", "trigger: s == null (JUDGE-TRIGGER)", "explanation: adds a null guard"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("judge-fed prompt lacks %q:\n%s", want, p)
@@ -197,17 +231,16 @@ func TestHarnessJudgeFed(t *testing.T) {
 	if strings.Contains(p, "```diff") {
 		t.Errorf("judge-fed prompt shows the diff (Table 8: methods, site, trigger, explanation)")
 	}
-	got := readExecutions(t, s.Path)
-	if e := got["npe-valid"]; !e.Criteria.C || e.Regime != RegimeJudgeFed {
-		t.Errorf("npe-valid: %+v", e)
-	}
-	for id, why := range map[string]string{"iae-valid": "no patch-local risk", "nfe-valid": "not in the judgements file"} {
+}
+
+// checkNoJudgement checks that each pair of why (pair → reason text) was
+// recorded as having no judgement to show, without a model call.
+func checkNoJudgement(t *testing.T, got map[string]Execution, why map[string]string) {
+	t.Helper()
+	for id, why := range why {
 		if e := got[id]; !strings.HasPrefix(e.Reason, ReasonNoJudgement) || !strings.Contains(e.Reason, why) || e.Harness.Raw != "" || e.Calls != 0 {
 			t.Errorf("%s: reason %q, raw %q, %d calls", id, e.Reason, e.Harness.Raw, e.Calls)
 		}
-	}
-	if s.Model.NoJudgement != 2 || s.Model.Asked != 1 {
-		t.Errorf("model counts %+v", s.Model)
 	}
 }
 
@@ -229,13 +262,7 @@ func TestHarnessResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	first := opts
-	first.Progress = func(done, total int) {
-		if done == 4 {
-			cancel()
-		}
-	}
+	ctx, first := cancelAt(opts, 4)
 	s1, err := RunModel(ctx, pairs, out, b, first)
 	if !errors.Is(err, context.Canceled) || s1.Verified < 4 || s1.Verified >= len(pairs) {
 		t.Fatalf("first run: verified %d, err %v; want a cancelled partial run", s1.Verified, err)

@@ -50,106 +50,19 @@ func (v *Verifier) compileBatch(ctx context.Context, hs []*harness, batch int) e
 	if v.opts.Project != nil {
 		return v.compileRealBatch(ctx, hs, batch)
 	}
-	var active, ready []*harness
+	b := &stubBatch{v: v, n: batch, srcRoot: filepath.Join(v.work, "src", strconv.Itoa(batch)),
+		byFile: map[string]*harness{}, texts: map[string]string{}, paths: map[*harness][]string{}}
 	for _, h := range hs {
 		if h.failed == "" {
-			active = append(active, h)
+			b.active = append(b.active, h)
 		}
 	}
-	srcRoot := filepath.Join(v.work, "src", strconv.Itoa(batch))
-	byFile := map[string]*harness{}
-	texts := map[string]string{}
-	paths := map[*harness][]string{}
-	runs := 0
-	defer func() {
-		for _, h := range hs {
-			h.batchRounds = runs
-		}
-	}()
-	for len(active) > 0 || len(ready) > 0 {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		run := active[:0:0]
-		for _, h := range active {
-			h.rounds++
-			if h.rounds > maxStubRounds {
-				h.rounds = maxStubRounds // the round it would need is not run
-				h.failed = fmt.Sprintf("cannot compile: stubs did not converge in %d javac rounds", maxStubRounds)
-				continue
-			}
-			run = append(run, h)
-			dir := filepath.Join(srcRoot, "p"+strconv.Itoa(h.n))
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return fmt.Errorf("write harness for %s: %w", h.pair.PairID, err)
-			}
-			paths[h] = paths[h][:0]
-			for name, text := range h.sources(v.opts.Budget) {
-				p := filepath.Join(dir, name)
-				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-					return fmt.Errorf("write harness for %s: %w", h.pair.PairID, err)
-				}
-				byFile[name] = h
-				texts[name] = text
-				paths[h] = append(paths[h], p)
-			}
-			slices.Sort(paths[h])
-		}
-		active = run
-		if len(active) == 0 && len(ready) == 0 {
-			break
-		}
-		all := append(slices.Clip(ready), active...)
-		args := javacArgs(v.classes, v.classpath(), v.emptyDir)
-		for _, h := range all {
-			// Clear the pair's class files: after this round their presence
-			// means javac generated them in it.
-			if err := os.RemoveAll(h.classDir(v.classes)); err != nil {
-				return fmt.Errorf("clean classes of %s: %w", h.pair.PairID, err)
-			}
-			args = append(args, paths[h]...)
-		}
-		rc, out, err := v.javac.compile(ctx, filepath.Join(v.work, "diag.txt"), args)
-		if err != nil {
-			return fmt.Errorf("compile batch %d (%d pairs, first %s): %w", batch, len(all), all[0].pair.PairID, err)
-		}
-		v.stats.javacRuns++
-		runs++
-		if rc == 0 {
-			break
-		}
-		ds := parseDiagnostics(out)
-		if len(ds) == 0 {
-			return fmt.Errorf("compile batch %d (%d pairs, first %s): javac failed (exit %d) without diagnostics: %s",
-				batch, len(all), all[0].pair.PairID, rc, firstLines(out, 5))
-		}
-		perPair := map[*harness][]diagnostic{}
-		for _, d := range ds {
-			h := byFile[d.File]
-			if h == nil {
-				return fmt.Errorf("compile batch %d: javac reported %q, which maps to no pair", batch, d.Raw)
-			}
-			perPair[h] = append(perPair[h], d)
-		}
-		var next, wait []*harness
-		for _, h := range all {
-			switch {
-			case len(perPair[h]) > 0:
-				h.repair(perPair[h], texts)
-				if h.failed == "" {
-					next = append(next, h)
-				}
-			case !h.generated(v.classes):
-				wait = append(wait, h)
-			}
-		}
-		if len(active) == 0 && len(wait) == len(ready) {
-			// Only pairs that had compiled cleanly, and still no class
-			// files: javac is not doing what this loop relies on.
-			return fmt.Errorf("compile batch %d: javac (exit %d) wrote no classes for %d error-free pairs, first %s: %s",
-				batch, rc, len(wait), wait[0].pair.PairID, firstLines(out, 5))
-		}
-		active, ready = next, wait
+	err := b.run(ctx)
+	for _, h := range hs {
+		h.batchRounds = b.runs
+	}
+	if err != nil {
+		return err
 	}
 	if v.compiled != nil {
 		v.compiled(hs)
@@ -157,66 +70,181 @@ func (v *Verifier) compileBatch(ctx context.Context, hs []*harness, batch int) e
 	return nil
 }
 
+// run goes round until no pair is left in play or javac succeeds.
+func (b *stubBatch) run(ctx context.Context) error {
+	for len(b.active) > 0 || len(b.ready) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := b.writeActive(); err != nil {
+			return err
+		}
+		if len(b.active) == 0 && len(b.ready) == 0 {
+			return nil
+		}
+		if done, err := b.round(ctx); err != nil || done {
+			return err
+		}
+	}
+	return nil
+}
+
+// stubBatch is the state of compileBatch's rounds: the pairs going round
+// again on their diagnostics (active) and those that compiled cleanly
+// but whose classes an earlier error kept javac from writing (ready).
+type stubBatch struct {
+	v       *Verifier
+	n       int
+	srcRoot string
+	byFile  map[string]*harness   // source file name → its pair
+	texts   map[string]string     // source file name → its text
+	paths   map[*harness][]string // the pair's source files, sorted
+	active  []*harness
+	ready   []*harness
+	runs    int
+}
+
+// writeActive writes the sources of the active pairs for the next round,
+// failing those whose stubs did not converge in maxStubRounds.
+func (b *stubBatch) writeActive() error {
+	run := b.active[:0:0]
+	for _, h := range b.active {
+		h.rounds++
+		if h.rounds > maxStubRounds {
+			h.rounds = maxStubRounds // the round it would need is not run
+			h.failed = fmt.Sprintf("cannot compile: stubs did not converge in %d javac rounds", maxStubRounds)
+			continue
+		}
+		run = append(run, h)
+		if err := b.writeSources(h); err != nil {
+			return err
+		}
+	}
+	b.active = run
+	return nil
+}
+
+// writeSources writes a pair's harness files into its own directory.
+func (b *stubBatch) writeSources(h *harness) error {
+	dir := filepath.Join(b.srcRoot, "p"+strconv.Itoa(h.n))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write harness for %s: %w", h.pair.PairID, err)
+	}
+	b.paths[h] = b.paths[h][:0]
+	for name, text := range h.sources(b.v.opts.Budget) {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			return fmt.Errorf("write harness for %s: %w", h.pair.PairID, err)
+		}
+		b.byFile[name] = h
+		b.texts[name] = text
+		b.paths[h] = append(b.paths[h], p)
+	}
+	slices.Sort(b.paths[h])
+	return nil
+}
+
+// round runs javac once on the ready pairs, then the active ones, and
+// sorts them by its diagnostics into the next round's active and ready
+// pairs; done when javac succeeded.
+func (b *stubBatch) round(ctx context.Context) (done bool, err error) {
+	v := b.v
+	all := append(slices.Clip(b.ready), b.active...)
+	args := javacArgs(v.classes, v.classpath(), v.emptyDir)
+	for _, h := range all {
+		// Clear the pair's class files: after this round their presence
+		// means javac generated them in it.
+		if err := os.RemoveAll(h.classDir(v.classes)); err != nil {
+			return false, fmt.Errorf("clean classes of %s: %w", h.pair.PairID, err)
+		}
+		args = append(args, b.paths[h]...)
+	}
+	rc, out, err := v.javac.compile(ctx, filepath.Join(v.work, "diag.txt"), args)
+	if err != nil {
+		return false, fmt.Errorf("compile batch %d (%d pairs, first %s): %w", b.n, len(all), all[0].pair.PairID, err)
+	}
+	v.stats.javacRuns++
+	b.runs++
+	if rc == 0 {
+		return true, nil
+	}
+	perPair, err := b.diagnosticsByPair(out, rc, all)
+	if err != nil {
+		return false, err
+	}
+	next, wait := b.repairAll(all, perPair)
+	if len(b.active) == 0 && len(wait) == len(b.ready) {
+		// Only pairs that had compiled cleanly, and still no class
+		// files: javac is not doing what this loop relies on.
+		return false, fmt.Errorf("compile batch %d: javac (exit %d) wrote no classes for %d error-free pairs, first %s: %s",
+			b.n, rc, len(wait), wait[0].pair.PairID, firstLines(out, 5))
+	}
+	b.active, b.ready = next, wait
+	return false, nil
+}
+
+// diagnosticsByPair parses a failed round's javac output and maps each
+// diagnostic to its pair by file name.
+func (b *stubBatch) diagnosticsByPair(out string, rc int, all []*harness) (map[*harness][]diagnostic, error) {
+	ds := parseDiagnostics(out)
+	if len(ds) == 0 {
+		return nil, fmt.Errorf("compile batch %d (%d pairs, first %s): javac failed (exit %d) without diagnostics: %s",
+			b.n, len(all), all[0].pair.PairID, rc, firstLines(out, 5))
+	}
+	perPair := map[*harness][]diagnostic{}
+	for _, d := range ds {
+		h := b.byFile[d.File]
+		if h == nil {
+			return nil, fmt.Errorf("compile batch %d: javac reported %q, which maps to no pair", b.n, d.Raw)
+		}
+		perPair[h] = append(perPair[h], d)
+	}
+	return perPair, nil
+}
+
+// repairAll applies the round's diagnostics: a pair that had some and
+// did not fail goes round again (next); one that had none but whose
+// classes javac did not write waits at the head of the next round.
+func (b *stubBatch) repairAll(all []*harness, perPair map[*harness][]diagnostic) (next, wait []*harness) {
+	for _, h := range all {
+		switch {
+		case len(perPair[h]) > 0:
+			h.repair(perPair[h], b.texts)
+			if h.failed == "" {
+				next = append(next, h)
+			}
+		case !h.generated(b.v.classes):
+			wait = append(wait, h)
+		}
+	}
+	return next, wait
+}
+
 // repair applies one round's diagnostics to a pair; it sets h.failed when
 // one of them is a real compile error.
 func (h *harness) repair(ds []diagnostic, texts map[string]string) {
-	drops := map[int][]int{}
-	vdrops := map[int]string{} // model vector → javac's message
+	argFile := h.class("A") + ".java"
+	drops := argDrops{cands: map[int][]int{}, vectors: map[int]string{}}
 	stubsBefore := h.stubs.state()
 	unfixed := "" // the first diagnostic no stub rule handled
 	harness := h.harnessNames()
 	// Argument errors caused by a missing class (new Node()) vanish once
 	// the method's own errors have grown the stubs: judge them only in a
 	// round where the methods compiled.
-	argsOnly := true
+	argsOnly := !slices.ContainsFunc(ds, func(d diagnostic) bool { return d.File != argFile })
 	for _, d := range ds {
-		if d.File != h.class("A")+".java" {
-			argsOnly = false
-		}
-	}
-	for _, d := range ds {
-		if d.File == h.class("A")+".java" {
-			if !argsOnly {
-				continue
-			}
-			pk, ok := h.argLines[d.Line]
-			if h.model != nil {
-				// A model's vector that does not compile is dropped alone;
-				// an error outside the vectors drops them all (the
-				// methods still compile and are recorded).
-				if !ok {
-					for k := range h.modelIdx {
-						vdrops[k] = "argument class: " + diagMessage(d)
-					}
-				} else if _, dup := vdrops[pk[1]]; !dup {
-					vdrops[pk[1]] = diagMessage(d)
-				}
-				continue
-			}
-			if !ok {
-				h.failed = "cannot compile: argument class: " + d.Raw
+		if d.File == argFile {
+			if argsOnly && !h.noteArgError(d, drops) {
 				return
 			}
-			drops[pk[0]] = append(drops[pk[0]], pk[1])
 			continue
 		}
-		text := lineOf(texts[d.File], d.Line)
 		if h.real != nil {
 			h.failed = h.realFailure(d, d.File[:1])
 			return
 		}
-		if err := h.stubs.fix(d, text, harness); err != nil {
-			if unfixed == "" {
-				where := d.File
-				switch {
-				case strings.HasPrefix(d.File, "B"):
-					where = fmt.Sprintf("buggy method line %d", d.Line-h.offset())
-				case strings.HasPrefix(d.File, "F"):
-					where = fmt.Sprintf("fixed method line %d", d.Line-h.offset())
-				}
-				unfixed = fmt.Sprintf("cannot compile: %s: %s", where, diagMessage(d))
-			}
-			continue
+		if err := h.stubs.fix(d, lineOf(texts[d.File], d.Line), harness); err != nil && unfixed == "" {
+			unfixed = "cannot compile: " + h.methodWhere(d) + ": " + diagMessage(d)
 		}
 	}
 	// An error no rule fixes is final only when the stubs did not change
@@ -227,10 +255,61 @@ func (h *harness) repair(ds []diagnostic, texts map[string]string) {
 		h.failed = unfixed
 		return
 	}
-	for _, k := range slices.Backward(slices.Sorted(maps.Keys(vdrops))) {
-		h.dropInput(k, vdrops[k])
+	for _, k := range slices.Backward(slices.Sorted(maps.Keys(drops.vectors))) {
+		h.dropInput(k, drops.vectors[k])
 	}
-	for p, ks := range drops {
+	h.dropCandidates(drops.cands)
+}
+
+// argDrops are one round's argument-class errors: the candidates to drop
+// per parameter, and the model vectors to drop with javac's message.
+type argDrops struct {
+	cands   map[int][]int
+	vectors map[int]string
+}
+
+// noteArgError notes the candidate or model vector at an argument-class
+// error's line for dropping; false when the error fails the pair (it is
+// on no candidate's line).
+func (h *harness) noteArgError(d diagnostic, drops argDrops) bool {
+	pk, ok := h.argLines[d.Line]
+	if h.model == nil {
+		if !ok {
+			h.failed = "cannot compile: argument class: " + d.Raw
+			return false
+		}
+		drops.cands[pk[0]] = append(drops.cands[pk[0]], pk[1])
+		return true
+	}
+	// A model's vector that does not compile is dropped alone; an error
+	// outside the vectors drops them all (the methods still compile and
+	// are recorded).
+	if !ok {
+		for k := range h.modelIdx {
+			drops.vectors[k] = "argument class: " + diagMessage(d)
+		}
+	} else if _, dup := drops.vectors[pk[1]]; !dup {
+		drops.vectors[pk[1]] = diagMessage(d)
+	}
+	return true
+}
+
+// methodWhere names the place of a diagnostic in the pair's files: the
+// buggy or fixed method's line, or the file.
+func (h *harness) methodWhere(d diagnostic) string {
+	switch {
+	case strings.HasPrefix(d.File, "B"):
+		return fmt.Sprintf("buggy method line %d", d.Line-h.offset())
+	case strings.HasPrefix(d.File, "F"):
+		return fmt.Sprintf("fixed method line %d", d.Line-h.offset())
+	}
+	return d.File
+}
+
+// dropCandidates drops the argument candidates that did not compile,
+// failing the pair when a parameter would have none left.
+func (h *harness) dropCandidates(cands map[int][]int) {
+	for p, ks := range cands {
 		slices.Sort(ks)
 		ks = slices.Compact(ks)
 		for i := len(ks) - 1; i >= 0; i-- {

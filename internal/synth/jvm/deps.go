@@ -55,21 +55,27 @@ func pomDependencies(root string) []pomDep {
 		if d.Scope == "test" || d.ArtifactID == "" {
 			continue
 		}
-		for i := 0; i < 3 && strings.Contains(d.Version, "${"); i++ {
-			d.Version = pomProperty.ReplaceAllStringFunc(d.Version, func(m string) string {
-				if v, ok := props[m[2:len(m)-1]]; ok {
-					return v
-				}
-				return m
-			})
-		}
-		d.Version = strings.TrimSpace(d.Version)
+		d.Version = resolveVersion(d.Version, props)
 		if d.Version == "" || strings.Contains(d.Version, "${") {
 			continue
 		}
 		out = append(out, d)
 	}
 	return out
+}
+
+// resolveVersion replaces the ${property} references of a version, three
+// levels deep; an unknown one is left as it is.
+func resolveVersion(v string, props map[string]string) string {
+	for i := 0; i < 3 && strings.Contains(v, "${"); i++ {
+		v = pomProperty.ReplaceAllStringFunc(v, func(m string) string {
+			if v, ok := props[m[2:len(m)-1]]; ok {
+				return v
+			}
+			return m
+		})
+	}
+	return strings.TrimSpace(v)
 }
 
 // releaseTags are the tag names a release of artifact at version goes by,
@@ -98,22 +104,31 @@ func dependencySources(ctx context.Context, root, repo, repos, cacheDir string) 
 		if err != nil {
 			continue
 		}
-		for _, tag := range releaseTags(d.ArtifactID, d.Version) {
-			if exec.CommandContext(ctx, "git", "--git-dir", gitDir, "rev-parse", "--verify", "-q", "refs/tags/"+tag+"^{commit}").Run() != nil {
-				continue
-			}
-			dir := filepath.Join(cacheDir, strings.ReplaceAll(name, "/", "__")+"@"+strings.ReplaceAll(tag, "/", "_"))
-			if exportTree(ctx, gitDir, "refs/tags/"+tag, dir, "") != nil {
-				break
-			}
-			src, err := sourceRoot(dir, "")
-			if err != nil {
-				break
-			}
+		if src, tag, ok := exportRelease(ctx, gitDir, name, d, cacheDir); ok {
 			dirs = append(dirs, src)
 			names = append(names, name+"@"+tag)
-			break
 		}
 	}
 	return dirs, names
+}
+
+// exportRelease exports the clone of dependency d at the first of its
+// release tags that it has and returns its production source root; ok
+// is false when no tag is there or the export fails.
+func exportRelease(ctx context.Context, gitDir, name string, d pomDep, cacheDir string) (src, tag string, ok bool) {
+	for _, tag := range releaseTags(d.ArtifactID, d.Version) {
+		if exec.CommandContext(ctx, "git", "--git-dir", gitDir, "rev-parse", "--verify", "-q", "refs/tags/"+tag+"^{commit}").Run() != nil {
+			continue
+		}
+		dir := filepath.Join(cacheDir, strings.ReplaceAll(name, "/", "__")+"@"+strings.ReplaceAll(tag, "/", "_"))
+		if exportTree(ctx, gitDir, "refs/tags/"+tag, dir, "") != nil {
+			return "", "", false
+		}
+		src, err := sourceRoot(dir, "")
+		if err != nil {
+			return "", "", false
+		}
+		return src, tag, true
+	}
+	return "", "", false
 }

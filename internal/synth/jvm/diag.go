@@ -58,26 +58,33 @@ func splitDiagArgs(s string) []string {
 	var out []string
 	depth, start := 0, 0
 	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '(':
-			depth++
-		case '<': // a type argument list follows a name; "<" alone is an operator
-			if i > 0 && (isIdentByte(s[i-1]) || s[i-1] == '>') {
-				depth++
-			}
-		case ')', '>':
-			if depth > 0 {
-				depth--
-			}
-		case ',':
-			if depth == 0 && i+1 < len(s) && s[i+1] == ' ' {
-				out = append(out, strings.TrimSpace(s[start:i]))
-				start = i + 2
-				i++
-			}
+		if s[i] == ',' && depth == 0 && i+1 < len(s) && s[i+1] == ' ' {
+			out = append(out, strings.TrimSpace(s[start:i]))
+			start = i + 2
+			i++
+			continue
 		}
+		depth = diagDepth(s, i, depth)
 	}
 	return append(out, strings.TrimSpace(s[start:]))
+}
+
+// diagDepth is the nesting depth of parentheses and type argument lists
+// after s[i], given the depth before it.
+func diagDepth(s string, i, depth int) int {
+	switch s[i] {
+	case '(':
+		return depth + 1
+	case '<': // a type argument list follows a name; "<" alone is an operator
+		if i > 0 && (isIdentByte(s[i-1]) || s[i-1] == '>') {
+			return depth + 1
+		}
+	case ')', '>':
+		if depth > 0 {
+			return depth - 1
+		}
+	}
+	return depth
 }
 
 // location is a "(compiler.misc.location…)" argument: where javac looked.
@@ -115,6 +122,6 @@ func splitTypeList(s string) []string {
 	return splitTypeArgs(s)
 }
 
-func isIdentByte(c byte) bool {
-	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
-}
+// isIdentByte reports whether c belongs to an identifier or a number
+// (any non-ASCII byte counts as a letter).
+func isIdentByte(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }

@@ -300,19 +300,11 @@ func (fl *floor) run(ctx context.Context, opts Options) error {
 	defer os.RemoveAll(dir)
 	classes, run := filepath.Join(dir, "classes"), filepath.Join(dir, "run")
 	args := []string{"-d", classes, "-implicit:none", "-proc:none", "-encoding", "UTF-8", "-nowarn", "-g:source,lines"}
-	for _, p := range fl.pairs {
-		d := filepath.Join(dir, "src", "p"+strconv.Itoa(p.n))
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return fmt.Errorf("floor: %w", err)
-		}
-		for name, text := range p.srcs {
-			f := filepath.Join(d, name)
-			if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
-				return fmt.Errorf("floor: %w", err)
-			}
-			args = append(args, f)
-		}
+	files, err := fl.writeSources(filepath.Join(dir, "src"))
+	if err != nil {
+		return err
 	}
+	args = append(args, files...)
 	if err := os.MkdirAll(run, 0o755); err != nil {
 		return fmt.Errorf("floor: %w", err)
 	}
@@ -340,24 +332,53 @@ func (fl *floor) run(ctx context.Context, opts Options) error {
 		budget = 200
 	}
 	for _, p := range fl.pairs {
-		calls := 0
-		for i := 0; i < p.tried && i < len(p.vecs); i++ {
-			bo, err := w.call(ctx, p.b, p.bName, p.a, p.vecs[i], "", timeout)
-			if err != nil {
-				return fmt.Errorf("floor: %w", err)
-			}
-			calls++
-			if !raises(bo, p.errorType) || calls >= budget {
-				continue
-			}
-			if _, err := w.call(ctx, p.f, p.fName, p.a, p.vecs[i], "", timeout); err != nil {
-				return fmt.Errorf("floor: %w", err)
-			}
-			calls++
+		if err := p.replay(ctx, w, timeout, budget); err != nil {
+			return err
 		}
-		if calls != p.calls {
-			return fmt.Errorf("floor: pair p%d: %d calls, verify made %d: not the same work", p.n, calls, p.calls)
+	}
+	return nil
+}
+
+// writeSources writes every pair's final sources under src, each pair in
+// its own directory, and returns their paths.
+func (fl *floor) writeSources(src string) ([]string, error) {
+	var files []string
+	for _, p := range fl.pairs {
+		d := filepath.Join(src, "p"+strconv.Itoa(p.n))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("floor: %w", err)
 		}
+		for name, text := range p.srcs {
+			f := filepath.Join(d, name)
+			if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+				return nil, fmt.Errorf("floor: %w", err)
+			}
+			files = append(files, f)
+		}
+	}
+	return files, nil
+}
+
+// replay makes verify's calls of one pair on w and checks that they are
+// as many as verify made.
+func (p *floorPair) replay(ctx context.Context, w *worker, timeout time.Duration, budget int) error {
+	calls := 0
+	for i := 0; i < p.tried && i < len(p.vecs); i++ {
+		bo, err := w.call(ctx, p.b, p.bName, p.a, p.vecs[i], "", timeout)
+		if err != nil {
+			return fmt.Errorf("floor: %w", err)
+		}
+		calls++
+		if !raises(bo, p.errorType) || calls >= budget {
+			continue
+		}
+		if _, err := w.call(ctx, p.f, p.fName, p.a, p.vecs[i], "", timeout); err != nil {
+			return fmt.Errorf("floor: %w", err)
+		}
+		calls++
+	}
+	if calls != p.calls {
+		return fmt.Errorf("floor: pair p%d: %d calls, verify made %d: not the same work", p.n, calls, p.calls)
 	}
 	return nil
 }

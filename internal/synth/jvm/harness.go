@@ -94,20 +94,29 @@ func withLiterals(cands []string, typ, method string) []string {
 	for _, c := range cands {
 		seen[c] = true
 	}
+	for _, v := range literalValues(method) {
+		if !seen[v] {
+			seen[v] = true
+			cands = append(cands, v)
+		}
+	}
+	return cands
+}
+
+// literalValues are, for each of the method's first maxLiterals string
+// literals of at most 40 bytes, the literal and the literal with a digit
+// after it.
+func literalValues(method string) []string {
+	var out []string
 	n := 0
 	for _, m := range stringLiteral.FindAllStringSubmatch(method, -1) {
 		if n == maxLiterals || len(m[1]) > 40 {
 			continue
 		}
-		for _, v := range []string{`"` + m[1] + `"`, `"` + m[1] + `1"`} {
-			if !seen[v] {
-				seen[v] = true
-				cands = append(cands, v)
-			}
-		}
+		out = append(out, `"`+m[1]+`"`, `"`+m[1]+`1"`)
 		n++
 	}
-	return cands
+	return out
 }
 
 func (h *harness) pkg() string              { return fmt.Sprintf("%s.p%d", pkgRoot, h.n) }
@@ -268,17 +277,7 @@ func (h *harness) useModel(mh *ModelHarness) {
 		if in.Dropped != "" {
 			continue
 		}
-		if len(in.Args) != len(h.bsig.Params) {
-			in.Dropped = fmt.Sprintf("%d arguments for %d parameters", len(in.Args), len(h.bsig.Params))
-			continue
-		}
-		for p, a := range in.Args {
-			if why := checkExpr(a); why != "" {
-				in.Dropped = fmt.Sprintf("argument %d: %s", p+1, why)
-				break
-			}
-		}
-		if in.Dropped != "" {
+		if in.Dropped = inputProblem(in.Args, len(h.bsig.Params)); in.Dropped != "" {
 			continue
 		}
 		for p, a := range in.Args {
@@ -300,6 +299,21 @@ func (h *harness) dropInput(k int, why string) {
 	}
 }
 
+// inputProblem is why a model input of args cannot run on a method of n
+// parameters (the wrong arity, an argument that is not one expression),
+// or "".
+func inputProblem(args []string, n int) string {
+	if len(args) != n {
+		return fmt.Sprintf("%d arguments for %d parameters", len(args), n)
+	}
+	for p, a := range args {
+		if why := checkExpr(a); why != "" {
+			return fmt.Sprintf("argument %d: %s", p+1, why)
+		}
+	}
+	return ""
+}
+
 // blankAnnotations replaces the method's own annotations (@Override,
 // @Deprecated, @SuppressWarnings(...), framework annotations) with
 // spaces. Alone in a harness class they cannot compile (@Override
@@ -316,24 +330,7 @@ func blankAnnotations(method string) string {
 	if len(f.SyntaxErrors()) > 0 {
 		return method
 	}
-	nodes := f.Nodes()
-	var spans [][2]int
-	for _, fn := range f.Functions() {
-		if fn.Class != "" { // a method of a class inside the method
-			continue
-		}
-		for m := range f.Children(fn.Node) {
-			if nodes[m].Kind != "modifiers" {
-				continue
-			}
-			for c := range f.Children(m) {
-				if k := nodes[c].Kind; k == "annotation" || k == "marker_annotation" {
-					spans = append(spans, [2]int{nodes[c].StartByte, nodes[c].EndByte})
-				}
-			}
-		}
-		break
-	}
+	spans := ownAnnotations(f)
 	if len(spans) == 0 {
 		return method
 	}
@@ -346,4 +343,37 @@ func blankAnnotations(method string) string {
 		}
 	}
 	return string(b)
+}
+
+// ownAnnotations are the byte spans of the annotations among the
+// modifiers of the parsed method itself (not of a method of a class
+// inside it).
+func ownAnnotations(f *code.File) [][2]int {
+	nodes := f.Nodes()
+	for _, fn := range f.Functions() {
+		if fn.Class != "" { // a method of a class inside the method
+			continue
+		}
+		var spans [][2]int
+		for m := range f.Children(fn.Node) {
+			if nodes[m].Kind == "modifiers" {
+				spans = append(spans, annotationsIn(f, m)...)
+			}
+		}
+		return spans
+	}
+	return nil
+}
+
+// annotationsIn are the byte spans of the annotations among node m's
+// children.
+func annotationsIn(f *code.File, m int) [][2]int {
+	nodes := f.Nodes()
+	var spans [][2]int
+	for c := range f.Children(m) {
+		if k := nodes[c].Kind; k == "annotation" || k == "marker_annotation" {
+			spans = append(spans, [2]int{nodes[c].StartByte, nodes[c].EndByte})
+		}
+	}
+	return spans
 }

@@ -21,20 +21,7 @@ import (
 func TestHostile(t *testing.T) {
 	opts := needJDK(t)
 	opts.Timeout = 1500 * time.Millisecond
-	secret := "sk-hostile-" + strconv.Itoa(os.Getpid()) + "-secret"
-	t.Setenv("OPENAI_API_KEY", secret)
-	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-"+secret)
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	marker := "host-only-" + strconv.Itoa(os.Getpid())
-	t.Setenv("BENCHFORGE_HOST_MARKER", marker) // no secret, but host data the JVM needs not see
-	ssh := filepath.Join(home, ".ssh", "id_test")
-	if err := os.MkdirAll(filepath.Dir(ssh), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(ssh, []byte(secret), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	secret, home, marker, ssh := plantSecrets(t)
 	dir := t.TempDir()
 	outside, victim := filepath.Join(dir, "written"), filepath.Join(dir, "victim")
 	if err := os.WriteFile(victim, []byte("keep"), 0o644); err != nil {
@@ -51,28 +38,79 @@ func TestHostile(t *testing.T) {
 	got := verifyAll(t, opts, tps)
 
 	for _, tp := range tps {
-		e, ok := got[tp.pair.PairID]
-		if !ok {
-			t.Errorf("%s: no record", tp.pair.PairID)
-			continue
-		}
-		if !e.Compile.OK {
-			t.Errorf("%s: did not compile: %s", tp.pair.PairID, e.Compile.Reason)
-			continue
-		}
-		if c := crit(e); c != tp.expect {
-			t.Errorf("%s: criteria %s, want %s; reason %q hazards %+v", tp.pair.PairID, c, tp.expect, e.Reason, e.Hazards)
-		}
-		b, _ := json.Marshal(e)
-		for _, s := range []string{secret, home, marker} {
-			if strings.Contains(string(b), s) {
-				t.Errorf("%s: record holds %q: %s", tp.pair.PairID, s, b)
-			}
-		}
-		if e.Files != NetIsolated || e.Network != NetIsolated {
-			t.Logf("%s: files %s network %s (%q): the host allows no namespaces", tp.pair.PairID, e.Files, e.Network, e.SandboxNotes)
+		checkHostileRecord(t, tp, got, []string{secret, home, marker})
+	}
+	checkHostileOutcomes(t, got)
+	if got["h-write"].Files != NetIsolated {
+		t.Skip("no mount namespace here: writes outside the temp dir are not contained")
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Errorf("h-write wrote %s", outside)
+	}
+	if b, err := os.ReadFile(victim); err != nil || string(b) != "keep" {
+		t.Errorf("h-delete removed %s: %v", victim, err)
+	}
+	if ln.Reached() {
+		t.Error("h-socket reached the parent's loopback listener")
+	}
+	if left := sandboxtest.PidsWithArg(sleep); len(left) > 0 {
+		t.Errorf("h-setsid left processes %v running", left)
+	}
+}
+
+// plantSecrets puts API keys and a host marker in the environment and a
+// key file, holding the secret, in ~/.ssh of a fresh home.
+func plantSecrets(t *testing.T) (secret, home, marker, ssh string) {
+	t.Helper()
+	secret = "sk-hostile-" + strconv.Itoa(os.Getpid()) + "-secret"
+	t.Setenv("OPENAI_API_KEY", secret)
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-"+secret)
+	home = t.TempDir()
+	t.Setenv("HOME", home)
+	marker = "host-only-" + strconv.Itoa(os.Getpid())
+	t.Setenv("BENCHFORGE_HOST_MARKER", marker) // no secret, but host data the JVM needs not see
+	ssh = filepath.Join(home, ".ssh", "id_test")
+	if err := os.MkdirAll(filepath.Dir(ssh), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ssh, []byte(secret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return secret, home, marker, ssh
+}
+
+// checkHostileRecord checks that a pair has a record, compiled, meets its
+// expected criteria and holds none of the leaks (secrets, host paths).
+func checkHostileRecord(t *testing.T, tp testPair, got map[string]Execution, leaks []string) {
+	t.Helper()
+	e, ok := got[tp.pair.PairID]
+	if !ok {
+		t.Errorf("%s: no record", tp.pair.PairID)
+		return
+	}
+	if !e.Compile.OK {
+		t.Errorf("%s: did not compile: %s", tp.pair.PairID, e.Compile.Reason)
+		return
+	}
+	if c := crit(e); c != tp.expect {
+		t.Errorf("%s: criteria %s, want %s; reason %q hazards %+v", tp.pair.PairID, c, tp.expect, e.Reason, e.Hazards)
+	}
+	b, _ := json.Marshal(e)
+	for _, s := range leaks {
+		if strings.Contains(string(b), s) {
+			t.Errorf("%s: record holds %q: %s", tp.pair.PairID, s, b)
 		}
 	}
+	if e.Files != NetIsolated || e.Network != NetIsolated {
+		t.Logf("%s: files %s network %s (%q): the host allows no namespaces", tp.pair.PairID, e.Files, e.Network, e.SandboxNotes)
+	}
+}
+
+// checkHostileOutcomes checks what the hostile pairs' calls saw: a forged
+// reply on the reply channel (not stdout), hidden key files, scrubbed
+// keys, and, where the worker is isolated, the sandbox's refusals.
+func checkHostileOutcomes(t *testing.T, got map[string]Execution) {
+	t.Helper()
 	if e := got["h-forge-fd3"]; !e.Tampered || e.Status != StatusUnconfirmed {
 		t.Errorf("h-forge-fd3: tampered %v status %s, want a tampered, unconfirmed pair", e.Tampered, e.Status)
 	}
@@ -90,20 +128,5 @@ func TestHostile(t *testing.T) {
 		if e := got[id]; e.Files == NetIsolated && (e.A == nil || !strings.Contains(e.A.Buggy.Message, want)) {
 			t.Errorf("%s: %+v, want an exception saying %q", id, e.A, want)
 		}
-	}
-	if got["h-write"].Files != NetIsolated {
-		t.Skip("no mount namespace here: writes outside the temp dir are not contained")
-	}
-	if _, err := os.Stat(outside); err == nil {
-		t.Errorf("h-write wrote %s", outside)
-	}
-	if b, err := os.ReadFile(victim); err != nil || string(b) != "keep" {
-		t.Errorf("h-delete removed %s: %v", victim, err)
-	}
-	if ln.Reached() {
-		t.Error("h-socket reached the parent's loopback listener")
-	}
-	if left := sandboxtest.PidsWithArg(sleep); len(left) > 0 {
-		t.Errorf("h-setsid left processes %v running", left)
 	}
 }

@@ -38,26 +38,7 @@ const javapBatch = 400
 // simple name is in want, when want is not empty. Every other class is
 // known by name only (its values are null).
 func readAPI(ctx context.Context, jdk JDK, p *Project, want map[string]bool) (map[string]*typeInfo, error) {
-	var names []string
-	known := map[string]*typeInfo{}
-	err := filepath.WalkDir(p.Classes, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".class") {
-			return err
-		}
-		rel, _ := filepath.Rel(p.Classes, strings.TrimSuffix(path, ".class"))
-		if anonymousClass.MatchString(rel) || filepath.Base(rel) == "package-info" {
-			return nil
-		}
-		name := strings.ReplaceAll(filepath.ToSlash(rel), "/", ".")
-		src := strings.ReplaceAll(name, "$", ".")
-		simple := src[strings.LastIndex(name[:strings.Index(name+"$", "$")], ".")+1:]
-		known[simple] = &typeInfo{Name: src, Kind: "class", Abstract: true}
-		last := simple[strings.LastIndex(simple, ".")+1:]
-		if len(want) == 0 || want[last] {
-			names = append(names, name)
-		}
-		return nil
-	})
+	names, known, err := listClasses(p.Classes, want)
 	if err != nil {
 		return nil, fmt.Errorf("read project API: %w", err)
 	}
@@ -76,6 +57,32 @@ func readAPI(ctx context.Context, jdk JDK, p *Project, want map[string]bool) (ma
 	return out, nil
 }
 
+// listClasses walks a class directory: known has every named class by
+// simple source name, as an abstract class of unknown API; names are the
+// binary names of those whose API is to be read (in want, or all).
+func listClasses(classes string, want map[string]bool) (names []string, known map[string]*typeInfo, err error) {
+	known = map[string]*typeInfo{}
+	err = filepath.WalkDir(classes, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".class") {
+			return err
+		}
+		rel, _ := filepath.Rel(classes, strings.TrimSuffix(path, ".class"))
+		if anonymousClass.MatchString(rel) || filepath.Base(rel) == "package-info" {
+			return nil
+		}
+		name := strings.ReplaceAll(filepath.ToSlash(rel), "/", ".")
+		src := strings.ReplaceAll(name, "$", ".")
+		simple := src[strings.LastIndex(name[:strings.Index(name+"$", "$")], ".")+1:]
+		known[simple] = &typeInfo{Name: src, Kind: "class", Abstract: true}
+		last := simple[strings.LastIndex(simple, ".")+1:]
+		if len(want) == 0 || want[last] {
+			names = append(names, name)
+		}
+		return nil
+	})
+	return names, known, err
+}
+
 var (
 	anonymousClass = regexp.MustCompile(`\$\d`)
 	javapHeader    = regexp.MustCompile(`^public (?:(abstract|final|static) )*(?:(class|interface|enum)) ([\w.$]+)`)
@@ -91,36 +98,53 @@ func parseJavap(text []byte, out map[string]*typeInfo) {
 	sc.Buffer(make([]byte, 1<<16), 1<<22)
 	for sc.Scan() {
 		line := sc.Text()
-		if m := javapHeader.FindStringSubmatch(line); m != nil {
-			name := strings.ReplaceAll(m[3], "$", ".")
-			cur = &typeInfo{Name: name, Kind: m[2], Abstract: strings.Contains(line, " abstract ") || m[2] == "interface"}
-			pkgEnd := strings.LastIndex(m[3][:strings.Index(m[3]+"$", "$")], ".")
-			out[name[pkgEnd+1:]] = cur
+		if t, key := parseJavapHeader(line); t != nil {
+			cur = t
+			out[key] = cur
 			continue
 		}
-		if cur == nil {
-			continue
-		}
-		if m := javapCtor.FindStringSubmatch(line); m != nil {
-			if strings.ReplaceAll(m[1], "$", ".") == cur.Name {
-				cur.Ctors = append(cur.Ctors, splitParams(m[2]))
-			}
-			continue
-		}
-		m := javapMember.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		mods, ret, name, params := m[1], m[2], m[3], splitParams(m[4])
-		switch {
-		case strings.Contains(mods, "static") && strings.ReplaceAll(ret, "$", ".") == cur.Name && !strings.Contains(ret, "<"):
-			cur.Factories = append(cur.Factories, apiMethod{name, params})
-		case !strings.Contains(mods, "static") && ret == "void" && strings.HasPrefix(name, "set") && len(params) == 1:
-			cur.Setters = append(cur.Setters, apiMethod{name, params})
+		if cur != nil {
+			cur.addMember(line)
 		}
 	}
 	for _, t := range out {
 		sort.SliceStable(t.Ctors, func(i, j int) bool { return len(t.Ctors[i]) < len(t.Ctors[j]) })
+	}
+}
+
+// parseJavapHeader reads a class header line of javap's output into a
+// typeInfo and its key, the simple source name; nil for any other line.
+func parseJavapHeader(line string) (*typeInfo, string) {
+	m := javapHeader.FindStringSubmatch(line)
+	if m == nil {
+		return nil, ""
+	}
+	name := strings.ReplaceAll(m[3], "$", ".")
+	t := &typeInfo{Name: name, Kind: m[2], Abstract: strings.Contains(line, " abstract ") || m[2] == "interface"}
+	pkgEnd := strings.LastIndex(m[3][:strings.Index(m[3]+"$", "$")], ".")
+	return t, name[pkgEnd+1:]
+}
+
+// addMember adds a member line of javap's output that is a constructor,
+// a static factory of the type or a setter.
+func (t *typeInfo) addMember(line string) {
+	if m := javapCtor.FindStringSubmatch(line); m != nil {
+		if strings.ReplaceAll(m[1], "$", ".") == t.Name {
+			t.Ctors = append(t.Ctors, splitParams(m[2]))
+		}
+		return
+	}
+	m := javapMember.FindStringSubmatch(line)
+	if m == nil {
+		return
+	}
+	mods, ret, name, params := m[1], m[2], m[3], splitParams(m[4])
+	static := strings.Contains(mods, "static")
+	switch {
+	case static && strings.ReplaceAll(ret, "$", ".") == t.Name && !strings.Contains(ret, "<"):
+		t.Factories = append(t.Factories, apiMethod{name, params})
+	case !static && ret == "void" && strings.HasPrefix(name, "set") && len(params) == 1:
+		t.Setters = append(t.Setters, apiMethod{name, params})
 	}
 }
 
@@ -170,24 +194,7 @@ func (p *Project) realCandidates(typ string, depth int) []string {
 	if depth > 1 {
 		return []string{"null"}
 	}
-	var built []string
-	if t.Kind == "enum" {
-		built = append(built, t.Name+".values()[0]", t.Name+".values()["+t.Name+".values().length - 1]")
-	}
-	if !t.Abstract {
-		for i, c := range t.Ctors {
-			if i == maxCtors {
-				break
-			}
-			built = append(built, "new "+t.Name+"("+p.ordinaryArgs(c, depth)+")")
-		}
-	}
-	for i, f := range t.Factories {
-		if i == maxFactories {
-			break
-		}
-		built = append(built, t.Name+"."+f.Name+"("+p.ordinaryArgs(f.Params, depth)+")")
-	}
+	built := p.builtValues(t, depth)
 	out := []string{}
 	if len(built) > 0 {
 		out = append(out, built[0])
@@ -197,14 +204,38 @@ func (p *Project) realCandidates(typ string, depth int) []string {
 		out = append(out, built[1:]...)
 	}
 	if len(built) > 0 {
-		for i, s := range t.Setters {
-			if i == maxSetters {
-				break
-			}
-			vals := p.valuesOf(s.Params[0], depth+1)
-			for k := 1; k < len(vals) && k <= maxBoundary; k++ {
-				out = append(out, "bfWith("+built[0]+", x -> x."+s.Name+"("+cast(s.Params[0], vals[k])+"))")
-			}
+		out = append(out, p.setterVariants(t, built[0], depth)...)
+	}
+	return out
+}
+
+// builtValues are the values of t built through its public API: its
+// first and last enum constants, up to maxCtors constructors (of a
+// concrete class) and maxFactories factories with ordinary arguments.
+func (p *Project) builtValues(t *typeInfo, depth int) []string {
+	var built []string
+	if t.Kind == "enum" {
+		built = append(built, t.Name+".values()[0]", t.Name+".values()["+t.Name+".values().length - 1]")
+	}
+	if !t.Abstract {
+		for _, c := range t.Ctors[:min(len(t.Ctors), maxCtors)] {
+			built = append(built, "new "+t.Name+"("+p.ordinaryArgs(c, depth)+")")
+		}
+	}
+	for _, f := range t.Factories[:min(len(t.Factories), maxFactories)] {
+		built = append(built, t.Name+"."+f.Name+"("+p.ordinaryArgs(f.Params, depth)+")")
+	}
+	return built
+}
+
+// setterVariants are the value base with one of up to maxSetters
+// setters called with each of up to maxBoundary boundary values.
+func (p *Project) setterVariants(t *typeInfo, base string, depth int) []string {
+	var out []string
+	for _, s := range t.Setters[:min(len(t.Setters), maxSetters)] {
+		vals := p.valuesOf(s.Params[0], depth+1)
+		for k := 1; k < len(vals) && k <= maxBoundary; k++ {
+			out = append(out, "bfWith("+base+", x -> x."+s.Name+"("+cast(s.Params[0], vals[k])+"))")
 		}
 	}
 	return out

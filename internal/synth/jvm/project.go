@@ -98,44 +98,20 @@ const maxBuildRounds = 4
 func BuildProject(ctx context.Context, jdk JDK, o ProjectOptions) (*Project, error) {
 	t0 := time.Now()
 	p := &Project{Repo: o.Repo, Commit: o.Commit, Root: o.Dir}
-	key := sha256.Sum256([]byte(buildVersion + "\x00" + o.Repos + "\x00" + o.GitDir + "\x00" + o.Commit + "\x00" + o.Dir + "\x00" + o.SrcRoot + "\x00" + o.Hint + "\x00" +
-		strings.Join(o.Jars, ":") + o.JarDir + "\x00" + strings.Join(o.Roots, ":")))
-	base := filepath.Join(o.CacheDir, "projects", hex.EncodeToString(key[:8]))
+	base := buildDir(o)
 	if o.GitDir != "" {
 		p.Root = filepath.Join(base, "tree")
-		if o.SrcRoot == "" && o.Hint != "" {
-			o.SrcRoot = gitRootOf(ctx, o.GitDir, o.Commit, o.Hint)
-		}
-		// The whole tree: a build may have several source roots and the
-		// pom names the dependencies.
-		if err := exportTree(ctx, o.GitDir, o.Commit, p.Root, ""); err != nil {
-			// A clone whose largest blobs are absent (a partial mirror)
-			// cannot archive the whole tree; the source root alone is
-			// what the build needs most.
-			if o.SrcRoot == "" {
-				return nil, err
-			}
-			if err := exportTree(ctx, o.GitDir, o.Commit, p.Root, o.SrcRoot); err != nil {
-				return nil, err
-			}
+		if err := exportSources(ctx, &o, p.Root); err != nil {
+			return nil, err
 		}
 	}
 	if p.Root == "" {
 		return nil, fmt.Errorf("build project: %w: give a checkout directory or a repository and commit", errs.ErrUsage)
 	}
-	var err error
-	if o.SrcRoot == "" && o.Hint != "" {
-		o.SrcRoot = rootOf(p.Root, o.Hint)
-	}
-	if p.SrcRoot, err = sourceRoot(p.Root, o.SrcRoot); err != nil {
+	if err := p.findSources(ctx, &o); err != nil {
 		return nil, err
 	}
-	p.SourcePath = append([]string{p.SrcRoot}, otherRoots(p.Root, p.SrcRoot)...)
-	if o.Repos != "" {
-		dirs, names := dependencySources(ctx, p.Root, o.Repo, o.Repos, filepath.Join(o.CacheDir, "deps"))
-		p.SourcePath = append(p.SourcePath, dirs...)
-		p.Deps = names
-	}
+	var err error
 	if p.Jars, err = jarList(o.Jars, o.JarDir); err != nil {
 		return nil, err
 	}
@@ -156,6 +132,54 @@ func BuildProject(ctx context.Context, jdk JDK, o ProjectOptions) (*Project, err
 	}
 	p.Build = time.Since(t0)
 	return p, nil
+}
+
+// buildDir is the build's cache directory, keyed by everything that
+// shapes it.
+func buildDir(o ProjectOptions) string {
+	key := sha256.Sum256([]byte(buildVersion + "\x00" + o.Repos + "\x00" + o.GitDir + "\x00" + o.Commit + "\x00" + o.Dir + "\x00" + o.SrcRoot + "\x00" + o.Hint + "\x00" +
+		strings.Join(o.Jars, ":") + o.JarDir + "\x00" + strings.Join(o.Roots, ":")))
+	return filepath.Join(o.CacheDir, "projects", hex.EncodeToString(key[:8]))
+}
+
+// exportSources exports the commit's tree into root, deriving the source
+// root from the hint file first when none is given.
+func exportSources(ctx context.Context, o *ProjectOptions, root string) error {
+	if o.SrcRoot == "" && o.Hint != "" {
+		o.SrcRoot = gitRootOf(ctx, o.GitDir, o.Commit, o.Hint)
+	}
+	// The whole tree: a build may have several source roots and the
+	// pom names the dependencies.
+	err := exportTree(ctx, o.GitDir, o.Commit, root, "")
+	if err == nil {
+		return nil
+	}
+	// A clone whose largest blobs are absent (a partial mirror)
+	// cannot archive the whole tree; the source root alone is
+	// what the build needs most.
+	if o.SrcRoot == "" {
+		return err
+	}
+	return exportTree(ctx, o.GitDir, o.Commit, root, o.SrcRoot)
+}
+
+// findSources sets the source root and the source path: the tree's
+// production roots and the dependencies' sources.
+func (p *Project) findSources(ctx context.Context, o *ProjectOptions) error {
+	if o.SrcRoot == "" && o.Hint != "" {
+		o.SrcRoot = rootOf(p.Root, o.Hint)
+	}
+	var err error
+	if p.SrcRoot, err = sourceRoot(p.Root, o.SrcRoot); err != nil {
+		return err
+	}
+	p.SourcePath = append([]string{p.SrcRoot}, otherRoots(p.Root, p.SrcRoot)...)
+	if o.Repos != "" {
+		dirs, names := dependencySources(ctx, p.Root, o.Repo, o.Repos, filepath.Join(o.CacheDir, "deps"))
+		p.SourcePath = append(p.SourcePath, dirs...)
+		p.Deps = names
+	}
+	return nil
 }
 
 // gitRootOf is rootOf for a file read from a commit ("" when unknown).
@@ -208,22 +232,28 @@ func untar(r io.Reader, dir string) error {
 		if h.Typeflag != tar.TypeReg {
 			continue
 		}
-		name := filepath.Clean(h.Name)
-		if filepath.IsAbs(name) || name == ".." || strings.HasPrefix(name, ".."+string(filepath.Separator)) {
-			return fmt.Errorf("%w: archive entry %q leaves the tree", errs.ErrInput, h.Name)
-		}
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		data, err := io.ReadAll(tr)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
+		if err := writeEntry(tr, h.Name, dir); err != nil {
 			return err
 		}
 	}
+}
+
+// writeEntry writes the current file of tr, named name in the archive,
+// under dir, refusing a name that leaves it.
+func writeEntry(tr *tar.Reader, name, dir string) error {
+	clean := filepath.Clean(name)
+	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%w: archive entry %q leaves the tree", errs.ErrInput, name)
+	}
+	path := filepath.Join(dir, clean)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	data, err := io.ReadAll(tr)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
 }
 
 var packageDecl = regexp.MustCompile(`(?m)^\s*package\s+([\w.]+)\s*;`)
@@ -253,16 +283,22 @@ func sourceRoot(root, given string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	best, n := "", 0
+	best, n := mostVoted(votes)
+	if n == 0 {
+		return "", fmt.Errorf("build project: %w: no production Java sources under %s", errs.ErrNotFound, root)
+	}
+	return filepath.Join(root, best), nil
+}
+
+// mostVoted is the directory with the most votes (the first by name on a
+// tie) and its count.
+func mostVoted(votes map[string]int) (best string, n int) {
 	for d, c := range votes {
 		if c > n || c == n && d < best {
 			best, n = d, c
 		}
 	}
-	if n == 0 {
-		return "", fmt.Errorf("build project: %w: no production Java sources under %s", errs.ErrNotFound, root)
-	}
-	return filepath.Join(root, best), nil
+	return best, n
 }
 
 // rootVotes counts, per directory, the production files whose package
@@ -281,21 +317,30 @@ func rootVotes(root string) (map[string]int, error) {
 		if err != nil {
 			return err
 		}
-		pkgDir := ""
-		if m := packageDecl.FindSubmatch(data); m != nil {
-			pkgDir = filepath.FromSlash(strings.ReplaceAll(string(m[1]), ".", "/"))
+		if dir, ok := packageRoot(rel, data); ok {
+			votes[dir]++
 		}
-		dir := filepath.Dir(rel)
-		if pkgDir != "" && !strings.HasSuffix(dir, pkgDir) {
-			return nil
-		}
-		votes[strings.TrimSuffix(strings.TrimSuffix(dir, pkgDir), string(filepath.Separator))]++
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("build project: %w", err)
 	}
 	return votes, nil
+}
+
+// packageRoot is the source root the package declaration in data makes
+// of file rel's directory; false when the directory does not end in the
+// package.
+func packageRoot(rel string, data []byte) (string, bool) {
+	pkgDir := ""
+	if m := packageDecl.FindSubmatch(data); m != nil {
+		pkgDir = filepath.FromSlash(strings.ReplaceAll(string(m[1]), ".", "/"))
+	}
+	dir := filepath.Dir(rel)
+	if pkgDir != "" && !strings.HasSuffix(dir, pkgDir) {
+		return "", false
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(dir, pkgDir), string(filepath.Separator)), true
 }
 
 // otherRoots are the tree's production source roots besides main, most
@@ -376,13 +421,7 @@ var diagFile = regexp.MustCompile(`(?m)^(/[^:\n]+\.java):\d+:`)
 // "enum") are recorded as dropped.
 func (p *Project) compile(ctx context.Context, jdk JDK, work string) error {
 	done := filepath.Join(p.Classes, ".benchforge-build")
-	var files []string
-	err := filepath.WalkDir(p.SrcRoot, func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".java") && filepath.Base(path) != "module-info.java" {
-			files = append(files, path)
-		}
-		return err
-	})
+	files, err := productionFiles(p.SrcRoot)
 	if err != nil {
 		return fmt.Errorf("build project %s: %w", p.Repo, err)
 	}
@@ -403,9 +442,32 @@ func (p *Project) compile(ctx context.Context, jdk JDK, work string) error {
 	if p.OnDemand {
 		return p.compileRoots(ctx, jdk, work, filepath.Join(work, "generated"), done)
 	}
-	// One javac run compiles every class it can (should-stop.ifError=
-	// GENERATE); only a run that writes nothing (a parse error stops
-	// javac early) is repeated without the files it named.
+	if err := p.compileFiles(ctx, jdk, work, files); err != nil {
+		return err
+	}
+	slices.Sort(p.Dropped)
+	p.Dropped = slices.Compact(p.Dropped)
+	p.Compiled = p.Files - len(p.Dropped)
+	return p.writeBuildMark(done)
+}
+
+// productionFiles are the Java sources under srcRoot but module-info.
+func productionFiles(srcRoot string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(srcRoot, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".java") && filepath.Base(path) != "module-info.java" {
+			files = append(files, path)
+		}
+		return err
+	})
+	return files, err
+}
+
+// compileFiles compiles every class it can in one javac run
+// (should-stop.ifError=GENERATE); only a run that writes nothing (a parse
+// error stops javac early) is repeated without the files it named. The
+// files javac reported are recorded as dropped.
+func (p *Project) compileFiles(ctx context.Context, jdk JDK, work string, files []string) error {
 	for round := 0; round < maxBuildRounds && len(files) > 0; round++ {
 		if err := os.RemoveAll(p.Classes); err != nil {
 			return fmt.Errorf("build project %s: %w", p.Repo, err)
@@ -425,9 +487,12 @@ func (p *Project) compile(ctx context.Context, jdk JDK, work string) error {
 		}
 		files = slices.DeleteFunc(files, func(f string) bool { return bad[f] })
 	}
-	slices.Sort(p.Dropped)
-	p.Dropped = slices.Compact(p.Dropped)
-	p.Compiled = p.Files - len(p.Dropped)
+	return nil
+}
+
+// writeBuildMark records a finished build (compiled count, dropped files)
+// in done, which a later build reads instead of compiling again.
+func (p *Project) writeBuildMark(done string) error {
 	if err := os.MkdirAll(p.Classes, 0o755); err != nil {
 		return fmt.Errorf("build project %s: %w", p.Repo, err)
 	}
@@ -455,10 +520,7 @@ func (p *Project) compileRoots(ctx context.Context, jdk JDK, work, gen, done str
 	}
 	slices.Sort(p.Dropped)
 	p.Compiled = classCount(p.Classes)
-	if err := os.MkdirAll(p.Classes, 0o755); err != nil {
-		return fmt.Errorf("build project %s: %w", p.Repo, err)
-	}
-	return os.WriteFile(done, []byte(fmt.Sprintf("%d\n%s", p.Compiled, strings.Join(p.Dropped, "\n"))), 0o644)
+	return p.writeBuildMark(done)
 }
 
 // javac compiles files into p.Classes and returns the files it reported
@@ -526,28 +588,38 @@ func expandTemplates(root, srcRoot, dir string) ([]string, error) {
 		if isTestPath(rel) {
 			return nil
 		}
-		base := srcRoot
-		if i := strings.Index(filepath.ToSlash(path), "/java-templates/"); i >= 0 {
-			base = path[:i+len("/java-templates")]
+		target, err := expandTemplate(path, srcRoot, dir)
+		if target != "" {
+			out = append(out, target)
 		}
-		pkgRel, err := filepath.Rel(base, filepath.Dir(path))
-		if err != nil || strings.HasPrefix(pkgRel, "..") {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		text := strings.ReplaceAll(templateVars.Replace(string(data)), "@package@", strings.ReplaceAll(filepath.ToSlash(pkgRel), "/", "."))
-		target := filepath.Join(dir, pkgRel, strings.TrimSuffix(filepath.Base(path), ".in"))
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return err
-		}
-		out = append(out, target)
-		return os.WriteFile(target, []byte(text), 0o644)
+		return err
 	})
 	return out, err
 }
+
+// expandTemplate writes the source generated from the template at path
+// under dir and returns it; "" for a template outside its base folder.
+func expandTemplate(path, srcRoot, dir string) (string, error) {
+	base := srcRoot
+	if i := strings.Index(filepath.ToSlash(path), "/java-templates/"); i >= 0 {
+		base = path[:i+len("/java-templates")]
+	}
+	pkgRel, err := filepath.Rel(base, filepath.Dir(path))
+	if err != nil || strings.HasPrefix(pkgRel, "..") {
+		return "", nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	text := strings.ReplaceAll(templateVars.Replace(string(data)), "@package@", strings.ReplaceAll(filepath.ToSlash(pkgRel), "/", "."))
+	target := filepath.Join(dir, pkgRel, strings.TrimSuffix(filepath.Base(path), ".in"))
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return "", err
+	}
+	return target, os.WriteFile(target, []byte(text), 0o644)
+}
+
 func parseBuildMark(s string) (int, []string) {
 	first, rest, _ := strings.Cut(s, "\n")
 	n := 0

@@ -145,28 +145,14 @@ func verifyProject(ctx context.Context, jdk JDK, key string, pairs []corpus.Pair
 	r := BuildReport{Project: key, Pairs: len(pairs)}
 	fail := func(why string) (BuildReport, error) {
 		r.Error = why
-		for _, p := range pairs {
-			e := Execution{PairID: p.PairID, ErrorType: p.ErrorType, JDK: jdk.Version, Budget: opts.Budget, Status: StatusUnconfirmed,
-				Reason: "cannot compile", Compile: CompileResult{Reason: "cannot compile: " + why}}
-			if err := emit(e); err != nil {
-				return r, err
-			}
-		}
-		return r, nil
+		return r, emitUncompiled(pairs, jdk, opts, why, emit)
 	}
 	if key == "" {
 		return fail("project mode: the pair has no source repository and commit; pass --project")
 	}
-	po, err := opts.Projects.options(key)
+	po, err := projectOptions(key, pairs, opts)
 	if err != nil {
 		return fail(err.Error())
-	}
-	if src := pairs[0].Source; src != nil {
-		po.Hint = src.Path
-	}
-	po.Types = paramTypes(pairs)
-	if opts.Projects.Dir == "" && opts.Projects.Repo == "" {
-		po.Roots = sourcePaths(pairs) // each pair's own commit: build on demand
 	}
 	t0 := time.Now()
 	proj, err := BuildProject(ctx, jdk, po)
@@ -184,6 +170,38 @@ func verifyProject(ctx context.Context, jdk JDK, key string, pairs []corpus.Pair
 	err = verifyOnce(ctx, pairs, nil, o, emit)
 	r.RunSec = time.Since(t1).Seconds()
 	return r, err
+}
+
+// emitUncompiled records every pair of a project that could not be
+// built as unconfirmed: it cannot compile, for why.
+func emitUncompiled(pairs []corpus.Pair, jdk JDK, opts Options, why string, emit func(Execution) error) error {
+	for _, p := range pairs {
+		e := Execution{PairID: p.PairID, ErrorType: p.ErrorType, JDK: jdk.Version, Budget: opts.Budget, Status: StatusUnconfirmed,
+			Reason: "cannot compile", Compile: CompileResult{Reason: "cannot compile: " + why}}
+		if err := emit(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// projectOptions are the build options of project key for its pairs: the
+// first pair's file as the source root hint, the parameter types whose
+// API to read and, when each pair comes from its own commit, the pairs'
+// files as the roots of an on-demand build.
+func projectOptions(key string, pairs []corpus.Pair, opts Options) (ProjectOptions, error) {
+	po, err := opts.Projects.options(key)
+	if err != nil {
+		return po, err
+	}
+	if src := pairs[0].Source; src != nil {
+		po.Hint = src.Path
+	}
+	po.Types = paramTypes(pairs)
+	if opts.Projects.Dir == "" && opts.Projects.Repo == "" {
+		po.Roots = sourcePaths(pairs) // each pair's own commit: build on demand
+	}
+	return po, nil
 }
 
 // paramTypes are the simple type names the pairs' parameters mention

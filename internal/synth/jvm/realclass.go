@@ -67,14 +67,7 @@ func (rc *realClass) locate(h *harness, p *Project) string {
 		return fmt.Sprintf("project source %s does not parse: %v", h.pair.Source.Path, err)
 	}
 	defer f.Close()
-	var chain string
-	last := rc.start + strings.Count(h.pair.BuggyMethod, "\n")
-	for _, fn := range f.Functions() {
-		if fn.StartLine >= rc.start && fn.StartLine <= last && fn.Name == h.bsig.Name {
-			chain = fn.Class
-			break
-		}
-	}
+	chain := rc.methodClass(f, h)
 	if chain == "" {
 		return fmt.Sprintf("method %s not found at line %d of %s", h.bsig.Name, rc.start, h.pair.Source.Path)
 	}
@@ -93,26 +86,55 @@ func (rc *realClass) locate(h *harness, p *Project) string {
 	if len(parts) > 1 {
 		return "" // the worker's no-argument constructor rule decides; a nested class needs its own
 	}
+	best, need := shortestConstructor(f, chain)
+	if !need {
+		return ""
+	}
+	return rc.addConstructor(h.pair.Source.Path, receiverArgs(p, best))
+}
+
+// methodClass is the class chain ("Outer.Inner") of the function named as
+// the buggy method within its lines, or "".
+func (rc *realClass) methodClass(f *code.File, h *harness) string {
+	last := rc.start + strings.Count(h.pair.BuggyMethod, "\n")
+	for _, fn := range f.Functions() {
+		if fn.StartLine >= rc.start && fn.StartLine <= last && fn.Name == h.bsig.Name {
+			return fn.Class
+		}
+	}
+	return ""
+}
+
+// shortestConstructor is the parameter list of the class's constructor
+// with the fewest parameters; need is false when the class has a
+// no-argument constructor, declared or implicit.
+func shortestConstructor(f *code.File, class string) (best []code.Param, need bool) {
 	var ctors [][]code.Param
 	for _, fn := range f.Functions() {
-		if fn.Kind == "constructor" && fn.Class == chain {
+		if fn.Kind == "constructor" && fn.Class == class {
 			ctors = append(ctors, fn.Params)
 		}
 	}
 	if len(ctors) == 0 {
-		return "" // the implicit constructor
+		return nil, false // the implicit constructor
 	}
-	best := ctors[0]
+	best = ctors[0]
 	for _, c := range ctors {
 		if len(c) == 0 {
-			return ""
+			return nil, false
 		}
 		if len(c) < len(best) {
 			best = c
 		}
 	}
-	args := make([]string, len(best))
-	for i, prm := range best {
+	return best, true
+}
+
+// receiverArgs are the arguments, cast to their parameter types, with
+// which the added constructor delegates to the one with params.
+func receiverArgs(p *Project, params []code.Param) []string {
+	args := make([]string, len(params))
+	for i, prm := range params {
 		// A generic parameter type is reached through Object: the
 		// value's own type arguments (a diamond's Object, Object) are
 		// not convertible to it directly.
@@ -126,10 +148,16 @@ func (rc *realClass) locate(h *harness, p *Project) string {
 		}
 		args[i] = "(" + typ + ") " + via + receiverArg(p, typ)
 	}
+	return args
+}
+
+// addConstructor adds to the outer class, in both files, a no-argument
+// constructor delegating with args.
+func (rc *realClass) addConstructor(path string, args []string) string {
 	for kind, text := range rc.texts {
-		end := classBodyEnd(text, h.pair.Source.Path, rc.outer)
+		end := classBodyEnd(text, path, rc.outer)
 		if end < 0 {
-			return "no closing brace of class " + rc.outer + " in " + h.pair.Source.Path
+			return "no closing brace of class " + rc.outer + " in " + path
 		}
 		// Same line as the closing brace: no line of the method moves.
 		// "throws Exception": the delegated constructor may declare

@@ -128,12 +128,18 @@ func (e *Execution) judge() {
 		e.Status, e.Reason = StatusUnconfirmed, fmt.Sprintf("no input raised %s; %d calls timed out or exited", e.ErrorType, len(e.Hazards))
 	case !e.Criteria.A:
 		e.Status, e.Reason = StatusUnconfirmed, fmt.Sprintf("no input tried raised %s", e.ErrorType)
-	case e.firstFixed != nil && raises(*e.firstFixed, e.ErrorType) && e.firstFixed.Line > 0 &&
-		contains(e.Site.Fixed, e.firstFixed.Line):
+	case e.fixedRaisesAtSite():
 		e.Status, e.Reason = StatusUnconfirmed, fmt.Sprintf("the fixed method also raises %s at the patched site", e.ErrorType)
 	default:
 		e.Status, e.Reason = StatusUnconfirmed, fmt.Sprintf("%s raised, but not at the patched site (buggy lines %v)", e.ErrorType, e.Site.Buggy)
 	}
+}
+
+// fixedRaisesAtSite reports whether the first fixed-method call raised
+// the labelled exception at the patched site too.
+func (e *Execution) fixedRaisesAtSite() bool {
+	f := e.firstFixed
+	return f != nil && raises(*f, e.ErrorType) && f.Line > 0 && contains(e.Site.Fixed, f.Line)
 }
 
 func contains(xs []int, x int) bool {
@@ -197,15 +203,8 @@ func verifyOnce(ctx context.Context, pairs []corpus.Pair, b *Builder, opts Optio
 // b's model-built harnesses.
 func runLog(ctx context.Context, pairs []corpus.Pair, path, confirmedPath string, b *Builder, opts Options) (Summary, error) {
 	s := Summary{Path: path}
-	seen := map[string]bool{}
-	for i, p := range pairs {
-		if err := p.Validate(); err != nil {
-			return s, fmt.Errorf("corpus pair %d: %w", i+1, err)
-		}
-		if seen[p.PairID] {
-			return s, fmt.Errorf("corpus pair %d: pair_id %q appears twice: %w", i+1, p.PairID, errs.ErrInput)
-		}
-		seen[p.PairID] = true
+	if err := validatePairs(pairs); err != nil {
+		return s, err
 	}
 	progress := opts.Progress
 	opts.Progress = nil // the step reports each appended record
@@ -230,6 +229,31 @@ func runLog(ctx context.Context, pairs []corpus.Pair, path, confirmedPath string
 	if b != nil {
 		s.Model = countModel(recs)
 	}
+	keep := confirmedPairs(pairs, recs)
+	s.Confirmed, s.ConfirmedPath = len(keep), confirmedPath
+	if err := jsonl.Rewrite(s.ConfirmedPath, keep); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// validatePairs validates every pair and refuses a pair_id given twice.
+func validatePairs(pairs []corpus.Pair) error {
+	seen := map[string]bool{}
+	for i, p := range pairs {
+		if err := p.Validate(); err != nil {
+			return fmt.Errorf("corpus pair %d: %w", i+1, err)
+		}
+		if seen[p.PairID] {
+			return fmt.Errorf("corpus pair %d: pair_id %q appears twice: %w", i+1, p.PairID, errs.ErrInput)
+		}
+		seen[p.PairID] = true
+	}
+	return nil
+}
+
+// confirmedPairs are the pairs whose record is confirmed, in input order.
+func confirmedPairs(pairs []corpus.Pair, recs []Execution) []corpus.Pair {
 	confirmed := map[string]bool{}
 	for _, e := range recs {
 		confirmed[e.PairID] = e.Status == StatusConfirmed
@@ -240,9 +264,5 @@ func runLog(ctx context.Context, pairs []corpus.Pair, path, confirmedPath string
 			keep = append(keep, p)
 		}
 	}
-	s.Confirmed, s.ConfirmedPath = len(keep), confirmedPath
-	if err := jsonl.Rewrite(s.ConfirmedPath, keep); err != nil {
-		return s, err
-	}
-	return s, nil
+	return keep
 }

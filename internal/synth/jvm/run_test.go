@@ -38,13 +38,7 @@ func TestRunResumes(t *testing.T) {
 	opts.Batch = 4
 	pairs := genPairs(10)
 	out := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	first := opts
-	first.Progress = func(done, total int) {
-		if done == 5 {
-			cancel()
-		}
-	}
+	ctx, first := cancelAt(opts, 5)
 	s, err := Run(ctx, pairs, out, first)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("first run: err = %v, want context.Canceled", err)
@@ -59,7 +53,30 @@ func TestRunResumes(t *testing.T) {
 	if s2.Skipped != s.Verified || s2.Verified != len(pairs)-s.Verified {
 		t.Errorf("resume: skipped %d verified %d; first run verified %d of %d", s2.Skipped, s2.Verified, s.Verified, len(pairs))
 	}
-	recs, err := jsonl.ReadFile[Execution](filepath.Join(out, ExecutionsFile))
+	checkRecordedOnce(t, filepath.Join(out, ExecutionsFile), pairs)
+	checkAllConfirmed(t, s2, pairs)
+	// A duplicate pair_id in the corpus is an input error.
+	if _, err := Run(context.Background(), append(pairs, pairs[0]), t.TempDir(), opts); err == nil || !strings.Contains(err.Error(), "appears twice") {
+		t.Errorf("duplicate pair_id: err = %v", err)
+	}
+}
+
+// cancelAt returns a context and opts whose progress cancels it once n
+// pairs are done.
+func cancelAt(opts Options, n int) (context.Context, Options) {
+	ctx, cancel := context.WithCancel(context.Background())
+	opts.Progress = func(done, total int) {
+		if done == n {
+			cancel()
+		}
+	}
+	return ctx, opts
+}
+
+// checkRecordedOnce checks that the log at path has one record per pair.
+func checkRecordedOnce(t *testing.T, path string, pairs []corpus.Pair) {
+	t.Helper()
+	recs, err := jsonl.ReadFile[Execution](path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,6 +89,12 @@ func TestRunResumes(t *testing.T) {
 			t.Errorf("%s recorded %d times", p.PairID, seen[p.PairID])
 		}
 	}
+}
+
+// checkAllConfirmed checks a summary in which every pair is confirmed:
+// its table and the confirmed pairs written unchanged.
+func checkAllConfirmed(t *testing.T, s2 Summary, pairs []corpus.Pair) {
+	t.Helper()
 	if s2.Table.Pooled.N != len(pairs) || s2.Table.Pooled.C.K != len(pairs) {
 		t.Errorf("pooled row %+v, want all %d confirmed", s2.Table.Pooled, len(pairs))
 	}
@@ -84,10 +107,6 @@ func TestRunResumes(t *testing.T) {
 	}
 	if s2.Confirmed != len(pairs) || len(conf) != len(pairs) || conf[0].BuggyMethod != pairs[0].BuggyMethod {
 		t.Errorf("confirmed.jsonl holds %d pairs (summary %d), want the %d input pairs unchanged", len(conf), s2.Confirmed, len(pairs))
-	}
-	// A duplicate pair_id in the corpus is an input error.
-	if _, err := Run(context.Background(), append(pairs, pairs[0]), t.TempDir(), opts); err == nil || !strings.Contains(err.Error(), "appears twice") {
-		t.Errorf("duplicate pair_id: err = %v", err)
 	}
 }
 

@@ -3,7 +3,6 @@ package jvm
 import (
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/benchforge/benchforge/internal/errs"
 )
@@ -42,221 +41,273 @@ type tok struct {
 // annotation argument, dropping comments and whitespace. String and char
 // literals become one token each.
 func lexHeader(src string) []tok {
-	var out []tok
-	line, paren := 1, 0
-	for i := 0; i < len(src); {
-		c := src[i]
-		switch {
-		case c == '\n':
-			line++
-			i++
-		case c == ' ' || c == '\t' || c == '\r' || c == '\f':
-			i++
-		case strings.HasPrefix(src[i:], "//"):
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-		case strings.HasPrefix(src[i:], "/*"):
-			j := strings.Index(src[i+2:], "*/")
-			end := len(src)
-			if j >= 0 {
-				end = i + 2 + j + 2
-			}
-			line += strings.Count(src[i:end], "\n")
-			i = end
-		case c == '"' || c == '\'':
-			j := i + 1
-			for j < len(src) && src[j] != c && src[j] != '\n' {
-				if src[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			j = min(j+1, len(src))
-			out = append(out, tok{src[i:j], line})
-			i = j
-		case strings.HasPrefix(src[i:], "..."):
-			out = append(out, tok{"...", line})
-			i += 3
-		case c >= 0x80 || c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9':
-			j := i
-			for j < len(src) {
-				r := rune(src[j])
-				if r >= 0x80 || r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r) {
-					j++
-					continue
-				}
-				break
-			}
-			out = append(out, tok{src[i:j], line})
-			i = j
-		default:
-			out = append(out, tok{string(c), line})
-			i++
-			switch c {
-			case '(':
-				paren++
-			case ')':
-				paren--
-			case '{', ';':
-				if paren <= 0 {
-					return out
-				}
-			}
+	lx := &headerLexer{src: src, line: 1}
+	for lx.i < len(src) {
+		if lx.step() {
+			break
 		}
 	}
-	return out
+	return lx.out
 }
 
-func isIdent(s string) bool {
-	if s == "" {
-		return false
+// headerLexer is lexHeader's state: the read offset, the current line and
+// the depth of parentheses (an annotation's arguments).
+type headerLexer struct {
+	src   string
+	i     int
+	line  int
+	paren int
+	out   []tok
+}
+
+// step consumes one blank, comment or token and reports whether it was
+// the header's end.
+func (lx *headerLexer) step() bool {
+	c, rest := lx.src[lx.i], lx.src[lx.i:]
+	switch {
+	case c == '\n':
+		lx.line++
+		lx.i++
+	case isBlank(c):
+		lx.i++
+	case strings.HasPrefix(rest, "//"):
+		lx.skipLineComment()
+	case strings.HasPrefix(rest, "/*"):
+		lx.skipBlockComment()
+	case c == '"' || c == '\'':
+		lx.emit(lx.quotedEnd(c))
+	case strings.HasPrefix(rest, "..."):
+		lx.emit(lx.i + 3)
+	case isIdentByte(c):
+		lx.emit(lx.wordEnd())
+	default:
+		lx.emit(lx.i + 1)
+		return lx.punct(c)
 	}
-	c := s[0]
+	return false
+}
+
+// emit makes src[i:end] a token and moves past it.
+func (lx *headerLexer) emit(end int) {
+	lx.out = append(lx.out, tok{lx.src[lx.i:end], lx.line})
+	lx.i = end
+}
+
+func (lx *headerLexer) skipLineComment() {
+	for lx.i < len(lx.src) && lx.src[lx.i] != '\n' {
+		lx.i++
+	}
+}
+
+// skipBlockComment skips a /* */ comment (to the end of src when it is
+// not closed), counting its lines.
+func (lx *headerLexer) skipBlockComment() {
+	end := len(lx.src)
+	if j := strings.Index(lx.src[lx.i+2:], "*/"); j >= 0 {
+		end = lx.i + 2 + j + 2
+	}
+	lx.line += strings.Count(lx.src[lx.i:end], "\n")
+	lx.i = end
+}
+
+// quotedEnd is the end of the string or char literal opened at i by
+// quote: past its closing quote, or at the end of its line.
+func (lx *headerLexer) quotedEnd(quote byte) int {
+	src := lx.src
+	j := lx.i + 1
+	for j < len(src) && src[j] != quote && src[j] != '\n' {
+		if src[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	return min(j+1, len(src))
+}
+
+// wordEnd is the end of the identifier or number starting at i.
+func (lx *headerLexer) wordEnd() int {
+	j := lx.i
+	for j < len(lx.src) && isIdentByte(lx.src[j]) {
+		j++
+	}
+	return j
+}
+
+// punct tracks parentheses after the punctuation token c and reports
+// whether c ends the header: a '{' or ';' outside them.
+func (lx *headerLexer) punct(c byte) bool {
+	switch c {
+	case '(':
+		lx.paren++
+	case ')':
+		lx.paren--
+	case '{', ';':
+		return lx.paren <= 0
+	}
+	return false
+}
+
+func isBlank(c byte) bool { return strings.IndexByte(" \t\r\f", c) >= 0 }
+
+// isIdentStart reports whether c may start an identifier (any non-ASCII
+// byte counts as a letter).
+func isIdentStart(c byte) bool {
 	return c >= 0x80 || c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+func isIdent(s string) bool { return s != "" && isIdentStart(s[0]) }
+
+// badHeader is ParseSignature's error.
+func badHeader(format string, a ...any) error {
+	return fmt.Errorf("parse method header: %w: %s", errs.ErrInput, fmt.Sprintf(format, a...))
 }
 
 // ParseSignature reads a Java method declaration's header. It rejects
 // constructors, fields and anything without a body.
 func ParseSignature(method string) (Signature, error) {
-	bad := func(format string, a ...any) (Signature, error) {
-		return Signature{}, fmt.Errorf("parse method header: %w: %s", errs.ErrInput, fmt.Sprintf(format, a...))
-	}
 	t := lexHeader(method)
 	if len(t) == 0 || t[len(t)-1].s != "{" {
-		return bad("no method body '{' found")
+		return Signature{}, badHeader("no method body '{' found")
 	}
 	sig := Signature{TypeVars: map[string]string{}, BodyLine: t[len(t)-1].line}
-	i := 0
-	skipBalanced := func(open, close string) bool {
-		depth := 0
-		for ; i < len(t); i++ {
-			switch t[i].s {
-			case open:
-				depth++
-			case close:
-				depth--
-				if depth == 0 {
-					i++
-					return true
-				}
-			}
+	p := &headerParser{t: t}
+	for _, step := range []func(*Signature) error{p.modifiers, p.typeParams, p.nameAndReturn, p.params} {
+		if err := step(&sig); err != nil {
+			return Signature{}, err
 		}
-		return false
-	}
-	// Annotations and modifiers.
-	for i < len(t) {
-		switch {
-		case t[i].s == "@" && i+1 < len(t) && t[i+1].s != "interface":
-			i += 2
-			for i+1 < len(t) && t[i].s == "." && isIdent(t[i+1].s) {
-				i += 2
-			}
-			if i < len(t) && t[i].s == "(" && !skipBalanced("(", ")") {
-				return bad("unbalanced annotation arguments")
-			}
-			continue
-		case javaModifiers[t[i].s]:
-			if t[i].s == "static" {
-				sig.Static = true
-			}
-			i++
-			continue
-		}
-		break
-	}
-	// Type parameters.
-	if i < len(t) && t[i].s == "<" {
-		start := i
-		if !skipBalanced("<", ">") {
-			return bad("unbalanced type parameters")
-		}
-		for _, tp := range splitTop(t[start+1 : i-1]) {
-			if len(tp) == 0 || !isIdent(tp[0].s) {
-				continue
-			}
-			bound := "Object"
-			for k := 1; k+1 < len(tp); k++ {
-				if tp[k].s == "extends" && isIdent(tp[k+1].s) {
-					bound = tp[k+1].s
-					break
-				}
-			}
-			sig.TypeVars[tp[0].s] = bound
-		}
-	}
-	// Return type then name: the name is the identifier before "(".
-	open := -1
-	for k := i; k < len(t); k++ {
-		if t[k].s == "(" {
-			open = k
-			break
-		}
-	}
-	if open < 0 || open == i {
-		return bad("no parameter list")
-	}
-	if !isIdent(t[open-1].s) || javaModifiers[t[open-1].s] {
-		return bad("no method name before '('")
-	}
-	sig.Name = t[open-1].s
-	sig.Return = joinToks(t[i : open-1])
-	if sig.Return == "" {
-		return bad("%s looks like a constructor; only methods can be verified", sig.Name)
-	}
-	i = open
-	if !skipBalanced("(", ")") {
-		return bad("unbalanced parameter list")
-	}
-	for _, pt := range splitTop(t[open+1 : i-1]) {
-		p, err := parseParam(pt)
-		if err != nil {
-			return bad("%v", err)
-		}
-		if p.Name == "this" { // receiver parameter
-			continue
-		}
-		sig.Params = append(sig.Params, p)
 	}
 	return sig, nil
 }
 
+// headerParser reads a method header's tokens from i on.
+type headerParser struct {
+	t []tok
+	i int
+}
+
+// skipBalanced moves past the open…close group starting at i, nested
+// ones included; false when it is not closed.
+func (p *headerParser) skipBalanced(open, close string) bool {
+	depth := 0
+	for ; p.i < len(p.t); p.i++ {
+		switch p.t[p.i].s {
+		case open:
+			depth++
+		case close:
+			depth--
+			if depth == 0 {
+				p.i++
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// at reports whether the token at i is s.
+func (p *headerParser) at(s string) bool { return p.i < len(p.t) && p.t[p.i].s == s }
+
+// modifiers skips the annotations and modifiers, noting static.
+func (p *headerParser) modifiers(sig *Signature) error {
+	for p.i < len(p.t) {
+		switch {
+		case p.at("@") && p.i+1 < len(p.t) && p.t[p.i+1].s != "interface":
+			if !p.skipAnnotation() {
+				return badHeader("unbalanced annotation arguments")
+			}
+		case javaModifiers[p.t[p.i].s]:
+			sig.Static = sig.Static || p.t[p.i].s == "static"
+			p.i++
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// skipAnnotation moves past "@" Name(.Name)* and its arguments; false
+// when they are not closed.
+func (p *headerParser) skipAnnotation() bool {
+	p.i += 2
+	for p.i+1 < len(p.t) && p.t[p.i].s == "." && isIdent(p.t[p.i+1].s) {
+		p.i += 2
+	}
+	return !p.at("(") || p.skipBalanced("(", ")")
+}
+
+// typeParams reads the method's type parameters into sig.TypeVars.
+func (p *headerParser) typeParams(sig *Signature) error {
+	if !p.at("<") {
+		return nil
+	}
+	start := p.i
+	if !p.skipBalanced("<", ">") {
+		return badHeader("unbalanced type parameters")
+	}
+	for _, tp := range splitTop(p.t[start+1 : p.i-1]) {
+		if len(tp) > 0 && isIdent(tp[0].s) {
+			sig.TypeVars[tp[0].s] = typeParamBound(tp)
+		}
+	}
+	return nil
+}
+
+// typeParamBound is the erasure of one type parameter: its first
+// "extends" bound, or Object.
+func typeParamBound(tp []tok) string {
+	for k := 1; k+1 < len(tp); k++ {
+		if tp[k].s == "extends" && isIdent(tp[k+1].s) {
+			return tp[k+1].s
+		}
+	}
+	return "Object"
+}
+
+// nameAndReturn reads the return type then the name: the name is the
+// identifier before "(", where it leaves i.
+func (p *headerParser) nameAndReturn(sig *Signature) error {
+	open := -1
+	for k := p.i; k < len(p.t); k++ {
+		if p.t[k].s == "(" {
+			open = k
+			break
+		}
+	}
+	if open < 0 || open == p.i {
+		return badHeader("no parameter list")
+	}
+	if !isIdent(p.t[open-1].s) || javaModifiers[p.t[open-1].s] {
+		return badHeader("no method name before '('")
+	}
+	sig.Name = p.t[open-1].s
+	sig.Return = joinToks(p.t[p.i : open-1])
+	if sig.Return == "" {
+		return badHeader("%s looks like a constructor; only methods can be verified", sig.Name)
+	}
+	p.i = open
+	return nil
+}
+
+// params reads the parameter list, dropping a receiver parameter.
+func (p *headerParser) params(sig *Signature) error {
+	open := p.i
+	if !p.skipBalanced("(", ")") {
+		return badHeader("unbalanced parameter list")
+	}
+	for _, pt := range splitTop(p.t[open+1 : p.i-1]) {
+		prm, err := parseParam(pt)
+		if err != nil {
+			return badHeader("%v", err)
+		}
+		if prm.Name != "this" { // else a receiver parameter
+			sig.Params = append(sig.Params, prm)
+		}
+	}
+	return nil
+}
+
 func parseParam(pt []tok) (Param, error) {
-	k := 0
-	for k < len(pt) {
-		if pt[k].s == "final" {
-			k++
-			continue
-		}
-		if pt[k].s == "@" && k+1 < len(pt) {
-			k += 2
-			for k+1 < len(pt) && pt[k].s == "." {
-				k += 2
-			}
-			if k < len(pt) && pt[k].s == "(" {
-				depth := 0
-				for ; k < len(pt); k++ {
-					if pt[k].s == "(" {
-						depth++
-					} else if pt[k].s == ")" {
-						depth--
-						if depth == 0 {
-							k++
-							break
-						}
-					}
-				}
-			}
-			continue
-		}
-		break
-	}
-	pt = pt[k:]
-	dims := 0
-	for len(pt) >= 2 && pt[len(pt)-1].s == "]" && pt[len(pt)-2].s == "[" { // C-style "int a[]"
-		dims++
-		pt = pt[:len(pt)-2]
-	}
+	pt, dims := cStyleDims(pt[skipParamModifiers(pt):])
 	if len(pt) < 2 || !isIdent(pt[len(pt)-1].s) {
 		return Param{}, fmt.Errorf("cannot read parameter %q", joinToks(pt))
 	}
@@ -271,6 +322,40 @@ func parseParam(pt []tok) (Param, error) {
 		return Param{}, fmt.Errorf("parameter %s has no type", p.Name)
 	}
 	return p, nil
+}
+
+// skipParamModifiers is the index of a parameter's first token after
+// "final" and its annotations.
+func skipParamModifiers(pt []tok) int {
+	p := &headerParser{t: pt}
+	for p.i < len(pt) {
+		switch {
+		case p.at("final"):
+			p.i++
+		case p.at("@") && p.i+1 < len(pt):
+			p.i += 2
+			for p.i+1 < len(pt) && pt[p.i].s == "." {
+				p.i += 2
+			}
+			if p.at("(") {
+				p.skipBalanced("(", ")")
+			}
+		default:
+			return p.i
+		}
+	}
+	return p.i
+}
+
+// cStyleDims drops the C-style array brackets after a parameter's name
+// ("int a[]") and counts them.
+func cStyleDims(pt []tok) ([]tok, int) {
+	dims := 0
+	for len(pt) >= 2 && pt[len(pt)-1].s == "]" && pt[len(pt)-2].s == "[" {
+		dims++
+		pt = pt[:len(pt)-2]
+	}
+	return pt, dims
 }
 
 // splitTop splits tokens at commas outside <>, () and [].

@@ -24,21 +24,29 @@ func (s *stubSet) owner(loc location, harness map[string]bool) (string, bool) {
 			return n, true
 		}
 	case "variable":
-		vt := simple(parseType(loc.VType).base)
-		if s.class(vt) != nil {
-			return vt, true
-		}
-		if isObject(loc.VType) {
-			if m := s.anyMember(loc.Name); m != nil && !m.method && s.class(m.typ) != nil {
-				return m.typ, true // retyped earlier in this round
-			}
-			if m := s.anyMember(loc.Name); m != nil && isObject(m.typ) && !m.method {
-				n := stubTypeName(loc.Name)
-				s.addClass(n)
-				m.typ = n
-				return n, true
-			}
-		}
+		return s.variableOwner(loc)
+	}
+	return "", false
+}
+
+// variableOwner is owner for a variable: the stub class it has, or, for
+// an Object-typed stub field, a fresh stub class it is retyped to.
+func (s *stubSet) variableOwner(loc location) (string, bool) {
+	vt := simple(parseType(loc.VType).base)
+	if s.class(vt) != nil {
+		return vt, true
+	}
+	if !isObject(loc.VType) {
+		return "", false
+	}
+	if m := s.anyMember(loc.Name); m != nil && !m.method && s.class(m.typ) != nil {
+		return m.typ, true // retyped earlier in this round
+	}
+	if m := s.anyMember(loc.Name); m != nil && isObject(m.typ) && !m.method {
+		n := stubTypeName(loc.Name)
+		s.addClass(n)
+		m.typ = n
+		return n, true
 	}
 	return "", false
 }
@@ -71,23 +79,28 @@ func stubTypeName(v string) string {
 // once, or the stub class would not compile.
 func (s *stubSet) overload(kind, name, ownerName string, ps []string, harness map[string]bool) error {
 	if c := s.class(ownerName); c != nil {
-		if kind == "constructor" {
-			if !slices.ContainsFunc(c.ctors, func(k []string) bool { return slices.Equal(k, ps) }) {
-				c.ctors = append(c.ctors, ps)
-			}
-			return nil
-		}
-		if m := findMember(c.members, name, true, nil); m != nil && findMember(c.members, name, true, ps) == nil {
-			c.members = append(c.members, &stubMember{name: name, typ: m.typ, params: ps, method: true, inst: m.inst})
-			return nil
-		}
-		return errNoStub
+		return c.overload(kind, name, ps)
 	}
 	if harness[ownerName] && kind == "method" {
 		if m := findMember(s.harness, name, true, nil); m != nil && findMember(s.harness, name, true, ps) == nil {
 			s.harness = append(s.harness, &stubMember{name: name, typ: m.typ, params: ps, method: true})
 			return nil
 		}
+	}
+	return errNoStub
+}
+
+// overload is stubSet.overload on a stub class.
+func (c *stubClass) overload(kind, name string, ps []string) error {
+	if kind == "constructor" {
+		if !slices.ContainsFunc(c.ctors, func(k []string) bool { return slices.Equal(k, ps) }) {
+			c.ctors = append(c.ctors, ps)
+		}
+		return nil
+	}
+	if m := findMember(c.members, name, true, nil); m != nil && findMember(c.members, name, true, ps) == nil {
+		c.members = append(c.members, &stubMember{name: name, typ: m.typ, params: ps, method: true, inst: m.inst})
+		return nil
 	}
 	return errNoStub
 }
@@ -105,7 +118,7 @@ func (s *stubSet) retype(name, from, to string) error {
 	}
 	m := s.anyMember(name)
 	to = javaType(to)
-	if m == nil || to == "void" || to == "Object" || !(isObject(from) || simple(parseType(from).base) == simple(parseType(m.typ).base)) {
+	if m == nil || !retypable(m, from, to) {
 		return errNoStub
 	}
 	// An overload has its method's result type (fix adds it so): retype
@@ -118,6 +131,12 @@ func (s *stubSet) retype(name, from, to string) error {
 		}
 	}
 	return nil
+}
+
+// retypable reports whether m, which javac saw as type from, may become
+// type to: to says more than Object, and from is Object or m's own type.
+func retypable(m *stubMember, from, to string) bool {
+	return to != "void" && to != "Object" && (isObject(from) || simple(parseType(from).base) == simple(parseType(m.typ).base))
 }
 
 // listOf returns the member list holding m.
@@ -145,22 +164,27 @@ func callArgs(line string, i int) []string {
 	if c < 0 {
 		return nil
 	}
+	return splitArgs(line[o+1 : c])
+}
+
+// splitArgs splits an argument list's text at top-level commas.
+func splitArgs(s string) []string {
 	var out []string
-	depth, start := 0, o+1
-	for k := o + 1; k < c; k++ {
-		switch line[k] {
+	depth, start := 0, 0
+	for k := 0; k < len(s); k++ {
+		switch s[k] {
 		case '(', '[', '{':
 			depth++
 		case ')', ']', '}':
 			depth--
 		case ',':
 			if depth == 0 {
-				out = append(out, strings.TrimSpace(line[start:k]))
+				out = append(out, strings.TrimSpace(s[start:k]))
 				start = k + 1
 			}
 		}
 	}
-	return append(out, strings.TrimSpace(line[start:c]))
+	return append(out, strings.TrimSpace(s[start:]))
 }
 
 // exprName returns the member an argument expression names: "x", "this.x",

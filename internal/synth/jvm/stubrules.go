@@ -525,20 +525,27 @@ func fixJDKArgument(s *stubSet, d diagnostic, text string, _ map[string]bool) er
 	if len(rs) != len(fs) {
 		return errNoStub
 	}
-	args := callArgs(text, d.Col-1)
-	changed := false
-	for i := range fs {
-		if isObject(fs[i]) && !isObject(rs[i]) && i < len(args) {
-			if m := s.anyMember(exprName(args[i])); m != nil && isObject(m.typ) {
-				m.typ = javaType(rs[i])
-				changed = true
-			}
-		}
-	}
-	if changed {
+	if s.retypeObjectArgs(callArgs(text, d.Col-1), rs, fs) {
 		return nil
 	}
 	return errNoStub
+}
+
+// retypeObjectArgs retypes each Object stub member passed as an argument
+// found as Object where required is not, to the required type; it
+// reports whether it changed one.
+func (s *stubSet) retypeObjectArgs(args, required, found []string) bool {
+	changed := false
+	for i := range found {
+		if !isObject(found[i]) || isObject(required[i]) || i >= len(args) {
+			continue
+		}
+		if m := s.anyMember(exprName(args[i])); m != nil && isObject(m.typ) {
+			m.typ = javaType(required[i])
+			changed = true
+		}
+	}
+	return changed
 }
 
 // fixOverloads is fixOverload once the stub has two overloads and neither
@@ -701,32 +708,39 @@ func (s *stubSet) retypeOperands(op, l, r, text string, col int) error {
 	if i < 0 || i > len(text) {
 		return errNoStub
 	}
-	want := func(other string) string {
-		if op == "&&" || op == "||" {
-			return "boolean"
-		}
-		if isObject(other) || s.class(simple(other)) != nil {
-			return "int"
-		}
-		return javaType(other)
-	}
-	if isObject(l) || s.class(simple(l)) != nil {
-		if err := s.retype(identEndingAt(text, i), l, want(r)); err == nil {
+	if s.ours(l) {
+		if err := s.retype(identEndingAt(text, i), l, s.operandType(op, r)); err == nil {
 			return nil
 		}
 	}
-	if isObject(r) || s.class(simple(r)) != nil {
+	if s.ours(r) {
 		j := min(i+len(op), len(text))
-		return s.retype(identStartingAfter(text, j), r, want(l))
+		return s.retype(identStartingAfter(text, j), r, s.operandType(op, l))
 	}
 	return errNoStub
+}
+
+// ours reports whether javac's type t is Object or one of the stub
+// classes: a type the stubs chose and may change.
+func (s *stubSet) ours(t string) bool { return isObject(t) || s.class(simple(t)) != nil }
+
+// operandType is the type an operand of op takes next to an operand of
+// type other: boolean for && and ||, int next to one of ours, else other's.
+func (s *stubSet) operandType(op, other string) string {
+	if op == "&&" || op == "||" {
+		return "boolean"
+	}
+	if s.ours(other) {
+		return "int"
+	}
+	return javaType(other)
 }
 
 // fixUnaryOperand retypes the Object or stub-class operand of a unary
 // operator: boolean for !, else int; prefix first, then postfix.
 func fixUnaryOperand(s *stubSet, d diagnostic, text string, _ map[string]bool) error {
 	a := d.Args
-	if len(a) != 2 || !(isObject(a[1]) || s.class(simple(a[1])) != nil) {
+	if len(a) != 2 || !s.ours(a[1]) {
 		return errNoStub
 	}
 	want := "int"

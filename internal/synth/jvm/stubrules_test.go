@@ -23,43 +23,47 @@ func TestStubRules(t *testing.T) {
 		if len(r.MustFix) == 0 || len(r.MustNotFix) == 0 {
 			t.Errorf("%s: needs must-fix and must-not-fix examples", r.Name)
 		}
-		check := func(kind string, i int, ex stubExample, mustFix bool) {
-			t.Helper()
-			where := r.Name + " " + kind + "[" + string(rune('0'+i)) + "]"
-			ds := parseDiagnostics(ex.Diag)
-			if len(ds) != 1 {
-				t.Errorf("%s: %q is not one javac diagnostic", where, ex.Diag)
-				return
-			}
-			if !slices.Contains(r.Keys, ds[0].Key) {
-				t.Errorf("%s: key %s is not one the rule reads", where, ds[0].Key)
-				return
-			}
-			s := stubsFrom(t, ex.Stubs)
-			by, err := s.applyRule(ds[0], ex.Line, harness)
-			want := ex.Want
-			if mustFix {
-				if err != nil || by != r.Name {
-					t.Errorf("%s: decided by %q with %v, want fixed by the rule", where, by, err)
-				}
-			} else {
-				if err == nil && by == r.Name {
-					t.Errorf("%s: fixed by the rule, must not be", where)
-				}
-				if want == nil {
-					want = ex.Stubs
-				}
-			}
-			if d := cmp.Diff(want, stubLines(s)); d != "" {
-				t.Errorf("%s: stubs after (-want +got):\n%s", where, d)
-			}
-		}
 		for i, ex := range r.MustFix {
-			check("MustFix", i, ex, true)
+			checkRuleExample(t, r, "MustFix", i, ex, true, harness)
 		}
 		for i, ex := range r.MustNotFix {
-			check("MustNotFix", i, ex, false)
+			checkRuleExample(t, r, "MustNotFix", i, ex, false, harness)
 		}
+	}
+}
+
+// checkRuleExample checks example i of rule r's kind list: one
+// diagnostic with a key of the rule, fixed by the rule when mustFix (else
+// not), leaving the stubs the example wants.
+func checkRuleExample(t *testing.T, r stubRule, kind string, i int, ex stubExample, mustFix bool, harness map[string]bool) {
+	t.Helper()
+	where := r.Name + " " + kind + "[" + string(rune('0'+i)) + "]"
+	ds := parseDiagnostics(ex.Diag)
+	if len(ds) != 1 {
+		t.Errorf("%s: %q is not one javac diagnostic", where, ex.Diag)
+		return
+	}
+	if !slices.Contains(r.Keys, ds[0].Key) {
+		t.Errorf("%s: key %s is not one the rule reads", where, ds[0].Key)
+		return
+	}
+	s := stubsFrom(t, ex.Stubs)
+	by, err := s.applyRule(ds[0], ex.Line, harness)
+	want := ex.Want
+	if mustFix {
+		if err != nil || by != r.Name {
+			t.Errorf("%s: decided by %q with %v, want fixed by the rule", where, by, err)
+		}
+	} else {
+		if err == nil && by == r.Name {
+			t.Errorf("%s: fixed by the rule, must not be", where)
+		}
+		if want == nil {
+			want = ex.Stubs
+		}
+	}
+	if d := cmp.Diff(want, stubLines(s)); d != "" {
+		t.Errorf("%s: stubs after (-want +got):\n%s", where, d)
 	}
 }
 

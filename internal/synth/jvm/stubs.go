@@ -2,6 +2,7 @@ package jvm
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -222,10 +223,8 @@ func isObject(t string) bool { return t == "java.lang.Object" || t == "Object" }
 // guessReturn guesses a new stub method's result type from its name and
 // how the call is used on its line.
 func guessReturn(name, line string, col int) string {
-	for _, p := range []string{"is", "has", "can", "should", "contains", "equals", "matches", "exists"} {
-		if strings.HasPrefix(name, p) && (len(name) == len(p) || name[len(p)] >= 'A' && name[len(p)] <= 'Z') {
-			return "boolean"
-		}
+	if hasBooleanPrefix(name) {
+		return "boolean"
 	}
 	// A call that is a whole statement: "foo(x);" or "a.b.foo(x);".
 	i := max(0, min(col-1, len(line)))
@@ -234,21 +233,49 @@ func guessReturn(name, line string, col int) string {
 		return "Object"
 	}
 	start, end := i+j, i+j+len(name)
-	before := strings.TrimSpace(line[:start])
-	for strings.HasSuffix(before, ".") { // drop a receiver chain
-		before = strings.TrimRight(strings.TrimSuffix(before, "."), "_$abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-		before = strings.TrimSpace(before)
-	}
 	close := matchParen(line, end)
 	if close < 0 {
 		return "Object"
 	}
 	after := strings.TrimSpace(line[close+1:])
-	if strings.HasPrefix(after, ";") && (before == "" || strings.HasSuffix(before, "{") || strings.HasSuffix(before, "}") ||
-		strings.HasSuffix(before, ";") || strings.HasSuffix(before, ")") || strings.HasSuffix(before, "else")) {
+	if strings.HasPrefix(after, ";") && startsStatement(beforeReceiver(line[:start])) {
 		return "void"
 	}
 	return "Object"
+}
+
+// booleanPrefixes name predicates: "isEmpty", "hasNext", "contains".
+var booleanPrefixes = []string{"is", "has", "can", "should", "contains", "equals", "matches", "exists"}
+
+// hasBooleanPrefix reports whether name is a boolean prefix alone or one
+// followed by a capitalised word.
+func hasBooleanPrefix(name string) bool {
+	for _, p := range booleanPrefixes {
+		if strings.HasPrefix(name, p) && (len(name) == len(p) || name[len(p)] >= 'A' && name[len(p)] <= 'Z') {
+			return true
+		}
+	}
+	return false
+}
+
+// beforeReceiver is the text before a call, trimmed, without the
+// receiver chain ("x = a.b." → "x =").
+func beforeReceiver(before string) string {
+	before = strings.TrimSpace(before)
+	for strings.HasSuffix(before, ".") { // drop a receiver chain
+		before = strings.TrimRight(strings.TrimSuffix(before, "."), "_$abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+		before = strings.TrimSpace(before)
+	}
+	return before
+}
+
+// statementEnds are the endings of the text before a statement.
+var statementEnds = []string{"{", "}", ";", ")", "else"}
+
+// startsStatement reports whether what comes after before starts a
+// statement.
+func startsStatement(before string) bool {
+	return before == "" || slices.ContainsFunc(statementEnds, func(e string) bool { return strings.HasSuffix(before, e) })
 }
 
 // matchParen returns the index of the ')' closing the first '(' at or
@@ -296,29 +323,12 @@ func identAt(line string, col int) string {
 // identEndingAt returns the identifier ending just before index end
 // (skipping spaces and one balanced call's arguments).
 func identEndingAt(line string, end int) string {
-	k := end - 1
-	for k >= 0 && line[k] == ' ' {
-		k--
-	}
+	k := skipSpacesBack(line, end-1)
 	if k >= 0 && line[k] == ')' {
-		depth := 0
-		for ; k >= 0; k-- {
-			if line[k] == ')' {
-				depth++
-			} else if line[k] == '(' {
-				depth--
-				if depth == 0 {
-					break
-				}
-			}
-		}
-		if k < 0 {
+		if k = openingParen(line, k); k < 0 {
 			return "" // unbalanced
 		}
-		k--
-		for k >= 0 && line[k] == ' ' {
-			k--
-		}
+		k = skipSpacesBack(line, k-1)
 	}
 	if k < 0 {
 		return ""
@@ -328,6 +338,31 @@ func identEndingAt(line string, end int) string {
 		k--
 	}
 	return line[k+1 : max(e, k+1)]
+}
+
+// skipSpacesBack is the index of the last non-space byte at or before k,
+// or -1.
+func skipSpacesBack(line string, k int) int {
+	for k >= 0 && line[k] == ' ' {
+		k--
+	}
+	return k
+}
+
+// openingParen is the index of the '(' matching the ')' at k, or -1.
+func openingParen(line string, k int) int {
+	depth := 0
+	for ; k >= 0; k-- {
+		if line[k] == ')' {
+			depth++
+		} else if line[k] == '(' {
+			depth--
+			if depth == 0 {
+				return k
+			}
+		}
+	}
+	return -1
 }
 
 // identStartingAfter returns the identifier after index i, skipping spaces.

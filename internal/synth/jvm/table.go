@@ -45,39 +45,46 @@ type Table struct {
 
 // Confirmation tabulates execution records.
 func Confirmation(recs []Execution) Table {
-	type cnt struct{ n, comp, a, b, c int }
-	per := map[string]*cnt{}
-	var all cnt
+	per := map[string]*confirmCount{}
+	var all confirmCount
 	for _, e := range recs {
 		c := per[e.ErrorType]
 		if c == nil {
-			c = &cnt{}
+			c = &confirmCount{}
 			per[e.ErrorType] = c
 		}
-		for _, x := range []*cnt{c, &all} {
-			x.n++
-			if e.Compile.OK {
-				x.comp++
-			}
-			if e.Criteria.A {
-				x.a++
-			}
-			if e.Criteria.B {
-				x.b++
-			}
-			if e.Criteria.C {
-				x.c++
-			}
-		}
+		c.add(e)
+		all.add(e)
 	}
-	row := func(t string, c cnt) Row {
-		return Row{Type: t, N: c.n, Compiled: rate(c.comp, c.n), A: rate(c.a, c.n), B: rate(c.b, c.n), C: rate(c.c, c.n)}
-	}
-	t := Table{Rows: []Row{}, Pooled: row("Overall", all)}
+	t := Table{Rows: []Row{}, Pooled: all.row("Overall")}
 	for _, ty := range corpus.Types {
 		if c := per[ty]; c != nil {
-			t.Rows = append(t.Rows, row(ty, *c))
+			t.Rows = append(t.Rows, c.row(ty))
 		}
 	}
 	return t
+}
+
+// confirmCount counts the records of one row: all, compiled, and meeting
+// each criterion.
+type confirmCount struct{ n, comp, a, b, c int }
+
+func (x *confirmCount) add(e Execution) {
+	x.n++
+	x.comp += one(e.Compile.OK)
+	x.a += one(e.Criteria.A)
+	x.b += one(e.Criteria.B)
+	x.c += one(e.Criteria.C)
+}
+
+// one counts a condition: 1 when it holds.
+func one(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (x confirmCount) row(t string) Row {
+	return Row{Type: t, N: x.n, Compiled: rate(x.comp, x.n), A: rate(x.a, x.n), B: rate(x.b, x.n), C: rate(x.c, x.n)}
 }

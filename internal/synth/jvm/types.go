@@ -99,47 +99,34 @@ func defaultValue(s string) string {
 	if t.dims > 0 {
 		return "new " + t.base + "[0]" + strings.Repeat("[]", t.dims-1)
 	}
-	switch simple(t.base) {
-	case "void":
-		return ""
-	case "int", "Integer":
-		return "0"
-	case "long", "Long":
-		return "0L"
-	case "short", "Short":
-		return "(short) 0"
-	case "byte", "Byte":
-		return "(byte) 0"
-	case "char", "Character":
-		return "'a'"
-	case "float", "Float":
-		return "0f"
-	case "double", "Double":
-		return "0.0"
-	case "boolean", "Boolean":
-		return "false"
-	case "String", "CharSequence":
-		return `""`
-	case "Object":
-		return "new Object()"
-	case "List", "Collection", "Iterable", "ArrayList", "AbstractList":
-		return "new java.util.ArrayList<>()"
-	case "Set", "HashSet":
-		return "new java.util.HashSet<>()"
-	case "Map", "HashMap":
-		return "new java.util.HashMap<>()"
-	case "Iterator":
-		return "java.util.Collections.emptyIterator()"
-	case "Optional":
-		return "java.util.Optional.empty()"
-	case "StringBuilder":
-		return "new StringBuilder()"
-	case "BigDecimal":
-		return "java.math.BigDecimal.ZERO"
-	case "BigInteger":
-		return "java.math.BigInteger.ZERO"
-	case "Number":
-		return "Integer.valueOf(0)"
+	if v, ok := defaultValues[simple(t.base)]; ok {
+		return v
 	}
 	return "new " + t.erasure() + "()"
+}
+
+// defaultValues are defaultValue's values by simple type name; any other
+// type gets a default instance.
+var defaultValues = map[string]string{
+	"void": "",
+	"int":  "0", "Integer": "0",
+	"long": "0L", "Long": "0L",
+	"short": "(short) 0", "Short": "(short) 0",
+	"byte": "(byte) 0", "Byte": "(byte) 0",
+	"char": "'a'", "Character": "'a'",
+	"float": "0f", "Float": "0f",
+	"double": "0.0", "Double": "0.0",
+	"boolean": "false", "Boolean": "false",
+	"String": `""`, "CharSequence": `""`,
+	"Object": "new Object()",
+	"List":   "new java.util.ArrayList<>()", "Collection": "new java.util.ArrayList<>()", "Iterable": "new java.util.ArrayList<>()",
+	"ArrayList": "new java.util.ArrayList<>()", "AbstractList": "new java.util.ArrayList<>()",
+	"Set": "new java.util.HashSet<>()", "HashSet": "new java.util.HashSet<>()",
+	"Map": "new java.util.HashMap<>()", "HashMap": "new java.util.HashMap<>()",
+	"Iterator":      "java.util.Collections.emptyIterator()",
+	"Optional":      "java.util.Optional.empty()",
+	"StringBuilder": "new StringBuilder()",
+	"BigDecimal":    "java.math.BigDecimal.ZERO",
+	"BigInteger":    "java.math.BigInteger.ZERO",
+	"Number":        "Integer.valueOf(0)",
 }

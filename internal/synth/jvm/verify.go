@@ -45,6 +45,22 @@ type Options struct {
 }
 
 func (o *Options) defaults() error {
+	o.fillZero()
+	if err := o.validate(); err != nil {
+		return err
+	}
+	if o.CacheDir == "" {
+		d, err := os.UserCacheDir()
+		if err != nil {
+			d = os.TempDir()
+		}
+		o.CacheDir = filepath.Join(d, "benchforge", "jvm")
+	}
+	return nil
+}
+
+// fillZero gives the zero numeric options and the heap their defaults.
+func (o *Options) fillZero() {
 	if o.Budget == 0 {
 		o.Budget = 200
 	}
@@ -60,6 +76,10 @@ func (o *Options) defaults() error {
 	if o.Heap == "" {
 		o.Heap = "256m"
 	}
+}
+
+// validate refuses options out of range.
+func (o *Options) validate() error {
 	switch {
 	case o.Budget < 1:
 		return fmt.Errorf("jvm options: %w: budget %d: need at least 1 call per pair", errs.ErrUsage, o.Budget)
@@ -67,13 +87,6 @@ func (o *Options) defaults() error {
 		return fmt.Errorf("jvm options: %w: timeout %v: need at least 1ms", errs.ErrUsage, o.Timeout)
 	case o.Workers < 1 || o.Batch < 1:
 		return fmt.Errorf("jvm options: %w: workers %d and batch %d must be positive", errs.ErrUsage, o.Workers, o.Batch)
-	}
-	if o.CacheDir == "" {
-		d, err := os.UserCacheDir()
-		if err != nil {
-			d = os.TempDir()
-		}
-		o.CacheDir = filepath.Join(d, "benchforge", "jvm")
 	}
 	return nil
 }
@@ -105,43 +118,53 @@ func New(ctx context.Context, opts Options) (*Verifier, error) {
 		return nil, err
 	}
 	v := &Verifier{opts: opts}
-	if opts.JDK != nil {
-		v.jdk = *opts.JDK
-	} else {
-		j, err := FindJDK(ctx)
-		if err != nil {
-			return nil, err
-		}
-		v.jdk = j
-	}
 	var err error
+	if v.jdk, err = optionJDK(ctx, opts.JDK); err != nil {
+		return nil, err
+	}
 	if v.workerDir, err = prepareWorker(ctx, v.jdk, opts.CacheDir); err != nil {
 		return nil, err
 	}
 	if v.work, v.release, err = sandbox.MkdirTemp("benchforge-jvm-*"); err != nil {
 		return nil, fmt.Errorf("jvm verifier: %w", err)
 	}
-	v.classes, v.emptyDir = filepath.Join(v.work, "classes"), filepath.Join(v.work, "empty")
-	for _, d := range []string{v.classes, v.emptyDir, filepath.Join(v.work, "run")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			v.Close()
-			return nil, fmt.Errorf("jvm verifier: %w", err)
-		}
-	}
-	if v.javac, err = startCompiler(ctx, v.jdk, v.workerDir, filepath.Join(v.work, "run"), v.work); err != nil {
+	if err := v.start(ctx); err != nil {
 		v.Close()
 		return nil, err
 	}
-	for i := 0; i < opts.Workers; i++ {
+	return v, nil
+}
+
+// optionJDK is the JDK of the options, or the one FindJDK finds.
+func optionJDK(ctx context.Context, jdk *JDK) (JDK, error) {
+	if jdk != nil {
+		return *jdk, nil
+	}
+	return FindJDK(ctx)
+}
+
+// start lays out the work directory and starts the javac server; the
+// worker JVMs start on their first call.
+func (v *Verifier) start(ctx context.Context) error {
+	v.classes, v.emptyDir = filepath.Join(v.work, "classes"), filepath.Join(v.work, "empty")
+	for _, d := range []string{v.classes, v.emptyDir, filepath.Join(v.work, "run")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return fmt.Errorf("jvm verifier: %w", err)
+		}
+	}
+	var err error
+	if v.javac, err = startCompiler(ctx, v.jdk, v.workerDir, filepath.Join(v.work, "run"), v.work); err != nil {
+		return err
+	}
+	for i := 0; i < v.opts.Workers; i++ {
 		dir := filepath.Join(v.work, "run", fmt.Sprint(i))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			v.Close()
-			return nil, fmt.Errorf("jvm verifier: %w", err)
+			return fmt.Errorf("jvm verifier: %w", err)
 		}
 		v.workers = append(v.workers, &worker{jdk: v.jdk, classpath: v.workerDir + string(os.PathListSeparator) + v.classpath(),
-			dir: dir, heap: opts.Heap})
+			dir: dir, heap: v.opts.Heap})
 	}
-	return v, nil
+	return nil
 }
 
 // JDK returns the toolchain in use.
@@ -185,22 +208,7 @@ func (v *Verifier) VerifyModel(ctx context.Context, pairs []corpus.Pair, props [
 }
 
 func (v *Verifier) verify(ctx context.Context, pairs []corpus.Pair, props []*ModelHarness, emit func(Execution) error) error {
-	var batches [][]*harness
-	for start := 0; start < len(pairs); start += v.opts.Batch {
-		batch := pairs[start:min(start+v.opts.Batch, len(pairs))]
-		hs := make([]*harness, len(batch))
-		for i, p := range batch {
-			hs[i] = newHarness(v.next, p)
-			if v.opts.Project != nil {
-				hs[i].useProject(v.opts.Project)
-			}
-			if props != nil {
-				hs[i].useModel(props[start+i])
-			}
-			v.next++
-		}
-		batches = append(batches, hs)
-	}
+	batches := v.harnessBatches(pairs, props)
 	// The javac server compiles the next batch while the workers run
 	// this one: the two are separate JVMs, and batches share nothing but
 	// the class directory, each in its own packages.
@@ -210,19 +218,7 @@ func (v *Verifier) verify(ctx context.Context, pairs []corpus.Pair, props []*Mod
 	compileErr := make(chan error, 1)
 	go func() {
 		defer close(compiled)
-		for i, hs := range batches {
-			if err := v.compileBatch(ctx, hs, i); err != nil {
-				compileErr <- err
-				return
-			}
-			select {
-			case compiled <- hs:
-			case <-ctx.Done():
-				compileErr <- ctx.Err()
-				return
-			}
-		}
-		compileErr <- nil
+		compileErr <- v.compileAll(ctx, batches, compiled)
 	}()
 	done := 0
 	for hs := range compiled {
@@ -241,6 +237,43 @@ func (v *Verifier) verify(ctx context.Context, pairs []corpus.Pair, props []*Mod
 		}
 	}
 	return <-compileErr
+}
+
+// harnessBatches builds the pairs' harnesses, in batches of opts.Batch.
+func (v *Verifier) harnessBatches(pairs []corpus.Pair, props []*ModelHarness) [][]*harness {
+	var batches [][]*harness
+	for start := 0; start < len(pairs); start += v.opts.Batch {
+		batch := pairs[start:min(start+v.opts.Batch, len(pairs))]
+		hs := make([]*harness, len(batch))
+		for i, p := range batch {
+			hs[i] = newHarness(v.next, p)
+			if v.opts.Project != nil {
+				hs[i].useProject(v.opts.Project)
+			}
+			if props != nil {
+				hs[i].useModel(props[start+i])
+			}
+			v.next++
+		}
+		batches = append(batches, hs)
+	}
+	return batches
+}
+
+// compileAll compiles the batches in order, handing each to the run side
+// on compiled.
+func (v *Verifier) compileAll(ctx context.Context, batches [][]*harness, compiled chan<- []*harness) error {
+	for i, hs := range batches {
+		if err := v.compileBatch(ctx, hs, i); err != nil {
+			return err
+		}
+		select {
+		case compiled <- hs:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
 }
 
 // runBatch runs the compiled harnesses on the worker pool: one goroutine
@@ -306,79 +339,131 @@ func (v *Verifier) run(ctx context.Context, w *worker, h *harness) (e Execution,
 	if h.model != nil && len(h.vecs) == 0 {
 		e.Status, e.Reason = StatusUnconfirmed, h.model.idleReason()
 	}
-	call := func(kind, name string, i int) (Outcome, error) {
-		o, err := w.call(ctx, h.fqcn(kind), name, h.fqcn("A"), h.vector(i), v.loader(h, kind), v.opts.Timeout)
-		if err != nil {
-			return o, fmt.Errorf("run pair %s input %d: %w", h.pair.PairID, i, err)
-		}
-		e.Calls++
-		e.Network, e.Files, e.SandboxNotes = w.net, w.files, w.notes
-		e.ExitTrap = w.sm
-		if o.Line > 0 {
-			o.Line -= h.offset()
-		}
-		switch o.Kind {
-		case "timeout", "exited", KindTampered:
-			e.Hazards = append(e.Hazards, Hazard{Input: h.input(i), Side: kind, Outcome: o})
-		}
-		return o, nil
-	}
-	hazards := 0
+	r := &pairRun{ctx: ctx, v: v, w: w, h: h, e: &e}
 	for i := range h.vecs {
-		if e.Calls >= v.opts.Budget || e.A != nil && e.B != nil && e.C != nil || hazards >= maxHazards {
+		if r.enough() {
 			break
 		}
-		bo, err := call("B", h.bsig.Name, i)
+		final, err := r.try(i)
 		if err != nil {
 			return e, err
 		}
-		e.InputsTried++
-		switch bo.Kind {
-		case "timeout", "exited":
-			hazards++
-			continue
-		case "harness_error":
-			e.Status, e.Reason = StatusUnconfirmed, "harness error: "+bo.Message
+		if final {
 			return e, nil
-		case KindTampered:
-			e.tamper()
-			return e, nil
-		}
-		if !raises(bo, h.pair.ErrorType) {
-			continue
-		}
-		if e.A == nil {
-			e.A = &Trigger{Input: h.input(i), Buggy: bo}
-		}
-		if e.Calls >= v.opts.Budget {
-			break
-		}
-		fo, err := call("F", h.fsig.Name, i)
-		if err != nil {
-			return e, err
-		}
-		switch fo.Kind {
-		case "timeout", "exited":
-			hazards++
-		case KindTampered:
-			e.tamper()
-			return e, nil
-		}
-		if e.B == nil && fo.Kind == "returned" {
-			e.B = &Trigger{Input: h.input(i), Buggy: bo, Fixed: &fo}
-		}
-		atSite := slices.Contains(e.Site.Buggy, bo.Line)
-		fixedAtSite := raises(fo, h.pair.ErrorType) && slices.Contains(e.Site.Fixed, fo.Line)
-		if e.C == nil && atSite && !fixedAtSite && (fo.Kind == "returned" || fo.Kind == "threw") {
-			e.C = &Trigger{Input: h.input(i), Buggy: bo, Fixed: &fo}
-		}
-		if e.firstFixed == nil {
-			e.firstFixed = &fo
-			e.firstBuggy = bo
 		}
 	}
 	e.judge()
 	return e, nil
+}
+
+// pairRun is run's search over one pair's inputs.
+type pairRun struct {
+	ctx     context.Context
+	v       *Verifier
+	w       *worker
+	h       *harness
+	e       *Execution
+	hazards int // timeouts and exits so far
+}
+
+// enough reports whether the search is over: the budget spent, every
+// criterion met, or too many hazards.
+func (r *pairRun) enough() bool {
+	e := r.e
+	return e.Calls >= r.v.opts.Budget || e.A != nil && e.B != nil && e.C != nil || r.hazards >= maxHazards
+}
+
+// try runs input i on the buggy method and, when it raises the labelled
+// exception within budget, on the fixed one; final when the pair's
+// record is settled without judging (a harness error, tampering).
+func (r *pairRun) try(i int) (final bool, err error) {
+	h, e := r.h, r.e
+	bo, err := r.call("B", h.bsig.Name, i)
+	if err != nil {
+		return false, err
+	}
+	e.InputsTried++
+	switch bo.Kind {
+	case "timeout", "exited":
+		r.hazards++
+		return false, nil
+	case "harness_error":
+		e.Status, e.Reason = StatusUnconfirmed, "harness error: "+bo.Message
+		return true, nil
+	case KindTampered:
+		e.tamper()
+		return true, nil
+	}
+	if !raises(bo, h.pair.ErrorType) {
+		return false, nil
+	}
+	if e.A == nil {
+		e.A = &Trigger{Input: h.input(i), Buggy: bo}
+	}
+	if e.Calls >= r.v.opts.Budget {
+		return false, nil
+	}
+	fo, err := r.call("F", h.fsig.Name, i)
+	if err != nil {
+		return false, err
+	}
+	switch fo.Kind {
+	case "timeout", "exited":
+		r.hazards++
+	case KindTampered:
+		e.tamper()
+		return true, nil
+	}
+	r.noteFixed(i, bo, fo)
+	return false, nil
+}
+
+// noteFixed records input i as the first trigger of criteria (b) and (c)
+// when the fixed method's outcome fo meets them, and keeps the first
+// buggy/fixed outcome pair.
+func (r *pairRun) noteFixed(i int, bo, fo Outcome) {
+	h, e := r.h, r.e
+	if e.B == nil && fo.Kind == "returned" {
+		e.B = &Trigger{Input: h.input(i), Buggy: bo, Fixed: &fo}
+	}
+	if e.C == nil && meetsC(e.Site, h.pair.ErrorType, bo, fo) {
+		e.C = &Trigger{Input: h.input(i), Buggy: bo, Fixed: &fo}
+	}
+	if e.firstFixed == nil {
+		e.firstFixed = &fo
+		e.firstBuggy = bo
+	}
+}
+
+// meetsC reports criterion (c) for one input whose buggy call bo raised
+// the labelled exception: bo's line is a patched site, and the fixed call
+// fo returned or threw, but not the labelled exception at its site.
+func meetsC(site Site, errorType string, bo, fo Outcome) bool {
+	atSite := slices.Contains(site.Buggy, bo.Line)
+	fixedAtSite := raises(fo, errorType) && slices.Contains(site.Fixed, fo.Line)
+	return atSite && !fixedAtSite && (fo.Kind == "returned" || fo.Kind == "threw")
+}
+
+// call runs input i on side kind's method name, counting the call and
+// noting the worker's isolation and any hazard; the line of the outcome
+// is made relative to the method.
+func (r *pairRun) call(kind, name string, i int) (Outcome, error) {
+	h, e, w := r.h, r.e, r.w
+	o, err := w.call(r.ctx, h.fqcn(kind), name, h.fqcn("A"), h.vector(i), r.v.loader(h, kind), r.v.opts.Timeout)
+	if err != nil {
+		return o, fmt.Errorf("run pair %s input %d: %w", h.pair.PairID, i, err)
+	}
+	e.Calls++
+	e.Network, e.Files, e.SandboxNotes = w.net, w.files, w.notes
+	e.ExitTrap = w.sm
+	if o.Line > 0 {
+		o.Line -= h.offset()
+	}
+	switch o.Kind {
+	case "timeout", "exited", KindTampered:
+		e.Hazards = append(e.Hazards, Hazard{Input: h.input(i), Side: kind, Outcome: o})
+	}
+	return o, nil
 }
 
 // raises reports whether o is the labelled exception t (one of the seven

@@ -70,39 +70,53 @@ func checkPairs(t *testing.T, tps []testPair, got map[string]Execution) {
 		if tp.pair.Generator == "hand" && tp.expect == "abc" {
 			seen[tp.pair.ErrorType] = true
 		}
-		if tp.expect == "nocompile" {
-			if e.Compile.OK || e.Status != StatusUnconfirmed {
-				t.Errorf("%s: compiled=%v status=%s, want cannot compile", tp.pair.PairID, e.Compile.OK, e.Status)
-			}
-			continue
-		}
-		if !e.Compile.OK {
-			t.Errorf("%s: did not compile: %s (stubs %v)", tp.pair.PairID, e.Compile.Reason, e.Compile.Stubs)
-			continue
-		}
-		if c := crit(e); c != tp.expect {
-			t.Errorf("%s: criteria %s, want %s; reason %q; a=%+v b=%+v c=%+v site=%v tried=%d", tp.pair.PairID, c, tp.expect, e.Reason, e.A, e.B, e.C, e.Site, e.InputsTried)
-		}
-		wantStatus := StatusUnconfirmed
-		if e.Criteria.C {
-			wantStatus = StatusConfirmed
-		}
-		if e.Status != wantStatus {
-			t.Errorf("%s: status %s, want %s", tp.pair.PairID, e.Status, wantStatus)
-		}
-		if e.Criteria.C && (e.C.Input == "" || e.C.Buggy.Line == 0) {
-			t.Errorf("%s: confirmed without an input or site line: %+v", tp.pair.PairID, e.C)
-		}
-		if e.Calls > e.Budget {
-			t.Errorf("%s: %d calls exceed the budget", tp.pair.PairID, e.Calls)
-		}
+		checkPair(t, tp, e)
 	}
 	for _, ty := range corpus.Types {
 		if !seen[ty] {
 			t.Errorf("no valid hand-written pair for %s", ty)
 		}
 	}
-	// Spot-check recorded detail.
+	checkPairDetails(t, got)
+	checkBatchRounds(t, got)
+}
+
+// checkPair checks one pair's record against its expected criteria: its
+// compile result, criteria, status, trigger and budget.
+func checkPair(t *testing.T, tp testPair, e Execution) {
+	t.Helper()
+	if tp.expect == "nocompile" {
+		if e.Compile.OK || e.Status != StatusUnconfirmed {
+			t.Errorf("%s: compiled=%v status=%s, want cannot compile", tp.pair.PairID, e.Compile.OK, e.Status)
+		}
+		return
+	}
+	if !e.Compile.OK {
+		t.Errorf("%s: did not compile: %s (stubs %v)", tp.pair.PairID, e.Compile.Reason, e.Compile.Stubs)
+		return
+	}
+	if c := crit(e); c != tp.expect {
+		t.Errorf("%s: criteria %s, want %s; reason %q; a=%+v b=%+v c=%+v site=%v tried=%d", tp.pair.PairID, c, tp.expect, e.Reason, e.A, e.B, e.C, e.Site, e.InputsTried)
+	}
+	wantStatus := StatusUnconfirmed
+	if e.Criteria.C {
+		wantStatus = StatusConfirmed
+	}
+	if e.Status != wantStatus {
+		t.Errorf("%s: status %s, want %s", tp.pair.PairID, e.Status, wantStatus)
+	}
+	if e.Criteria.C && (e.C.Input == "" || e.C.Buggy.Line == 0) {
+		t.Errorf("%s: confirmed without an input or site line: %+v", tp.pair.PairID, e.C)
+	}
+	if e.Calls > e.Budget {
+		t.Errorf("%s: %d calls exceed the budget", tp.pair.PairID, e.Calls)
+	}
+}
+
+// checkPairDetails spot-checks recorded detail: a trigger, a reason and
+// the stubs grown.
+func checkPairDetails(t *testing.T, got map[string]Execution) {
+	t.Helper()
 	if e := got["npe-valid"]; e.C == nil || e.C.Input != "len(null)" || e.C.Buggy.Exception != "java.lang.NullPointerException" || e.C.Buggy.Line != 2 {
 		t.Errorf("npe-valid trigger = %+v, want len(null) raising NPE on line 2", e.C)
 	}
@@ -116,10 +130,14 @@ func checkPairs(t *testing.T, tps []testPair, got map[string]Execution) {
 	if e := got["npe-stub-ctor"]; len(slices.DeleteFunc(slices.Clone(e.Compile.Stubs), func(s string) bool { return s != "Holder(java.lang.String)" })) != 1 {
 		t.Errorf("npe-stub-ctor stubs %q, want Holder(java.lang.String) once", e.Compile.Stubs)
 	}
-	// One batch: javac runs as many rounds as its slowest pair needs, plus
-	// at most one for pairs whose classes an error kept javac from
-	// writing; an error in one pair must not make the others wait a round
-	// each.
+}
+
+// checkBatchRounds checks one batch's javac runs: as many rounds as its
+// slowest pair needs, plus at most one for pairs whose classes an error
+// kept javac from writing; an error in one pair must not make the others
+// wait a round each.
+func checkBatchRounds(t *testing.T, got map[string]Execution) {
+	t.Helper()
 	most := 0
 	for _, e := range got {
 		most = max(most, e.Compile.Rounds)

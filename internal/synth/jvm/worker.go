@@ -63,25 +63,9 @@ func prepareWorker(ctx context.Context, jdk JDK, cacheDir string) (string, error
 		return "", fmt.Errorf("prepare JVM worker in %s: %w", cacheDir, err)
 	}
 	defer os.RemoveAll(tmp)
-	srcPath := filepath.Join(tmp, workerClass+".java")
-	if err := os.WriteFile(srcPath, src, 0o644); err != nil {
-		return "", fmt.Errorf("prepare JVM worker: %w", err)
+	if err := compileWorker(ctx, jdk, src, tmp); err != nil {
+		return "", err
 	}
-	// The worker is our own source, but javac still runs in the sandbox:
-	// every child does.
-	res, err := sandbox.Run(ctx, sandbox.Spec{Argv: []string{jdk.Javac, "-nowarn", "-Xlint:none", "-d", tmp, srcPath},
-		Dir: tmp, Writable: []string{tmp}, Timeout: 5 * time.Minute, NoNetwork: true})
-	if err != nil {
-		if ctx.Err() != nil {
-			return "", fmt.Errorf("prepare JVM worker: %w", ctx.Err())
-		}
-		return "", fmt.Errorf("prepare JVM worker: %w", err)
-	}
-	if !res.Success() {
-		return "", fmt.Errorf("prepare JVM worker: %w: %s failed (exit %d): %s", errs.ErrUnavailable, jdk.Javac, res.ExitCode,
-			strings.TrimSpace(string(res.Stderr)+string(res.Stdout)))
-	}
-	os.Remove(srcPath)
 	if err := os.Rename(tmp, dir); err != nil {
 		if _, serr := os.Stat(filepath.Join(dir, workerClass+".class")); serr == nil {
 			return dir, nil // a concurrent run won the race
@@ -89,6 +73,31 @@ func prepareWorker(ctx context.Context, jdk JDK, cacheDir string) (string, error
 		return "", fmt.Errorf("prepare JVM worker: %w", err)
 	}
 	return dir, nil
+}
+
+// compileWorker compiles the worker's source src in tmp, leaving only
+// its class files there.
+func compileWorker(ctx context.Context, jdk JDK, src []byte, tmp string) error {
+	srcPath := filepath.Join(tmp, workerClass+".java")
+	if err := os.WriteFile(srcPath, src, 0o644); err != nil {
+		return fmt.Errorf("prepare JVM worker: %w", err)
+	}
+	// The worker is our own source, but javac still runs in the sandbox:
+	// every child does.
+	res, err := sandbox.Run(ctx, sandbox.Spec{Argv: []string{jdk.Javac, "-nowarn", "-Xlint:none", "-d", tmp, srcPath},
+		Dir: tmp, Writable: []string{tmp}, Timeout: 5 * time.Minute, NoNetwork: true})
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("prepare JVM worker: %w", ctx.Err())
+		}
+		return fmt.Errorf("prepare JVM worker: %w", err)
+	}
+	if !res.Success() {
+		return fmt.Errorf("prepare JVM worker: %w: %s failed (exit %d): %s", errs.ErrUnavailable, jdk.Javac, res.ExitCode,
+			strings.TrimSpace(string(res.Stderr)+string(res.Stdout)))
+	}
+	os.Remove(srcPath)
+	return nil
 }
 
 // readLine waits for the next line of p's stdout, the deadline, or ctx.
@@ -227,37 +236,54 @@ func (w *worker) call(ctx context.Context, cls, method, argsCls, vector, loader 
 		w.stop() // died between calls
 		return Outcome{Kind: "exited", Message: "worker gone before the call"}, nil
 	}
-	// The worker enforces the timeout itself; the grace covers a JVM too
-	// busy (GC thrash) to answer.
+	l, ended, err := w.replyLine(ctx, timeout)
+	if err != nil || ended.Kind != "" {
+		return ended, err
+	}
+	return w.reply(l, n), nil
+}
+
+// replyLine waits for the call's reply line. The worker enforces the
+// timeout itself; the grace covers a JVM too busy (GC thrash) to answer.
+// When no line comes the JVM is stopped and ended is the call's outcome
+// (its Kind set).
+func (w *worker) replyLine(ctx context.Context, timeout time.Duration) (line string, ended Outcome, err error) {
 	l, ok, err := readLine(ctx, w.p, timeout+5*time.Second)
 	switch {
 	case err == errDeadline:
 		w.stop()
-		return Outcome{Kind: "timeout", Message: "worker unresponsive; killed"}, nil
+		return "", Outcome{Kind: "timeout", Message: "worker unresponsive; killed"}, nil
 	case err != nil:
 		w.stop()
-		return Outcome{}, err
+		return "", Outcome{}, err
 	case !ok:
 		w.stop()
-		return Outcome{Kind: "exited", Message: "the JVM exited during the call"}, nil
+		return "", Outcome{Kind: "exited", Message: "the JVM exited during the call"}, nil
 	}
+	return l, Outcome{}, nil
+}
+
+// reply is the outcome of the call with nonce n from its reply line l;
+// the JVM is stopped when the line is forged or malformed, or the call
+// left it unfit for more.
+func (w *worker) reply(l, n string) Outcome {
 	o, dirty, perr := parseReply(l, n)
 	switch {
 	case perr == errForged:
 		// Something wrote to the reply channel without this call's nonce:
 		// the code under test. Nothing more from this JVM is trusted.
 		w.stop()
-		return Outcome{Kind: KindTampered, Message: "the reply channel carried a line without this call's nonce"}, nil
+		return Outcome{Kind: KindTampered, Message: "the reply channel carried a line without this call's nonce"}
 	case perr != nil:
 		w.stop()
-		return Outcome{Kind: "harness_error", Message: perr.Error()}, nil
+		return Outcome{Kind: "harness_error", Message: perr.Error()}
 	}
 	if o.Kind == "timeout" || dirty {
 		// After a timeout the worker halts; with threads of the code under
 		// test still alive it would run them during later calls.
 		w.stop()
 	}
-	return o, nil
+	return o
 }
 
 // KindTampered is the outcome of a call whose reply was forged.
