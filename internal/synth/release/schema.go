@@ -246,16 +246,11 @@ func (s *Schema) validate(v any, path string, out *[]FieldError) {
 		bad("want %s, got %s", s.Type, typeName(v))
 		return
 	}
-	if len(s.Enum) > 0 {
-		str, ok := v.(string)
-		if !ok || !contains(s.Enum, str) {
-			bad("value %s is not one of %s", short(v), strings.Join(s.Enum, ", "))
-		}
+	if msg := s.valueProblem(v); msg != "" {
+		bad("%s", msg)
 	}
-	if n, ok := v.(json.Number); ok && s.Minimum != nil {
-		if f, err := n.Float64(); err == nil && f < *s.Minimum {
-			bad("value %s is below the minimum %g", n, *s.Minimum)
-		}
+	if msg := s.minimumProblem(v); msg != "" {
+		bad("%s", msg)
 	}
 	switch val := v.(type) {
 	case map[string]any:
@@ -267,6 +262,30 @@ func (s *Schema) validate(v any, path string, out *[]FieldError) {
 			}
 		}
 	}
+}
+
+// valueProblem is what is wrong with v under the schema's enum, or "".
+func (s *Schema) valueProblem(v any) string {
+	if len(s.Enum) == 0 {
+		return ""
+	}
+	if str, ok := v.(string); ok && contains(s.Enum, str) {
+		return ""
+	}
+	return fmt.Sprintf("value %s is not one of %s", short(v), strings.Join(s.Enum, ", "))
+}
+
+// minimumProblem is what is wrong with number v under the schema's
+// minimum, or "".
+func (s *Schema) minimumProblem(v any) string {
+	n, ok := v.(json.Number)
+	if !ok || s.Minimum == nil {
+		return ""
+	}
+	if f, err := n.Float64(); err == nil && f < *s.Minimum {
+		return fmt.Sprintf("value %s is below the minimum %g", n, *s.Minimum)
+	}
+	return ""
 }
 
 // validateObject checks an object's required fields and, in key order,
