@@ -262,13 +262,18 @@ func isIdentifier(s string) bool {
 		return false
 	}
 	for i, r := range s {
-		letter := r == '_' || r == '$' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || r > 0x7f
-		digit := r >= '0' && r <= '9'
-		if !letter && !(digit && i > 0) {
+		if !identifierRune(r, i == 0) {
 			return false
 		}
 	}
 	return true
+}
+
+// identifierRune reports whether r may be in a Java identifier, first or
+// not.
+func identifierRune(r rune, first bool) bool {
+	letter := r == '_' || r == '$' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || r > 0x7f
+	return letter || !first && r >= '0' && r <= '9'
 }
 
 func isFrame(line string) bool {
