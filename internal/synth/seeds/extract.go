@@ -395,35 +395,17 @@ func fixFiles(ctx context.Context, repo *gitrepo.Repo, in BugInput) ([]FilePair,
 	var out []FilePair
 	var paths []string
 	for _, fd := range in.FixedToBuggy {
-		switch {
-		case fd.IsBinary:
-			return nil, nil, fmt.Errorf("binary source change in %s", fd.Name())
-		case fd.IsNew:
-			return nil, nil, fmt.Errorf("fix adds file %s", fd.NewPath)
-		case fd.IsDeleted:
-			return nil, nil, fmt.Errorf("fix deletes file %s", fd.OldPath)
-		case fd.OldPath != fd.NewPath:
-			return nil, nil, fmt.Errorf("fix renames %s to %s", fd.NewPath, fd.OldPath)
+		if err := unsupportedChange(fd); err != nil {
+			return nil, nil, err
 		}
-		p := fd.OldPath
-		fixed, err := repo.ReadFile(ctx, in.Fixed, p)
-		if errors.Is(err, errs.ErrNotFound) {
-			// The benchmark's project root may be a subdirectory of the
-			// repository (Defects4J Time's old revisions live in JodaTime/).
-			if m, lerr := repo.ListFiles(ctx, in.Fixed, "**/"+p); lerr == nil && len(m) == 1 {
-				notes = append(notes, fmt.Sprintf("%s found as %s in the repository", p, m[0]))
-				p = m[0]
-				fixed, err = repo.ReadFile(ctx, in.Fixed, p)
-			}
-		}
+		fp, note, err := reversedFile(ctx, repo, in, fd)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s at fixed commit %s: %w", p, in.Fixed, err)
+			return nil, nil, err
 		}
-		buggy, err := diff.Apply(fixed, fd, diff.ApplyOptions{})
-		if err != nil {
-			return nil, nil, fmt.Errorf("reversed fix does not apply to %s at fixed commit %s: %w", p, in.Fixed, err)
+		if note != "" {
+			notes = append(notes, note)
 		}
-		out = append(out, FilePair{Path: p, Buggy: buggy, Fixed: fixed})
+		out = append(out, fp)
 		paths = append(paths, fd.OldPath)
 	}
 	for _, e := range in.Expected {
@@ -434,27 +416,58 @@ func fixFiles(ctx context.Context, repo *gitrepo.Repo, in BugInput) ([]FilePair,
 	return out, notes, nil
 }
 
+// unsupportedChange refuses a file change that is not an edit in place.
+func unsupportedChange(fd *diff.FileDiff) error {
+	switch {
+	case fd.IsBinary:
+		return fmt.Errorf("binary source change in %s", fd.Name())
+	case fd.IsNew:
+		return fmt.Errorf("fix adds file %s", fd.NewPath)
+	case fd.IsDeleted:
+		return fmt.Errorf("fix deletes file %s", fd.OldPath)
+	case fd.OldPath != fd.NewPath:
+		return fmt.Errorf("fix renames %s to %s", fd.NewPath, fd.OldPath)
+	}
+	return nil
+}
+
+// reversedFile reads fd's file at the fixed commit and applies the
+// reversed fix to get the buggy side. The note says where the file was
+// found when the benchmark's path is not the repository's.
+func reversedFile(ctx context.Context, repo *gitrepo.Repo, in BugInput, fd *diff.FileDiff) (FilePair, string, error) {
+	var note string
+	p := fd.OldPath
+	fixed, err := repo.ReadFile(ctx, in.Fixed, p)
+	if errors.Is(err, errs.ErrNotFound) {
+		// The benchmark's project root may be a subdirectory of the
+		// repository (Defects4J Time's old revisions live in JodaTime/).
+		if m, lerr := repo.ListFiles(ctx, in.Fixed, "**/"+p); lerr == nil && len(m) == 1 {
+			note = fmt.Sprintf("%s found as %s in the repository", p, m[0])
+			p = m[0]
+			fixed, err = repo.ReadFile(ctx, in.Fixed, p)
+		}
+	}
+	if err != nil {
+		return FilePair{}, "", fmt.Errorf("%s at fixed commit %s: %w", p, in.Fixed, err)
+	}
+	buggy, err := diff.Apply(fixed, fd, diff.ApplyOptions{})
+	if err != nil {
+		return FilePair{}, "", fmt.Errorf("reversed fix does not apply to %s at fixed commit %s: %w", p, in.Fixed, err)
+	}
+	return FilePair{Path: p, Buggy: buggy, Fixed: fixed}, note, nil
+}
+
 // commitFiles compares the Java files outside test directories between the
 // buggy and fixed commits.
 func commitFiles(ctx context.Context, repo *gitrepo.Repo, in BugInput) ([]FilePair, []string, error) {
 	if _, err := repo.Resolve(ctx, in.Buggy); err != nil {
 		return nil, nil, fmt.Errorf("buggy commit %s of %s not in %s: %w", in.Buggy, in.ID, repo.Path(), err)
 	}
-	list := func(rev string) ([]string, error) {
-		fs, err := repo.ListFiles(ctx, rev, "**/*.java")
-		var out []string
-		for _, f := range fs {
-			if !isTestPath(f) {
-				out = append(out, f)
-			}
-		}
-		return out, err
-	}
-	bl, err := list(in.Buggy)
+	bl, err := productionSources(ctx, repo, in.Buggy)
 	if err != nil {
 		return nil, nil, err
 	}
-	fl, err := list(in.Fixed)
+	fl, err := productionSources(ctx, repo, in.Fixed)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -479,6 +492,18 @@ func commitFiles(ctx context.Context, repo *gitrepo.Repo, in BugInput) ([]FilePa
 		return nil, nil, errors.New("no Java source file outside test directories differs between the commits")
 	}
 	return out, nil, nil
+}
+
+// productionSources lists the Java files of rev outside test directories.
+func productionSources(ctx context.Context, repo *gitrepo.Repo, rev string) ([]string, error) {
+	fs, err := repo.ListFiles(ctx, rev, "**/*.java")
+	var out []string
+	for _, f := range fs {
+		if !isTestPath(f) {
+			out = append(out, f)
+		}
+	}
+	return out, err
 }
 
 func isTestPath(p string) bool {
