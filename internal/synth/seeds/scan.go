@@ -183,27 +183,28 @@ func noteUnknown(unknown map[string]*UnknownClass, bug Bug) {
 	}
 }
 
+// statusCounters are the counter of each status in a Row.
+var statusCounters = map[Status]func(*Row) *int{
+	StatusRuntime:     func(r *Row) *int { return &r.Runtime },
+	StatusJUnitOnly:   func(r *Row) *int { return &r.JUnitOnly },
+	StatusCheckedOnly: func(r *Row) *int { return &r.CheckedOnly },
+	StatusUnchecked:   func(r *Row) *int { return &r.Unchecked },
+	StatusUnknown:     func(r *Row) *int { return &r.Unknown },
+	StatusTestOrigin:  func(r *Row) *int { return &r.TestOrigin },
+}
+
 func (r *Row) add(b Bug) {
 	r.Total++
-	switch b.Status {
-	case StatusRuntime:
-		r.Runtime++
+	if c := statusCounters[b.Status]; c != nil {
+		*c(r)++
+	}
+	if b.Status == StatusRuntime {
 		for _, t := range b.Types {
 			r.ByType[t]++
 		}
 		if len(b.Types) > 1 {
 			r.MultiType++
 		}
-	case StatusJUnitOnly:
-		r.JUnitOnly++
-	case StatusCheckedOnly:
-		r.CheckedOnly++
-	case StatusUnchecked:
-		r.Unchecked++
-	case StatusUnknown:
-		r.Unknown++
-	case StatusTestOrigin:
-		r.TestOrigin++
 	}
 	switch b.RemovedBy {
 	case RuleSubclass:
