@@ -133,13 +133,7 @@ func Build(ctx context.Context, in Inputs, outDir string, opts Options) (*Result
 	if err != nil {
 		return nil, err
 	}
-	if err := attributeCore(ctx, recs, l, in, opts); err != nil {
-		return nil, err
-	}
-	if in.ValidatedBy == ValidatedByJVM {
-		recs.Excluded = append(recs.Excluded, jvmExclusions(recs, l)...)
-	}
-	if err := accountFor(recs, l, in); err != nil {
+	if err := complete(ctx, recs, l, in, opts); err != nil {
 		return nil, err
 	}
 	counts := computeCounts(recs)
@@ -149,6 +143,19 @@ func Build(ctx context.Context, in Inputs, outDir string, opts Options) (*Result
 		return nil, err
 	}
 	return &Result{Dir: outDir, Manifest: m, FlagChanges: changes}, nil
+}
+
+// complete finishes the assembled records: the core pairs' licence and
+// source, the executed candidates a jvm-validated release does not ship
+// as exclusions, and the check that every candidate is accounted for.
+func complete(ctx context.Context, recs *records, l *loaded, in Inputs, opts Options) error {
+	if err := attributeCore(ctx, recs, l, in, opts); err != nil {
+		return err
+	}
+	if in.ValidatedBy == ValidatedByJVM {
+		recs.Excluded = append(recs.Excluded, jvmExclusions(recs, l)...)
+	}
+	return accountFor(recs, l, in)
 }
 
 func (o Options) withDefaults() Options {

@@ -224,7 +224,7 @@ func checkFiles(dir string, m *Manifest, add func(Problem)) map[string]FileEntry
 // path listed once, with the file's sha256 and size — and adds it to
 // entries.
 func checkEntry(dir, field string, e FileEntry, entries map[string]FileEntry, add func(Problem)) {
-	if e.Path == "" || path.IsAbs(e.Path) || path.Clean(e.Path) != e.Path || strings.HasPrefix(e.Path, "..") || e.Path == ManifestFile {
+	if !insideRelease(e.Path) {
 		add(Problem{File: ManifestFile, Field: field + ".path", Msg: fmt.Sprintf("path %q is not a clean relative path inside the release", e.Path)})
 		return
 	}
@@ -245,6 +245,12 @@ func checkEntry(dir, field string, e FileEntry, entries map[string]FileEntry, ad
 	if int64(len(data)) != e.Bytes {
 		add(Problem{File: e.Path, Msg: fmt.Sprintf("size %d bytes, the manifest says %d", len(data), e.Bytes)})
 	}
+}
+
+// insideRelease reports whether p is a clean relative path inside the
+// release, other than the manifest's own.
+func insideRelease(p string) bool {
+	return p != "" && !path.IsAbs(p) && path.Clean(p) == p && !strings.HasPrefix(p, "..") && p != ManifestFile
 }
 
 // unlistedFiles reports every file in dir the manifest does not list.

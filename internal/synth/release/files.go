@@ -205,11 +205,7 @@ func readJSONArray(name string, data []byte) ([]rawRecord, []Problem) {
 		if err := dec.Decode(&raw); err != nil {
 			return recs, []Problem{{File: name, Line: lineAt(dec.InputOffset()), Msg: "malformed array element: " + err.Error()}}
 		}
-		// InputOffset before Decode may sit before the separating comma
-		// and whitespace: skip them to the element itself.
-		for start < int64(len(data)) && strings.ContainsRune(", \t\r\n", rune(data[start])) {
-			start++
-		}
+		start = elementStart(data, start)
 		v, err := decodeValue(raw)
 		if err != nil {
 			return recs, []Problem{{File: name, Line: lineAt(start), Msg: "malformed array element: " + err.Error()}}
@@ -223,6 +219,16 @@ func readJSONArray(name string, data []byte) ([]rawRecord, []Problem) {
 		return recs, []Problem{{File: name, Line: lineAt(dec.InputOffset()), Msg: "trailing data after the array"}}
 	}
 	return recs, nil
+}
+
+// elementStart is where the array element whose decoding began at off
+// starts: InputOffset before Decode may sit before the separating comma
+// and whitespace, which are skipped.
+func elementStart(data []byte, off int64) int64 {
+	for off < int64(len(data)) && strings.ContainsRune(", \t\r\n", rune(data[off])) {
+		off++
+	}
+	return off
 }
 
 // readCSV reads a CSV file with a header row into objects typed by s:

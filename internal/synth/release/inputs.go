@@ -151,18 +151,18 @@ func readAliases(path string) ([]lined[aliasIn], error) {
 		}
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
+	return readAliasCSV(path, data)
+}
+
+// readAliasCSV reads the rows of an id,source_bug CSV file.
+func readAliasCSV(path string, data []byte) ([]lined[aliasIn], error) {
 	r := csv.NewReader(bytes.NewReader(data))
 	header, err := r.Read()
 	if err != nil {
 		return nil, fmt.Errorf("%s:1: %w: no CSV header: %v", path, errs.ErrInput, err)
 	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[strings.TrimSpace(h)] = i
-	}
-	ic, ok1 := col["id"]
-	sc, ok2 := col["source_bug"]
-	if !ok1 || !ok2 {
+	ic, sc, ok := aliasColumns(header)
+	if !ok {
 		return nil, fmt.Errorf("%s:1: %w: header must name columns id and source_bug, got %q", path, errs.ErrInput, header)
 	}
 	var out []lined[aliasIn]
@@ -177,6 +177,17 @@ func readAliases(path string) ([]lined[aliasIn], error) {
 		line, _ := r.FieldPos(0)
 		out = append(out, lined[aliasIn]{line, aliasIn{ID: strings.TrimSpace(row[ic]), SourceBug: strings.TrimSpace(row[sc])}})
 	}
+}
+
+// aliasColumns finds the id and source_bug columns of a header.
+func aliasColumns(header []string) (id, sourceBug int, ok bool) {
+	col := map[string]int{}
+	for i, h := range header {
+		col[strings.TrimSpace(h)] = i
+	}
+	id, ok1 := col["id"]
+	sourceBug, ok2 := col["source_bug"]
+	return id, sourceBug, ok1 && ok2
 }
 
 // loaded holds everything Build read, keyed for joins.

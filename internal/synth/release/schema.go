@@ -178,6 +178,21 @@ func (s *Schema) check(path string) error {
 	if at == "" {
 		at = "(root)"
 	}
+	if err := s.checkKeywords(at); err != nil {
+		return err
+	}
+	if err := s.checkProperties(path, at); err != nil {
+		return err
+	}
+	if s.Items != nil {
+		return s.Items.check(path + "[]")
+	}
+	return nil
+}
+
+// checkKeywords verifies the node's own type, additionalProperties and
+// minimum (at names it in errors).
+func (s *Schema) checkKeywords(at string) error {
 	if s.Type != "" && !jsonTypes[s.Type] {
 		return fmt.Errorf("%w: %s: type %q is not a JSON Schema type", errs.ErrInput, at, s.Type)
 	}
@@ -186,12 +201,6 @@ func (s *Schema) check(path string) error {
 	}
 	if s.Minimum != nil && (math.IsNaN(*s.Minimum) || math.IsInf(*s.Minimum, 0)) {
 		return fmt.Errorf("%w: %s: minimum is not finite", errs.ErrInput, at)
-	}
-	if err := s.checkProperties(path, at); err != nil {
-		return err
-	}
-	if s.Items != nil {
-		return s.Items.check(path + "[]")
 	}
 	return nil
 }
