@@ -201,25 +201,9 @@ func assemble(ctx context.Context, l *loaded, in Inputs, iseMax float64) (*recor
 	}
 	r.IDMap = rows
 	seen := pairIDs{}
-	var changes []string
-	for i, lp := range l.core {
-		if i%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, nil, err
-			}
-		}
-		where := fmt.Sprintf("%s:%d", in.Core, lp.Line)
-		if err := seen.claim(lp.Rec.PairID, where); err != nil {
-			return nil, nil, err
-		}
-		cp, g, err := corePair(lp.Rec, where, l, in, idSource)
-		if err != nil {
-			return nil, nil, err
-		}
-		cp.Flags = wantFlags(&cp, iseMax)
-		changes = append(changes, flagChanges(lp.Rec, cp.Flags)...)
-		r.Core = append(r.Core, cp)
-		r.Generation = append(r.Generation, g)
+	changes, err := assembleCore(ctx, r, l, in, iseMax, idSource, seen)
+	if err != nil {
+		return nil, nil, err
 	}
 	for i, e := range l.excluded {
 		if err := seen.claim(e.PairID, fmt.Sprintf("excluded record %d", i+1)); err != nil {
@@ -237,6 +221,32 @@ func assemble(ctx context.Context, l *loaded, in Inputs, iseMax float64) (*recor
 		r.Seeds = append(r.Seeds, seedRecord(ls.Rec))
 	}
 	return r, changes, nil
+}
+
+// assembleCore adds the core pairs, with flags recomputed at iseMax, and
+// their generation rows; it returns how the flags changed.
+func assembleCore(ctx context.Context, r *records, l *loaded, in Inputs, iseMax float64, idSource map[string]string, seen pairIDs) ([]string, error) {
+	var changes []string
+	for i, lp := range l.core {
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		where := fmt.Sprintf("%s:%d", in.Core, lp.Line)
+		if err := seen.claim(lp.Rec.PairID, where); err != nil {
+			return nil, err
+		}
+		cp, g, err := corePair(lp.Rec, where, l, in, idSource)
+		if err != nil {
+			return nil, err
+		}
+		cp.Flags = wantFlags(&cp, iseMax)
+		changes = append(changes, flagChanges(lp.Rec, cp.Flags)...)
+		r.Core = append(r.Core, cp)
+		r.Generation = append(r.Generation, g)
+	}
+	return changes, nil
 }
 
 // pairIDs are the pair ids assembled so far, each with where it was first

@@ -139,8 +139,11 @@ type aliasIn struct {
 }
 
 // readAliases reads the extra id map: CSV (header id,source_bug) when the
-// name ends in .csv, JSONL otherwise.
+// name ends in .csv, JSONL otherwise ("" gives none).
 func readAliases(path string) ([]lined[aliasIn], error) {
+	if path == "" {
+		return nil, nil
+	}
 	if !strings.EqualFold(filepath.Ext(path), ".csv") {
 		return readLined[aliasIn](path)
 	}
@@ -213,18 +216,14 @@ func load(in Inputs) (*loaded, error) {
 	if l.core, err = readCore(in); err != nil {
 		return nil, err
 	}
-	if in.ZeroShot != "" {
-		if l.contrast, err = readContrast(in.ZeroShot); err != nil {
-			return nil, err
-		}
+	if l.contrast, err = readContrast(in.ZeroShot); err != nil {
+		return nil, err
 	}
 	if l.excluded, err = readExcluded(in.Excluded); err != nil {
 		return nil, err
 	}
-	if in.IDMap != "" {
-		if l.aliases, err = readAliases(in.IDMap); err != nil {
-			return nil, err
-		}
+	if l.aliases, err = readAliases(in.IDMap); err != nil {
+		return nil, err
 	}
 	if l.candidates, err = readCandidates(in.Candidates); err != nil {
 		return nil, err
@@ -233,13 +232,22 @@ func load(in Inputs) (*loaded, error) {
 		return nil, err
 	}
 	if in.ValidatedBy == ValidatedByJVM {
-		for _, p := range l.core {
-			if err := confirmedBy(p, l.executions, in); err != nil {
-				return nil, err
-			}
+		if err := confirmedCore(l.core, l.executions, in); err != nil {
+			return nil, err
 		}
 	}
 	return &l, nil
+}
+
+// confirmedCore checks that every core pair of a jvm-validated release is
+// confirmed by its execution record (confirmedBy).
+func confirmedCore(core []lined[corpus.Pair], execs map[string]lined[jvm.Execution], in Inputs) error {
+	for _, p := range core {
+		if err := confirmedBy(p, execs, in); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkInputs checks that the required files and a validation method with
@@ -293,8 +301,11 @@ func readCore(in Inputs) ([]lined[corpus.Pair], error) {
 }
 
 // readContrast reads the zero-shot contrast pairs, each valid and
-// without exemplars.
+// without exemplars ("" gives none).
 func readContrast(path string) ([]lined[corpus.Pair], error) {
+	if path == "" {
+		return nil, nil
+	}
 	contrast, err := readLined[corpus.Pair](path)
 	if err != nil {
 		return nil, err
