@@ -60,10 +60,8 @@ type MethodLog struct {
 	LLOC   int    `json:"lloc,omitempty"` // of the buggy method
 }
 
-// Sink receives the extraction's records. Done reports a bug already
-// logged by an earlier run, so a resumed run skips it.
+// Sink receives the extraction's records: each bug's seeds and its log.
 type Sink interface {
-	Done(bug string) (BugLog, bool)
 	Emit(seeds []corpus.Seed, log BugLog) error
 }
 
@@ -113,32 +111,41 @@ type ExtractOptions struct {
 // F1/F2 and the type scope on the failure records, F3 method pairs from
 // the repository, F4 for IAE/ISE, and F5 when a Validator is set. Every
 // bug ends as one BugLog (kept or excluded with stage and reason) and its
-// seeds, both handed to sink; bugs sink reports Done are skipped. It
-// returns the logs of all bugs, earlier runs' included, in input order.
-// Only a context cancellation or a sink failure stops the run.
+// seeds, both handed to sink; it returns the logs in input order.
+// ExtractToFiles is the resumable run. Only a context cancellation or a
+// sink failure stops the run.
 func Extract(ctx context.Context, bugs []BugInput, opts ExtractOptions, sink Sink) ([]BugLog, error) {
 	var logs []BugLog
-	for i, in := range bugs {
-		if err := ctx.Err(); err != nil {
-			return logs, fmt.Errorf("seeds.Extract(%s): %w", in.ID, err)
+	err := extractEach(ctx, bugs, indices(len(bugs)), opts, func(seeds []corpus.Seed, l BugLog) error {
+		if err := sink.Emit(seeds, l); err != nil {
+			return err
 		}
-		if l, done := sink.Done(in.ID); done {
-			logs = append(logs, l)
-			continue
+		logs = append(logs, l)
+		return nil
+	})
+	return logs, err
+}
+
+// extractEach extracts bugs[i] for each i of todo in turn, handing its
+// seeds and log to emit, and reports progress over all bugs.
+func extractEach(ctx context.Context, bugs []BugInput, todo []int, opts ExtractOptions, emit func([]corpus.Seed, BugLog) error) error {
+	for _, i := range todo {
+		in := bugs[i]
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("seeds.Extract(%s): %w", in.ID, err)
 		}
 		seeds, l, err := extractBug(ctx, in, opts)
 		if err != nil {
-			return logs, err
+			return err
 		}
-		if err := sink.Emit(seeds, l); err != nil {
-			return logs, fmt.Errorf("seeds.Extract(%s): %w", in.ID, err)
+		if err := emit(seeds, l); err != nil {
+			return fmt.Errorf("seeds.Extract(%s): %w", in.ID, err)
 		}
-		logs = append(logs, l)
 		if opts.Progress != nil {
 			opts.Progress(i+1, len(bugs))
 		}
 	}
-	return logs, nil
+	return nil
 }
 
 // extractBug returns an error only for cancellation; every other failure

@@ -21,7 +21,6 @@ type memSink struct {
 	logs  map[string]BugLog
 }
 
-func (m *memSink) Done(bug string) (BugLog, bool) { l, ok := m.logs[bug]; return l, ok }
 func (m *memSink) Emit(s []corpus.Seed, l BugLog) error {
 	m.seeds = append(m.seeds, s...)
 	if m.logs == nil {
@@ -127,17 +126,10 @@ func TestExtractResumesFromFiles(t *testing.T) {
 	dir := t.TempDir()
 	seedsPath, logPath := filepath.Join(dir, "seeds.jsonl"), filepath.Join(dir, "log.jsonl")
 	run := func(bugs []BugInput) []BugLog {
-		sink, err := OpenFileSink(seedsPath, logPath)
-		if err != nil {
-			t.Fatal(err)
-		}
 		finder := &RepoFinder{Dir: repos}
 		defer finder.Close()
-		logs, err := Extract(context.Background(), bugs, ExtractOptions{Repos: finder}, sink)
+		logs, err := ExtractToFiles(context.Background(), bugs, ExtractOptions{Repos: finder}, ExtractFiles{Seeds: seedsPath, Log: logPath})
 		if err != nil {
-			t.Fatal(err)
-		}
-		if err := sink.Close(); err != nil {
 			t.Fatal(err)
 		}
 		return logs
