@@ -58,8 +58,19 @@ func (r *FunnelRow) add(l BugLog) {
 	if !l.Kept {
 		r.Excluded[l.Stage]++
 	}
+	if f3 := r.addMethods(l.Methods); f3 > 0 {
+		r.F3Bugs++
+	}
+	if l.Kept {
+		r.SeedBugs++
+	}
+}
+
+// addMethods counts a bug's method pairs by the stage each passed and
+// returns how many passed F3 (parsed alone).
+func (r *FunnelRow) addMethods(ms []MethodLog) int {
 	f3 := 0
-	for _, m := range l.Methods {
+	for _, m := range ms {
 		if m.Stage == StageF3 {
 			continue // did not parse alone
 		}
@@ -75,12 +86,7 @@ func (r *FunnelRow) add(l BugLog) {
 		}
 	}
 	r.F3Pairs += f3
-	if f3 > 0 {
-		r.F3Bugs++
-	}
-	if l.Kept {
-		r.SeedBugs++
-	}
+	return f3
 }
 
 // SourceRow is one line of Table 3: seed pairs per type for one benchmark.
