@@ -43,6 +43,18 @@ func TestExtractDefects4JFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkDemoLogs(t, logs)
+	checkDemoSeeds(t, sink.seeds)
+	rows, pooled := Funnel(logs)
+	if len(rows) != 1 || pooled.Total != 10 || pooled.Runtime != 8 || pooled.Seeds != 4 || pooled.SeedBugs != 3 ||
+		pooled.Excluded[StageF3] != 4 || pooled.Excluded[StageF4] != 1 {
+		t.Errorf("funnel = %+v", pooled)
+	}
+}
+
+// checkDemoLogs checks the outcome of every bug of the demo fixture.
+func checkDemoLogs(t *testing.T, logs []BugLog) {
+	t.Helper()
 	type row struct {
 		Kept   bool
 		Stage  Stage
@@ -81,10 +93,15 @@ func TestExtractDefects4JFixture(t *testing.T) {
 				l.Bug, l.Kept, l.Stage, pairs, l.Reason, w.Kept, w.Stage, w.Pairs, w.Reason)
 		}
 	}
-	if len(sink.seeds) != 4 {
-		t.Fatalf("got %d seeds, want 4", len(sink.seeds))
+}
+
+// checkDemoSeeds checks the demo fixture's four seeds, Demo-1's in full.
+func checkDemoSeeds(t *testing.T, seeds []corpus.Seed) {
+	t.Helper()
+	if len(seeds) != 4 {
+		t.Fatalf("got %d seeds, want 4", len(seeds))
 	}
-	s := sink.seeds[0]
+	s := seeds[0]
 	wantSeed := corpus.Seed{BugID: "Demo-1", SourceBug: "Demo-1", Benchmark: "defects4j", Project: "Demo",
 		Exception: "NullPointerException", File: "src/main/java/demo/Bug1.java", MethodSignature: "public int len(String s)",
 		BuggyMethod: "/** Length. */\npublic int len(String s) {\n    return s.length();\n}",
@@ -104,16 +121,11 @@ func TestExtractDefects4JFixture(t *testing.T) {
 			t.Errorf("seed Demo-1 (-want +got):\n%s", d2)
 		}
 	}
-	if !strings.Contains(sink.seeds[0].Diff, "+    if (s == null) { return 0; } return s.length();") {
-		t.Errorf("seed diff lacks the fix line:\n%s", sink.seeds[0].Diff)
+	if !strings.Contains(seeds[0].Diff, "+    if (s == null) { return 0; } return s.length();") {
+		t.Errorf("seed diff lacks the fix line:\n%s", seeds[0].Diff)
 	}
-	if got := sink.seeds[3].Exception; got != corpus.IllegalArgument {
+	if got := seeds[3].Exception; got != corpus.IllegalArgument {
 		t.Errorf("Demo-7 exception = %q", got)
-	}
-	rows, pooled := Funnel(logs)
-	if len(rows) != 1 || pooled.Total != 10 || pooled.Runtime != 8 || pooled.Seeds != 4 || pooled.SeedBugs != 3 ||
-		pooled.Excluded[StageF3] != 4 || pooled.Excluded[StageF4] != 1 {
-		t.Errorf("funnel = %+v", pooled)
 	}
 }
 
