@@ -162,19 +162,8 @@ func extractSeeds(a *app, h output.Handler, f seedsExtractFlags, inputs []seeds.
 		defer closeV()
 		opts.Validator = v
 	}
-	sink, err := seeds.OpenFileSink(f.out, f.log)
-	if err != nil {
-		return nil, err
-	}
-	if err := warnAll(h, sink.Warnings()...); err != nil {
-		sink.Close()
-		return nil, err
-	}
-	logs, err := seeds.Extract(a.ctx, inputs, opts, sink)
-	if cerr := sink.Close(); err == nil {
-		err = cerr
-	}
-	return logs, err
+	return seeds.ExtractToFiles(a.ctx, inputs, opts, seeds.ExtractFiles{Seeds: f.out, Log: f.log,
+		Warn: func(w string) error { return warnAll(h, w) }})
 }
 
 // seedsExtractSummary builds the seeds_extract summary from this run's

@@ -2,98 +2,113 @@ package metrics
 
 import "github.com/benchforge/benchforge/internal/code"
 
-// javaStatements are the statement kinds LLOC counts (see package doc).
-var javaStatements = map[string]bool{
-	"local_variable_declaration": true, "expression_statement": true, "if_statement": true,
-	"for_statement": true, "enhanced_for_statement": true, "while_statement": true,
-	"do_statement": true, "return_statement": true, "throw_statement": true,
-	"break_statement": true, "continue_statement": true, "yield_statement": true,
-	"try_statement": true, "try_with_resources_statement": true,
-	"synchronized_statement": true, "labeled_statement": true, "assert_statement": true,
-	"explicit_constructor_invocation": true,
-}
-
-// javaBranches add one to cyclomatic complexity each.
-var javaBranches = map[string]bool{
-	"if_statement": true, "for_statement": true, "enhanced_for_statement": true,
-	"while_statement": true, "do_statement": true, "catch_clause": true, "ternary_expression": true,
-}
-
-// javaNesting are the control structures MaxNesting counts.
-var javaNesting = map[string]bool{
-	"if_statement": true, "for_statement": true, "enhanced_for_statement": true,
-	"while_statement": true, "do_statement": true, "switch_expression": true,
-	"try_statement": true, "try_with_resources_statement": true, "synchronized_statement": true,
+// javaKinds are the node kinds javaTree counts, one lookup per node:
+// statement marks the kinds LLOC counts (see package doc), branch those
+// that add one to cyclomatic complexity, nesting the control structures
+// MaxNesting counts, and tally or count the constructs.
+var javaKinds = map[string]kindRule{
+	"local_variable_declaration":      {statement: true},
+	"expression_statement":            {statement: true},
+	"if_statement":                    {statement: true, branch: true, nesting: true},
+	"for_statement":                   {statement: true, branch: true, nesting: true},
+	"enhanced_for_statement":          {statement: true, branch: true, nesting: true},
+	"while_statement":                 {statement: true, branch: true, nesting: true},
+	"do_statement":                    {statement: true, branch: true, nesting: true},
+	"return_statement":                {statement: true, count: javaReturn},
+	"throw_statement":                 {statement: true, tally: throws},
+	"break_statement":                 {statement: true},
+	"continue_statement":              {statement: true},
+	"yield_statement":                 {statement: true},
+	"try_statement":                   {statement: true, nesting: true, tally: tries},
+	"try_with_resources_statement":    {statement: true, nesting: true, tally: tries},
+	"synchronized_statement":          {statement: true, nesting: true},
+	"labeled_statement":               {statement: true},
+	"assert_statement":                {statement: true},
+	"explicit_constructor_invocation": {statement: true},
+	"switch_expression":               {nesting: true},
+	"catch_clause":                    {branch: true, tally: catches},
+	"ternary_expression":              {branch: true},
+	"switch_label":                    {count: javaSwitchLabel},
+	"binary_expression":               {count: javaBinary},
+	"assignment_expression":           {count: javaAssignment},
+	"null_literal":                    {tally: nullLiterals},
+	"instanceof_expression":           {tally: instanceOfs},
+	"cast_expression":                 {tally: casts},
+	"array_access":                    {tally: arrayAccesses},
+	"method_invocation":               {count: javaInvocation},
 }
 
 func javaTree(f *code.File, root int, m *Method) {
 	nodes := f.Nodes()
 	cyc := 1
 	var nest nester
-	c := &m.Constructs
 	for i := root; i < nodes[root].End; i++ {
 		n := &nodes[i]
 		nest.at(i)
-		if javaNesting[n.Kind] && !(n.Kind == "if_statement" && n.Field == "alternative") {
+		r := javaKinds[n.Kind]
+		// An else-if is one level with its if; a for loop's init is part
+		// of the loop's statement.
+		if r.nesting && !(n.Kind == "if_statement" && n.Field == "alternative") {
 			nest.open(n.End)
 		}
-		if javaStatements[n.Kind] && !(n.Kind == "local_variable_declaration" && n.Field == "init") {
+		if r.statement && !(n.Kind == "local_variable_declaration" && n.Field == "init") {
 			m.Metrics.LLOC++
 		}
-		if javaBranches[n.Kind] {
-			cyc++
-		}
-		switch n.Kind {
-		case "switch_label":
-			if first := i + 1; first < n.End && nodes[first].Kind == "case" {
-				cyc++
-			}
-		case "binary_expression":
-			switch operator(f, i) {
-			case "&&", "||":
-				cyc++
-			case "==":
-				c.EqualityChecks++
-			case "!=":
-				c.InequalityChecks++
-			case "/":
-				c.Division++
-			case "%":
-				c.Modulo++
-			}
-		case "assignment_expression":
-			switch operator(f, i) {
-			case "/=":
-				c.Division++
-			case "%=":
-				c.Modulo++
-			}
-		case "null_literal":
-			c.NullLiterals++
-		case "instanceof_expression":
-			c.InstanceOf++
-		case "cast_expression":
-			c.Casts++
-		case "array_access":
-			c.ArrayAccesses++
-		case "try_statement", "try_with_resources_statement":
-			c.Try++
-		case "catch_clause":
-			c.Catch++
-		case "throw_statement":
-			c.Throw++
-		case "return_statement":
-			if returnsNull(nodes, i) {
-				c.ReturnNull++
-			}
-		case "method_invocation":
-			if nm := f.ChildByField(i, "name"); nm >= 0 && f.Text(nm) == "equals" {
-				c.EqualsCalls++
-			}
-		}
+		cyc += r.apply(f, i, &m.Constructs)
 	}
 	m.Metrics.Cyclomatic = cyc
 	m.Metrics.MaxNesting = nest.max
+}
+
+// javaSwitchLabel adds one for a "case" label (not "default").
+func javaSwitchLabel(f *code.File, i int, _ *Constructs) int {
+	nodes := f.Nodes()
+	if first := i + 1; first < nodes[i].End && nodes[first].Kind == "case" {
+		return 1
+	}
+	return 0
+}
+
+// javaBinary adds one for a short-circuit operator and counts the
+// comparison and arithmetic constructs.
+func javaBinary(f *code.File, i int, c *Constructs) int {
+	switch operator(f, i) {
+	case "&&", "||":
+		return 1
+	case "==":
+		c.EqualityChecks++
+	case "!=":
+		c.InequalityChecks++
+	case "/":
+		c.Division++
+	case "%":
+		c.Modulo++
+	}
+	return 0
+}
+
+func javaAssignment(f *code.File, i int, c *Constructs) int {
+	switch operator(f, i) {
+	case "/=":
+		c.Division++
+	case "%=":
+		c.Modulo++
+	}
+	return 0
+}
+
+func javaReturn(f *code.File, i int, c *Constructs) int {
+	if returnsNull(f.Nodes(), i) {
+		c.ReturnNull++
+	}
+	return 0
+}
+
+func javaInvocation(f *code.File, i int, c *Constructs) int {
+	if nm := f.ChildByField(i, "name"); nm >= 0 && f.Text(nm) == "equals" {
+		c.EqualsCalls++
+	}
+	return 0
 }
 
 // returnsNull reports whether return statement i returns a (possibly

@@ -186,7 +186,25 @@ func measure(f *code.File, fn code.Function, toks []code.Token) Method {
 	m := Method{File: f.Path, Function: fn}
 	m.Metrics.PLOC = nonBlankLines(f.Src[fn.StartByte:fn.EndByte])
 	m.Metrics.Params = len(fn.Params)
-	// Tokens of the declaration: binary search the first, then scan.
+	m.Metrics.Tokens, m.Metrics.Identifiers = countTokens(toks, fn)
+	root := fn.Node
+	nodes := f.Nodes()
+	if p := nodes[root].Parent; p >= 0 && nodes[p].Kind == "decorated_definition" {
+		root = p
+	}
+	switch f.Lang {
+	case code.LangJava:
+		javaTree(f, root, &m)
+	case code.LangPython:
+		pythonTree(f, root, &m)
+	}
+	return m
+}
+
+// countTokens counts the tokens of fn's declaration, comments left out,
+// and the identifiers among them.
+func countTokens(toks []code.Token, fn code.Function) (tokens, identifiers int) {
+	// Binary search the first token, then scan.
 	lo, hi := 0, len(toks)
 	for lo < hi {
 		mid := (lo + hi) / 2
@@ -204,22 +222,11 @@ func measure(f *code.File, fn code.Function, toks []code.Token) Method {
 		case code.Comment:
 			continue
 		case code.Identifier:
-			m.Metrics.Identifiers++
+			identifiers++
 		}
-		m.Metrics.Tokens++
+		tokens++
 	}
-	root := fn.Node
-	nodes := f.Nodes()
-	if p := nodes[root].Parent; p >= 0 && nodes[p].Kind == "decorated_definition" {
-		root = p
-	}
-	switch f.Lang {
-	case code.LangJava:
-		javaTree(f, root, &m)
-	case code.LangPython:
-		pythonTree(f, root, &m)
-	}
-	return m
+	return tokens, identifiers
 }
 
 func nonBlankLines(b []byte) int {
@@ -258,3 +265,43 @@ func (n *nester) open(end int) {
 	n.ends = append(n.ends, end)
 	n.max = max(n.max, len(n.ends))
 }
+
+// kindRule is what one node kind counts toward; each language keeps its
+// rules in one map so its walk looks a node up once.
+type kindRule struct {
+	statement bool // Java: a statement LLOC counts
+	branch    bool // adds one to cyclomatic complexity
+	nesting   bool // a control structure MaxNesting counts
+	// tally, when set, is the construct counter the kind adds one to.
+	tally func(*Constructs) *int
+	// count, when set, counts node i's constructs and returns the
+	// cyclomatic complexity it adds beyond branch.
+	count func(f *code.File, i int, c *Constructs) int
+}
+
+// apply counts node i's constructs in c and returns the cyclomatic
+// complexity it adds.
+func (r kindRule) apply(f *code.File, i int, c *Constructs) int {
+	cyc := 0
+	if r.branch {
+		cyc++
+	}
+	if r.tally != nil {
+		*r.tally(c)++
+	}
+	if r.count != nil {
+		cyc += r.count(f, i, c)
+	}
+	return cyc
+}
+
+// The construct counters the kind tables share.
+var (
+	nullLiterals  = func(c *Constructs) *int { return &c.NullLiterals }
+	instanceOfs   = func(c *Constructs) *int { return &c.InstanceOf }
+	casts         = func(c *Constructs) *int { return &c.Casts }
+	arrayAccesses = func(c *Constructs) *int { return &c.ArrayAccesses }
+	tries         = func(c *Constructs) *int { return &c.Try }
+	catches       = func(c *Constructs) *int { return &c.Catch }
+	throws        = func(c *Constructs) *int { return &c.Throw }
+)

@@ -137,75 +137,15 @@ func Analyze(ctx context.Context, preds []Prediction, seeds []SeedInfo, opt Anal
 			rep.ResidualPairs++
 		}
 	}
-	groups := map[Key]map[uint64][]Prediction{}
-	var keys []Key
-	for i, p := range preds {
-		if _, ok := info[p.BugID]; !ok {
-			return nil, fmt.Errorf("analyze: prediction %d: %w: bug_id %q is not among the seeds", i+1, errs.ErrInput, p.BugID)
-		}
-		k := keyOf(p)
-		if groups[k] == nil {
-			groups[k] = map[uint64][]Prediction{}
-			keys = append(keys, k)
-		}
-		groups[k][p.RunSeed] = append(groups[k][p.RunSeed], p)
+	groups, keys, err := groupPredictions(preds, info)
+	if err != nil {
+		return nil, err
 	}
-	slices.SortFunc(keys, compareKeys)
 	bopt := stats.BootstrapOptions{B: opt.Bootstrap, Conf: opt.Conf}
 	for _, k := range keys {
-		row := ResultRow{Key: k, Metric: "roc_auc", Runs: []RunMetric{}}
-		if k.Task == PairTask {
-			row.Metric = "accuracy"
-		}
-		var runSeeds []uint64
-		for rs := range groups[k] {
-			runSeeds = append(runSeeds, rs)
-		}
-		slices.Sort(runSeeds)
-		var vals, resid []float64
-		for _, rs := range runSeeds {
-			ps := groups[k][rs]
-			var m RunMetric
-			var err error
-			if k.Task == PairTask {
-				bopt.Seed = rs
-				m, err = pairMetric(ctx, ps, info, bopt)
-			} else {
-				m, err = isoMetric(ps)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("analyze %s/%s/%s/%s run seed %d: %w", k.Task, k.Model, k.Features, k.Training, rs, err)
-			}
-			m.RunSeed = rs
-			row.Runs = append(row.Runs, m)
-			vals = append(vals, m.Value)
-			if m.Residual != nil {
-				resid = append(resid, *m.Residual)
-			}
-		}
-		row.Mean, _ = stats.Mean(vals)
-		if len(vals) >= 2 {
-			mi, err := stats.MeanCI(vals, opt.Conf)
-			if err != nil {
-				return nil, fmt.Errorf("analyze: %w", err)
-			}
-			// ROC-AUC and accuracy live in [0, 1]; with few run seeds the
-			// t quantile is large (12.7 for two), so the interval is
-			// clipped to that range rather than shown past it.
-			sd, ci := mi.SD, mi.CI
-			ci.Lo, ci.Hi = max(ci.Lo, 0), min(ci.Hi, 1)
-			row.SD, row.CI = &sd, &ci
-		}
-		if k.Task == PairTask {
-			h, err := stats.CohensH(row.Mean, 0.5)
-			if err != nil {
-				return nil, fmt.Errorf("analyze: %w", err)
-			}
-			row.CohensH = &h
-		}
-		if len(resid) > 0 {
-			m, _ := stats.Mean(resid)
-			row.ResidualMean = &m
+		row, err := resultRow(ctx, k, groups[k], info, bopt)
+		if err != nil {
+			return nil, err
 		}
 		rep.Results = append(rep.Results, row)
 		if k.TrainSize == 0 && k.Training != Leaky {
@@ -219,6 +159,100 @@ func Analyze(ctx context.Context, preds []Prediction, seeds []SeedInfo, opt Anal
 	return rep, nil
 }
 
+// groupPredictions groups the predictions by configuration and run seed;
+// the configurations come sorted (compareKeys).
+func groupPredictions(preds []Prediction, info map[string]SeedInfo) (map[Key]map[uint64][]Prediction, []Key, error) {
+	groups := map[Key]map[uint64][]Prediction{}
+	var keys []Key
+	for i, p := range preds {
+		if _, ok := info[p.BugID]; !ok {
+			return nil, nil, fmt.Errorf("analyze: prediction %d: %w: bug_id %q is not among the seeds", i+1, errs.ErrInput, p.BugID)
+		}
+		k := keyOf(p)
+		if groups[k] == nil {
+			groups[k] = map[uint64][]Prediction{}
+			keys = append(keys, k)
+		}
+		groups[k][p.RunSeed] = append(groups[k][p.RunSeed], p)
+	}
+	slices.SortFunc(keys, compareKeys)
+	return groups, keys, nil
+}
+
+// sortedRunSeeds are byRun's run seeds in order.
+func sortedRunSeeds(byRun map[uint64][]Prediction) []uint64 {
+	var runSeeds []uint64
+	for rs := range byRun {
+		runSeeds = append(runSeeds, rs)
+	}
+	slices.Sort(runSeeds)
+	return runSeeds
+}
+
+// resultRow is configuration k's row: its metric per run seed (ROC-AUC
+// for the isolated task, accuracy for the pair task) and their summary.
+func resultRow(ctx context.Context, k Key, byRun map[uint64][]Prediction, info map[string]SeedInfo, bopt stats.BootstrapOptions) (ResultRow, error) {
+	row := ResultRow{Key: k, Metric: "roc_auc", Runs: []RunMetric{}}
+	if k.Task == PairTask {
+		row.Metric = "accuracy"
+	}
+	var vals, resid []float64
+	for _, rs := range sortedRunSeeds(byRun) {
+		ps := byRun[rs]
+		var m RunMetric
+		var err error
+		if k.Task == PairTask {
+			bopt.Seed = rs
+			m, err = pairMetric(ctx, ps, info, bopt)
+		} else {
+			m, err = isoMetric(ps)
+		}
+		if err != nil {
+			return row, fmt.Errorf("analyze %s/%s/%s/%s run seed %d: %w", k.Task, k.Model, k.Features, k.Training, rs, err)
+		}
+		m.RunSeed = rs
+		row.Runs = append(row.Runs, m)
+		vals = append(vals, m.Value)
+		if m.Residual != nil {
+			resid = append(resid, *m.Residual)
+		}
+	}
+	if err := row.summarize(vals, resid, bopt.Conf); err != nil {
+		return row, err
+	}
+	return row, nil
+}
+
+// summarize sets the row's mean of the per-seed values vals, its sd and
+// interval, Cohen's h for the pair task, and the mean residual accuracy.
+func (row *ResultRow) summarize(vals, resid []float64, conf float64) error {
+	row.Mean, _ = stats.Mean(vals)
+	if len(vals) >= 2 {
+		mi, err := stats.MeanCI(vals, conf)
+		if err != nil {
+			return fmt.Errorf("analyze: %w", err)
+		}
+		// ROC-AUC and accuracy live in [0, 1]; with few run seeds the
+		// t quantile is large (12.7 for two), so the interval is
+		// clipped to that range rather than shown past it.
+		sd, ci := mi.SD, mi.CI
+		ci.Lo, ci.Hi = max(ci.Lo, 0), min(ci.Hi, 1)
+		row.SD, row.CI = &sd, &ci
+	}
+	if row.Task == PairTask {
+		h, err := stats.CohensH(row.Mean, 0.5)
+		if err != nil {
+			return fmt.Errorf("analyze: %w", err)
+		}
+		row.CohensH = &h
+	}
+	if len(resid) > 0 {
+		m, _ := stats.Mean(resid)
+		row.ResidualMean = &m
+	}
+	return nil
+}
+
 func compareKeys(a, b Key) int {
 	rank := func(t string) int {
 		return slices.Index([]string{LeaveSeedsOut, NoTraining, RealCV, Leaky, SweepControlled, SweepLeaky}, t)
@@ -230,41 +264,47 @@ func compareKeys(a, b Key) int {
 func isoMetric(ps []Prediction) (RunMetric, error) {
 	scores := make([]float64, len(ps))
 	labels := make([]bool, len(ps))
-	var tp, fp, tn, fn float64
+	var c confusion
 	pairs := map[string]bool{}
 	for i, p := range ps {
 		scores[i], labels[i] = p.Score, p.Label == 1
 		pairs[p.BugID] = true
-		pos := p.Score >= 0.5
-		switch {
-		case pos && p.Label == 1:
-			tp++
-		case pos:
-			fp++
-		case p.Label == 1:
-			fn++
-		default:
-			tn++
-		}
+		c.add(p.Score >= 0.5, p.Label == 1)
 	}
 	auc, err := stats.AUC(scores, labels)
 	if err != nil {
 		return RunMetric{}, err
 	}
-	m := RunMetric{N: len(pairs), Value: auc, Accuracy: (tp + tn) / float64(len(ps))}
-	if tn+fp > 0 {
-		m.Specificity = tn / (tn + fp)
-	}
-	if tp+fn > 0 {
-		m.Recall = tp / (tp + fn)
-	}
-	if tp+fp > 0 {
-		m.Precision = tp / (tp + fp)
-	}
+	m := RunMetric{N: len(pairs), Value: auc, Accuracy: (c.tp + c.tn) / float64(len(ps))}
+	m.Specificity, m.Recall, m.Precision = share(c.tn, c.fp), share(c.tp, c.fn), share(c.tp, c.fp)
 	if m.Precision+m.Recall > 0 {
 		m.F1 = 2 * m.Precision * m.Recall / (m.Precision + m.Recall)
 	}
 	return m, nil
+}
+
+// confusion counts the isolated task's outcomes at one threshold.
+type confusion struct{ tp, fp, tn, fn float64 }
+
+func (c *confusion) add(predicted, actual bool) {
+	switch {
+	case predicted && actual:
+		c.tp++
+	case predicted:
+		c.fp++
+	case actual:
+		c.fn++
+	default:
+		c.tn++
+	}
+}
+
+// share is a/(a+b), 0 when both are 0.
+func share(a, b float64) float64 {
+	if a+b > 0 {
+		return a / (a + b)
+	}
+	return 0
 }
 
 type scored struct {
@@ -336,11 +376,7 @@ func pairMetric(ctx context.Context, ps []Prediction, info map[string]SeedInfo, 
 }
 
 func perType(ctx context.Context, k Key, byRun map[uint64][]Prediction, info map[string]SeedInfo, bopt stats.BootstrapOptions) ([]TypeRow, error) {
-	var runSeeds []uint64
-	for rs := range byRun {
-		runSeeds = append(runSeeds, rs)
-	}
-	slices.Sort(runSeeds)
+	runSeeds := sortedRunSeeds(byRun)
 	bopt.Seed = 0
 	var out []TypeRow
 	for _, typ := range corpus.Types {
@@ -357,17 +393,10 @@ func perType(ctx context.Context, k Key, byRun map[uint64][]Prediction, info map
 		}
 		row := TypeRow{Key: k, Type: typ}
 		if k.Task == PairTask {
-			xs := make([]scored, len(ps))
-			pairs := map[string]bool{}
-			for i, p := range ps {
-				xs[i] = scored{p.BugID, correct(p)}
-				pairs[p.BugID] = true
-			}
-			acc, ci, err := pairAccuracy(ctx, xs, bopt)
-			if err != nil {
+			var err error
+			if row.Pairs, row.Value, row.CI, err = pooledAccuracy(ctx, ps, bopt); err != nil {
 				return nil, err
 			}
-			row.Pairs, row.Value, row.CI = len(pairs), acc, ci
 		} else {
 			m, err := isoMetric(ps)
 			if err != nil {
@@ -378,4 +407,20 @@ func perType(ctx context.Context, k Key, byRun map[uint64][]Prediction, info map
 		out = append(out, row)
 	}
 	return out, nil
+}
+
+// pooledAccuracy is the pair accuracy of predictions pooled over run
+// seeds, with the pairs it covers and its pair-cluster interval.
+func pooledAccuracy(ctx context.Context, ps []Prediction, bopt stats.BootstrapOptions) (int, float64, *stats.Interval, error) {
+	xs := make([]scored, len(ps))
+	pairs := map[string]bool{}
+	for i, p := range ps {
+		xs[i] = scored{p.BugID, correct(p)}
+		pairs[p.BugID] = true
+	}
+	acc, ci, err := pairAccuracy(ctx, xs, bopt)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	return len(pairs), acc, ci, nil
 }

@@ -149,14 +149,11 @@ func ImportPredictions(preds []Prediction, seeds []SeedInfo) ([]Prediction, erro
 		if math.IsNaN(p.Score) || p.Score < 0 || p.Score > 1 {
 			return nil, fmt.Errorf("import predictions: %s: %w: score %v is not a probability in [0, 1]", where, errs.ErrInput, p.Score)
 		}
-		switch {
-		case p.Task == Isolated && (p.Side == "buggy" || p.Side == "fixed"):
-			p.Label = b2i(p.Side == "buggy")
-		case p.Task == PairTask && (p.Order == BuggyFirst || p.Order == FixedFirst):
-			p.Label = b2i(p.Order == BuggyFirst)
-		default:
+		label, ok := importedLabel(p)
+		if !ok {
 			return nil, fmt.Errorf("import predictions: %s: %w: want task %q with side buggy|fixed or task %q with order %s|%s", where, errs.ErrInput, Isolated, PairTask, BuggyFirst, FixedFirst)
 		}
+		p.Label = label
 		if p.Training == "" {
 			p.Training = LeaveSeedsOut
 		}
@@ -166,6 +163,18 @@ func ImportPredictions(preds []Prediction, seeds []SeedInfo) ([]Prediction, erro
 		out[i] = p
 	}
 	return out, nil
+}
+
+// importedLabel is the label an imported prediction's side (isolated) or
+// order (pair) gives; ok is false for any other combination.
+func importedLabel(p Prediction) (int, bool) {
+	switch {
+	case p.Task == Isolated && (p.Side == "buggy" || p.Side == "fixed"):
+		return b2i(p.Side == "buggy"), true
+	case p.Task == PairTask && (p.Order == BuggyFirst || p.Order == FixedFirst):
+		return b2i(p.Order == BuggyFirst), true
+	}
+	return 0, false
 }
 
 func b2i(b bool) int {

@@ -53,57 +53,73 @@ func ExportHF(dir string, pairs []corpus.Pair, seeds []corpus.Seed, folds []Fold
 		}
 		prov[i] = sbs
 	}
-	type fk struct {
-		seed uint64
-		fold int
+	held, order := heldOutByFold(folds)
+	for _, k := range order {
+		keep, _ := Exclude(prov, held[k])
+		if err := exportFold(dir, k, keep, pairs, seeds, held[k]); err != nil {
+			return err
+		}
 	}
-	held := map[fk]map[string]bool{}
-	var order []fk
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(datasetCard(order[0].seed, order[0].fold)), 0o644); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return nil
+}
+
+// foldKey is one fold of one run seed.
+type foldKey struct {
+	seed uint64
+	fold int
+}
+
+// heldOutByFold is each fold's held-out source bugs, with the folds in
+// order of first appearance.
+func heldOutByFold(folds []FoldAssignment) (map[foldKey]map[string]bool, []foldKey) {
+	held := map[foldKey]map[string]bool{}
+	var order []foldKey
 	for _, a := range folds {
-		k := fk{a.RunSeed, a.Fold}
+		k := foldKey{a.RunSeed, a.Fold}
 		if held[k] == nil {
 			held[k] = map[string]bool{}
 			order = append(order, k)
 		}
 		held[k][a.SourceBug] = true
 	}
-	for _, k := range order {
-		keep, _ := Exclude(prov, held[k])
-		var isoTrain, isoTest []HFIsolated
-		var pairTrain, pairTest []HFPair
-		for _, i := range keep {
-			p := pairs[i]
-			isoTrain = append(isoTrain, isoRows(p.PairID, "", p.BuggyMethod, p.FixedMethod, p.ErrorType)...)
-			pairTrain = append(pairTrain, pairRows(p.PairID, "", p.BuggyMethod, p.FixedMethod, p.ErrorType)...)
-		}
-		for _, s := range seeds {
-			if held[k][s.SourceBug] {
-				isoTest = append(isoTest, isoRows(s.BugID, s.BugID, s.BuggyMethod, s.FixedMethod, s.Exception)...)
-				pairTest = append(pairTest, pairRows(s.BugID, s.BugID, s.BuggyMethod, s.FixedMethod, s.Exception)...)
-			}
-		}
-		sub := fmt.Sprintf("seed%d-fold%d", k.seed, k.fold)
-		for _, w := range []struct {
-			task string
-			tr   func(string) error
-			te   func(string) error
-		}{
-			{Isolated, func(p string) error { return jsonl.Rewrite(p, isoTrain) }, func(p string) error { return jsonl.Rewrite(p, isoTest) }},
-			{PairTask, func(p string) error { return jsonl.Rewrite(p, pairTrain) }, func(p string) error { return jsonl.Rewrite(p, pairTest) }},
-		} {
-			d := filepath.Join(dir, w.task, sub)
-			if err := os.MkdirAll(d, 0o755); err != nil {
-				return fmt.Errorf("export: %w", err)
-			}
-			if err := w.tr(filepath.Join(d, "train.jsonl")); err != nil {
-				return fmt.Errorf("export: %w", err)
-			}
-			if err := w.te(filepath.Join(d, "test.jsonl")); err != nil {
-				return fmt.Errorf("export: %w", err)
-			}
+	return held, order
+}
+
+// exportFold writes fold k's train (the kept pairs) and test (the seeds
+// of its held-out source bugs) files for both tasks.
+func exportFold(dir string, k foldKey, keep []int, pairs []corpus.Pair, seeds []corpus.Seed, held map[string]bool) error {
+	var isoTrain, isoTest []HFIsolated
+	var pairTrain, pairTest []HFPair
+	for _, i := range keep {
+		p := pairs[i]
+		isoTrain = append(isoTrain, isoRows(p.PairID, "", p.BuggyMethod, p.FixedMethod, p.ErrorType)...)
+		pairTrain = append(pairTrain, pairRows(p.PairID, "", p.BuggyMethod, p.FixedMethod, p.ErrorType)...)
+	}
+	for _, s := range seeds {
+		if held[s.SourceBug] {
+			isoTest = append(isoTest, isoRows(s.BugID, s.BugID, s.BuggyMethod, s.FixedMethod, s.Exception)...)
+			pairTest = append(pairTest, pairRows(s.BugID, s.BugID, s.BuggyMethod, s.FixedMethod, s.Exception)...)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(datasetCard(order[0].seed, order[0].fold)), 0o644); err != nil {
+	sub := fmt.Sprintf("seed%d-fold%d", k.seed, k.fold)
+	if err := writeSplit(filepath.Join(dir, Isolated, sub), isoTrain, isoTest); err != nil {
+		return err
+	}
+	return writeSplit(filepath.Join(dir, PairTask, sub), pairTrain, pairTest)
+}
+
+// writeSplit writes a fold directory's train.jsonl and test.jsonl.
+func writeSplit[T any](d string, train, test []T) error {
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := jsonl.Rewrite(filepath.Join(d, "train.jsonl"), train); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := jsonl.Rewrite(filepath.Join(d, "test.jsonl"), test); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	return nil

@@ -47,16 +47,7 @@ func MakeFolds(seeds []corpus.Seed, k int, runSeed uint64, stratify bool) ([]Fol
 	strata := map[string][]string{}
 	typeOf := map[string]string{}
 	for _, id := range ids {
-		count := map[string]int{}
-		for _, s := range bugs[id] {
-			count[s.Exception]++
-		}
-		best := ""
-		for _, t := range corpus.Types {
-			if count[t] > count[best] {
-				best = t
-			}
-		}
+		best := majorityType(bugs[id])
 		typeOf[id] = best
 		key := ""
 		if stratify {
@@ -75,16 +66,37 @@ func MakeFolds(seeds []corpus.Seed, k int, runSeed uint64, stratify bool) ([]Fol
 		members := strata[key]
 		r.Shuffle(len(members), func(i, j int) { members[i], members[j] = members[j], members[i] })
 		for _, id := range members {
-			var bugIDs []string
-			for _, s := range bugs[id] {
-				bugIDs = append(bugIDs, s.BugID)
-			}
-			slices.Sort(bugIDs)
-			out = append(out, FoldAssignment{RunSeed: runSeed, Fold: pos % k, SourceBug: id, Exception: typeOf[id], BugIDs: bugIDs})
+			out = append(out, FoldAssignment{RunSeed: runSeed, Fold: pos % k, SourceBug: id, Exception: typeOf[id], BugIDs: sortedBugIDs(bugs[id])})
 			pos++
 		}
 	}
 	return out, nil
+}
+
+// majorityType is the exception type of most of a source bug's seeds;
+// ties go to the earlier type in corpus.Types order.
+func majorityType(seeds []corpus.Seed) string {
+	count := map[string]int{}
+	for _, s := range seeds {
+		count[s.Exception]++
+	}
+	best := ""
+	for _, t := range corpus.Types {
+		if count[t] > count[best] {
+			best = t
+		}
+	}
+	return best
+}
+
+// sortedBugIDs are the seeds' bug_ids, sorted.
+func sortedBugIDs(seeds []corpus.Seed) []string {
+	var ids []string
+	for _, s := range seeds {
+		ids = append(ids, s.BugID)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // ProvenanceTable maps every identifier a pair may record in

@@ -161,44 +161,15 @@ type probeItem struct {
 // the pass with the answers so far kept. Models should come from an
 // llm.Session, which caches and records every call.
 func RunProbes(ctx context.Context, models []llm.Model, seeds []corpus.Seed, opt ProbeOptions) (*ProbeRun, error) {
-	if opt.Log == "" {
-		return nil, fmt.Errorf("probe: %w: no answer log path", errs.ErrUsage)
+	if err := opt.check(models, seeds); err != nil {
+		return nil, err
 	}
-	if len(models) == 0 || len(seeds) == 0 {
-		return nil, fmt.Errorf("probe: %w: need models and seeds (got %d models, %d seeds)", errs.ErrInput, len(models), len(seeds))
+	if err := checkProbeSeeds(seeds); err != nil {
+		return nil, err
 	}
-	if opt.Tasks == nil {
-		opt.Tasks = []string{Isolated, PairTask}
-	}
-	for _, t := range opt.Tasks {
-		if t != Isolated && t != PairTask {
-			return nil, fmt.Errorf("probe: %w: unknown task %q (want %s or %s)", errs.ErrUsage, t, Isolated, PairTask)
-		}
-	}
-	if opt.Workers <= 0 {
-		opt.Workers = 4
-	}
-	if opt.MaxTokens <= 0 {
-		opt.MaxTokens = 256
-	}
-	seen := map[string]bool{}
-	for i, s := range seeds {
-		if err := s.Validate(); err != nil {
-			return nil, fmt.Errorf("probe: seed record %d: %w", i+1, err)
-		}
-		if seen[s.BugID] {
-			return nil, fmt.Errorf("probe: %w: seed bug_id %q appears twice; ids key the answer log", errs.ErrInput, s.BugID)
-		}
-		seen[s.BugID] = true
-	}
-	fps := map[string]string{}
-	var ids []string
-	for _, m := range models {
-		if _, dup := fps[m.ID()]; dup {
-			return nil, fmt.Errorf("probe: %w: model %s is named twice", errs.ErrUsage, m.ID())
-		}
-		fps[m.ID()] = fingerprintOf(m)
-		ids = append(ids, m.ID())
+	fps, ids, err := modelFingerprints(models)
+	if err != nil {
+		return nil, err
 	}
 
 	var todo []probeItem
@@ -223,6 +194,63 @@ func RunProbes(ctx context.Context, models []llm.Model, seeds []corpus.Seed, opt
 	}
 	return &ProbeRun{Warnings: res.Warnings, Asked: res.Written, Resumed: res.Resumed,
 		Records: selectRecords(res.Records, ids, seeds, opt.Tasks)}, nil
+}
+
+// check checks the probe run's settings, models and seeds, and fills in
+// the default tasks, workers and answer length.
+func (opt *ProbeOptions) check(models []llm.Model, seeds []corpus.Seed) error {
+	if opt.Log == "" {
+		return fmt.Errorf("probe: %w: no answer log path", errs.ErrUsage)
+	}
+	if len(models) == 0 || len(seeds) == 0 {
+		return fmt.Errorf("probe: %w: need models and seeds (got %d models, %d seeds)", errs.ErrInput, len(models), len(seeds))
+	}
+	if opt.Tasks == nil {
+		opt.Tasks = []string{Isolated, PairTask}
+	}
+	for _, t := range opt.Tasks {
+		if t != Isolated && t != PairTask {
+			return fmt.Errorf("probe: %w: unknown task %q (want %s or %s)", errs.ErrUsage, t, Isolated, PairTask)
+		}
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = 4
+	}
+	if opt.MaxTokens <= 0 {
+		opt.MaxTokens = 256
+	}
+	return nil
+}
+
+// checkProbeSeeds checks that every seed is valid and its bug_id, which
+// keys the answer log, unique.
+func checkProbeSeeds(seeds []corpus.Seed) error {
+	seen := map[string]bool{}
+	for i, s := range seeds {
+		if err := s.Validate(); err != nil {
+			return fmt.Errorf("probe: seed record %d: %w", i+1, err)
+		}
+		if seen[s.BugID] {
+			return fmt.Errorf("probe: %w: seed bug_id %q appears twice; ids key the answer log", errs.ErrInput, s.BugID)
+		}
+		seen[s.BugID] = true
+	}
+	return nil
+}
+
+// modelFingerprints are the models' fingerprints by id, and their ids in
+// order; a model may be named once.
+func modelFingerprints(models []llm.Model) (map[string]string, []string, error) {
+	fps := map[string]string{}
+	var ids []string
+	for _, m := range models {
+		if _, dup := fps[m.ID()]; dup {
+			return nil, nil, fmt.Errorf("probe: %w: model %s is named twice", errs.ErrUsage, m.ID())
+		}
+		fps[m.ID()] = fingerprintOf(m)
+		ids = append(ids, m.ID())
+	}
+	return fps, ids, nil
 }
 
 // samePrompts refuses a log holding answers of one of this run's models

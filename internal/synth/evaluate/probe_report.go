@@ -67,21 +67,9 @@ func ProbeAnalysis(ctx context.Context, recs []ProbeRecord, seeds []SeedInfo, op
 	for _, s := range seeds {
 		info[s.BugID] = s
 	}
-	type key struct{ model, task string }
-	groups := map[key][]ProbeRecord{}
-	var order []key
-	for i, r := range recs {
-		if _, ok := info[r.BugID]; !ok {
-			return nil, nil, fmt.Errorf("probe analysis: answer %d (%s): %w: bug_id %q is not among the measured seeds", i+1, r.Model, errs.ErrInput, r.BugID)
-		}
-		if r.Task != Isolated && r.Task != PairTask {
-			return nil, nil, fmt.Errorf("probe analysis: answer %d (%s): %w: unknown task %q", i+1, r.Model, errs.ErrInput, r.Task)
-		}
-		k := key{r.Model, r.Task}
-		if groups[k] == nil {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], r)
+	groups, order, err := groupProbes(recs, info)
+	if err != nil {
+		return nil, nil, err
 	}
 	bopt := stats.BootstrapOptions{B: opt.Bootstrap, Conf: opt.Conf}
 	var preds []Prediction
@@ -97,14 +85,35 @@ func ProbeAnalysis(ctx context.Context, recs []ProbeRecord, seeds []SeedInfo, op
 	return preds, rows, nil
 }
 
+// probeKey is one probe row: a model on a task.
+type probeKey struct{ model, task string }
+
+// groupProbes groups the answers by model and task, in order of first
+// appearance; every answer must name a seed and a known task.
+func groupProbes(recs []ProbeRecord, info map[string]SeedInfo) (map[probeKey][]ProbeRecord, []probeKey, error) {
+	groups := map[probeKey][]ProbeRecord{}
+	var order []probeKey
+	for i, r := range recs {
+		if _, ok := info[r.BugID]; !ok {
+			return nil, nil, fmt.Errorf("probe analysis: answer %d (%s): %w: bug_id %q is not among the measured seeds", i+1, r.Model, errs.ErrInput, r.BugID)
+		}
+		if r.Task != Isolated && r.Task != PairTask {
+			return nil, nil, fmt.Errorf("probe analysis: answer %d (%s): %w: unknown task %q", i+1, r.Model, errs.ErrInput, r.Task)
+		}
+		k := probeKey{r.Model, r.Task}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	return groups, order, nil
+}
+
 func probeRow(ctx context.Context, model, task string, recs []ProbeRecord, info map[string]SeedInfo, bopt stats.BootstrapOptions) (ProbeRow, []Prediction, error) {
 	row := ProbeRow{Model: model, Task: task, Asked: len(recs)}
 	var xs []scored
 	var preds []Prediction
-	var tp, fp, tn, fn int          // isolated
-	var okA, nA, okB, nB, first int // pair
-	var okRes, nRes int             // pair, no-growth stratum
-	classes := map[int]bool{}
+	t := probeTally{classes: map[int]bool{}}
 	for _, r := range recs {
 		if !r.Parsed() {
 			row.Unparseable++
@@ -118,32 +127,11 @@ func probeRow(ctx context.Context, model, task string, recs []ProbeRecord, info 
 		xs = append(xs, scored{r.BugID, float64(b2i(c))})
 		p := Prediction{Task: task, Model: model, Features: WithType, Training: NoTraining, Fold: -1, BugID: r.BugID,
 			Side: r.Side, Order: r.Order, Label: r.Label()}
-		classes[p.Label] = true
+		t.classes[p.Label] = true
 		if task == Isolated {
-			p.Score = float64(b2i(*r.Defective))
-			switch {
-			case *r.Defective && p.Label == 1:
-				tp++
-			case *r.Defective:
-				fp++
-			case p.Label == 1:
-				fn++
-			default:
-				tn++
-			}
+			p.Score = t.isolated(r, p.Label)
 		} else {
-			p.Score = float64(b2i(r.Choice == ChoiceA))
-			if r.Choice == ChoiceA {
-				first++
-			}
-			if r.Order == BuggyFirst {
-				nA, okA = nA+1, okA+b2i(c)
-			} else {
-				nB, okB = nB+1, okB+b2i(c)
-			}
-			if !info[r.BugID].Grows() {
-				nRes, okRes = nRes+1, okRes+b2i(c)
-			}
+			p.Score = t.pair(r, c, info[r.BugID].Grows())
 		}
 		preds = append(preds, p)
 	}
@@ -155,28 +143,80 @@ func probeRow(ctx context.Context, model, task string, recs []ProbeRecord, info 
 		}
 		row.CI = ci
 	}
-	if task == Isolated {
-		row.Specificity, row.Recall, row.Precision = ratio(tn, tn+fp), ratio(tp, tp+fn), ratio(tp, tp+fp)
-		row.DefectiveShare = ratio(tp+fp, row.N)
-		if row.Precision != nil && row.Recall != nil && *row.Precision+*row.Recall > 0 {
-			f1 := 2 * *row.Precision * *row.Recall / (*row.Precision + *row.Recall)
-			row.F1 = &f1
-		}
-		if len(preds) > 0 && len(classes) < 2 {
-			// One class only: Analyze's ROC-AUC is undefined for it.
-			row.Note = "only one class of methods has a parsed answer, so there is no ROC-AUC row"
-			preds = nil
-		}
-	} else {
-		row.AccBuggyFirst, row.AccFixedFirst = ratio(okA, nA), ratio(okB, nB)
-		if row.AccBuggyFirst != nil && row.AccFixedFirst != nil {
-			b := (*row.AccBuggyFirst + *row.AccFixedFirst) / 2
-			row.Balanced = &b
-		}
-		row.FirstShare = ratio(first, row.N)
-		row.Residual, row.ResidualN = ratio(okRes, nRes), nRes
+	if task != Isolated {
+		t.pairRates(&row)
+		return row, preds, nil
+	}
+	t.isolatedRates(&row)
+	if len(preds) > 0 && len(t.classes) < 2 {
+		// One class only: Analyze's ROC-AUC is undefined for it.
+		row.Note = "only one class of methods has a parsed answer, so there is no ROC-AUC row"
+		preds = nil
 	}
 	return row, preds, nil
+}
+
+// probeTally counts a probe row's parsed answers.
+type probeTally struct {
+	tp, fp, tn, fn          int // isolated
+	okA, nA, okB, nB, first int // pair
+	okRes, nRes             int // pair, no-growth stratum
+	classes                 map[int]bool
+}
+
+// isolated counts an isolated answer on a method of label and returns
+// its score.
+func (t *probeTally) isolated(r ProbeRecord, label int) float64 {
+	switch {
+	case *r.Defective && label == 1:
+		t.tp++
+	case *r.Defective:
+		t.fp++
+	case label == 1:
+		t.fn++
+	default:
+		t.tn++
+	}
+	return float64(b2i(*r.Defective))
+}
+
+// pair counts a pair answer, correct or not, on a pair whose repair grows
+// or not, and returns its score.
+func (t *probeTally) pair(r ProbeRecord, correct, grows bool) float64 {
+	if r.Choice == ChoiceA {
+		t.first++
+	}
+	if r.Order == BuggyFirst {
+		t.nA, t.okA = t.nA+1, t.okA+b2i(correct)
+	} else {
+		t.nB, t.okB = t.nB+1, t.okB+b2i(correct)
+	}
+	if !grows {
+		t.nRes, t.okRes = t.nRes+1, t.okRes+b2i(correct)
+	}
+	return float64(b2i(r.Choice == ChoiceA))
+}
+
+// isolatedRates sets the isolated row's rates and F1.
+func (t *probeTally) isolatedRates(row *ProbeRow) {
+	row.Specificity, row.Recall, row.Precision = ratio(t.tn, t.tn+t.fp), ratio(t.tp, t.tp+t.fn), ratio(t.tp, t.tp+t.fp)
+	row.DefectiveShare = ratio(t.tp+t.fp, row.N)
+	if row.Precision != nil && row.Recall != nil && *row.Precision+*row.Recall > 0 {
+		f1 := 2 * *row.Precision * *row.Recall / (*row.Precision + *row.Recall)
+		row.F1 = &f1
+	}
+}
+
+// pairRates sets the pair row's position-conditional accuracies, their
+// balance, the share choosing the first method and the residual accuracy.
+func (t *probeTally) pairRates(row *ProbeRow) {
+	row.AccBuggyFirst, row.AccFixedFirst = ratio(t.okA, t.nA), ratio(t.okB, t.nB)
+	if row.AccBuggyFirst != nil && row.AccFixedFirst != nil {
+		b := (*row.AccBuggyFirst + *row.AccFixedFirst) / 2
+		row.Balanced = &b
+	}
+	row.FirstShare = ratio(t.first, row.N)
+	row.Residual, row.ResidualN = ratio(t.okRes, t.nRes), t.nRes
 }
 
 // AnalyzeWithProbes analyses preds together with the probe answers'

@@ -205,7 +205,21 @@ func TestProbeScripted(t *testing.T) {
 	if len(rep.Probes) != 2 {
 		t.Fatalf("%d probe rows", len(rep.Probes))
 	}
-	iso, pair := rep.Probes[0], rep.Probes[1]
+	checkScriptedRows(t, rep.Probes[0], rep.Probes[1])
+	checkScriptedAnalysis(t, rep, preds, m.ID())
+	if rep.Config.ProbePromptHash != ProbePromptHash || rep.Config.Bootstrap != 200 || len(rep.Config.Probes) != 1 {
+		t.Errorf("config %+v", rep.Config)
+	}
+	golden.CheckString(t, filepath.Join("testdata", "probe.md"), probeMarkdown(rep))
+	if _, err := rep.Page(); err != nil {
+		t.Errorf("page: %v", err)
+	}
+	checkProbeRoundTrip(t, rep)
+}
+
+// checkScriptedRows checks the probe rows of the scripted answers.
+func checkScriptedRows(t *testing.T, iso, pair ProbeRow) {
+	t.Helper()
 	if iso.Task != Isolated || iso.Asked != 12 || iso.Unparseable != 2 || iso.N != 10 || iso.Correct != 7 ||
 		!near(iso.Accuracy, 0.7) || !near(iso.Specificity, 0.5) || !near(iso.Recall, 5.0/6) || !near(iso.Precision, 5.0/7) ||
 		!near(iso.F1, 50.0/65) || !near(iso.DefectiveShare, 0.7) || iso.Note != "" || iso.CI == nil {
@@ -216,11 +230,15 @@ func TestProbeScripted(t *testing.T) {
 		!near(pair.FirstShare, 9.0/11) || !near(pair.Residual, 2.0/3) || pair.ResidualN != 3 || pair.Specificity != nil {
 		t.Errorf("pair row %+v", pair)
 	}
-	// The same answers through Analyze: the threshold rates and the
-	// position-conditional accuracies agree.
+}
+
+// checkScriptedAnalysis checks the same answers through Analyze: the
+// threshold rates and the position-conditional accuracies agree.
+func checkScriptedAnalysis(t *testing.T, rep *Report, preds []Prediction, model string) {
+	t.Helper()
 	var nProbe int
 	for _, p := range preds {
-		if p.Model == m.ID() {
+		if p.Model == model {
 			nProbe++
 			if p.Training != NoTraining || p.Features != WithType {
 				t.Errorf("probe prediction %+v", p)
@@ -231,7 +249,7 @@ func TestProbeScripted(t *testing.T) {
 		t.Errorf("%d probe predictions, want 21 (the parsed answers)", nProbe)
 	}
 	for _, row := range rep.Results {
-		if row.Model != m.ID() {
+		if row.Model != model {
 			continue
 		}
 		r := row.Runs[0]
@@ -247,13 +265,12 @@ func TestProbeScripted(t *testing.T) {
 			}
 		}
 	}
-	if rep.Config.ProbePromptHash != ProbePromptHash || rep.Config.Bootstrap != 200 || len(rep.Config.Probes) != 1 {
-		t.Errorf("config %+v", rep.Config)
-	}
-	golden.CheckString(t, filepath.Join("testdata", "probe.md"), probeMarkdown(rep))
-	if _, err := rep.Page(); err != nil {
-		t.Errorf("page: %v", err)
-	}
+}
+
+// checkProbeRoundTrip checks that the probe tables survive a JSON round
+// trip of the report.
+func checkProbeRoundTrip(t *testing.T, rep *Report) {
+	t.Helper()
 	b, err := json.Marshal(rep)
 	if err != nil {
 		t.Fatal(err)

@@ -220,36 +220,57 @@ func (t *distTally) finish() (Distance, error) {
 // is never below the reference set's, which is a subset).
 func nearestSeed(fp fingerprint, sm []seedMethod) nearest {
 	r := nearest{refSetI: -1, refGramI: -1, exact: -1}
-	for i, s := range sm {
+	for i := range sm {
+		s := &sm[i]
 		if r.exact < 0 && s.fp.seq == fp.seq && slices.Equal(s.fp.toks, fp.toks) {
 			r.exact = i
 		}
-		need := func(n, m int, best float64, set bool) bool {
-			if s.inRef && !set {
-				return true
-			}
-			return bound(n, m) > best
-		}
-		bestSet, bestGram := r.poolSet, r.poolGram
-		if s.inRef {
-			bestSet, bestGram = r.refSet, r.refGram
-		}
-		if need(len(fp.set), len(s.fp.set), bestSet, r.refSetI >= 0) {
-			j := textsim.JaccardSorted(fp.set, s.fp.set)
-			r.poolSet = max(r.poolSet, j)
-			if s.inRef && (r.refSetI < 0 || j > r.refSet) {
-				r.refSet, r.refSetI = j, i
-			}
-		}
-		if need(len(fp.gram), len(s.fp.gram), bestGram, r.refGramI >= 0) {
-			j := textsim.JaccardSorted(fp.gram, s.fp.gram)
-			r.poolGram = max(r.poolGram, j)
-			if s.inRef && (r.refGramI < 0 || j > r.refGram) {
-				r.refGram, r.refGramI = j, i
-			}
-		}
+		r.compareSet(i, s, fp)
+		r.compareGram(i, s, fp)
 	}
 	return r
+}
+
+// worth reports whether seed s, whose set has m elements against the
+// method's n, may beat best: every reference seed does until one was
+// compared (found), any other seed when its size bound exceeds best.
+func worth(s *seedMethod, n, m int, best float64, found bool) bool {
+	if s.inRef && !found {
+		return true
+	}
+	return bound(n, m) > best
+}
+
+// compareSet updates the token-set similarities with seed i.
+func (r *nearest) compareSet(i int, s *seedMethod, fp fingerprint) {
+	best := r.poolSet
+	if s.inRef {
+		best = r.refSet
+	}
+	if !worth(s, len(fp.set), len(s.fp.set), best, r.refSetI >= 0) {
+		return
+	}
+	j := textsim.JaccardSorted(fp.set, s.fp.set)
+	r.poolSet = max(r.poolSet, j)
+	if s.inRef && (r.refSetI < 0 || j > r.refSet) {
+		r.refSet, r.refSetI = j, i
+	}
+}
+
+// compareGram updates the token-gram similarities with seed i.
+func (r *nearest) compareGram(i int, s *seedMethod, fp fingerprint) {
+	best := r.poolGram
+	if s.inRef {
+		best = r.refGram
+	}
+	if !worth(s, len(fp.gram), len(s.fp.gram), best, r.refGramI >= 0) {
+		return
+	}
+	j := textsim.JaccardSorted(fp.gram, s.fp.gram)
+	r.poolGram = max(r.poolGram, j)
+	if s.inRef && (r.refGramI < 0 || j > r.refGram) {
+		r.refGram, r.refGramI = j, i
+	}
 }
 
 // bound is the largest Jaccard two sets of sizes a and b can have.

@@ -107,67 +107,23 @@ func exemplarFidelity(pairs []corpus.Pair, ms []Measured, fails []error, seeds [
 		if fails[2*i] != nil {
 			continue
 		}
-		var lloc, ploc float64
-		n := 0
-		for _, id := range p.ExampleBugIDs {
-			for _, si := range resolve(id) {
-				if m := seedM[si][0]; m != nil {
-					lloc += float64(m.Metrics.LLOC)
-					ploc += float64(m.Metrics.PLOC)
-					n++
-				}
-			}
-		}
-		if n == 0 {
+		lloc, ploc, ok := exemplarSize(p, resolve, seedM)
+		if !ok {
 			e.Unresolved++
 			continue
 		}
 		g := ms[2*i].Metrics
 		e.Points = append(e.Points, ExemplarPoint{PairID: p.PairID, Type: p.ErrorType,
-			ExemplarLLOC: lloc / float64(n), ExemplarPLOC: ploc / float64(n), GeneratedLLOC: g.LLOC, GeneratedPLOC: g.PLOC})
+			ExemplarLLOC: lloc, ExemplarPLOC: ploc, GeneratedLLOC: g.LLOC, GeneratedPLOC: g.PLOC})
 	}
 	for _, b := range Bands {
-		var ex, gen, rl, rp []float64
-		for _, pt := range e.Points {
-			if !b.contains(pt.ExemplarLLOC) {
-				continue
-			}
-			ex = append(ex, pt.ExemplarLLOC)
-			gen = append(gen, float64(pt.GeneratedLLOC))
-			if pt.ExemplarLLOC > 0 {
-				rl = append(rl, float64(pt.GeneratedLLOC)/pt.ExemplarLLOC)
-			}
-			if pt.ExemplarPLOC > 0 {
-				rp = append(rp, float64(pt.GeneratedPLOC)/pt.ExemplarPLOC)
-			}
-		}
-		if len(ex) == 0 {
-			continue
-		}
-		row := BandRow{Band: b.String(), N: len(ex)}
-		var err error
-		if row.ExemplarLLOC, err = stats.Median(ex); err != nil {
+		row, ok, err := bandRow(b, e.Points)
+		if err != nil {
 			return e, err
 		}
-		if row.GeneratedLLOC, err = stats.Median(gen); err != nil {
-			return e, err
+		if ok {
+			e.Bands = append(e.Bands, row)
 		}
-		if row.LLOCRatio, err = quartiles(rl); err != nil {
-			return e, err
-		}
-		if row.PLOCRatio, err = quartiles(rp); err != nil {
-			return e, err
-		}
-		e.Bands = append(e.Bands, row)
-	}
-	density := func(ms []method) []float64 {
-		var out []float64
-		for _, m := range ms {
-			if m.m.Metrics.LLOC > 0 {
-				out = append(out, float64(m.m.Metrics.PLOC)/float64(m.m.Metrics.LLOC))
-			}
-		}
-		return out
 	}
 	for _, typ := range scopes() {
 		c, r := density(ofType(syn, typ)), density(ofType(ref, typ))
@@ -185,4 +141,71 @@ func exemplarFidelity(pairs []corpus.Pair, ms []Measured, fails []error, seeds [
 		e.LinesPerStatement = append(e.LinesPerStatement, row)
 	}
 	return e, nil
+}
+
+// exemplarSize is the mean LLOC and PLOC of the measured buggy methods of
+// pair p's exemplars; ok is false when none is measured.
+func exemplarSize(p corpus.Pair, resolve func(string) []int, seedM [][2]*Measured) (lloc, ploc float64, ok bool) {
+	n := 0
+	for _, id := range p.ExampleBugIDs {
+		for _, si := range resolve(id) {
+			if m := seedM[si][0]; m != nil {
+				lloc += float64(m.Metrics.LLOC)
+				ploc += float64(m.Metrics.PLOC)
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return 0, 0, false
+	}
+	return lloc / float64(n), ploc / float64(n), true
+}
+
+// bandRow summarises the points whose exemplar size is in band b; ok is
+// false when there are none.
+func bandRow(b Band, points []ExemplarPoint) (BandRow, bool, error) {
+	var ex, gen, rl, rp []float64
+	for _, pt := range points {
+		if !b.contains(pt.ExemplarLLOC) {
+			continue
+		}
+		ex = append(ex, pt.ExemplarLLOC)
+		gen = append(gen, float64(pt.GeneratedLLOC))
+		if pt.ExemplarLLOC > 0 {
+			rl = append(rl, float64(pt.GeneratedLLOC)/pt.ExemplarLLOC)
+		}
+		if pt.ExemplarPLOC > 0 {
+			rp = append(rp, float64(pt.GeneratedPLOC)/pt.ExemplarPLOC)
+		}
+	}
+	if len(ex) == 0 {
+		return BandRow{}, false, nil
+	}
+	row := BandRow{Band: b.String(), N: len(ex)}
+	var err error
+	if row.ExemplarLLOC, err = stats.Median(ex); err != nil {
+		return row, false, err
+	}
+	if row.GeneratedLLOC, err = stats.Median(gen); err != nil {
+		return row, false, err
+	}
+	if row.LLOCRatio, err = quartiles(rl); err != nil {
+		return row, false, err
+	}
+	if row.PLOCRatio, err = quartiles(rp); err != nil {
+		return row, false, err
+	}
+	return row, true, nil
+}
+
+// density is physical lines per statement of the methods with LLOC > 0.
+func density(ms []method) []float64 {
+	var out []float64
+	for _, m := range ms {
+		if m.m.Metrics.LLOC > 0 {
+			out = append(out, float64(m.m.Metrics.PLOC)/float64(m.m.Metrics.LLOC))
+		}
+	}
+	return out
 }

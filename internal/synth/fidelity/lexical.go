@@ -59,29 +59,14 @@ func constructTable(syn, ref []method) (ConstructTable, error) {
 			continue
 		}
 		for k, name := range metrics.ConstructNames {
-			x, mx := constructColumn(s, k)
-			y, my := constructColumn(r, k)
-			if mx == 0 && my == 0 {
-				continue
-			}
-			mw, err := stats.MannWhitney(x, y, stats.TwoSided, stats.MWUAuto)
+			row, ok, err := constructRow(typ, name, s, r, k)
 			if err != nil {
 				return t, err
 			}
-			row := ConstructRow{Type: typ, Construct: name, NCorpus: len(x), NReal: len(y),
-				CorpusMean: mx, RealMean: my, U: mw.U, P: mw.P, Direction: "equal"}
-			if my > 0 {
-				ratio := mx / my
-				row.Ratio = &ratio
+			if ok {
+				t.Rows = append(t.Rows, row)
+				ps = append(ps, row.P)
 			}
-			switch {
-			case mx < my:
-				row.Direction = "fewer"
-			case mx > my:
-				row.Direction = "more"
-			}
-			t.Rows = append(t.Rows, row)
-			ps = append(ps, mw.P)
 		}
 	}
 	t.Cells = len(ps)
@@ -99,6 +84,34 @@ func constructTable(syn, ref []method) (ConstructTable, error) {
 		}
 	}
 	return t, nil
+}
+
+// constructRow compares construct k (named name) of type typ between the
+// corpus methods s and the real ones r; ok is false when neither side has
+// it.
+func constructRow(typ, name string, s, r []method, k int) (ConstructRow, bool, error) {
+	x, mx := constructColumn(s, k)
+	y, my := constructColumn(r, k)
+	if mx == 0 && my == 0 {
+		return ConstructRow{}, false, nil
+	}
+	mw, err := stats.MannWhitney(x, y, stats.TwoSided, stats.MWUAuto)
+	if err != nil {
+		return ConstructRow{}, false, err
+	}
+	row := ConstructRow{Type: typ, Construct: name, NCorpus: len(x), NReal: len(y),
+		CorpusMean: mx, RealMean: my, U: mw.U, P: mw.P, Direction: "equal"}
+	if my > 0 {
+		ratio := mx / my
+		row.Ratio = &ratio
+	}
+	switch {
+	case mx < my:
+		row.Direction = "fewer"
+	case mx > my:
+		row.Direction = "more"
+	}
+	return row, true, nil
 }
 
 // Prop is a proportion k/n with its Wilson 95% interval.
@@ -132,30 +145,18 @@ type RepairRow struct {
 }
 
 func repairStyle(pairs []corpus.Pair, ms []Measured, pairOK []bool, seeds []corpus.Seed, seedM [][2]*Measured) ([]RepairRow, error) {
-	type acc struct{ k, n, added int }
-	cor, sd := map[string]*acc{}, map[string]*acc{}
+	cor, sd := repairTally{}, repairTally{}
 	for _, typ := range scopes() {
-		cor[typ], sd[typ] = &acc{}, &acc{}
-	}
-	count := func(m map[string]*acc, typ string, b, f Measured) {
-		added := f.Constructs.Throw - b.Constructs.Throw
-		for _, key := range []string{Pooled, typ} {
-			a := m[key]
-			a.n++
-			if added > 0 {
-				a.k++
-				a.added += added
-			}
-		}
+		cor[typ], sd[typ] = &repairCount{}, &repairCount{}
 	}
 	for i, p := range pairs {
 		if pairOK[i] {
-			count(cor, p.ErrorType, ms[2*i], ms[2*i+1])
+			cor.add(p.ErrorType, ms[2*i], ms[2*i+1])
 		}
 	}
 	for i, s := range seeds {
 		if seedM[i][0] != nil && seedM[i][1] != nil {
-			count(sd, s.Exception, *seedM[i][0], *seedM[i][1])
+			sd.add(s.Exception, *seedM[i][0], *seedM[i][1])
 		}
 	}
 	var rows []RepairRow
@@ -175,4 +176,24 @@ func repairStyle(pairs []corpus.Pair, ms []Measured, pairOK []bool, seeds []corp
 		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// repairCount counts fixes (n), those adding a throw (k), and the throws
+// they add.
+type repairCount struct{ k, n, added int }
+
+// repairTally is a repairCount per type and pooled.
+type repairTally map[string]*repairCount
+
+// add counts the fix from b to f of type typ, pooled and for its type.
+func (t repairTally) add(typ string, b, f Measured) {
+	added := f.Constructs.Throw - b.Constructs.Throw
+	for _, key := range []string{Pooled, typ} {
+		a := t[key]
+		a.n++
+		if added > 0 {
+			a.k++
+			a.added += added
+		}
+	}
 }

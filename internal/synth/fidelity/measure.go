@@ -62,13 +62,18 @@ func Measure(src string) (Measured, error) {
 		return Measured{}, fmt.Errorf("measure method: found %d top-level methods, want exactly one: %w", len(top), errs.ErrInput)
 	}
 	m := top[0]
+	return Measured{Metrics: m.Metrics, Constructs: m.Constructs, Tokens: methodTokens(f, m.Function)}, nil
+}
+
+// methodTokens are the texts of fn's tokens, comments left out.
+func methodTokens(f *code.File, fn code.Function) []string {
 	var toks []string
 	for _, t := range f.Tokens() {
-		if t.Kind != code.Comment && t.StartByte >= m.Function.StartByte && t.EndByte <= m.Function.EndByte {
+		if t.Kind != code.Comment && t.StartByte >= fn.StartByte && t.EndByte <= fn.EndByte {
 			toks = append(toks, t.Text)
 		}
 	}
-	return Measured{Metrics: m.Metrics, Constructs: m.Constructs, Tokens: toks}, nil
+	return toks
 }
 
 // MeasureAll measures srcs on workers goroutines (0 = GOMAXPROCS). errs[i]

@@ -42,56 +42,14 @@ const UpperTailDefinition = "within each exception type, a seed is excluded when
 // such seeds are never in the set). ids, when non-nil, lists the reference
 // bug_ids explicitly; an id that names no seed is an error.
 func referenceSet(seeds []corpus.Seed, lloc []int, ids []string) ([]bool, Reference, error) {
-	in := make([]bool, len(seeds))
-	var ref Reference
 	if ids != nil {
-		ref.Rule, ref.Definition = "file", "the seeds whose bug_id is listed in the --reference-set file"
-		index := make(map[string]int, len(seeds))
-		for i, s := range seeds {
-			index[s.BugID] = i
-		}
-		for _, id := range ids {
-			i, ok := index[id]
-			if !ok {
-				return nil, ref, fmt.Errorf("reference set: %w: bug_id %q is not in the seeds; list seed bug_ids only", errs.ErrInput, id)
-			}
-			in[i] = lloc[i] >= 0
-		}
-		for i, s := range seeds {
-			if !in[i] {
-				ref.Excluded = append(ref.Excluded, Exclusion{BugID: s.BugID, Exception: s.Exception, LLOC: lloc[i]})
-			} else {
-				ref.N++
-			}
-		}
-		return in, ref, nil
+		return listedReference(seeds, lloc, ids)
 	}
-	ref.Rule, ref.Definition = "upper-tail", UpperTailDefinition
+	in := make([]bool, len(seeds))
+	ref := Reference{Rule: "upper-tail", Definition: UpperTailDefinition}
 	for _, typ := range corpus.Types {
-		var xs []float64
-		for i, s := range seeds {
-			if s.Exception == typ && lloc[i] >= 0 {
-				xs = append(xs, float64(lloc[i]))
-			}
-		}
-		if len(xs) == 0 {
-			continue
-		}
-		q, err := stats.Quantiles(xs, 0.25, 0.75)
-		if err != nil {
-			return nil, ref, fmt.Errorf("reference set %s: %w", typ, err)
-		}
-		fence := q[1] + 1.5*(q[1]-q[0])
-		for i, s := range seeds {
-			if s.Exception != typ || lloc[i] < 0 {
-				continue
-			}
-			if float64(lloc[i]) > fence {
-				ref.Excluded = append(ref.Excluded, Exclusion{BugID: s.BugID, Exception: typ, LLOC: lloc[i], Fence: fence})
-			} else {
-				in[i] = true
-				ref.N++
-			}
+		if err := upperTail(seeds, lloc, typ, in, &ref); err != nil {
+			return nil, ref, err
 		}
 	}
 	slices.SortFunc(ref.Excluded, func(a, b Exclusion) int {
@@ -104,6 +62,64 @@ func referenceSet(seeds []corpus.Seed, lloc []int, ids []string) ([]bool, Refere
 		return compareStrings(a.BugID, b.BugID)
 	})
 	return in, ref, nil
+}
+
+// listedReference is the reference set of the seeds whose bug_ids are
+// listed (and measured).
+func listedReference(seeds []corpus.Seed, lloc []int, ids []string) ([]bool, Reference, error) {
+	in := make([]bool, len(seeds))
+	ref := Reference{Rule: "file", Definition: "the seeds whose bug_id is listed in the --reference-set file"}
+	index := make(map[string]int, len(seeds))
+	for i, s := range seeds {
+		index[s.BugID] = i
+	}
+	for _, id := range ids {
+		i, ok := index[id]
+		if !ok {
+			return nil, ref, fmt.Errorf("reference set: %w: bug_id %q is not in the seeds; list seed bug_ids only", errs.ErrInput, id)
+		}
+		in[i] = lloc[i] >= 0
+	}
+	for i, s := range seeds {
+		if !in[i] {
+			ref.Excluded = append(ref.Excluded, Exclusion{BugID: s.BugID, Exception: s.Exception, LLOC: lloc[i]})
+		} else {
+			ref.N++
+		}
+	}
+	return in, ref, nil
+}
+
+// upperTail applies the upper-tail rule to the measured seeds of type
+// typ: those within Tukey's upper fence join the set (in), the others are
+// excluded in ref.
+func upperTail(seeds []corpus.Seed, lloc []int, typ string, in []bool, ref *Reference) error {
+	var xs []float64
+	for i, s := range seeds {
+		if s.Exception == typ && lloc[i] >= 0 {
+			xs = append(xs, float64(lloc[i]))
+		}
+	}
+	if len(xs) == 0 {
+		return nil
+	}
+	q, err := stats.Quantiles(xs, 0.25, 0.75)
+	if err != nil {
+		return fmt.Errorf("reference set %s: %w", typ, err)
+	}
+	fence := q[1] + 1.5*(q[1]-q[0])
+	for i, s := range seeds {
+		if s.Exception != typ || lloc[i] < 0 {
+			continue
+		}
+		if float64(lloc[i]) > fence {
+			ref.Excluded = append(ref.Excluded, Exclusion{BugID: s.BugID, Exception: typ, LLOC: lloc[i], Fence: fence})
+		} else {
+			in[i] = true
+			ref.N++
+		}
+	}
+	return nil
 }
 
 func compareStrings(a, b string) int {

@@ -133,13 +133,7 @@ func Build(ctx context.Context, in Inputs, outDir string, opts Options) (*Result
 	if err != nil {
 		return nil, err
 	}
-	if err := attributeCore(ctx, recs, l, in, opts); err != nil {
-		return nil, err
-	}
-	if in.ValidatedBy == ValidatedByJVM {
-		recs.Excluded = append(recs.Excluded, jvmExclusions(recs, l)...)
-	}
-	if err := accountFor(recs, l, in); err != nil {
+	if err := complete(ctx, recs, l, in, opts); err != nil {
 		return nil, err
 	}
 	counts := computeCounts(recs)
@@ -149,6 +143,19 @@ func Build(ctx context.Context, in Inputs, outDir string, opts Options) (*Result
 		return nil, err
 	}
 	return &Result{Dir: outDir, Manifest: m, FlagChanges: changes}, nil
+}
+
+// complete finishes the assembled records: the core pairs' licence and
+// source, the executed candidates a jvm-validated release does not ship
+// as exclusions, and the check that every candidate is accounted for.
+func complete(ctx context.Context, recs *records, l *loaded, in Inputs, opts Options) error {
+	if err := attributeCore(ctx, recs, l, in, opts); err != nil {
+		return err
+	}
+	if in.ValidatedBy == ValidatedByJVM {
+		recs.Excluded = append(recs.Excluded, jvmExclusions(recs, l)...)
+	}
+	return accountFor(recs, l, in)
 }
 
 func (o Options) withDefaults() Options {
@@ -193,72 +200,13 @@ func assemble(ctx context.Context, l *loaded, in Inputs, iseMax float64) (*recor
 		return nil, nil, err
 	}
 	r.IDMap = rows
-	seen := map[string]string{} // pair id → where first seen
-	claim := func(id, where string) error {
-		if prev, ok := seen[id]; ok {
-			return fmt.Errorf("%s: %w: pair id %q already used at %s; ids must be unique across core, excluded and contrast", where, errs.ErrInput, id, prev)
-		}
-		seen[id] = where
-		return nil
-	}
-	var changes []string
-	for i, lp := range l.core {
-		if i%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, nil, err
-			}
-		}
-		p, where := lp.Rec, fmt.Sprintf("%s:%d", in.Core, lp.Line)
-		if err := claim(p.PairID, where); err != nil {
-			return nil, nil, err
-		}
-		ids := nonNil(p.ExampleBugIDs)
-		var bugs []string
-		for _, id := range ids {
-			sb, ok := idSource[id]
-			if !ok {
-				return nil, nil, fmt.Errorf("%s: pair %s: %w: example_bug_ids entry %q is not in the identifier → source-bug map; add its seed to --seeds or a row to --id-map", where, p.PairID, errs.ErrInput, id)
-			}
-			if strings.Contains(id, ";") {
-				return nil, nil, fmt.Errorf("%s: pair %s: %w: example id %q contains ';', the CSV list separator", where, p.PairID, errs.ErrInput, id)
-			}
-			if !contains(bugs, sb) {
-				bugs = append(bugs, sb)
-			}
-		}
-		cp := CorePair{PairID: p.PairID, SampleID: p.SampleID, Partition: PartCore, ErrorType: p.ErrorType,
-			BuggyMethod: p.BuggyMethod, FixedMethod: p.FixedMethod, ExampleBugIDs: ids, Generator: p.Generator,
-			PromptHash: p.PromptHash, SizeTarget: max(p.SizeTarget, 0), Validation: CoreValidation{By: in.ValidatedBy}}
-		switch in.ValidatedBy {
-		case ValidatedByJudge:
-			j := p.Judge
-			if math.IsNaN(j.Confidence) || j.Confidence < 0 || j.Confidence > 1 {
-				return nil, nil, fmt.Errorf("%s: pair %s: %w: judge confidence %v is outside [0, 1]", where, p.PairID, errs.ErrInput, j.Confidence)
-			}
-			cp.Judge = &CoreJudge{Model: j.Model, Confidence: j.Confidence, Site: j.Site, SiteLine: max(j.SiteLine, 0),
-				Trigger: j.Trigger, Verdict: j.Verdict, Repaired: j.Repaired}
-		case ValidatedByJVM:
-			// Any judge on the input is dropped, not kept alongside: a
-			// record states one validation, the one the release claims.
-			e := l.executions[p.PairID]
-			cp.Validation.JVM = jvmEvidence(e.Rec)
-			if probs := validationProblems(&cp, in.ValidatedBy); len(probs) > 0 {
-				return nil, nil, fmt.Errorf("%s: pair %s: %w: execution record %s:%d: %s", where, p.PairID, errs.ErrInput, in.Executions, e.Line, probs[0])
-			}
-		}
-		flags := wantFlags(&cp, iseMax)
-		cp.Flags = flags
-		if flags.ISELowConfidence != p.Flags.ISELowConfidence {
-			changes = append(changes, fmt.Sprintf("pair %s: ise_low_confidence %t → %t", p.PairID, p.Flags.ISELowConfidence, flags.ISELowConfidence))
-		}
-		if flags.FixIntroducesLabel != p.Flags.FixIntroducesLabel {
-			changes = append(changes, fmt.Sprintf("pair %s: fix_introduces_label %t → %t", p.PairID, p.Flags.FixIntroducesLabel, flags.FixIntroducesLabel))
-		}
-		r.Core = append(r.Core, cp)
-		r.Generation = append(r.Generation, genRow(PartCore, p, ids, bugs, l))
+	seen := pairIDs{}
+	changes, err := assembleCore(ctx, r, l, in, iseMax, idSource, seen)
+	if err != nil {
+		return nil, nil, err
 	}
 	for i, e := range l.excluded {
-		if err := claim(e.PairID, fmt.Sprintf("excluded record %d", i+1)); err != nil {
+		if err := seen.claim(e.PairID, fmt.Sprintf("excluded record %d", i+1)); err != nil {
 			return nil, nil, err
 		}
 		if e.Generator == "" {
@@ -266,72 +214,213 @@ func assemble(ctx context.Context, l *loaded, in Inputs, iseMax float64) (*recor
 		}
 		r.Excluded = append(r.Excluded, e)
 	}
+	if err := assembleContrast(r, l, in, seen); err != nil {
+		return nil, nil, err
+	}
+	for _, ls := range l.seeds {
+		r.Seeds = append(r.Seeds, seedRecord(ls.Rec))
+	}
+	return r, changes, nil
+}
+
+// assembleCore adds the core pairs, with flags recomputed at iseMax, and
+// their generation rows; it returns how the flags changed.
+func assembleCore(ctx context.Context, r *records, l *loaded, in Inputs, iseMax float64, idSource map[string]string, seen pairIDs) ([]string, error) {
+	var changes []string
+	for i, lp := range l.core {
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		where := fmt.Sprintf("%s:%d", in.Core, lp.Line)
+		if err := seen.claim(lp.Rec.PairID, where); err != nil {
+			return nil, err
+		}
+		cp, g, err := corePair(lp.Rec, where, l, in, idSource)
+		if err != nil {
+			return nil, err
+		}
+		cp.Flags = wantFlags(&cp, iseMax)
+		changes = append(changes, flagChanges(lp.Rec, cp.Flags)...)
+		r.Core = append(r.Core, cp)
+		r.Generation = append(r.Generation, g)
+	}
+	return changes, nil
+}
+
+// pairIDs are the pair ids assembled so far, each with where it was first
+// seen.
+type pairIDs map[string]string
+
+// claim records pair id at where, refusing an id already used.
+func (seen pairIDs) claim(id, where string) error {
+	if prev, ok := seen[id]; ok {
+		return fmt.Errorf("%s: %w: pair id %q already used at %s; ids must be unique across core, excluded and contrast", where, errs.ErrInput, id, prev)
+	}
+	seen[id] = where
+	return nil
+}
+
+// corePair builds the release record of core pair p (read at where) with
+// the evidence of in.ValidatedBy, flags not yet set, and its generation
+// row.
+func corePair(p corpus.Pair, where string, l *loaded, in Inputs, idSource map[string]string) (CorePair, GenerationRow, error) {
+	ids := nonNil(p.ExampleBugIDs)
+	bugs, err := exemplarBugs(p, where, ids, idSource)
+	if err != nil {
+		return CorePair{}, GenerationRow{}, err
+	}
+	cp := CorePair{PairID: p.PairID, SampleID: p.SampleID, Partition: PartCore, ErrorType: p.ErrorType,
+		BuggyMethod: p.BuggyMethod, FixedMethod: p.FixedMethod, ExampleBugIDs: ids, Generator: p.Generator,
+		PromptHash: p.PromptHash, SizeTarget: max(p.SizeTarget, 0), Validation: CoreValidation{By: in.ValidatedBy}}
+	switch in.ValidatedBy {
+	case ValidatedByJudge:
+		j := p.Judge
+		if math.IsNaN(j.Confidence) || j.Confidence < 0 || j.Confidence > 1 {
+			return CorePair{}, GenerationRow{}, fmt.Errorf("%s: pair %s: %w: judge confidence %v is outside [0, 1]", where, p.PairID, errs.ErrInput, j.Confidence)
+		}
+		cp.Judge = &CoreJudge{Model: j.Model, Confidence: j.Confidence, Site: j.Site, SiteLine: max(j.SiteLine, 0),
+			Trigger: j.Trigger, Verdict: j.Verdict, Repaired: j.Repaired}
+	case ValidatedByJVM:
+		// Any judge on the input is dropped, not kept alongside: a
+		// record states one validation, the one the release claims.
+		e := l.executions[p.PairID]
+		cp.Validation.JVM = jvmEvidence(e.Rec)
+		if probs := validationProblems(&cp, in.ValidatedBy); len(probs) > 0 {
+			return CorePair{}, GenerationRow{}, fmt.Errorf("%s: pair %s: %w: execution record %s:%d: %s", where, p.PairID, errs.ErrInput, in.Executions, e.Line, probs[0])
+		}
+	}
+	return cp, genRow(PartCore, p, ids, bugs, l), nil
+}
+
+// exemplarBugs resolves pair p's exemplar ids to their distinct source
+// bugs, in order; every id must be in the map and free of ';'.
+func exemplarBugs(p corpus.Pair, where string, ids []string, idSource map[string]string) ([]string, error) {
+	var bugs []string
+	for _, id := range ids {
+		sb, ok := idSource[id]
+		if !ok {
+			return nil, fmt.Errorf("%s: pair %s: %w: example_bug_ids entry %q is not in the identifier → source-bug map; add its seed to --seeds or a row to --id-map", where, p.PairID, errs.ErrInput, id)
+		}
+		if strings.Contains(id, ";") {
+			return nil, fmt.Errorf("%s: pair %s: %w: example id %q contains ';', the CSV list separator", where, p.PairID, errs.ErrInput, id)
+		}
+		if !contains(bugs, sb) {
+			bugs = append(bugs, sb)
+		}
+	}
+	return bugs, nil
+}
+
+// flagChanges describes where the recomputed flags differ from pair p's
+// input flags.
+func flagChanges(p corpus.Pair, flags CoreFlags) []string {
+	var changes []string
+	if flags.ISELowConfidence != p.Flags.ISELowConfidence {
+		changes = append(changes, fmt.Sprintf("pair %s: ise_low_confidence %t → %t", p.PairID, p.Flags.ISELowConfidence, flags.ISELowConfidence))
+	}
+	if flags.FixIntroducesLabel != p.Flags.FixIntroducesLabel {
+		changes = append(changes, fmt.Sprintf("pair %s: fix_introduces_label %t → %t", p.PairID, p.Flags.FixIntroducesLabel, flags.FixIntroducesLabel))
+	}
+	return changes
+}
+
+// assembleContrast adds the zero-shot contrast pairs and their generation
+// rows.
+func assembleContrast(r *records, l *loaded, in Inputs, seen pairIDs) error {
 	for _, lp := range l.contrast {
 		p, where := lp.Rec, fmt.Sprintf("%s:%d", in.ZeroShot, lp.Line)
-		if err := claim(p.PairID, where); err != nil {
-			return nil, nil, err
+		if err := seen.claim(p.PairID, where); err != nil {
+			return err
 		}
 		if p.Generator == "" {
-			return nil, nil, fmt.Errorf("%s: pair %s: %w: generator is empty", where, p.PairID, errs.ErrInput)
+			return fmt.Errorf("%s: pair %s: %w: generator is empty", where, p.PairID, errs.ErrInput)
 		}
 		r.Contrast = append(r.Contrast, ContrastRecord{ID: p.PairID, Partition: PartContrast, ErrorType: p.ErrorType,
 			BuggyMethod: p.BuggyMethod, FixedMethod: p.FixedMethod, Generator: p.Generator, PromptHash: p.PromptHash})
 		r.Generation = append(r.Generation, genRow(PartContrast, p, []string{}, []string{}, l))
 	}
-	for _, ls := range l.seeds {
-		s := ls.Rec
-		r.Seeds = append(r.Seeds, SeedRecord{BugID: s.BugID, SourceBug: s.SourceBug, Benchmark: s.Benchmark, Project: s.Project,
-			Exception: s.Exception, BuggyMethod: s.BuggyMethod, FixedMethod: s.FixedMethod, File: s.File,
-			MethodSignature: s.MethodSignature, BuggySpan: SeedSpan(s.BuggySpan), FixedSpan: SeedSpan(s.FixedSpan), Diff: s.Diff, Repo: s.Repo, FixedCommit: s.FixedCommit})
-	}
-	return r, changes, nil
+	return nil
+}
+
+// seedRecord is seed s as released.
+func seedRecord(s corpus.Seed) SeedRecord {
+	return SeedRecord{BugID: s.BugID, SourceBug: s.SourceBug, Benchmark: s.Benchmark, Project: s.Project,
+		Exception: s.Exception, BuggyMethod: s.BuggyMethod, FixedMethod: s.FixedMethod, File: s.File,
+		MethodSignature: s.MethodSignature, BuggySpan: SeedSpan(s.BuggySpan), FixedSpan: SeedSpan(s.FixedSpan), Diff: s.Diff, Repo: s.Repo, FixedCommit: s.FixedCommit}
 }
 
 // buildIDMap builds the identifier → source-bug map: every seed's bug_id
 // and source_bug, then the aliases, which may only name known source bugs.
 func buildIDMap(l *loaded, in Inputs) (map[string]string, []IDMapRow, error) {
-	m := map[string]string{}
-	kind := map[string]string{}
-	bugs := map[string]bool{}
-	for _, s := range l.seeds {
-		bugs[s.Rec.SourceBug] = true
+	b := idMapBuilder{m: map[string]string{}, kind: map[string]string{}, bugs: map[string]bool{}}
+	if err := b.seeds(l.seeds, in.Seeds); err != nil {
+		return nil, nil, err
 	}
-	for _, ls := range l.seeds {
+	if err := b.aliases(l.aliases, in.IDMap); err != nil {
+		return nil, nil, err
+	}
+	var rows []IDMapRow
+	for _, id := range sortedKeys(b.m) {
+		rows = append(rows, IDMapRow{ID: id, SourceBug: b.m[id], Kind: b.kind[id]})
+	}
+	return b.m, rows, nil
+}
+
+// idMapBuilder accumulates the identifier map: each id's source bug and
+// kind, and the seeds' source bugs.
+type idMapBuilder struct {
+	m    map[string]string
+	kind map[string]string
+	bugs map[string]bool
+}
+
+// seeds maps every seed's bug_id to its source bug and every source bug to
+// itself; a bug_id may appear once and be another seed's source bug only
+// when it is its own.
+func (b *idMapBuilder) seeds(seeds []lined[corpus.Seed], path string) error {
+	for _, s := range seeds {
+		b.bugs[s.Rec.SourceBug] = true
+	}
+	for _, ls := range seeds {
 		s := ls.Rec
-		if _, dup := kind[s.BugID]; dup && kind[s.BugID] == KindBugID {
-			return nil, nil, fmt.Errorf("%s:%d: %w: seed bug_id %q appears twice", in.Seeds, ls.Line, errs.ErrInput, s.BugID)
+		if _, dup := b.kind[s.BugID]; dup && b.kind[s.BugID] == KindBugID {
+			return fmt.Errorf("%s:%d: %w: seed bug_id %q appears twice", path, ls.Line, errs.ErrInput, s.BugID)
 		}
-		if bugs[s.BugID] && s.BugID != s.SourceBug {
-			return nil, nil, fmt.Errorf("%s:%d: %w: seed bug_id %q is also another seed's source_bug but maps to %q", in.Seeds, ls.Line, errs.ErrInput, s.BugID, s.SourceBug)
+		if b.bugs[s.BugID] && s.BugID != s.SourceBug {
+			return fmt.Errorf("%s:%d: %w: seed bug_id %q is also another seed's source_bug but maps to %q", path, ls.Line, errs.ErrInput, s.BugID, s.SourceBug)
 		}
-		m[s.BugID], kind[s.BugID] = s.SourceBug, KindBugID
+		b.m[s.BugID], b.kind[s.BugID] = s.SourceBug, KindBugID
 	}
-	for b := range bugs {
-		if _, ok := m[b]; !ok {
-			m[b], kind[b] = b, KindSourceBug
+	for bug := range b.bugs {
+		if _, ok := b.m[bug]; !ok {
+			b.m[bug], b.kind[bug] = bug, KindSourceBug
 		}
 	}
-	for _, a := range l.aliases {
-		where := fmt.Sprintf("%s:%d", in.IDMap, a.Line)
+	return nil
+}
+
+// aliases adds the extra ids, each naming a known source bug and
+// agreeing with any earlier mapping of the same id.
+func (b *idMapBuilder) aliases(aliases []lined[aliasIn], path string) error {
+	for _, a := range aliases {
+		where := fmt.Sprintf("%s:%d", path, a.Line)
 		switch {
 		case a.Rec.ID == "" || a.Rec.SourceBug == "":
-			return nil, nil, fmt.Errorf("%s: %w: id and source_bug must both be set", where, errs.ErrInput)
-		case !bugs[a.Rec.SourceBug]:
-			return nil, nil, fmt.Errorf("%s: %w: source bug %q of id %q is not a source_bug of any seed", where, errs.ErrInput, a.Rec.SourceBug, a.Rec.ID)
+			return fmt.Errorf("%s: %w: id and source_bug must both be set", where, errs.ErrInput)
+		case !b.bugs[a.Rec.SourceBug]:
+			return fmt.Errorf("%s: %w: source bug %q of id %q is not a source_bug of any seed", where, errs.ErrInput, a.Rec.SourceBug, a.Rec.ID)
 		}
-		if prev, ok := m[a.Rec.ID]; ok {
+		if prev, ok := b.m[a.Rec.ID]; ok {
 			if prev != a.Rec.SourceBug {
-				return nil, nil, fmt.Errorf("%s: %w: id %q maps to %q here but to %q already", where, errs.ErrInput, a.Rec.ID, a.Rec.SourceBug, prev)
+				return fmt.Errorf("%s: %w: id %q maps to %q here but to %q already", where, errs.ErrInput, a.Rec.ID, a.Rec.SourceBug, prev)
 			}
 			continue
 		}
-		m[a.Rec.ID], kind[a.Rec.ID] = a.Rec.SourceBug, KindAlias
+		b.m[a.Rec.ID], b.kind[a.Rec.ID] = a.Rec.SourceBug, KindAlias
 	}
-	var rows []IDMapRow
-	for _, id := range sortedKeys(m) {
-		rows = append(rows, IDMapRow{ID: id, SourceBug: m[id], Kind: kind[id]})
-	}
-	return m, rows, nil
+	return nil
 }
 
 func genRow(part string, p corpus.Pair, ids, bugs []string, l *loaded) GenerationRow {
@@ -368,15 +457,48 @@ func write(dir string, r *records, m *Manifest) error {
 	if err := os.MkdirAll(filepath.Join(dir, "schemas"), 0o755); err != nil {
 		return fmt.Errorf("release %s: %w", dir, err)
 	}
-	put := func(path, format, schema, key string, n int, data []byte) error {
-		if err := os.WriteFile(filepath.Join(dir, path), data, 0o644); err != nil {
-			return fmt.Errorf("release %s: %w", dir, err)
-		}
-		sum := sha256.Sum256(data)
-		m.Files = append(m.Files, FileEntry{Path: path, Format: format, Schema: schema, Key: key, Records: n,
-			Bytes: int64(len(data)), SHA256: hex.EncodeToString(sum[:])})
-		return nil
+	w := fileWriter{dir: dir, m: m}
+	if err := w.dataFiles(r); err != nil {
+		return err
 	}
+	if err := w.schemas(schemas); err != nil {
+		return err
+	}
+	sheet, err := RenderDatasheet(m)
+	if err != nil {
+		return err
+	}
+	if err := w.put(DatasheetFile, FormatMarkdown, "", "", 0, sheet); err != nil {
+		return err
+	}
+	// The manifest goes last and atomically: its presence says the
+	// release directory is whole.
+	if err := output.WriteJSON(filepath.Join(dir, ManifestFile), m); err != nil {
+		return fmt.Errorf("release %s: %w", dir, err)
+	}
+	return nil
+}
+
+// fileWriter writes a release's files into dir, listing each in the
+// manifest m.
+type fileWriter struct {
+	dir string
+	m   *Manifest
+}
+
+// put writes one file and adds its entry (n records) to the manifest.
+func (w fileWriter) put(path, format, schema, key string, n int, data []byte) error {
+	if err := os.WriteFile(filepath.Join(w.dir, path), data, 0o644); err != nil {
+		return fmt.Errorf("release %s: %w", w.dir, err)
+	}
+	sum := sha256.Sum256(data)
+	w.m.Files = append(w.m.Files, FileEntry{Path: path, Format: format, Schema: schema, Key: key, Records: n,
+		Bytes: int64(len(data)), SHA256: hex.EncodeToString(sum[:])})
+	return nil
+}
+
+// dataFiles writes the data files in manifest order.
+func (w fileWriter) dataFiles(r *records) error {
 	enc := map[string]func() ([]byte, int, error){
 		"core.jsonl":     func() ([]byte, int, error) { b, err := encodeJSONL(r.Core); return b, len(r.Core), err },
 		"excluded.jsonl": func() ([]byte, int, error) { b, err := encodeJSONL(r.Excluded); return b, len(r.Excluded), err },
@@ -388,32 +510,25 @@ func write(dir string, r *records, m *Manifest) error {
 	for _, f := range dataFiles {
 		data, n, err := enc[f.Path]()
 		if err != nil {
-			return fmt.Errorf("release %s: encode %s: %w", dir, f.Path, err)
+			return fmt.Errorf("release %s: encode %s: %w", w.dir, f.Path, err)
 		}
-		if err := put(f.Path, f.Format, f.Schema, f.Key, n, data); err != nil {
+		if err := w.put(f.Path, f.Format, f.Schema, f.Key, n, data); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// schemas writes the data files' schemas, in the same order.
+func (w fileWriter) schemas(schemas map[string]*Schema) error {
 	for _, f := range dataFiles {
 		data, err := schemas[f.Schema].Marshal()
 		if err != nil {
-			return fmt.Errorf("release %s: encode %s: %w", dir, f.Schema, err)
+			return fmt.Errorf("release %s: encode %s: %w", w.dir, f.Schema, err)
 		}
-		if err := put(f.Schema, FormatSchema, "", "", 0, data); err != nil {
+		if err := w.put(f.Schema, FormatSchema, "", "", 0, data); err != nil {
 			return err
 		}
-	}
-	sheet, err := RenderDatasheet(m)
-	if err != nil {
-		return err
-	}
-	if err := put(DatasheetFile, FormatMarkdown, "", "", 0, sheet); err != nil {
-		return err
-	}
-	// The manifest goes last and atomically: its presence says the
-	// release directory is whole.
-	if err := output.WriteJSON(filepath.Join(dir, ManifestFile), m); err != nil {
-		return fmt.Errorf("release %s: %w", dir, err)
 	}
 	return nil
 }

@@ -57,6 +57,45 @@ const maxProblemsPerFile = 50
 // the release cannot be examined at all (no readable manifest).
 func Check(ctx context.Context, dir string) (*CheckResult, error) {
 	res := &CheckResult{Dir: dir}
+	m, err := readManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	add := func(p Problem) { res.Problems = append(res.Problems, p) }
+
+	entries := checkFiles(dir, m, add)
+	res.Files = len(entries)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	var recs records
+	lines := map[string][]int{} // data file → line of each typed record
+	for _, spec := range dataFiles {
+		e, ok := entries[spec.Path]
+		if !ok {
+			continue
+		}
+		n, ok := checkDataFile(dir, spec, e, &recs, lines, add)
+		if !ok {
+			continue
+		}
+		res.Records += n
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if !ValidMethod(m.ValidatedBy) {
+		add(Problem{File: ManifestFile, Field: "validated_by", Msg: fmt.Sprintf("%q is neither %s nor %s", m.ValidatedBy, ValidatedByJudge, ValidatedByJVM)})
+	}
+	checkRefs(&recs, lines, m, add)
+	checkCounts(dir, m, &recs, add)
+	return res, nil
+}
+
+// readManifest reads dir's MANIFEST.json, refusing unknown fields and
+// other formats.
+func readManifest(dir string) (*Manifest, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, ManifestFile))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -73,89 +112,92 @@ func Check(ctx context.Context, dir string) (*CheckResult, error) {
 	if m.Format != FormatVersion {
 		return nil, fmt.Errorf("check release %s: %s: %w: format %q, this benchforge reads %q", dir, ManifestFile, errs.ErrUnsupported, m.Format, FormatVersion)
 	}
-	add := func(p Problem) { res.Problems = append(res.Problems, p) }
+	return &m, nil
+}
 
-	entries := checkFiles(dir, &m, add)
-	res.Files = len(entries)
-	if err := ctx.Err(); err != nil {
-		return nil, err
+// checkDataFile checks one data file listed in the manifest (entry e)
+// against its schema and record count, decoding its records into recs
+// and their lines into lines. It returns the number of records, and
+// false when the schema or the file cannot be read.
+func checkDataFile(dir string, spec fileSpec, e FileEntry, recs *records, lines map[string][]int, add func(Problem)) (int, bool) {
+	if e.Format != spec.Format || e.Schema != spec.Schema || e.Key != spec.Key {
+		add(Problem{File: ManifestFile, Msg: fmt.Sprintf("entry %s: format/schema/key %q/%q/%q, want %q/%q/%q", spec.Path, e.Format, e.Schema, e.Key, spec.Format, spec.Schema, spec.Key)})
 	}
+	sdata, err := os.ReadFile(filepath.Join(dir, spec.Schema))
+	if err != nil {
+		add(Problem{File: spec.Schema, Msg: "cannot read the schema: " + err.Error()})
+		return 0, false
+	}
+	schema, err := ParseSchema(sdata)
+	if err != nil {
+		add(Problem{File: spec.Schema, Msg: err.Error()})
+		return 0, false
+	}
+	data, err := os.ReadFile(filepath.Join(dir, spec.Path))
+	if err != nil {
+		return 0, false // reported by checkFiles
+	}
+	rr, probs := readRecords(spec, data, schema)
+	for _, p := range probs {
+		add(p)
+	}
+	checkRecords(spec, schema, rr, len(probs), recs, lines, add)
+	if len(rr) != e.Records {
+		add(Problem{File: ManifestFile, Field: "files[" + spec.Path + "].records", Msg: fmt.Sprintf("manifest says %d records, the file has %d", e.Records, len(rr))})
+	}
+	return len(rr), true
+}
 
-	var recs records
-	lines := map[string][]int{} // data file → line of each typed record
-	for _, spec := range dataFiles {
-		e, ok := entries[spec.Path]
-		if !ok {
-			continue
-		}
-		if e.Format != spec.Format || e.Schema != spec.Schema || e.Key != spec.Key {
-			add(Problem{File: ManifestFile, Msg: fmt.Sprintf("entry %s: format/schema/key %q/%q/%q, want %q/%q/%q", spec.Path, e.Format, e.Schema, e.Key, spec.Format, spec.Schema, spec.Key)})
-		}
-		sdata, err := os.ReadFile(filepath.Join(dir, spec.Schema))
-		if err != nil {
-			add(Problem{File: spec.Schema, Msg: "cannot read the schema: " + err.Error()})
-			continue
-		}
-		schema, err := ParseSchema(sdata)
-		if err != nil {
-			add(Problem{File: spec.Schema, Msg: err.Error()})
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, spec.Path))
-		if err != nil {
-			continue // reported by checkFiles
-		}
-		var rr []rawRecord
-		var probs []Problem
-		switch spec.Format {
-		case FormatJSONL:
-			rr, probs = readJSONL(spec.Path, data)
-		case FormatJSON:
-			rr, probs = readJSONArray(spec.Path, data)
-		case FormatCSV:
-			rr, probs = readCSV(spec.Path, data, schema)
-		}
-		n := len(probs)
-		for _, p := range probs {
-			add(p)
-		}
-		keys := map[string]int{}
-		for _, r := range rr {
-			for _, fe := range schema.Validate(r.Value) {
-				if n++; n <= maxProblemsPerFile {
-					add(Problem{File: spec.Path, Line: r.Line, Field: fe.Field, Msg: fe.Msg})
-				}
-			}
-			if obj, ok := r.Value.(map[string]any); ok {
-				if k, ok := obj[spec.Key].(string); ok {
-					if prev, dup := keys[k]; dup {
-						add(Problem{File: spec.Path, Line: r.Line, Field: spec.Key, Msg: fmt.Sprintf("id %q already used at line %d", k, prev)})
-					} else {
-						keys[k] = r.Line
-					}
-				}
-			}
-			if decodeInto(&recs, spec.Path, r.JSON) {
-				lines[spec.Path] = append(lines[spec.Path], r.Line)
+// readRecords splits a data file into records by its format.
+func readRecords(spec fileSpec, data []byte, schema *Schema) ([]rawRecord, []Problem) {
+	switch spec.Format {
+	case FormatJSONL:
+		return readJSONL(spec.Path, data)
+	case FormatJSON:
+		return readJSONArray(spec.Path, data)
+	case FormatCSV:
+		return readCSV(spec.Path, data, schema)
+	}
+	return nil, nil
+}
+
+// checkRecords validates each record against the schema and its key for
+// uniqueness, reporting at most maxProblemsPerFile problems (n are
+// already reported), and decodes the records into recs.
+func checkRecords(spec fileSpec, schema *Schema, rr []rawRecord, n int, recs *records, lines map[string][]int, add func(Problem)) {
+	keys := map[string]int{}
+	for _, r := range rr {
+		for _, fe := range schema.Validate(r.Value) {
+			if n++; n <= maxProblemsPerFile {
+				add(Problem{File: spec.Path, Line: r.Line, Field: fe.Field, Msg: fe.Msg})
 			}
 		}
-		if n > maxProblemsPerFile {
-			add(Problem{File: spec.Path, Msg: fmt.Sprintf("%d more record problems not shown", n-maxProblemsPerFile)})
-		}
-		res.Records += len(rr)
-		if len(rr) != e.Records {
-			add(Problem{File: ManifestFile, Field: "files[" + spec.Path + "].records", Msg: fmt.Sprintf("manifest says %d records, the file has %d", e.Records, len(rr))})
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
+		checkKey(spec, r, keys, add)
+		if decodeInto(recs, spec.Path, r.JSON) {
+			lines[spec.Path] = append(lines[spec.Path], r.Line)
 		}
 	}
-	if !ValidMethod(m.ValidatedBy) {
-		add(Problem{File: ManifestFile, Field: "validated_by", Msg: fmt.Sprintf("%q is neither %s nor %s", m.ValidatedBy, ValidatedByJudge, ValidatedByJVM)})
+	if n > maxProblemsPerFile {
+		add(Problem{File: spec.Path, Msg: fmt.Sprintf("%d more record problems not shown", n-maxProblemsPerFile)})
 	}
-	checkRefs(&recs, lines, &m, add)
-	checkCounts(dir, &m, &recs, add)
-	return res, nil
+}
+
+// checkKey reports a record whose key was already used in its file;
+// keys holds each key's first line.
+func checkKey(spec fileSpec, r rawRecord, keys map[string]int, add func(Problem)) {
+	obj, ok := r.Value.(map[string]any)
+	if !ok {
+		return
+	}
+	k, ok := obj[spec.Key].(string)
+	if !ok {
+		return
+	}
+	if prev, dup := keys[k]; dup {
+		add(Problem{File: spec.Path, Line: r.Line, Field: spec.Key, Msg: fmt.Sprintf("id %q already used at line %d", k, prev)})
+	} else {
+		keys[k] = r.Line
+	}
 }
 
 // checkFiles verifies the manifest's file list against the directory and
@@ -163,28 +205,7 @@ func Check(ctx context.Context, dir string) (*CheckResult, error) {
 func checkFiles(dir string, m *Manifest, add func(Problem)) map[string]FileEntry {
 	entries := map[string]FileEntry{}
 	for i, e := range m.Files {
-		field := fmt.Sprintf("files[%d]", i)
-		if e.Path == "" || path.IsAbs(e.Path) || path.Clean(e.Path) != e.Path || strings.HasPrefix(e.Path, "..") || e.Path == ManifestFile {
-			add(Problem{File: ManifestFile, Field: field + ".path", Msg: fmt.Sprintf("path %q is not a clean relative path inside the release", e.Path)})
-			continue
-		}
-		if _, dup := entries[e.Path]; dup {
-			add(Problem{File: ManifestFile, Field: field + ".path", Msg: fmt.Sprintf("path %q listed twice", e.Path)})
-			continue
-		}
-		entries[e.Path] = e
-		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(e.Path)))
-		if err != nil {
-			add(Problem{File: e.Path, Msg: "listed in the manifest but cannot be read: " + err.Error()})
-			continue
-		}
-		sum := sha256.Sum256(data)
-		if got := hex.EncodeToString(sum[:]); got != e.SHA256 {
-			add(Problem{File: e.Path, Msg: fmt.Sprintf("sha256 %s does not match the manifest's %s (the file was changed after release)", got, e.SHA256)})
-		}
-		if int64(len(data)) != e.Bytes {
-			add(Problem{File: e.Path, Msg: fmt.Sprintf("size %d bytes, the manifest says %d", len(data), e.Bytes)})
-		}
+		checkEntry(dir, fmt.Sprintf("files[%d]", i), e, entries, add)
 	}
 	want := []string{DatasheetFile}
 	for _, f := range dataFiles {
@@ -195,6 +216,45 @@ func checkFiles(dir string, m *Manifest, add func(Problem)) map[string]FileEntry
 			add(Problem{File: ManifestFile, Msg: fmt.Sprintf("required file %s is not listed", w)})
 		}
 	}
+	unlistedFiles(dir, entries, add)
+	return entries
+}
+
+// checkEntry checks one file entry of the manifest (at field) — a clean
+// path listed once, with the file's sha256 and size — and adds it to
+// entries.
+func checkEntry(dir, field string, e FileEntry, entries map[string]FileEntry, add func(Problem)) {
+	if !insideRelease(e.Path) {
+		add(Problem{File: ManifestFile, Field: field + ".path", Msg: fmt.Sprintf("path %q is not a clean relative path inside the release", e.Path)})
+		return
+	}
+	if _, dup := entries[e.Path]; dup {
+		add(Problem{File: ManifestFile, Field: field + ".path", Msg: fmt.Sprintf("path %q listed twice", e.Path)})
+		return
+	}
+	entries[e.Path] = e
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(e.Path)))
+	if err != nil {
+		add(Problem{File: e.Path, Msg: "listed in the manifest but cannot be read: " + err.Error()})
+		return
+	}
+	sum := sha256.Sum256(data)
+	if got := hex.EncodeToString(sum[:]); got != e.SHA256 {
+		add(Problem{File: e.Path, Msg: fmt.Sprintf("sha256 %s does not match the manifest's %s (the file was changed after release)", got, e.SHA256)})
+	}
+	if int64(len(data)) != e.Bytes {
+		add(Problem{File: e.Path, Msg: fmt.Sprintf("size %d bytes, the manifest says %d", len(data), e.Bytes)})
+	}
+}
+
+// insideRelease reports whether p is a clean relative path inside the
+// release, other than the manifest's own.
+func insideRelease(p string) bool {
+	return p != "" && !path.IsAbs(p) && path.Clean(p) == p && !strings.HasPrefix(p, "..") && p != ManifestFile
+}
+
+// unlistedFiles reports every file in dir the manifest does not list.
+func unlistedFiles(dir string, entries map[string]FileEntry, add func(Problem)) {
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
@@ -209,152 +269,186 @@ func checkFiles(dir string, m *Manifest, add func(Problem)) map[string]FileEntry
 		}
 		return nil
 	})
-	return entries
+}
+
+// decoders append a record of each data file to its typed slice.
+var decoders = map[string]func(r *records, raw []byte) error{
+	"core.jsonl":     func(r *records, raw []byte) error { return appendJSON(&r.Core, raw) },
+	"excluded.jsonl": func(r *records, raw []byte) error { return appendJSON(&r.Excluded, raw) },
+	"contrast.jsonl": func(r *records, raw []byte) error { return appendJSON(&r.Contrast, raw) },
+	"seeds.json":     func(r *records, raw []byte) error { return appendJSON(&r.Seeds, raw) },
+	"id_map.csv":     func(r *records, raw []byte) error { return appendJSON(&r.IDMap, raw) },
+	"generation.csv": func(r *records, raw []byte) error { return appendJSON(&r.Generation, raw) },
 }
 
 // decodeInto appends the record to the typed slice of its file; a record
 // that does not decode (a type error the schema already reported) is
 // skipped.
 func decodeInto(r *records, file string, raw []byte) bool {
-	var err error
-	switch file {
-	case "core.jsonl":
-		var v CorePair
-		if err = json.Unmarshal(raw, &v); err == nil {
-			r.Core = append(r.Core, v)
-		}
-	case "excluded.jsonl":
-		var v ExcludedRecord
-		if err = json.Unmarshal(raw, &v); err == nil {
-			r.Excluded = append(r.Excluded, v)
-		}
-	case "contrast.jsonl":
-		var v ContrastRecord
-		if err = json.Unmarshal(raw, &v); err == nil {
-			r.Contrast = append(r.Contrast, v)
-		}
-	case "seeds.json":
-		var v SeedRecord
-		if err = json.Unmarshal(raw, &v); err == nil {
-			r.Seeds = append(r.Seeds, v)
-		}
-	case "id_map.csv":
-		var v IDMapRow
-		if err = json.Unmarshal(raw, &v); err == nil {
-			r.IDMap = append(r.IDMap, v)
-		}
-	case "generation.csv":
-		var v GenerationRow
-		if err = json.Unmarshal(raw, &v); err == nil {
-			r.Generation = append(r.Generation, v)
-		}
-	default:
-		return false
+	dec, ok := decoders[file]
+	return ok && dec(r, raw) == nil
+}
+
+// appendJSON decodes raw and appends it to dst.
+func appendJSON[T any](dst *[]T, raw []byte) error {
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return err
 	}
-	return err == nil
+	*dst = append(*dst, v)
+	return nil
+}
+
+// refCheck checks identifiers across a release's files: pair ids claimed
+// by one partition each, exemplar and seed ids in id_map.csv.
+type refCheck struct {
+	r        *records
+	lines    map[string][]int
+	add      func(Problem)
+	idSource map[string]string // id_map id → source bug
+	pairs    map[string]string // pair id → partition
+}
+
+// at is the line of the i-th typed record of file, 0 when unknown.
+func (c *refCheck) at(file string, i int) int {
+	if ls := c.lines[file]; i < len(ls) {
+		return ls[i]
+	}
+	return 0
+}
+
+// claim records pair id in partition part, reporting an id already in
+// another partition.
+func (c *refCheck) claim(id, part, file string, line int, field string) {
+	if prev, ok := c.pairs[id]; ok {
+		if prev != part {
+			c.add(Problem{File: file, Line: line, Field: field, Msg: fmt.Sprintf("pair id %q is also in the %s partition", id, prev)})
+		}
+		return
+	}
+	c.pairs[id] = part
 }
 
 // checkRefs checks identifiers across files and the release flags.
 func checkRefs(r *records, lines map[string][]int, m *Manifest, add func(Problem)) {
-	iseMax := m.ISEMaxConfidence
-	at := func(file string, i int) int {
-		if ls := lines[file]; i < len(ls) {
-			return ls[i]
-		}
-		return 0
-	}
-	idSource := map[string]string{}
+	c := &refCheck{r: r, lines: lines, add: add, idSource: map[string]string{}, pairs: map[string]string{}}
 	for _, row := range r.IDMap {
-		idSource[row.ID] = row.SourceBug
+		c.idSource[row.ID] = row.SourceBug
 	}
-	pairs := map[string]string{} // pair id → partition
-	claim := func(id, part, file string, line int, field string) {
-		if prev, ok := pairs[id]; ok {
-			if prev != part {
-				add(Problem{File: file, Line: line, Field: field, Msg: fmt.Sprintf("pair id %q is also in the %s partition", id, prev)})
-			}
-			return
-		}
-		pairs[id] = part
-	}
-	for i, p := range r.Core {
-		line := at("core.jsonl", i)
-		claim(p.PairID, PartCore, "core.jsonl", line, "pair_id")
-		for k, id := range p.ExampleBugIDs {
-			if _, ok := idSource[id]; !ok {
-				add(Problem{File: "core.jsonl", Line: line, Field: fmt.Sprintf("example_bug_ids[%d]", k), Msg: fmt.Sprintf("exemplar id %q is not in id_map.csv", id)})
-			}
-		}
-		for _, fe := range validationProblems(&p, m.ValidatedBy) {
-			add(Problem{File: "core.jsonl", Line: line, Field: fe.Field, Msg: fe.Msg})
-		}
-		want := wantFlags(&p, iseMax)
-		switch {
-		case want.ISELowConfidence == p.Flags.ISELowConfidence:
-		case p.Judge == nil:
-			add(Problem{File: "core.jsonl", Line: line, Field: "flags.ise_low_confidence", Msg: fmt.Sprintf("is %t, but a pair without a judge has no confidence to flag; it is always false", p.Flags.ISELowConfidence)})
-		default:
-			add(Problem{File: "core.jsonl", Line: line, Field: "flags.ise_low_confidence", Msg: fmt.Sprintf("is %t, but type %s at confidence %v with threshold %v gives %t", p.Flags.ISELowConfidence, p.ErrorType, p.Judge.Confidence, iseMax, want.ISELowConfidence)})
-		}
-		if want.FixIntroducesLabel != p.Flags.FixIntroducesLabel {
-			add(Problem{File: "core.jsonl", Line: line, Field: "flags.fix_introduces_label", Msg: fmt.Sprintf("is %t, but the methods give %t", p.Flags.FixIntroducesLabel, want.FixIntroducesLabel)})
-		}
+	for i := range r.Core {
+		c.core(&r.Core[i], c.at("core.jsonl", i), m)
 	}
 	for i, e := range r.Excluded {
-		claim(e.PairID, PartExcluded, "excluded.jsonl", at("excluded.jsonl", i), "pair_id")
+		c.claim(e.PairID, PartExcluded, "excluded.jsonl", c.at("excluded.jsonl", i), "pair_id")
 	}
-	for i, c := range r.Contrast {
-		claim(c.ID, PartContrast, "contrast.jsonl", at("contrast.jsonl", i), "id")
+	for i, p := range r.Contrast {
+		c.claim(p.ID, PartContrast, "contrast.jsonl", c.at("contrast.jsonl", i), "id")
 	}
-	for i, s := range r.Seeds {
-		if sb, ok := idSource[s.BugID]; !ok {
-			add(Problem{File: "seeds.json", Line: at("seeds.json", i), Field: "bug_id", Msg: fmt.Sprintf("seed %q is not in id_map.csv", s.BugID)})
-		} else if sb != s.SourceBug {
-			add(Problem{File: "id_map.csv", Field: "source_bug", Msg: fmt.Sprintf("id %q maps to %q, but its seed's source_bug is %q", s.BugID, sb, s.SourceBug)})
+	c.seeds()
+	c.generation()
+}
+
+// core checks core pair p at line: its pair id, exemplars, validation
+// evidence and release flags.
+func (c *refCheck) core(p *CorePair, line int, m *Manifest) {
+	c.claim(p.PairID, PartCore, "core.jsonl", line, "pair_id")
+	for k, id := range p.ExampleBugIDs {
+		if _, ok := c.idSource[id]; !ok {
+			c.add(Problem{File: "core.jsonl", Line: line, Field: fmt.Sprintf("example_bug_ids[%d]", k), Msg: fmt.Sprintf("exemplar id %q is not in id_map.csv", id)})
 		}
 	}
+	for _, fe := range validationProblems(p, m.ValidatedBy) {
+		c.add(Problem{File: "core.jsonl", Line: line, Field: fe.Field, Msg: fe.Msg})
+	}
+	iseMax := m.ISEMaxConfidence
+	want := wantFlags(p, iseMax)
+	switch {
+	case want.ISELowConfidence == p.Flags.ISELowConfidence:
+	case p.Judge == nil:
+		c.add(Problem{File: "core.jsonl", Line: line, Field: "flags.ise_low_confidence", Msg: fmt.Sprintf("is %t, but a pair without a judge has no confidence to flag; it is always false", p.Flags.ISELowConfidence)})
+	default:
+		c.add(Problem{File: "core.jsonl", Line: line, Field: "flags.ise_low_confidence", Msg: fmt.Sprintf("is %t, but type %s at confidence %v with threshold %v gives %t", p.Flags.ISELowConfidence, p.ErrorType, p.Judge.Confidence, iseMax, want.ISELowConfidence)})
+	}
+	if want.FixIntroducesLabel != p.Flags.FixIntroducesLabel {
+		c.add(Problem{File: "core.jsonl", Line: line, Field: "flags.fix_introduces_label", Msg: fmt.Sprintf("is %t, but the methods give %t", p.Flags.FixIntroducesLabel, want.FixIntroducesLabel)})
+	}
+}
+
+// seeds checks that every seed's bug_id maps to its source bug.
+func (c *refCheck) seeds() {
+	for i, s := range c.r.Seeds {
+		if sb, ok := c.idSource[s.BugID]; !ok {
+			c.add(Problem{File: "seeds.json", Line: c.at("seeds.json", i), Field: "bug_id", Msg: fmt.Sprintf("seed %q is not in id_map.csv", s.BugID)})
+		} else if sb != s.SourceBug {
+			c.add(Problem{File: "id_map.csv", Field: "source_bug", Msg: fmt.Sprintf("id %q maps to %q, but its seed's source_bug is %q", s.BugID, sb, s.SourceBug)})
+		}
+	}
+}
+
+// generation checks generation.csv: one row per released pair, in its
+// partition, with its exemplars' source bugs and, for a jvm-validated
+// pair, the confirmed execution.
+func (c *refCheck) generation() {
 	byJVM := map[string]bool{}
-	for _, p := range r.Core {
+	for _, p := range c.r.Core {
 		byJVM[p.PairID] = p.Validation.By == ValidatedByJVM
 	}
 	genSeen := map[string]bool{}
-	for i, g := range r.Generation {
-		line := at("generation.csv", i)
-		if byJVM[g.PairID] && (g.Execution != "confirmed" || g.ExecC == nil || !*g.ExecC) {
-			add(Problem{File: "generation.csv", Line: line, Field: "execution", Msg: fmt.Sprintf("pair %q is jvm-validated, but its row does not record a confirmed execution meeting criterion (c)", g.PairID)})
-		}
-		part, ok := pairs[g.PairID]
-		switch {
-		case !ok || part == PartExcluded:
-			add(Problem{File: "generation.csv", Line: line, Field: "pair_id", Msg: fmt.Sprintf("pair %q is not a released core or contrast pair", g.PairID)})
-		case part != g.Partition:
-			add(Problem{File: "generation.csv", Line: line, Field: "partition", Msg: fmt.Sprintf("%q, but pair %q is in %s", g.Partition, g.PairID, part)})
-		}
+	for i, g := range c.r.Generation {
+		line := c.at("generation.csv", i)
+		c.generationRow(g, line, byJVM[g.PairID])
 		genSeen[g.PairID] = true
-		var bugs []string
-		for k, id := range g.ExampleBugIDs {
-			sb, ok := idSource[id]
-			if !ok {
-				add(Problem{File: "generation.csv", Line: line, Field: fmt.Sprintf("example_bug_ids[%d]", k), Msg: fmt.Sprintf("exemplar id %q is not in id_map.csv", id)})
-				continue
-			}
-			if !contains(bugs, sb) {
-				bugs = append(bugs, sb)
-			}
-		}
-		if !reflect.DeepEqual(nonNil(bugs), nonNil(g.SourceBugs)) {
-			add(Problem{File: "generation.csv", Line: line, Field: "source_bugs", Msg: fmt.Sprintf("%v, but the exemplars map to %v", g.SourceBugs, bugs)})
-		}
+		c.generationExemplars(g, line)
 	}
-	for i, p := range r.Core {
+	c.missingGeneration(genSeen)
+}
+
+// generationRow checks that row g names a released pair in its partition
+// and, for a jvm-validated pair, records the confirmed execution.
+func (c *refCheck) generationRow(g GenerationRow, line int, byJVM bool) {
+	if byJVM && (g.Execution != "confirmed" || g.ExecC == nil || !*g.ExecC) {
+		c.add(Problem{File: "generation.csv", Line: line, Field: "execution", Msg: fmt.Sprintf("pair %q is jvm-validated, but its row does not record a confirmed execution meeting criterion (c)", g.PairID)})
+	}
+	part, ok := c.pairs[g.PairID]
+	switch {
+	case !ok || part == PartExcluded:
+		c.add(Problem{File: "generation.csv", Line: line, Field: "pair_id", Msg: fmt.Sprintf("pair %q is not a released core or contrast pair", g.PairID)})
+	case part != g.Partition:
+		c.add(Problem{File: "generation.csv", Line: line, Field: "partition", Msg: fmt.Sprintf("%q, but pair %q is in %s", g.Partition, g.PairID, part)})
+	}
+}
+
+// missingGeneration reports the core and contrast pairs without a
+// generation.csv row (genSeen holds the rows' pair ids).
+func (c *refCheck) missingGeneration(genSeen map[string]bool) {
+	for i, p := range c.r.Core {
 		if !genSeen[p.PairID] {
-			add(Problem{File: "core.jsonl", Line: at("core.jsonl", i), Field: "pair_id", Msg: fmt.Sprintf("pair %q has no generation.csv row", p.PairID)})
+			c.add(Problem{File: "core.jsonl", Line: c.at("core.jsonl", i), Field: "pair_id", Msg: fmt.Sprintf("pair %q has no generation.csv row", p.PairID)})
 		}
 	}
-	for i, c := range r.Contrast {
-		if !genSeen[c.ID] {
-			add(Problem{File: "contrast.jsonl", Line: at("contrast.jsonl", i), Field: "id", Msg: fmt.Sprintf("pair %q has no generation.csv row", c.ID)})
+	for i, p := range c.r.Contrast {
+		if !genSeen[p.ID] {
+			c.add(Problem{File: "contrast.jsonl", Line: c.at("contrast.jsonl", i), Field: "id", Msg: fmt.Sprintf("pair %q has no generation.csv row", p.ID)})
 		}
+	}
+}
+
+// generationExemplars checks that row g's exemplars are in id_map.csv and
+// its source_bugs are theirs, distinct, in order.
+func (c *refCheck) generationExemplars(g GenerationRow, line int) {
+	var bugs []string
+	for k, id := range g.ExampleBugIDs {
+		sb, ok := c.idSource[id]
+		if !ok {
+			c.add(Problem{File: "generation.csv", Line: line, Field: fmt.Sprintf("example_bug_ids[%d]", k), Msg: fmt.Sprintf("exemplar id %q is not in id_map.csv", id)})
+			continue
+		}
+		if !contains(bugs, sb) {
+			bugs = append(bugs, sb)
+		}
+	}
+	if !reflect.DeepEqual(nonNil(bugs), nonNil(g.SourceBugs)) {
+		c.add(Problem{File: "generation.csv", Line: line, Field: "source_bugs", Msg: fmt.Sprintf("%v, but the exemplars map to %v", g.SourceBugs, bugs)})
 	}
 }
 
@@ -381,7 +475,13 @@ func checkCounts(dir string, m *Manifest, r *records, add func(Problem)) {
 	if err != nil {
 		return // reported by checkFiles
 	}
-	wl, hl := strings.Split(string(want), "\n"), strings.Split(string(have), "\n")
+	diffDatasheet(string(want), string(have), add)
+}
+
+// diffDatasheet reports the first ten lines where the datasheet have
+// differs from the one the records give (want).
+func diffDatasheet(want, have string, add func(Problem)) {
+	wl, hl := strings.Split(want, "\n"), strings.Split(have, "\n")
 	n := 0
 	for i := 0; i < max(len(wl), len(hl)) && n < 10; i++ {
 		var w, h string
@@ -406,23 +506,7 @@ func diffJSON(path string, want, got any) []FieldError {
 		if !ok {
 			break
 		}
-		keys := map[string]bool{}
-		for k := range w {
-			keys[k] = true
-		}
-		for k := range g {
-			keys[k] = true
-		}
-		var ks []string
-		for k := range keys {
-			ks = append(ks, k)
-		}
-		sort.Strings(ks)
-		var out []FieldError
-		for _, k := range ks {
-			out = append(out, diffJSON(path+"."+k, w[k], g[k])...)
-		}
-		return out
+		return diffJSONObject(path, w, g)
 	case []any:
 		g, ok := got.([]any)
 		if !ok || len(g) != len(w) {
@@ -438,6 +522,27 @@ func diffJSON(path string, want, got any) []FieldError {
 		return nil
 	}
 	return []FieldError{{Field: path, Msg: fmt.Sprintf("manifest says %s, the records give %s", short(want), short(got))}}
+}
+
+// diffJSONObject is diffJSON over the union of two objects' keys, sorted.
+func diffJSONObject(path string, w, g map[string]any) []FieldError {
+	keys := map[string]bool{}
+	for k := range w {
+		keys[k] = true
+	}
+	for k := range g {
+		keys[k] = true
+	}
+	var ks []string
+	for k := range keys {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	var out []FieldError
+	for _, k := range ks {
+		out = append(out, diffJSON(path+"."+k, w[k], g[k])...)
+	}
+	return out
 }
 
 // checkAccounting verifies the manifest's own arithmetic: every candidate

@@ -113,96 +113,142 @@ type records struct {
 func computeCounts(r *records) Counts {
 	c := Counts{Core: len(r.Core), Excluded: len(r.Excluded), Contrast: len(r.Contrast), Seeds: len(r.Seeds), IDMap: len(r.IDMap),
 		Candidates: len(r.Core) + len(r.Excluded), CodeLicenses: licenseCounts(r.Core)}
-	byType := map[string]*TypeCount{}
-	for _, t := range corpus.Types {
-		byType[t] = &TypeCount{Type: t}
+	t := newTally(&c, r.IDMap)
+	for _, p := range r.Core {
+		t.core(p)
 	}
-	tc := func(t string) *TypeCount {
-		if byType[t] == nil {
-			byType[t] = &TypeCount{Type: t}
-		}
-		return byType[t]
+	c.ExemplarIDs, c.ExemplarSourceBugs = len(t.exIDs), len(t.exBugs)
+	for _, e := range r.Excluded {
+		t.typ(e.ErrorType).Excluded++
+		t.gen(e.Generator).Excluded++
+		t.cats[[2]string{e.Stage, e.Category}]++
 	}
-	byGen := map[string]*GeneratorCount{}
-	gc := func(g string) *GeneratorCount {
-		if g == "" {
-			g = unknownGenerator
-		}
-		if byGen[g] == nil {
-			byGen[g] = &GeneratorCount{Generator: g}
-		}
-		return byGen[g]
+	for _, p := range r.Contrast {
+		t.typ(p.ErrorType).Contrast++
+		t.gen(p.Generator).Contrast++
 	}
-	idSource := map[string]string{}
-	for _, m := range r.IDMap {
-		idSource[m.ID] = m.SourceBug
+	for _, s := range r.Seeds {
+		t.typ(s.Exception).Seeds++
+		t.bench[s.Benchmark]++
+		t.proj[s.Project]++
+		t.bugs[s.SourceBug] = true
+	}
+	c.SourceBugs = len(t.bugs)
+	countExecution(&c, r.Generation)
+	t.rows()
+	return c
+}
+
+// tally accumulates the per-type, per-generator and per-name counts of
+// computeCounts before they become Counts' sorted rows.
+type tally struct {
+	c         *Counts
+	byType    map[string]*TypeCount
+	byGen     map[string]*GeneratorCount
+	idSource  map[string]string // id_map id → source bug
+	exIDs     map[string]bool
+	exBugs    map[string]bool
+	models    map[string]int
+	jdks      map[string]int
+	harnesses map[string]int
+	cats      map[[2]string]int // exclusions by stage and category
+	bench     map[string]int
+	proj      map[string]int
+	bugs      map[string]bool
+}
+
+// newTally starts a tally with a row for every in-scope type and the
+// id map read (its aliases counted in c).
+func newTally(c *Counts, idMap []IDMapRow) *tally {
+	t := &tally{c: c, byType: map[string]*TypeCount{}, byGen: map[string]*GeneratorCount{}, idSource: map[string]string{},
+		exIDs: map[string]bool{}, exBugs: map[string]bool{}, models: map[string]int{}, jdks: map[string]int{}, harnesses: map[string]int{},
+		cats: map[[2]string]int{}, bench: map[string]int{}, proj: map[string]int{}, bugs: map[string]bool{}}
+	for _, ty := range corpus.Types {
+		t.byType[ty] = &TypeCount{Type: ty}
+	}
+	for _, m := range idMap {
+		t.idSource[m.ID] = m.SourceBug
 		if m.Kind == KindAlias {
 			c.Aliases++
 		}
 	}
-	exIDs, exBugs := map[string]bool{}, map[string]bool{}
-	models, jdks, harnesses := map[string]int{}, map[string]int{}, map[string]int{}
-	for _, p := range r.Core {
-		t := tc(p.ErrorType)
-		t.Core++
-		gc(p.Generator).Core++
-		if p.Flags.ISELowConfidence {
-			c.ISELowConfidence++
-			t.ISELowConfidence++
-		}
-		if p.Flags.FixIntroducesLabel {
-			c.FixIntroducesLabel++
-			t.FixIntroducesLabel++
-		}
-		if p.Flags.ISELowConfidence || p.Flags.FixIntroducesLabel {
-			c.EitherFlag++
-		}
-		switch {
-		case p.Validation.By == ValidatedByJudge && p.Judge != nil:
-			c.ValidatedByJudge++
-			models[p.Judge.Model]++
-			if p.Judge.Repaired {
-				c.Repaired++
-			}
-		case p.Validation.By == ValidatedByJVM && p.Validation.JVM != nil:
-			c.ValidatedByJVM++
-			jdks[p.Validation.JVM.JDK]++
-			h := boundarySearch
-			if p.Validation.JVM.Regime != "" {
-				h = "model-built harness, regime " + p.Validation.JVM.Regime
-			}
-			harnesses[h]++
-		}
-		if len(p.ExampleBugIDs) > 0 {
-			c.WithExemplars++
-		}
-		for _, id := range p.ExampleBugIDs {
-			exIDs[id] = true
-			if sb, ok := idSource[id]; ok {
-				exBugs[sb] = true
-			}
+	return t
+}
+
+// typ is type ty's row, added when ty is out of scope.
+func (t *tally) typ(ty string) *TypeCount {
+	if t.byType[ty] == nil {
+		t.byType[ty] = &TypeCount{Type: ty}
+	}
+	return t.byType[ty]
+}
+
+// gen is generator g's row; "" is unknownGenerator.
+func (t *tally) gen(g string) *GeneratorCount {
+	if g == "" {
+		g = unknownGenerator
+	}
+	if t.byGen[g] == nil {
+		t.byGen[g] = &GeneratorCount{Generator: g}
+	}
+	return t.byGen[g]
+}
+
+// core counts one core pair: its type and generator, flags, validation
+// and exemplars.
+func (t *tally) core(p CorePair) {
+	c := t.c
+	ty := t.typ(p.ErrorType)
+	ty.Core++
+	t.gen(p.Generator).Core++
+	if p.Flags.ISELowConfidence {
+		c.ISELowConfidence++
+		ty.ISELowConfidence++
+	}
+	if p.Flags.FixIntroducesLabel {
+		c.FixIntroducesLabel++
+		ty.FixIntroducesLabel++
+	}
+	if p.Flags.ISELowConfidence || p.Flags.FixIntroducesLabel {
+		c.EitherFlag++
+	}
+	t.validation(p)
+	if len(p.ExampleBugIDs) > 0 {
+		c.WithExemplars++
+	}
+	for _, id := range p.ExampleBugIDs {
+		t.exIDs[id] = true
+		if sb, ok := t.idSource[id]; ok {
+			t.exBugs[sb] = true
 		}
 	}
-	c.ExemplarIDs, c.ExemplarSourceBugs = len(exIDs), len(exBugs)
-	cats := map[[2]string]int{}
-	for _, e := range r.Excluded {
-		tc(e.ErrorType).Excluded++
-		gc(e.Generator).Excluded++
-		cats[[2]string{e.Stage, e.Category}]++
+}
+
+// validation counts how core pair p was validated: by which judge model,
+// or on which JDK under which harness.
+func (t *tally) validation(p CorePair) {
+	c := t.c
+	switch {
+	case p.Validation.By == ValidatedByJudge && p.Judge != nil:
+		c.ValidatedByJudge++
+		t.models[p.Judge.Model]++
+		if p.Judge.Repaired {
+			c.Repaired++
+		}
+	case p.Validation.By == ValidatedByJVM && p.Validation.JVM != nil:
+		c.ValidatedByJVM++
+		t.jdks[p.Validation.JVM.JDK]++
+		h := boundarySearch
+		if p.Validation.JVM.Regime != "" {
+			h = "model-built harness, regime " + p.Validation.JVM.Regime
+		}
+		t.harnesses[h]++
 	}
-	for _, p := range r.Contrast {
-		tc(p.ErrorType).Contrast++
-		gc(p.Generator).Contrast++
-	}
-	bench, proj, bugs := map[string]int{}, map[string]int{}, map[string]bool{}
-	for _, s := range r.Seeds {
-		tc(s.Exception).Seeds++
-		bench[s.Benchmark]++
-		proj[s.Project]++
-		bugs[s.SourceBug] = true
-	}
-	c.SourceBugs = len(bugs)
-	for _, g := range r.Generation {
+}
+
+// countExecution counts the core pairs' execution status (§5.4).
+func countExecution(c *Counts, gen []GenerationRow) {
+	for _, g := range gen {
 		if g.Partition != PartCore {
 			continue
 		}
@@ -214,17 +260,29 @@ func computeCounts(r *records) Counts {
 		}
 	}
 	c.NotRun = c.Core - c.Confirmed - c.Unconfirmed
+}
 
-	for _, t := range corpus.Types {
-		c.ByType = append(c.ByType, *byType[t])
-		delete(byType, t)
+// rows turns the tally into Counts' rows: types in Table 3 order, then
+// out-of-scope ones (never in a valid release), everything else sorted.
+func (t *tally) rows() {
+	c := t.c
+	for _, ty := range corpus.Types {
+		c.ByType = append(c.ByType, *t.byType[ty])
+		delete(t.byType, ty)
 	}
-	for _, k := range sortedKeys(byType) { // out-of-scope types (never in a valid release)
-		c.ByType = append(c.ByType, *byType[k])
+	for _, k := range sortedKeys(t.byType) {
+		c.ByType = append(c.ByType, *t.byType[k])
 	}
-	for _, k := range sortedKeys(byGen) {
-		c.ByGenerator = append(c.ByGenerator, *byGen[k])
+	for _, k := range sortedKeys(t.byGen) {
+		c.ByGenerator = append(c.ByGenerator, *t.byGen[k])
 	}
+	c.Exclusions = categoryCounts(t.cats)
+	c.Benchmarks, c.Projects = nameCounts(t.bench), nameCounts(t.proj)
+	c.JudgeModels, c.JDKs, c.Harnesses = nameCounts(t.models), nameCounts(t.jdks), nameCounts(t.harnesses)
+}
+
+// categoryCounts are the exclusion counts sorted by stage, then category.
+func categoryCounts(cats map[[2]string]int) []CategoryCount {
 	keys := make([][2]string, 0, len(cats))
 	for k := range cats {
 		keys = append(keys, k)
@@ -235,12 +293,11 @@ func computeCounts(r *records) Counts {
 		}
 		return keys[i][1] < keys[j][1]
 	})
+	var out []CategoryCount
 	for _, k := range keys {
-		c.Exclusions = append(c.Exclusions, CategoryCount{Stage: k[0], Category: k[1], Count: cats[k]})
+		out = append(out, CategoryCount{Stage: k[0], Category: k[1], Count: cats[k]})
 	}
-	c.Benchmarks, c.Projects = nameCounts(bench), nameCounts(proj)
-	c.JudgeModels, c.JDKs, c.Harnesses = nameCounts(models), nameCounts(jdks), nameCounts(harnesses)
-	return c
+	return out
 }
 
 func nameCounts(m map[string]int) []NameCount {

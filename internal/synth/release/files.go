@@ -205,11 +205,7 @@ func readJSONArray(name string, data []byte) ([]rawRecord, []Problem) {
 		if err := dec.Decode(&raw); err != nil {
 			return recs, []Problem{{File: name, Line: lineAt(dec.InputOffset()), Msg: "malformed array element: " + err.Error()}}
 		}
-		// InputOffset before Decode may sit before the separating comma
-		// and whitespace: skip them to the element itself.
-		for start < int64(len(data)) && strings.ContainsRune(", \t\r\n", rune(data[start])) {
-			start++
-		}
+		start = elementStart(data, start)
 		v, err := decodeValue(raw)
 		if err != nil {
 			return recs, []Problem{{File: name, Line: lineAt(start), Msg: "malformed array element: " + err.Error()}}
@@ -225,6 +221,16 @@ func readJSONArray(name string, data []byte) ([]rawRecord, []Problem) {
 	return recs, nil
 }
 
+// elementStart is where the array element whose decoding began at off
+// starts: InputOffset before Decode may sit before the separating comma
+// and whitespace, which are skipped.
+func elementStart(data []byte, off int64) int64 {
+	for off < int64(len(data)) && strings.ContainsRune(", \t\r\n", rune(data[off])) {
+		off++
+	}
+	return off
+}
+
 // readCSV reads a CSV file with a header row into objects typed by s:
 // cells of integer, number and boolean properties are parsed (a cell that
 // does not parse stays a string, which the schema then rejects), array
@@ -237,17 +243,7 @@ func readCSV(name string, data []byte, s *Schema) ([]rawRecord, []Problem) {
 	if err != nil {
 		return nil, []Problem{{File: name, Line: 1, Msg: "no CSV header: " + err.Error()}}
 	}
-	var probs []Problem
-	seen := map[string]bool{}
-	for _, h := range header {
-		if seen[h] {
-			probs = append(probs, Problem{File: name, Line: 1, Field: h, Msg: "duplicate column"})
-		}
-		seen[h] = true
-		if s.Properties[h] == nil {
-			probs = append(probs, Problem{File: name, Line: 1, Field: h, Msg: "unknown column (not in the schema)"})
-		}
-	}
+	probs := checkHeader(name, header, s)
 	var recs []rawRecord
 	for {
 		row, err := r.Read()
@@ -268,17 +264,7 @@ func readCSV(name string, data []byte, s *Schema) ([]rawRecord, []Problem) {
 			continue
 		}
 		line, _ := r.FieldPos(0)
-		obj := map[string]any{}
-		for i, cell := range row {
-			p := s.Properties[header[i]]
-			if p == nil {
-				continue
-			}
-			if v, ok := csvValue(cell, p, contains(s.Required, header[i])); ok {
-				obj[header[i]] = v
-			}
-		}
-		raw, err := json.Marshal(obj)
+		raw, err := json.Marshal(csvObject(header, row, s))
 		if err != nil {
 			probs = append(probs, Problem{File: name, Line: line, Msg: err.Error()})
 			continue
@@ -287,6 +273,38 @@ func readCSV(name string, data []byte, s *Schema) ([]rawRecord, []Problem) {
 		recs = append(recs, rawRecord{Line: line, Value: v, JSON: raw})
 	}
 	return recs, probs
+}
+
+// checkHeader reports duplicate columns and columns the schema lacks.
+func checkHeader(name string, header []string, s *Schema) []Problem {
+	var probs []Problem
+	seen := map[string]bool{}
+	for _, h := range header {
+		if seen[h] {
+			probs = append(probs, Problem{File: name, Line: 1, Field: h, Msg: "duplicate column"})
+		}
+		seen[h] = true
+		if s.Properties[h] == nil {
+			probs = append(probs, Problem{File: name, Line: 1, Field: h, Msg: "unknown column (not in the schema)"})
+		}
+	}
+	return probs
+}
+
+// csvObject is one CSV row as an object of the schema's columns, typed by
+// csvValue.
+func csvObject(header, row []string, s *Schema) map[string]any {
+	obj := map[string]any{}
+	for i, cell := range row {
+		p := s.Properties[header[i]]
+		if p == nil {
+			continue
+		}
+		if v, ok := csvValue(cell, p, contains(s.Required, header[i])); ok {
+			obj[header[i]] = v
+		}
+	}
+	return obj
 }
 
 func csvValue(cell string, p *Schema, required bool) (any, bool) {
@@ -309,7 +327,16 @@ func csvValue(cell string, p *Schema, required bool) (any, bool) {
 	if cell == "" {
 		return nil, false
 	}
-	switch p.Type {
+	if v, ok := csvScalar(cell, p.Type); ok {
+		return v, true
+	}
+	return cell, true
+}
+
+// csvScalar parses a non-empty cell of an integer, number or boolean
+// column, only when it is the value's canonical form.
+func csvScalar(cell, typ string) (any, bool) {
+	switch typ {
 	case "integer", "number":
 		if v, err := decodeValue([]byte(cell)); err == nil {
 			if n, ok := v.(json.Number); ok && n.String() == cell {
@@ -321,5 +348,5 @@ func csvValue(cell string, p *Schema, required bool) (any, bool) {
 			return b, true
 		}
 	}
-	return cell, true
+	return nil, false
 }

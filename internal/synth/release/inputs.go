@@ -139,8 +139,11 @@ type aliasIn struct {
 }
 
 // readAliases reads the extra id map: CSV (header id,source_bug) when the
-// name ends in .csv, JSONL otherwise.
+// name ends in .csv, JSONL otherwise ("" gives none).
 func readAliases(path string) ([]lined[aliasIn], error) {
+	if path == "" {
+		return nil, nil
+	}
 	if !strings.EqualFold(filepath.Ext(path), ".csv") {
 		return readLined[aliasIn](path)
 	}
@@ -151,18 +154,18 @@ func readAliases(path string) ([]lined[aliasIn], error) {
 		}
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
+	return readAliasCSV(path, data)
+}
+
+// readAliasCSV reads the rows of an id,source_bug CSV file.
+func readAliasCSV(path string, data []byte) ([]lined[aliasIn], error) {
 	r := csv.NewReader(bytes.NewReader(data))
 	header, err := r.Read()
 	if err != nil {
 		return nil, fmt.Errorf("%s:1: %w: no CSV header: %v", path, errs.ErrInput, err)
 	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[strings.TrimSpace(h)] = i
-	}
-	ic, ok1 := col["id"]
-	sc, ok2 := col["source_bug"]
-	if !ok1 || !ok2 {
+	ic, sc, ok := aliasColumns(header)
+	if !ok {
 		return nil, fmt.Errorf("%s:1: %w: header must name columns id and source_bug, got %q", path, errs.ErrInput, header)
 	}
 	var out []lined[aliasIn]
@@ -179,6 +182,17 @@ func readAliases(path string) ([]lined[aliasIn], error) {
 	}
 }
 
+// aliasColumns finds the id and source_bug columns of a header.
+func aliasColumns(header []string) (id, sourceBug int, ok bool) {
+	col := map[string]int{}
+	for i, h := range header {
+		col[strings.TrimSpace(h)] = i
+	}
+	id, ok1 := col["id"]
+	sourceBug, ok2 := col["source_bug"]
+	return id, sourceBug, ok1 && ok2
+}
+
 // loaded holds everything Build read, keyed for joins.
 type loaded struct {
 	seeds      []lined[corpus.Seed]
@@ -191,29 +205,88 @@ type loaded struct {
 }
 
 func load(in Inputs) (*loaded, error) {
-	if in.Core == "" || in.Seeds == "" {
-		return nil, fmt.Errorf("release inputs: %w: the core and seeds files are required", errs.ErrUsage)
-	}
-	switch {
-	case !ValidMethod(in.ValidatedBy):
-		return nil, fmt.Errorf("release inputs: %w: validation method %q is neither %s nor %s", errs.ErrUsage, in.ValidatedBy, ValidatedByJudge, ValidatedByJVM)
-	case in.ValidatedBy == ValidatedByJVM && in.Executions == "":
-		return nil, fmt.Errorf("release inputs: %w: a jvm-validated core needs the executions file (synth verify's executions.jsonl) holding its evidence", errs.ErrUsage)
+	if err := checkInputs(in); err != nil {
+		return nil, err
 	}
 	var l loaded
 	var err error
-	if l.seeds, err = readLined[corpus.Seed](in.Seeds); err != nil {
+	if l.seeds, err = readSeeds(in.Seeds); err != nil {
 		return nil, err
 	}
-	for _, s := range l.seeds {
-		if err := s.Rec.Validate(); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", in.Seeds, s.Line, err)
+	if l.core, err = readCore(in); err != nil {
+		return nil, err
+	}
+	if l.contrast, err = readContrast(in.ZeroShot); err != nil {
+		return nil, err
+	}
+	if l.excluded, err = readExcluded(in.Excluded); err != nil {
+		return nil, err
+	}
+	if l.aliases, err = readAliases(in.IDMap); err != nil {
+		return nil, err
+	}
+	if l.candidates, err = readCandidates(in.Candidates); err != nil {
+		return nil, err
+	}
+	if l.executions, err = readExecutions(in.Executions); err != nil {
+		return nil, err
+	}
+	if in.ValidatedBy == ValidatedByJVM {
+		if err := confirmedCore(l.core, l.executions, in); err != nil {
+			return nil, err
 		}
 	}
-	if l.core, err = readLined[corpus.Pair](in.Core); err != nil {
+	return &l, nil
+}
+
+// confirmedCore checks that every core pair of a jvm-validated release is
+// confirmed by its execution record (confirmedBy).
+func confirmedCore(core []lined[corpus.Pair], execs map[string]lined[jvm.Execution], in Inputs) error {
+	for _, p := range core {
+		if err := confirmedBy(p, execs, in); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkInputs checks that the required files and a validation method with
+// its evidence are given.
+func checkInputs(in Inputs) error {
+	if in.Core == "" || in.Seeds == "" {
+		return fmt.Errorf("release inputs: %w: the core and seeds files are required", errs.ErrUsage)
+	}
+	switch {
+	case !ValidMethod(in.ValidatedBy):
+		return fmt.Errorf("release inputs: %w: validation method %q is neither %s nor %s", errs.ErrUsage, in.ValidatedBy, ValidatedByJudge, ValidatedByJVM)
+	case in.ValidatedBy == ValidatedByJVM && in.Executions == "":
+		return fmt.Errorf("release inputs: %w: a jvm-validated core needs the executions file (synth verify's executions.jsonl) holding its evidence", errs.ErrUsage)
+	}
+	return nil
+}
+
+// readSeeds reads the seeds file, each seed valid.
+func readSeeds(path string) ([]lined[corpus.Seed], error) {
+	seeds, err := readLined[corpus.Seed](path)
+	if err != nil {
 		return nil, err
 	}
-	for _, p := range l.core {
+	for _, s := range seeds {
+		if err := s.Rec.Validate(); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, s.Line, err)
+		}
+	}
+	return seeds, nil
+}
+
+// readCore reads the core pairs, each valid, with its generator and, for
+// a judge-validated release, an accepting judge.
+func readCore(in Inputs) ([]lined[corpus.Pair], error) {
+	core, err := readLined[corpus.Pair](in.Core)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range core {
 		if err := p.Rec.Validate(); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", in.Core, p.Line, err)
 		}
@@ -224,20 +297,34 @@ func load(in Inputs) (*loaded, error) {
 			return nil, fmt.Errorf("%s:%d: pair %s: %w: generator is empty", in.Core, p.Line, p.Rec.PairID, errs.ErrInput)
 		}
 	}
-	if in.ZeroShot != "" {
-		if l.contrast, err = readLined[corpus.Pair](in.ZeroShot); err != nil {
-			return nil, err
+	return core, nil
+}
+
+// readContrast reads the zero-shot contrast pairs, each valid and
+// without exemplars ("" gives none).
+func readContrast(path string) ([]lined[corpus.Pair], error) {
+	if path == "" {
+		return nil, nil
+	}
+	contrast, err := readLined[corpus.Pair](path)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range contrast {
+		if err := p.Rec.Validate(); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, p.Line, err)
 		}
-		for _, p := range l.contrast {
-			if err := p.Rec.Validate(); err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", in.ZeroShot, p.Line, err)
-			}
-			if len(p.Rec.ExampleBugIDs) > 0 {
-				return nil, fmt.Errorf("%s:%d: pair %s: %w: a zero-shot contrast pair has example_bug_ids %v; pass seed-grounded pairs as --core", in.ZeroShot, p.Line, p.Rec.PairID, errs.ErrInput, p.Rec.ExampleBugIDs)
-			}
+		if len(p.Rec.ExampleBugIDs) > 0 {
+			return nil, fmt.Errorf("%s:%d: pair %s: %w: a zero-shot contrast pair has example_bug_ids %v; pass seed-grounded pairs as --core", path, p.Line, p.Rec.PairID, errs.ErrInput, p.Rec.ExampleBugIDs)
 		}
 	}
-	for _, path := range in.Excluded {
+	return contrast, nil
+}
+
+// readExcluded reads the excluded records of every file, in order.
+func readExcluded(paths []string) ([]ExcludedRecord, error) {
+	var out []ExcludedRecord
+	for _, path := range paths {
 		recs, err := readLined[excludedIn](path)
 		if err != nil {
 			return nil, err
@@ -247,45 +334,46 @@ func load(in Inputs) (*loaded, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: excluded record: %w: %v", path, r.Line, errs.ErrInput, err)
 			}
-			l.excluded = append(l.excluded, e)
+			out = append(out, e)
 		}
 	}
-	if in.IDMap != "" {
-		if l.aliases, err = readAliases(in.IDMap); err != nil {
-			return nil, err
-		}
+	return out, nil
+}
+
+// readCandidates reads the generation candidates by id ("" gives none).
+func readCandidates(path string) (map[string]generate.Candidate, error) {
+	out := map[string]generate.Candidate{}
+	if path == "" {
+		return out, nil
 	}
-	l.candidates = map[string]generate.Candidate{}
-	if in.Candidates != "" {
-		recs, err := readLined[generate.Candidate](in.Candidates)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range recs {
-			l.candidates[c.Rec.ID] = c.Rec
-		}
+	recs, err := readLined[generate.Candidate](path)
+	if err != nil {
+		return nil, err
 	}
-	l.executions = map[string]lined[jvm.Execution]{}
-	if in.Executions != "" {
-		recs, err := readLined[jvm.Execution](in.Executions)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range recs {
-			if e.Rec.Status != jvm.StatusConfirmed && e.Rec.Status != jvm.StatusUnconfirmed {
-				return nil, fmt.Errorf("%s:%d: pair %s: %w: status %q is neither confirmed nor unconfirmed", in.Executions, e.Line, e.Rec.PairID, errs.ErrInput, e.Rec.Status)
-			}
-			l.executions[e.Rec.PairID] = e
-		}
+	for _, c := range recs {
+		out[c.Rec.ID] = c.Rec
 	}
-	if in.ValidatedBy == ValidatedByJVM {
-		for _, p := range l.core {
-			if err := confirmedBy(p, l.executions, in); err != nil {
-				return nil, err
-			}
-		}
+	return out, nil
+}
+
+// readExecutions reads synth verify's execution records by pair ("" gives
+// none); each is confirmed or unconfirmed.
+func readExecutions(path string) (map[string]lined[jvm.Execution], error) {
+	out := map[string]lined[jvm.Execution]{}
+	if path == "" {
+		return out, nil
 	}
-	return &l, nil
+	recs, err := readLined[jvm.Execution](path)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range recs {
+		if e.Rec.Status != jvm.StatusConfirmed && e.Rec.Status != jvm.StatusUnconfirmed {
+			return nil, fmt.Errorf("%s:%d: pair %s: %w: status %q is neither confirmed nor unconfirmed", path, e.Line, e.Rec.PairID, errs.ErrInput, e.Rec.Status)
+		}
+		out[e.Rec.PairID] = e
+	}
+	return out, nil
 }
 
 // confirmedBy checks that a core pair of a jvm-validated release has a

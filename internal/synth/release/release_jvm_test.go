@@ -96,104 +96,8 @@ func TestJVMValidatedRelease(t *testing.T) {
 		return dir
 	}
 
-	t.Run("build and check", func(t *testing.T) {
-		dir := build(t)
-		var m Manifest
-		raw, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
-		if err := json.Unmarshal(raw, &m); err != nil {
-			t.Fatal(err)
-		}
-		c := m.Counts
-		if c.Core != 3 || c.ValidatedByJVM != 3 || c.ValidatedByJudge != 0 || c.Confirmed != 3 || c.NotRun != 0 || c.ISELowConfidence != 0 || c.Repaired != 0 {
-			t.Errorf("counts %+v", c)
-		}
-		// j-never ran but raised nothing: excluded at the jvm stage with
-		// the criterion it failed, beside the input's one gate rejection:
-		// 3 core + 2 excluded = 5 candidates.
-		if c.Excluded != 2 || c.Candidates != 5 || len(c.Exclusions) != 2 || c.Exclusions[1].Stage != StageJVM || c.Exclusions[1].Category != "jvm_unconfirmed_a" {
-			t.Errorf("accounting: excluded %d candidates %d exclusions %+v; want j-never excluded as jvm_unconfirmed_a", c.Excluded, c.Candidates, c.Exclusions)
-		}
-		if len(c.JDKs) != 1 || c.JDKs[0].Count != 3 || len(c.Harnesses) != 1 || c.Harnesses[0].Name != boundarySearch || c.JudgeModels != nil {
-			t.Errorf("validation counts: jdks %v harnesses %v models %v", c.JDKs, c.Harnesses, c.JudgeModels)
-		}
-		recs, _ := jsonlRecords[CorePair](t, filepath.Join(dir, "core.jsonl"))
-		for _, p := range recs {
-			ev := p.Validation.JVM
-			if p.Validation.By != ValidatedByJVM || p.Judge != nil || ev == nil {
-				t.Fatalf("%s: validation %+v judge %v", p.PairID, p.Validation, p.Judge)
-			}
-			if ev.Input == "" || ev.JDK == "" || ev.BuggyOutcome.Kind != "threw" || ev.BuggyOutcome.Exception != "java.lang."+p.ErrorType || len(ev.SiteLines) == 0 {
-				t.Errorf("%s: evidence %+v", p.PairID, ev)
-			}
-			if p.Flags.ISELowConfidence {
-				t.Errorf("%s: ise_low_confidence set on a jvm-validated pair", p.PairID)
-			}
-		}
-		raw, _ = os.ReadFile(filepath.Join(dir, "core.jsonl"))
-		if bytes.Contains(raw, []byte(`"judge"`)) {
-			t.Errorf("core.jsonl has a judge block:\n%s", raw)
-		}
-		sheet, _ := os.ReadFile(filepath.Join(dir, DatasheetFile))
-		for _, want := range []string{"validated by JVM execution.", "never set on the\n  3 pairs validated by JVM execution",
-			"**JVM execution, criterion (c)** (3 pairs, §5.4)", "harnesses: boundary-value search (3).", "3 core pairs were validated by JVM\n  execution alone"} {
-			if !strings.Contains(string(sheet), want) {
-				t.Errorf("datasheet lacks %q:\n%s", want, sheet)
-			}
-		}
-		if strings.Contains(string(sheet), "LLM judge**") {
-			t.Errorf("datasheet describes a judge validation:\n%s", sheet)
-		}
-		chk, err := Check(context.Background(), dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !chk.OK() {
-			t.Fatalf("fresh jvm release fails its check:\n%s", problems(chk))
-		}
-	})
-
-	t.Run("build refuses", func(t *testing.T) {
-		tmp := t.TempDir()
-		recs, _ := jsonlRecords[jvm.Execution](t, executions)
-		// Shift the npe pair's recorded site: the evidence no longer fits
-		// the methods, as when the executions come from another corpus.
-		for i := range recs {
-			if recs[i].PairID == "j-npe" {
-				recs[i].Site.Buggy = []int{99}
-			}
-		}
-		shifted := filepath.Join(tmp, "shifted.jsonl")
-		writeLines(t, shifted, recs)
-		tests := []struct {
-			name string
-			mod  func(in *Inputs)
-			want error
-			msg  string
-		}{
-			{"unconfirmed pair in the core", func(in *Inputs) { in.Core = all }, errs.ErrInput,
-				"all.jsonl:4: pair j-never: invalid input: " + executions + ":"},
-			{"pair without an execution", func(in *Inputs) { in.Core = filepath.Join("testdata", "in", "core.jsonl") }, errs.ErrInput,
-				"core.jsonl:1: pair p-npe-1: invalid input: no execution record in " + executions},
-			{"no executions file", func(in *Inputs) { in.Executions = "" }, errs.ErrUsage, "needs the executions file"},
-			{"unknown method", func(in *Inputs) { in.ValidatedBy = "oracle" }, errs.ErrUsage, `"oracle"`},
-			{"judge method on confirmed.jsonl", func(in *Inputs) { in.ValidatedBy = ValidatedByJudge }, errs.ErrInput, "no accepting judge"},
-			{"evidence off the site", func(in *Inputs) { in.Executions = shifted }, errs.ErrInput, "pair j-npe: invalid input: execution record " + shifted},
-		}
-		for _, tt := range tests {
-			t.Run(tt.name, func(t *testing.T) {
-				in := jvmInputs(confirmed, executions)
-				tt.mod(&in)
-				_, err := Build(context.Background(), in, filepath.Join(t.TempDir(), "rel"), Options{CodeLicense: "MIT"})
-				if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.msg) {
-					t.Errorf("err = %v\nwant %v containing %q", err, tt.want, tt.msg)
-				}
-			})
-		}
-		_, err := Build(context.Background(), func() Inputs { in := jvmInputs(confirmed, executions); in.Core = all; return in }(), filepath.Join(tmp, "r"), Options{CodeLicense: "MIT"})
-		if err == nil || !strings.Contains(err.Error(), "unconfirmed") || !strings.Contains(err.Error(), "use that run's confirmed.jsonl as --core") {
-			t.Errorf("unconfirmed pair: err = %v, want the status and what to do", err)
-		}
-	})
+	t.Run("build and check", func(t *testing.T) { checkJVMRelease(t, build(t)) })
+	t.Run("build refuses", func(t *testing.T) { checkJVMBuildRefuses(t, confirmed, executions, all) })
 
 	tests := []struct {
 		name    string
@@ -245,18 +149,149 @@ func TestJVMValidatedRelease(t *testing.T) {
 		t.Run("check rejects "+tt.name, func(t *testing.T) {
 			dir := build(t)
 			tt.corrupt(t, dir)
-			res, err := Check(context.Background(), dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, p := range res.Problems {
-				if p.File == tt.want.File && p.Line == tt.want.Line && p.Field == tt.want.Field && strings.Contains(p.Msg, tt.want.Msg) {
-					return
-				}
-			}
-			t.Errorf("want a problem like %s; got:\n%s", tt.want, problems(res))
+			checkHasProblem(t, dir, tt.want)
 		})
 	}
+}
+
+// checkJVMRelease checks a freshly built jvm-validated release: its
+// counts, its core records, its datasheet and its own check.
+func checkJVMRelease(t *testing.T, dir string) {
+	t.Helper()
+	checkJVMCounts(t, dir)
+	checkJVMCore(t, dir)
+	checkJVMDatasheet(t, dir)
+	chk, err := Check(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !chk.OK() {
+		t.Fatalf("fresh jvm release fails its check:\n%s", problems(chk))
+	}
+}
+
+// checkJVMCounts checks the manifest's counts of the jvm release.
+func checkJVMCounts(t *testing.T, dir string) {
+	t.Helper()
+	var m Manifest
+	raw, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	c := m.Counts
+	if c.Core != 3 || c.ValidatedByJVM != 3 || c.ValidatedByJudge != 0 || c.Confirmed != 3 || c.NotRun != 0 || c.ISELowConfidence != 0 || c.Repaired != 0 {
+		t.Errorf("counts %+v", c)
+	}
+	// j-never ran but raised nothing: excluded at the jvm stage with
+	// the criterion it failed, beside the input's one gate rejection:
+	// 3 core + 2 excluded = 5 candidates.
+	if c.Excluded != 2 || c.Candidates != 5 || len(c.Exclusions) != 2 || c.Exclusions[1].Stage != StageJVM || c.Exclusions[1].Category != "jvm_unconfirmed_a" {
+		t.Errorf("accounting: excluded %d candidates %d exclusions %+v; want j-never excluded as jvm_unconfirmed_a", c.Excluded, c.Candidates, c.Exclusions)
+	}
+	if len(c.JDKs) != 1 || c.JDKs[0].Count != 3 || len(c.Harnesses) != 1 || c.Harnesses[0].Name != boundarySearch || c.JudgeModels != nil {
+		t.Errorf("validation counts: jdks %v harnesses %v models %v", c.JDKs, c.Harnesses, c.JudgeModels)
+	}
+}
+
+// checkJVMCore checks that every core pair carries JVM evidence and no
+// judge block.
+func checkJVMCore(t *testing.T, dir string) {
+	t.Helper()
+	recs, _ := jsonlRecords[CorePair](t, filepath.Join(dir, "core.jsonl"))
+	for _, p := range recs {
+		ev := p.Validation.JVM
+		if p.Validation.By != ValidatedByJVM || p.Judge != nil || ev == nil {
+			t.Fatalf("%s: validation %+v judge %v", p.PairID, p.Validation, p.Judge)
+		}
+		if ev.Input == "" || ev.JDK == "" || ev.BuggyOutcome.Kind != "threw" || ev.BuggyOutcome.Exception != "java.lang."+p.ErrorType || len(ev.SiteLines) == 0 {
+			t.Errorf("%s: evidence %+v", p.PairID, ev)
+		}
+		if p.Flags.ISELowConfidence {
+			t.Errorf("%s: ise_low_confidence set on a jvm-validated pair", p.PairID)
+		}
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "core.jsonl"))
+	if bytes.Contains(raw, []byte(`"judge"`)) {
+		t.Errorf("core.jsonl has a judge block:\n%s", raw)
+	}
+}
+
+// checkJVMDatasheet checks that the datasheet describes the JVM validation,
+// not a judge's.
+func checkJVMDatasheet(t *testing.T, dir string) {
+	t.Helper()
+	sheet, _ := os.ReadFile(filepath.Join(dir, DatasheetFile))
+	for _, want := range []string{"validated by JVM execution.", "never set on the\n  3 pairs validated by JVM execution",
+		"**JVM execution, criterion (c)** (3 pairs, §5.4)", "harnesses: boundary-value search (3).", "3 core pairs were validated by JVM\n  execution alone"} {
+		if !strings.Contains(string(sheet), want) {
+			t.Errorf("datasheet lacks %q:\n%s", want, sheet)
+		}
+	}
+	if strings.Contains(string(sheet), "LLM judge**") {
+		t.Errorf("datasheet describes a judge validation:\n%s", sheet)
+	}
+}
+
+// checkJVMBuildRefuses checks that Build refuses jvm inputs that do not
+// hold confirmed evidence for every core pair.
+func checkJVMBuildRefuses(t *testing.T, confirmed, executions, all string) {
+	t.Helper()
+	tmp := t.TempDir()
+	recs, _ := jsonlRecords[jvm.Execution](t, executions)
+	// Shift the npe pair's recorded site: the evidence no longer fits
+	// the methods, as when the executions come from another corpus.
+	for i := range recs {
+		if recs[i].PairID == "j-npe" {
+			recs[i].Site.Buggy = []int{99}
+		}
+	}
+	shifted := filepath.Join(tmp, "shifted.jsonl")
+	writeLines(t, shifted, recs)
+	tests := []struct {
+		name string
+		mod  func(in *Inputs)
+		want error
+		msg  string
+	}{
+		{"unconfirmed pair in the core", func(in *Inputs) { in.Core = all }, errs.ErrInput,
+			"all.jsonl:4: pair j-never: invalid input: " + executions + ":"},
+		{"pair without an execution", func(in *Inputs) { in.Core = filepath.Join("testdata", "in", "core.jsonl") }, errs.ErrInput,
+			"core.jsonl:1: pair p-npe-1: invalid input: no execution record in " + executions},
+		{"no executions file", func(in *Inputs) { in.Executions = "" }, errs.ErrUsage, "needs the executions file"},
+		{"unknown method", func(in *Inputs) { in.ValidatedBy = "oracle" }, errs.ErrUsage, `"oracle"`},
+		{"judge method on confirmed.jsonl", func(in *Inputs) { in.ValidatedBy = ValidatedByJudge }, errs.ErrInput, "no accepting judge"},
+		{"evidence off the site", func(in *Inputs) { in.Executions = shifted }, errs.ErrInput, "pair j-npe: invalid input: execution record " + shifted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := jvmInputs(confirmed, executions)
+			tt.mod(&in)
+			_, err := Build(context.Background(), in, filepath.Join(t.TempDir(), "rel"), Options{CodeLicense: "MIT"})
+			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("err = %v\nwant %v containing %q", err, tt.want, tt.msg)
+			}
+		})
+	}
+	_, err := Build(context.Background(), func() Inputs { in := jvmInputs(confirmed, executions); in.Core = all; return in }(), filepath.Join(tmp, "r"), Options{CodeLicense: "MIT"})
+	if err == nil || !strings.Contains(err.Error(), "unconfirmed") || !strings.Contains(err.Error(), "use that run's confirmed.jsonl as --core") {
+		t.Errorf("unconfirmed pair: err = %v, want the status and what to do", err)
+	}
+}
+
+// checkHasProblem checks the release in dir and wants a problem like want
+// (its Msg a substring).
+func checkHasProblem(t *testing.T, dir string, want Problem) {
+	t.Helper()
+	res, err := Check(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Problems {
+		if p.File == want.File && p.Line == want.Line && p.Field == want.Field && strings.Contains(p.Msg, want.Msg) {
+			return
+		}
+	}
+	t.Errorf("want a problem like %s; got:\n%s", want, problems(res))
 }
 
 // jsonlRecords decodes every line of a JSONL file.

@@ -51,14 +51,27 @@ func SchemaFor(v any, id, title string) (*Schema, error) {
 	return s, nil
 }
 
+// kindTypes are the JSON Schema types of the Go kinds a release record
+// holds.
+var kindTypes = map[reflect.Kind]string{
+	reflect.String: "string", reflect.Bool: "boolean",
+	reflect.Int: "integer", reflect.Int8: "integer", reflect.Int16: "integer", reflect.Int32: "integer", reflect.Int64: "integer",
+	reflect.Uint: "integer", reflect.Uint8: "integer", reflect.Uint16: "integer", reflect.Uint32: "integer", reflect.Uint64: "integer",
+	reflect.Float32: "number", reflect.Float64: "number",
+	reflect.Slice: "array", reflect.Array: "array", reflect.Struct: "object",
+}
+
 func schemaOf(t reflect.Type, enum string) (*Schema, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	s := &Schema{}
-	switch t.Kind() {
-	case reflect.String:
-		s.Type = "string"
+	typ, ok := kindTypes[t.Kind()]
+	if !ok {
+		return nil, fmt.Errorf("unsupported kind %s", t.Kind())
+	}
+	s := &Schema{Type: typ}
+	switch typ {
+	case "string":
 		if enum != "" {
 			vals, ok := enumSets[enum]
 			if !ok {
@@ -66,58 +79,67 @@ func schemaOf(t reflect.Type, enum string) (*Schema, error) {
 			}
 			s.Enum = append([]string(nil), vals...)
 		}
-	case reflect.Bool:
-		s.Type = "boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		s.Type = "integer"
-	case reflect.Float32, reflect.Float64:
-		s.Type = "number"
-	case reflect.Slice, reflect.Array:
-		s.Type = "array"
+	case "array":
 		it, err := schemaOf(t.Elem(), enum)
 		if err != nil {
 			return nil, err
 		}
 		s.Items = it
-	case reflect.Struct:
-		s.Type = "object"
-		s.Properties = map[string]*Schema{}
-		no := false
-		s.AdditionalProperties = &no
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" {
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			fs, err := schemaOf(f.Type, f.Tag.Get("enum"))
-			if err != nil {
-				return nil, fmt.Errorf("field %s: %w", f.Name, err)
-			}
-			fs.Description = f.Tag.Get("desc")
-			if m := f.Tag.Get("min"); m != "" {
-				v, err := strconv.ParseFloat(m, 64)
-				if err != nil {
-					return nil, fmt.Errorf("field %s: min tag %q: %w", f.Name, m, err)
-				}
-				fs.Minimum = &v
-			}
-			s.Properties[name] = fs
-			if !strings.Contains(opts, "omitempty") {
-				s.Required = append(s.Required, name)
-			}
+	case "object":
+		if err := s.addFields(t); err != nil {
+			return nil, err
 		}
-	default:
-		return nil, fmt.Errorf("unsupported kind %s", t.Kind())
 	}
 	return s, nil
+}
+
+// addFields makes the exported JSON fields of struct type t the object
+// schema's properties, those without omitempty required, no others
+// allowed.
+func (s *Schema) addFields(t reflect.Type) error {
+	s.Properties = map[string]*Schema{}
+	no := false
+	s.AdditionalProperties = &no
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		fs, err := fieldSchema(f)
+		if err != nil {
+			return err
+		}
+		s.Properties[name] = fs
+		if !strings.Contains(opts, "omitempty") {
+			s.Required = append(s.Required, name)
+		}
+	}
+	return nil
+}
+
+// fieldSchema is the schema of struct field f, refined by its desc, enum
+// and min tags.
+func fieldSchema(f reflect.StructField) (*Schema, error) {
+	fs, err := schemaOf(f.Type, f.Tag.Get("enum"))
+	if err != nil {
+		return nil, fmt.Errorf("field %s: %w", f.Name, err)
+	}
+	fs.Description = f.Tag.Get("desc")
+	if m := f.Tag.Get("min"); m != "" {
+		v, err := strconv.ParseFloat(m, 64)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: min tag %q: %w", f.Name, m, err)
+		}
+		fs.Minimum = &v
+	}
+	return fs, nil
 }
 
 // Marshal renders the schema as indented JSON with a final newline.
@@ -156,6 +178,21 @@ func (s *Schema) check(path string) error {
 	if at == "" {
 		at = "(root)"
 	}
+	if err := s.checkKeywords(at); err != nil {
+		return err
+	}
+	if err := s.checkProperties(path, at); err != nil {
+		return err
+	}
+	if s.Items != nil {
+		return s.Items.check(path + "[]")
+	}
+	return nil
+}
+
+// checkKeywords verifies the node's own type, additionalProperties and
+// minimum (at names it in errors).
+func (s *Schema) checkKeywords(at string) error {
 	if s.Type != "" && !jsonTypes[s.Type] {
 		return fmt.Errorf("%w: %s: type %q is not a JSON Schema type", errs.ErrInput, at, s.Type)
 	}
@@ -165,6 +202,12 @@ func (s *Schema) check(path string) error {
 	if s.Minimum != nil && (math.IsNaN(*s.Minimum) || math.IsInf(*s.Minimum, 0)) {
 		return fmt.Errorf("%w: %s: minimum is not finite", errs.ErrInput, at)
 	}
+	return nil
+}
+
+// checkProperties verifies that every required property has a schema and
+// every property schema is well formed.
+func (s *Schema) checkProperties(path, at string) error {
 	for _, r := range s.Required {
 		if s.Properties == nil || s.Properties[r] == nil {
 			return fmt.Errorf("%w: %s: required property %q has no schema", errs.ErrInput, at, r)
@@ -177,9 +220,6 @@ func (s *Schema) check(path string) error {
 		if err := p.check(join(path, name)); err != nil {
 			return err
 		}
-	}
-	if s.Items != nil {
-		return s.Items.check(path + "[]")
 	}
 	return nil
 }
@@ -215,41 +255,15 @@ func (s *Schema) validate(v any, path string, out *[]FieldError) {
 		bad("want %s, got %s", s.Type, typeName(v))
 		return
 	}
-	if len(s.Enum) > 0 {
-		str, ok := v.(string)
-		if !ok || !contains(s.Enum, str) {
-			bad("value %s is not one of %s", short(v), strings.Join(s.Enum, ", "))
-		}
+	if msg := s.valueProblem(v); msg != "" {
+		bad("%s", msg)
 	}
-	if s.Minimum != nil {
-		if n, ok := v.(json.Number); ok {
-			if f, err := n.Float64(); err == nil && f < *s.Minimum {
-				bad("value %s is below the minimum %g", n, *s.Minimum)
-			}
-		}
+	if msg := s.minimumProblem(v); msg != "" {
+		bad("%s", msg)
 	}
 	switch val := v.(type) {
 	case map[string]any:
-		for _, r := range s.Required {
-			if _, ok := val[r]; !ok {
-				*out = append(*out, FieldError{Field: join(path, r), Msg: "required field is missing"})
-			}
-		}
-		keys := make([]string, 0, len(val))
-		for k := range val {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			p := s.Properties[k]
-			if p == nil {
-				if s.AdditionalProperties != nil && !*s.AdditionalProperties {
-					*out = append(*out, FieldError{Field: join(path, k), Msg: "unknown field (additionalProperties is false)"})
-				}
-				continue
-			}
-			p.validate(val[k], join(path, k), out)
-		}
+		s.validateObject(val, path, out)
 	case []any:
 		if s.Items != nil {
 			for i, e := range val {
@@ -259,36 +273,84 @@ func (s *Schema) validate(v any, path string, out *[]FieldError) {
 	}
 }
 
-func hasType(v any, t string) bool {
-	switch t {
-	case "string":
-		_, ok := v.(string)
-		return ok
-	case "boolean":
-		_, ok := v.(bool)
-		return ok
-	case "number":
-		n, ok := v.(json.Number)
-		if !ok {
-			return false
-		}
-		_, err := strconv.ParseFloat(string(n), 64)
-		return err == nil
-	case "integer":
-		n, ok := v.(json.Number)
-		if !ok {
-			return false
-		}
-		f, err := strconv.ParseFloat(string(n), 64)
-		return err == nil && f == math.Trunc(f) && !math.IsInf(f, 0)
-	case "array":
-		_, ok := v.([]any)
-		return ok
-	case "object":
-		_, ok := v.(map[string]any)
-		return ok
+// valueProblem is what is wrong with v under the schema's enum, or "".
+func (s *Schema) valueProblem(v any) string {
+	if len(s.Enum) == 0 {
+		return ""
 	}
-	return false
+	if str, ok := v.(string); ok && contains(s.Enum, str) {
+		return ""
+	}
+	return fmt.Sprintf("value %s is not one of %s", short(v), strings.Join(s.Enum, ", "))
+}
+
+// minimumProblem is what is wrong with number v under the schema's
+// minimum, or "".
+func (s *Schema) minimumProblem(v any) string {
+	n, ok := v.(json.Number)
+	if !ok || s.Minimum == nil {
+		return ""
+	}
+	if f, err := n.Float64(); err == nil && f < *s.Minimum {
+		return fmt.Sprintf("value %s is below the minimum %g", n, *s.Minimum)
+	}
+	return ""
+}
+
+// validateObject checks an object's required fields and, in key order,
+// each field against its property schema.
+func (s *Schema) validateObject(val map[string]any, path string, out *[]FieldError) {
+	for _, r := range s.Required {
+		if _, ok := val[r]; !ok {
+			*out = append(*out, FieldError{Field: join(path, r), Msg: "required field is missing"})
+		}
+	}
+	keys := make([]string, 0, len(val))
+	for k := range val {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p := s.Properties[k]
+		if p == nil {
+			if s.AdditionalProperties != nil && !*s.AdditionalProperties {
+				*out = append(*out, FieldError{Field: join(path, k), Msg: "unknown field (additionalProperties is false)"})
+			}
+			continue
+		}
+		p.validate(val[k], join(path, k), out)
+	}
+}
+
+// typeChecks report whether a decoded JSON value has a JSON Schema type.
+var typeChecks = map[string]func(v any) bool{
+	"string":  func(v any) bool { _, ok := v.(string); return ok },
+	"boolean": func(v any) bool { _, ok := v.(bool); return ok },
+	"number": func(v any) bool {
+		_, ok := number(v)
+		return ok
+	},
+	"integer": func(v any) bool {
+		f, ok := number(v)
+		return ok && f == math.Trunc(f) && !math.IsInf(f, 0)
+	},
+	"array":  func(v any) bool { _, ok := v.([]any); return ok },
+	"object": func(v any) bool { _, ok := v.(map[string]any); return ok },
+}
+
+func hasType(v any, t string) bool {
+	check, ok := typeChecks[t]
+	return ok && check(v)
+}
+
+// number is v's value when it is a json.Number that parses as a float.
+func number(v any) (float64, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	return f, err == nil
 }
 
 func typeName(v any) string {

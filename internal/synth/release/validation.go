@@ -97,43 +97,63 @@ func validationProblems(p *CorePair, method string) []FieldError {
 // of the label inside its site. Only the exact label is recognised on the
 // fixed side, since the record keeps no superclasses.
 func evidenceProblems(p *CorePair, ev *CoreExecution) []FieldError {
-	var out []FieldError
-	bad := func(field, format string, args ...any) {
-		out = append(out, FieldError{Field: "validation.jvm." + field, Msg: fmt.Sprintf(format, args...)})
-	}
+	e := &evidenceCheck{p: p, ev: ev}
 	site := jvm.PatchedSite(p.BuggyMethod, p.FixedMethod)
 	if !slices.Equal(ev.SiteLines, nonNilInts(site.Buggy)) {
-		bad("site_lines", "%v, but the patched site of the methods is %v", ev.SiteLines, nonNilInts(site.Buggy))
+		e.bad("site_lines", "%v, but the patched site of the methods is %v", ev.SiteLines, nonNilInts(site.Buggy))
 	}
 	if !slices.Equal(ev.FixedSiteLines, nonNilInts(site.Fixed)) {
-		bad("fixed_site_lines", "%v, but the patched site of the fixed method is %v", ev.FixedSiteLines, nonNilInts(site.Fixed))
+		e.bad("fixed_site_lines", "%v, but the patched site of the fixed method is %v", ev.FixedSiteLines, nonNilInts(site.Fixed))
 	}
 	if strings.TrimSpace(ev.JDK) == "" {
-		bad("jdk", "empty: the evidence names the JDK it ran on")
+		e.bad("jdk", "empty: the evidence names the JDK it ran on")
 	}
 	if strings.TrimSpace(ev.Input) == "" {
-		bad("input", "empty: the evidence names the trigger input")
+		e.bad("input", "empty: the evidence names the trigger input")
 	}
-	b := ev.BuggyOutcome
+	e.buggyOutcome()
+	e.fixedOutcome()
+	return e.out
+}
+
+// evidenceCheck collects the problems of core pair p's JVM evidence ev.
+type evidenceCheck struct {
+	p   *CorePair
+	ev  *CoreExecution
+	out []FieldError
+}
+
+func (e *evidenceCheck) bad(field, format string, args ...any) {
+	e.out = append(e.out, FieldError{Field: "validation.jvm." + field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// buggyOutcome checks that the buggy method threw the pair's label at a
+// line of the patched site.
+func (e *evidenceCheck) buggyOutcome() {
+	b := e.ev.BuggyOutcome
 	switch {
 	case b.Kind != "threw":
-		bad("buggy_outcome.kind", "%q: under criterion (c) the buggy method throws", b.Kind)
+		e.bad("buggy_outcome.kind", "%q: under criterion (c) the buggy method throws", b.Kind)
 	case b.Exception == "":
-		bad("buggy_outcome.exception", "empty: the buggy method's exception is not named")
-	case otherLabel(b.Exception, p.ErrorType):
-		bad("buggy_outcome.exception", "%s is another label than the pair's %s", b.Exception, p.ErrorType)
+		e.bad("buggy_outcome.exception", "empty: the buggy method's exception is not named")
+	case otherLabel(b.Exception, e.p.ErrorType):
+		e.bad("buggy_outcome.exception", "%s is another label than the pair's %s", b.Exception, e.p.ErrorType)
 	}
-	if !slices.Contains(ev.SiteLines, b.Line) {
-		bad("buggy_outcome.line", "%d is not a line of the patched site %v", b.Line, ev.SiteLines)
+	if !slices.Contains(e.ev.SiteLines, b.Line) {
+		e.bad("buggy_outcome.line", "%d is not a line of the patched site %v", b.Line, e.ev.SiteLines)
 	}
-	f := ev.FixedOutcome
+}
+
+// fixedOutcome checks that the fixed method returned or threw, but not
+// the label at its patched site.
+func (e *evidenceCheck) fixedOutcome() {
+	f := e.ev.FixedOutcome
 	switch {
 	case f.Kind != "returned" && f.Kind != "threw":
-		bad("fixed_outcome.kind", "%q: under criterion (c) the fixed method returns or throws", f.Kind)
-	case f.Kind == "threw" && f.Exception == "java.lang."+p.ErrorType && slices.Contains(ev.FixedSiteLines, f.Line):
-		bad("fixed_outcome", "the fixed method also raises %s at the patched site (line %d)", p.ErrorType, f.Line)
+		e.bad("fixed_outcome.kind", "%q: under criterion (c) the fixed method returns or throws", f.Kind)
+	case f.Kind == "threw" && f.Exception == "java.lang."+e.p.ErrorType && slices.Contains(e.ev.FixedSiteLines, f.Line):
+		e.bad("fixed_outcome", "the fixed method also raises %s at the patched site (line %d)", e.p.ErrorType, f.Line)
 	}
-	return out
 }
 
 // otherLabel reports whether the thrown class is an in-scope label other

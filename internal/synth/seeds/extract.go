@@ -60,10 +60,8 @@ type MethodLog struct {
 	LLOC   int    `json:"lloc,omitempty"` // of the buggy method
 }
 
-// Sink receives the extraction's records. Done reports a bug already
-// logged by an earlier run, so a resumed run skips it.
+// Sink receives the extraction's records: each bug's seeds and its log.
 type Sink interface {
-	Done(bug string) (BugLog, bool)
 	Emit(seeds []corpus.Seed, log BugLog) error
 }
 
@@ -113,95 +111,167 @@ type ExtractOptions struct {
 // F1/F2 and the type scope on the failure records, F3 method pairs from
 // the repository, F4 for IAE/ISE, and F5 when a Validator is set. Every
 // bug ends as one BugLog (kept or excluded with stage and reason) and its
-// seeds, both handed to sink; bugs sink reports Done are skipped. It
-// returns the logs of all bugs, earlier runs' included, in input order.
-// Only a context cancellation or a sink failure stops the run.
+// seeds, both handed to sink; it returns the logs in input order.
+// ExtractToFiles is the resumable run. Only a context cancellation or a
+// sink failure stops the run.
 func Extract(ctx context.Context, bugs []BugInput, opts ExtractOptions, sink Sink) ([]BugLog, error) {
 	var logs []BugLog
-	for i, in := range bugs {
-		if err := ctx.Err(); err != nil {
-			return logs, fmt.Errorf("seeds.Extract(%s): %w", in.ID, err)
+	err := extractEach(ctx, bugs, indices(len(bugs)), opts, func(seeds []corpus.Seed, l BugLog) error {
+		if err := sink.Emit(seeds, l); err != nil {
+			return err
 		}
-		if l, done := sink.Done(in.ID); done {
-			logs = append(logs, l)
-			continue
+		logs = append(logs, l)
+		return nil
+	})
+	return logs, err
+}
+
+// extractEach extracts bugs[i] for each i of todo in turn, handing its
+// seeds and log to emit, and reports progress over all bugs.
+func extractEach(ctx context.Context, bugs []BugInput, todo []int, opts ExtractOptions, emit func([]corpus.Seed, BugLog) error) error {
+	for _, i := range todo {
+		in := bugs[i]
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("seeds.Extract(%s): %w", in.ID, err)
 		}
 		seeds, l, err := extractBug(ctx, in, opts)
 		if err != nil {
-			return logs, err
+			return err
 		}
-		if err := sink.Emit(seeds, l); err != nil {
-			return logs, fmt.Errorf("seeds.Extract(%s): %w", in.ID, err)
+		if err := emit(seeds, l); err != nil {
+			return fmt.Errorf("seeds.Extract(%s): %w", in.ID, err)
 		}
-		logs = append(logs, l)
 		if opts.Progress != nil {
 			opts.Progress(i+1, len(bugs))
 		}
 	}
-	return logs, nil
+	return nil
 }
 
 // extractBug returns an error only for cancellation; every other failure
 // is an exclusion in the log.
 func extractBug(ctx context.Context, in BugInput, opts ExtractOptions) ([]corpus.Seed, BugLog, error) {
 	l := BugLog{Bug: in.ID, Benchmark: in.Benchmark, Project: in.Project}
-	exclude := func(st Stage, format string, args ...any) ([]corpus.Seed, BugLog, error) {
-		l.Stage, l.Reason = st, fmt.Sprintf(format, args...)
+	seeds, ex, err := funnel(ctx, in, opts, &l)
+	if err != nil {
+		return nil, l, err
+	}
+	if ex != nil {
+		l.Stage, l.Reason = ex.stage, ex.reason
 		return nil, l, nil
 	}
+	l.Kept, l.Stage = true, StageSeed
+	l.Reason = fmt.Sprintf("%d of %d changed methods kept", len(seeds), len(l.Methods))
+	return seeds, l, nil
+}
+
+// exclusion is why a bug leaves the funnel: the stage and the reason.
+type exclusion struct {
+	stage  Stage
+	reason string
+}
+
+func exclude(st Stage, format string, args ...any) *exclusion {
+	return &exclusion{stage: st, reason: fmt.Sprintf(format, args...)}
+}
+
+// funnel runs bug in through the stages, filling l: its label (F1/F2
+// and the type scope), its method pairs (F3) and each pair's decision
+// (F4, F5). It returns the kept seeds, or the exclusion that ends the bug.
+func funnel(ctx context.Context, in BugInput, opts ExtractOptions, l *BugLog) ([]corpus.Seed, *exclusion, error) {
 	if in.Problem != "" {
-		return exclude(StageInput, "%s", in.Problem)
+		return nil, exclude(StageInput, "%s", in.Problem), nil
 	}
-	bug := Classify(in.ID, in.Project, in.Failures, opts.Scan)
-	l.Status, l.Types = bug.Status, bug.Types
-	label := in.Exception
-	if label == "" {
-		switch bug.Status {
-		case StatusJUnitOnly:
-			return exclude(StageF1, "only JUnit artefacts fail: %s", classList(bug))
-		case StatusCheckedOnly:
-			return exclude(StageF2, "only checked exceptions fail: %s", classList(bug))
-		case StatusUnchecked, StatusUnknown:
-			return exclude(StageScope, "no failure has one of the seven in-scope types: %s", classList(bug))
-		case StatusTestOrigin:
-			return exclude(StageScope, "the in-scope root cause was thrown outside production code (a test class, a test framework or JDK code called from a test; --any-origin counts it): %s", classList(bug))
-		}
-		label = primaryType(bug, opts.Scan)
-		if len(bug.Types) > 1 {
-			l.Notes = append(l.Notes, fmt.Sprintf("failures have several in-scope types %v; labelled %s, the type of most failures", bug.Types, label))
-		}
-	} else if bug.Status != StatusRuntime || !slices.Contains(bug.Types, label) {
-		l.Notes = append(l.Notes, fmt.Sprintf("type %s given by the input, not classified from the failure log (status %s)", label, bug.Status))
+	label, ex := bugLabel(in, opts.Scan, l)
+	if ex != nil {
+		return nil, ex, nil
 	}
 	l.Exception = label
+	pairs, ex, err := methodPairs(ctx, in, opts, l)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ex != nil {
+		return nil, ex, nil
+	}
+	return pairSeeds(ctx, in, opts, label, pairs, l)
+}
 
+// bugLabel classifies the bug's failures (recording status and types in
+// l) and returns its exception label: the input's, or the classified
+// type of most failures; a bug without an in-scope failure is excluded.
+func bugLabel(in BugInput, scan ScanOptions, l *BugLog) (Type, *exclusion) {
+	bug := Classify(in.ID, in.Project, in.Failures, scan)
+	l.Status, l.Types = bug.Status, bug.Types
+	label := in.Exception
+	if label != "" {
+		if bug.Status != StatusRuntime || !slices.Contains(bug.Types, label) {
+			l.Notes = append(l.Notes, fmt.Sprintf("type %s given by the input, not classified from the failure log (status %s)", label, bug.Status))
+		}
+		return label, nil
+	}
+	if ex := statusExclusion(bug); ex != nil {
+		return "", ex
+	}
+	label = primaryType(bug, scan)
+	if len(bug.Types) > 1 {
+		l.Notes = append(l.Notes, fmt.Sprintf("failures have several in-scope types %v; labelled %s, the type of most failures", bug.Types, label))
+	}
+	return label, nil
+}
+
+// statusExclusion is the exclusion of a bug whose failures give no
+// in-scope runtime type (F1, F2, the type scope), or nil.
+func statusExclusion(bug Bug) *exclusion {
+	switch bug.Status {
+	case StatusJUnitOnly:
+		return exclude(StageF1, "only JUnit artefacts fail: %s", classList(bug))
+	case StatusCheckedOnly:
+		return exclude(StageF2, "only checked exceptions fail: %s", classList(bug))
+	case StatusUnchecked, StatusUnknown:
+		return exclude(StageScope, "no failure has one of the seven in-scope types: %s", classList(bug))
+	case StatusTestOrigin:
+		return exclude(StageScope, "the in-scope root cause was thrown outside production code (a test class, a test framework or JDK code called from a test; --any-origin counts it): %s", classList(bug))
+	}
+	return nil
+}
+
+// methodPairs is filter F3: the fix's changed files from the bug's
+// repository (notes in l) and their method pairs.
+func methodPairs(ctx context.Context, in BugInput, opts ExtractOptions, l *BugLog) ([]MethodPair, *exclusion, error) {
 	if opts.Repos == nil {
-		return exclude(StageF3, "no repository location given (pass --repos DIR or --mapping FILE)")
+		return nil, exclude(StageF3, "no repository location given (pass --repos DIR or --mapping FILE)"), nil
 	}
 	repo, err := opts.Repos.Find(ctx, in.Project, in.Repo)
 	if err != nil {
-		return exclude(StageF3, "%v", err)
+		return nil, exclude(StageF3, "%v", err), nil
 	}
 	files, notes, err := fixFiles(ctx, repo, in)
 	l.Notes = append(l.Notes, notes...)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, l, fmt.Errorf("seeds.Extract(%s): %w", in.ID, ctx.Err())
+			return nil, nil, fmt.Errorf("seeds.Extract(%s): %w", in.ID, ctx.Err())
 		}
-		return exclude(StageF3, "%v", err)
+		return nil, exclude(StageF3, "%v", err), nil
 	}
 	pairs, ex := ExtractMethodPairs(files)
 	if ex != nil {
-		return exclude(StageF3, "%s", ex.Reason)
+		return nil, exclude(StageF3, "%s", ex.Reason), nil
 	}
 	if opts.SingleMethod && len(pairs) > 1 {
 		var keys []string
 		for _, p := range pairs {
 			keys = append(keys, p.Key)
 		}
-		return exclude(StageF3, "fix changes %d method bodies (%s); --single-method keeps one-method fixes only", len(pairs), strings.Join(keys, ", "))
+		return nil, exclude(StageF3, "fix changes %d method bodies (%s); --single-method keeps one-method fixes only", len(pairs), strings.Join(keys, ", ")), nil
 	}
+	return pairs, nil, nil
+}
 
+// pairSeeds decides every method pair (its MethodLog added to l) and
+// returns the kept seeds; with none kept, the bug is excluded at the
+// furthest stage a pair reached.
+func pairSeeds(ctx context.Context, in BugInput, opts ExtractOptions, label Type, pairs []MethodPair, l *BugLog) ([]corpus.Seed, *exclusion, error) {
 	var seeds []corpus.Seed
 	last := StageF3
 	for k, p := range pairs {
@@ -209,42 +279,9 @@ func extractBug(ctx context.Context, in BugInput, opts ExtractOptions) ([]corpus
 		if len(pairs) > 1 {
 			id = fmt.Sprintf("%s#%d", in.ID, k+1)
 		}
-		ml := MethodLog{PairID: id, File: p.File, Method: p.Key, Stage: StageF3}
-		bm, berr := metrics.OfMethodSource([]byte(p.Buggy))
-		_, ferr := metrics.OfMethodSource([]byte(p.Fixed))
-		s := corpus.Seed{BugID: id, SourceBug: in.ID, Benchmark: in.Benchmark, Project: in.Project,
-			Exception: label.SimpleName(), BuggyMethod: p.Buggy, FixedMethod: p.Fixed, File: p.File,
-			MethodSignature: p.Signature, BuggySpan: corpus.Span{Start: p.BuggySpan[0], End: p.BuggySpan[1]},
-			FixedSpan: corpus.Span{Start: p.FixedSpan[0], End: p.FixedSpan[1]}, Diff: methodDiff(p.File, p.Buggy, p.Fixed),
-			Repo: in.Repo, FixedCommit: in.Fixed}
-		switch {
-		case berr != nil:
-			ml.Reason = fmt.Sprintf("buggy method %s in %s cannot be parsed alone: %v", p.Key, p.File, berr)
-		case ferr != nil:
-			ml.Reason = fmt.Sprintf("fixed method %s in %s cannot be parsed alone: %v", p.Key, p.File, ferr)
-		case s.Validate() != nil:
-			ml.Reason = fmt.Sprintf("seed record invalid: %v", s.Validate())
-		default:
-			ml.LLOC = bm.Metrics.LLOC
-			here := ThrownIn(in.Failures, label, opts.Scan.exact(), path.Base(p.File), p.Name, p.BuggySpan)
-			d := CheckF4(label, p.Buggy, p.Fixed, here)
-			ml.Stage, ml.Reason = StageF4, d.Reason
-			if d.Keep && opts.Validator != nil {
-				v, err := opts.Validator.Validate(ctx, s)
-				ml.Stage = StageF5
-				switch {
-				case ctx.Err() != nil:
-					return nil, l, fmt.Errorf("seeds.Extract(%s): %w", in.ID, ctx.Err())
-				case err != nil:
-					ml.Reason = fmt.Sprintf("validation failed: %v", err)
-				case !v.Accept || v.Confidence < MinConfidence:
-					ml.Reason = fmt.Sprintf("validator rejects (accept=%t, confidence %.2f < %.2f needed): %s", v.Accept, v.Confidence, MinConfidence, v.Reason)
-				default:
-					ml.Kept, ml.Reason = true, fmt.Sprintf("validator accepts (confidence %.2f): %s", v.Confidence, v.Reason)
-				}
-			} else {
-				ml.Kept = d.Keep
-			}
+		s, ml, err := decidePair(ctx, in, opts, label, id, p)
+		if err != nil {
+			return nil, nil, err
 		}
 		if ml.Kept {
 			ml.Stage = StageSeed
@@ -259,11 +296,60 @@ func extractBug(ctx context.Context, in BugInput, opts ExtractOptions) ([]corpus
 		for _, m := range l.Methods {
 			why = append(why, m.Method+": "+m.Reason)
 		}
-		return exclude(last, "no method pair survives: %s", strings.Join(why, "; "))
+		return nil, exclude(last, "no method pair survives: %s", strings.Join(why, "; ")), nil
 	}
-	l.Kept, l.Stage = true, StageSeed
-	l.Reason = fmt.Sprintf("%d of %d changed methods kept", len(seeds), len(pairs))
-	return seeds, l, nil
+	return seeds, nil, nil
+}
+
+// decidePair builds the seed of method pair p (pair id id) and decides
+// it: both methods parse alone, the seed record is valid, then F4 and,
+// with a Validator, F5.
+func decidePair(ctx context.Context, in BugInput, opts ExtractOptions, label Type, id string, p MethodPair) (corpus.Seed, MethodLog, error) {
+	ml := MethodLog{PairID: id, File: p.File, Method: p.Key, Stage: StageF3}
+	bm, berr := metrics.OfMethodSource([]byte(p.Buggy))
+	_, ferr := metrics.OfMethodSource([]byte(p.Fixed))
+	s := corpus.Seed{BugID: id, SourceBug: in.ID, Benchmark: in.Benchmark, Project: in.Project,
+		Exception: label.SimpleName(), BuggyMethod: p.Buggy, FixedMethod: p.Fixed, File: p.File,
+		MethodSignature: p.Signature, BuggySpan: corpus.Span{Start: p.BuggySpan[0], End: p.BuggySpan[1]},
+		FixedSpan: corpus.Span{Start: p.FixedSpan[0], End: p.FixedSpan[1]}, Diff: methodDiff(p.File, p.Buggy, p.Fixed),
+		Repo: in.Repo, FixedCommit: in.Fixed}
+	switch {
+	case berr != nil:
+		ml.Reason = fmt.Sprintf("buggy method %s in %s cannot be parsed alone: %v", p.Key, p.File, berr)
+	case ferr != nil:
+		ml.Reason = fmt.Sprintf("fixed method %s in %s cannot be parsed alone: %v", p.Key, p.File, ferr)
+	case s.Validate() != nil:
+		ml.Reason = fmt.Sprintf("seed record invalid: %v", s.Validate())
+	default:
+		ml.LLOC = bm.Metrics.LLOC
+		here := ThrownIn(in.Failures, label, opts.Scan.exact(), path.Base(p.File), p.Name, p.BuggySpan)
+		d := CheckF4(label, p.Buggy, p.Fixed, here)
+		ml.Stage, ml.Reason, ml.Kept = StageF4, d.Reason, d.Keep
+		if d.Keep && opts.Validator != nil {
+			if err := validateF5(ctx, opts.Validator, s, &ml); err != nil {
+				return s, ml, fmt.Errorf("seeds.Extract(%s): %w", in.ID, err)
+			}
+		}
+	}
+	return s, ml, nil
+}
+
+// validateF5 applies filter F5 to a seed F4 kept, recording the verdict
+// in ml; it returns an error only for cancellation.
+func validateF5(ctx context.Context, v Validator, s corpus.Seed, ml *MethodLog) error {
+	verdict, err := v.Validate(ctx, s)
+	ml.Stage, ml.Kept = StageF5, false
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		ml.Reason = fmt.Sprintf("validation failed: %v", err)
+	case !verdict.Accept || verdict.Confidence < MinConfidence:
+		ml.Reason = fmt.Sprintf("validator rejects (accept=%t, confidence %.2f < %.2f needed): %s", verdict.Accept, verdict.Confidence, MinConfidence, verdict.Reason)
+	default:
+		ml.Kept, ml.Reason = true, fmt.Sprintf("validator accepts (confidence %.2f): %s", verdict.Confidence, verdict.Reason)
+	}
+	return nil
 }
 
 // MinConfidence is F5's acceptance threshold (rxsynth §3.2: confidence ≥ 0.7).
@@ -316,35 +402,17 @@ func fixFiles(ctx context.Context, repo *gitrepo.Repo, in BugInput) ([]FilePair,
 	var out []FilePair
 	var paths []string
 	for _, fd := range in.FixedToBuggy {
-		switch {
-		case fd.IsBinary:
-			return nil, nil, fmt.Errorf("binary source change in %s", fd.Name())
-		case fd.IsNew:
-			return nil, nil, fmt.Errorf("fix adds file %s", fd.NewPath)
-		case fd.IsDeleted:
-			return nil, nil, fmt.Errorf("fix deletes file %s", fd.OldPath)
-		case fd.OldPath != fd.NewPath:
-			return nil, nil, fmt.Errorf("fix renames %s to %s", fd.NewPath, fd.OldPath)
+		if err := unsupportedChange(fd); err != nil {
+			return nil, nil, err
 		}
-		p := fd.OldPath
-		fixed, err := repo.ReadFile(ctx, in.Fixed, p)
-		if errors.Is(err, errs.ErrNotFound) {
-			// The benchmark's project root may be a subdirectory of the
-			// repository (Defects4J Time's old revisions live in JodaTime/).
-			if m, lerr := repo.ListFiles(ctx, in.Fixed, "**/"+p); lerr == nil && len(m) == 1 {
-				notes = append(notes, fmt.Sprintf("%s found as %s in the repository", p, m[0]))
-				p = m[0]
-				fixed, err = repo.ReadFile(ctx, in.Fixed, p)
-			}
-		}
+		fp, note, err := reversedFile(ctx, repo, in, fd)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s at fixed commit %s: %w", p, in.Fixed, err)
+			return nil, nil, err
 		}
-		buggy, err := diff.Apply(fixed, fd, diff.ApplyOptions{})
-		if err != nil {
-			return nil, nil, fmt.Errorf("reversed fix does not apply to %s at fixed commit %s: %w", p, in.Fixed, err)
+		if note != "" {
+			notes = append(notes, note)
 		}
-		out = append(out, FilePair{Path: p, Buggy: buggy, Fixed: fixed})
+		out = append(out, fp)
 		paths = append(paths, fd.OldPath)
 	}
 	for _, e := range in.Expected {
@@ -355,27 +423,58 @@ func fixFiles(ctx context.Context, repo *gitrepo.Repo, in BugInput) ([]FilePair,
 	return out, notes, nil
 }
 
+// unsupportedChange refuses a file change that is not an edit in place.
+func unsupportedChange(fd *diff.FileDiff) error {
+	switch {
+	case fd.IsBinary:
+		return fmt.Errorf("binary source change in %s", fd.Name())
+	case fd.IsNew:
+		return fmt.Errorf("fix adds file %s", fd.NewPath)
+	case fd.IsDeleted:
+		return fmt.Errorf("fix deletes file %s", fd.OldPath)
+	case fd.OldPath != fd.NewPath:
+		return fmt.Errorf("fix renames %s to %s", fd.NewPath, fd.OldPath)
+	}
+	return nil
+}
+
+// reversedFile reads fd's file at the fixed commit and applies the
+// reversed fix to get the buggy side. The note says where the file was
+// found when the benchmark's path is not the repository's.
+func reversedFile(ctx context.Context, repo *gitrepo.Repo, in BugInput, fd *diff.FileDiff) (FilePair, string, error) {
+	var note string
+	p := fd.OldPath
+	fixed, err := repo.ReadFile(ctx, in.Fixed, p)
+	if errors.Is(err, errs.ErrNotFound) {
+		// The benchmark's project root may be a subdirectory of the
+		// repository (Defects4J Time's old revisions live in JodaTime/).
+		if m, lerr := repo.ListFiles(ctx, in.Fixed, "**/"+p); lerr == nil && len(m) == 1 {
+			note = fmt.Sprintf("%s found as %s in the repository", p, m[0])
+			p = m[0]
+			fixed, err = repo.ReadFile(ctx, in.Fixed, p)
+		}
+	}
+	if err != nil {
+		return FilePair{}, "", fmt.Errorf("%s at fixed commit %s: %w", p, in.Fixed, err)
+	}
+	buggy, err := diff.Apply(fixed, fd, diff.ApplyOptions{})
+	if err != nil {
+		return FilePair{}, "", fmt.Errorf("reversed fix does not apply to %s at fixed commit %s: %w", p, in.Fixed, err)
+	}
+	return FilePair{Path: p, Buggy: buggy, Fixed: fixed}, note, nil
+}
+
 // commitFiles compares the Java files outside test directories between the
 // buggy and fixed commits.
 func commitFiles(ctx context.Context, repo *gitrepo.Repo, in BugInput) ([]FilePair, []string, error) {
 	if _, err := repo.Resolve(ctx, in.Buggy); err != nil {
 		return nil, nil, fmt.Errorf("buggy commit %s of %s not in %s: %w", in.Buggy, in.ID, repo.Path(), err)
 	}
-	list := func(rev string) ([]string, error) {
-		fs, err := repo.ListFiles(ctx, rev, "**/*.java")
-		var out []string
-		for _, f := range fs {
-			if !isTestPath(f) {
-				out = append(out, f)
-			}
-		}
-		return out, err
-	}
-	bl, err := list(in.Buggy)
+	bl, err := productionSources(ctx, repo, in.Buggy)
 	if err != nil {
 		return nil, nil, err
 	}
-	fl, err := list(in.Fixed)
+	fl, err := productionSources(ctx, repo, in.Fixed)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -400,6 +499,18 @@ func commitFiles(ctx context.Context, repo *gitrepo.Repo, in BugInput) ([]FilePa
 		return nil, nil, errors.New("no Java source file outside test directories differs between the commits")
 	}
 	return out, nil, nil
+}
+
+// productionSources lists the Java files of rev outside test directories.
+func productionSources(ctx context.Context, repo *gitrepo.Repo, rev string) ([]string, error) {
+	fs, err := repo.ListFiles(ctx, rev, "**/*.java")
+	var out []string
+	for _, f := range fs {
+		if !isTestPath(f) {
+			out = append(out, f)
+		}
+	}
+	return out, err
 }
 
 func isTestPath(p string) bool {

@@ -149,7 +149,25 @@ func filePairs(f FilePair) ([]MethodPair, []string, *F3Exclusion) {
 		return nil, nil, &F3Exclusion{fmt.Sprintf("cannot parse fixed %s: %v", f.Path, err)}
 	}
 	defer x.file.Close()
+	if ex := sameMethods(f.Path, b, x); ex != nil {
+		return nil, nil, ex
+	}
+	if ex := sameHeaders(f.Path, b, x); ex != nil {
+		return nil, nil, ex
+	}
+	sb, sx := skeleton(b), skeleton(x)
+	if !slices.Equal(sb, sx) {
+		o, n := firstDifference(sb, sx)
+		return nil, nil, &F3Exclusion{fmt.Sprintf("%s: change outside method bodies (field, initializer, annotation or type declaration): buggy %q, fixed %q",
+			f.Path, o, n)}
+	}
+	pairs, docs := bodyPairs(f, b, x)
+	return pairs, docs, nil
+}
 
+// sameMethods excludes a file whose two sides do not declare the same
+// methods and constructors (by key).
+func sameMethods(path string, b, x *side) *F3Exclusion {
 	var removed, added []string
 	for _, k := range b.order {
 		if _, ok := x.fns[k]; !ok {
@@ -162,42 +180,40 @@ func filePairs(f FilePair) ([]MethodPair, []string, *F3Exclusion) {
 		}
 	}
 	if len(removed)+len(added) > 0 {
-		return nil, nil, &F3Exclusion{fmt.Sprintf("%s: methods or constructors added, removed or re-signatured (buggy only: %s; fixed only: %s)",
-			f.Path, listOrNone(removed), listOrNone(added))}
+		return &F3Exclusion{fmt.Sprintf("%s: methods or constructors added, removed or re-signatured (buggy only: %s; fixed only: %s)",
+			path, listOrNone(removed), listOrNone(added))}
 	}
+	return nil
+}
+
+// sameHeaders excludes a file where a method's declaration outside its
+// body changed: a signature-only change when no such method's body
+// changed too.
+func sameHeaders(path string, b, x *side) *F3Exclusion {
 	var headers []string
 	for _, k := range x.order {
 		if header(b.file, b.fns[k]) != header(x.file, x.fns[k]) {
 			headers = append(headers, k)
 		}
 	}
-	if len(headers) > 0 {
-		what := "signature-only change"
-		for _, k := range headers {
-			if !bodyEqual(b.file, b.fns[k], x.file, x.fns[k]) {
-				what = "signature change"
-			}
+	if len(headers) == 0 {
+		return nil
+	}
+	what := "signature-only change"
+	for _, k := range headers {
+		if !bodyEqual(b.file, b.fns[k], x.file, x.fns[k]) {
+			what = "signature change"
 		}
-		return nil, nil, &F3Exclusion{fmt.Sprintf("%s: %s of %s (modifiers, annotations, return type, parameters or throws clause)",
-			f.Path, what, strings.Join(headers, ", "))}
 	}
-	sb, sx := skeleton(b), skeleton(x)
-	if !slices.Equal(sb, sx) {
-		o, n := firstDifference(sb, sx)
-		return nil, nil, &F3Exclusion{fmt.Sprintf("%s: change outside method bodies (field, initializer, annotation or type declaration): buggy %q, fixed %q",
-			f.Path, o, n)}
-	}
+	return &F3Exclusion{fmt.Sprintf("%s: %s of %s (modifiers, annotations, return type, parameters or throws clause)",
+		path, what, strings.Join(headers, ", "))}
+}
 
-	touched := map[string]bool{}
-	if r, err := change.Methods(f.Path, f.Buggy, f.Path, f.Fixed); err == nil {
-		for _, fn := range r.Functions {
-			if k := enclosingKey(x, fn.New.Start); k != "" {
-				touched[k] = true
-			} else if k := enclosingKey(b, fn.Old.Start); k != "" {
-				touched[k] = true
-			}
-		}
-	}
+// bodyPairs pairs the methods whose bodies differ token by token; the
+// methods the change touched only in comments or layout are returned,
+// sorted, as documentation-only changes.
+func bodyPairs(f FilePair, b, x *side) ([]MethodPair, []string) {
+	touched := touchedMethods(f, b, x)
 	var pairs []MethodPair
 	var docs []string
 	for _, k := range x.order {
@@ -215,7 +231,25 @@ func filePairs(f FilePair) ([]MethodPair, []string, *F3Exclusion) {
 		})
 	}
 	sort.Strings(docs)
-	return pairs, docs, nil
+	return pairs, docs
+}
+
+// touchedMethods are the keys of the methods change.Methods finds
+// changed, located on the fixed side, else on the buggy side.
+func touchedMethods(f FilePair, b, x *side) map[string]bool {
+	touched := map[string]bool{}
+	r, err := change.Methods(f.Path, f.Buggy, f.Path, f.Fixed)
+	if err != nil {
+		return touched
+	}
+	for _, fn := range r.Functions {
+		if k := enclosingKey(x, fn.New.Start); k != "" {
+			touched[k] = true
+		} else if k := enclosingKey(b, fn.Old.Start); k != "" {
+			touched[k] = true
+		}
+	}
+	return touched
 }
 
 func listOrNone(s []string) string {

@@ -156,24 +156,32 @@ func ThrownIn(failures []Failure, t Type, exact bool, fileBase, method string, s
 		if r := Resolve(f.Exception, f.TopFrame, exact); r.Kind != KindTarget || r.Type != t {
 			continue
 		}
-		// "pkg.Class.method(File.java:99)"
-		open := strings.LastIndex(f.TopFrame, "(")
-		if open < 0 || !strings.HasSuffix(f.TopFrame, ")") {
+		qual, file, line, ok := frameLocation(f.TopFrame)
+		if !ok || file != fileBase || line < span[0] || line > span[1] {
 			continue
 		}
-		loc := f.TopFrame[open+1 : len(f.TopFrame)-1]
-		file, lineText, ok := strings.Cut(loc, ":")
-		if !ok || file != fileBase {
-			continue
-		}
-		line, err := strconv.Atoi(lineText)
-		if err != nil || line < span[0] || line > span[1] {
-			continue
-		}
-		qual := f.TopFrame[:open]
 		if qual[strings.LastIndex(qual, ".")+1:] == method {
 			return true
 		}
 	}
 	return false
+}
+
+// frameLocation splits a stack frame "pkg.Class.method(File.java:99)"
+// into the qualified method, the file and the line; ok is false for a
+// frame without a file and line.
+func frameLocation(frame string) (qual, file string, line int, ok bool) {
+	open := strings.LastIndex(frame, "(")
+	if open < 0 || !strings.HasSuffix(frame, ")") {
+		return "", "", 0, false
+	}
+	file, lineText, ok := strings.Cut(frame[open+1:len(frame)-1], ":")
+	if !ok {
+		return "", "", 0, false
+	}
+	line, err := strconv.Atoi(lineText)
+	if err != nil {
+		return "", "", 0, false
+	}
+	return frame[:open], file, line, true
 }

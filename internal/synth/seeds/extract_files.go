@@ -1,77 +1,109 @@
 package seeds
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/step"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 )
 
-// FileSink writes seeds and the extraction log to append-only JSONL files
-// (internal/jsonl): seeds keyed by bug_id, log records keyed by bug. A bug
-// is done once its log record is written; seeds are written before it, so
-// a run killed in between redoes the bug and finds its seeds present
-// (duplicates are skipped, not written twice).
-type FileSink struct {
-	seeds *jsonl.Log[corpus.Seed]
-	log   *jsonl.Log[BugLog]
-	done  map[string]BugLog
+// ExtractFiles are where ExtractToFiles writes: append-only JSONL files
+// (internal/jsonl) of the seeds, keyed by bug_id, and of the extraction
+// log, keyed by bug.
+type ExtractFiles struct {
+	Seeds, Log string
+	// Warn, when set, receives each torn line opening the files repaired
+	// (the seeds file's first) before any bug is extracted; an error from
+	// it stops the run.
+	Warn func(string) error
 }
 
-// OpenFileSink opens (creating or resuming) the seed and log files.
-func OpenFileSink(seedsPath, logPath string) (*FileSink, error) {
-	s, err := jsonl.Open(seedsPath, func(s corpus.Seed) string { return s.BugID }, jsonl.Options{Sync: jsonl.SyncBatch})
+// ExtractToFiles is Extract as a resumable step (internal/step): a bug is
+// done once its log record is written, and a rerun extracts only the bugs
+// not yet done. Its seeds are written before that record, so a run killed
+// in between redoes the bug and finds its seeds present (duplicates are
+// skipped, not written twice). Bugs are extracted one at a time, in input
+// order, so the seeds file follows the input (the repository finder is not
+// shared between goroutines either). It returns the logs of all bugs,
+// earlier runs' included, in input order.
+func ExtractToFiles(ctx context.Context, bugs []BugInput, opts ExtractOptions, files ExtractFiles) ([]BugLog, error) {
+	seedLog, err := jsonl.Open(files.Seeds, func(s corpus.Seed) string { return s.BugID }, jsonl.Options{Sync: jsonl.SyncBatch})
 	if err != nil {
 		return nil, fmt.Errorf("seeds.OpenFileSink: %w", err)
 	}
-	l, err := jsonl.Open(logPath, func(l BugLog) string { return l.Bug }, jsonl.Options{Sync: jsonl.SyncBatch})
+	var warnErr error
+	warn := func(w string) error {
+		if files.Warn == nil {
+			return nil
+		}
+		warnErr = files.Warn(w)
+		return warnErr
+	}
+	for _, w := range seedLog.Warnings() {
+		if err := warn(w); err != nil {
+			seedLog.Close()
+			return nil, err
+		}
+	}
+	res, err := step.RunBatch(ctx, step.Spec[int, BugLog]{
+		Path: files.Log, Key: func(l BugLog) string { return l.Bug }, Items: indices(len(bugs)),
+		ID: func(i int) string { return bugs[i].ID }, Sync: jsonl.SyncBatch, Warn: warn,
+	}, func(ctx context.Context, todo []int, emit step.Emit[BugLog]) error {
+		return extractEach(ctx, bugs, todo, opts, func(seeds []corpus.Seed, l BugLog) error {
+			if err := appendSeeds(seedLog, seeds); err != nil {
+				return err
+			}
+			return emit(l)
+		})
+	})
+	if cerr := seedLog.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
-		s.Close()
-		return nil, fmt.Errorf("seeds.OpenFileSink: %w", err)
+		if res == nil && warnErr == nil { // the log could not be opened
+			err = fmt.Errorf("seeds.OpenFileSink: %w", err)
+		}
+		return nil, err
 	}
-	prev, err := jsonl.ReadFile[BugLog](logPath)
-	if err != nil {
-		s.Close()
-		l.Close()
-		return nil, fmt.Errorf("seeds.OpenFileSink: %w", err)
-	}
-	fs := &FileSink{seeds: s, log: l, done: map[string]BugLog{}}
-	for _, r := range prev {
-		fs.done[r.Bug] = r
-	}
-	return fs, nil
+	return inputOrder(bugs, res.Records), nil
 }
 
-// Warnings are the torn lines Open repaired.
-func (f *FileSink) Warnings() []string {
-	return append(append([]string{}, f.seeds.Warnings()...), f.log.Warnings()...)
-}
-
-// Done implements Sink.
-func (f *FileSink) Done(bug string) (BugLog, bool) {
-	l, ok := f.done[bug]
-	return l, ok
-}
-
-// Emit implements Sink.
-func (f *FileSink) Emit(seeds []corpus.Seed, l BugLog) error {
+// appendSeeds writes a bug's seeds; one already present (from a run killed
+// before the bug's log record) is not written again.
+func appendSeeds(log *jsonl.Log[corpus.Seed], seeds []corpus.Seed) error {
 	for _, s := range seeds {
-		if err := f.seeds.Append(s); err != nil && !errors.Is(err, jsonl.ErrDuplicate) {
+		if err := log.Append(s); err != nil && !errors.Is(err, jsonl.ErrDuplicate) {
 			return err
 		}
 	}
-	if err := f.log.Append(l); err != nil {
-		return err
-	}
-	f.done[l.Bug] = l
 	return nil
 }
 
-// Close closes both files.
-func (f *FileSink) Close() error {
-	return errors.Join(f.seeds.Close(), f.log.Close())
+// inputOrder picks the logs of bugs out of the whole log, in input order.
+func inputOrder(bugs []BugInput, recs []BugLog) []BugLog {
+	byBug := make(map[string]BugLog, len(recs))
+	for _, l := range recs {
+		byBug[l.Bug] = l
+	}
+	var out []BugLog
+	for _, in := range bugs {
+		if l, ok := byBug[in.ID]; ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func indices(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 // SourceBugRecord is one row of the identifier → source-bug table used for

@@ -85,44 +85,67 @@ func defects4jInput(pdir string, b bench.Defects4JBug, layout map[string]string)
 	in := BugInput{ID: b.ID(), Benchmark: "defects4j", Project: b.Project, Repo: bench.Defects4JRepos[b.Project],
 		Buggy: b.Buggy, Fixed: b.Fixed}
 	n := strconv.Itoa(b.Number)
-	trig := filepath.Join(pdir, "trigger_tests", n)
+	var problem string
+	if in.Failures, problem = readTriggerTests(filepath.Join(pdir, "trigger_tests", n)); problem != "" {
+		in.Problem = problem
+		return in
+	}
+	if in.FixedToBuggy, problem = readSourcePatch(filepath.Join(pdir, "patches", n+".src.patch")); problem != "" {
+		in.Problem = problem
+		return in
+	}
+	in.Expected = expectedFiles(pdir, n, b, layout)
+	return in
+}
+
+// readTriggerTests parses a bug's trigger_tests file; the problem says
+// why it cannot be read.
+func readTriggerTests(trig string) ([]Failure, string) {
 	data, err := os.ReadFile(trig)
 	if err != nil {
-		in.Problem = fmt.Sprintf("cannot read %s: %v", trig, err)
-		return in
+		return nil, fmt.Sprintf("cannot read %s: %v", trig, err)
 	}
-	if in.Failures, err = ParseTriggerTests(trig, data); err != nil {
-		in.Problem = err.Error()
-		return in
-	}
-	patch := filepath.Join(pdir, "patches", n+".src.patch")
-	data, err = os.ReadFile(patch)
+	fs, err := ParseTriggerTests(trig, data)
 	if err != nil {
-		in.Problem = fmt.Sprintf("cannot read %s: %v", patch, err)
-		return in
+		return nil, err.Error()
 	}
-	if in.FixedToBuggy, err = diff.ParseBytes(data); err != nil {
-		in.Problem = fmt.Sprintf("%s: %v", patch, err)
-		return in
+	return fs, ""
+}
+
+// readSourcePatch parses a bug's src.patch (fixed → buggy); the problem
+// says why it cannot be read or holds no change.
+func readSourcePatch(patch string) ([]*diff.FileDiff, string) {
+	data, err := os.ReadFile(patch)
+	if err != nil {
+		return nil, fmt.Sprintf("cannot read %s: %v", patch, err)
 	}
-	if len(in.FixedToBuggy) == 0 {
-		in.Problem = patch + " holds no file change"
-		return in
+	fds, err := diff.ParseBytes(data)
+	if err != nil {
+		return nil, fmt.Sprintf("%s: %v", patch, err)
 	}
-	// Source files from modified_classes/N.src and the source directory
-	// dir-layout.csv gives for the fixed revision (rows are per revision).
+	if len(fds) == 0 {
+		return nil, patch + " holds no file change"
+	}
+	return fds, ""
+}
+
+// expectedFiles are the source files from modified_classes/N.src and the
+// source directory dir-layout.csv gives for the fixed revision (rows are
+// per revision).
+func expectedFiles(pdir, n string, b bench.Defects4JBug, layout map[string]string) []string {
 	src := layout[b.Fixed]
 	if src == "" {
 		src = layout[b.Buggy]
 	}
+	var out []string
 	if mc, err := os.ReadFile(filepath.Join(pdir, "modified_classes", n+".src")); err == nil && src != "" {
 		for _, l := range strings.Split(string(mc), "\n") {
 			if l = strings.TrimSpace(l); l != "" {
-				in.Expected = append(in.Expected, src+"/"+strings.ReplaceAll(l, ".", "/")+".java")
+				out = append(out, src+"/"+strings.ReplaceAll(l, ".", "/")+".java")
 			}
 		}
 	}
-	return in
+	return out
 }
 
 func readLayout(file string) map[string]string {
@@ -202,13 +225,7 @@ func genericInput(path string, line int, g GenericBug) BugInput {
 		in.Project = g.Repo
 	}
 	where := fmt.Sprintf("%s:%d", path, line)
-	var missing []string
-	for _, f := range []struct{ name, v string }{{"repo", g.Repo}, {"buggy_commit", g.BuggyCommit}, {"fixed_commit", g.FixedCommit}} {
-		if f.v == "" {
-			missing = append(missing, f.name)
-		}
-	}
-	if len(missing) > 0 {
+	if missing := missingFields(g); len(missing) > 0 {
 		in.Problem = fmt.Sprintf("%s: missing %s", where, strings.Join(missing, ", "))
 		return in
 	}
@@ -220,11 +237,7 @@ func genericInput(path string, line int, g GenericBug) BugInput {
 		}
 		in.Exception = t
 	}
-	logText := g.FailureLog
-	if _, ok := bench.TriggerHeader(strings.SplitN(strings.TrimLeft(logText, "\n"), "\n", 2)[0]); !ok {
-		logText = "--- " + g.BugID + "::failure_log\n" + logText
-	}
-	fs, err := ParseTriggerTests(where+" failure_log", []byte(logText))
+	fs, err := parseFailureLog(where, g)
 	if err != nil && in.Exception == "" {
 		in.Problem = err.Error()
 		return in
@@ -241,6 +254,27 @@ func genericInput(path string, line int, g GenericBug) BugInput {
 		}
 	}
 	return in
+}
+
+// missingFields names the required fields g leaves empty.
+func missingFields(g GenericBug) []string {
+	var missing []string
+	for _, f := range []struct{ name, v string }{{"repo", g.Repo}, {"buggy_commit", g.BuggyCommit}, {"fixed_commit", g.FixedCommit}} {
+		if f.v == "" {
+			missing = append(missing, f.name)
+		}
+	}
+	return missing
+}
+
+// parseFailureLog parses g's failure log as a trigger_tests file, under a
+// header naming the bug when the log has none.
+func parseFailureLog(where string, g GenericBug) ([]Failure, error) {
+	logText := g.FailureLog
+	if _, ok := bench.TriggerHeader(strings.SplitN(strings.TrimLeft(logText, "\n"), "\n", 2)[0]); !ok {
+		logText = "--- " + g.BugID + "::failure_log\n" + logText
+	}
+	return ParseTriggerTests(where+" failure_log", []byte(logText))
 }
 
 // ParseType maps a short ("NPE") or long ("NullPointerException",

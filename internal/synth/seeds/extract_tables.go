@@ -58,8 +58,19 @@ func (r *FunnelRow) add(l BugLog) {
 	if !l.Kept {
 		r.Excluded[l.Stage]++
 	}
+	if f3 := r.addMethods(l.Methods); f3 > 0 {
+		r.F3Bugs++
+	}
+	if l.Kept {
+		r.SeedBugs++
+	}
+}
+
+// addMethods counts a bug's method pairs by the stage each passed and
+// returns how many passed F3 (parsed alone).
+func (r *FunnelRow) addMethods(ms []MethodLog) int {
 	f3 := 0
-	for _, m := range l.Methods {
+	for _, m := range ms {
 		if m.Stage == StageF3 {
 			continue // did not parse alone
 		}
@@ -75,12 +86,7 @@ func (r *FunnelRow) add(l BugLog) {
 		}
 	}
 	r.F3Pairs += f3
-	if f3 > 0 {
-		r.F3Bugs++
-	}
-	if l.Kept {
-		r.SeedBugs++
-	}
+	return f3
 }
 
 // SourceRow is one line of Table 3: seed pairs per type for one benchmark.
@@ -172,15 +178,9 @@ func Distribute(seeds []corpus.Seed, ref []ReferenceEntry) (*Distribution, error
 	}
 	d := &Distribution{Total: SourceRow{Benchmark: "Total", ByType: zeroTypes()}}
 	srcs := map[string]*SourceRow{}
-	type acc struct {
-		lloc     []float64
-		bugs     map[string]bool
-		projects map[string]bool
-		row      TypeRow
-	}
-	per := map[Type]*acc{}
+	per := map[Type]*typeTally{}
 	for _, t := range Types {
-		per[t] = &acc{bugs: map[string]bool{}, projects: map[string]bool{}, row: TypeRow{Type: t}}
+		per[t] = &typeTally{bugs: map[string]bool{}, projects: map[string]bool{}, row: TypeRow{Type: t}}
 	}
 	for _, s := range seeds {
 		t, ok := ParseType(s.Exception)
@@ -196,28 +196,9 @@ func Distribute(seeds []corpus.Seed, ref []ReferenceEntry) (*Distribution, error
 		r.Total++
 		d.Total.ByType[t]++
 		d.Total.Total++
-		a := per[t]
-		a.row.Pairs++
-		a.bugs[s.SourceBug] = true
-		a.projects[s.Benchmark+"/"+s.Project] = true
 		e, listed := inRef[s.BugID]
-		lloc := e.LLOC
-		if !listed {
-			m, err := metrics.OfMethodSource([]byte(s.BuggyMethod))
-			if err != nil {
-				return nil, fmt.Errorf("seeds.Distribute(%s): buggy method: %w", s.BugID, err)
-			}
-			lloc = m.Metrics.LLOC
-		}
-		a.lloc = append(a.lloc, float64(lloc))
-		switch {
-		case listed && e.InReference, !listed && ref == nil:
-			a.row.Reference++
-		default:
-			a.row.Excluded++
-		}
-		if listed {
-			a.row.Threshold = e.Threshold
+		if err := per[t].add(s, e, listed, ref == nil); err != nil {
+			return nil, err
 		}
 	}
 	for _, r := range srcs {
@@ -225,19 +206,64 @@ func Distribute(seeds []corpus.Seed, ref []ReferenceEntry) (*Distribution, error
 	}
 	sort.Slice(d.Sources, func(i, j int) bool { return d.Sources[i].Benchmark < d.Sources[j].Benchmark })
 	for _, t := range Types {
-		a := per[t]
-		a.row.Bugs, a.row.Projects = len(a.bugs), len(a.projects)
-		if len(a.lloc) > 0 {
-			q, err := stats.Quantiles(a.lloc, 0.25, 0.5, 0.75)
-			if err != nil {
-				return nil, fmt.Errorf("seeds.Distribute: %w", err)
-			}
-			a.row.LLOCQ1, a.row.LLOCMedian, a.row.LLOCQ3 = q[0], q[1], q[2]
-			a.row.LLOCIQR = q[2] - q[0]
+		row, err := per[t].finish()
+		if err != nil {
+			return nil, err
 		}
-		d.Types = append(d.Types, a.row)
+		d.Types = append(d.Types, row)
 	}
 	return d, nil
+}
+
+// typeTally accumulates one type's row of Distribute.
+type typeTally struct {
+	lloc     []float64
+	bugs     map[string]bool
+	projects map[string]bool
+	row      TypeRow
+}
+
+// add counts seed s, with its reference-set entry e when listed; an
+// unlisted seed is measured, and is in the reference set only when there
+// is none (noRef).
+func (a *typeTally) add(s corpus.Seed, e ReferenceEntry, listed, noRef bool) error {
+	a.row.Pairs++
+	a.bugs[s.SourceBug] = true
+	a.projects[s.Benchmark+"/"+s.Project] = true
+	lloc := e.LLOC
+	if !listed {
+		m, err := metrics.OfMethodSource([]byte(s.BuggyMethod))
+		if err != nil {
+			return fmt.Errorf("seeds.Distribute(%s): buggy method: %w", s.BugID, err)
+		}
+		lloc = m.Metrics.LLOC
+	}
+	a.lloc = append(a.lloc, float64(lloc))
+	switch {
+	case listed && e.InReference, !listed && noRef:
+		a.row.Reference++
+	default:
+		a.row.Excluded++
+	}
+	if listed {
+		a.row.Threshold = e.Threshold
+	}
+	return nil
+}
+
+// finish is the type's row with its bug and project counts and LLOC
+// quartiles.
+func (a *typeTally) finish() (TypeRow, error) {
+	a.row.Bugs, a.row.Projects = len(a.bugs), len(a.projects)
+	if len(a.lloc) > 0 {
+		q, err := stats.Quantiles(a.lloc, 0.25, 0.5, 0.75)
+		if err != nil {
+			return TypeRow{}, fmt.Errorf("seeds.Distribute: %w", err)
+		}
+		a.row.LLOCQ1, a.row.LLOCMedian, a.row.LLOCQ3 = q[0], q[1], q[2]
+		a.row.LLOCIQR = q[2] - q[0]
+	}
+	return a.row, nil
 }
 
 func zeroTypes() map[Type]int {

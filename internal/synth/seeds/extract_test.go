@@ -21,7 +21,6 @@ type memSink struct {
 	logs  map[string]BugLog
 }
 
-func (m *memSink) Done(bug string) (BugLog, bool) { l, ok := m.logs[bug]; return l, ok }
 func (m *memSink) Emit(s []corpus.Seed, l BugLog) error {
 	m.seeds = append(m.seeds, s...)
 	if m.logs == nil {
@@ -44,6 +43,18 @@ func TestExtractDefects4JFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkDemoLogs(t, logs)
+	checkDemoSeeds(t, sink.seeds)
+	rows, pooled := Funnel(logs)
+	if len(rows) != 1 || pooled.Total != 10 || pooled.Runtime != 8 || pooled.Seeds != 4 || pooled.SeedBugs != 3 ||
+		pooled.Excluded[StageF3] != 4 || pooled.Excluded[StageF4] != 1 {
+		t.Errorf("funnel = %+v", pooled)
+	}
+}
+
+// checkDemoLogs checks the outcome of every bug of the demo fixture.
+func checkDemoLogs(t *testing.T, logs []BugLog) {
+	t.Helper()
 	type row struct {
 		Kept   bool
 		Stage  Stage
@@ -82,10 +93,15 @@ func TestExtractDefects4JFixture(t *testing.T) {
 				l.Bug, l.Kept, l.Stage, pairs, l.Reason, w.Kept, w.Stage, w.Pairs, w.Reason)
 		}
 	}
-	if len(sink.seeds) != 4 {
-		t.Fatalf("got %d seeds, want 4", len(sink.seeds))
+}
+
+// checkDemoSeeds checks the demo fixture's four seeds, Demo-1's in full.
+func checkDemoSeeds(t *testing.T, seeds []corpus.Seed) {
+	t.Helper()
+	if len(seeds) != 4 {
+		t.Fatalf("got %d seeds, want 4", len(seeds))
 	}
-	s := sink.seeds[0]
+	s := seeds[0]
 	wantSeed := corpus.Seed{BugID: "Demo-1", SourceBug: "Demo-1", Benchmark: "defects4j", Project: "Demo",
 		Exception: "NullPointerException", File: "src/main/java/demo/Bug1.java", MethodSignature: "public int len(String s)",
 		BuggyMethod: "/** Length. */\npublic int len(String s) {\n    return s.length();\n}",
@@ -105,16 +121,11 @@ func TestExtractDefects4JFixture(t *testing.T) {
 			t.Errorf("seed Demo-1 (-want +got):\n%s", d2)
 		}
 	}
-	if !strings.Contains(sink.seeds[0].Diff, "+    if (s == null) { return 0; } return s.length();") {
-		t.Errorf("seed diff lacks the fix line:\n%s", sink.seeds[0].Diff)
+	if !strings.Contains(seeds[0].Diff, "+    if (s == null) { return 0; } return s.length();") {
+		t.Errorf("seed diff lacks the fix line:\n%s", seeds[0].Diff)
 	}
-	if got := sink.seeds[3].Exception; got != corpus.IllegalArgument {
+	if got := seeds[3].Exception; got != corpus.IllegalArgument {
 		t.Errorf("Demo-7 exception = %q", got)
-	}
-	rows, pooled := Funnel(logs)
-	if len(rows) != 1 || pooled.Total != 10 || pooled.Runtime != 8 || pooled.Seeds != 4 || pooled.SeedBugs != 3 ||
-		pooled.Excluded[StageF3] != 4 || pooled.Excluded[StageF4] != 1 {
-		t.Errorf("funnel = %+v", pooled)
 	}
 }
 
@@ -127,17 +138,10 @@ func TestExtractResumesFromFiles(t *testing.T) {
 	dir := t.TempDir()
 	seedsPath, logPath := filepath.Join(dir, "seeds.jsonl"), filepath.Join(dir, "log.jsonl")
 	run := func(bugs []BugInput) []BugLog {
-		sink, err := OpenFileSink(seedsPath, logPath)
-		if err != nil {
-			t.Fatal(err)
-		}
 		finder := &RepoFinder{Dir: repos}
 		defer finder.Close()
-		logs, err := Extract(context.Background(), bugs, ExtractOptions{Repos: finder}, sink)
+		logs, err := ExtractToFiles(context.Background(), bugs, ExtractOptions{Repos: finder}, ExtractFiles{Seeds: seedsPath, Log: logPath})
 		if err != nil {
-			t.Fatal(err)
-		}
-		if err := sink.Close(); err != nil {
 			t.Fatal(err)
 		}
 		return logs

@@ -210,34 +210,7 @@ func Resolve(class, topFrame string, exact bool) Resolution {
 			start, r.Via = c, "factory "+frameMethod(topFrame)
 		}
 	}
-	var chain []string
-	for c, steps := start, 0; steps < 32; steps++ {
-		chain = append(chain, c)
-		if t, ok := targetClass[c]; ok && (!exact || c == class) {
-			r.Kind, r.Type = KindTarget, t
-			break
-		}
-		switch c {
-		case "java.lang.RuntimeException", "java.lang.Error":
-			r.Kind = KindUnchecked
-		case "java.lang.Exception", "java.lang.Throwable":
-			r.Kind = KindChecked
-		}
-		if r.Kind != "" {
-			break
-		}
-		p, known := parent[c]
-		if !known {
-			r.Kind, r.Via = KindUnknown, guess(c)
-			return r
-		}
-		c = p
-	}
-	if r.Kind == "" { // a cycle or an over-long chain: treat as unknown
-		r.Kind, r.Via = KindUnknown, "superclass chain too long"
-		return r
-	}
-	if len(chain) > 1 {
+	if chain := r.climb(start, exact); len(chain) > 1 {
 		via := strings.Join(chain, " > ")
 		if r.Via != "" {
 			via = r.Via + ": " + via
@@ -245,6 +218,40 @@ func Resolve(class, topFrame string, exact bool) Resolution {
 		r.Via = via
 	}
 	return r
+}
+
+// rootKinds are the roots of the hierarchy below which a class that is
+// not a target is other unchecked or checked.
+var rootKinds = map[string]Kind{
+	"java.lang.RuntimeException": KindUnchecked, "java.lang.Error": KindUnchecked,
+	"java.lang.Exception": KindChecked, "java.lang.Throwable": KindChecked,
+}
+
+// climb walks the superclasses from start until a target (with exact,
+// only r.Class itself) or a root of rootKinds, setting r's Kind (and
+// Type), and returns the chain walked. An unknown superclass, a cycle or
+// an over-long chain makes r unknown, with why in Via, and returns nil.
+func (r *Resolution) climb(start string, exact bool) []string {
+	var chain []string
+	for c, steps := start, 0; steps < 32; steps++ {
+		chain = append(chain, c)
+		if t, ok := targetClass[c]; ok && (!exact || c == r.Class) {
+			r.Kind, r.Type = KindTarget, t
+			return chain
+		}
+		if k, ok := rootKinds[c]; ok {
+			r.Kind = k
+			return chain
+		}
+		p, known := parent[c]
+		if !known {
+			r.Kind, r.Via = KindUnknown, guess(c)
+			return nil
+		}
+		c = p
+	}
+	r.Kind, r.Via = KindUnknown, "superclass chain too long"
+	return nil
 }
 
 // isAnonymous reports whether class is an anonymous nested class (Outer$3).

@@ -109,43 +109,9 @@ func ScanDefects4J(ctx context.Context, dir string, opts ScanOptions) (*Prevalen
 	p := &Prevalence{}
 	unknown := map[string]*UnknownClass{}
 	for _, pdir := range projects {
-		bugs, problems, err := bench.ReadActiveBugs(pdir, false)
-		if err != nil {
-			return nil, fmt.Errorf("seeds.ScanDefects4J: %w", err)
+		if err := scanProject(ctx, pdir, opts, p, unknown); err != nil {
+			return nil, err
 		}
-		p.Problems = append(p.Problems, problems...)
-		row := Row{Project: filepath.Base(filepath.Clean(pdir)), ByType: map[Type]int{}}
-		for _, b := range bugs {
-			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("seeds.ScanDefects4J(%s): %w", b.ID(), err)
-			}
-			file := filepath.Join(pdir, "trigger_tests", strconv.Itoa(b.Number))
-			data, err := os.ReadFile(file)
-			if err != nil {
-				return nil, fmt.Errorf("seeds.ScanDefects4J(%s): %w: %v (every active bug needs its trigger_tests file)", b.ID(), errs.ErrInput, err)
-			}
-			failures, err := ParseTriggerTests(file, data)
-			if err != nil {
-				return nil, fmt.Errorf("seeds.ScanDefects4J(%s): %w", b.ID(), err)
-			}
-			bug := Classify(b.ID(), b.Project, failures, opts)
-			bug.RemovedBy = removedBy(b.ID(), b.Project, failures, opts)
-			for _, r := range bug.Classes {
-				if r.Kind != KindUnknown {
-					continue
-				}
-				u := unknown[r.Class]
-				if u == nil {
-					u = &UnknownClass{Class: r.Class, Guess: r.Via}
-					unknown[r.Class] = u
-				}
-				u.Bugs = append(u.Bugs, bug.ID)
-			}
-			row.add(bug)
-			p.Bugs = append(p.Bugs, bug)
-		}
-		row.finish()
-		p.Rows = append(p.Rows, row)
 	}
 	p.Pooled = Row{Project: "Pooled", ByType: map[Type]int{}}
 	for _, b := range p.Bugs {
@@ -159,27 +125,86 @@ func ScanDefects4J(ctx context.Context, dir string, opts ScanOptions) (*Prevalen
 	return p, nil
 }
 
+// scanProject classifies the active bugs of one project directory,
+// adding them, its row and its unknown classes to p and unknown.
+func scanProject(ctx context.Context, pdir string, opts ScanOptions, p *Prevalence, unknown map[string]*UnknownClass) error {
+	bugs, problems, err := bench.ReadActiveBugs(pdir, false)
+	if err != nil {
+		return fmt.Errorf("seeds.ScanDefects4J: %w", err)
+	}
+	p.Problems = append(p.Problems, problems...)
+	row := Row{Project: filepath.Base(filepath.Clean(pdir)), ByType: map[Type]int{}}
+	for _, b := range bugs {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("seeds.ScanDefects4J(%s): %w", b.ID(), err)
+		}
+		bug, err := scanBug(pdir, b, opts)
+		if err != nil {
+			return err
+		}
+		noteUnknown(unknown, bug)
+		row.add(bug)
+		p.Bugs = append(p.Bugs, bug)
+	}
+	row.finish()
+	p.Rows = append(p.Rows, row)
+	return nil
+}
+
+// scanBug classifies one bug from its trigger_tests file.
+func scanBug(pdir string, b bench.Defects4JBug, opts ScanOptions) (Bug, error) {
+	file := filepath.Join(pdir, "trigger_tests", strconv.Itoa(b.Number))
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return Bug{}, fmt.Errorf("seeds.ScanDefects4J(%s): %w: %v (every active bug needs its trigger_tests file)", b.ID(), errs.ErrInput, err)
+	}
+	failures, err := ParseTriggerTests(file, data)
+	if err != nil {
+		return Bug{}, fmt.Errorf("seeds.ScanDefects4J(%s): %w", b.ID(), err)
+	}
+	bug := Classify(b.ID(), b.Project, failures, opts)
+	bug.RemovedBy = removedBy(b.ID(), b.Project, failures, opts)
+	return bug, nil
+}
+
+// noteUnknown adds the bug to the list of each unknown class it failed
+// with.
+func noteUnknown(unknown map[string]*UnknownClass, bug Bug) {
+	for _, r := range bug.Classes {
+		if r.Kind != KindUnknown {
+			continue
+		}
+		u := unknown[r.Class]
+		if u == nil {
+			u = &UnknownClass{Class: r.Class, Guess: r.Via}
+			unknown[r.Class] = u
+		}
+		u.Bugs = append(u.Bugs, bug.ID)
+	}
+}
+
+// statusCounters are the counter of each status in a Row.
+var statusCounters = map[Status]func(*Row) *int{
+	StatusRuntime:     func(r *Row) *int { return &r.Runtime },
+	StatusJUnitOnly:   func(r *Row) *int { return &r.JUnitOnly },
+	StatusCheckedOnly: func(r *Row) *int { return &r.CheckedOnly },
+	StatusUnchecked:   func(r *Row) *int { return &r.Unchecked },
+	StatusUnknown:     func(r *Row) *int { return &r.Unknown },
+	StatusTestOrigin:  func(r *Row) *int { return &r.TestOrigin },
+}
+
 func (r *Row) add(b Bug) {
 	r.Total++
-	switch b.Status {
-	case StatusRuntime:
-		r.Runtime++
+	if c := statusCounters[b.Status]; c != nil {
+		*c(r)++
+	}
+	if b.Status == StatusRuntime {
 		for _, t := range b.Types {
 			r.ByType[t]++
 		}
 		if len(b.Types) > 1 {
 			r.MultiType++
 		}
-	case StatusJUnitOnly:
-		r.JUnitOnly++
-	case StatusCheckedOnly:
-		r.CheckedOnly++
-	case StatusUnchecked:
-		r.Unchecked++
-	case StatusUnknown:
-		r.Unknown++
-	case StatusTestOrigin:
-		r.TestOrigin++
 	}
 	switch b.RemovedBy {
 	case RuleSubclass:
@@ -214,20 +239,7 @@ func Classify(id, project string, failures []Failure, opts ScanOptions) Bug {
 		}
 	}
 	for _, f := range failures {
-		var root Type
-		rootAt := 0
-		top := Resolve(f.Exception, f.TopFrame, opts.exact())
-		note(top)
-		if top.Kind == KindTarget {
-			root = top.Type
-		}
-		for i, c := range f.CausedBy {
-			r := Resolve(c, "", opts.exact())
-			note(r)
-			if r.Kind == KindTarget {
-				root, rootAt = r.Type, i+1 // deeper causes win: the root cause
-			}
-		}
+		root, rootAt := rootCause(f, opts.exact(), note)
 		switch {
 		case root == "":
 		case opts.AnyOrigin || inProduction(f.OriginOf(rootAt)):
@@ -241,25 +253,51 @@ func Classify(id, project string, failures []Failure, opts ScanOptions) Bug {
 			b.Types = append(b.Types, t)
 		}
 	}
+	b.Status = bugStatus(b, outside)
+	return b
+}
+
+// rootCause resolves a failure's exception and causes (each passed to
+// note) and returns the deepest in-scope type with its place in the
+// chain (0 the exception, i the i-th cause), or "".
+func rootCause(f Failure, exact bool, note func(Resolution)) (Type, int) {
+	var root Type
+	rootAt := 0
+	top := Resolve(f.Exception, f.TopFrame, exact)
+	note(top)
+	if top.Kind == KindTarget {
+		root = top.Type
+	}
+	for i, c := range f.CausedBy {
+		r := Resolve(c, "", exact)
+		note(r)
+		if r.Kind == KindTarget {
+			root, rootAt = r.Type, i+1 // deeper causes win: the root cause
+		}
+	}
+	return root, rootAt
+}
+
+// bugStatus decides a bug's status from its in-scope types, whether a root
+// cause was outside production code, and the kinds of its classes.
+func bugStatus(b Bug, outside bool) Status {
 	kinds := map[Kind]bool{}
 	for _, r := range b.Classes {
 		kinds[r.Kind] = true
 	}
 	switch {
 	case len(b.Types) > 0:
-		b.Status = StatusRuntime
+		return StatusRuntime
 	case outside:
-		b.Status = StatusTestOrigin
+		return StatusTestOrigin
 	case kinds[KindUnknown]:
-		b.Status = StatusUnknown
+		return StatusUnknown
 	case kinds[KindUnchecked] || kinds[KindTarget]:
-		b.Status = StatusUnchecked
+		return StatusUnchecked
 	case kinds[KindChecked]:
-		b.Status = StatusCheckedOnly
-	default:
-		b.Status = StatusJUnitOnly
+		return StatusCheckedOnly
 	}
-	return b
+	return StatusJUnitOnly
 }
 
 // removedBy names the rule of opts that drops a bug the widest reading

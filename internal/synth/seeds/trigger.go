@@ -114,95 +114,120 @@ type Trace struct {
 // continuation lines, "\tat ..." frames and "Caused by:" chains. name is
 // used in errors, which name name:line and wrap errs.ErrInput.
 func ParseTriggerTests(name string, data []byte) ([]Failure, error) {
-	const (
-		wantHeader = iota // before the first header
-		wantException
-		inMessage // message lines of the thrown exception
-		inTrace   // frames, causes, "... N more"
-		inCause   // message lines of a "Caused by:"
-	)
-	var (
-		out   []Failure
-		cur   *Failure
-		state = wantHeader
-		msg   []string
-	)
-	finish := func() {
-		if cur != nil {
-			cur.Message = strings.Join(msg, "\n")
-			out = append(out, *cur)
-		}
-		cur, msg = nil, nil
-	}
+	p := &triggerParser{name: name}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64*1024), len(data)+1)
-	lineNo := 0
 	for sc.Scan() {
-		lineNo++
-		line := strings.TrimRight(sc.Text(), "\r")
-		if test, ok := bench.TriggerHeader(line); ok {
-			if state == wantException {
-				return nil, fmt.Errorf("seeds.ParseTriggerTests(%s:%d): %w: header %q follows a header without an exception line", name, lineNo, errs.ErrInput, line)
-			}
-			finish()
-			cur = &Failure{Test: test, Line: lineNo, Traces: []Trace{{}}}
-			state = wantException
-			continue
-		}
-		trimmed := strings.TrimSpace(line)
-		switch state {
-		case wantHeader:
-			if trimmed == "" {
-				continue
-			}
-			return nil, fmt.Errorf("seeds.ParseTriggerTests(%s:%d): %w: want a \"--- <class>::<method>\" header, got %q", name, lineNo, errs.ErrInput, clip(line))
-		case wantException:
-			class, m, ok := splitExceptionLine(trimmed)
-			if !ok {
-				return nil, fmt.Errorf("seeds.ParseTriggerTests(%s:%d): %w: want an exception line such as \"java.lang.NullPointerException: msg\" after the header of %s, got %q", name, lineNo, errs.ErrInput, cur.Test, clip(line))
-			}
-			cur.Exception = class
-			if m != "" {
-				msg = append(msg, m)
-			}
-			state = inMessage
-		case inMessage, inTrace, inCause:
-			switch {
-			case isFrame(line):
-				frame := strings.TrimSpace(strings.TrimPrefix(trimmed, "at "))
-				if cur.TopFrame == "" && state == inMessage {
-					cur.TopFrame = frame
-				}
-				last := &cur.Traces[len(cur.Traces)-1]
-				last.Frames = append(last.Frames, frame)
-				state = inTrace
-			case strings.HasPrefix(trimmed, "Caused by:"):
-				class, _, ok := splitExceptionLine(strings.TrimSpace(strings.TrimPrefix(trimmed, "Caused by:")))
-				if !ok {
-					return nil, fmt.Errorf("seeds.ParseTriggerTests(%s:%d): %w: malformed cause line %q", name, lineNo, errs.ErrInput, clip(line))
-				}
-				cur.CausedBy = append(cur.CausedBy, class)
-				cur.Traces = append(cur.Traces, Trace{})
-				state = inCause
-			case isMore(trimmed):
-				n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(trimmed, "... "), " more"))
-				cur.Traces[len(cur.Traces)-1].More = n
-				state = inTrace
-			case state == inMessage:
-				msg = append(msg, line)
-			}
-			// Other lines in a trace (cause messages, "Suppressed:" blocks)
-			// carry no class we classify.
+		p.lineNo++
+		if err := p.line(strings.TrimRight(sc.Text(), "\r")); err != nil {
+			return nil, err
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("seeds.ParseTriggerTests(%s:%d): %w: %v", name, lineNo+1, errs.ErrInput, err)
+		return nil, fmt.Errorf("seeds.ParseTriggerTests(%s:%d): %w: %v", name, p.lineNo+1, errs.ErrInput, err)
 	}
-	if state == wantException {
-		return nil, fmt.Errorf("seeds.ParseTriggerTests(%s:%d): %w: file ends after the header of %s, before its exception line", name, lineNo, errs.ErrInput, cur.Test)
+	if p.state == wantException {
+		return nil, fmt.Errorf("seeds.ParseTriggerTests(%s:%d): %w: file ends after the header of %s, before its exception line", name, p.lineNo, errs.ErrInput, p.cur.Test)
 	}
-	finish()
-	return out, nil
+	p.finish()
+	return p.out, nil
+}
+
+// triggerState is where a trigger_tests parse is.
+type triggerState int
+
+const (
+	wantHeader    triggerState = iota // before the first header
+	wantException                     // after a header
+	inMessage                         // message lines of the thrown exception
+	inTrace                           // frames, causes, "... N more"
+	inCause                           // message lines of a "Caused by:"
+)
+
+// triggerParser reads a trigger_tests file line by line.
+type triggerParser struct {
+	name   string
+	lineNo int
+	state  triggerState
+	out    []Failure
+	cur    *Failure // the failure being read
+	msg    []string // its message lines
+}
+
+// finish ends the current failure, if any.
+func (p *triggerParser) finish() {
+	if p.cur != nil {
+		p.cur.Message = strings.Join(p.msg, "\n")
+		p.out = append(p.out, *p.cur)
+	}
+	p.cur, p.msg = nil, nil
+}
+
+// line reads one line: a header starts a failure; what other lines mean
+// depends on the state.
+func (p *triggerParser) line(line string) error {
+	if test, ok := bench.TriggerHeader(line); ok {
+		if p.state == wantException {
+			return fmt.Errorf("seeds.ParseTriggerTests(%s:%d): %w: header %q follows a header without an exception line", p.name, p.lineNo, errs.ErrInput, line)
+		}
+		p.finish()
+		p.cur = &Failure{Test: test, Line: p.lineNo, Traces: []Trace{{}}}
+		p.state = wantException
+		return nil
+	}
+	trimmed := strings.TrimSpace(line)
+	switch p.state {
+	case wantHeader:
+		if trimmed == "" {
+			return nil
+		}
+		return fmt.Errorf("seeds.ParseTriggerTests(%s:%d): %w: want a \"--- <class>::<method>\" header, got %q", p.name, p.lineNo, errs.ErrInput, clip(line))
+	case wantException:
+		class, m, ok := splitExceptionLine(trimmed)
+		if !ok {
+			return fmt.Errorf("seeds.ParseTriggerTests(%s:%d): %w: want an exception line such as \"java.lang.NullPointerException: msg\" after the header of %s, got %q", p.name, p.lineNo, errs.ErrInput, p.cur.Test, clip(line))
+		}
+		p.cur.Exception = class
+		if m != "" {
+			p.msg = append(p.msg, m)
+		}
+		p.state = inMessage
+		return nil
+	}
+	return p.traceLine(line, trimmed)
+}
+
+// traceLine reads a line after the exception line: a frame, a cause, a
+// "... N more", or a message line.
+func (p *triggerParser) traceLine(line, trimmed string) error {
+	cur := p.cur
+	switch {
+	case isFrame(line):
+		frame := strings.TrimSpace(strings.TrimPrefix(trimmed, "at "))
+		if cur.TopFrame == "" && p.state == inMessage {
+			cur.TopFrame = frame
+		}
+		last := &cur.Traces[len(cur.Traces)-1]
+		last.Frames = append(last.Frames, frame)
+		p.state = inTrace
+	case strings.HasPrefix(trimmed, "Caused by:"):
+		class, _, ok := splitExceptionLine(strings.TrimSpace(strings.TrimPrefix(trimmed, "Caused by:")))
+		if !ok {
+			return fmt.Errorf("seeds.ParseTriggerTests(%s:%d): %w: malformed cause line %q", p.name, p.lineNo, errs.ErrInput, clip(line))
+		}
+		cur.CausedBy = append(cur.CausedBy, class)
+		cur.Traces = append(cur.Traces, Trace{})
+		p.state = inCause
+	case isMore(trimmed):
+		n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(trimmed, "... "), " more"))
+		cur.Traces[len(cur.Traces)-1].More = n
+		p.state = inTrace
+	case p.state == inMessage:
+		p.msg = append(p.msg, line)
+	}
+	// Other lines in a trace (cause messages, "Suppressed:" blocks)
+	// carry no class we classify.
+	return nil
 }
 
 // splitExceptionLine splits "pkg.Class: message" or "pkg.Class" and checks
@@ -223,18 +248,32 @@ func isBinaryName(s string) bool {
 		return false
 	}
 	for _, part := range strings.Split(s, ".") {
-		if part == "" {
+		if !isIdentifier(part) {
 			return false
-		}
-		for i, r := range part {
-			letter := r == '_' || r == '$' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || r > 0x7f
-			digit := r >= '0' && r <= '9'
-			if !letter && !(digit && i > 0) {
-				return false
-			}
 		}
 	}
 	return true
+}
+
+// isIdentifier reports whether s is a Java identifier (ASCII letters,
+// digits not first, '_', '$', or any non-ASCII rune).
+func isIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if !identifierRune(r, i == 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// identifierRune reports whether r may be in a Java identifier, first or
+// not.
+func identifierRune(r rune, first bool) bool {
+	letter := r == '_' || r == '$' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || r > 0x7f
+	return letter || !first && r >= '0' && r <= '9'
 }
 
 func isFrame(line string) bool {

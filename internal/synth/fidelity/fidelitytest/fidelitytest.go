@@ -59,36 +59,47 @@ func filler(r *rand.Rand, k int, incidental float64) string {
 	for i := range k {
 		v := names[r.IntN(len(names))]
 		if r.Float64() < incidental {
-			switch r.IntN(6) {
-			case 0:
-				fmt.Fprintf(&b, "    Object o%d = (Object) \"%s\";\n    if (o%d != null && o%d.equals(\"x\")) {\n        log(\"eq\");\n    }\n", i, v, i, i)
-			case 1:
-				fmt.Fprintf(&b, "    int[] arr%d = new int[%d];\n    arr%d[0] = %d / %d %% 7;\n", i, r.IntN(5)+2, i, r.IntN(90)+10, r.IntN(5)+1)
-			case 2:
-				fmt.Fprintf(&b, "    try {\n        log(\"%s\");\n    } catch (RuntimeException e%d) {\n        log(\"failed\");\n    }\n", v, i)
-			case 3:
-				fmt.Fprintf(&b, "    Object w%d = \"%s\";\n    if (w%d instanceof String) {\n        log((String) w%d);\n    }\n", i, v, i, i)
-			case 4:
-				fmt.Fprintf(&b, "    String n%d = null;\n    if (n%d == null) {\n        n%d = \"%s\";\n    }\n", i, i, i, v)
-			default:
-				fmt.Fprintf(&b, "    int m%d = %d %% %d;\n", i, r.IntN(100), r.IntN(9)+1)
-			}
-			continue
-		}
-		switch r.IntN(5) {
-		case 0:
-			fmt.Fprintf(&b, "    int %s%d = %d;\n", v, i, r.IntN(100))
-		case 1:
-			fmt.Fprintf(&b, "    int %s%d = %d * %d + %d;\n", v, i, r.IntN(9)+1, r.IntN(9)+1, r.IntN(50))
-		case 2:
-			fmt.Fprintf(&b, "    for (int j%d = 0; j%d < %d; j%d++) {\n        log(\"%s\" + j%d);\n    }\n", i, i, r.IntN(9)+1, i, v, i)
-		case 3:
-			fmt.Fprintf(&b, "    if (%d > %d) {\n        log(\"%s\");\n    }\n", r.IntN(20), r.IntN(20), v)
-		default:
-			fmt.Fprintf(&b, "    log(\"%s %d\");\n", v, r.IntN(1000))
+			incidentalStatement(&b, r, i, v)
+		} else {
+			plainStatement(&b, r, i, v)
 		}
 	}
 	return b.String()
+}
+
+// incidentalStatement writes filler statement i, on identifier v, with
+// an incidental construct.
+func incidentalStatement(b *strings.Builder, r *rand.Rand, i int, v string) {
+	switch r.IntN(6) {
+	case 0:
+		fmt.Fprintf(b, "    Object o%d = (Object) \"%s\";\n    if (o%d != null && o%d.equals(\"x\")) {\n        log(\"eq\");\n    }\n", i, v, i, i)
+	case 1:
+		fmt.Fprintf(b, "    int[] arr%d = new int[%d];\n    arr%d[0] = %d / %d %% 7;\n", i, r.IntN(5)+2, i, r.IntN(90)+10, r.IntN(5)+1)
+	case 2:
+		fmt.Fprintf(b, "    try {\n        log(\"%s\");\n    } catch (RuntimeException e%d) {\n        log(\"failed\");\n    }\n", v, i)
+	case 3:
+		fmt.Fprintf(b, "    Object w%d = \"%s\";\n    if (w%d instanceof String) {\n        log((String) w%d);\n    }\n", i, v, i, i)
+	case 4:
+		fmt.Fprintf(b, "    String n%d = null;\n    if (n%d == null) {\n        n%d = \"%s\";\n    }\n", i, i, i, v)
+	default:
+		fmt.Fprintf(b, "    int m%d = %d %% %d;\n", i, r.IntN(100), r.IntN(9)+1)
+	}
+}
+
+// plainStatement writes filler statement i, on identifier v, without one.
+func plainStatement(b *strings.Builder, r *rand.Rand, i int, v string) {
+	switch r.IntN(5) {
+	case 0:
+		fmt.Fprintf(b, "    int %s%d = %d;\n", v, i, r.IntN(100))
+	case 1:
+		fmt.Fprintf(b, "    int %s%d = %d * %d + %d;\n", v, i, r.IntN(9)+1, r.IntN(9)+1, r.IntN(50))
+	case 2:
+		fmt.Fprintf(b, "    for (int j%d = 0; j%d < %d; j%d++) {\n        log(\"%s\" + j%d);\n    }\n", i, i, r.IntN(9)+1, i, v, i)
+	case 3:
+		fmt.Fprintf(b, "    if (%d > %d) {\n        log(\"%s\");\n    }\n", r.IntN(20), r.IntN(20), v)
+	default:
+		fmt.Fprintf(b, "    log(\"%s %d\");\n", v, r.IntN(1000))
+	}
 }
 
 func method(name string, s site, fill string, fixed bool) string {
