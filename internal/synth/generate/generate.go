@@ -57,6 +57,13 @@ type Request struct {
 	OnAttempt func(Attempt)
 }
 
+// Report passes a to OnAttempt, when set.
+func (r Request) Report(a Attempt) {
+	if r.OnAttempt != nil {
+		r.OnAttempt(a)
+	}
+}
+
 // Source and Candidate are the contract records of internal/synth/corpus,
 // named here too so generators keep writing generate.Candidate.
 type (
