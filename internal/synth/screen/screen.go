@@ -234,13 +234,7 @@ func Run(ctx context.Context, cs []Contender, seeds []corpus.Seed, opts Options)
 			typeSeeds = append(typeSeeds, s)
 		}
 	}
-	seedMetrics := make([][]metrics.Metrics, NumQuartiles)
-	for q, g := range groups {
-		for _, s := range g {
-			m, _ := metrics.OfMethodSource([]byte(s.BuggyMethod)) // parsed in Quartiles
-			seedMetrics[q] = append(seedMetrics[q], m.Metrics)
-		}
-	}
+	seedMetrics := quartileMetrics(groups)
 	rep := &Report{Type: opts.Type, PerQuartile: opts.PerQuartile, Metrics: Metrics, Quartiles: qs, Excluded: excl}
 	seen := map[string]bool{}
 	for _, c := range cs {
@@ -260,6 +254,19 @@ func Run(ctx context.Context, cs []Contender, seeds []corpus.Seed, opts Options)
 		rep.Rows[i].Rank = i + 1
 	}
 	return rep, nil
+}
+
+// quartileMetrics measures each quartile's seeds (all parsed in
+// Quartiles).
+func quartileMetrics(groups [][]corpus.Seed) [][]metrics.Metrics {
+	out := make([][]metrics.Metrics, NumQuartiles)
+	for q, g := range groups {
+		for _, s := range g {
+			m, _ := metrics.OfMethodSource([]byte(s.BuggyMethod))
+			out[q] = append(out[q], m.Metrics)
+		}
+	}
+	return out
 }
 
 // checkOptions refuses an unknown type, no contender, no per-quartile
