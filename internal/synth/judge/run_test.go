@@ -46,6 +46,38 @@ func TestRunScripted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkVerdicts(t, dir)
+	// Stage 1 once per valid pair plus once per gated repair; Stage 2 only
+	// after a confirming Stage 1; exactly one repair per Stage 2 rejection.
+	for kind, n := range map[string]int{judgetest.Stage1: 7 + 2, judgetest.Stage2: 5 + 2, judgetest.Repair: 3} {
+		if c := srv.Calls(kind); c != n {
+			t.Errorf("%s calls = %d, want %d", kind, c, n)
+		}
+	}
+	checkCore(t, dir)
+	checkExcluded(t, dir, sum)
+	md, err := os.ReadFile(filepath.Join(dir, TableFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md = []byte(strings.ReplaceAll(string(md), url, "URL"))
+	golden.Check(t, "testdata/table7.golden.md", md)
+
+	// A rerun finds everything judged: no model call, same outputs.
+	before := srv.Calls(judgetest.Stage1)
+	sum2, err := Run(context.Background(), j, testPairs, dir, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum2.Resumed != len(testPairs) || sum2.JudgedNow != 0 || srv.Calls(judgetest.Stage1) != before {
+		t.Errorf("rerun judged again: %+v", sum2)
+	}
+}
+
+// checkVerdicts checks each test pair's initial verdict, final verdict
+// and category in dir's log, and every record's provenance.
+func checkVerdicts(t *testing.T, dir string) {
+	t.Helper()
 	recs, err := jsonl.ReadFile[Record](filepath.Join(dir, JudgementsFile))
 	if err != nil {
 		t.Fatal(err)
@@ -70,13 +102,12 @@ func TestRunScripted(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("verdicts (-want +got):\n%s", d)
 	}
-	// Stage 1 once per valid pair plus once per gated repair; Stage 2 only
-	// after a confirming Stage 1; exactly one repair per Stage 2 rejection.
-	for kind, n := range map[string]int{judgetest.Stage1: 7 + 2, judgetest.Stage2: 5 + 2, judgetest.Repair: 3} {
-		if c := srv.Calls(kind); c != n {
-			t.Errorf("%s calls = %d, want %d", kind, c, n)
-		}
-	}
+}
+
+// checkCore checks dir's core.jsonl: the three accepted pairs in input
+// order, the accepting judgement, the repaired fixed method and the flags.
+func checkCore(t *testing.T, dir string) {
+	t.Helper()
 	core, err := jsonl.ReadFile[corpus.Pair](filepath.Join(dir, CoreFile))
 	if err != nil {
 		t.Fatal(err)
@@ -96,6 +127,12 @@ func TestRunScripted(t *testing.T) {
 	if f := core[0].Flags; f.ISELowConfidence || f.FixIntroducesLabel {
 		t.Errorf("NPE pair flags = %+v, want none", f)
 	}
+}
+
+// checkExcluded checks dir's excluded.jsonl (five records, each with a
+// category and reason) and the summary's counts.
+func checkExcluded(t *testing.T, dir string, sum *Summary) {
+	t.Helper()
 	ex, err := jsonl.ReadFile[Excluded](filepath.Join(dir, ExcludedFile))
 	if err != nil {
 		t.Fatal(err)
@@ -110,22 +147,6 @@ func TestRunScripted(t *testing.T) {
 	}
 	if sum.Flags.ISELowConfidence != 1 || sum.Flags.FixIntroducesLabel != 1 {
 		t.Errorf("flag counts = %+v", sum.Flags)
-	}
-	md, err := os.ReadFile(filepath.Join(dir, TableFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	md = []byte(strings.ReplaceAll(string(md), url, "URL"))
-	golden.Check(t, "testdata/table7.golden.md", md)
-
-	// A rerun finds everything judged: no model call, same outputs.
-	before := srv.Calls(judgetest.Stage1)
-	sum2, err := Run(context.Background(), j, testPairs, dir, RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum2.Resumed != len(testPairs) || sum2.JudgedNow != 0 || srv.Calls(judgetest.Stage1) != before {
-		t.Errorf("rerun judged again: %+v", sum2)
 	}
 }
 
