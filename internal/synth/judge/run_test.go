@@ -219,25 +219,34 @@ func TestResumeAfterCancel(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled run: err = %v, want context.Canceled", err)
 	}
-	recs, err := jsonl.ReadFile[Record](filepath.Join(dir, JudgementsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(recs) == 0 || len(recs) >= len(testPairs) {
-		t.Fatalf("cancelled run kept %d records, want some but not all", len(recs))
-	}
-	done := map[string]bool{}
-	for _, r := range recs {
-		done[r.PairID] = true
+	done, n := judgedPairs(t, dir)
+	if n == 0 || n >= len(testPairs) {
+		t.Fatalf("cancelled run kept %d records, want some but not all", n)
 	}
 	sum, err := Run(context.Background(), j, testPairs, dir, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Resumed != len(recs) || sum.Resumed+sum.JudgedNow != len(testPairs) {
-		t.Errorf("resume: %+v after %d records", sum, len(recs))
+	if sum.Resumed != n || sum.Resumed+sum.JudgedNow != len(testPairs) {
+		t.Errorf("resume: %+v after %d records", sum, n)
 	}
-	recs, err = jsonl.ReadFile[Record](filepath.Join(dir, JudgementsFile))
+	seen, _ := judgedPairs(t, dir)
+	for _, p := range testPairs {
+		if seen[p.PairID] != 1 {
+			t.Errorf("%s judged %d times", p.PairID, seen[p.PairID])
+		}
+		if done[p.PairID] > 0 && perPair[p.PairID].Load() != 1 {
+			t.Errorf("%s finished before the kill but was sent to the judge %d times", p.PairID, perPair[p.PairID].Load())
+		}
+	}
+	_ = srv
+}
+
+// judgedPairs counts the records per pair in dir's judgement log, and
+// returns the number of records.
+func judgedPairs(t *testing.T, dir string) (map[string]int, int) {
+	t.Helper()
+	recs, err := jsonl.ReadFile[Record](filepath.Join(dir, JudgementsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,15 +254,7 @@ func TestResumeAfterCancel(t *testing.T) {
 	for _, r := range recs {
 		seen[r.PairID]++
 	}
-	for _, p := range testPairs {
-		if seen[p.PairID] != 1 {
-			t.Errorf("%s judged %d times", p.PairID, seen[p.PairID])
-		}
-		if done[p.PairID] && perPair[p.PairID].Load() != 1 {
-			t.Errorf("%s finished before the kill but was sent to the judge %d times", p.PairID, perPair[p.PairID].Load())
-		}
-	}
-	_ = srv
+	return seen, len(recs)
 }
 
 // TestOnePassPerDirectory: a log by another model is refused, not mixed.
