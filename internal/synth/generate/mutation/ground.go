@@ -426,20 +426,30 @@ func (g *Generator) poolMethod(fs fileSites, ms methodSites, host uint64, want m
 		if !ok || !got {
 			continue
 		}
-		// Measured as the gate will emit them, without comments (§4.3):
-		// comment lines would otherwise count towards PLOC here and not in
-		// the corpus.
-		mb, errB := metrics.OfMethodSource(code.StripComments(code.LangJava, []byte(c.BuggyMethod)))
-		mf, errF := metrics.OfMethodSource(code.StripComments(code.LangJava, []byte(c.FixedMethod)))
-		if errB != nil || errF != nil {
-			continue // checkBuggy parsed it; a fixed member that does not parse alone cannot be measured either
+		if pp, ok := groundedPair(fs, c, att, host); ok {
+			pool[k.typ] = append(pool[k.typ], pp)
 		}
-		c.Generator, att.Generator = GroundedID, GroundedID
-		c.ID = generate.HashID("mut-", GroundedID, c.Operator, fs.name, c.Source.Method, c.BuggyMethod)
-		att.ID = generate.HashID("att-", GroundedID, fs.name, c.Source.Method, c.Operator, strconv.Itoa(c.Source.SiteLine))
-		att.CandidateID = c.ID
-		op := OperatorByName(c.Operator)
-		pool[k.typ] = append(pool[k.typ], &poolPair{cand: c, att: att, host: host, feat: features(mb.Metrics),
-			llocBuggy: mb.Metrics.LLOC, llocFixed: mf.Metrics.LLOC, fix: op.Fix})
 	}
+}
+
+// groundedPair measures candidate c and re-identifies it and its attempt
+// as the grounded generator's; ok is false when a member does not
+// measure (checkBuggy parsed it; a fixed member that does not parse alone
+// cannot be measured either).
+func groundedPair(fs fileSites, c generate.Candidate, att generate.Attempt, host uint64) (*poolPair, bool) {
+	// Measured as the gate will emit them, without comments (§4.3):
+	// comment lines would otherwise count towards PLOC here and not in
+	// the corpus.
+	mb, errB := metrics.OfMethodSource(code.StripComments(code.LangJava, []byte(c.BuggyMethod)))
+	mf, errF := metrics.OfMethodSource(code.StripComments(code.LangJava, []byte(c.FixedMethod)))
+	if errB != nil || errF != nil {
+		return nil, false
+	}
+	c.Generator, att.Generator = GroundedID, GroundedID
+	c.ID = generate.HashID("mut-", GroundedID, c.Operator, fs.name, c.Source.Method, c.BuggyMethod)
+	att.ID = generate.HashID("att-", GroundedID, fs.name, c.Source.Method, c.Operator, strconv.Itoa(c.Source.SiteLine))
+	att.CandidateID = c.ID
+	op := OperatorByName(c.Operator)
+	return &poolPair{cand: c, att: att, host: host, feat: features(mb.Metrics),
+		llocBuggy: mb.Metrics.LLOC, llocFixed: mf.Metrics.LLOC, fix: op.Fix}, true
 }
