@@ -104,21 +104,29 @@ func unwrap(f *code.File, block string, types []int) (string, *Reject) {
 	if len(types) > 1 || n[types[0]].Kind != "class_declaration" {
 		return "", reject(CauseTypeDecl, "block declares %s", declNames(f, types))
 	}
-	body := f.ChildByField(types[0], "body")
-	var members []int
-	if body >= 0 {
-		for c := range f.Children(body) {
-			if n[c].Named && n[c].Kind != "line_comment" && n[c].Kind != "block_comment" {
-				members = append(members, c)
-			}
-		}
-	}
+	members := classMembers(f, f.ChildByField(types[0], "body"))
 	if len(members) != 1 || (n[members[0]].Kind != "method_declaration" && n[members[0]].Kind != "constructor_declaration") {
 		return "", reject(CauseTypeDecl, "block is a class (%s) with %d members, not a wrapper around one method", declNames(f, types), len(members))
 	}
 	m := members[0]
 	start := strings.LastIndexByte(block[:n[m].StartByte], '\n') + 1
 	return dedent(block[start:n[m].EndByte]), nil
+}
+
+// classMembers returns the members of class body node body (-1 for
+// none), comments left out.
+func classMembers(f *code.File, body int) []int {
+	if body < 0 {
+		return nil
+	}
+	n := f.Nodes()
+	var members []int
+	for c := range f.Children(body) {
+		if n[c].Named && n[c].Kind != "line_comment" && n[c].Kind != "block_comment" {
+			members = append(members, c)
+		}
+	}
+	return members
 }
 
 func declNames(f *code.File, types []int) string {

@@ -334,11 +334,8 @@ func check(c corpus.Candidate, seedSh map[string][][]uint64, mh *textsim.MinHash
 	if rej != nil {
 		return prepared{rej: rej}
 	}
-	if info[0].signature != info[1].signature {
-		return prepared{rej: reject(CauseSignature, "buggy %q vs fixed %q", info[0].signature, info[1].signature)}
-	}
-	if slices.Equal(info[0].tokens, info[1].tokens) {
-		return prepared{rej: reject(CauseIdentical, "buggy and fixed methods have the same tokens")}
+	if rej := samePair(info); rej != nil {
+		return prepared{rej: rej}
 	}
 	for k := range p.sides {
 		p.sides[k] = method{text: info[k].stripped, tokens: info[k].tokens, shingles: textsim.Shingles(info[k].tokens, N), blind: info[k].blind}
@@ -356,6 +353,18 @@ func check(c corpus.Candidate, seedSh map[string][][]uint64, mh *textsim.MinHash
 		p.sides[k].sig = mh.Signature(p.sides[k].shingles)
 	}
 	return p
+}
+
+// samePair rejects a pair whose methods have different signatures or the
+// same tokens.
+func samePair(info [2]parsed) *Reject {
+	if info[0].signature != info[1].signature {
+		return reject(CauseSignature, "buggy %q vs fixed %q", info[0].signature, info[1].signature)
+	}
+	if slices.Equal(info[0].tokens, info[1].tokens) {
+		return reject(CauseIdentical, "buggy and fixed methods have the same tokens")
+	}
+	return nil
 }
 
 // methodsOf returns a candidate's methods: its own, or those of its model
@@ -449,15 +458,8 @@ func measure(f *code.File, src string) (parsed, *Reject) {
 	if se := f.SyntaxErrors(); len(se) > 0 {
 		return parsed{}, reject(CauseParse, "%d syntax errors, first at %d:%d: %s", len(se), se[0].Line, se[0].Col, se[0].Msg)
 	}
-	nodes := f.Nodes()
-	for i := 2; i < len(nodes); i++ { // nodes[1] is the dummy wrapper class
-		if typeDecls[nodes[i].Kind] {
-			name := "?"
-			if nm := f.ChildByField(i, "name"); nm >= 0 {
-				name = f.Text(nm)
-			}
-			return parsed{}, reject(CauseTypeDecl, "method declares %s %s", strings.TrimSuffix(nodes[i].Kind, "_declaration"), name)
-		}
+	if rej := declaresType(f); rej != nil {
+		return parsed{}, rej
 	}
 	var top []code.Function
 	for _, fn := range f.Functions() {
@@ -475,26 +477,44 @@ func measure(f *code.File, src string) (parsed, *Reject) {
 	var blind []string
 	var comments [][2]int
 	for _, t := range toks {
-		switch t.Kind {
-		case code.Comment:
+		if t.Kind == code.Comment {
 			comments = append(comments, [2]int{t.StartByte, t.EndByte})
 			continue
-		case code.Identifier:
-			blind = append(blind, "ID")
-		case code.Literal:
-			if t.Text == "true" || t.Text == "false" || t.Text == "null" {
-				blind = append(blind, t.Text)
-			} else {
-				blind = append(blind, "LIT")
-			}
-		default:
-			blind = append(blind, t.Text)
 		}
+		blind = append(blind, blindText(t))
 		p.tokens = append(p.tokens, t.Text)
 	}
 	p.blind = strings.Join(blind, "\x00")
 	p.stripped = stripComments(src, comments)
 	return p, nil
+}
+
+// declaresType rejects a method that declares a class, interface, enum or
+// record inside it.
+func declaresType(f *code.File) *Reject {
+	nodes := f.Nodes()
+	for i := 2; i < len(nodes); i++ { // nodes[1] is the dummy wrapper class
+		if typeDecls[nodes[i].Kind] {
+			name := "?"
+			if nm := f.ChildByField(i, "name"); nm >= 0 {
+				name = f.Text(nm)
+			}
+			return reject(CauseTypeDecl, "method declares %s %s", strings.TrimSuffix(nodes[i].Kind, "_declaration"), name)
+		}
+	}
+	return nil
+}
+
+// blindText is token t as rename-blind clone detection compares it:
+// identifiers as ID, literals other than true, false and null as LIT.
+func blindText(t code.Token) string {
+	switch {
+	case t.Kind == code.Identifier:
+		return "ID"
+	case t.Kind == code.Literal && t.Text != "true" && t.Text != "false" && t.Text != "null":
+		return "LIT"
+	}
+	return t.Text
 }
 
 // stripComments removes the comment spans from src; lines left blank by

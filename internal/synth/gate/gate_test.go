@@ -35,7 +35,10 @@ func cand(id, typ, buggy, fixed string) corpus.Candidate {
 	return corpus.Candidate{ID: id, ErrorType: typ, Generator: "test", BuggyMethod: buggy, FixedMethod: fixed}
 }
 
-func TestGates(t *testing.T) {
+// gateFixture is one candidate per gate cause and the ones that pass (id
+// "ok" twice: the second is a duplicate id), with the seed the novelty
+// gate compares against.
+func gateFixture() ([]corpus.Seed, []corpus.Candidate) {
 	npe := corpus.NullPointer
 	seedFixed := longMethod("seed", 8, true)
 	seeds := []corpus.Seed{{BugID: "S-1", SourceBug: "S-1", Exception: npe, BuggyMethod: longMethod("seed", 8, false), FixedMethod: seedFixed}}
@@ -65,6 +68,11 @@ func TestGates(t *testing.T) {
 		cand("ok", npe, longMethod("eps", 6, false), longMethod("eps", 6, true)),
 		cand("comments", npe, longMethod("cmt", 7, false), withComment),
 	}
+	return seeds, cands
+}
+
+func TestGates(t *testing.T) {
+	seeds, cands := gateFixture()
 	res, err := Run(context.Background(), cands, seeds, Options{Workers: 2})
 	if err != nil {
 		t.Fatal(err)

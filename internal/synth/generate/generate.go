@@ -57,6 +57,13 @@ type Request struct {
 	OnAttempt func(Attempt)
 }
 
+// Report passes a to OnAttempt, when set.
+func (r Request) Report(a Attempt) {
+	if r.OnAttempt != nil {
+		r.OnAttempt(a)
+	}
+}
+
 // Source and Candidate are the contract records of internal/synth/corpus,
 // named here too so generators keep writing generate.Candidate.
 type (
@@ -128,6 +135,10 @@ const (
 // Run drives g chunk by chunk until every PerType quota is met or g is
 // exhausted, appending new candidates and attempts to the logs in
 // opts.Dir. See the package doc for how resumption works.
+//
+// Run is not an internal/step step: chunk k's Want depends on what chunks
+// 0..k-1 yielded, so chunks run one after another, and a resume replays
+// them from 0, skipping the records both logs already hold.
 func Run(ctx context.Context, g Generator, opts RunOptions) (*Stats, error) {
 	cands, err := jsonl.Open(filepath.Join(opts.Dir, CandidatesFile), func(c Candidate) string { return c.ID }, jsonl.Options{Sync: jsonl.SyncBatch})
 	if err != nil {
@@ -139,75 +150,130 @@ func Run(ctx context.Context, g Generator, opts RunOptions) (*Stats, error) {
 		return nil, fmt.Errorf("generate.Run(%s): %w", opts.Dir, err)
 	}
 	defer atts.Close()
-	st := &Stats{Have: map[string]int{}}
-	st.Warnings = append(append(st.Warnings, cands.Warnings()...), atts.Warnings()...)
-	for t, n := range opts.PerType {
-		if !corpus.ValidType(t) {
-			return nil, fmt.Errorf("generate.Run: unknown exception type %q (want one of %s): %w", t, strings.Join(corpus.Types, ", "), errs.ErrUsage)
-		}
-		if n < 0 {
-			return nil, fmt.Errorf("generate.Run: negative quota %d for %s: %w", n, t, errs.ErrUsage)
-		}
+	r := &run{g: g, opts: opts, cands: cands, atts: atts, st: &Stats{Have: map[string]int{}}}
+	r.st.Warnings = append(append(r.st.Warnings, cands.Warnings()...), atts.Warnings()...)
+	if err := checkQuotas(opts.PerType); err != nil {
+		return nil, err
 	}
-	var attErr error
-	onAttempt := func(a Attempt) {
-		if attErr != nil || atts.Has(a.ID) {
-			return
-		}
-		if err := atts.Append(a); err != nil {
-			attErr = err
-			return
-		}
-		st.Attempts++
-	}
-	for chunk := 0; opts.MaxChunks == 0 || chunk < opts.MaxChunks; chunk++ {
-		want := map[string]int{}
-		for t, n := range opts.PerType {
-			if n > st.Have[t] {
-				want[t] = n - st.Have[t]
-			}
-		}
-		if len(want) == 0 {
-			break
-		}
-		if err := ctx.Err(); err != nil {
-			return st, err
-		}
-		out, err := g.Generate(ctx, Request{Chunk: chunk, Want: want, Seeds: opts.Seeds, OnAttempt: onAttempt})
-		if errors.Is(err, ErrExhausted) {
-			break
-		}
-		if err != nil {
-			return st, fmt.Errorf("generate.Run: generator %s chunk %d: %w", g.ID(), chunk, err)
-		}
-		if attErr != nil {
-			return st, fmt.Errorf("generate.Run: %w", attErr)
-		}
-		st.Chunks++
-		for _, c := range out {
-			if want[c.ErrorType] <= 0 {
-				continue // over quota: the generator gave more than asked
-			}
-			want[c.ErrorType]--
-			st.Have[c.ErrorType]++
-			if cands.Has(c.ID) {
-				st.Resumed++
-				continue
-			}
-			if err := cands.Append(c); err != nil {
-				return st, fmt.Errorf("generate.Run: %w", err)
-			}
-			st.New++
-		}
-		if opts.Progress != nil {
-			opts.Progress(chunk, st.Have)
-		}
+	if err := r.chunks(ctx); err != nil {
+		return r.st, err
 	}
 	if err := cands.Close(); err != nil {
-		return st, fmt.Errorf("generate.Run: %w", err)
+		return r.st, fmt.Errorf("generate.Run: %w", err)
 	}
 	if err := atts.Close(); err != nil {
-		return st, fmt.Errorf("generate.Run: %w", err)
+		return r.st, fmt.Errorf("generate.Run: %w", err)
 	}
-	return st, nil
+	return r.st, nil
+}
+
+// checkQuotas refuses an unknown exception type or a negative quota.
+func checkQuotas(perType map[string]int) error {
+	for t, n := range perType {
+		if !corpus.ValidType(t) {
+			return fmt.Errorf("generate.Run: unknown exception type %q (want one of %s): %w", t, strings.Join(corpus.Types, ", "), errs.ErrUsage)
+		}
+		if n < 0 {
+			return fmt.Errorf("generate.Run: negative quota %d for %s: %w", n, t, errs.ErrUsage)
+		}
+	}
+	return nil
+}
+
+// run is one Run in progress: the generator, its two logs and the
+// counts so far.
+type run struct {
+	g      Generator
+	opts   RunOptions
+	cands  *jsonl.Log[Candidate]
+	atts   *jsonl.Log[Attempt]
+	st     *Stats
+	attErr error // the first attempt that could not be appended
+}
+
+// chunks asks for chunk 0, 1, … until every quota is met, the generator
+// is exhausted or MaxChunks chunks have run.
+func (r *run) chunks(ctx context.Context) error {
+	for chunk := 0; r.opts.MaxChunks == 0 || chunk < r.opts.MaxChunks; chunk++ {
+		want := r.want()
+		if len(want) == 0 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if stop, err := r.chunk(ctx, chunk, want); stop || err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// want returns how many candidates each type still lacks.
+func (r *run) want() map[string]int {
+	want := map[string]int{}
+	for t, n := range r.opts.PerType {
+		if n > r.st.Have[t] {
+			want[t] = n - r.st.Have[t]
+		}
+	}
+	return want
+}
+
+// chunk runs chunk n and records what it yields; stop is true when the
+// generator is exhausted or the run fails.
+func (r *run) chunk(ctx context.Context, n int, want map[string]int) (stop bool, err error) {
+	out, err := r.g.Generate(ctx, Request{Chunk: n, Want: want, Seeds: r.opts.Seeds, OnAttempt: r.onAttempt})
+	if errors.Is(err, ErrExhausted) {
+		return true, nil
+	}
+	if err != nil {
+		return true, fmt.Errorf("generate.Run: generator %s chunk %d: %w", r.g.ID(), n, err)
+	}
+	if r.attErr != nil {
+		return true, fmt.Errorf("generate.Run: %w", r.attErr)
+	}
+	r.st.Chunks++
+	if err := r.record(out, want); err != nil {
+		return true, err
+	}
+	if r.opts.Progress != nil {
+		r.opts.Progress(n, r.st.Have)
+	}
+	return false, nil
+}
+
+// onAttempt appends an attempt not yet logged; the first failure is kept
+// for chunk to report.
+func (r *run) onAttempt(a Attempt) {
+	if r.attErr != nil || r.atts.Has(a.ID) {
+		return
+	}
+	if err := r.atts.Append(a); err != nil {
+		r.attErr = err
+		return
+	}
+	r.st.Attempts++
+}
+
+// record counts a chunk's candidates towards the quotas, in order, and
+// appends those the log does not hold yet. Candidates over a type's want
+// (the generator gave more than asked) are dropped.
+func (r *run) record(out []Candidate, want map[string]int) error {
+	for _, c := range out {
+		if want[c.ErrorType] <= 0 {
+			continue
+		}
+		want[c.ErrorType]--
+		r.st.Have[c.ErrorType]++
+		if r.cands.Has(c.ID) {
+			r.st.Resumed++
+			continue
+		}
+		if err := r.cands.Append(c); err != nil {
+			return fmt.Errorf("generate.Run: %w", err)
+		}
+		r.st.New++
+	}
+	return nil
 }

@@ -106,22 +106,7 @@ func Agree(srcs []*Source) (*Agreement, error) {
 	label(srcs)
 	out := &Agreement{}
 	for _, s := range srcs {
-		a := Acceptance{Source: s.Label, Path: s.Path, Model: s.Model, Rubric: s.Rubric, Judged: len(s.Initial)}
-		for _, v := range s.Initial {
-			switch v {
-			case Accept:
-				a.Accepted++
-			case Unparseable:
-				a.Unparseable++
-			}
-		}
-		if n := a.Judged - a.Unparseable; n > 0 {
-			a.Rate = float64(a.Accepted) / float64(n)
-			if ci, err := stats.Wilson(a.Accepted, n, 0.95); err == nil {
-				a.CI = &ci
-			}
-		}
-		out.Acceptance = append(out.Acceptance, a)
+		out.Acceptance = append(out.Acceptance, acceptance(s))
 	}
 	sortAcceptance(out.Acceptance)
 	for i := range srcs {
@@ -135,13 +120,54 @@ func Agree(srcs []*Source) (*Agreement, error) {
 	return out, nil
 }
 
+// acceptance is one source's first-pass acceptance rate over the pairs it
+// judged parseably, with its Wilson interval.
+func acceptance(s *Source) Acceptance {
+	a := Acceptance{Source: s.Label, Path: s.Path, Model: s.Model, Rubric: s.Rubric, Judged: len(s.Initial)}
+	for _, v := range s.Initial {
+		switch v {
+		case Accept:
+			a.Accepted++
+		case Unparseable:
+			a.Unparseable++
+		}
+	}
+	if n := a.Judged - a.Unparseable; n > 0 {
+		a.Rate = float64(a.Accepted) / float64(n)
+		if ci, err := stats.Wilson(a.Accepted, n, 0.95); err == nil {
+			a.CI = &ci
+		}
+	}
+	return a
+}
+
+// pairAgreement is the agreement of sources a and b on the pairs both
+// judged parseably (without IllegalStateException pairs when exclISE).
 func pairAgreement(a, b *Source, exclISE bool) PairAgreement {
 	p := PairAgreement{A: a.Label, B: b.Label, Sample: "all", SameRub: a.Rubric == b.Rubric,
 		Repeated: a.Model == b.Model && a.Rubric == b.Rubric}
 	if exclISE {
 		p.Sample = "excl. " + corpus.IllegalState
 	}
-	var va, vb []bool
+	va, vb := p.verdicts(a, b, exclISE)
+	p.N = len(va)
+	if p.N == 0 {
+		p.KappaNote = "no pairs judged parseably by both"
+		return p
+	}
+	p.Agree = float64(sameCount(va, vb)) / float64(p.N)
+	k, err := stats.CohensKappa(va, vb, 0.95)
+	if err != nil {
+		p.KappaNote = "undefined: both judges gave one and the same verdict to every pair"
+		return p
+	}
+	p.Kappa = &k
+	return p
+}
+
+// verdicts returns a's and b's accept verdicts on the pairs both judged,
+// in a's order, counting in p.Dropped the pairs either found unparseable.
+func (p *PairAgreement) verdicts(a, b *Source, exclISE bool) (va, vb []bool) {
 	for _, id := range a.Order {
 		x := a.Initial[id]
 		y, ok := b.Initial[id]
@@ -154,25 +180,18 @@ func pairAgreement(a, b *Source, exclISE bool) PairAgreement {
 		}
 		va, vb = append(va, x == Accept), append(vb, y == Accept)
 	}
-	p.N = len(va)
-	if p.N == 0 {
-		p.KappaNote = "no pairs judged parseably by both"
-		return p
-	}
+	return va, vb
+}
+
+// sameCount returns how many verdicts of va and vb are the same.
+func sameCount(va, vb []bool) int {
 	same := 0
 	for i := range va {
 		if va[i] == vb[i] {
 			same++
 		}
 	}
-	p.Agree = float64(same) / float64(p.N)
-	k, err := stats.CohensKappa(va, vb, 0.95)
-	if err != nil {
-		p.KappaNote = "undefined: both judges gave one and the same verdict to every pair"
-		return p
-	}
-	p.Kappa = &k
-	return p
+	return same
 }
 
 // label names each source by its model, adding the rubric when the sources

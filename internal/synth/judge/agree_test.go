@@ -23,6 +23,32 @@ func writeLog(t *testing.T, path, model, rubric string, verdicts []string, types
 	}
 }
 
+// loadSources loads the judgement logs at the paths under dir.
+func loadSources(t *testing.T, dir string, paths ...string) []*Source {
+	t.Helper()
+	var srcs []*Source
+	for _, p := range paths {
+		s, err := LoadSource(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, s)
+	}
+	return srcs
+}
+
+// pairRow returns the agreement row of a against b on sample.
+func pairRow(t *testing.T, ag *Agreement, a, b *Source, sample string) *PairAgreement {
+	t.Helper()
+	for i := range ag.Pairs {
+		if p := &ag.Pairs[i]; p.A == a.Label && p.B == b.Label && p.Sample == sample {
+			return p
+		}
+	}
+	t.Fatalf("missing row %s vs %s (%s) in %+v", a.Label, b.Label, sample, ag.Pairs)
+	return nil
+}
+
 // TestAgree checks acceptance, raw agreement, κ (hand-computed) and the
 // repeated-run and excl.-ISE rows on small logs.
 func TestAgree(t *testing.T) {
@@ -38,14 +64,7 @@ func TestAgree(t *testing.T) {
 	writeLog(t, filepath.Join(dir, "b.jsonl"), "openai:pro", RubricPatch, []string{A, A, A, A, A, R, R, R, R, U}, types)
 	writeLog(t, filepath.Join(dir, "run2", "a.jsonl"), "openai:flash", RubricPatch, []string{A, A, A, A, A, A, R, R, A, R}, types)
 	writeLog(t, filepath.Join(dir, "w.jsonl"), "openai:flash", RubricWhole, []string{A, R, R, A, R, R, R, R, R, R}, types)
-	var srcs []*Source
-	for _, p := range []string{"a.jsonl", "b.jsonl", "run2/a.jsonl", "w.jsonl"} {
-		s, err := LoadSource(filepath.Join(dir, p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		srcs = append(srcs, s)
-	}
+	srcs := loadSources(t, dir, "a.jsonl", "b.jsonl", "run2/a.jsonl", "w.jsonl")
 	ag, err := Agree(srcs)
 	if err != nil {
 		t.Fatal(err)
@@ -53,21 +72,9 @@ func TestAgree(t *testing.T) {
 	if ag.Acceptance[0].Rubric != RubricWhole || ag.Acceptance[0].Accepted != 2 {
 		t.Errorf("whole-method acceptance first: %+v", ag.Acceptance[0])
 	}
-	var ab, abNoISE, rep *PairAgreement
-	for i := range ag.Pairs {
-		p := &ag.Pairs[i]
-		switch {
-		case p.A == srcs[0].Label && p.B == srcs[1].Label && p.Sample == "all":
-			ab = p
-		case p.A == srcs[0].Label && p.B == srcs[1].Label:
-			abNoISE = p
-		case p.A == srcs[0].Label && p.B == srcs[2].Label && p.Sample == "all":
-			rep = p
-		}
-	}
-	if ab == nil || abNoISE == nil || rep == nil {
-		t.Fatalf("missing rows in %+v", ag.Pairs)
-	}
+	ab := pairRow(t, ag, srcs[0], srcs[1], "all")
+	abNoISE := pairRow(t, ag, srcs[0], srcs[1], "excl. "+corpus.IllegalState)
+	rep := pairRow(t, ag, srcs[0], srcs[2], "all")
 	if ab.N != 9 || ab.Dropped != 1 || math.Abs(ab.Agree-7.0/9) > 1e-12 || ab.Kappa == nil || math.Abs(ab.Kappa.Kappa-20.0/38) > 1e-12 || ab.Repeated {
 		t.Errorf("a vs b = %+v (kappa %+v)", ab, ab.Kappa)
 	}

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -110,10 +111,20 @@ func (j *Judge) patch(ctx context.Context, p corpus.Pair, rec *Record) error {
 		rec.Verdict, rec.Category, rec.Reason = Reject, CatStage2Reject, "stage 2: "+nonEmpty(s2.Reason, "the trigger still reaches "+p.ErrorType)
 		return nil
 	}
+	return j.repairPair(ctx, p, s1, s2, rec)
+}
+
+// rejudgeCategory renames the rejections of a repaired pair's re-judging.
+var rejudgeCategory = map[string]string{CatStage1Reject: CatRejudgeStage1, CatStage2Reject: CatStage2AfterFix}
+
+// repairPair asks the repair model once for a new fixed method, gates it
+// and re-judges the repaired pair, whose verdict is the record's.
+func (j *Judge) repairPair(ctx context.Context, p corpus.Pair, s1 *Stage1Result, s2 *Stage2Result, rec *Record) error {
 	rp := &Repair{Model: j.repair.ID()}
 	rec.Repair = rp
 	d := promptData{Type: p.ErrorType, Buggy: p.BuggyMethod, Fixed: p.FixedMethod, Site: s1.ThrowingExpression,
 		Line: s1.Line, Trigger: s1.Trigger, Reason: nonEmpty(s2.Reason, "(no reason given)")}
+	var err error
 	if rp.Raw, err = j.ask(ctx, j.repair, promptRepair, d, false, j.opts.RepairMaxTokens); err != nil {
 		return fmt.Errorf("repair: %w", err)
 	}
@@ -130,13 +141,7 @@ func (j *Judge) patch(ctx context.Context, p corpus.Pair, rec *Record) error {
 	}
 	rp.Stage1, rp.Stage2 = r1, r2
 	v, cat, why := outcome(r1, r2, "re-judge ")
-	switch cat {
-	case CatStage1Reject:
-		cat = CatRejudgeStage1
-	case CatStage2Reject:
-		cat = CatStage2AfterFix
-	}
-	rec.Verdict, rec.Category, rec.Reason = v, cat, why
+	rec.Verdict, rec.Category, rec.Reason = v, cmp.Or(rejudgeCategory[cat], cat), why
 	if v == Accept {
 		rec.Confidence = minConfidence(r1.Confidence, r2.Confidence)
 	}

@@ -19,19 +19,9 @@ import (
 // buggy method's signature, and must differ from the buggy method in its
 // tokens. It returns the method, or the reason it failed.
 func gateRepair(buggy, reply string) (string, string) {
-	src := strings.TrimSpace(reply)
-	if blocks, _ := answer.FencedBlocks(reply); len(blocks) > 0 {
-		src = ""
-		for _, b := range blocks {
-			info := strings.ToLower(strings.Fields(b.Info + " x")[0])
-			if b.Info == "" || info == "java" {
-				src = b.Code
-				break
-			}
-		}
-		if src == "" {
-			return "", "answer has no ```java block"
-		}
+	src, reason := repairSource(reply)
+	if reason != "" {
+		return "", reason
 	}
 	if strings.TrimSpace(src) == "" {
 		return "", "answer holds no method"
@@ -55,6 +45,25 @@ func gateRepair(buggy, reply string) (string, string) {
 		return "", "regenerated method is identical to the buggy method"
 	}
 	return strings.TrimSpace(m), ""
+}
+
+// repairSource returns the code of a repair answer: its first ```java
+// (or unlabelled) block, or the whole answer when it has no fence; reason
+// says why there is none.
+func repairSource(reply string) (src, reason string) {
+	blocks, _ := answer.FencedBlocks(reply)
+	if len(blocks) == 0 {
+		return strings.TrimSpace(reply), ""
+	}
+	for _, b := range blocks {
+		if info := strings.ToLower(strings.Fields(b.Info + " x")[0]); b.Info == "" || info == "java" {
+			if b.Code != "" {
+				return b.Code, ""
+			}
+			break
+		}
+	}
+	return "", "answer has no ```java block"
 }
 
 type methodInfo struct {
@@ -81,12 +90,7 @@ func oneMethod(src string) (methodInfo, string) {
 	if len(top) != 1 {
 		return methodInfo{}, fmt.Sprintf("want exactly one method, found %d", len(top))
 	}
-	mi := methodInfo{sig: top[0].Signature}
-	for _, t := range f.Tokens() {
-		if t.Kind != code.Comment {
-			mi.tokens = append(mi.tokens, t.Text)
-		}
-	}
+	mi := methodInfo{sig: top[0].Signature, tokens: codeTokens(f)}
 	return mi, ""
 }
 
@@ -105,26 +109,41 @@ func countThrowNew(src, typ string) int {
 		return 0
 	}
 	defer f.Close()
+	toks := codeTokens(f)
+	n := 0
+	for i := 0; i+3 < len(toks); i++ {
+		if throwsNew(toks[i:], typ) {
+			n++
+		}
+	}
+	return n
+}
+
+// javaLang is the qualifier `java.lang.` as tokens.
+var javaLang = []string{"java", ".", "lang", "."}
+
+// throwsNew reports whether toks (at least four) start with
+// `throw new T(` or `throw new java.lang.T(`.
+func throwsNew(toks []string, typ string) bool {
+	if toks[0] != "throw" || toks[1] != "new" {
+		return false
+	}
+	k := 2
+	if k+4 < len(toks) && slices.Equal(toks[k:k+4], javaLang) {
+		k += 4
+	}
+	return toks[k] == typ && k+1 < len(toks) && toks[k+1] == "("
+}
+
+// codeTokens returns f's tokens without its comments.
+func codeTokens(f *code.File) []string {
 	var toks []string
 	for _, t := range f.Tokens() {
 		if t.Kind != code.Comment {
 			toks = append(toks, t.Text)
 		}
 	}
-	n := 0
-	for i := 0; i+3 < len(toks); i++ {
-		if toks[i] != "throw" || toks[i+1] != "new" {
-			continue
-		}
-		k := i + 2
-		if k+4 < len(toks) && toks[k] == "java" && toks[k+1] == "." && toks[k+2] == "lang" && toks[k+3] == "." {
-			k += 4
-		}
-		if toks[k] == typ && k+1 < len(toks) && toks[k+1] == "(" {
-			n++
-		}
-	}
-	return n
+	return toks
 }
 
 // DefaultISEMaxConfidence is the §8.1 threshold for ise_low_confidence.

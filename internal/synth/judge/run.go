@@ -86,15 +86,8 @@ type Summary struct {
 // only the rest, so no pair is judged twice within a pass. One directory
 // holds one pass: a log written by another judge model or rubric is refused.
 func Run(ctx context.Context, j *Judge, pairs []corpus.Pair, dir string, opts RunOptions) (*Summary, error) {
-	seen := make(map[string]bool, len(pairs))
-	for i, p := range pairs {
-		if p.PairID == "" {
-			return nil, fmt.Errorf("validate: %w: candidate %d has no pair_id", errs.ErrInput, i+1)
-		}
-		if seen[p.PairID] {
-			return nil, fmt.Errorf("validate: %w: pair_id %s occurs twice in the candidates; ids key the judgement log", errs.ErrInput, p.PairID)
-		}
-		seen[p.PairID] = true
+	if err := checkPairIDs(pairs); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("validate: %w", err)
@@ -127,6 +120,22 @@ func Run(ctx context.Context, j *Judge, pairs []corpus.Pair, dir string, opts Ru
 	return sum, nil
 }
 
+// checkPairIDs refuses a pair without an id or an id given twice: ids key
+// the judgement log.
+func checkPairIDs(pairs []corpus.Pair) error {
+	seen := make(map[string]bool, len(pairs))
+	for i, p := range pairs {
+		if p.PairID == "" {
+			return fmt.Errorf("validate: %w: candidate %d has no pair_id", errs.ErrInput, i+1)
+		}
+		if seen[p.PairID] {
+			return fmt.Errorf("validate: %w: pair_id %s occurs twice in the candidates; ids key the judgement log", errs.ErrInput, p.PairID)
+		}
+		seen[p.PairID] = true
+	}
+	return nil
+}
+
 // onePass refuses a log holding a judgement by another judge model or
 // rubric: one directory holds one pass.
 func onePass(j *Judge, logPath string, r Record) error {
@@ -144,52 +153,80 @@ func writeOutputs(dir string, pairs []corpus.Pair, recs []Record, opts RunOption
 		iseMax = *opts.ISEMaxConfidence
 	}
 	sum.Flags.ISEMaxConfidence = iseMax
+	v := sortVerdicts(pairs, recs, iseMax)
+	if extra := len(recs) - len(v.inPass); extra > 0 {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%d judgements in %s are for pairs not in the candidates; they are left out of the outputs", extra, JudgementsFile))
+	}
+	for _, p := range v.core {
+		if p.Flags.ISELowConfidence {
+			sum.Flags.ISELowConfidence++
+		}
+		if p.Flags.FixIntroducesLabel {
+			sum.Flags.FixIntroducesLabel++
+		}
+	}
+	sum.Core, sum.Excluded = len(v.core), len(v.excluded)
+	sum.Categories = categoryCounts(v.excluded)
+	sum.Table = BuildTable(v.inPass)
+	sum.Table.Model, sum.Table.Rubric = sum.Model, sum.Rubric
+	return writeFiles(dir, v, sum)
+}
+
+// verdicts are a pass's judgements of the input pairs, in input order.
+type verdicts struct {
+	core     []corpus.Pair
+	excluded []Excluded
+	inPass   []Record
+}
+
+// sortVerdicts sorts the judgement of each input pair into the core
+// (accepted, with its release flags) or the excluded pairs; pairs not
+// judged yet are left out.
+func sortVerdicts(pairs []corpus.Pair, recs []Record, iseMax float64) verdicts {
 	byID := make(map[string]Record, len(recs))
 	for _, r := range recs {
 		byID[r.PairID] = r
 	}
-	var (
-		core     = []corpus.Pair{}
-		excluded = []Excluded{}
-		inPass   []Record
-		cats     = map[string]int{}
-	)
+	v := verdicts{core: []corpus.Pair{}, excluded: []Excluded{}}
 	for _, p := range pairs {
 		r, ok := byID[p.PairID]
 		if !ok {
 			continue
 		}
-		inPass = append(inPass, r)
+		v.inPass = append(v.inPass, r)
 		if r.Verdict != Accept {
-			excluded = append(excluded, Excluded{PairID: r.PairID, SampleID: r.SampleID, ErrorType: r.ErrorType,
+			v.excluded = append(v.excluded, Excluded{PairID: r.PairID, SampleID: r.SampleID, ErrorType: r.ErrorType,
 				Category: r.Category, Reason: r.Reason, Model: r.Model, Rubric: r.Rubric})
-			cats[r.Category]++
 			continue
 		}
-		core = append(core, accepted(p, r, iseMax))
-		if f := core[len(core)-1].Flags; f.ISELowConfidence {
-			sum.Flags.ISELowConfidence++
-		}
-		if core[len(core)-1].Flags.FixIntroducesLabel {
-			sum.Flags.FixIntroducesLabel++
-		}
+		v.core = append(v.core, accepted(p, r, iseMax))
 	}
-	if extra := len(recs) - len(inPass); extra > 0 {
-		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%d judgements in %s are for pairs not in the candidates; they are left out of the outputs", extra, JudgementsFile))
+	return v
+}
+
+// categoryCounts counts the excluded pairs per category, in Categories
+// order, leaving out the empty ones.
+func categoryCounts(excluded []Excluded) []CategoryCount {
+	cats := map[string]int{}
+	for _, e := range excluded {
+		cats[e.Category]++
 	}
-	sum.Core, sum.Excluded = len(core), len(excluded)
-	sum.Categories = []CategoryCount{}
+	out := []CategoryCount{}
 	for _, c := range Categories {
 		if cats[c] > 0 {
-			sum.Categories = append(sum.Categories, CategoryCount{c, cats[c]})
+			out = append(out, CategoryCount{c, cats[c]})
 		}
 	}
-	sum.Table = BuildTable(inPass)
-	sum.Table.Model, sum.Table.Rubric = sum.Model, sum.Rubric
-	if err := jsonl.Rewrite(filepath.Join(dir, CoreFile), core); err != nil {
+	return out
+}
+
+// writeFiles writes core.jsonl, excluded.jsonl, validation.json and
+// validation.md.
+func writeFiles(dir string, v verdicts, sum *Summary) error {
+	if err := jsonl.Rewrite(filepath.Join(dir, CoreFile), v.core); err != nil {
 		return fmt.Errorf("validate: %w", err)
 	}
-	if err := jsonl.Rewrite(filepath.Join(dir, ExcludedFile), excluded); err != nil {
+	if err := jsonl.Rewrite(filepath.Join(dir, ExcludedFile), v.excluded); err != nil {
 		return fmt.Errorf("validate: %w", err)
 	}
 	if err := output.WriteJSON(filepath.Join(dir, SummaryFile), sum); err != nil {

@@ -46,6 +46,38 @@ func TestRunScripted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkVerdicts(t, dir)
+	// Stage 1 once per valid pair plus once per gated repair; Stage 2 only
+	// after a confirming Stage 1; exactly one repair per Stage 2 rejection.
+	for kind, n := range map[string]int{judgetest.Stage1: 7 + 2, judgetest.Stage2: 5 + 2, judgetest.Repair: 3} {
+		if c := srv.Calls(kind); c != n {
+			t.Errorf("%s calls = %d, want %d", kind, c, n)
+		}
+	}
+	checkCore(t, dir)
+	checkExcluded(t, dir, sum)
+	md, err := os.ReadFile(filepath.Join(dir, TableFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md = []byte(strings.ReplaceAll(string(md), url, "URL"))
+	golden.Check(t, "testdata/table7.golden.md", md)
+
+	// A rerun finds everything judged: no model call, same outputs.
+	before := srv.Calls(judgetest.Stage1)
+	sum2, err := Run(context.Background(), j, testPairs, dir, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum2.Resumed != len(testPairs) || sum2.JudgedNow != 0 || srv.Calls(judgetest.Stage1) != before {
+		t.Errorf("rerun judged again: %+v", sum2)
+	}
+}
+
+// checkVerdicts checks each test pair's initial verdict, final verdict
+// and category in dir's log, and every record's provenance.
+func checkVerdicts(t *testing.T, dir string) {
+	t.Helper()
 	recs, err := jsonl.ReadFile[Record](filepath.Join(dir, JudgementsFile))
 	if err != nil {
 		t.Fatal(err)
@@ -70,13 +102,12 @@ func TestRunScripted(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("verdicts (-want +got):\n%s", d)
 	}
-	// Stage 1 once per valid pair plus once per gated repair; Stage 2 only
-	// after a confirming Stage 1; exactly one repair per Stage 2 rejection.
-	for kind, n := range map[string]int{judgetest.Stage1: 7 + 2, judgetest.Stage2: 5 + 2, judgetest.Repair: 3} {
-		if c := srv.Calls(kind); c != n {
-			t.Errorf("%s calls = %d, want %d", kind, c, n)
-		}
-	}
+}
+
+// checkCore checks dir's core.jsonl: the three accepted pairs in input
+// order, the accepting judgement, the repaired fixed method and the flags.
+func checkCore(t *testing.T, dir string) {
+	t.Helper()
 	core, err := jsonl.ReadFile[corpus.Pair](filepath.Join(dir, CoreFile))
 	if err != nil {
 		t.Fatal(err)
@@ -96,6 +127,12 @@ func TestRunScripted(t *testing.T) {
 	if f := core[0].Flags; f.ISELowConfidence || f.FixIntroducesLabel {
 		t.Errorf("NPE pair flags = %+v, want none", f)
 	}
+}
+
+// checkExcluded checks dir's excluded.jsonl (five records, each with a
+// category and reason) and the summary's counts.
+func checkExcluded(t *testing.T, dir string, sum *Summary) {
+	t.Helper()
 	ex, err := jsonl.ReadFile[Excluded](filepath.Join(dir, ExcludedFile))
 	if err != nil {
 		t.Fatal(err)
@@ -110,22 +147,6 @@ func TestRunScripted(t *testing.T) {
 	}
 	if sum.Flags.ISELowConfidence != 1 || sum.Flags.FixIntroducesLabel != 1 {
 		t.Errorf("flag counts = %+v", sum.Flags)
-	}
-	md, err := os.ReadFile(filepath.Join(dir, TableFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	md = []byte(strings.ReplaceAll(string(md), url, "URL"))
-	golden.Check(t, "testdata/table7.golden.md", md)
-
-	// A rerun finds everything judged: no model call, same outputs.
-	before := srv.Calls(judgetest.Stage1)
-	sum2, err := Run(context.Background(), j, testPairs, dir, RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum2.Resumed != len(testPairs) || sum2.JudgedNow != 0 || srv.Calls(judgetest.Stage1) != before {
-		t.Errorf("rerun judged again: %+v", sum2)
 	}
 }
 
@@ -198,25 +219,34 @@ func TestResumeAfterCancel(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled run: err = %v, want context.Canceled", err)
 	}
-	recs, err := jsonl.ReadFile[Record](filepath.Join(dir, JudgementsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(recs) == 0 || len(recs) >= len(testPairs) {
-		t.Fatalf("cancelled run kept %d records, want some but not all", len(recs))
-	}
-	done := map[string]bool{}
-	for _, r := range recs {
-		done[r.PairID] = true
+	done, n := judgedPairs(t, dir)
+	if n == 0 || n >= len(testPairs) {
+		t.Fatalf("cancelled run kept %d records, want some but not all", n)
 	}
 	sum, err := Run(context.Background(), j, testPairs, dir, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Resumed != len(recs) || sum.Resumed+sum.JudgedNow != len(testPairs) {
-		t.Errorf("resume: %+v after %d records", sum, len(recs))
+	if sum.Resumed != n || sum.Resumed+sum.JudgedNow != len(testPairs) {
+		t.Errorf("resume: %+v after %d records", sum, n)
 	}
-	recs, err = jsonl.ReadFile[Record](filepath.Join(dir, JudgementsFile))
+	seen, _ := judgedPairs(t, dir)
+	for _, p := range testPairs {
+		if seen[p.PairID] != 1 {
+			t.Errorf("%s judged %d times", p.PairID, seen[p.PairID])
+		}
+		if done[p.PairID] > 0 && perPair[p.PairID].Load() != 1 {
+			t.Errorf("%s finished before the kill but was sent to the judge %d times", p.PairID, perPair[p.PairID].Load())
+		}
+	}
+	_ = srv
+}
+
+// judgedPairs counts the records per pair in dir's judgement log, and
+// returns the number of records.
+func judgedPairs(t *testing.T, dir string) (map[string]int, int) {
+	t.Helper()
+	recs, err := jsonl.ReadFile[Record](filepath.Join(dir, JudgementsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,15 +254,7 @@ func TestResumeAfterCancel(t *testing.T) {
 	for _, r := range recs {
 		seen[r.PairID]++
 	}
-	for _, p := range testPairs {
-		if seen[p.PairID] != 1 {
-			t.Errorf("%s judged %d times", p.PairID, seen[p.PairID])
-		}
-		if done[p.PairID] && perPair[p.PairID].Load() != 1 {
-			t.Errorf("%s finished before the kill but was sent to the judge %d times", p.PairID, perPair[p.PairID].Load())
-		}
-	}
-	_ = srv
+	return seen, len(recs)
 }
 
 // TestOnePassPerDirectory: a log by another model is refused, not mixed.

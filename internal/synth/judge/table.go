@@ -2,6 +2,7 @@ package judge
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -68,18 +69,7 @@ func BuildTable(recs []Record) Table {
 			delete(rows, typ)
 		}
 	}
-	var other []string
-	for typ := range rows {
-		other = append(other, typ)
-	}
-	slices.Sort(other)
-	for _, typ := range other {
-		row := rows[typ]
-		if row.Type == "" {
-			row.Type = "(no type)"
-		}
-		t.Rows = append(t.Rows, row.finish())
-	}
+	t.Rows = append(t.Rows, otherRows(rows)...)
 	if t.Rows == nil {
 		t.Rows = []Row{}
 	}
@@ -87,12 +77,22 @@ func BuildTable(recs []Record) Table {
 	return t
 }
 
+// otherRows finishes the rows of labels outside corpus.Types, by label.
+func otherRows(rows map[string]*Row) []Row {
+	var out []Row
+	for _, typ := range slices.Sorted(maps.Keys(rows)) {
+		row := rows[typ]
+		if row.Type == "" {
+			row.Type = "(no type)"
+		}
+		out = append(out, row.finish())
+	}
+	return out
+}
+
 func (x *Row) add(r Record) {
 	x.Judged++
-	switch {
-	case r.Stage1 != nil && r.Stage1.Unparseable == "" && r.Stage1.CanThrowT:
-		x.Stage1Pass++
-	case r.Whole != nil && r.Whole.Unparseable == "" && r.Whole.BuggyCanThrowT:
+	if passedStage1(r) {
 		x.Stage1Pass++
 	}
 	if r.Initial == Accept {
@@ -110,6 +110,13 @@ func (x *Row) add(r Record) {
 			x.Unparseable++
 		}
 	}
+}
+
+// passedStage1 reports whether the judge's first stage (of either rubric)
+// read its answer and found the buggy method can throw the label.
+func passedStage1(r Record) bool {
+	return r.Stage1 != nil && r.Stage1.Unparseable == "" && r.Stage1.CanThrowT ||
+		r.Whole != nil && r.Whole.Unparseable == "" && r.Whole.BuggyCanThrowT
 }
 
 func (x *Row) finish() Row {

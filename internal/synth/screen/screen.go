@@ -129,6 +129,26 @@ type measured struct {
 // complexity quartiles (see the package doc); it returns the quartiles'
 // seeds with their measurements and the exclusions.
 func Quartiles(seeds []corpus.Seed, typ string) ([]Quartile, [][]corpus.Seed, []Exclusion, error) {
+	ms, excl := measureSeeds(seeds, typ)
+	if len(ms) > 0 {
+		var tail []Exclusion
+		var err error
+		if ms, tail, err = dropUpperTail(ms); err != nil {
+			return nil, nil, nil, err
+		}
+		excl = append(excl, tail...)
+	}
+	if len(ms) < NumQuartiles {
+		return nil, nil, excl, fmt.Errorf("screen: %w: %d usable %s seeds, need at least %d for quartiles", errs.ErrInput, len(ms), typ, NumQuartiles)
+	}
+	sort.Slice(ms, func(a, b int) bool { return simpler(ms[a], ms[b]) })
+	qs, groups := cutQuartiles(ms)
+	return qs, groups, excl, nil
+}
+
+// measureSeeds measures the buggy methods of the seeds of typ; a method
+// that does not parse is excluded.
+func measureSeeds(seeds []corpus.Seed, typ string) ([]measured, []Exclusion) {
 	var ms []measured
 	var excl []Exclusion
 	for _, s := range seeds {
@@ -142,39 +162,46 @@ func Quartiles(seeds []corpus.Seed, typ string) ([]Quartile, [][]corpus.Seed, []
 		}
 		ms = append(ms, measured{s, m.Metrics})
 	}
-	if len(ms) > 0 {
-		xs := make([]float64, len(ms))
-		for i, m := range ms {
-			xs[i] = float64(m.m.LLOC)
-		}
-		q, err := stats.Quantiles(xs, 0.25, 0.75)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("screen: %w", err)
-		}
-		fence := q[1] + 1.5*(q[1]-q[0])
-		kept := ms[:0]
-		for _, m := range ms {
-			if float64(m.m.LLOC) > fence {
-				excl = append(excl, Exclusion{m.seed.BugID, fmt.Sprintf("upper tail: LLOC %d > Q3 + 1.5·IQR = %.1f", m.m.LLOC, fence)})
-				continue
-			}
-			kept = append(kept, m)
-		}
-		ms = kept
+	return ms, excl
+}
+
+// dropUpperTail excludes the seeds whose LLOC lies above the upper fence
+// Q3 + 1.5·IQR.
+func dropUpperTail(ms []measured) ([]measured, []Exclusion, error) {
+	xs := make([]float64, len(ms))
+	for i, m := range ms {
+		xs[i] = float64(m.m.LLOC)
 	}
-	if len(ms) < NumQuartiles {
-		return nil, nil, excl, fmt.Errorf("screen: %w: %d usable %s seeds, need at least %d for quartiles", errs.ErrInput, len(ms), typ, NumQuartiles)
+	q, err := stats.Quantiles(xs, 0.25, 0.75)
+	if err != nil {
+		return nil, nil, fmt.Errorf("screen: %w", err)
 	}
-	sort.Slice(ms, func(a, b int) bool {
-		x, y := ms[a], ms[b]
-		if x.m.LLOC != y.m.LLOC {
-			return x.m.LLOC < y.m.LLOC
+	fence := q[1] + 1.5*(q[1]-q[0])
+	var excl []Exclusion
+	kept := ms[:0]
+	for _, m := range ms {
+		if float64(m.m.LLOC) > fence {
+			excl = append(excl, Exclusion{m.seed.BugID, fmt.Sprintf("upper tail: LLOC %d > Q3 + 1.5·IQR = %.1f", m.m.LLOC, fence)})
+			continue
 		}
-		if x.m.Tokens != y.m.Tokens {
-			return x.m.Tokens < y.m.Tokens
-		}
-		return x.seed.BugID < y.seed.BugID
-	})
+		kept = append(kept, m)
+	}
+	return kept, excl, nil
+}
+
+// simpler orders seeds by LLOC, then tokens, then bug id.
+func simpler(x, y measured) bool {
+	if x.m.LLOC != y.m.LLOC {
+		return x.m.LLOC < y.m.LLOC
+	}
+	if x.m.Tokens != y.m.Tokens {
+		return x.m.Tokens < y.m.Tokens
+	}
+	return x.seed.BugID < y.seed.BugID
+}
+
+// cutQuartiles cuts the sorted seeds into NumQuartiles equal parts.
+func cutQuartiles(ms []measured) ([]Quartile, [][]corpus.Seed) {
 	qs := make([]Quartile, NumQuartiles)
 	groups := make([][]corpus.Seed, NumQuartiles)
 	n := len(ms)
@@ -186,16 +213,13 @@ func Quartiles(seeds []corpus.Seed, typ string) ([]Quartile, [][]corpus.Seed, []
 			groups[q] = append(groups[q], m.seed)
 		}
 	}
-	return qs, groups, excl, nil
+	return qs, groups
 }
 
 // Run screens the contenders (see the package doc).
 func Run(ctx context.Context, cs []Contender, seeds []corpus.Seed, opts Options) (*Report, error) {
-	if !corpus.ValidType(opts.Type) {
-		return nil, fmt.Errorf("screen: %w: type %q is not one of %s", errs.ErrUsage, opts.Type, strings.Join(corpus.Types, ", "))
-	}
-	if opts.PerQuartile <= 0 || len(cs) == 0 || opts.Dir == "" {
-		return nil, fmt.Errorf("screen: %w: need at least one generator, a per-quartile count > 0 and a directory", errs.ErrUsage)
+	if err := checkOptions(cs, opts); err != nil {
+		return nil, err
 	}
 	if opts.Rounds <= 0 {
 		opts.Rounds = 3
@@ -210,13 +234,7 @@ func Run(ctx context.Context, cs []Contender, seeds []corpus.Seed, opts Options)
 			typeSeeds = append(typeSeeds, s)
 		}
 	}
-	seedMetrics := make([][]metrics.Metrics, NumQuartiles)
-	for q, g := range groups {
-		for _, s := range g {
-			m, _ := metrics.OfMethodSource([]byte(s.BuggyMethod)) // parsed in Quartiles
-			seedMetrics[q] = append(seedMetrics[q], m.Metrics)
-		}
-	}
+	seedMetrics := quartileMetrics(groups)
 	rep := &Report{Type: opts.Type, PerQuartile: opts.PerQuartile, Metrics: Metrics, Quartiles: qs, Excluded: excl}
 	seen := map[string]bool{}
 	for _, c := range cs {
@@ -225,19 +243,9 @@ func Run(ctx context.Context, cs []Contender, seeds []corpus.Seed, opts Options)
 			return nil, fmt.Errorf("screen: %w: generator %q is listed twice", errs.ErrUsage, c.Name)
 		}
 		seen[slug] = true
-		row := Row{Generator: c.Name}
-		for q := range qs {
-			dir := filepath.Join(opts.Dir, slug, fmt.Sprintf("q%d", q+1))
-			cell, id, err := runCell(ctx, c, dir, groups[q], typeSeeds, seedMetrics[q], opts)
-			if err != nil {
-				return rep, fmt.Errorf("screen: generator %s, quartile %d: %w", c.Name, q+1, err)
-			}
-			cell.Q, row.ID = q+1, id
-			row.Cells = append(row.Cells, cell)
-			row.Mean += cell.Score / NumQuartiles
-			if opts.Progress != nil {
-				opts.Progress(c.Name, q+1, cell.Accepted)
-			}
+		row, err := screenRow(ctx, c, filepath.Join(opts.Dir, slug), groups, typeSeeds, seedMetrics, opts)
+		if err != nil {
+			return rep, err
 		}
 		rep.Rows = append(rep.Rows, row)
 	}
@@ -248,47 +256,122 @@ func Run(ctx context.Context, cs []Contender, seeds []corpus.Seed, opts Options)
 	return rep, nil
 }
 
-// runCell generates, gates and scores one generator on one quartile.
+// quartileMetrics measures each quartile's seeds (all parsed in
+// Quartiles).
+func quartileMetrics(groups [][]corpus.Seed) [][]metrics.Metrics {
+	out := make([][]metrics.Metrics, NumQuartiles)
+	for q, g := range groups {
+		for _, s := range g {
+			m, _ := metrics.OfMethodSource([]byte(s.BuggyMethod))
+			out[q] = append(out[q], m.Metrics)
+		}
+	}
+	return out
+}
+
+// checkOptions refuses an unknown type, no contender, no per-quartile
+// count or no directory.
+func checkOptions(cs []Contender, opts Options) error {
+	if !corpus.ValidType(opts.Type) {
+		return fmt.Errorf("screen: %w: type %q is not one of %s", errs.ErrUsage, opts.Type, strings.Join(corpus.Types, ", "))
+	}
+	if opts.PerQuartile <= 0 || len(cs) == 0 || opts.Dir == "" {
+		return fmt.Errorf("screen: %w: need at least one generator, a per-quartile count > 0 and a directory", errs.ErrUsage)
+	}
+	return nil
+}
+
+// screenRow runs contender c on every quartile (in dir/q1, dir/q2, …).
+func screenRow(ctx context.Context, c Contender, dir string, groups [][]corpus.Seed, typeSeeds []corpus.Seed, seedMetrics [][]metrics.Metrics, opts Options) (Row, error) {
+	row := Row{Generator: c.Name}
+	for q := range groups {
+		qdir := filepath.Join(dir, fmt.Sprintf("q%d", q+1))
+		cell, id, err := runCell(ctx, c, qdir, groups[q], typeSeeds, seedMetrics[q], opts)
+		if err != nil {
+			return row, fmt.Errorf("screen: generator %s, quartile %d: %w", c.Name, q+1, err)
+		}
+		cell.Q, row.ID = q+1, id
+		row.Cells = append(row.Cells, cell)
+		row.Mean += cell.Score / NumQuartiles
+		if opts.Progress != nil {
+			opts.Progress(c.Name, q+1, cell.Accepted)
+		}
+	}
+	return row, nil
+}
+
+// runCell generates, gates and scores one generator on one quartile:
+// up to opts.Rounds rounds, each raising the quota by the shortfall of
+// gated pairs, until PerQuartile pairs pass or the generator is exhausted.
 func runCell(ctx context.Context, c Contender, dir string, exemplars, typeSeeds []corpus.Seed, ref []metrics.Metrics, opts Options) (Cell, string, error) {
 	var cell Cell
 	var res *gate.Result
 	var id string
 	quota := opts.PerQuartile
 	for round := 0; round < opts.Rounds; round++ {
-		g, err := c.New(dir)
-		if err != nil {
-			return cell, "", err
-		}
-		id = g.ID()
-		st, err := generate.Run(ctx, g, generate.RunOptions{Dir: dir, PerType: map[string]int{opts.Type: quota}, Seeds: exemplars})
-		if cl, ok := g.(io.Closer); ok {
-			cl.Close()
-		}
-		if err != nil {
+		var have int
+		var err error
+		if id, have, err = generateCell(ctx, c, dir, exemplars, quota, opts.Type); err != nil {
 			return cell, id, err
 		}
-		cands, err := gate.ReadCandidates(filepath.Join(dir, generate.CandidatesFile))
-		if err != nil {
+		var n int
+		if res, n, err = gateCell(ctx, dir, typeSeeds, opts.Gate); err != nil {
 			return cell, id, err
 		}
-		if res, err = gate.Run(ctx, cands, typeSeeds, opts.Gate); err != nil {
-			return cell, id, err
-		}
-		if err := gate.WriteOutputs(dir, res); err != nil {
-			return cell, id, err
-		}
-		cell.Candidates = len(cands)
-		cell.Accepted = len(res.Accepted)
+		cell.Candidates, cell.Accepted = n, len(res.Accepted)
 		short := opts.PerQuartile - cell.Accepted
-		if short <= 0 || st.Have[opts.Type] < quota {
+		if short <= 0 || have < quota {
 			break // enough, or the generator is exhausted
 		}
 		quota += short
 	}
 	cell.Rejections = res.Causes
+	return cell, id, scoreCell(&cell, res.Accepted, ref, opts.PerQuartile)
+}
+
+// generateCell runs a fresh generator of c in dir up to quota candidates
+// of typ; it returns the generator's id ("" when it could not be built)
+// and the candidates it reached.
+func generateCell(ctx context.Context, c Contender, dir string, exemplars []corpus.Seed, quota int, typ string) (string, int, error) {
+	g, err := c.New(dir)
+	if err != nil {
+		return "", 0, err
+	}
+	id := g.ID()
+	st, err := generate.Run(ctx, g, generate.RunOptions{Dir: dir, PerType: map[string]int{typ: quota}, Seeds: exemplars})
+	if cl, ok := g.(io.Closer); ok {
+		cl.Close()
+	}
+	if err != nil {
+		return id, 0, err
+	}
+	return id, st.Have[typ], nil
+}
+
+// gateCell gates every candidate in dir and writes the gate's outputs
+// there; it returns the result and the number of candidates.
+func gateCell(ctx context.Context, dir string, typeSeeds []corpus.Seed, opts gate.Options) (*gate.Result, int, error) {
+	cands, err := gate.ReadCandidates(filepath.Join(dir, generate.CandidatesFile))
+	if err != nil {
+		return nil, 0, err
+	}
+	res, err := gate.Run(ctx, cands, typeSeeds, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := gate.WriteOutputs(dir, res); err != nil {
+		return nil, 0, err
+	}
+	return res, len(cands), nil
+}
+
+// scoreCell measures up to n accepted pairs and sets the cell's Cliff's
+// δ per metric against the seeds' ref and its score, their mean |δ| (1
+// when no pair could be measured).
+func scoreCell(cell *Cell, accepted []corpus.Pair, ref []metrics.Metrics, n int) error {
 	var gen []metrics.Metrics
-	for _, p := range res.Accepted {
-		if len(gen) == opts.PerQuartile {
+	for _, p := range accepted {
+		if len(gen) == n {
 			break
 		}
 		if m, err := metrics.OfMethodSource([]byte(p.BuggyMethod)); err == nil {
@@ -298,20 +381,20 @@ func runCell(ctx context.Context, c Contender, dir string, exemplars, typeSeeds 
 	cell.Compared = len(gen)
 	cell.Score = 1
 	if len(gen) == 0 {
-		return cell, id, nil
+		return nil
 	}
 	cell.Deltas = map[string]float64{}
 	sum := 0.0
 	for _, name := range Metrics {
 		d, err := stats.CliffsDelta(column(gen, name), column(ref, name))
 		if err != nil {
-			return cell, id, err
+			return err
 		}
 		cell.Deltas[name] = d.Delta
 		sum += math.Abs(d.Delta)
 	}
 	cell.Score = sum / float64(len(Metrics))
-	return cell, id, nil
+	return nil
 }
 
 // column extracts one named metric.

@@ -144,16 +144,36 @@ func (p *Prompter) TemplateHash() string { return templateHash }
 // Prepare builds the per-type schedules from the seeds (once per distinct
 // seed set). Seeds repeating a bug_id keep their first record.
 func (p *Prompter) Prepare(seeds []corpus.Seed) error {
-	h := sha256.New()
-	for _, s := range seeds {
-		fmt.Fprintf(h, "%s\x00%s\x00%d\x00%d\x00", s.BugID, s.Exception, len(s.BuggyMethod), len(s.FixedMethod))
-	}
-	print := hex.EncodeToString(h.Sum(nil))
+	print := seedPrint(seeds)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.types != nil && print == p.print {
 		return nil
 	}
+	types := map[string]*typeSchedule{}
+	for t, ss := range seedsByType(seeds) {
+		ts, err := p.schedule(t, ss)
+		if err != nil {
+			return err
+		}
+		types[t] = ts
+	}
+	p.types, p.print = types, print
+	return nil
+}
+
+// seedPrint fingerprints a seed set: bug ids, types and method lengths.
+func seedPrint(seeds []corpus.Seed) string {
+	h := sha256.New()
+	for _, s := range seeds {
+		fmt.Fprintf(h, "%s\x00%s\x00%d\x00%d\x00", s.BugID, s.Exception, len(s.BuggyMethod), len(s.FixedMethod))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// seedsByType groups the usable seeds by type, each bug_id's first record
+// only, sorted by bug_id.
+func seedsByType(seeds []corpus.Seed) map[string][]corpus.Seed {
 	byType := map[string][]corpus.Seed{}
 	seen := map[string]bool{}
 	for _, s := range seeds {
@@ -163,29 +183,32 @@ func (p *Prompter) Prepare(seeds []corpus.Seed) error {
 		seen[s.BugID] = true
 		byType[s.Exception] = append(byType[s.Exception], s)
 	}
-	types := map[string]*typeSchedule{}
-	for t, ss := range byType {
+	for _, ss := range byType {
 		sort.Slice(ss, func(a, b int) bool { return ss[a].BugID < ss[b].BugID })
-		ts := &typeSchedule{seeds: ss, lloc: make([]int, len(ss)), diffs: make([]string, len(ss))}
-		for i, s := range ss {
-			if m, err := metrics.OfMethodSource([]byte(s.BuggyMethod)); err == nil {
-				ts.lloc[i] = m.Metrics.LLOC
-			}
-			ts.diffs[i] = MethodDiff(s.BuggyMethod, s.FixedMethod)
-		}
-		var err error
-		if len(ss) >= p.opts.MinPairSeeds && p.opts.PairShare > 0 {
-			if ts.pairs, err = NewPairQueue(len(ss), p.opts.Seed, "pairs/"+t); err != nil {
-				return fmt.Errorf("grounded: %s: %w", t, err)
-			}
-		}
-		if ts.rot, err = NewRotation(ts.lloc, p.opts.Bands, p.opts.Recent, p.opts.Seed, "rotation/"+t); err != nil {
-			return fmt.Errorf("grounded: %s: %w", t, err)
-		}
-		types[t] = ts
 	}
-	p.types, p.print = types, print
-	return nil
+	return byType
+}
+
+// schedule measures and diffs type t's seeds and builds its pair queue
+// (when it has enough seeds for k=2) and its LOC rotation.
+func (p *Prompter) schedule(t string, ss []corpus.Seed) (*typeSchedule, error) {
+	ts := &typeSchedule{seeds: ss, lloc: make([]int, len(ss)), diffs: make([]string, len(ss))}
+	for i, s := range ss {
+		if m, err := metrics.OfMethodSource([]byte(s.BuggyMethod)); err == nil {
+			ts.lloc[i] = m.Metrics.LLOC
+		}
+		ts.diffs[i] = MethodDiff(s.BuggyMethod, s.FixedMethod)
+	}
+	var err error
+	if len(ss) >= p.opts.MinPairSeeds && p.opts.PairShare > 0 {
+		if ts.pairs, err = NewPairQueue(len(ss), p.opts.Seed, "pairs/"+t); err != nil {
+			return nil, fmt.Errorf("grounded: %s: %w", t, err)
+		}
+	}
+	if ts.rot, err = NewRotation(ts.lloc, p.opts.Bands, p.opts.Recent, p.opts.Seed, "rotation/"+t); err != nil {
+		return nil, fmt.Errorf("grounded: %s: %w", t, err)
+	}
+	return ts, nil
 }
 
 // Serves reports whether t has at least one seed.

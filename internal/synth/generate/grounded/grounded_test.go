@@ -152,49 +152,9 @@ func TestScriptedEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byID := map[string]corpus.Seed{}
-	for _, s := range seeds {
-		byID[s.BugID] = s
-	}
-	for _, c := range cands {
-		if c.Answer == "" || len(c.PromptHash) != 64 || c.SizeTarget < 3 || !strings.HasPrefix(c.Generator, Version+":openai:scripted@") {
-			t.Errorf("candidate %s lacks provenance: %+v", c.ID, c)
-		}
-		if n := len(c.ExampleBugIDs); n < 1 || n > 2 || (c.ErrorType == corpus.ClassCast && n != 1) {
-			t.Errorf("candidate %s: example_bug_ids %v", c.ID, c.ExampleBugIDs)
-		}
-		for _, id := range c.ExampleBugIDs {
-			if byID[id].Exception != c.ErrorType {
-				t.Errorf("candidate %s (%s) names exemplar %s of type %q", c.ID, c.ErrorType, id, byID[id].Exception)
-			}
-		}
-	}
-	res, err := gate.Run(context.Background(), cands, seeds, gate.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Accepted) != 7 {
-		t.Fatalf("gates accepted %d of 7: %v", len(res.Accepted), res.Rejected)
-	}
-	for _, p := range res.Accepted {
-		if len(p.ExampleBugIDs) == 0 || p.PromptHash == "" || p.SizeTarget == 0 {
-			t.Errorf("accepted pair %s lost its provenance: %+v", p.PairID, p)
-		}
-	}
-	calls, err := jsonl.ReadFile[llmgen.Call](filepath.Join(dir, llmgen.CallsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(calls) != 7 {
-		t.Fatalf("%d calls recorded, want 7", len(calls))
-	}
-	for _, c := range calls {
-		if c.System == "" || !strings.Contains(c.User, "### Example 1") || c.Answer == "" || c.Model == "" || c.ReportedModel != "scripted-1" ||
-			c.TemplateHash != TemplateHash() || c.Params.MaxTokens != 1000 || c.Params.Temperature != 0.9 || c.Params.Seed == nil ||
-			!c.Time.Equal(fixedNow()) || c.RequestID == "" {
-			t.Errorf("call record incomplete: %+v", c)
-		}
-	}
+	checkCandidateProvenance(t, cands, seeds)
+	checkGatesKeepProvenance(t, cands, seeds, 7)
+	checkCallRecords(t, dir, 7)
 	atts, err := jsonl.ReadFile[generate.Attempt](filepath.Join(dir, generate.AttemptsFile))
 	if err != nil || len(atts) != 7 {
 		t.Fatalf("%d attempts (%v), want 7", len(atts), err)
@@ -216,6 +176,68 @@ func TestScriptedEndToEnd(t *testing.T) {
 	}
 	if st.New != 3 || srv.hits.Load() != 10 {
 		t.Errorf("extended run: %+v and %d server hits, want 3 new and 10 hits", st, srv.hits.Load())
+	}
+}
+
+// checkCandidateProvenance checks that every candidate carries its answer,
+// prompt hash, size target and generator id, and names one or two
+// exemplars (one for ClassCast, which has a single seed) of its own type.
+func checkCandidateProvenance(t *testing.T, cands []corpus.Candidate, seeds []corpus.Seed) {
+	t.Helper()
+	byID := map[string]corpus.Seed{}
+	for _, s := range seeds {
+		byID[s.BugID] = s
+	}
+	for _, c := range cands {
+		if c.Answer == "" || len(c.PromptHash) != 64 || c.SizeTarget < 3 || !strings.HasPrefix(c.Generator, Version+":openai:scripted@") {
+			t.Errorf("candidate %s lacks provenance: %+v", c.ID, c)
+		}
+		if n := len(c.ExampleBugIDs); n < 1 || n > 2 || (c.ErrorType == corpus.ClassCast && n != 1) {
+			t.Errorf("candidate %s: example_bug_ids %v", c.ID, c.ExampleBugIDs)
+		}
+		for _, id := range c.ExampleBugIDs {
+			if byID[id].Exception != c.ErrorType {
+				t.Errorf("candidate %s (%s) names exemplar %s of type %q", c.ID, c.ErrorType, id, byID[id].Exception)
+			}
+		}
+	}
+}
+
+// checkGatesKeepProvenance gates the candidates: want must pass, keeping
+// their exemplars, prompt hash and size target.
+func checkGatesKeepProvenance(t *testing.T, cands []corpus.Candidate, seeds []corpus.Seed, want int) {
+	t.Helper()
+	res, err := gate.Run(context.Background(), cands, seeds, gate.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Accepted) != want {
+		t.Fatalf("gates accepted %d of %d: %v", len(res.Accepted), want, res.Rejected)
+	}
+	for _, p := range res.Accepted {
+		if len(p.ExampleBugIDs) == 0 || p.PromptHash == "" || p.SizeTarget == 0 {
+			t.Errorf("accepted pair %s lost its provenance: %+v", p.PairID, p)
+		}
+	}
+}
+
+// checkCallRecords checks that dir's calls.jsonl holds want complete call
+// records.
+func checkCallRecords(t *testing.T, dir string, want int) {
+	t.Helper()
+	calls, err := jsonl.ReadFile[llmgen.Call](filepath.Join(dir, llmgen.CallsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != want {
+		t.Fatalf("%d calls recorded, want %d", len(calls), want)
+	}
+	for _, c := range calls {
+		if c.System == "" || !strings.Contains(c.User, "### Example 1") || c.Answer == "" || c.Model == "" || c.ReportedModel != "scripted-1" ||
+			c.TemplateHash != TemplateHash() || c.Params.MaxTokens != 1000 || c.Params.Temperature != 0.9 || c.Params.Seed == nil ||
+			!c.Time.Equal(fixedNow()) || c.RequestID == "" {
+			t.Errorf("call record incomplete: %+v", c)
+		}
 	}
 }
 

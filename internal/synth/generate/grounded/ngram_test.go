@@ -2,15 +2,13 @@ package grounded
 
 import (
 	"context"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/benchforge/benchforge/internal/llm"
 	"github.com/benchforge/benchforge/internal/ngram"
+	"github.com/benchforge/benchforge/internal/ngram/ngramtest"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/gate"
 	"github.com/benchforge/benchforge/internal/synth/generate"
@@ -22,24 +20,7 @@ import (
 // blocks, so the gates must reject every candidate with a cause — never
 // crash — and a rerun must be served from the records without a call.
 func TestNgramServerPlumbing(t *testing.T) {
-	src := t.TempDir()
-	for _, s := range testSeeds() {
-		if err := os.WriteFile(filepath.Join(src, s.BugID[:6]+".java"), []byte("class A {\n"+s.BuggyMethod+s.FixedMethod+"}\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	m, err := ngram.Train(context.Background(), ngram.Corpus{Paths: []string{src}}, ngram.Options{Order: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: ngram.NewServer(m, "tiny-java"), ReadHeaderTimeout: 5 * time.Second}
-	go hs.Serve(ln)
-	t.Cleanup(func() { hs.Close() })
-	spec := "openai:tiny-java@http://" + ln.Addr().String() + "/v1"
+	spec := ngramtest.Serve(t, seedLM(t), "tiny-java")
 
 	seeds := testSeeds()
 	dir, cache := t.TempDir(), t.TempDir()
@@ -65,6 +46,33 @@ func TestNgramServerPlumbing(t *testing.T) {
 	if st.New != 6 || man.Calls != 6 {
 		t.Fatalf("first run: %+v, %d calls", st, man.Calls)
 	}
+	checkAllRejected(t, dir, seeds, 6)
+	st, man = run()
+	if st.Resumed != 6 || st.New != 0 || man.Calls != 0 || man.CacheHits != 0 {
+		t.Errorf("rerun: %+v, %d calls, %d cache hits; want everything from calls.jsonl", st, man.Calls, man.CacheHits)
+	}
+}
+
+// seedLM trains a trigram LM on the test seeds' methods.
+func seedLM(t *testing.T) *ngram.Model {
+	t.Helper()
+	src := t.TempDir()
+	for _, s := range testSeeds() {
+		if err := os.WriteFile(filepath.Join(src, s.BugID[:6]+".java"), []byte("class A {\n"+s.BuggyMethod+s.FixedMethod+"}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := ngram.Train(context.Background(), ngram.Corpus{Paths: []string{src}}, ngram.Options{Order: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// checkAllRejected gates dir's candidates: all n must be rejected, each
+// with a cause and a detail.
+func checkAllRejected(t *testing.T, dir string, seeds []corpus.Seed, n int) {
+	t.Helper()
 	cands, err := gate.ReadCandidates(filepath.Join(dir, generate.CandidatesFile))
 	if err != nil {
 		t.Fatal(err)
@@ -73,17 +81,13 @@ func TestNgramServerPlumbing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Accepted) != 0 || len(res.Rejected) != 6 {
-		t.Fatalf("%d accepted, %d rejected; want all 6 rejected", len(res.Accepted), len(res.Rejected))
+	if len(res.Accepted) != 0 || len(res.Rejected) != n {
+		t.Fatalf("%d accepted, %d rejected; want all %d rejected", len(res.Accepted), len(res.Rejected), n)
 	}
 	for _, r := range res.Rejected {
 		if r.Cause == "" || r.Detail == "" {
 			t.Errorf("rejection without cause: %+v", r)
 		}
 		t.Logf("%s", r)
-	}
-	st, man = run()
-	if st.Resumed != 6 || st.New != 0 || man.Calls != 0 || man.CacheHits != 0 {
-		t.Errorf("rerun: %+v, %d calls, %d cache hits; want everything from calls.jsonl", st, man.Calls, man.CacheHits)
 	}
 }

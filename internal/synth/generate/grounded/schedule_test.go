@@ -109,46 +109,13 @@ func TestRotationAvoidsRecentSeeds(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := len(tc.sizes)
-		w := min(tc.window, n-1)
 		bands := r.Bands()
-		bandOf := map[int]int{}
-		for b, ss := range bands {
-			for _, s := range ss {
-				bandOf[s] = b
-			}
-			if b > 0 {
-				for _, s := range ss {
-					for _, lower := range bands[b-1] {
-						if tc.sizes[lower] > tc.sizes[s] {
-							t.Errorf("%s: band %d holds size %d below band %d's %d", name, b, tc.sizes[s], b-1, tc.sizes[lower])
-						}
-					}
-				}
-			}
-		}
+		bandOf := checkBandsBySize(t, name, tc.sizes, bands)
 		var seq []int
 		for m := 0; m < 5*n+7; m++ {
 			seq = append(seq, r.Draw(m))
 		}
-		for m, s := range seq {
-			for k := max(0, m-w); k < m; k++ {
-				if seq[k] == s {
-					t.Errorf("%s: seed %d drawn at %d and again at %d (window %d)", name, s, k, m, w)
-				}
-			}
-			if n%len(bands) == 0 && bandOf[s] != m%len(bands) {
-				t.Errorf("%s: draw %d from band %d, want band %d", name, m, bandOf[s], m%len(bands))
-			}
-		}
-		if n%len(bands) == 0 {
-			first := map[int]bool{}
-			for _, s := range seq[:n] {
-				first[s] = true
-			}
-			if len(first) != n {
-				t.Errorf("%s: first %d draws use only %d distinct seeds: %v", name, n, len(first), seq[:n])
-			}
-		}
+		checkRotationSequence(t, name, seq, bandOf, n, len(bands), min(tc.window, n-1))
 		r2, _ := NewRotation(tc.sizes, tc.bands, tc.window, 3, "k1")
 		if got := r2.Draw(len(seq) - 1); got != seq[len(seq)-1] {
 			t.Errorf("%s: a fresh rotation's last draw is %d, want %d", name, got, seq[len(seq)-1])
@@ -156,6 +123,56 @@ func TestRotationAvoidsRecentSeeds(t *testing.T) {
 	}
 	if _, err := NewRotation(nil, 3, 5, 1, "x"); err == nil {
 		t.Error("NewRotation(nil) succeeded")
+	}
+}
+
+// checkBandsBySize checks that every band's sizes are at least the band
+// below's, and returns each seed's band.
+func checkBandsBySize(t *testing.T, name string, sizes []int, bands [][]int) map[int]int {
+	t.Helper()
+	bandOf := map[int]int{}
+	for b, ss := range bands {
+		for _, s := range ss {
+			bandOf[s] = b
+		}
+		if b == 0 {
+			continue
+		}
+		for _, s := range ss {
+			for _, lower := range bands[b-1] {
+				if sizes[lower] > sizes[s] {
+					t.Errorf("%s: band %d holds size %d below band %d's %d", name, b, sizes[s], b-1, sizes[lower])
+				}
+			}
+		}
+	}
+	return bandOf
+}
+
+// checkRotationSequence checks a rotation's draws of n seeds in nbands
+// bands: no seed repeats within window w, and, when the bands split the
+// seeds evenly, the bands come in turn and the first n draws use every
+// seed.
+func checkRotationSequence(t *testing.T, name string, seq []int, bandOf map[int]int, n, nbands, w int) {
+	t.Helper()
+	for m, s := range seq {
+		for k := max(0, m-w); k < m; k++ {
+			if seq[k] == s {
+				t.Errorf("%s: seed %d drawn at %d and again at %d (window %d)", name, s, k, m, w)
+			}
+		}
+		if n%nbands == 0 && bandOf[s] != m%nbands {
+			t.Errorf("%s: draw %d from band %d, want band %d", name, m, bandOf[s], m%nbands)
+		}
+	}
+	if n%nbands == 0 {
+		first := map[int]bool{}
+		for _, s := range seq[:n] {
+			first[s] = true
+		}
+		if len(first) != n {
+			t.Errorf("%s: first %d draws use only %d distinct seeds: %v", name, n, len(first), seq[:n])
+		}
 	}
 }
 

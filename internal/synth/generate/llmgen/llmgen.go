@@ -27,12 +27,14 @@
 package llmgen
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -41,11 +43,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/llm"
+	"github.com/benchforge/benchforge/internal/step"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/generate"
 )
@@ -157,40 +158,55 @@ func New(p Prompter, model llm.Model, opts Options) (*Generator, error) {
 	if opts.Dir == "" {
 		return nil, fmt.Errorf("llmgen.New(%s): %w: Options.Dir is required", p.Name(), errs.ErrUsage)
 	}
-	if opts.Workers <= 0 {
-		opts.Workers = 4
-	}
-	if opts.Batch <= 0 {
-		opts.Batch = 2 * opts.Workers
-	}
-	if opts.MaxTokens <= 0 {
-		opts.MaxTokens = 4096
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts.setDefaults()
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("llmgen.New: %w", err)
 	}
-	path := filepath.Join(opts.Dir, CallsFile)
-	calls, err := jsonl.Open(path, func(c Call) string { return c.ID }, jsonl.Options{Sync: jsonl.SyncEach})
+	calls, prior, err := openCalls(filepath.Join(opts.Dir, CallsFile))
 	if err != nil {
 		return nil, fmt.Errorf("llmgen.New(%s): %w", p.Name(), err)
+	}
+	mid := cmp.Or(opts.ModelID, model.ID())
+	return &Generator{p: p, model: model, opts: opts, id: p.Name() + ":" + mid, calls: calls, prior: prior}, nil
+}
+
+// setDefaults fills the options left at zero.
+func (o *Options) setDefaults() {
+	if o.Workers <= 0 {
+		o.Workers = 4
+	}
+	if o.Batch <= 0 {
+		o.Batch = 2 * o.Workers
+	}
+	if o.MaxTokens <= 0 {
+		o.MaxTokens = 4096
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+// openCalls opens (or resumes) the call log at path and reads back the
+// calls it holds, by id.
+//
+// The log is not an internal/step step: it is kept open across the
+// chunks generate.Run asks for one by one, and a prompt found in it is
+// answered from its record (which builds the candidate), not skipped.
+func openCalls(path string) (*jsonl.Log[Call], map[string]Call, error) {
+	calls, err := jsonl.Open(path, func(c Call) string { return c.ID }, jsonl.Options{Sync: jsonl.SyncEach})
+	if err != nil {
+		return nil, nil, err
 	}
 	old, err := jsonl.ReadFile[Call](path)
 	if err != nil {
 		calls.Close()
-		return nil, fmt.Errorf("llmgen.New(%s): %w", p.Name(), err)
+		return nil, nil, err
 	}
 	prior := make(map[string]Call, len(old))
 	for _, c := range old {
 		prior[c.ID] = c
 	}
-	mid := model.ID()
-	if opts.ModelID != "" {
-		mid = opts.ModelID
-	}
-	return &Generator{p: p, model: model, opts: opts, id: p.Name() + ":" + mid, calls: calls, prior: prior}, nil
+	return calls, prior, nil
 }
 
 // ID is "<family>/<version>:<model id>", recorded in every candidate.
@@ -220,66 +236,11 @@ func (g *Generator) Generate(ctx context.Context, req generate.Request) ([]gener
 	if err != nil {
 		return nil, err
 	}
-	for i := range slots {
-		s := &slots[i]
-		if s.p, err = g.p.Prompt(s.typ, s.n); err != nil {
-			return nil, fmt.Errorf("%s: prompt %d for %s: %w", g.id, s.n, s.typ, err)
-		}
-		s.hash = PromptHash(s.p.System, s.p.User)
-		s.id = generate.HashID("llm-", g.id, s.typ, fmt.Sprint(s.n), s.hash)
+	if err := g.prompt(slots); err != nil {
+		return nil, err
 	}
-	results := make([]*Call, len(slots))
-	errsBySlot := make([]error, len(slots))
-	// Each slot keeps its own error (a failed call is an attempt, not the
-	// end of the chunk), so the group only bounds the calls in flight.
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var eg errgroup.Group
-	eg.SetLimit(max(min(g.opts.Workers, len(slots)), 1))
-	for i := range slots {
-		if cctx.Err() != nil {
-			errsBySlot[i] = cctx.Err()
-			continue
-		}
-		eg.Go(func() error {
-			if err := cctx.Err(); err != nil { // stopped while waiting for a slot
-				errsBySlot[i] = err
-				return nil
-			}
-			results[i], errsBySlot[i] = g.answer(cctx, slots[i])
-			if errsBySlot[i] != nil && stopping(errsBySlot[i]) {
-				cancel() // no new calls after a budget stop or cancellation
-			}
-			return nil
-		})
-	}
-	eg.Wait()
-
-	var out []generate.Candidate
-	var first error
-	for i, s := range slots {
-		a := generate.Attempt{Generator: g.id, Operator: s.p.Operator, ErrorType: s.typ}
-		if err := errsBySlot[i]; err != nil {
-			if errors.Is(err, context.Canceled) {
-				continue // not tried: a stop elsewhere or the caller cancelled
-			}
-			if first == nil {
-				first = err
-			}
-			a.ID = generate.HashID("att-", s.id, OutcomeModelError, err.Error())
-			a.Outcome, a.Detail = OutcomeModelError, clip(err.Error(), 300)
-			report(req, a)
-			continue
-		}
-		c := results[i]
-		cand := generate.Candidate{ID: s.id, ErrorType: s.typ, Generator: g.id, Operator: s.p.Operator, Answer: c.Answer,
-			ExampleBugIDs: nonNil(s.p.ExampleBugIDs), PromptHash: s.hash, SizeTarget: s.p.SizeTarget}
-		a.ID = generate.HashID("att-", s.id, generate.OutcomeCandidate)
-		a.Outcome, a.CandidateID = generate.OutcomeCandidate, s.id
-		a.Detail = fmt.Sprintf("draw %d; prompt %s; exemplars %s; size target %d", s.n, s.hash[:12], strings.Join(s.p.ExampleBugIDs, ","), s.p.SizeTarget)
-		report(req, a)
-		out = append(out, cand)
-	}
+	results, errsBySlot := g.answerAll(ctx, slots)
+	out, first := g.collect(req, slots, results, errsBySlot)
 	if first == nil {
 		first = ctx.Err()
 	}
@@ -289,10 +250,83 @@ func (g *Generator) Generate(ctx context.Context, req generate.Request) ([]gener
 	return out, nil
 }
 
-func report(req generate.Request, a generate.Attempt) {
-	if req.OnAttempt != nil {
-		req.OnAttempt(a)
+// prompt renders each slot's prompt and gives the slot its hash and id.
+func (g *Generator) prompt(slots []slot) error {
+	for i := range slots {
+		s := &slots[i]
+		var err error
+		if s.p, err = g.p.Prompt(s.typ, s.n); err != nil {
+			return fmt.Errorf("%s: prompt %d for %s: %w", g.id, s.n, s.typ, err)
+		}
+		s.hash = PromptHash(s.p.System, s.p.User)
+		s.id = generate.HashID("llm-", g.id, s.typ, fmt.Sprint(s.n), s.hash)
 	}
+	return nil
+}
+
+// answerAll answers the slots, Workers calls at a time. Each slot keeps
+// its own error (a failed call is an attempt, not the end of the chunk);
+// a budget stop or cancellation stops new calls, and the slots not begun
+// then get the stop's context error.
+func (g *Generator) answerAll(ctx context.Context, slots []slot) ([]*Call, []error) {
+	results := make([]*Call, len(slots))
+	errsBySlot := make([]error, len(slots))
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	_ = step.EachIndex(cctx, min(g.opts.Workers, len(slots)), len(slots), func(ctx context.Context, i int) error {
+		results[i], errsBySlot[i] = g.answer(ctx, slots[i])
+		if errsBySlot[i] != nil && stopping(errsBySlot[i]) {
+			cancel() // no new calls after a budget stop or cancellation
+		}
+		return nil
+	})
+	for i := range slots {
+		if results[i] == nil && errsBySlot[i] == nil { // not begun: the pool stopped first
+			errsBySlot[i] = cctx.Err()
+		}
+	}
+	return results, errsBySlot
+}
+
+// collect turns the answered slots into candidates and every tried slot
+// into an attempt, in slot order; first is the first error of a slot
+// that was tried.
+func (g *Generator) collect(req generate.Request, slots []slot, results []*Call, errsBySlot []error) (out []generate.Candidate, first error) {
+	for i, s := range slots {
+		switch err := errsBySlot[i]; {
+		case err == nil:
+			cand, a := g.candidate(s, results[i])
+			req.Report(a)
+			out = append(out, cand)
+		case errors.Is(err, context.Canceled):
+			// not tried: a stop elsewhere or the caller cancelled
+		default:
+			if first == nil {
+				first = err
+			}
+			req.Report(g.modelError(s, err))
+		}
+	}
+	return out, first
+}
+
+// candidate is the candidate of an answered slot and its attempt.
+func (g *Generator) candidate(s slot, c *Call) (generate.Candidate, generate.Attempt) {
+	cand := generate.Candidate{ID: s.id, ErrorType: s.typ, Generator: g.id, Operator: s.p.Operator, Answer: c.Answer,
+		ExampleBugIDs: nonNil(s.p.ExampleBugIDs), PromptHash: s.hash, SizeTarget: s.p.SizeTarget}
+	a := generate.Attempt{Generator: g.id, Operator: s.p.Operator, ErrorType: s.typ}
+	a.ID = generate.HashID("att-", s.id, generate.OutcomeCandidate)
+	a.Outcome, a.CandidateID = generate.OutcomeCandidate, s.id
+	a.Detail = fmt.Sprintf("draw %d; prompt %s; exemplars %s; size target %d", s.n, s.hash[:12], strings.Join(s.p.ExampleBugIDs, ","), s.p.SizeTarget)
+	return cand, a
+}
+
+// modelError is the attempt of a slot whose call failed with err.
+func (g *Generator) modelError(s slot, err error) generate.Attempt {
+	a := generate.Attempt{Generator: g.id, Operator: s.p.Operator, ErrorType: s.typ}
+	a.ID = generate.HashID("att-", s.id, OutcomeModelError, err.Error())
+	a.Outcome, a.Detail = OutcomeModelError, clip(err.Error(), 300)
+	return a
 }
 
 // stopping reports whether err ends the run rather than one prompt.
@@ -304,23 +338,42 @@ func stopping(err error) bool {
 func (g *Generator) plan(req generate.Request) ([]slot, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if req.Chunk < 0 || req.Chunk > len(g.starts) {
-		return nil, fmt.Errorf("%s: chunk %d asked after %d chunks: chunks must come in order from 0: %w", g.id, req.Chunk, len(g.starts), errs.ErrUsage)
+	issued, err := g.startOf(req.Chunk)
+	if err != nil {
+		return nil, err
 	}
-	if req.Chunk == 0 {
+	types, err := g.servedTypes(req.Want)
+	if err != nil {
+		return nil, err
+	}
+	slots := roundRobin(types, req.Want, issued, g.opts.Batch)
+	g.starts = append(g.starts, issued)
+	return slots, nil
+}
+
+// startOf returns a copy of the prompts issued per type before chunk k,
+// forgetting the chunks planned after it (a replay from 0 starts over).
+// Chunks must come in order from 0.
+func (g *Generator) startOf(k int) (map[string]int, error) {
+	if k < 0 || k > len(g.starts) {
+		return nil, fmt.Errorf("%s: chunk %d asked after %d chunks: chunks must come in order from 0: %w", g.id, k, len(g.starts), errs.ErrUsage)
+	}
+	if k == 0 {
 		g.starts = []map[string]int{{}}
-	} else if req.Chunk == len(g.starts) {
-		return nil, fmt.Errorf("%s: chunk %d asked before chunk %d was planned: %w", g.id, req.Chunk, req.Chunk-1, errs.ErrUsage)
+	} else if k == len(g.starts) {
+		return nil, fmt.Errorf("%s: chunk %d asked before chunk %d was planned: %w", g.id, k, k-1, errs.ErrUsage)
 	}
-	g.starts = g.starts[:req.Chunk+1]
-	issued := map[string]int{}
-	for t, n := range g.starts[req.Chunk] {
-		issued[t] = n
-	}
-	var types []string
-	var unserved []string
+	g.starts = g.starts[:k+1]
+	return maps.Clone(g.starts[k]), nil
+}
+
+// servedTypes returns the wanted types the prompter serves, in
+// corpus.Types order; with none, the error (ErrExhausted) names the
+// wanted types it cannot serve.
+func (g *Generator) servedTypes(want map[string]int) ([]string, error) {
+	var types, unserved []string
 	for _, t := range corpus.Types {
-		if req.Want[t] <= 0 {
+		if want[t] <= 0 {
 			continue
 		}
 		if g.p.Serves(t) {
@@ -329,25 +382,32 @@ func (g *Generator) plan(req generate.Request) ([]slot, error) {
 			unserved = append(unserved, t)
 		}
 	}
-	for t := range req.Want {
-		if !corpus.ValidType(t) && req.Want[t] > 0 {
+	if len(types) > 0 {
+		return types, nil
+	}
+	for t, n := range want {
+		if !corpus.ValidType(t) && n > 0 {
 			unserved = append(unserved, t)
 		}
 	}
-	if len(types) == 0 {
-		sort.Strings(unserved)
-		return nil, fmt.Errorf("%s: no prompt can be made for the wanted types %s (a seed-grounded type needs at least one seed of it): %w",
-			g.id, strings.Join(unserved, ", "), generate.ErrExhausted)
-	}
+	sort.Strings(unserved)
+	return nil, fmt.Errorf("%s: no prompt can be made for the wanted types %s (a seed-grounded type needs at least one seed of it): %w",
+		g.id, strings.Join(unserved, ", "), generate.ErrExhausted)
+}
+
+// roundRobin deals up to batch slots over types in turn, never more for a
+// type than want, numbering each type's prompts on from issued (which it
+// advances).
+func roundRobin(types []string, want, issued map[string]int, batch int) []slot {
 	var slots []slot
 	taken := map[string]int{}
-	for len(slots) < g.opts.Batch {
+	for len(slots) < batch {
 		added := false
 		for _, t := range types {
-			if len(slots) == g.opts.Batch {
+			if len(slots) == batch {
 				break
 			}
-			if taken[t] >= req.Want[t] {
+			if taken[t] >= want[t] {
 				continue
 			}
 			slots = append(slots, slot{typ: t, n: issued[t]})
@@ -359,8 +419,7 @@ func (g *Generator) plan(req generate.Request) ([]slot, error) {
 			break
 		}
 	}
-	g.starts = append(g.starts, issued)
-	return slots, nil
+	return slots
 }
 
 // answer returns the recorded call for s, or makes and records it.

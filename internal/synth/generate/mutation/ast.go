@@ -24,37 +24,56 @@ type method struct {
 
 func newMethod(f *code.File, fn code.Function) *method {
 	m := &method{f: f, n: f.Nodes(), fn: fn, decl: fn.Node, body: f.ChildByField(fn.Node, "body"),
-		params: map[string]bool{}, locals: map[string]bool{}}
+		static: isStatic(f, fn.Node), params: map[string]bool{}, locals: map[string]bool{}}
 	for _, p := range fn.Params {
 		m.params[p.Name] = true
-	}
-	for c := range f.Children(fn.Node) {
-		if m.n[c].Kind == "modifiers" && strings.Contains(" "+f.Text(c)+" ", " static ") {
-			m.static = true
-		}
 	}
 	if m.body < 0 {
 		return m
 	}
 	for i := m.body; i < m.n[m.body].End; i++ {
-		switch m.n[i].Kind {
-		case "variable_declarator", "formal_parameter", "catch_formal_parameter", "enhanced_for_statement", "resource", "spread_parameter":
-			if name := f.ChildByField(i, "name"); name >= 0 {
-				m.locals[f.Text(name)] = true
-			}
-		case "lambda_expression":
-			if p := f.ChildByField(i, "parameters"); p >= 0 && m.n[p].Kind == "identifier" {
-				m.locals[f.Text(p)] = true
-			}
-		case "inferred_parameters":
-			for c := range f.Children(i) {
-				if m.n[c].Kind == "identifier" {
-					m.locals[f.Text(c)] = true
-				}
-			}
+		for _, name := range m.declared(i) {
+			m.locals[name] = true
 		}
 	}
 	return m
+}
+
+// isStatic reports whether the declaration at node decl has the static
+// modifier.
+func isStatic(f *code.File, decl int) bool {
+	n := f.Nodes()
+	for c := range f.Children(decl) {
+		if n[c].Kind == "modifiers" && strings.Contains(" "+f.Text(c)+" ", " static ") {
+			return true
+		}
+	}
+	return false
+}
+
+// declared returns the names node i declares: a local, loop, catch or
+// resource variable, or lambda parameters.
+func (m *method) declared(i int) []string {
+	f := m.f
+	switch m.n[i].Kind {
+	case "variable_declarator", "formal_parameter", "catch_formal_parameter", "enhanced_for_statement", "resource", "spread_parameter":
+		if name := f.ChildByField(i, "name"); name >= 0 {
+			return []string{f.Text(name)}
+		}
+	case "lambda_expression":
+		if p := f.ChildByField(i, "parameters"); p >= 0 && m.n[p].Kind == "identifier" {
+			return []string{f.Text(p)}
+		}
+	case "inferred_parameters":
+		var names []string
+		for c := range f.Children(i) {
+			if m.n[c].Kind == "identifier" {
+				names = append(names, f.Text(c))
+			}
+		}
+		return names
+	}
+	return nil
 }
 
 func (m *method) kind(i int) string { return m.n[i].Kind }

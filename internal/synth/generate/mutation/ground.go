@@ -109,14 +109,9 @@ func (g *Generator) generateGrounded(ctx context.Context, req generate.Request) 
 	if req.Chunk < 0 || req.Chunk >= len(g.plan.rounds) {
 		return nil, fmt.Errorf("grounded mutation round %d of %d: %w", req.Chunk, len(g.plan.rounds), generate.ErrExhausted)
 	}
-	attempt := func(a generate.Attempt) {
-		if req.OnAttempt != nil {
-			req.OnAttempt(a)
-		}
-	}
 	if req.Chunk == 0 {
 		for _, a := range g.plan.failed {
-			attempt(a)
+			req.Report(a)
 		}
 	}
 	var out []generate.Candidate
@@ -124,7 +119,7 @@ func (g *Generator) generateGrounded(ctx context.Context, req generate.Request) 
 		if req.Want[pp.cand.ErrorType] <= 0 {
 			continue
 		}
-		attempt(pp.att)
+		req.Report(pp.att)
 		out = append(out, pp.cand)
 	}
 	return out, nil
@@ -133,40 +128,13 @@ func (g *Generator) generateGrounded(ctx context.Context, req generate.Request) 
 // buildPlan scans the whole corpus into a pool and matches it to the
 // reference seeds, type by type in corpus.Types order.
 func (g *Generator) buildPlan(ctx context.Context, quota map[string]int) (*plan, error) {
-	gr := *g.opts.Ground
-	if gr.MinLLOC <= 0 {
-		gr.MinLLOC = 3
-	}
-	if gr.MaxLLOC <= 0 {
-		gr.MaxLLOC = 150
-	}
-	if gr.SizeTolerance <= 0 {
-		gr.SizeTolerance = 0.4
-	}
-	if gr.PatternPenalty == 0 {
-		gr.PatternPenalty = DefaultPatternPenalty
-	}
-	refs := map[string][]refSeed{}
-	var all []refSeed
-	for _, s := range gr.Reference {
-		m, err := metrics.OfMethodSource([]byte(s.BuggyMethod))
-		if err != nil || !corpus.ValidType(s.Exception) {
-			continue // fidelity leaves such seeds out of the reference set too
-		}
-		r := refSeed{id: s.BugID, lloc: m.Metrics.LLOC, feat: features(m.Metrics), pattern: ClassifyFix(s.BuggyMethod, s.FixedMethod)}
-		refs[s.Exception] = append(refs[s.Exception], r)
-		all = append(all, r)
-	}
+	gr := g.opts.Ground.withDefaults()
+	refs, all := referenceSeeds(gr.Reference)
 	if len(all) == 0 {
 		return nil, fmt.Errorf("grounded mutation: no reference seed could be measured")
 	}
 	scale := spread(all)
-	want := map[string]int{}
-	for t, n := range quota {
-		if n > 0 {
-			want[t] = n
-		}
-	}
+	want := positive(quota)
 	p := &plan{}
 	pool, err := g.buildPool(ctx, want, p)
 	if err != nil {
@@ -184,6 +152,41 @@ func (g *Generator) buildPlan(ctx context.Context, quota map[string]int) (*plan,
 		p.matchCalibrated(t, want[t], rs, pool[t], scale, gr, used)
 	}
 	return p, nil
+}
+
+// withDefaults returns gr with its zero bounds and penalty filled in.
+func (gr Grounding) withDefaults() Grounding {
+	if gr.MinLLOC <= 0 {
+		gr.MinLLOC = 3
+	}
+	if gr.MaxLLOC <= 0 {
+		gr.MaxLLOC = 150
+	}
+	if gr.SizeTolerance <= 0 {
+		gr.SizeTolerance = 0.4
+	}
+	if gr.PatternPenalty == 0 {
+		gr.PatternPenalty = DefaultPatternPenalty
+	}
+	return gr
+}
+
+// referenceSeeds measures the reference seeds, by type and all together.
+// Seeds that do not measure or have an unknown type are left out, as
+// fidelity leaves them out of the reference set too.
+func referenceSeeds(seeds []corpus.Seed) (map[string][]refSeed, []refSeed) {
+	refs := map[string][]refSeed{}
+	var all []refSeed
+	for _, s := range seeds {
+		m, err := metrics.OfMethodSource([]byte(s.BuggyMethod))
+		if err != nil || !corpus.ValidType(s.Exception) {
+			continue
+		}
+		r := refSeed{id: s.BugID, lloc: m.Metrics.LLOC, feat: features(m.Metrics), pattern: ClassifyFix(s.BuggyMethod, s.FixedMethod)}
+		refs[s.Exception] = append(refs[s.Exception], r)
+		all = append(all, r)
+	}
+	return refs, all
 }
 
 // calibrationRounds is how often matchCalibrated re-aims the targets.
@@ -264,10 +267,10 @@ func (p *plan) match(t string, n int, rs []refSeed, pool []*poolPair, scale, off
 			share[i]++
 		}
 	}
+	d := &draw{pool: pool, scale: scale, offset: offset, gr: gr, used: used, hasFix: map[string]bool{}}
 	// A seed's pattern counts only when some pair of this type inverts it.
-	hasFix := map[string]bool{}
 	for _, pp := range pool {
-		hasFix[pp.fix] = true
+		d.hasFix[pp.fix] = true
 	}
 	for round := 0; ; round++ {
 		progress := false
@@ -275,53 +278,89 @@ func (p *plan) match(t string, n int, rs []refSeed, pool []*poolPair, scale, off
 			if share[i] <= round {
 				continue
 			}
-			// The size target is the seed's LLOC, clamped to what the gate
-			// admits at all (a 2-statement seed targets 3 by default).
-			target := min(max(r.lloc, gr.MinLLOC), gr.MaxLLOC)
-			lo, hi := float64(target)*(1-gr.SizeTolerance), float64(target)*(1+gr.SizeTolerance)
-			best, bestD, bestIn := -1, math.Inf(1), false
-			for k, pp := range pool {
-				if used[pp.host] {
-					continue
-				}
-				if !admitted(pp, gr) {
-					continue
-				}
-				in := inBand(pp.llocBuggy, lo, hi, gr) && inBand(pp.llocFixed, lo, hi, gr)
-				if bestIn && !in {
-					continue
-				}
-				d := 0.0
-				for j := range scale {
-					x := (pp.feat[j] - r.feat[j] - offset[j]) / scale[j]
-					d += x * x
-				}
-				if gr.PatternPenalty > 0 && hasFix[r.pattern] && pp.fix != r.pattern {
-					d += gr.PatternPenalty
-				}
-				if (in && !bestIn) || d < bestD {
-					best, bestD, bestIn = k, d, in
-				}
+			if pp, ok := d.take(r); ok {
+				p.add(round, pp)
+				progress = true
 			}
-			if best < 0 {
-				continue
-			}
-			pp := *pool[best]
-			used[pp.host] = true
-			pp.cand.ExampleBugIDs = []string{r.id}
-			if bestIn {
-				pp.cand.SizeTarget = target
-			}
-			for len(p.rounds) <= round {
-				p.rounds = append(p.rounds, nil)
-			}
-			p.rounds[round] = append(p.rounds[round], pp)
-			progress = true
 		}
 		if !progress {
 			return
 		}
 	}
+}
+
+// draw is one type's matching in progress: its pool, the metric scale
+// and aim offset, and the host methods already used (by any type).
+type draw struct {
+	pool          []*poolPair
+	scale, offset [7]float64
+	gr            Grounding
+	used          map[uint64]bool
+	hasFix        map[string]bool // the patterns some pair of the pool inverts
+}
+
+// take draws seed r's nearest unused pair, marks its host used and
+// grounds the candidate on r; ok is false when no admitted pair is left.
+func (d *draw) take(r refSeed) (pp poolPair, ok bool) {
+	// The size target is the seed's LLOC, clamped to what the gate
+	// admits at all (a 2-statement seed targets 3 by default).
+	target := min(max(r.lloc, d.gr.MinLLOC), d.gr.MaxLLOC)
+	best, in := d.nearest(r, target)
+	if best < 0 {
+		return poolPair{}, false
+	}
+	pp = *d.pool[best]
+	d.used[pp.host] = true
+	pp.cand.ExampleBugIDs = []string{r.id}
+	if in {
+		pp.cand.SizeTarget = target
+	}
+	return pp, true
+}
+
+// nearest returns the index of the unused admitted pair closest to seed
+// r, preferring pairs whose both members lie in the size band around
+// target (in reports such a pair), or -1.
+func (d *draw) nearest(r refSeed, target int) (best int, in bool) {
+	lo, hi := float64(target)*(1-d.gr.SizeTolerance), float64(target)*(1+d.gr.SizeTolerance)
+	best, bestD := -1, math.Inf(1)
+	for k, pp := range d.pool {
+		if d.used[pp.host] || !admitted(pp, d.gr) {
+			continue
+		}
+		ppIn := inBand(pp.llocBuggy, lo, hi, d.gr) && inBand(pp.llocFixed, lo, hi, d.gr)
+		if in && !ppIn {
+			continue
+		}
+		if dist := d.distance(pp, r); (ppIn && !in) || dist < bestD {
+			best, bestD, in = k, dist, ppIn
+		}
+	}
+	return best, in
+}
+
+// distance is pp's squared distance, in standard deviations of the log
+// metrics, from where seed r aims (its features plus the offset), plus
+// the pattern penalty when pp inverts another pattern than r's and r's
+// has a pair.
+func (d *draw) distance(pp *poolPair, r refSeed) float64 {
+	dist := 0.0
+	for j := range d.scale {
+		x := (pp.feat[j] - r.feat[j] - d.offset[j]) / d.scale[j]
+		dist += x * x
+	}
+	if d.gr.PatternPenalty > 0 && d.hasFix[r.pattern] && pp.fix != r.pattern {
+		dist += d.gr.PatternPenalty
+	}
+	return dist
+}
+
+// add appends pp to round k.
+func (p *plan) add(k int, pp poolPair) {
+	for len(p.rounds) <= k {
+		p.rounds = append(p.rounds, nil)
+	}
+	p.rounds[k] = append(p.rounds[k], pp)
 }
 
 // admitted reports whether the gate's size bounds admit both members.
@@ -346,8 +385,7 @@ func (g *Generator) buildPool(ctx context.Context, want map[string]int, p *plan)
 		}
 		for _, fs := range results {
 			if fs.err != nil {
-				p.failed = append(p.failed, generate.Attempt{ID: generate.HashID("att-", GroundedID, fs.name, "source"), Generator: GroundedID,
-					Source: &generate.Source{File: fs.name}, Outcome: generate.OutcomeSourceError, Detail: fs.err.Error()})
+				p.failed = append(p.failed, sourceError(GroundedID, fs))
 				continue
 			}
 			for _, ms := range fs.methods {
@@ -388,20 +426,30 @@ func (g *Generator) poolMethod(fs fileSites, ms methodSites, host uint64, want m
 		if !ok || !got {
 			continue
 		}
-		// Measured as the gate will emit them, without comments (§4.3):
-		// comment lines would otherwise count towards PLOC here and not in
-		// the corpus.
-		mb, errB := metrics.OfMethodSource(code.StripComments(code.LangJava, []byte(c.BuggyMethod)))
-		mf, errF := metrics.OfMethodSource(code.StripComments(code.LangJava, []byte(c.FixedMethod)))
-		if errB != nil || errF != nil {
-			continue // checkBuggy parsed it; a fixed member that does not parse alone cannot be measured either
+		if pp, ok := groundedPair(fs, c, att, host); ok {
+			pool[k.typ] = append(pool[k.typ], pp)
 		}
-		c.Generator, att.Generator = GroundedID, GroundedID
-		c.ID = generate.HashID("mut-", GroundedID, c.Operator, fs.name, c.Source.Method, c.BuggyMethod)
-		att.ID = generate.HashID("att-", GroundedID, fs.name, c.Source.Method, c.Operator, strconv.Itoa(c.Source.SiteLine))
-		att.CandidateID = c.ID
-		op := OperatorByName(c.Operator)
-		pool[k.typ] = append(pool[k.typ], &poolPair{cand: c, att: att, host: host, feat: features(mb.Metrics),
-			llocBuggy: mb.Metrics.LLOC, llocFixed: mf.Metrics.LLOC, fix: op.Fix})
 	}
+}
+
+// groundedPair measures candidate c and re-identifies it and its attempt
+// as the grounded generator's; ok is false when a member does not
+// measure (checkBuggy parsed it; a fixed member that does not parse alone
+// cannot be measured either).
+func groundedPair(fs fileSites, c generate.Candidate, att generate.Attempt, host uint64) (*poolPair, bool) {
+	// Measured as the gate will emit them, without comments (§4.3):
+	// comment lines would otherwise count towards PLOC here and not in
+	// the corpus.
+	mb, errB := metrics.OfMethodSource(code.StripComments(code.LangJava, []byte(c.BuggyMethod)))
+	mf, errF := metrics.OfMethodSource(code.StripComments(code.LangJava, []byte(c.FixedMethod)))
+	if errB != nil || errF != nil {
+		return nil, false
+	}
+	c.Generator, att.Generator = GroundedID, GroundedID
+	c.ID = generate.HashID("mut-", GroundedID, c.Operator, fs.name, c.Source.Method, c.BuggyMethod)
+	att.ID = generate.HashID("att-", GroundedID, fs.name, c.Source.Method, c.Operator, strconv.Itoa(c.Source.SiteLine))
+	att.CandidateID = c.ID
+	op := OperatorByName(c.Operator)
+	return &poolPair{cand: c, att: att, host: host, feat: features(mb.Metrics),
+		llocBuggy: mb.Metrics.LLOC, llocFixed: mf.Metrics.LLOC, fix: op.Fix}, true
 }

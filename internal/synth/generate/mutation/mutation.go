@@ -72,9 +72,8 @@ import (
 	"strings"
 	"sync"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/benchforge/benchforge/internal/code"
+	"github.com/benchforge/benchforge/internal/step"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/generate"
 )
@@ -135,43 +134,70 @@ type Generator struct {
 
 // New opens the corpus and fixes the file order.
 func New(opts Options) (*Generator, error) {
-	specs := slices.Clone(opts.Corpora)
-	if len(specs) == 0 {
-		if opts.Corpus == "" {
-			p, err := DefaultCorpus()
-			if err != nil {
-				return nil, err
-			}
-			opts.Corpus = p
-		}
-		specs = []CorpusSpec{{Path: opts.Corpus, Repo: opts.Repo, Commit: opts.Commit}}
+	specs, err := opts.corpusSpecs()
+	if err != nil {
+		return nil, err
 	}
-	if opts.ChunkFiles <= 0 {
-		opts.ChunkFiles = 64
+	opts.setDefaults()
+	g := &Generator{opts: opts, specs: specs, seen: map[uint64]bool{}}
+	if err := g.openCorpora(); err != nil {
+		g.Close()
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x6d757461))
+	rng.Shuffle(len(g.order), func(i, j int) { g.order[i], g.order[j] = g.order[j], g.order[i] })
+	return g, nil
+}
+
+// corpusSpecs returns the corpora to read: Corpora, else Corpus (the
+// JDK's src.zip when empty, recorded in o.Corpus) with Repo and Commit.
+func (o *Options) corpusSpecs() ([]CorpusSpec, error) {
+	if len(o.Corpora) > 0 {
+		return slices.Clone(o.Corpora), nil
+	}
+	if o.Corpus == "" {
+		p, err := DefaultCorpus()
+		if err != nil {
+			return nil, err
+		}
+		o.Corpus = p
+	}
+	return []CorpusSpec{{Path: o.Corpus, Repo: o.Repo, Commit: o.Commit}}, nil
+}
+
+// setDefaults fills the options left at zero.
+func (o *Options) setDefaults() {
+	if o.ChunkFiles <= 0 {
+		o.ChunkFiles = 64
 	}
 	// Grounded selection picks sizes by matching seeds, so its line window
 	// only bounds the pool: wide enough for the largest reference seeds.
-	if opts.MinLines <= 0 {
-		opts.MinLines = 5
-		if opts.Ground != nil {
-			opts.MinLines = 3
-		}
+	if o.MinLines <= 0 {
+		o.MinLines = ifGrounded(o, 3, 5)
 	}
-	if opts.MaxLines <= 0 {
-		opts.MaxLines = 60
-		if opts.Ground != nil {
-			opts.MaxLines = 300
-		}
+	if o.MaxLines <= 0 {
+		o.MaxLines = ifGrounded(o, 300, 60)
 	}
-	if opts.Workers <= 0 {
-		opts.Workers = runtime.GOMAXPROCS(0)
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
 	}
-	g := &Generator{opts: opts, specs: specs, seen: map[uint64]bool{}}
-	for i, sp := range specs {
+}
+
+// ifGrounded returns grounded for grounded selection, else plain.
+func ifGrounded(o *Options, grounded, plain int) int {
+	if o.Ground != nil {
+		return grounded
+	}
+	return plain
+}
+
+// openCorpora opens the corpora and lists their files (a repository's
+// test trees left out) in g.order.
+func (g *Generator) openCorpora() error {
+	for i, sp := range g.specs {
 		c, err := OpenCorpus(sp.Path)
 		if err != nil {
-			g.Close()
-			return nil, err
+			return err
 		}
 		g.corpora = append(g.corpora, c)
 		for _, name := range c.Files() {
@@ -181,9 +207,7 @@ func New(opts Options) (*Generator, error) {
 			g.order = append(g.order, fileRef{c: i, name: name})
 		}
 	}
-	rng := rand.New(rand.NewPCG(opts.Seed, 0x6d757461))
-	rng.Shuffle(len(g.order), func(i, j int) { g.order[i], g.order[j] = g.order[j], g.order[i] })
-	return g, nil
+	return nil
 }
 
 // Close releases the corpora.
@@ -254,26 +278,15 @@ func (g *Generator) Generate(ctx context.Context, req generate.Request) ([]gener
 		return nil, fmt.Errorf("mutation chunk %d of %d: %w", req.Chunk, g.Chunks(), generate.ErrExhausted)
 	}
 	names := g.order[lo:min(lo+g.opts.ChunkFiles, len(g.order))]
-	want := map[string]int{}
-	for t, n := range req.Want {
-		if n > 0 {
-			want[t] = n
-		}
-	}
+	want := positive(req.Want)
 	results := g.scan(ctx, names, want)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	attempt := func(a generate.Attempt) {
-		if req.OnAttempt != nil {
-			req.OnAttempt(a)
-		}
-	}
 	var out []generate.Candidate
 	for _, fs := range results {
 		if fs.err != nil {
-			attempt(generate.Attempt{ID: generate.HashID("att-", ID, fs.name, "source"), Generator: ID,
-				Source: &generate.Source{File: fs.name}, Outcome: generate.OutcomeSourceError, Detail: fs.err.Error()})
+			req.Report(sourceError(ID, fs))
 			continue
 		}
 		for _, ms := range fs.methods {
@@ -281,13 +294,31 @@ func (g *Generator) Generate(ctx context.Context, req generate.Request) ([]gener
 			if typ == "" {
 				continue
 			}
-			if c, ok := g.mutate(fs, ms, typ, "", attempt); ok {
+			if c, ok := g.mutate(fs, ms, typ, "", req.Report); ok {
 				out = append(out, c)
 				want[typ]--
 			}
 		}
 	}
 	return out, nil
+}
+
+// positive returns the types of want still wanted, with their counts.
+func positive(want map[string]int) map[string]int {
+	out := map[string]int{}
+	for t, n := range want {
+		if n > 0 {
+			out[t] = n
+		}
+	}
+	return out
+}
+
+// sourceError is the attempt of generator gen recording that fs could
+// not be read or parsed.
+func sourceError(gen string, fs fileSites) generate.Attempt {
+	return generate.Attempt{ID: generate.HashID("att-", gen, fs.name, "source"), Generator: gen,
+		Source: &generate.Source{File: fs.name}, Outcome: generate.OutcomeSourceError, Detail: fs.err.Error()}
 }
 
 // pickOrder breaks ties between types: types with scarce, specific sites
@@ -314,6 +345,31 @@ func pickType(sites []Site, want map[string]int) string {
 // mutate tries the method's sites of type typ (and operator op, when not
 // "") in a seeded order until one gives a valid buggy method.
 func (g *Generator) mutate(fs fileSites, ms methodSites, typ, op string, attempt func(generate.Attempt)) (generate.Candidate, bool) {
+	sites := g.shuffled(fs, ms, typ, op)
+	fixed := dedent(string(fs.src[ms.start:ms.fn.EndByte]))
+	fh := fnv.New64a()
+	fh.Write([]byte(fixed))
+	// A grounded pool build (op set) dedups host methods itself, across
+	// types and operators.
+	if op == "" && g.seen[fh.Sum64()] {
+		return generate.Candidate{}, false
+	}
+	for _, s := range sites {
+		c, a, ok := g.try(fs, ms, s, typ, fixed)
+		attempt(a)
+		if ok {
+			if op == "" {
+				g.seen[fh.Sum64()] = true
+			}
+			return c, true
+		}
+	}
+	return generate.Candidate{}, false
+}
+
+// shuffled returns the method's sites of type typ (and operator op, when
+// not "") in an order seeded by the method.
+func (g *Generator) shuffled(fs fileSites, ms methodSites, typ, op string) []Site {
 	var sites []Site
 	for _, s := range ms.sites {
 		if s.Type == typ && (op == "" || s.Operator == op) {
@@ -324,56 +380,51 @@ func (g *Generator) mutate(fs fileSites, ms methodSites, typ, op string, attempt
 	fmt.Fprintf(h, "%d\x00%s\x00%s\x00%d", g.opts.Seed, fs.name, ms.fn.Signature, ms.fn.StartLine)
 	rng := rand.New(rand.NewPCG(h.Sum64(), 1))
 	rng.Shuffle(len(sites), func(i, j int) { sites[i], sites[j] = sites[j], sites[i] })
-	src := fs.src[ms.start:ms.fn.EndByte]
-	fixed := dedent(string(src))
-	fh := fnv.New64a()
-	fh.Write([]byte(fixed))
-	// A grounded pool build (op set) dedups host methods itself, across
-	// types and operators.
-	if op == "" && g.seen[fh.Sum64()] {
-		return generate.Candidate{}, false
+	return sites
+}
+
+// try applies site s to the method (whose text, dedented, is fixed) and
+// checks the buggy method it gives: the candidate, or the attempt saying
+// why there is none.
+func (g *Generator) try(fs fileSites, ms methodSites, s Site, typ, fixed string) (generate.Candidate, generate.Attempt, bool) {
+	method := qualified(ms.fn)
+	sp := g.specs[fs.ref.c]
+	loc := &generate.Source{Repo: sp.Repo, Commit: sp.Commit, File: fs.name, Method: method,
+		StartLine: ms.fn.StartLine, EndLine: ms.fn.EndLine, SiteLine: s.Line}
+	edits := make([]Edit, len(s.Edits))
+	for k, e := range s.Edits {
+		edits[k] = Edit{Start: e.Start - ms.start, End: e.End - ms.start, Text: e.Text}
 	}
-	method := ms.fn.Signature
-	if ms.fn.Class != "" {
-		method = ms.fn.Class + ": " + method
-	}
-	for _, s := range sites {
-		sp := g.specs[fs.ref.c]
-		loc := &generate.Source{Repo: sp.Repo, Commit: sp.Commit, File: fs.name, Method: method,
-			StartLine: ms.fn.StartLine, EndLine: ms.fn.EndLine, SiteLine: s.Line}
-		edits := make([]Edit, len(s.Edits))
-		for k, e := range s.Edits {
-			edits[k] = Edit{Start: e.Start - ms.start, End: e.End - ms.start, Text: e.Text}
+	a := generate.Attempt{Generator: ID, Operator: s.Operator, ErrorType: typ, Source: loc}
+	a.ID = generate.HashID("att-", ID, fs.name, method, s.Operator, strconv.Itoa(s.Line), strconv.Itoa(edits[0].Start))
+	buggyB, ok := apply(fs.src[ms.start:ms.fn.EndByte], edits)
+	buggy := dedent(string(buggyB))
+	switch detail := checkBuggy(fixed, buggy); {
+	case !ok:
+		a.Outcome, a.Detail = generate.OutcomeUnparsable, "overlapping edits"
+	case detail == generate.OutcomeUnchanged:
+		a.Outcome = detail
+	case detail != "":
+		a.Outcome, a.Detail = generate.OutcomeUnparsable, detail
+	default:
+		c := generate.Candidate{
+			ID:        generate.HashID("mut-", ID, s.Operator, fs.name, method, buggy),
+			ErrorType: typ, Generator: ID, Operator: s.Operator,
+			BuggyMethod: buggy, FixedMethod: fixed, Source: loc,
+			ExampleBugIDs: append([]string{}, g.ex[[2]string{typ, s.Operator}]...),
 		}
-		a := generate.Attempt{Generator: ID, Operator: s.Operator, ErrorType: typ, Source: loc}
-		a.ID = generate.HashID("att-", ID, fs.name, method, s.Operator, strconv.Itoa(s.Line), strconv.Itoa(edits[0].Start))
-		buggyB, ok := apply(src, edits)
-		buggy := dedent(string(buggyB))
-		switch detail := checkBuggy(fixed, buggy); {
-		case !ok:
-			a.Outcome, a.Detail = generate.OutcomeUnparsable, "overlapping edits"
-		case detail != "":
-			a.Outcome, a.Detail = detail, ""
-			if detail != generate.OutcomeUnchanged {
-				a.Outcome, a.Detail = generate.OutcomeUnparsable, detail
-			}
-		default:
-			c := generate.Candidate{
-				ID:        generate.HashID("mut-", ID, s.Operator, fs.name, method, buggy),
-				ErrorType: typ, Generator: ID, Operator: s.Operator,
-				BuggyMethod: buggy, FixedMethod: fixed, Source: loc,
-				ExampleBugIDs: append([]string{}, g.ex[[2]string{typ, s.Operator}]...),
-			}
-			a.Outcome, a.CandidateID = generate.OutcomeCandidate, c.ID
-			attempt(a)
-			if op == "" {
-				g.seen[fh.Sum64()] = true
-			}
-			return c, true
-		}
-		attempt(a)
+		a.Outcome, a.CandidateID = generate.OutcomeCandidate, c.ID
+		return c, a, true
 	}
-	return generate.Candidate{}, false
+	return generate.Candidate{}, a, false
+}
+
+// qualified names fn in candidates and attempts: "Class: signature".
+func qualified(fn code.Function) string {
+	if fn.Class != "" {
+		return fn.Class + ": " + fn.Signature
+	}
+	return fn.Signature
 }
 
 // checkBuggy returns "" when buggy parses cleanly as exactly one method and
@@ -437,18 +488,12 @@ func (g *Generator) scan(ctx context.Context, names []fileRef, want map[string]i
 			ops = append(ops, op)
 		}
 	}
-	var eg errgroup.Group
-	eg.SetLimit(max(g.opts.Workers, 1))
-	for i := range names {
-		if ctx.Err() != nil {
-			break
-		}
-		eg.Go(func() error {
-			out[i] = g.scanFile(names[i], want, ops)
-			return nil
-		})
-	}
-	eg.Wait() // scanFile reports errors in out, never here
+	// scanFile reports errors in out, never to the pool; a cancelled ctx
+	// leaves the rest unscanned, which the callers check.
+	_ = step.EachIndex(ctx, g.opts.Workers, len(names), func(_ context.Context, i int) error {
+		out[i] = g.scanFile(names[i], want, ops)
+		return nil
+	})
 	return out
 }
 
@@ -460,14 +505,7 @@ func (g *Generator) scanFile(ref fileRef, want map[string]int, ops []*Operator) 
 		fs.err = err
 		return fs
 	}
-	text := string(src)
-	useful := false
-	for t, n := range want {
-		for _, tr := range triggers[t] {
-			useful = useful || (n > 0 && strings.Contains(text, tr))
-		}
-	}
-	if !useful || len(ops) == 0 {
+	if len(ops) == 0 || !worthParsing(string(src), want) {
 		return fs
 	}
 	f, err := code.Parse(code.LangJava, name, src)
@@ -482,33 +520,56 @@ func (g *Generator) scanFile(ref fileRef, want map[string]int, ops []*Operator) 
 		errLines[e.Line] = true
 	}
 	for _, fn := range f.Functions() {
-		if !fn.HasBody() || fn.EndLine-fn.StartLine+1 < g.opts.MinLines || fn.EndLine-fn.StartLine+1 > g.opts.MaxLines {
+		if !g.eligible(fn, errLines) {
 			continue
 		}
-		if g.opts.PublicOnly && !strings.HasPrefix(fn.Signature, "public ") && !strings.Contains(fn.Signature, " public ") {
-			continue
-		}
-		bad := false
-		for l := fn.StartLine; l <= fn.EndLine && !bad; l++ {
-			bad = errLines[l]
-		}
-		if bad {
-			continue
-		}
-		m := newMethod(f, fn)
-		var sites []Site
-		for _, op := range ops {
-			for _, s := range op.find(m) {
-				if want[s.Type] > 0 {
-					sites = append(sites, s)
-				}
-			}
-		}
-		if len(sites) > 0 {
+		if sites := findSites(newMethod(f, fn), ops, want); len(sites) > 0 {
 			fs.methods = append(fs.methods, methodSites{fn: fn, start: lineStart(src, fn.StartByte), sites: sites})
 		}
 	}
 	return fs
+}
+
+// worthParsing reports whether text holds a trigger of a wanted type.
+func worthParsing(text string, want map[string]int) bool {
+	for t, n := range want {
+		if n > 0 && slices.ContainsFunc(triggers[t], func(tr string) bool { return strings.Contains(text, tr) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// eligible reports whether fn may host a mutation: it has a body, spans
+// MinLines..MaxLines lines, is public when PublicOnly, and has no syntax
+// error on its lines.
+func (g *Generator) eligible(fn code.Function, errLines map[int]bool) bool {
+	lines := fn.EndLine - fn.StartLine + 1
+	if !fn.HasBody() || lines < g.opts.MinLines || lines > g.opts.MaxLines {
+		return false
+	}
+	if g.opts.PublicOnly && !strings.HasPrefix(fn.Signature, "public ") && !strings.Contains(fn.Signature, " public ") {
+		return false
+	}
+	for l := fn.StartLine; l <= fn.EndLine; l++ {
+		if errLines[l] {
+			return false
+		}
+	}
+	return true
+}
+
+// findSites returns the sites of the operators ops in m, of wanted types.
+func findSites(m *method, ops []*Operator, want map[string]int) []Site {
+	var sites []Site
+	for _, op := range ops {
+		for _, s := range op.find(m) {
+			if want[s.Type] > 0 {
+				sites = append(sites, s)
+			}
+		}
+	}
+	return sites
 }
 
 // CorpusPath returns the corpora in use (after defaulting), comma-separated.

@@ -47,11 +47,9 @@ func TestClassifyFix(t *testing.T) {
 	}
 }
 
-// fixtureCorpus writes a small source tree with sites for several types.
-func fixtureCorpus(t *testing.T) string {
-	dir := t.TempDir()
-	files := map[string]string{
-		"p/A.java": `package p;
+// fixtureFiles are the sources of fixtureCorpus, by path.
+var fixtureFiles = map[string]string{
+	"p/A.java": `package p;
 public class A {
     private boolean closed;
     public int len(String s) {
@@ -76,7 +74,7 @@ public class A {
     }
 }
 `,
-		"p/B.java": `package p;
+	"p/B.java": `package p;
 public class B {
     public boolean equals(Object o) {
         if (!(o instanceof B)) {
@@ -101,9 +99,13 @@ public class B {
     }
 }
 `,
-		"p/module-info.java": "module p {}\n",
-	}
-	for name, src := range files {
+	"p/module-info.java": "module p {}\n",
+}
+
+// fixtureCorpus writes a small source tree with sites for several types.
+func fixtureCorpus(t *testing.T) string {
+	dir := t.TempDir()
+	for name, src := range fixtureFiles {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)

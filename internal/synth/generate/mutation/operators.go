@@ -1,6 +1,7 @@
 package mutation
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/synth/corpus"
@@ -92,50 +93,102 @@ func (m *method) site(op string, typ string, node int, edits ...Edit) Site {
 	return Site{Operator: op, Type: typ, Node: node, Line: m.n[node].StartLine, Edits: edits}
 }
 
-// ---- NPE ----
+// matcher finds an operator's sites at node i of a method whose body ends
+// at end.
+type matcher func(m *method, i, end int) []Site
 
-func findNullGuards(m *method) []Site {
+// sites runs the matchers, chosen by node kind, over every node of the
+// method body in order.
+func (m *method) sites(byKind map[string]matcher) []Site {
 	var out []Site
 	end := m.bodyEnd()
 	for i := m.body; i >= 0 && i < end; i++ {
-		switch m.kind(i) {
-		case "if_statement":
-			if !m.inBlock(i) || m.field(i, "alternative") >= 0 || !m.earlyExit(m.field(i, "consequence")) {
-				continue
-			}
-			xs, ok := m.nullChain(m.condition(i))
-			if !ok {
-				continue
-			}
-			for _, x := range xs {
-				if m.derefs(x, m.n[i].End, end) {
-					out = append(out, m.site("remove_null_guard", corpus.NullPointer, i, m.removal(i)))
-					break
-				}
-			}
-		case "binary_expression":
-			l, r := m.field(i, "left"), m.field(i, "right")
-			var x string
-			var ok bool
-			switch m.op(i) {
-			case "&&":
-				x, ok = m.nullCompare(l, "!=")
-			case "||":
-				x, ok = m.nullCompare(l, "==")
-			}
-			if ok && m.derefs(x, r, m.n[r].End) {
-				out = append(out, m.site("remove_null_guard", corpus.NullPointer, i, m.replace(i, m.text(r))))
-			}
-		case "ternary_expression":
-			c, a, b := m.field(i, "condition"), m.field(i, "consequence"), m.field(i, "alternative")
-			if x, ok := m.nullCompare(c, "=="); ok && m.derefs(x, b, m.n[b].End) {
-				out = append(out, m.site("remove_null_guard", corpus.NullPointer, i, m.replace(i, m.text(b))))
-			} else if x, ok := m.nullCompare(c, "!="); ok && m.derefs(x, a, m.n[a].End) {
-				out = append(out, m.site("remove_null_guard", corpus.NullPointer, i, m.replace(i, m.text(a))))
-			}
+		if match := byKind[m.kind(i)]; match != nil {
+			out = append(out, match(m, i, end)...)
 		}
 	}
 	return out
+}
+
+// loneIf reports whether if statement i sits directly in a block and has
+// no else.
+func (m *method) loneIf(i int) bool {
+	return m.inBlock(i) && m.field(i, "alternative") < 0
+}
+
+// exitGuard reports whether if statement i is a guard that can be
+// deleted: a lone if whose consequence exits early.
+func (m *method) exitGuard(i int) bool {
+	return m.loneIf(i) && m.earlyExit(m.field(i, "consequence"))
+}
+
+// negated returns the operand of `!x` at c, or -1.
+func (m *method) negated(c int) int {
+	if c >= 0 && m.kind(c) == "unary_expression" && m.op(c) == "!" {
+		return m.field(c, "operand")
+	}
+	return -1
+}
+
+// on reports whether the invocation or field access i is made on the
+// expression whose text is x.
+func (m *method) on(i int, x string) bool {
+	obj := m.field(i, "object")
+	return obj >= 0 && m.text(m.unparen(obj)) == x
+}
+
+// ---- NPE ----
+
+var nullGuardMatchers = map[string]matcher{
+	"if_statement":       (*method).nullGuardIf,
+	"binary_expression":  (*method).nullGuardOperand,
+	"ternary_expression": (*method).nullGuardTernary,
+}
+
+func findNullGuards(m *method) []Site { return m.sites(nullGuardMatchers) }
+
+// nullGuardIf deletes `if (x == null) <exit>` (or a `||` chain of such
+// tests) when x is dereferenced later.
+func (m *method) nullGuardIf(i, end int) []Site {
+	if !m.exitGuard(i) {
+		return nil
+	}
+	xs, ok := m.nullChain(m.condition(i))
+	if ok && slices.ContainsFunc(xs, func(x string) bool { return m.derefs(x, m.n[i].End, end) }) {
+		return []Site{m.site("remove_null_guard", corpus.NullPointer, i, m.removal(i))}
+	}
+	return nil
+}
+
+// nullOperand maps the operator of a guarding operand to the null test it
+// guards with: `x != null && …`, `x == null || …`.
+var nullOperand = map[string]string{"&&": "!=", "||": "=="}
+
+// nullGuardOperand drops the `x != null &&` / `x == null ||` operand
+// guarding a dereference of x.
+func (m *method) nullGuardOperand(i, _ int) []Site {
+	cmp, ok := nullOperand[m.op(i)]
+	if !ok {
+		return nil
+	}
+	r := m.field(i, "right")
+	if x, ok := m.nullCompare(m.field(i, "left"), cmp); ok && m.derefs(x, r, m.n[r].End) {
+		return []Site{m.site("remove_null_guard", corpus.NullPointer, i, m.replace(i, m.text(r)))}
+	}
+	return nil
+}
+
+// nullGuardTernary collapses `x == null ? d : x.f()` to `x.f()` (and the
+// != form).
+func (m *method) nullGuardTernary(i, _ int) []Site {
+	c, a, b := m.field(i, "condition"), m.field(i, "consequence"), m.field(i, "alternative")
+	if x, ok := m.nullCompare(c, "=="); ok && m.derefs(x, b, m.n[b].End) {
+		return []Site{m.site("remove_null_guard", corpus.NullPointer, i, m.replace(i, m.text(b)))}
+	}
+	if x, ok := m.nullCompare(c, "!="); ok && m.derefs(x, a, m.n[a].End) {
+		return []Site{m.site("remove_null_guard", corpus.NullPointer, i, m.replace(i, m.text(a)))}
+	}
+	return nil
 }
 
 // nullChain matches `x == null` or a `||` chain of such tests and returns
@@ -181,6 +234,10 @@ func (m *method) lengthOf(i int) (string, string, bool) {
 
 var stringIndexers = map[string]bool{"charAt": true, "codePointAt": true, "substring": true, "setCharAt": true, "deleteCharAt": true, "subSequence": true}
 
+// pointIndexers are the stringIndexers for which index == length is out
+// of range.
+var pointIndexers = map[string]bool{"charAt": true, "codePointAt": true}
+
 // indexes reports whether a node in [from, to) indexes e: e[idx] for an
 // array, e.charAt(idx) (and the other stringIndexers) for a string. With
 // idx == "" any index counts; otherwise the index (first argument) must
@@ -190,30 +247,40 @@ func (m *method) indexes(e, typ, idx string, from, to int) bool {
 	for i := from; i < to; i++ {
 		switch {
 		case typ == corpus.ArrayIndexOOB && m.kind(i) == "array_access":
-			if m.text(m.unparen(m.field(i, "array"))) == e && (idx == "" || m.text(m.unparen(m.field(i, "index"))) == idx) {
+			if m.indexesArray(i, e, idx) {
 				return true
 			}
 		case typ == corpus.StringIndexOOB && m.kind(i) == "method_invocation":
-			obj := m.field(i, "object")
-			if obj < 0 || m.text(m.unparen(obj)) != e {
-				continue
-			}
-			name := m.text(m.field(i, "name"))
-			if idx == "" {
-				if stringIndexers[name] {
-					return true
-				}
-				continue
-			}
-			if name != "charAt" && name != "codePointAt" {
-				continue
-			}
-			if args := m.named(m.field(i, "arguments")); len(args) == 1 && m.text(m.unparen(args[0])) == idx {
+			if m.indexesString(i, e, idx) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// indexesArray reports whether array access i is e[idx] (any index when
+// idx is "").
+func (m *method) indexesArray(i int, e, idx string) bool {
+	return m.text(m.unparen(m.field(i, "array"))) == e && (idx == "" || m.text(m.unparen(m.field(i, "index"))) == idx)
+}
+
+// indexesString reports whether invocation i indexes string e: with idx
+// "" any of the stringIndexers, else e.charAt(idx) or e.codePointAt(idx).
+func (m *method) indexesString(i int, e, idx string) bool {
+	if idx == "" {
+		return m.on(i, e) && stringIndexers[m.text(m.field(i, "name"))]
+	}
+	if !m.pointIndexOn(i, e) {
+		return false
+	}
+	args := m.named(m.field(i, "arguments"))
+	return len(args) == 1 && m.text(m.unparen(args[0])) == idx
+}
+
+// pointIndexOn reports whether node i is e.charAt(…) or e.codePointAt(…).
+func (m *method) pointIndexOn(i int, e string) bool {
+	return m.kind(i) == "method_invocation" && pointIndexers[m.text(m.field(i, "name"))] && m.on(i, e)
 }
 
 var comparisons = map[string]bool{"<": true, "<=": true, ">": true, ">=": true, "==": true, "!=": true}
@@ -242,40 +309,45 @@ func (m *method) boundsTests(c int) (es, types []string, ok bool) {
 	return nil, nil, true // a comparison not involving a length (e.g. i < 0)
 }
 
-func findBoundsChecks(m *method) []Site {
-	var out []Site
-	end := m.bodyEnd()
-	for i := m.body; i >= 0 && i < end; i++ {
-		switch m.kind(i) {
-		case "if_statement":
-			if !m.inBlock(i) || m.field(i, "alternative") >= 0 || !m.earlyExit(m.field(i, "consequence")) {
-				continue
-			}
-			es, ts, ok := m.boundsTests(m.condition(i))
-			if !ok {
-				continue
-			}
-			for k, e := range es {
-				if m.indexes(e, ts[k], "", m.n[i].End, end) {
-					out = append(out, m.site("remove_bounds_check", ts[k], i, m.removal(i)))
-					break
-				}
-			}
-		case "binary_expression":
-			if m.op(i) != "&&" {
-				continue
-			}
-			l, r := m.unparen(m.field(i, "left")), m.field(i, "right")
-			if m.kind(l) != "binary_expression" || !comparisons[m.op(l)] {
-				continue
-			}
-			es, ts, _ := m.boundsTests(l)
-			if len(es) == 1 && m.indexes(es[0], ts[0], "", r, m.n[r].End) {
-				out = append(out, m.site("remove_bounds_check", ts[0], i, m.replace(i, m.text(r))))
-			}
+var boundsCheckMatchers = map[string]matcher{
+	"if_statement":      (*method).boundsCheckIf,
+	"binary_expression": (*method).boundsCheckOperand,
+}
+
+func findBoundsChecks(m *method) []Site { return m.sites(boundsCheckMatchers) }
+
+// boundsCheckIf deletes `if (<comparisons with a.length / s.length()>)
+// <exit>` when a (s) is indexed later.
+func (m *method) boundsCheckIf(i, end int) []Site {
+	if !m.exitGuard(i) {
+		return nil
+	}
+	es, ts, ok := m.boundsTests(m.condition(i))
+	if !ok {
+		return nil
+	}
+	for k, e := range es {
+		if m.indexes(e, ts[k], "", m.n[i].End, end) {
+			return []Site{m.site("remove_bounds_check", ts[k], i, m.removal(i))}
 		}
 	}
-	return out
+	return nil
+}
+
+// boundsCheckOperand drops such a comparison as the left operand of `&&`
+// guarding the access.
+func (m *method) boundsCheckOperand(i, _ int) []Site {
+	if m.op(i) != "&&" {
+		return nil
+	}
+	l, r := m.unparen(m.field(i, "left")), m.field(i, "right")
+	if m.kind(l) != "binary_expression" || !comparisons[m.op(l)] {
+		return nil
+	}
+	if es, ts, _ := m.boundsTests(l); len(es) == 1 && m.indexes(es[0], ts[0], "", r, m.n[r].End) {
+		return []Site{m.site("remove_bounds_check", ts[0], i, m.replace(i, m.text(r)))}
+	}
+	return nil
 }
 
 // loosen maps a bounds comparison operator, by the side the length is on,
@@ -287,55 +359,48 @@ var loosen = map[string][2]string{ // op -> {length on the right, length on the 
 	"<=": {"", "<"},
 }
 
-func findComparisons(m *method) []Site {
-	var out []Site
-	end := m.bodyEnd()
-	for i := m.body; i >= 0 && i < end; i++ {
-		if m.kind(i) != "binary_expression" {
-			continue
-		}
-		v, ok := loosen[m.op(i)]
-		if !ok {
-			continue
-		}
-		l, r := m.unparen(m.field(i, "left")), m.unparen(m.field(i, "right"))
-		idx, lenSide, repl := l, r, v[0]
-		if repl == "" {
-			idx, lenSide, repl = r, l, v[1]
-		}
-		e, t, ok := m.lengthOf(lenSide)
-		if !ok || m.kind(idx) != "identifier" {
-			continue
-		}
-		if m.indexes(e, t, m.text(idx), m.n[i].End, end) {
-			o := m.field(i, "operator")
-			out = append(out, m.site("loosen_comparison", t, i, m.replace(o, repl)))
-		}
+var comparisonMatchers = map[string]matcher{"binary_expression": (*method).loosenedComparison}
+
+func findComparisons(m *method) []Site { return m.sites(comparisonMatchers) }
+
+// loosenedComparison changes `i < a.length` to `i <= a.length` (see
+// loosen) when a[i] (s.charAt(i), s.codePointAt(i)) follows.
+func (m *method) loosenedComparison(i, end int) []Site {
+	v, ok := loosen[m.op(i)]
+	if !ok {
+		return nil
 	}
-	return out
+	l, r := m.unparen(m.field(i, "left")), m.unparen(m.field(i, "right"))
+	idx, lenSide, repl := l, r, v[0]
+	if repl == "" {
+		idx, lenSide, repl = r, l, v[1]
+	}
+	e, t, ok := m.lengthOf(lenSide)
+	if !ok || m.kind(idx) != "identifier" || !m.indexes(e, t, m.text(idx), m.n[i].End, end) {
+		return nil
+	}
+	return []Site{m.site("loosen_comparison", t, i, m.replace(m.field(i, "operator"), repl))}
 }
 
-func findIndexOffByOne(m *method) []Site {
-	var out []Site
-	end := m.bodyEnd()
-	for i := m.body; i >= 0 && i < end; i++ {
-		if m.kind(i) != "binary_expression" || m.op(i) != "-" {
-			continue
-		}
-		one := m.unparen(m.field(i, "right"))
-		if m.kind(one) != "decimal_integer_literal" || m.text(one) != "1" {
-			continue
-		}
-		lenNode := m.unparen(m.field(i, "left"))
-		e, t, ok := m.lengthOf(lenNode)
-		if !ok {
-			continue
-		}
-		if m.usedAsIndex(i, e, t, end) {
-			out = append(out, m.site("index_off_by_one", t, i, m.replace(i, m.text(lenNode))))
-		}
+var offByOneMatchers = map[string]matcher{"binary_expression": (*method).lengthMinusOne}
+
+func findIndexOffByOne(m *method) []Site { return m.sites(offByOneMatchers) }
+
+// lengthMinusOne turns `a.length - 1` into `a.length` where it indexes a
+// or gives its value to a variable that does.
+func (m *method) lengthMinusOne(i, end int) []Site {
+	if m.op(i) != "-" {
+		return nil
 	}
-	return out
+	one := m.unparen(m.field(i, "right"))
+	if m.kind(one) != "decimal_integer_literal" || m.text(one) != "1" {
+		return nil
+	}
+	lenNode := m.unparen(m.field(i, "left"))
+	if e, t, ok := m.lengthOf(lenNode); ok && m.usedAsIndex(i, e, t, end) {
+		return []Site{m.site("index_off_by_one", t, i, m.replace(i, m.text(lenNode)))}
+	}
+	return nil
 }
 
 // usedAsIndex reports whether expression i indexes e directly, or is the
@@ -349,13 +414,7 @@ func (m *method) usedAsIndex(i int, e, t string, end int) bool {
 	case "array_access":
 		return t == corpus.ArrayIndexOOB && m.text(m.unparen(m.field(p, "array"))) == e
 	case "argument_list":
-		inv := m.n[p].Parent
-		if t != corpus.StringIndexOOB || m.kind(inv) != "method_invocation" {
-			return false
-		}
-		name := m.text(m.field(inv, "name"))
-		obj := m.field(inv, "object")
-		return (name == "charAt" || name == "codePointAt") && obj >= 0 && m.text(m.unparen(obj)) == e
+		return t == corpus.StringIndexOOB && m.pointIndexOn(m.n[p].Parent, e)
 	case "variable_declarator":
 		return m.indexes(e, t, m.text(m.field(p, "name")), m.n[p].End, end)
 	case "assignment_expression":
@@ -371,126 +430,156 @@ var parseMethods = map[string]bool{"parseInt": true, "parseLong": true, "parseDo
 	"parseShort": true, "parseByte": true, "parseUnsignedInt": true, "parseUnsignedLong": true}
 var boxedNumbers = map[string]bool{"Integer": true, "Long": true, "Double": true, "Float": true, "Short": true, "Byte": true}
 
+// boxedParsers are the static methods of boxedNumbers that parse text.
+var boxedParsers = map[string]bool{"valueOf": true, "decode": true}
+
+// bigNumbers are the classes whose text constructor parses a number.
+var bigNumbers = map[string]bool{"BigInteger": true, "BigDecimal": true, "java.math.BigInteger": true, "java.math.BigDecimal": true}
+
+// numberParser reports whether node k calls a NumberFormatException-throwing
+// parser: Integer.parseInt(…), Long.valueOf(…), new BigDecimal(…), ….
+func (m *method) numberParser(k int) bool {
+	switch m.kind(k) {
+	case "method_invocation":
+		name := m.text(m.field(k, "name"))
+		obj := m.field(k, "object")
+		return parseMethods[name] || (obj >= 0 && boxedParsers[name] && boxedNumbers[m.text(obj)])
+	case "object_creation_expression":
+		return bigNumbers[m.text(m.field(k, "type"))]
+	}
+	return false
+}
+
 // parsesNumber reports whether the subtree of i calls a NumberFormatException-throwing parser.
 func (m *method) parsesNumber(i int) bool {
 	for k := i; k < m.n[i].End; k++ {
-		switch m.kind(k) {
-		case "method_invocation":
-			name := m.text(m.field(k, "name"))
-			if parseMethods[name] {
-				return true
-			}
-			if obj := m.field(k, "object"); obj >= 0 && (name == "valueOf" || name == "decode") && boxedNumbers[m.text(obj)] {
-				return true
-			}
-		case "object_creation_expression":
-			switch t := m.text(m.field(k, "type")); t {
-			case "BigInteger", "BigDecimal", "java.math.BigInteger", "java.math.BigDecimal":
-				return true
-			}
+		if m.numberParser(k) {
+			return true
 		}
 	}
 	return false
 }
 
-func findNFECatches(m *method) []Site {
+var nfeCatchMatchers = map[string]matcher{"try_statement": (*method).nfeCatches}
+
+func findNFECatches(m *method) []Site { return m.sites(nfeCatchMatchers) }
+
+// nfeCatches drops `catch (NumberFormatException e)` from try statement i
+// when its body parses a number.
+func (m *method) nfeCatches(i, _ int) []Site {
+	body := m.field(i, "body")
+	if body < 0 || !m.parsesNumber(body) {
+		return nil
+	}
+	catches, finally := m.clauses(i)
 	var out []Site
-	end := m.bodyEnd()
-	for i := m.body; i >= 0 && i < end; i++ {
-		if m.kind(i) != "try_statement" {
-			continue
-		}
-		body := m.field(i, "body")
-		if body < 0 || !m.parsesNumber(body) {
-			continue
-		}
-		var catches []int
-		finally := false
-		for _, c := range m.named(i) {
-			switch m.kind(c) {
-			case "catch_clause":
-				catches = append(catches, c)
-			case "finally_clause":
-				finally = true
-			}
-		}
-		for _, c := range catches {
-			var param int = -1
-			for _, ch := range m.named(c) {
-				if m.kind(ch) == "catch_formal_parameter" {
-					param = ch
-				}
-			}
-			if param < 0 {
-				continue
-			}
-			var ctype int = -1
-			for _, ch := range m.named(param) {
-				if m.kind(ch) == "catch_type" {
-					ctype = ch
-				}
-			}
-			if ctype < 0 {
-				continue
-			}
-			alts := m.named(ctype)
-			nfe := -1
-			for k, a := range alts {
-				if t := m.text(a); t == "NumberFormatException" || t == "java.lang.NumberFormatException" {
-					nfe = k
-				}
-			}
-			if nfe < 0 {
-				continue
-			}
-			var ed Edit
-			switch {
-			case len(alts) > 1:
-				// Drop the alternative and the "|" joining it.
-				a := alts[nfe]
-				if nfe+1 < len(alts) {
-					ed = Edit{Start: m.n[a].StartByte, End: m.n[alts[nfe+1]].StartByte}
-				} else {
-					ed = Edit{Start: m.n[alts[nfe-1]].EndByte, End: m.n[a].EndByte}
-				}
-			case len(catches) > 1 || finally:
-				prev := m.n[c].StartByte
-				for k := c - 1; k >= i; k-- { // end of the previous sibling
-					if m.n[k].Parent == i {
-						prev = m.n[k].EndByte
-						break
-					}
-				}
-				ed = Edit{Start: prev, End: m.n[c].EndByte}
-			default:
-				if !m.inBlock(i) {
-					continue
-				}
-				ed = m.unwrap(i, body)
-			}
+	for _, c := range catches {
+		if ed, ok := m.dropNFE(i, body, c, len(catches) > 1 || finally); ok {
 			out = append(out, m.site("remove_nfe_catch", corpus.NumberFormat, c, ed))
 		}
 	}
 	return out
 }
 
+// clauses returns the catch clauses of try statement i and whether it has
+// a finally clause.
+func (m *method) clauses(i int) (catches []int, finally bool) {
+	for _, c := range m.named(i) {
+		switch m.kind(c) {
+		case "catch_clause":
+			catches = append(catches, c)
+		case "finally_clause":
+			finally = true
+		}
+	}
+	return catches, finally
+}
+
+// dropNFE returns the edit that stops catch clause c of statement try
+// from catching NumberFormatException: a union catch loses that
+// alternative, a clause with other clauses beside it (others) goes, and
+// a lone catch unwraps the try body (only where a block can take its
+// statements). ok is false when c does not catch it.
+func (m *method) dropNFE(try, body, c int, others bool) (Edit, bool) {
+	alts := m.catchTypes(c)
+	nfe := lastNFE(m, alts)
+	switch {
+	case nfe < 0:
+		return Edit{}, false
+	case len(alts) > 1:
+		return m.dropAlternative(alts, nfe), true
+	case others:
+		return Edit{Start: m.prevEnd(try, c), End: m.n[c].EndByte}, true
+	case !m.inBlock(try):
+		return Edit{}, false
+	}
+	return m.unwrap(try, body), true
+}
+
+// catchTypes returns the alternatives of catch clause c's type (one but
+// in a union catch), or nil.
+func (m *method) catchTypes(c int) []int {
+	ctype := m.lastNamed(m.lastNamed(c, "catch_formal_parameter"), "catch_type")
+	if ctype < 0 {
+		return nil
+	}
+	return m.named(ctype)
+}
+
+// lastNamed returns the last named child of i of the given kind, or -1
+// (also for i < 0).
+func (m *method) lastNamed(i int, kind string) int {
+	if i < 0 {
+		return -1
+	}
+	found := -1
+	for _, ch := range m.named(i) {
+		if m.kind(ch) == kind {
+			found = ch
+		}
+	}
+	return found
+}
+
+// lastNFE returns the index of the last alternative naming
+// NumberFormatException, or -1.
+func lastNFE(m *method, alts []int) int {
+	for k := len(alts) - 1; k >= 0; k-- {
+		if t := m.text(alts[k]); t == "NumberFormatException" || t == "java.lang.NumberFormatException" {
+			return k
+		}
+	}
+	return -1
+}
+
+// dropAlternative removes alternative k of a union catch type and the
+// "|" joining it.
+func (m *method) dropAlternative(alts []int, k int) Edit {
+	a := alts[k]
+	if k+1 < len(alts) {
+		return Edit{Start: m.n[a].StartByte, End: m.n[alts[k+1]].StartByte}
+	}
+	return Edit{Start: m.n[alts[k-1]].EndByte, End: m.n[a].EndByte}
+}
+
+// prevEnd returns where the sibling before child c of node p ends, or c's
+// own start when c is the first child.
+func (m *method) prevEnd(p, c int) int {
+	for k := c - 1; k >= p; k-- {
+		if m.n[k].Parent == p {
+			return m.n[k].EndByte
+		}
+	}
+	return m.n[c].StartByte
+}
+
 // parsedArg returns the text of the first argument of a number parser at
 // node k (Integer.parseInt(x), Long.valueOf(x), new BigDecimal(x), …), or "".
 func (m *method) parsedArg(k int) string {
-	var args int = -1
-	switch m.kind(k) {
-	case "method_invocation":
-		name := m.text(m.field(k, "name"))
-		obj := m.field(k, "object")
-		if parseMethods[name] || (obj >= 0 && (name == "valueOf" || name == "decode") && boxedNumbers[m.text(obj)]) {
-			args = m.field(k, "arguments")
-		}
-	case "object_creation_expression":
-		switch m.text(m.field(k, "type")) {
-		case "BigInteger", "BigDecimal", "java.math.BigInteger", "java.math.BigDecimal":
-			args = m.field(k, "arguments")
-		}
+	if !m.numberParser(k) {
+		return ""
 	}
+	args := m.field(k, "arguments")
 	if args < 0 {
 		return ""
 	}
@@ -522,43 +611,42 @@ func (m *method) mentions(c int) []string {
 	return out
 }
 
-func findParseGuards(m *method) []Site {
-	var out []Site
-	end := m.bodyEnd()
-	const op = "remove_parse_guard"
-	for i := m.body; i >= 0 && i < end; i++ {
-		switch m.kind(i) {
-		case "if_statement":
-			if !m.inBlock(i) || m.field(i, "alternative") >= 0 || !m.earlyExit(m.field(i, "consequence")) {
-				continue
-			}
-			c := m.condition(i)
-			if c < 0 || !m.plainCondition(c) || m.parsesNumber(c) {
-				continue // a guard that itself parses is a try-parse, not a guard
-			}
-			for _, x := range m.mentions(c) {
-				if m.parses(x, m.n[i].End, end) {
-					out = append(out, m.site(op, corpus.NumberFormat, i, m.removal(i)))
-					break
-				}
-			}
-		case "binary_expression":
-			if m.op(i) != "&&" {
-				continue
-			}
-			l, r := m.field(i, "left"), m.field(i, "right")
-			if l < 0 || r < 0 || !m.plainCondition(l) || m.parsesNumber(l) {
-				continue
-			}
-			for _, x := range m.mentions(l) {
-				if m.parses(x, r, m.n[r].End) {
-					out = append(out, m.site(op, corpus.NumberFormat, i, m.replace(i, m.text(r))))
-					break
-				}
-			}
-		}
+// guardsParse reports whether condition c is a plain test of something a
+// number parser in [from, to) parses. A condition that itself parses is
+// a try-parse, not a guard.
+func (m *method) guardsParse(c, from, to int) bool {
+	if c < 0 || !m.plainCondition(c) || m.parsesNumber(c) {
+		return false
 	}
-	return out
+	return slices.ContainsFunc(m.mentions(c), func(x string) bool { return m.parses(x, from, to) })
+}
+
+var parseGuardMatchers = map[string]matcher{
+	"if_statement":      (*method).parseGuardIf,
+	"binary_expression": (*method).parseGuardOperand,
+}
+
+func findParseGuards(m *method) []Site { return m.sites(parseGuardMatchers) }
+
+// parseGuardIf deletes `if (<test on x>) <exit>` before a parser of x.
+func (m *method) parseGuardIf(i, end int) []Site {
+	if m.exitGuard(i) && m.guardsParse(m.condition(i), m.n[i].End, end) {
+		return []Site{m.site("remove_parse_guard", corpus.NumberFormat, i, m.removal(i))}
+	}
+	return nil
+}
+
+// parseGuardOperand drops such a test as the left operand of `&&`
+// guarding the parse.
+func (m *method) parseGuardOperand(i, _ int) []Site {
+	if m.op(i) != "&&" {
+		return nil
+	}
+	l, r := m.field(i, "left"), m.field(i, "right")
+	if r >= 0 && m.guardsParse(l, r, m.n[r].End) {
+		return []Site{m.site("remove_parse_guard", corpus.NumberFormat, i, m.replace(i, m.text(r)))}
+	}
+	return nil
 }
 
 // ---- ISE: Matcher state ----
@@ -582,56 +670,60 @@ func (m *method) matchAttempt(c int) (string, bool) {
 // readsMatch reports whether a node in [from, to) is x.group/start/end(…).
 func (m *method) readsMatch(x string, from, to int) bool {
 	for k := from; k < to; k++ {
-		if m.kind(k) != "method_invocation" || !matchReads[m.text(m.field(k, "name"))] {
-			continue
-		}
-		if obj := m.field(k, "object"); obj >= 0 && m.text(m.unparen(obj)) == x {
+		if m.kind(k) == "method_invocation" && matchReads[m.text(m.field(k, "name"))] && m.on(k, x) {
 			return true
 		}
 	}
 	return false
 }
 
-func findMatchChecks(m *method) []Site {
-	var out []Site
-	end := m.bodyEnd()
+var matchCheckMatchers = map[string]matcher{
+	"if_statement":      (*method).matchCheckIf,
+	"binary_expression": (*method).matchCheckOperand,
+}
+
+func findMatchChecks(m *method) []Site { return m.sites(matchCheckMatchers) }
+
+// matchCheckIf unwraps `if (m.matches()) {…m.group(…)…}` (find, lookingAt
+// too), or deletes `if (!m.find()) <exit>` before m.group/start/end.
+func (m *method) matchCheckIf(i, end int) []Site {
 	const op = "remove_match_check"
-	for i := m.body; i >= 0 && i < end; i++ {
-		switch m.kind(i) {
-		case "if_statement":
-			if !m.inBlock(i) || m.field(i, "alternative") >= 0 {
-				continue
-			}
-			c, cons := m.condition(i), m.field(i, "consequence")
-			// Unwrapping a body that exits before later statements would
-			// leave them unreachable, which javac rejects.
-			sib := m.named(m.n[i].Parent)
-			unreachable := m.earlyExit(cons) && sib[len(sib)-1] != i
-			if x, ok := m.matchAttempt(c); ok && !unreachable && m.readsMatch(x, cons, m.n[cons].End) {
-				// The attempt must still run (it moves the matcher): keep it
-				// as a statement before the unwrapped body.
-				ed := m.unwrap(i, cons)
-				ed.Text = m.text(m.unparen(c)) + ";\n" + indentOf(m.f.Src, m.n[i].StartByte) + ed.Text
-				out = append(out, m.site(op, corpus.IllegalState, i, ed))
-				continue
-			}
-			if c >= 0 && m.kind(c) == "unary_expression" && m.op(c) == "!" && m.earlyExit(cons) {
-				if x, ok := m.matchAttempt(m.field(c, "operand")); ok && m.readsMatch(x, m.n[i].End, end) {
-					out = append(out, m.site(op, corpus.IllegalState, i,
-						m.replace(i, m.text(m.unparen(m.field(c, "operand")))+";")))
-				}
-			}
-		case "binary_expression":
-			if m.op(i) != "&&" {
-				continue
-			}
-			r := m.field(i, "right")
-			if x, ok := m.matchAttempt(m.field(i, "left")); ok && m.readsMatch(x, r, m.n[r].End) {
-				out = append(out, m.site(op, corpus.IllegalState, i, m.replace(i, m.text(r))))
-			}
-		}
+	if !m.loneIf(i) {
+		return nil
 	}
-	return out
+	c, cons := m.condition(i), m.field(i, "consequence")
+	if x, ok := m.matchAttempt(c); ok && !m.strandsLater(i, cons) && m.readsMatch(x, cons, m.n[cons].End) {
+		// The attempt must still run (it moves the matcher): keep it
+		// as a statement before the unwrapped body.
+		ed := m.unwrap(i, cons)
+		ed.Text = m.text(m.unparen(c)) + ";\n" + indentOf(m.f.Src, m.n[i].StartByte) + ed.Text
+		return []Site{m.site(op, corpus.IllegalState, i, ed)}
+	}
+	attempt := m.negated(c)
+	if x, ok := m.matchAttempt(attempt); ok && m.earlyExit(cons) && m.readsMatch(x, m.n[i].End, end) {
+		return []Site{m.site(op, corpus.IllegalState, i, m.replace(i, m.text(m.unparen(attempt))+";"))}
+	}
+	return nil
+}
+
+// strandsLater reports whether unwrapping consequence cons of if
+// statement i would leave the statements after i unreachable, which javac
+// rejects: cons exits early and i is not its block's last statement.
+func (m *method) strandsLater(i, cons int) bool {
+	sib := m.named(m.n[i].Parent)
+	return m.earlyExit(cons) && sib[len(sib)-1] != i
+}
+
+// matchCheckOperand drops `m.matches() &&` before such a call.
+func (m *method) matchCheckOperand(i, _ int) []Site {
+	if m.op(i) != "&&" {
+		return nil
+	}
+	r := m.field(i, "right")
+	if x, ok := m.matchAttempt(m.field(i, "left")); ok && m.readsMatch(x, r, m.n[r].End) {
+		return []Site{m.site("remove_match_check", corpus.IllegalState, i, m.replace(i, m.text(r)))}
+	}
+	return nil
 }
 
 // ---- CCE ----
@@ -671,42 +763,56 @@ func (m *method) casts(x, t string, from, to int) bool {
 	return false
 }
 
-func findInstanceofGuards(m *method) []Site {
-	var out []Site
-	end := m.bodyEnd()
-	const op = "remove_instanceof_guard"
-	for i := m.body; i >= 0 && i < end; i++ {
-		switch m.kind(i) {
-		case "binary_expression":
-			if m.op(i) != "&&" {
-				continue
-			}
-			r := m.field(i, "right")
-			if x, t, ok := m.instanceofTest(m.field(i, "left")); ok && m.casts(x, t, r, m.n[r].End) {
-				out = append(out, m.site(op, corpus.ClassCast, i, m.replace(i, m.text(r))))
-			}
-		case "ternary_expression":
-			a := m.field(i, "consequence")
-			if x, t, ok := m.instanceofTest(m.field(i, "condition")); ok && m.casts(x, t, a, m.n[a].End) {
-				out = append(out, m.site(op, corpus.ClassCast, i, m.replace(i, m.text(a))))
-			}
-		case "if_statement":
-			if !m.inBlock(i) || m.field(i, "alternative") >= 0 {
-				continue
-			}
-			c, cons := m.condition(i), m.field(i, "consequence")
-			if x, t, ok := m.instanceofTest(c); ok && m.casts(x, t, cons, m.n[cons].End) {
-				out = append(out, m.site(op, corpus.ClassCast, i, m.unwrap(i, cons)))
-				continue
-			}
-			if c >= 0 && m.kind(c) == "unary_expression" && m.op(c) == "!" && m.earlyExit(cons) {
-				if x, t, ok := m.instanceofTest(m.field(c, "operand")); ok && m.casts(x, t, m.n[i].End, end) {
-					out = append(out, m.site(op, corpus.ClassCast, i, m.removal(i)))
-				}
-			}
-		}
+// guardsCast reports whether test is `x instanceof T` and a node in
+// [from, to) casts x to T.
+func (m *method) guardsCast(test, from, to int) bool {
+	x, t, ok := m.instanceofTest(test)
+	return ok && m.casts(x, t, from, to)
+}
+
+var instanceofGuardMatchers = map[string]matcher{
+	"binary_expression":  (*method).instanceofOperand,
+	"ternary_expression": (*method).instanceofTernary,
+	"if_statement":       (*method).instanceofIf,
+}
+
+func findInstanceofGuards(m *method) []Site { return m.sites(instanceofGuardMatchers) }
+
+// instanceofOperand drops `o instanceof T &&` before a `(T) o` cast.
+func (m *method) instanceofOperand(i, _ int) []Site {
+	if m.op(i) != "&&" {
+		return nil
 	}
-	return out
+	r := m.field(i, "right")
+	if m.guardsCast(m.field(i, "left"), r, m.n[r].End) {
+		return []Site{m.site("remove_instanceof_guard", corpus.ClassCast, i, m.replace(i, m.text(r)))}
+	}
+	return nil
+}
+
+// instanceofTernary collapses `o instanceof T ? …(T) o… : d`.
+func (m *method) instanceofTernary(i, _ int) []Site {
+	a := m.field(i, "consequence")
+	if m.guardsCast(m.field(i, "condition"), a, m.n[a].End) {
+		return []Site{m.site("remove_instanceof_guard", corpus.ClassCast, i, m.replace(i, m.text(a)))}
+	}
+	return nil
+}
+
+// instanceofIf unwraps `if (o instanceof T) {…(T) o…}`, or deletes
+// `if (!(o instanceof T)) <exit>` before a cast.
+func (m *method) instanceofIf(i, end int) []Site {
+	if !m.loneIf(i) {
+		return nil
+	}
+	c, cons := m.condition(i), m.field(i, "consequence")
+	if m.guardsCast(c, cons, m.n[cons].End) {
+		return []Site{m.site("remove_instanceof_guard", corpus.ClassCast, i, m.unwrap(i, cons))}
+	}
+	if m.earlyExit(cons) && m.guardsCast(m.negated(c), m.n[i].End, end) {
+		return []Site{m.site("remove_instanceof_guard", corpus.ClassCast, i, m.removal(i))}
+	}
+	return nil
 }
 
 // ---- IAE / ISE ----
@@ -723,55 +829,83 @@ func (m *method) plainCondition(c int) bool {
 	return true
 }
 
-func findLenientArgs(m *method) []Site {
-	var out []Site
-	end := m.bodyEnd()
-	for i := m.body; i >= 0 && i < end; i++ {
-		if m.kind(i) != "if_statement" || !m.inBlock(i) || m.field(i, "alternative") >= 0 {
-			continue
-		}
-		c, cons := m.condition(i), m.field(i, "consequence")
-		if c < 0 || cons < 0 || !m.plainCondition(c) {
-			continue
-		}
-		param := ""
-		for _, id := range m.nameRefs(c, m.n[c].End) {
-			if t := m.text(id); m.params[t] && !m.locals[t] {
-				param = t
-				break
-			}
-		}
-		if param == "" {
-			continue
-		}
-		stmts := []int{cons}
-		if m.kind(cons) == "block" {
-			stmts = m.named(cons)
-		}
-		if len(stmts) == 0 {
-			continue
-		}
-		lenient := true
-		for _, s := range stmts {
-			switch m.kind(s) {
-			case "return_statement":
-				lenient = lenient && len(stmts) == 1
-			case "expression_statement":
-				a := m.named(s)
-				lenient = lenient && len(a) == 1 && m.kind(a[0]) == "assignment_expression" &&
-					m.params[m.text(m.unparen(m.field(a[0], "left")))]
-			default:
-				lenient = false
-			}
-		}
-		if !lenient {
-			continue
-		}
-		msg := javaString("illegal "+param+": ") + " + " + param
-		out = append(out, m.site("throw_on_lenient_argument", corpus.IllegalArgument, i,
-			m.throwInstead(cons, stmts, "throw new IllegalArgumentException("+msg+");")))
+// plainBranch returns the condition and consequence of if statement i
+// when it is a lone if whose condition only reads; ok is false otherwise.
+func (m *method) plainBranch(i int) (c, cons int, ok bool) {
+	if !m.loneIf(i) {
+		return -1, -1, false
 	}
-	return out
+	c, cons = m.condition(i), m.field(i, "consequence")
+	return c, cons, c >= 0 && cons >= 0 && m.plainCondition(c)
+}
+
+var lenientArgMatchers = map[string]matcher{"if_statement": (*method).lenientArg}
+
+func findLenientArgs(m *method) []Site { return m.sites(lenientArgMatchers) }
+
+// lenientArg replaces the body of a lenient argument branch — `if (<test
+// on a parameter>) p = <default>;` or `if (<test on a parameter>) return
+// …;` — with `throw new IllegalArgumentException(…)`.
+func (m *method) lenientArg(i, _ int) []Site {
+	c, cons, ok := m.plainBranch(i)
+	if !ok {
+		return nil
+	}
+	param := m.testedParam(c)
+	if param == "" {
+		return nil
+	}
+	stmts := []int{cons}
+	if m.kind(cons) == "block" {
+		stmts = m.named(cons)
+	}
+	if !m.lenient(stmts) {
+		return nil
+	}
+	msg := javaString("illegal "+param+": ") + " + " + param
+	return []Site{m.site("throw_on_lenient_argument", corpus.IllegalArgument, i,
+		m.throwInstead(cons, stmts, "throw new IllegalArgumentException("+msg+");"))}
+}
+
+// testedParam returns the first parameter (not shadowed by a local)
+// condition c reads, or "".
+func (m *method) testedParam(c int) string {
+	for _, id := range m.nameRefs(c, m.n[c].End) {
+		if t := m.text(id); m.params[t] && !m.locals[t] {
+			return t
+		}
+	}
+	return ""
+}
+
+// lenient reports whether stmts are a lenient branch: a lone return, or
+// assignments to parameters only.
+func (m *method) lenient(stmts []int) bool {
+	if len(stmts) == 0 {
+		return false
+	}
+	for _, s := range stmts {
+		switch m.kind(s) {
+		case "return_statement":
+			if len(stmts) != 1 {
+				return false
+			}
+		case "expression_statement":
+			if !m.assignsParam(s) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// assignsParam reports whether expression statement s is `p = …` for a
+// parameter p.
+func (m *method) assignsParam(s int) bool {
+	a := m.named(s)
+	return len(a) == 1 && m.kind(a[0]) == "assignment_expression" && m.params[m.text(m.unparen(m.field(a[0], "left")))]
 }
 
 // throwInstead replaces the statements of consequence cons with throwStmt.
@@ -786,41 +920,48 @@ func findLenientState(m *method) []Site {
 	if m.static {
 		return nil
 	}
-	var out []Site
-	end := m.bodyEnd()
-	for i := m.body; i >= 0 && i < end; i++ {
-		if m.kind(i) != "if_statement" || !m.inBlock(i) || m.field(i, "alternative") >= 0 {
-			continue
-		}
-		c, cons := m.condition(i), m.field(i, "consequence")
-		if c < 0 || cons < 0 || !m.plainCondition(c) {
-			continue
-		}
-		s := m.single(cons)
-		if s < 0 || m.kind(s) != "return_statement" {
-			continue
-		}
-		state, other := false, false
-		for _, id := range m.nameRefs(c, m.n[c].End) {
-			t := m.text(id)
-			switch {
-			case m.params[t] || m.locals[t]:
-				other = true
-			case t != "" && t[0] >= 'a' && t[0] <= 'z':
-				state = true
-			}
-		}
-		for k := c; k < m.n[c].End; k++ {
-			if m.kind(k) == "field_access" && m.kind(m.field(k, "object")) == "this" {
-				state = true
-			}
-		}
-		if !state || other {
-			continue
-		}
-		msg := javaString("illegal state: " + strings.Join(strings.Fields(m.text(c)), " "))
-		out = append(out, m.site("throw_on_lenient_state", corpus.IllegalState, i,
-			m.throwInstead(cons, []int{s}, "throw new IllegalStateException("+msg+");")))
+	return m.sites(lenientStateMatchers)
+}
+
+var lenientStateMatchers = map[string]matcher{"if_statement": (*method).lenientState}
+
+// lenientState replaces the early return of a state branch — `if (<test
+// on fields only>) return …;` — with `throw new IllegalStateException(…)`.
+func (m *method) lenientState(i, _ int) []Site {
+	c, cons, ok := m.plainBranch(i)
+	if !ok {
+		return nil
 	}
-	return out
+	s := m.single(cons)
+	if s < 0 || m.kind(s) != "return_statement" || !m.testsStateOnly(c) {
+		return nil
+	}
+	msg := javaString("illegal state: " + strings.Join(strings.Fields(m.text(c)), " "))
+	return []Site{m.site("throw_on_lenient_state", corpus.IllegalState, i,
+		m.throwInstead(cons, []int{s}, "throw new IllegalStateException("+msg+");"))}
+}
+
+// testsStateOnly reports whether condition c reads the object's state (a
+// this.field, or a lower-case name that is no parameter or local) and
+// nothing else by name.
+func (m *method) testsStateOnly(c int) bool {
+	state := false
+	for _, id := range m.nameRefs(c, m.n[c].End) {
+		t := m.text(id)
+		if m.params[t] || m.locals[t] {
+			return false
+		}
+		state = state || (t != "" && t[0] >= 'a' && t[0] <= 'z')
+	}
+	return state || m.readsThisField(c)
+}
+
+// readsThisField reports whether condition c reads this.f.
+func (m *method) readsThisField(c int) bool {
+	for k := c; k < m.n[c].End; k++ {
+		if m.kind(k) == "field_access" && m.kind(m.field(k, "object")) == "this" {
+			return true
+		}
+	}
+	return false
 }

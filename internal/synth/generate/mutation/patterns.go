@@ -1,6 +1,7 @@
 package mutation
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -52,64 +53,82 @@ func ClassifyFix(buggy, fixed string) string {
 	if !okA || !okB {
 		return FixUnparsable
 	}
-	sm := difflib.NewMatcher(a, b)
-	var ins, del []string
-	cmpSwap, small := false, true
-	changed := 0
-	for _, op := range sm.GetOpCodes() {
+	d := diffFix(a, b)
+	if d.changed == 0 {
+		return FixOther
+	}
+	for _, r := range fixRules {
+		if r.match(d) {
+			return r.pattern
+		}
+	}
+	return FixOther
+}
+
+// fixDiff is what a seed's fix changed, for the fixRules.
+type fixDiff struct {
+	ins, del []string // the tokens the fix inserted and deleted
+	fixed    []string // the fixed method's tokens
+	changed  int      // the changed runs
+	cmpSwap  bool     // some run replaced one comparison operator by another
+	small    bool     // no run changed more than four tokens on either side
+}
+
+// diffFix aligns the buggy and fixed tokens and collects the changes.
+func diffFix(a, b []string) *fixDiff {
+	d := &fixDiff{fixed: b, small: true}
+	for _, op := range difflib.NewMatcher(a, b).GetOpCodes() {
 		if op.Tag == 'e' {
 			continue
 		}
-		d, in := a[op.I1:op.I2], b[op.J1:op.J2]
-		del, ins = append(del, d...), append(ins, in...)
-		changed++
-		if op.Tag == 'r' && len(d) == 1 && len(in) == 1 && comparisons[d[0]] && comparisons[in[0]] {
-			cmpSwap = true
+		del, in := a[op.I1:op.I2], b[op.J1:op.J2]
+		d.del, d.ins = append(d.del, del...), append(d.ins, in...)
+		d.changed++
+		if op.Tag == 'r' && len(del) == 1 && len(in) == 1 && comparisons[del[0]] && comparisons[in[0]] {
+			d.cmpSwap = true
 		}
-		if len(d) > 4 || len(in) > 4 {
-			small = false
+		if len(del) > 4 || len(in) > 4 {
+			d.small = false
 		}
 	}
-	has := func(ts []string, xs ...string) bool {
-		for _, x := range xs {
-			if slices.Contains(ts, x) {
-				return true
-			}
+	return d
+}
+
+// fixRules are ClassifyFix's tests, in order: the first that matches
+// names the pattern.
+var fixRules = []struct {
+	pattern string
+	match   func(d *fixDiff) bool
+}{
+	{FixCatchNFE, func(d *fixDiff) bool { return hasAny(d.ins, "catch") && hasAny(d.ins, "NumberFormatException") }},
+	{FixInstanceof, func(d *fixDiff) bool { return hasAny(d.ins, "instanceof") }},
+	{FixRemoveThrow, func(d *fixDiff) bool { return count(d.del, "throw") > count(d.ins, "throw") }},
+	{FixStateCheck, func(d *fixDiff) bool {
+		return hasAny(d.ins, "if", "&&") && hasAny(d.fixed, "matches", "find", "lookingAt") && hasAny(d.fixed, "group", "start", "end")
+	}},
+	{FixNullGuard, func(d *fixDiff) bool { return hasAny(d.ins, "null") && hasAny(d.ins, "==", "!=") }},
+	{FixParseGuard, func(d *fixDiff) bool { return hasAny(d.ins, "if", "&&") && parserCall(d.fixed) && !parserCall(d.ins) }},
+	{FixBoundsCheck, func(d *fixDiff) bool { return hasAny(d.ins, "<", "<=", ">", ">=") && hasAny(d.ins, "length", "size") }},
+	{FixComparison, func(d *fixDiff) bool { return d.cmpSwap }},
+	{FixIndexLength, func(d *fixDiff) bool {
+		return d.small && (hasAny(d.ins, "+", "-", "length", "size") || hasAny(d.del, "+", "-", "length", "size") || numeric(d.ins) || numeric(d.del))
+	}},
+}
+
+// hasAny reports whether ts holds any of xs.
+func hasAny(ts []string, xs ...string) bool {
+	return slices.ContainsFunc(xs, func(x string) bool { return slices.Contains(ts, x) })
+}
+
+// count returns how often x occurs in ts.
+func count(ts []string, x string) int {
+	n := 0
+	for _, t := range ts {
+		if t == x {
+			n++
 		}
-		return false
 	}
-	count := func(ts []string, x string) int {
-		n := 0
-		for _, t := range ts {
-			if t == x {
-				n++
-			}
-		}
-		return n
-	}
-	switch {
-	case changed == 0:
-		return FixOther
-	case has(ins, "catch") && has(ins, "NumberFormatException"):
-		return FixCatchNFE
-	case has(ins, "instanceof"):
-		return FixInstanceof
-	case count(del, "throw") > count(ins, "throw"):
-		return FixRemoveThrow
-	case has(ins, "if", "&&") && has(b, "matches", "find", "lookingAt") && has(b, "group", "start", "end"):
-		return FixStateCheck
-	case has(ins, "null") && has(ins, "==", "!="):
-		return FixNullGuard
-	case has(ins, "if", "&&") && parserCall(b) && !parserCall(ins):
-		return FixParseGuard
-	case has(ins, "<", "<=", ">", ">=") && has(ins, "length", "size"):
-		return FixBoundsCheck
-	case cmpSwap:
-		return FixComparison
-	case small && (has(ins, "+", "-", "length", "size") || has(del, "+", "-", "length", "size") || numeric(ins) || numeric(del)):
-		return FixIndexLength
-	}
-	return FixOther
+	return n
 }
 
 // parserCall reports whether tokens name a number parser.
@@ -166,12 +185,7 @@ func MinePatterns(seeds []corpus.Seed) []PatternCount {
 		k := [2]string{s.Exception, p}
 		pc := byKey[k]
 		if pc == nil {
-			pc = &PatternCount{Type: s.Exception, Pattern: p, BugIDs: []string{}, Operators: []string{}}
-			for _, op := range Operators {
-				if op.Fix == p && slices.Contains(op.Types, s.Exception) {
-					pc.Operators = append(pc.Operators, op.Name)
-				}
-			}
+			pc = newPatternCount(s.Exception, p)
 			byKey[k] = pc
 		}
 		pc.Count++
@@ -193,21 +207,21 @@ func MinePatterns(seeds []corpus.Seed) []PatternCount {
 		rest = append(rest, *pc)
 	}
 	slices.SortFunc(rest, func(a, b PatternCount) int {
-		if a.Type != b.Type {
-			if a.Type < b.Type {
-				return -1
-			}
-			return 1
-		}
-		if a.Pattern < b.Pattern {
-			return -1
-		}
-		if a.Pattern > b.Pattern {
-			return 1
-		}
-		return 0
+		return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.Pattern, b.Pattern))
 	})
 	return append(out, rest...)
+}
+
+// newPatternCount starts the row of (typ, pattern) with the operators
+// that invert that pattern for that type.
+func newPatternCount(typ, pattern string) *PatternCount {
+	pc := &PatternCount{Type: typ, Pattern: pattern, BugIDs: []string{}, Operators: []string{}}
+	for _, op := range Operators {
+		if op.Fix == pattern && slices.Contains(op.Types, typ) {
+			pc.Operators = append(pc.Operators, op.Name)
+		}
+	}
+	return pc
 }
 
 // exemplars maps (type, operator) to the ids of the seeds whose fix the

@@ -32,34 +32,11 @@ func OpenCorpus(path string) (*Corpus, error) {
 	}
 	c := &Corpus{Path: path}
 	if st.IsDir() {
-		err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() && javaSource(p) {
-				rel, err := filepath.Rel(path, p)
-				if err != nil {
-					return err
-				}
-				c.names = append(c.names, filepath.ToSlash(rel))
-			}
-			return nil
-		})
-		if err != nil {
+		if c.names, err = javaFiles(path); err != nil {
 			return nil, fmt.Errorf("mutation.OpenCorpus(%s): %w: %w", path, err, errs.ErrInput)
 		}
-	} else {
-		zr, err := zip.OpenReader(path)
-		if err != nil {
-			return nil, fmt.Errorf("mutation.OpenCorpus(%s): not a zip file or directory: %w: %w", path, err, errs.ErrInput)
-		}
-		c.zr, c.files = zr, map[string]*zip.File{}
-		for _, f := range zr.File {
-			if !f.FileInfo().IsDir() && javaSource(f.Name) {
-				c.names = append(c.names, f.Name)
-				c.files[f.Name] = f
-			}
-		}
+	} else if err := c.openZip(); err != nil {
+		return nil, fmt.Errorf("mutation.OpenCorpus(%s): not a zip file or directory: %w: %w", path, err, errs.ErrInput)
 	}
 	slices.Sort(c.names)
 	if len(c.names) == 0 {
@@ -67,6 +44,42 @@ func OpenCorpus(path string) (*Corpus, error) {
 		return nil, fmt.Errorf("mutation.OpenCorpus(%s): no .java files: %w", path, errs.ErrInput)
 	}
 	return c, nil
+}
+
+// javaFiles lists the Java sources under dir, slash-separated and
+// relative to it.
+func javaFiles(dir string) ([]string, error) {
+	var names []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && javaSource(p) {
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				return err
+			}
+			names = append(names, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	return names, err
+}
+
+// openZip opens c.Path as a zip file and indexes its Java sources.
+func (c *Corpus) openZip() error {
+	zr, err := zip.OpenReader(c.Path)
+	if err != nil {
+		return err
+	}
+	c.zr, c.files = zr, map[string]*zip.File{}
+	for _, f := range zr.File {
+		if !f.FileInfo().IsDir() && javaSource(f.Name) {
+			c.names = append(c.names, f.Name)
+			c.files[f.Name] = f
+		}
+	}
+	return nil
 }
 
 func javaSource(name string) bool {
