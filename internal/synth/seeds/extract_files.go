@@ -33,7 +33,7 @@ type ExtractFiles struct {
 func ExtractToFiles(ctx context.Context, bugs []BugInput, opts ExtractOptions, files ExtractFiles) ([]BugLog, error) {
 	seedLog, err := jsonl.Open(files.Seeds, func(s corpus.Seed) string { return s.BugID }, jsonl.Options{Sync: jsonl.SyncBatch})
 	if err != nil {
-		return nil, fmt.Errorf("seeds.OpenFileSink: %w", err)
+		return nil, fmt.Errorf("seeds extract output: %w", err)
 	}
 	var warnErr error
 	warn := func(w string) error {
@@ -65,7 +65,7 @@ func ExtractToFiles(ctx context.Context, bugs []BugInput, opts ExtractOptions, f
 	}
 	if err != nil {
 		if res == nil && warnErr == nil { // the log could not be opened
-			err = fmt.Errorf("seeds.OpenFileSink: %w", err)
+			err = fmt.Errorf("seeds extract output: %w", err)
 		}
 		return nil, err
 	}
