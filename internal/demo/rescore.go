@@ -162,7 +162,7 @@ func (r *runner) auditRescore() (string, error) {
 	for i, b := range bugs {
 		checks[i] = Stage2Sample{Sample: b.sample, RepoDir: filepath.Join(reposDir, b.repo), Branch: "main"}
 	}
-	if err := checkStage2(r.ctx, checks); err != nil {
+	if err := checkStage2(r.ctx, filepath.Join(dir, "stage2_verdicts.jsonl"), checks); err != nil {
 		return "", err
 	}
 
@@ -300,22 +300,14 @@ func (r *runner) auditRescore() (string, error) {
 	return "", nil
 }
 
-// rescoreFiles runs the re-scoring on the files as `benchforge audit
-// rescore --benchmark B --verdicts V --leaderboard L` does.
+// rescoreFiles runs the re-scoring on the files with the function of
+// `benchforge audit rescore --benchmark B --verdicts V --leaderboard L`
+// (pipeline.Rescore); the demo's benchmark is strict JSONL.
 func rescoreFiles(ctx context.Context, benchmark, verdicts, leaderboard string) (*rescore.Result, error) {
-	samples, _, err := bench.Load(ctx, benchmark, bench.FormatJSONL, bench.LoadOptions{Strict: true})
-	if err != nil {
-		return nil, err
-	}
-	v, err := rescore.ReadVerdicts(verdicts)
-	if err != nil {
-		return nil, err
-	}
-	subs, err := rescore.ReadLeaderboard(leaderboard)
-	if err != nil {
-		return nil, err
-	}
-	return rescore.Rescore(samples, v, subs, rescore.Options{})
+	res, _, err := pipeline.Rescore(ctx, pipeline.RescoreFiles{
+		Benchmark: benchmark, Format: bench.FormatJSONL, Strict: true, Verdicts: verdicts, Leaderboard: leaderboard,
+	}, rescore.Options{})
+	return res, err
 }
 
 // trainOtherHalf trains a model like the testbed's target, with its order,
