@@ -158,7 +158,7 @@ func (r *runner) auditStage2() (string, error) {
 		samples = append(samples, ss...)
 	}
 	r.progress(len(ms), len(ms), "checking patch presence")
-	if err := checkStage2(r.ctx, samples); err != nil {
+	if err := checkStage2(r.ctx, r.path("audit", "stage2_verdicts.jsonl"), samples); err != nil {
 		return "", err
 	}
 	sort.SliceStable(samples, func(i, j int) bool { return samples[i].Sample.ID < samples[j].Sample.ID })

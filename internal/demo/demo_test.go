@@ -138,7 +138,7 @@ func TestStage2Histories(t *testing.T) {
 		}
 		samples = append(samples, ss...)
 	}
-	if err := checkStage2(ctx, samples); err != nil {
+	if err := checkStage2(ctx, filepath.Join(t.TempDir(), "stage2_verdicts.jsonl"), samples); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{VariantPersists: patchcheck.Present, VariantReverted: patchcheck.Absent, VariantRefactored: patchcheck.Present}
