@@ -100,22 +100,31 @@ func pickMethods(ctx context.Context, srcZip string, seed uint64, want []string,
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range cands {
-			if need[c.ErrorType] == 0 || c.Source == nil {
-				continue
-			}
-			m, ok := locate(files[c.Source.File], c)
-			if !ok || !renamingTouchesPatch(m) {
-				continue
-			}
-			delete(need, c.ErrorType)
-			out = append(out, m)
-		}
+		out = append(out, usable(cands, files, need)...)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("demo: no usable method found in %s: %w", g.CorpusPath(), errs.ErrNotFound)
 	}
 	return out, nil
+}
+
+// usable are the candidates that make Stage II methods (locate,
+// renamingTouchesPatch), one per exception type still in need, which
+// loses the types it takes.
+func usable(cands []generate.Candidate, files map[string]*zip.File, need map[string]int) []realMethod {
+	var out []realMethod
+	for _, c := range cands {
+		if need[c.ErrorType] == 0 || c.Source == nil {
+			continue
+		}
+		m, ok := locate(files[c.Source.File], c)
+		if !ok || !renamingTouchesPatch(m) {
+			continue
+		}
+		delete(need, c.ErrorType)
+		out = append(out, m)
+	}
+	return out
 }
 
 // locate reads the candidate's file and checks that its fixed method is
