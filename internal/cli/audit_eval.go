@@ -70,25 +70,52 @@ func runAuditEval(a *app, o auditEvalOptions) error {
 		return fmt.Errorf("audit eval: %w", err)
 	}
 	vs = jsonl.Latest(vs, pipeline.PatchKey)
-	var labels []patchcheck.Label
-	for _, p := range strings.Split(o.labels, ",") {
-		ls, err := patchcheck.ReadLabelSet(strings.TrimSpace(p))
-		if err != nil {
-			return fmt.Errorf("audit eval: --labels: %w", err)
-		}
-		labels = append(labels, ls...)
+	labels, err := readLabelSets(o.labels)
+	if err != nil {
+		return err
 	}
-	var conf []string
-	for _, c := range strings.Split(o.confidence, ",") {
-		if c = strings.ToLower(strings.TrimSpace(c)); c != "" {
-			conf = append(conf, c)
-		}
-	}
+	conf := confidenceLevels(o.confidence)
 	se, err := patchcheck.EvaluateSet(vs, labels, patchcheck.EvalOptions{Confidence: conf, Cutoff: o.cutoff})
 	if err != nil {
 		return fmt.Errorf("audit eval: %w", err)
 	}
-	ev := se.Overall
+	if err := writePatchROC(o, se.Overall); err != nil {
+		return err
+	}
+	if o.asJSON {
+		return writeJSON(a.stdout, se)
+	}
+	return printEvalSet(a, se, o.confidence)
+}
+
+// readLabelSets reads the comma-separated --labels files.
+func readLabelSets(list string) ([]patchcheck.Label, error) {
+	var labels []patchcheck.Label
+	for _, p := range strings.Split(list, ",") {
+		ls, err := patchcheck.ReadLabelSet(strings.TrimSpace(p))
+		if err != nil {
+			return nil, fmt.Errorf("audit eval: --labels: %w", err)
+		}
+		labels = append(labels, ls...)
+	}
+	return labels, nil
+}
+
+// confidenceLevels are the comma-separated --confidence levels, lower
+// case, empty ones dropped.
+func confidenceLevels(list string) []string {
+	var conf []string
+	for _, c := range strings.Split(list, ",") {
+		if c = strings.ToLower(strings.TrimSpace(c)); c != "" {
+			conf = append(conf, c)
+		}
+	}
+	return conf
+}
+
+// writePatchROC writes the overall ROC as JSON (--roc) and SVG (--svg),
+// each when asked for.
+func writePatchROC(o auditEvalOptions, ev *patchcheck.Evaluation) error {
 	if o.rocJSON != "" {
 		if err := output.WriteJSON(o.rocJSON, ev.ROC); err != nil {
 			return fmt.Errorf("audit eval: --roc %s: %w", o.rocJSON, err)
@@ -99,10 +126,7 @@ func runAuditEval(a *app, o auditEvalOptions) error {
 			return fmt.Errorf("audit eval: --svg %s: %w", o.rocSVG, err)
 		}
 	}
-	if o.asJSON {
-		return writeJSON(a.stdout, se)
-	}
-	return printEvalSet(a, se, o.confidence)
+	return nil
 }
 
 func printEvalSet(a *app, se *patchcheck.SetEvaluation, conf string) error {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/audit/patchcheck"
@@ -30,26 +31,9 @@ func runAuditEvalStage(a *app, stage, model string, o auditEvalOptions) error {
 	if err != nil {
 		return fmt.Errorf("audit eval: %w", err)
 	}
-	var ev *pipeline.StageEval
-	switch stage {
-	case pipeline.StageRepo:
-		recs, err := jsonl.ReadFile[pipeline.RepoRecord](o.verdicts)
-		if err != nil {
-			return fmt.Errorf("audit eval: %w", err)
-		}
-		if ev, err = pipeline.EvaluateRepos(recs, labels, model); err != nil {
-			return fmt.Errorf("audit eval --stage repo: %w", err)
-		}
-	case pipeline.StageCombined:
-		vs, err := jsonl.ReadFile[rescore.Verdict](o.verdicts)
-		if err != nil {
-			return fmt.Errorf("audit eval: %w", err)
-		}
-		if ev, err = pipeline.EvaluateCombined(vs, labels, model); err != nil {
-			return fmt.Errorf("audit eval --stage combined: %w", err)
-		}
-	default:
-		return fmt.Errorf("audit eval: --stage %q: want patch, repo or combined: %w", stage, errs.ErrUsage)
+	ev, err := evaluateStage(stage, model, o.verdicts, labels)
+	if err != nil {
+		return err
 	}
 	if o.rocJSON != "" {
 		if err := output.WriteJSON(o.rocJSON, ev); err != nil {
@@ -57,28 +41,70 @@ func runAuditEvalStage(a *app, stage, model string, o auditEvalOptions) error {
 		}
 	}
 	if o.rocSVG != "" {
-		var curves []report.Series
-		for _, me := range ev.Methods {
-			s := report.Series{Label: me.Method}
-			for _, p := range me.ROC {
-				s.X, s.Y = append(s.X, p.FPR), append(s.Y, p.TPR)
-			}
-			if len(s.X) > 0 {
-				curves = append(curves, s)
-			}
-		}
-		svg, err := report.ROC("ROC, stage "+stage, curves)
-		if err != nil {
-			return fmt.Errorf("audit eval: --svg: %w", err)
-		}
-		if err := output.WriteFile(o.rocSVG, svg); err != nil {
-			return fmt.Errorf("audit eval: --svg: %w", err)
+		if err := writeStageROC(o.rocSVG, stage, ev); err != nil {
+			return err
 		}
 	}
 	if o.asJSON {
 		return writeJSON(a.stdout, ev)
 	}
-	fmt.Fprintf(a.stdout, "stage %s, model %s\n", ev.Stage, ev.Model)
+	return printStageEval(a.stdout, ev)
+}
+
+// evaluateStage reads the records of stage from the verdicts file and
+// scores them against the labels.
+func evaluateStage(stage, model, verdicts string, labels map[string]bool) (*pipeline.StageEval, error) {
+	switch stage {
+	case pipeline.StageRepo:
+		recs, err := jsonl.ReadFile[pipeline.RepoRecord](verdicts)
+		if err != nil {
+			return nil, fmt.Errorf("audit eval: %w", err)
+		}
+		ev, err := pipeline.EvaluateRepos(recs, labels, model)
+		if err != nil {
+			return nil, fmt.Errorf("audit eval --stage repo: %w", err)
+		}
+		return ev, nil
+	case pipeline.StageCombined:
+		vs, err := jsonl.ReadFile[rescore.Verdict](verdicts)
+		if err != nil {
+			return nil, fmt.Errorf("audit eval: %w", err)
+		}
+		ev, err := pipeline.EvaluateCombined(vs, labels, model)
+		if err != nil {
+			return nil, fmt.Errorf("audit eval --stage combined: %w", err)
+		}
+		return ev, nil
+	}
+	return nil, fmt.Errorf("audit eval: --stage %q: want patch, repo or combined: %w", stage, errs.ErrUsage)
+}
+
+// writeStageROC writes the SVG of every method's ROC curve to path.
+func writeStageROC(path, stage string, ev *pipeline.StageEval) error {
+	var curves []report.Series
+	for _, me := range ev.Methods {
+		s := report.Series{Label: me.Method}
+		for _, p := range me.ROC {
+			s.X, s.Y = append(s.X, p.FPR), append(s.Y, p.TPR)
+		}
+		if len(s.X) > 0 {
+			curves = append(curves, s)
+		}
+	}
+	svg, err := report.ROC("ROC, stage "+stage, curves)
+	if err != nil {
+		return fmt.Errorf("audit eval: --svg: %w", err)
+	}
+	if err := output.WriteFile(path, svg); err != nil {
+		return fmt.Errorf("audit eval: --svg: %w", err)
+	}
+	return nil
+}
+
+// printStageEval is the text output: one row per method, then the
+// skipped and unmatched counts.
+func printStageEval(w io.Writer, ev *pipeline.StageEval) error {
+	fmt.Fprintf(w, "stage %s, model %s\n", ev.Stage, ev.Model)
 	t := output.Table{Header: []string{"METHOD", "N", "POS", "NEG", "AUC", "TPR", "FPR", "DECISION"}}
 	for _, me := range ev.Methods {
 		auc := "n/a"
@@ -87,14 +113,14 @@ func runAuditEvalStage(a *app, stage, model string, o auditEvalOptions) error {
 		}
 		t.Add(me.Method, me.N, me.Positives, me.Negatives, auc, fmt.Sprintf("%.3f", me.TPR), fmt.Sprintf("%.3f", me.FPR), me.Decision)
 	}
-	if err := t.Write(a.stdout); err != nil {
+	if err := t.Write(w); err != nil {
 		return err
 	}
 	for k, n := range ev.Skipped {
-		fmt.Fprintf(a.stdout, "%s: %d\n", k, n)
+		fmt.Fprintf(w, "%s: %d\n", k, n)
 	}
 	if len(ev.Missing) > 0 {
-		fmt.Fprintf(a.stdout, "labelled without a record: %d (%s)\n", len(ev.Missing), strings.Join(ev.Missing[:min(5, len(ev.Missing))], ", "))
+		fmt.Fprintf(w, "labelled without a record: %d (%s)\n", len(ev.Missing), strings.Join(ev.Missing[:min(5, len(ev.Missing))], ", "))
 	}
 	return nil
 }

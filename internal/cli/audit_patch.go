@@ -278,40 +278,60 @@ func summarise(sum *auditPatchSummary, all []patchcheck.Verdict) {
 			r = &auditPatchRepoRow{Repo: v.Repo, Cutoff: v.Cutoff}
 			rows[v.Repo+"\x00"+v.Cutoff] = r
 		}
-		r.Samples++
-		switch v.Verdict {
-		case patchcheck.Present:
-			r.Present++
-		case patchcheck.Absent:
-			r.Absent++
-		case patchcheck.Unknown:
-			r.Unknown++
+		r.add(v)
+		if v.Verdict == patchcheck.Unknown {
 			reasons[unknownKind(v)]++
-		case patchcheck.NotApplicable:
-			r.NotApplicable++
 		}
 	}
-	sum.Repos = []auditPatchRepoRow{}
+	sum.Repos = patchRepoRows(rows)
+	sum.Reasons = patchReasonRows(reasons)
+}
+
+// add counts verdict v in the row.
+func (r *auditPatchRepoRow) add(v patchcheck.Verdict) {
+	r.Samples++
+	switch v.Verdict {
+	case patchcheck.Present:
+		r.Present++
+	case patchcheck.Absent:
+		r.Absent++
+	case patchcheck.Unknown:
+		r.Unknown++
+	case patchcheck.NotApplicable:
+		r.NotApplicable++
+	}
+}
+
+// patchRepoRows are the rows with their present rate, by repository then
+// cutoff.
+func patchRepoRows(rows map[string]*auditPatchRepoRow) []auditPatchRepoRow {
+	out := []auditPatchRepoRow{}
 	for _, r := range rows {
 		if d := r.Present + r.Absent; d > 0 {
 			r.PresentRate = float64(r.Present) / float64(d)
 		}
-		sum.Repos = append(sum.Repos, *r)
+		out = append(out, *r)
 	}
-	sort.Slice(sum.Repos, func(i, j int) bool {
-		a, b := sum.Repos[i], sum.Repos[j]
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
 		return a.Repo < b.Repo || a.Repo == b.Repo && a.Cutoff < b.Cutoff
 	})
-	sum.Reasons = []auditPatchReason{}
+	return out
+}
+
+// patchReasonRows are the unknown reasons, most frequent first, then by name.
+func patchReasonRows(reasons map[string]int) []auditPatchReason {
+	out := []auditPatchReason{}
 	for k, n := range reasons {
-		sum.Reasons = append(sum.Reasons, auditPatchReason{k, n})
+		out = append(out, auditPatchReason{k, n})
 	}
-	sort.Slice(sum.Reasons, func(i, j int) bool {
-		if sum.Reasons[i].Count != sum.Reasons[j].Count {
-			return sum.Reasons[i].Count > sum.Reasons[j].Count
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
 		}
-		return sum.Reasons[i].Reason < sum.Reasons[j].Reason
+		return out[i].Reason < out[j].Reason
 	})
+	return out
 }
 
 // unknownKind is an unknown verdict's kind for the summary, from its

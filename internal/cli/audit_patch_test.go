@@ -70,6 +70,22 @@ func TestAuditPatchAndEval(t *testing.T) {
 	if sum.Checked != 3 || sum.Counts["present"] != 1 || sum.Counts["absent"] != 1 || sum.Counts["unknown"] != 1 {
 		t.Fatalf("summary %+v", sum)
 	}
+	checkToyVerdicts(t, out)
+	// Resume: only the unknown verdict (no clone) is redone.
+	stdout.Reset()
+	if code := Run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("rerun exit %d: %s", code, stderr.String())
+	}
+	if err := output.DecodeSummary(&stdout, "audit_patch", &sum); err != nil || sum.Checked != 1 || sum.Resumed != 2 || sum.Total != 3 {
+		t.Fatalf("rerun summary %+v %v", sum, err)
+	}
+	checkEvalOfPatches(t, out)
+}
+
+// checkToyVerdicts checks the verdict log of the toy benchmark: a
+// present, b absent, c unknown (no clone).
+func checkToyVerdicts(t *testing.T, out string) {
+	t.Helper()
 	vs, err := jsonl.ReadFile[patchcheck.Verdict](out)
 	if err != nil || len(vs) != 3 {
 		t.Fatalf("%d verdicts, %v", len(vs), err)
@@ -81,19 +97,16 @@ func TestAuditPatchAndEval(t *testing.T) {
 	if got["a"] != "present" || got["b"] != "absent" || got["c"] != "unknown" {
 		t.Fatalf("verdicts %v", got)
 	}
-	// Resume: only the unknown verdict (no clone) is redone.
-	stdout.Reset()
-	if code := Run(context.Background(), args, &stdout, &stderr); code != 0 {
-		t.Fatalf("rerun exit %d: %s", code, stderr.String())
-	}
-	if err := output.DecodeSummary(&stdout, "audit_patch", &sum); err != nil || sum.Checked != 1 || sum.Resumed != 2 || sum.Total != 3 {
-		t.Fatalf("rerun summary %+v %v", sum, err)
-	}
-	// Eval against labels: a present, b absent.
+}
+
+// checkEvalOfPatches evaluates the toy verdicts in out against labels (a
+// present, b absent) with audit eval and checks the figures and the SVG.
+func checkEvalOfPatches(t *testing.T, out string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
 	labels := filepath.Join(t.TempDir(), "labels.csv")
 	os.WriteFile(labels, []byte("id,label\na,1\nb,0\n"), 0o644)
 	svg, roc := filepath.Join(t.TempDir(), "roc.svg"), filepath.Join(t.TempDir(), "roc.json")
-	stdout.Reset()
 	code := Run(context.Background(), []string{"benchforge", "audit", "eval", "--verdicts", out, "--labels", labels, "--svg", svg, "--roc", roc, "--json"}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("eval exit %d: %s", code, stderr.String())

@@ -8,19 +8,22 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/benchforge/benchforge/internal/audit/pipeline"
 	"github.com/benchforge/benchforge/internal/audit/rescore"
-	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/report"
 )
 
+// auditRescoreOptions are the flags of `audit rescore`.
+type auditRescoreOptions struct {
+	verdicts, leaderboard, model, out string
+	bench                             benchmarkFlags
+	unjudged                          string
+	asJSON                            bool
+}
+
 func newAuditRescoreCmd(a *app) *cobra.Command {
-	var (
-		verdicts, leaderboard, model, out string
-		bm                                benchmarkFlags
-		unjudged                          string
-		asJSON                            bool
-	)
+	var o auditRescoreOptions
 	cmd := &cobra.Command{
 		Use:   "rescore --verdicts FILE --leaderboard FILE [--benchmark FILE] [--out DIR]",
 		Short: "Re-score leaderboard submissions on the clean (not contaminated) samples",
@@ -46,77 +49,73 @@ Every rate is printed with the policy beside it.`,
       --leaderboard testdata/swebench/leaderboard_verified.jsonl \
       --benchmark testdata/swebench/swebench_verified.jsonl --out rescored`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := requireFlag(cmd, "verdicts", verdicts); err != nil {
-				return err
-			}
-			if err := requireFlag(cmd, "leaderboard", leaderboard); err != nil {
-				return err
-			}
-			fmtv, err := bm.parseFormat()
-			if err != nil {
-				return err
-			}
-			var samples []bench.Sample
-			if bm.file != "" {
-				var problems []bench.Problem
-				samples, problems, err = bench.Load(a.ctx, bm.file, fmtv, bench.LoadOptions{})
-				if err != nil {
-					return err
-				}
-				for _, p := range problems {
-					fmt.Fprintf(a.stderr, "benchforge: skipped benchmark record: %s\n", p)
-				}
-			}
-			v, err := rescore.ReadVerdicts(verdicts)
-			if err != nil {
-				return fmt.Errorf("audit rescore: --verdicts: %w", err)
-			}
-			subs, err := rescore.ReadLeaderboard(leaderboard)
-			if err != nil {
-				return fmt.Errorf("audit rescore: --leaderboard: %w", err)
-			}
-			res, err := rescore.Rescore(samples, v, subs, rescore.Options{Model: model, Unjudged: unjudged})
-			if err != nil {
-				return err
-			}
-			if out != "" {
-				if err := writeRescore(out, res); err != nil {
-					return err
-				}
-			}
-			if asJSON {
-				return writeJSON(a.stdout, res)
-			}
-			fmt.Fprintf(a.stdout, "%s\n\n", res.Summary())
-			for i, t := range res.Tables() {
-				if i > 0 {
-					fmt.Fprintln(a.stdout)
-				}
-				fmt.Fprintln(a.stdout, t.Caption)
-				tt := &output.Table{Header: t.Header, Rows: t.Rows}
-				if err := tt.Write(a.stdout); err != nil {
-					return err
-				}
-				if t.Note != "" {
-					fmt.Fprintln(a.stdout, t.Note)
-				}
-			}
-			if out != "" {
-				fmt.Fprintf(a.stdout, "\nwrote %s\n", filepath.Join(out, "rescore.{json,md,html}"))
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runAuditRescore(a, cmd, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&verdicts, "verdicts", "", "verdicts.jsonl (Verdict or PatchVerdict records)")
-	f.StringVar(&leaderboard, "leaderboard", "", "leaderboard submissions with resolved ids (JSONL, JSON array or results.json)")
-	bm.add(f, false)
-	f.StringVar(&model, "model", "", "use the verdicts of this model for every submission")
-	f.StringVar(&unjudged, "unjudged", rescore.UnjudgedExclude, "samples the audit could not judge: exclude (from both rates), clean or contaminated")
-	f.StringVar(&out, "out", "", "directory for rescore.json, rescore.md and rescore.html")
-	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	f.StringVar(&o.verdicts, "verdicts", "", "verdicts.jsonl (Verdict or PatchVerdict records)")
+	f.StringVar(&o.leaderboard, "leaderboard", "", "leaderboard submissions with resolved ids (JSONL, JSON array or results.json)")
+	o.bench.add(f, false)
+	f.StringVar(&o.model, "model", "", "use the verdicts of this model for every submission")
+	f.StringVar(&o.unjudged, "unjudged", rescore.UnjudgedExclude, "samples the audit could not judge: exclude (from both rates), clean or contaminated")
+	f.StringVar(&o.out, "out", "", "directory for rescore.json, rescore.md and rescore.html")
+	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON")
 	return cmd
+}
+
+// runAuditRescore checks the flags, re-scores the files (pipeline.Rescore,
+// as the demo does), writes --out and prints the result.
+func runAuditRescore(a *app, cmd *cobra.Command, o auditRescoreOptions) error {
+	if err := requireFlag(cmd, "verdicts", o.verdicts); err != nil {
+		return err
+	}
+	if err := requireFlag(cmd, "leaderboard", o.leaderboard); err != nil {
+		return err
+	}
+	format, err := o.bench.parseFormat()
+	if err != nil {
+		return err
+	}
+	res, problems, err := pipeline.Rescore(a.ctx, pipeline.RescoreFiles{
+		Benchmark: o.bench.file, Format: format, Verdicts: o.verdicts, Leaderboard: o.leaderboard,
+	}, rescore.Options{Model: o.model, Unjudged: o.unjudged})
+	for _, p := range problems {
+		fmt.Fprintf(a.stderr, "benchforge: skipped benchmark record: %s\n", p)
+	}
+	if err != nil {
+		return err
+	}
+	if o.out != "" {
+		if err := writeRescore(o.out, res); err != nil {
+			return err
+		}
+	}
+	if o.asJSON {
+		return writeJSON(a.stdout, res)
+	}
+	return printRescore(a.stdout, res, o.out)
+}
+
+// printRescore is the text output of `audit rescore`: the summary, then
+// each table with its caption and note.
+func printRescore(w io.Writer, res *rescore.Result, out string) error {
+	fmt.Fprintf(w, "%s\n\n", res.Summary())
+	for i, t := range res.Tables() {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, t.Caption)
+		tt := &output.Table{Header: t.Header, Rows: t.Rows}
+		if err := tt.Write(w); err != nil {
+			return err
+		}
+		if t.Note != "" {
+			fmt.Fprintln(w, t.Note)
+		}
+	}
+	if out != "" {
+		fmt.Fprintf(w, "\nwrote %s\n", filepath.Join(out, "rescore.{json,md,html}"))
+	}
+	return nil
 }
 
 func writeRescore(dir string, res *rescore.Result) error {

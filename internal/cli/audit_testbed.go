@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -82,23 +83,11 @@ func runAuditTestbed(a *app, o auditTestbedOptions) error {
 	if o.eco.manifest != "" {
 		return runEcosystemTestbed(a, o)
 	}
-	o.tb.Corpus = o.corpus
-	if len(o.tb.Corpus) == 0 {
-		o.tb.Corpus = repoprobe.DefaultCorpus(a.ctx)
-		if len(o.tb.Corpus) == 0 {
-			return fmt.Errorf("audit testbed: no JDK src.zip or Python stdlib found; pass --corpus: %w", errs.ErrNotFound)
-		}
+	tb, err := o.quickOptions(a)
+	if err != nil {
+		return err
 	}
-	if o.out != "" {
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			return fmt.Errorf("audit testbed: --out %s: %w", o.out, err)
-		}
-		o.tb.WorkDir = o.out
-	}
-	if isTerminal(a.stderr) {
-		o.tb.Progress = func(msg string) { fmt.Fprintln(a.stderr, "testbed:", msg) }
-	}
-	res, err := testbed.Quick(a.ctx, o.tb)
+	res, err := testbed.Quick(a.ctx, tb)
 	if err != nil {
 		return err
 	}
@@ -110,24 +99,45 @@ func runAuditTestbed(a *app, o auditTestbedOptions) error {
 	if o.asJSON {
 		return writeJSON(a.stdout, res)
 	}
+	return printTestbed(a.stdout, res)
+}
+
+// quickOptions are the testbed's options with the corpus (default: the
+// code on this machine), the work directory --out (created) and, on a
+// terminal, progress lines.
+func (o auditTestbedOptions) quickOptions(a *app) (testbed.QuickOptions, error) {
+	tb := o.tb
+	tb.Corpus = o.corpus
+	if len(tb.Corpus) == 0 {
+		tb.Corpus = repoprobe.DefaultCorpus(a.ctx)
+		if len(tb.Corpus) == 0 {
+			return tb, fmt.Errorf("audit testbed: no JDK src.zip or Python stdlib found; pass --corpus: %w", errs.ErrNotFound)
+		}
+	}
+	if o.out != "" {
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return tb, fmt.Errorf("audit testbed: --out %s: %w", o.out, err)
+		}
+		tb.WorkDir = o.out
+	}
+	if isTerminal(a.stderr) {
+		tb.Progress = func(msg string) { fmt.Fprintln(a.stderr, "testbed:", msg) }
+	}
+	return tb, nil
+}
+
+// printTestbed is the text output: the full method's verdict per
+// repository, the figures per configuration and the calls saved.
+func printTestbed(w io.Writer, res *testbed.QuickResult) error {
 	t := output.Table{Header: []string{"repository", "lang", "label", "queries", "hits", "weighted", "p", "verdict", "calls"}}
 	for _, r := range res.Repos {
-		label := "unseen"
-		switch {
-		case r.Seen:
-			label = "seen"
-		case r.Control:
-			label = "control"
-		case r.Reuse != "":
-			label = "unseen+reuse"
-		}
 		v := r.Verdicts[testbed.ConfigFull]
-		t.Add(r.Name, r.Lang, label, v.Queries, v.Hits, fmt.Sprintf("%.2f", v.WeightedHits), fmt.Sprintf("%.3g", v.PValue), v.Verdict, v.Calls)
+		t.Add(r.Name, r.Lang, testbedLabel(r), v.Queries, v.Hits, fmt.Sprintf("%.2f", v.WeightedHits), fmt.Sprintf("%.3g", v.PValue), v.Verdict, v.Calls)
 	}
-	if err := t.Write(a.stdout); err != nil {
+	if err := t.Write(w); err != nil {
 		return err
 	}
-	fmt.Fprintln(a.stdout)
+	fmt.Fprintln(w)
 	s := output.Table{Header: []string{"configuration", "AUC", "TPR", "FPR", "P0", "calls", "repos"}}
 	for _, c := range res.Summary {
 		auc := "n/a"
@@ -140,12 +150,12 @@ func runAuditTestbed(a *app, o auditTestbedOptions) error {
 		}
 		s.Add(c.Config, auc, fmt.Sprintf("%.3f", c.TPR), fmt.Sprintf("%.3f", c.FPR), p0, c.Calls, c.Repos)
 	}
-	if err := s.Write(a.stdout); err != nil {
+	if err := s.Write(w); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "\nsequential stopping used %.1f%% of fixed-n calls; %.0f s\n", 100*res.CallsSaved, res.WallSeconds)
+	fmt.Fprintf(w, "\nsequential stopping used %.1f%% of fixed-n calls; %.0f s\n", 100*res.CallsSaved, res.WallSeconds)
 	for _, n := range res.Notes {
-		fmt.Fprintln(a.stdout, "note:", n)
+		fmt.Fprintln(w, "note:", n)
 	}
 	return nil
 }

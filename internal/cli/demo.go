@@ -85,11 +85,7 @@ func demoProgress(w io.Writer, tty bool) func(demo.Event) {
 				bar = nil
 				fmt.Fprintln(w)
 			}
-			if e.Skipped {
-				fmt.Fprintf(w, "%s: skipped: %s\n", prefix, e.Msg)
-			} else {
-				fmt.Fprintf(w, "%s: done in %.1f s\n", prefix, e.Elapsed.Seconds())
-			}
+			printStepEnd(w, prefix, e)
 		case e.Done == 0 && e.Total == 0 && bar == nil:
 			if !tty {
 				fmt.Fprintf(w, "%s: %s\n", prefix, e.Msg)
@@ -114,84 +110,26 @@ func demoProgress(w io.Writer, tty bool) func(demo.Event) {
 	}
 }
 
+// printStepEnd prints the line that ends a step.
+func printStepEnd(w io.Writer, prefix string, e demo.Event) {
+	if e.Skipped {
+		fmt.Fprintf(w, "%s: skipped: %s\n", prefix, e.Msg)
+		return
+	}
+	fmt.Fprintf(w, "%s: done in %.1f s\n", prefix, e.Elapsed.Seconds())
+}
+
 // writeDemoSummary prints the closing summary: the headline figures of both
 // jobs, the Stage II verdicts and where every output is.
 func writeDemoSummary(w io.Writer, res *demo.Result) error {
 	fmt.Fprintf(w, "\nbenchforge demo finished in %.0f s\n\n", res.Seconds)
 	if a := res.Audit; a != nil {
-		if tb := a.Testbed; tb != nil {
-			fmt.Fprintln(w, "Audit, Stage I (repository presence, known-membership testbed):")
-			t := output.Table{Header: []string{"configuration", "AUC", "TPR", "FPR", "calls", "repos"}}
-			for _, c := range tb.Summary {
-				auc := "n/a"
-				if c.AUC != nil {
-					auc = fmt.Sprintf("%.3f", *c.AUC)
-				}
-				t.Add(c.Config, auc, fmt.Sprintf("%.3f", c.TPR), fmt.Sprintf("%.3f", c.FPR), c.Calls, c.Repos)
-			}
-			if err := t.Write(w); err != nil {
-				return err
-			}
-			v := output.Table{Header: []string{"repository", "label", "p-value", "verdict"}}
-			for _, r := range tb.Repos {
-				label := "unseen"
-				switch {
-				case r.Seen:
-					label = "seen"
-				case r.Control:
-					label = "control"
-				case r.Reuse != "":
-					label = "unseen+reuse"
-				}
-				rv := r.Verdicts[testbed.ConfigFull]
-				v.Add(r.Name, label, fmt.Sprintf("%.3g", rv.PValue), rv.Verdict)
-			}
-			fmt.Fprintln(w)
-			if err := v.Write(w); err != nil {
-				return err
-			}
-			fmt.Fprintln(w)
-		}
-		if e := a.Stage2Eval; e != nil {
-			fmt.Fprintf(w, "Audit, Stage II (patch presence at the cutoff): AUC %.3f  TPR %.3f  FPR %.3f over %d samples\n", e.AUC, e.TPR, e.FPR, e.N)
-			t := output.Table{Header: []string{"sample", "label", "verdict", "method", "score"}}
-			for _, s := range a.Stage2 {
-				t.Add(s.Sample.ID, map[bool]string{true: "present", false: "absent"}[s.Label], s.Verdict.Verdict, s.Verdict.Method, fmt.Sprintf("%.3f", s.Verdict.Score))
-			}
-			if err := t.Write(w); err != nil {
-				return err
-			}
-			fmt.Fprintln(w)
-		}
-		if x := a.Rescore; x != nil && x.Result != nil {
-			fmt.Fprintf(w, "Audit, re-scoring on clean samples (benchchecker §6): %d mutation bugs in the testbed's Java repositories; difficulty by the demo's rule (%s)\n", x.Samples, demo.DifficultyRule)
-			m := output.Table{Header: []string{"model", "resolved, member repos", "resolved, other repos"}}
-			for _, md := range x.Models {
-				m.Add(md.Name, fmt.Sprintf("%d/%d", md.Members.Resolved, md.Members.Total), fmt.Sprintf("%d/%d", md.NonMembers.Resolved, md.NonMembers.Total))
-			}
-			if err := m.Write(w); err != nil {
-				return err
-			}
-			fmt.Fprintln(w)
-			st := x.Result.Tables()[0]
-			fmt.Fprintln(w, st.Caption)
-			if err := (&output.Table{Header: st.Header, Rows: st.Rows}).Write(w); err != nil {
-				return err
-			}
-			fmt.Fprintln(w, st.Note)
-			fmt.Fprintln(w)
+		if err := writeDemoAudit(w, a); err != nil {
+			return err
 		}
 	}
 	if s := res.Synth; s != nil {
-		fmt.Fprintf(w, "Synth: %d seeds (%d excluded)", len(s.Seeds), len(s.Excluded))
-		if s.Gate != nil {
-			fmt.Fprintf(w, "; %d candidates, %d accepted by the gates", s.Gate.Total, s.Accepted)
-		}
-		if v := s.Verify; v != nil {
-			c := v.Table.Pooled.C
-			fmt.Fprintf(w, "; JVM-confirmed at the patched site %d/%d", c.K, c.N)
-		}
-		fmt.Fprintln(w)
+		writeDemoSynth(w, s)
 	}
 	for _, st := range res.Steps {
 		if st.Skipped != "" {
@@ -207,6 +145,108 @@ func writeDemoSummary(w io.Writer, res *demo.Result) error {
 	fmt.Fprintf(w, "Synth records: %s\n", filepath.Join(res.Out, "synth"))
 	fmt.Fprintf(w, "Everything as JSON: %s\n", filepath.Join(res.Out, "summary.json"))
 	return nil
+}
+
+// writeDemoAudit prints the audit's part of the summary: Stage I, Stage II
+// and the re-scoring, each when it ran.
+func writeDemoAudit(w io.Writer, a *demo.Audit) error {
+	if tb := a.Testbed; tb != nil {
+		if err := writeDemoStage1(w, tb); err != nil {
+			return err
+		}
+	}
+	if e := a.Stage2Eval; e != nil {
+		fmt.Fprintf(w, "Audit, Stage II (patch presence at the cutoff): AUC %.3f  TPR %.3f  FPR %.3f over %d samples\n", e.AUC, e.TPR, e.FPR, e.N)
+		t := output.Table{Header: []string{"sample", "label", "verdict", "method", "score"}}
+		for _, s := range a.Stage2 {
+			t.Add(s.Sample.ID, map[bool]string{true: "present", false: "absent"}[s.Label], s.Verdict.Verdict, s.Verdict.Method, fmt.Sprintf("%.3f", s.Verdict.Score))
+		}
+		if err := t.Write(w); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	if x := a.Rescore; x != nil && x.Result != nil {
+		return writeDemoRescore(w, x)
+	}
+	return nil
+}
+
+// writeDemoStage1 prints the testbed's figures per configuration and its
+// verdict per repository.
+func writeDemoStage1(w io.Writer, tb *testbed.QuickResult) error {
+	fmt.Fprintln(w, "Audit, Stage I (repository presence, known-membership testbed):")
+	t := output.Table{Header: []string{"configuration", "AUC", "TPR", "FPR", "calls", "repos"}}
+	for _, c := range tb.Summary {
+		auc := "n/a"
+		if c.AUC != nil {
+			auc = fmt.Sprintf("%.3f", *c.AUC)
+		}
+		t.Add(c.Config, auc, fmt.Sprintf("%.3f", c.TPR), fmt.Sprintf("%.3f", c.FPR), c.Calls, c.Repos)
+	}
+	if err := t.Write(w); err != nil {
+		return err
+	}
+	v := output.Table{Header: []string{"repository", "label", "p-value", "verdict"}}
+	for _, r := range tb.Repos {
+		rv := r.Verdicts[testbed.ConfigFull]
+		v.Add(r.Name, testbedLabel(r), fmt.Sprintf("%.3g", rv.PValue), rv.Verdict)
+	}
+	fmt.Fprintln(w)
+	if err := v.Write(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// testbedLabel is a testbed repository's known membership.
+func testbedLabel(r testbed.QuickRepo) string {
+	switch {
+	case r.Seen:
+		return "seen"
+	case r.Control:
+		return "control"
+	case r.Reuse != "":
+		return "unseen+reuse"
+	}
+	return "unseen"
+}
+
+// writeDemoRescore prints the re-scoring: each model's resolution on its
+// member and other repositories, then the overall table.
+func writeDemoRescore(w io.Writer, x *demo.Rescore) error {
+	fmt.Fprintf(w, "Audit, re-scoring on clean samples (benchchecker §6): %d mutation bugs in the testbed's Java repositories; difficulty by the demo's rule (%s)\n", x.Samples, demo.DifficultyRule)
+	m := output.Table{Header: []string{"model", "resolved, member repos", "resolved, other repos"}}
+	for _, md := range x.Models {
+		m.Add(md.Name, fmt.Sprintf("%d/%d", md.Members.Resolved, md.Members.Total), fmt.Sprintf("%d/%d", md.NonMembers.Resolved, md.NonMembers.Total))
+	}
+	if err := m.Write(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	st := x.Result.Tables()[0]
+	fmt.Fprintln(w, st.Caption)
+	if err := (&output.Table{Header: st.Header, Rows: st.Rows}).Write(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, st.Note)
+	fmt.Fprintln(w)
+	return nil
+}
+
+// writeDemoSynth prints the synth job's line: seeds, gated candidates and
+// JVM confirmation.
+func writeDemoSynth(w io.Writer, s *demo.Synth) {
+	fmt.Fprintf(w, "Synth: %d seeds (%d excluded)", len(s.Seeds), len(s.Excluded))
+	if s.Gate != nil {
+		fmt.Fprintf(w, "; %d candidates, %d accepted by the gates", s.Gate.Total, s.Accepted)
+	}
+	if v := s.Verify; v != nil {
+		c := v.Table.Pooled.C
+		fmt.Fprintf(w, "; JVM-confirmed at the patched site %d/%d", c.K, c.N)
+	}
+	fmt.Fprintln(w)
 }
 
 func relAll(base string, paths []string) []string {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -86,8 +87,14 @@ func runDiffMethods(a *app, o diffMethodsOptions) error {
 	if o.asJSON {
 		return writeJSON(a.stdout, rep)
 	}
+	return printDiffMethods(a.stdout, o, res)
+}
+
+// printDiffMethods is the text output: one row per changed function, then
+// with --patch the unified diff.
+func printDiffMethods(w io.Writer, o diffMethodsOptions, res *change.Result) error {
 	if len(res.Functions) == 0 {
-		_, err := fmt.Fprintf(a.stdout, "no changes between %s and %s\n", o.old, o.new)
+		_, err := fmt.Fprintf(w, "no changes between %s and %s\n", o.old, o.new)
 		return err
 	}
 	t := &output.Table{Header: []string{"FUNCTION", "KIND", "SIDE", "OLD", "NEW", "+", "-", "BODY"}}
@@ -102,11 +109,11 @@ func runDiffMethods(a *app, o diffMethodsOptions) error {
 		}
 		t.Add(name, kind, f.Side, span(f.Old), span(f.New), f.Added, f.Deleted, body)
 	}
-	if err := t.Write(a.stdout); err != nil {
+	if err := t.Write(w); err != nil {
 		return err
 	}
 	if o.patch {
-		_, err := fmt.Fprint(a.stdout, "\n", strings.TrimRight(res.Diff.String(), "\n"), "\n")
+		_, err := fmt.Fprint(w, "\n", strings.TrimRight(res.Diff.String(), "\n"), "\n")
 		return err
 	}
 	return nil

@@ -56,15 +56,18 @@ func (a *app) writeIndexSummary(ix *refindex.Index, out string, sources []string
 	return err
 }
 
+// indexBuildOptions are the flags of `index build`.
+type indexBuildOptions struct {
+	corpus           []string
+	out              string
+	exts             []string
+	repoCol, textCol string
+	maxFile          int64
+	asJSON           bool
+}
+
 func newIndexBuildCmd(a *app) *cobra.Command {
-	var (
-		corpus           []string
-		out              string
-		exts             []string
-		repoCol, textCol string
-		maxFile          int64
-		asJSON           bool
-	)
+	o := &indexBuildOptions{}
 	cmd := &cobra.Command{
 		Use:   "build [--corpus DIR|ZIP|PARQUET...] --out FILE",
 		Short: "Count, for every word, the repositories of a corpus that contain it",
@@ -78,71 +81,99 @@ this machine: the JDK's src.zip modules and the Python standard library.`,
   benchforge index build --corpus /srv/clones --out shard1.idx
   benchforge index build --corpus the-stack/java/train-00000.parquet --out s0.idx`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := requireFlag(cmd, "out", out); err != nil {
-				return err
-			}
-			var sources []refindex.Source
-			if len(corpus) == 0 {
-				def, err := refindex.DefaultSources(a.ctx)
-				if err != nil {
-					return err
-				}
-				sources = def
-			}
-			for _, c := range corpus {
-				sources = append(sources, refindex.Source{Path: c, RepoColumn: repoCol, ContentColumn: textCol})
-			}
-			opts := refindex.Options{MaxFileBytes: maxFile}
-			for _, e := range exts {
-				if e != "*" && !strings.HasPrefix(e, ".") {
-					e = "." + e
-				}
-				opts.Exts = append(opts.Exts, strings.ToLower(e))
-			}
-			var bar *progressbar.ProgressBar
-			if isTerminal(a.stderr) {
-				opts.Progress = func(p refindex.Progress) {
-					if bar == nil {
-						total := p.Total
-						if total == 0 {
-							total = -1
-						}
-						bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(a.stderr),
-							progressbar.OptionShowBytes(true), progressbar.OptionSetDescription("indexing"),
-							progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-					}
-					bar.Describe(fmt.Sprintf("indexing (%d repositories)", p.Repos))
-					_ = bar.Set64(p.Bytes)
-				}
-			}
-			start := time.Now()
-			ix, err := refindex.Build(a.ctx, sources, opts)
-			if bar != nil {
-				_ = bar.Finish()
-			}
-			if err != nil {
-				return err
-			}
-			if err := ix.Save(out); err != nil {
-				return err
-			}
-			paths := make([]string, len(sources))
-			for i, s := range sources {
-				paths[i] = s.Path
-			}
-			return a.writeIndexSummary(ix, out, paths, start, asJSON)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runIndexBuild(a, cmd, o) },
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&corpus, "corpus", nil, "corpus directory, .zip/.jar or .parquet (repeatable); default: JDK src.zip + Python stdlib")
-	f.StringVar(&out, "out", "", "index file to write")
-	f.StringSliceVar(&exts, "ext", nil, "file extensions to read from DIR/ZIP corpora (default: common source extensions; '*' for all text files)")
-	f.StringVar(&repoCol, "repo-column", "", "Parquet repository column (default: repo_name, max_stars_repo_name, repo, ...)")
-	f.StringVar(&textCol, "content-column", "", "Parquet content column (default: content, text, code, ...)")
-	f.Int64Var(&maxFile, "max-file-bytes", 0, "skip larger files (default 4 MiB)")
-	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	f.StringArrayVar(&o.corpus, "corpus", nil, "corpus directory, .zip/.jar or .parquet (repeatable); default: JDK src.zip + Python stdlib")
+	f.StringVar(&o.out, "out", "", "index file to write")
+	f.StringSliceVar(&o.exts, "ext", nil, "file extensions to read from DIR/ZIP corpora (default: common source extensions; '*' for all text files)")
+	f.StringVar(&o.repoCol, "repo-column", "", "Parquet repository column (default: repo_name, max_stars_repo_name, repo, ...)")
+	f.StringVar(&o.textCol, "content-column", "", "Parquet content column (default: content, text, code, ...)")
+	f.Int64Var(&o.maxFile, "max-file-bytes", 0, "skip larger files (default 4 MiB)")
+	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
 	return cmd
+}
+
+// runIndexBuild builds the index over the sources, saves it and prints
+// its summary.
+func runIndexBuild(a *app, cmd *cobra.Command, o *indexBuildOptions) error {
+	if err := requireFlag(cmd, "out", o.out); err != nil {
+		return err
+	}
+	sources, err := o.sources(a)
+	if err != nil {
+		return err
+	}
+	opts := refindex.Options{MaxFileBytes: o.maxFile, Exts: normExts(o.exts)}
+	start := time.Now()
+	ix, err := buildIndexWithBar(a, sources, opts)
+	if err != nil {
+		return err
+	}
+	if err := ix.Save(o.out); err != nil {
+		return err
+	}
+	paths := make([]string, len(sources))
+	for i, s := range sources {
+		paths[i] = s.Path
+	}
+	return a.writeIndexSummary(ix, o.out, paths, start, o.asJSON)
+}
+
+// sources are the --corpus sources, or without any the code on this
+// machine (refindex.DefaultSources).
+func (o *indexBuildOptions) sources(a *app) ([]refindex.Source, error) {
+	var sources []refindex.Source
+	if len(o.corpus) == 0 {
+		def, err := refindex.DefaultSources(a.ctx)
+		if err != nil {
+			return nil, err
+		}
+		sources = def
+	}
+	for _, c := range o.corpus {
+		sources = append(sources, refindex.Source{Path: c, RepoColumn: o.repoCol, ContentColumn: o.textCol})
+	}
+	return sources, nil
+}
+
+// normExts are the --ext values as lower-case extensions with their dot
+// ("*" stays).
+func normExts(exts []string) []string {
+	var out []string
+	for _, e := range exts {
+		if e != "*" && !strings.HasPrefix(e, ".") {
+			e = "." + e
+		}
+		out = append(out, strings.ToLower(e))
+	}
+	return out
+}
+
+// buildIndexWithBar builds the index, with a progress bar of the bytes
+// read when stderr is a terminal.
+func buildIndexWithBar(a *app, sources []refindex.Source, opts refindex.Options) (*refindex.Index, error) {
+	var bar *progressbar.ProgressBar
+	if isTerminal(a.stderr) {
+		opts.Progress = func(p refindex.Progress) {
+			if bar == nil {
+				total := p.Total
+				if total == 0 {
+					total = -1
+				}
+				bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(a.stderr),
+					progressbar.OptionShowBytes(true), progressbar.OptionSetDescription("indexing"),
+					progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+			}
+			bar.Describe(fmt.Sprintf("indexing (%d repositories)", p.Repos))
+			_ = bar.Set64(p.Bytes)
+		}
+	}
+	ix, err := refindex.Build(a.ctx, sources, opts)
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	return ix, err
 }
 
 func newIndexMergeCmd(a *app) *cobra.Command {

@@ -57,51 +57,64 @@ var durationRanges = map[string][2]time.Duration{
 func checkRanges(cmd *cobra.Command) error {
 	var err error
 	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if err != nil {
-			return
-		}
-		if r, ok := durationRanges[f.Name]; ok && f.Value.Type() == "duration" {
-			d, perr := time.ParseDuration(f.Value.String())
-			if perr == nil && (d < r[0] || d > r[1]) {
-				err = fmt.Errorf("--%s %v: must be between %v and %v: %w", f.Name, d, r[0], r[1], errs.ErrUsage)
-			}
-			return
-		}
-		r, ok := flagRanges[f.Name]
-		if !ok {
-			return
-		}
-		switch f.Value.Type() {
-		case "int", "int64", "float64", "uint", "uint64":
-		default:
-			return
-		}
-		v, perr := strconv.ParseFloat(f.Value.String(), 64)
-		if perr != nil {
-			return
-		}
-		zeroOK := strings.Contains(f.Usage, "(0:") || strings.Contains(f.Usage, "(0 =") || strings.Contains(f.Usage, "(default 0")
-		if v == 0 && zeroOK {
-			return
-		}
-		if v < r.min || v > r.max {
-			allowed := fmt.Sprintf("between %s and %s", num(r.min), num(r.max))
-			if zeroOK {
-				allowed += ", or 0 for the default"
-			}
-			err = fmt.Errorf("--%s %s: must be %s: %w", f.Name, f.Value.String(), allowed, errs.ErrUsage)
+		if err == nil {
+			err = checkRange(f)
 		}
 	})
 	if err != nil {
 		return err
 	}
-	lo, hi := cmd.Flags().Lookup("min-lines"), cmd.Flags().Lookup("max-lines")
-	if lo != nil && hi != nil && (lo.Changed || hi.Changed) {
-		a, _ := strconv.Atoi(lo.Value.String())
-		b, _ := strconv.Atoi(hi.Value.String())
-		if b > 0 && a > b { // 0 is the (mode-dependent) default
-			return fmt.Errorf("--min-lines %d is above --max-lines %d: %w", a, b, errs.ErrUsage)
+	return checkLineBounds(cmd)
+}
+
+// checkRange checks one set flag against its range, if it has one.
+func checkRange(f *pflag.Flag) error {
+	if r, ok := durationRanges[f.Name]; ok && f.Value.Type() == "duration" {
+		d, err := time.ParseDuration(f.Value.String())
+		if err == nil && (d < r[0] || d > r[1]) {
+			return fmt.Errorf("--%s %v: must be between %v and %v: %w", f.Name, d, r[0], r[1], errs.ErrUsage)
 		}
+		return nil
+	}
+	r, ok := flagRanges[f.Name]
+	if !ok || !numericFlag(f) {
+		return nil
+	}
+	v, err := strconv.ParseFloat(f.Value.String(), 64)
+	if err != nil {
+		return nil
+	}
+	zeroOK := strings.Contains(f.Usage, "(0:") || strings.Contains(f.Usage, "(0 =") || strings.Contains(f.Usage, "(default 0")
+	if v == 0 && zeroOK || v >= r.min && v <= r.max {
+		return nil
+	}
+	allowed := fmt.Sprintf("between %s and %s", num(r.min), num(r.max))
+	if zeroOK {
+		allowed += ", or 0 for the default"
+	}
+	return fmt.Errorf("--%s %s: must be %s: %w", f.Name, f.Value.String(), allowed, errs.ErrUsage)
+}
+
+// numericFlag reports whether f holds a number flagRanges can bound.
+func numericFlag(f *pflag.Flag) bool {
+	switch f.Value.Type() {
+	case "int", "int64", "float64", "uint", "uint64":
+		return true
+	}
+	return false
+}
+
+// checkLineBounds refuses a --min-lines above --max-lines when either was
+// set.
+func checkLineBounds(cmd *cobra.Command) error {
+	lo, hi := cmd.Flags().Lookup("min-lines"), cmd.Flags().Lookup("max-lines")
+	if lo == nil || hi == nil || !lo.Changed && !hi.Changed {
+		return nil
+	}
+	a, _ := strconv.Atoi(lo.Value.String())
+	b, _ := strconv.Atoi(hi.Value.String())
+	if b > 0 && a > b { // 0 is the (mode-dependent) default
+		return fmt.Errorf("--min-lines %d is above --max-lines %d: %w", a, b, errs.ErrUsage)
 	}
 	return nil
 }

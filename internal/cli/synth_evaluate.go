@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
@@ -19,19 +20,8 @@ import (
 	"github.com/benchforge/benchforge/internal/synth/evaluate"
 )
 
-func newSynthEvaluateCmd(a *app) *cobra.Command {
-	var (
-		corpusPath, seedsPath, predPath, out string
-		runSeeds                             []uint
-		sweep                                []int
-		opt                                  evaluate.Options
-		exportHF, renderOnly, asJSON         bool
-		probe                                probeFlags
-	)
-	cmd := &cobra.Command{
-		Use:   "evaluate --pairs FILE --seeds FILE --out DIR",
-		Short: "Leakage-controlled detector evaluation: train on synthetic pairs, test on real ones (rxsynth §7)",
-		Long: `evaluate assigns the real seed pairs to folds at source-bug granularity
+// synthEvaluateLong is the help of `synth evaluate`.
+const synthEvaluateLong = `evaluate assigns the real seed pairs to folds at source-bug granularity
 (exception-stratified unless --unstratified, shuffled by each run seed) and,
 for every fold, trains on the synthetic pairs whose provenance is disjoint
 from the held-out source bugs: a pair is dropped when any example_bug_id
@@ -64,52 +54,73 @@ other model (training "none") plus a probe table with specificity, recall,
 position-conditional accuracies and the share choosing the first method.
 The model calls are recorded in DIR/manifest.json. --probe needs no
 --pairs: with --seeds alone only the probes and the length rule run.
-` + modelSpecHelp,
-		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				return fmt.Errorf("%w: --out DIR is required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
-			}
-			if cmd.Flags().Changed("run-seeds") {
-				opt.RunSeeds = nil
-				for _, s := range runSeeds {
-					opt.RunSeeds = append(opt.RunSeeds, uint64(s))
-				}
-			}
-			if cmd.Flags().Changed("sweep") {
-				opt.Sweep = sweep
-			}
-			return runSynthEvaluate(a, cmd, evaluateRun{pairs: corpusPath, seeds: seedsPath, predictions: predPath, out: out,
-				opt: opt, exportHF: exportHF, renderOnly: renderOnly, asJSON: asJSON, probe: probe})
-		},
+` + modelSpecHelp
+
+// evaluateFlags are the flags of `synth evaluate`: the run, and the flags
+// the run takes converted.
+type evaluateFlags struct {
+	evaluateRun
+	runSeeds []uint
+	sweep    []int
+}
+
+func newSynthEvaluateCmd(a *app) *cobra.Command {
+	o := &evaluateFlags{}
+	cmd := &cobra.Command{
+		Use:   "evaluate --pairs FILE --seeds FILE --out DIR",
+		Short: "Leakage-controlled detector evaluation: train on synthetic pairs, test on real ones (rxsynth §7)",
+		Long:  synthEvaluateLong,
+		Args:  usageArgs(cobra.NoArgs),
+		RunE:  func(cmd *cobra.Command, args []string) error { return o.run(a, cmd) },
 	}
-	f := cmd.Flags()
-	f.StringVar(&corpusPath, "pairs", "", "synthetic pairs JSONL (corpus.Pair records)")
-	f.StringVar(&corpusPath, "corpus", "", "old name of --pairs")
-	_ = f.MarkDeprecated("corpus", "use --pairs (--corpus names source code to learn from)")
-	f.StringVar(&seedsPath, "seeds", "", "real seed pairs JSONL (corpus.Seed records)")
-	f.StringVar(&predPath, "predictions", "", "analyse these external predictions (JSONL) instead of training")
-	f.StringVar(&out, "out", "", "output directory")
-	f.IntVar(&opt.Folds, "folds", 5, "source-bug folds")
-	f.UintSliceVar(&runSeeds, "run-seeds", []uint{42, 7, 123}, "run seeds (fold shuffle and model seeds)")
-	f.BoolVar(&opt.Unstratified, "unstratified", false, "do not stratify folds by exception type")
-	f.StringSliceVar(&opt.Models, "models", []string{evaluate.ModelLR, evaluate.ModelRF, evaluate.ModelGB}, "models: lr, rf, gb")
-	f.IntVar(&opt.Trees, "trees", 100, "random-forest trees and boosting stages")
-	f.IntVar(&opt.Bootstrap, "bootstrap", 10000, "pair-cluster bootstrap resamples")
-	f.IntSliceVar(&sweep, "sweep", evaluate.DefaultSweep, "training sizes of the sweep (the whole corpus is always added)")
-	f.BoolVar(&opt.NoSweep, "no-sweep", false, "skip the training-size sweep")
-	f.BoolVar(&opt.NoLeaky, "no-leaky", false, "skip the leaky (provenance filter off) diagnostic")
-	f.BoolVar(&opt.NoRealCV, "no-real-cv", false, "skip the real-to-real Δ-feature LR baseline")
-	f.IntVar(&opt.Workers, "workers", 0, "concurrent model fits (0 = all CPUs)")
-	f.BoolVar(&exportHF, "export-hf", false, "also write the folds as Hugging Face JSONL splits under DIR/hf")
-	f.BoolVar(&renderOnly, "render-only", false, "re-render DIR/evaluation.json without recomputing")
-	f.BoolVar(&asJSON, "json", false, jsonUsage)
-	f.StringSliceVar(&probe.specs, "probe", nil, "zero-shot probe model spec (repeatable or comma-separated), e.g. openai:gpt-4o-mini or ngram:FILE.bfng")
-	f.StringSliceVar(&probe.tasks, "probe-tasks", []string{evaluate.Isolated, evaluate.PairTask}, "probe tasks: isolated, pair")
-	f.IntVar(&probe.workers, "probe-workers", 4, "concurrent probe model calls")
-	f.IntVar(&probe.maxTokens, "probe-max-tokens", 256, "longest probe answer, in tokens")
-	probe.models.add(f)
+	o.addFlags(cmd.Flags())
 	return cmd
+}
+
+// addFlags declares the flags of `synth evaluate`.
+func (o *evaluateFlags) addFlags(f *pflag.FlagSet) {
+	f.StringVar(&o.pairs, "pairs", "", "synthetic pairs JSONL (corpus.Pair records)")
+	f.StringVar(&o.pairs, "corpus", "", "old name of --pairs")
+	_ = f.MarkDeprecated("corpus", "use --pairs (--corpus names source code to learn from)")
+	f.StringVar(&o.seeds, "seeds", "", "real seed pairs JSONL (corpus.Seed records)")
+	f.StringVar(&o.predictions, "predictions", "", "analyse these external predictions (JSONL) instead of training")
+	f.StringVar(&o.out, "out", "", "output directory")
+	f.IntVar(&o.opt.Folds, "folds", 5, "source-bug folds")
+	f.UintSliceVar(&o.runSeeds, "run-seeds", []uint{42, 7, 123}, "run seeds (fold shuffle and model seeds)")
+	f.BoolVar(&o.opt.Unstratified, "unstratified", false, "do not stratify folds by exception type")
+	f.StringSliceVar(&o.opt.Models, "models", []string{evaluate.ModelLR, evaluate.ModelRF, evaluate.ModelGB}, "models: lr, rf, gb")
+	f.IntVar(&o.opt.Trees, "trees", 100, "random-forest trees and boosting stages")
+	f.IntVar(&o.opt.Bootstrap, "bootstrap", 10000, "pair-cluster bootstrap resamples")
+	f.IntSliceVar(&o.sweep, "sweep", evaluate.DefaultSweep, "training sizes of the sweep (the whole corpus is always added)")
+	f.BoolVar(&o.opt.NoSweep, "no-sweep", false, "skip the training-size sweep")
+	f.BoolVar(&o.opt.NoLeaky, "no-leaky", false, "skip the leaky (provenance filter off) diagnostic")
+	f.BoolVar(&o.opt.NoRealCV, "no-real-cv", false, "skip the real-to-real Δ-feature LR baseline")
+	f.IntVar(&o.opt.Workers, "workers", 0, "concurrent model fits (0 = all CPUs)")
+	f.BoolVar(&o.exportHF, "export-hf", false, "also write the folds as Hugging Face JSONL splits under DIR/hf")
+	f.BoolVar(&o.renderOnly, "render-only", false, "re-render DIR/evaluation.json without recomputing")
+	f.BoolVar(&o.asJSON, "json", false, jsonUsage)
+	f.StringSliceVar(&o.probe.specs, "probe", nil, "zero-shot probe model spec (repeatable or comma-separated), e.g. openai:gpt-4o-mini or ngram:FILE.bfng")
+	f.StringSliceVar(&o.probe.tasks, "probe-tasks", []string{evaluate.Isolated, evaluate.PairTask}, "probe tasks: isolated, pair")
+	f.IntVar(&o.probe.workers, "probe-workers", 4, "concurrent probe model calls")
+	f.IntVar(&o.probe.maxTokens, "probe-max-tokens", 256, "longest probe answer, in tokens")
+	o.probe.models.add(f)
+}
+
+// run checks --out, takes --run-seeds and --sweep when given, and runs.
+func (o *evaluateFlags) run(a *app, cmd *cobra.Command) error {
+	if o.out == "" {
+		return fmt.Errorf("%w: --out DIR is required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+	}
+	if cmd.Flags().Changed("run-seeds") {
+		o.opt.RunSeeds = nil
+		for _, s := range o.runSeeds {
+			o.opt.RunSeeds = append(o.opt.RunSeeds, uint64(s))
+		}
+	}
+	if cmd.Flags().Changed("sweep") {
+		o.opt.Sweep = o.sweep
+	}
+	return runSynthEvaluate(a, cmd, o.evaluateRun)
 }
 
 // evaluateRun is one `synth evaluate` run.

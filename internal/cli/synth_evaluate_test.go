@@ -170,6 +170,16 @@ func TestSynthEvaluateProbe(t *testing.T) {
 	if n == 0 || calls.Load() != int64(4*n) || len(rep.Probes) != 2 {
 		t.Fatalf("%d measured seeds, %d calls, %d probe rows", n, calls.Load(), len(rep.Probes))
 	}
+	checkAlwaysProbeRows(t, rep, spec, n)
+	checkProbePredictions(t, out, spec, n)
+	checkProbeRerun(t, args, out, calls, n)
+	checkProbeRender(t, out)
+}
+
+// checkAlwaysProbeRows checks the figures of the always-"defective, A"
+// model over n seeds: its probe rows, its two result rows and the config.
+func checkAlwaysProbeRows(t *testing.T, rep evaluate.Report, spec string, n int) {
+	t.Helper()
 	one := func(p *float64, want float64) bool { return p != nil && *p == want }
 	iso, pair := rep.Probes[0], rep.Probes[1]
 	if iso.Model != spec || iso.N != 2*n || iso.Unparseable != 0 || !one(iso.Accuracy, 0.5) || !one(iso.Specificity, 0) || !one(iso.Recall, 1) {
@@ -187,6 +197,12 @@ func TestSynthEvaluateProbe(t *testing.T) {
 	if found != 2 || rep.Config.Folds != 2 || rep.Config.ProbePromptHash != evaluate.ProbePromptHash || len(rep.FoldStats) == 0 {
 		t.Errorf("probe results %d (want 2), config %+v", found, rep.Config)
 	}
+}
+
+// checkProbePredictions checks the manifest and the model's 4n probe
+// predictions in out.
+func checkProbePredictions(t *testing.T, out, spec string, n int) {
+	t.Helper()
 	if _, err := os.Stat(filepath.Join(out, "manifest.json")); err != nil {
 		t.Error(err)
 	}
@@ -200,9 +216,15 @@ func TestSynthEvaluateProbe(t *testing.T) {
 	if probePreds != 4*n {
 		t.Errorf("%d probe predictions written, want %d", probePreds, 4*n)
 	}
+}
+
+// checkProbeRerun reruns args: every answer is in the log, so no call is
+// made; another answer length is refused by name.
+func checkProbeRerun(t *testing.T, args []string, out string, calls *atomic.Int64, n int) {
+	t.Helper()
 	// Rerun: every answer is in the log, so no call is made, not even a
 	// cached one, and the log gains nothing.
-	code, _, stderr = runSynthCLI(t, args...)
+	code, _, stderr := runSynthCLI(t, args...)
 	if code != 0 || calls.Load() != int64(4*n) || !strings.Contains(stderr, "0 answers asked now") {
 		t.Errorf("rerun: exit %d, %d calls; stderr %s", code, calls.Load(), stderr)
 	}
@@ -214,7 +236,12 @@ func TestSynthEvaluateProbe(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "probe_max_tokens: 256 → 64") || calls.Load() != int64(4*n) {
 		t.Errorf("rerun with --probe-max-tokens 64: exit %d, %d calls; stderr %s", code, calls.Load(), stderr)
 	}
-	// The probe tables come back from evaluation.json alone.
+}
+
+// checkProbeRender checks that the probe tables come back from
+// evaluation.json alone (--render-only).
+func checkProbeRender(t *testing.T, out string) {
+	t.Helper()
 	md, _ := os.ReadFile(filepath.Join(out, "evaluation.md"))
 	if !strings.Contains(string(md), "Zero-shot pair probes") || !strings.Contains(string(md), "100.0 / 0.0") {
 		t.Errorf("evaluation.md lacks the probe tables:\n%s", md)

@@ -113,12 +113,8 @@ type generateFlags struct {
 	total, floor, capN                               int
 }
 
-func newSynthGenerateCmd(a *app) *cobra.Command {
-	var f generateFlags
-	cmd := &cobra.Command{
-		Use:   "generate --generator mutation|MODEL-SPEC --out DIR",
-		Short: "Generate candidate bug/fix pairs and gate them (rxsynth §4)",
-		Long: `generate grows candidate pairs and runs the generation-time gates on them.
+// synthGenerateLong is the help of `synth generate`.
+const synthGenerateLong = `generate grows candidate pairs and runs the generation-time gates on them.
 
 --generator mutation (offline, no API) mutates correct methods of a Java
 source corpus (--corpus: a src.zip or directory; default the JDK's src.zip)
@@ -158,10 +154,23 @@ same command resumes without paying twice.
 DIR/candidates.jsonl and DIR/attempts.jsonl are append-only: rerunning the
 same command resumes where a killed run stopped. The gates then rewrite
 DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
-'synth gate' does).`,
-		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error { return runSynthGenerate(a, cmd, &f) },
+'synth gate' does).`
+
+func newSynthGenerateCmd(a *app) *cobra.Command {
+	f := &generateFlags{}
+	cmd := &cobra.Command{
+		Use:   "generate --generator mutation|MODEL-SPEC --out DIR",
+		Short: "Generate candidate bug/fix pairs and gate them (rxsynth §4)",
+		Long:  synthGenerateLong,
+		Args:  usageArgs(cobra.NoArgs),
+		RunE:  func(cmd *cobra.Command, args []string) error { return runSynthGenerate(a, cmd, f) },
 	}
+	f.addFlags(cmd)
+	return cmd
+}
+
+// addFlags declares the flags of `synth generate` on cmd.
+func (f *generateFlags) addFlags(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.genSpec, "generator", "mutation", "generator: mutation, or a model spec (openai:…, anthropic:…, ngram:FILE)")
 	fl.StringVar(&f.mode, "mode", modeGrounded, "model generator mode: seed-grounded or zero-shot")
@@ -183,7 +192,6 @@ DIR/pairs.jsonl, DIR/rejections.jsonl and DIR/gate_summary.json (as
 	fl.IntVar(&f.mopts.MaxLines, "max-lines", 0, "largest method to mutate, in lines (0: 60, grounded 300)")
 	addJSON(fl, &f.asJSON)
 	addGateFlags(cmd, &f.gopts)
-	return cmd
 }
 
 // runSynthGenerate checks the flags and the resume key of --out, then

@@ -6,25 +6,15 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/output"
 	"github.com/benchforge/benchforge/internal/synth/release"
 )
 
-func newSynthReleaseCmd(a *app) *cobra.Command {
-	var (
-		in       release.Inputs
-		opts     release.Options
-		iseMax   float64
-		out      string
-		checkDir string
-		asJSON   bool
-	)
-	cmd := &cobra.Command{
-		Use:   "release --core FILE --seeds FILE --out DIR [--validated-by judge|jvm] | --check DIR",
-		Short: "Package a validated corpus as a release with schemas, manifest and datasheet, or check one (rxsynth §8)",
-		Long: `release packages the partitions of a synthetic corpus (rxsynth §8.1):
+// synthReleaseLong is the help of `synth release`.
+const synthReleaseLong = `release packages the partitions of a synthetic corpus (rxsynth §8.1):
 
   core.jsonl       the validated pairs (--core), with exemplar provenance,
                    their validation and the release flags ise_low_confidence
@@ -64,34 +54,34 @@ against its schema, unique ids, exemplar ids in the id map, each core
 record's validation against the manifest's validated_by (one method per
 release; JVM evidence re-derived against the methods' patched site), flags,
 and the counts in the manifest and datasheet. Every problem names file:line
-and the field; the exit status is non-zero when there is one.`,
-		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if checkDir != "" {
-				if in.Core != "" || in.Seeds != "" || out != "" || cmd.Flags().Changed("validated-by") {
-					return fmt.Errorf("%w: --check DIR takes no build flags (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
-				}
-				return runReleaseCheck(a, checkDir, asJSON)
-			}
-			if in.Core == "" || in.Seeds == "" || out == "" {
-				return fmt.Errorf("%w: --core FILE, --seeds FILE and --out DIR are required, or --check DIR (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
-			}
-			switch {
-			case !release.ValidMethod(in.ValidatedBy):
-				return fmt.Errorf("%w: --validated-by %q: want %s or %s", errs.ErrUsage, in.ValidatedBy, release.ValidatedByJudge, release.ValidatedByJVM)
-			case in.ValidatedBy == release.ValidatedByJVM && in.Executions == "":
-				return fmt.Errorf("%w: --validated-by jvm needs --executions FILE, the executions.jsonl of the 'synth verify' run whose confirmed.jsonl is --core", errs.ErrUsage)
-			}
-			if cmd.Flags().Changed("ise-max-confidence") {
-				if iseMax < 0 || iseMax > 1 {
-					return fmt.Errorf("%w: --ise-max-confidence %v is outside [0, 1]", errs.ErrUsage, iseMax)
-				}
-				opts.ISEMaxConfidence = &iseMax
-			}
-			return runReleaseBuild(a, in, out, opts, asJSON)
-		},
+and the field; the exit status is non-zero when there is one.`
+
+// synthReleaseOptions are the flags of `synth release`.
+type synthReleaseOptions struct {
+	in       release.Inputs
+	opts     release.Options
+	iseMax   float64
+	out      string
+	checkDir string
+	asJSON   bool
+}
+
+func newSynthReleaseCmd(a *app) *cobra.Command {
+	o := &synthReleaseOptions{}
+	cmd := &cobra.Command{
+		Use:   "release --core FILE --seeds FILE --out DIR [--validated-by judge|jvm] | --check DIR",
+		Short: "Package a validated corpus as a release with schemas, manifest and datasheet, or check one (rxsynth §8)",
+		Long:  synthReleaseLong,
+		Args:  usageArgs(cobra.NoArgs),
+		RunE:  func(cmd *cobra.Command, args []string) error { return runSynthRelease(a, cmd, o) },
 	}
-	fl := cmd.Flags()
+	o.addFlags(cmd.Flags())
+	return cmd
+}
+
+// addFlags declares the flags of `synth release`.
+func (o *synthReleaseOptions) addFlags(fl *pflag.FlagSet) {
+	in, opts := &o.in, &o.opts
 	fl.StringVar(&in.Core, "core", "", "validated pairs JSONL: the judge's core.jsonl, or with --validated-by jvm synth verify's confirmed.jsonl")
 	fl.StringVar(&in.ValidatedBy, "validated-by", release.ValidatedByJudge, "how the core was validated: judge (LLM judge) or jvm (JVM execution, criterion (c); needs --executions)")
 	fl.StringArrayVar(&in.Excluded, "excluded", nil, "rejection log JSONL: judge excluded.jsonl or gate rejections.jsonl (repeatable)")
@@ -100,16 +90,52 @@ and the field; the exit status is non-zero when there is one.`,
 	fl.StringVar(&in.IDMap, "id-map", "", "extra identifier -> source bug rows: CSV (id,source_bug) or JSONL")
 	fl.StringVar(&in.Candidates, "candidates", "", "candidates JSONL from 'synth generate' (operator and source provenance)")
 	fl.StringVar(&in.Executions, "executions", "", "JVM execution records JSONL from 'synth verify' (required with --validated-by jvm)")
-	fl.StringVar(&out, "out", "", "release directory to create (must not exist or be empty)")
+	fl.StringVar(&o.out, "out", "", "release directory to create (must not exist or be empty)")
 	fl.StringVar(&opts.Name, "name", "", "dataset name for the manifest and datasheet")
 	fl.StringVar(&opts.Version, "version", "", "release version (default 1.0.0)")
 	fl.StringVar(&opts.License, "license", "", "data licence (default CC-BY-4.0)")
 	fl.StringVar(&opts.CodeLicense, "code-license", "", "SPDX licence of generated pairs with no real source (none by default: such pairs are refused); pairs from real code take their source's licence")
 	fl.StringVar(&opts.Repos, "repos", "", "directory of local clones of the pairs' source repositories, where their licences are read")
-	fl.Float64Var(&iseMax, "ise-max-confidence", 1, "flag IllegalStateException pairs accepted with at most this judge confidence (1: all, as rxsynth §8.1)")
-	fl.StringVar(&checkDir, "check", "", "validate the release in this directory instead of building one")
-	fl.BoolVar(&asJSON, "json", false, jsonUsage)
-	return cmd
+	fl.Float64Var(&o.iseMax, "ise-max-confidence", 1, "flag IllegalStateException pairs accepted with at most this judge confidence (1: all, as rxsynth §8.1)")
+	fl.StringVar(&o.checkDir, "check", "", "validate the release in this directory instead of building one")
+	fl.BoolVar(&o.asJSON, "json", false, jsonUsage)
+}
+
+// runSynthRelease checks a release (--check) or checks the build flags and
+// builds one.
+func runSynthRelease(a *app, cmd *cobra.Command, o *synthReleaseOptions) error {
+	if o.checkDir != "" {
+		if o.in.Core != "" || o.in.Seeds != "" || o.out != "" || cmd.Flags().Changed("validated-by") {
+			return fmt.Errorf("%w: --check DIR takes no build flags (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+		}
+		return runReleaseCheck(a, o.checkDir, o.asJSON)
+	}
+	if err := o.checkBuild(cmd); err != nil {
+		return err
+	}
+	return runReleaseBuild(a, o.in, o.out, o.opts, o.asJSON)
+}
+
+// checkBuild checks the flags of a build and sets the ISE confidence
+// bound when given.
+func (o *synthReleaseOptions) checkBuild(cmd *cobra.Command) error {
+	in := o.in
+	if in.Core == "" || in.Seeds == "" || o.out == "" {
+		return fmt.Errorf("%w: --core FILE, --seeds FILE and --out DIR are required, or --check DIR (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+	}
+	switch {
+	case !release.ValidMethod(in.ValidatedBy):
+		return fmt.Errorf("%w: --validated-by %q: want %s or %s", errs.ErrUsage, in.ValidatedBy, release.ValidatedByJudge, release.ValidatedByJVM)
+	case in.ValidatedBy == release.ValidatedByJVM && in.Executions == "":
+		return fmt.Errorf("%w: --validated-by jvm needs --executions FILE, the executions.jsonl of the 'synth verify' run whose confirmed.jsonl is --core", errs.ErrUsage)
+	}
+	if cmd.Flags().Changed("ise-max-confidence") {
+		if o.iseMax < 0 || o.iseMax > 1 {
+			return fmt.Errorf("%w: --ise-max-confidence %v is outside [0, 1]", errs.ErrUsage, o.iseMax)
+		}
+		o.opts.ISEMaxConfidence = &o.iseMax
+	}
+	return nil
 }
 
 // runReleaseBuild builds the release and reports a synth_release

@@ -163,17 +163,23 @@ func checkVerifyFlags(cmd *cobra.Command, o verifyOptions) (verifyOptions, error
 	default:
 		return o, fmt.Errorf("synth verify: %w: --judgements given %d times; the harness model is shown one pass", errs.ErrUsage, len(o.judges))
 	}
+	return o, checkRegime(o)
+}
+
+// checkRegime refuses a harness regime or judgements without a harness
+// model, and a regime that does not match the judgements.
+func checkRegime(o verifyOptions) error {
 	switch {
 	case o.harnessModel == "" && (o.regime != "" || o.judge != ""):
-		return o, fmt.Errorf("synth verify: %w: --regime and --judgements belong to a model-built harness; add --harness-model SPEC", errs.ErrUsage)
+		return fmt.Errorf("synth verify: %w: --regime and --judgements belong to a model-built harness; add --harness-model SPEC", errs.ErrUsage)
 	case o.harnessModel != "" && !slices.Contains(jvm.Regimes, o.regime):
-		return o, fmt.Errorf("synth verify: %w: --harness-model needs --regime %s (got %q)", errs.ErrUsage, strings.Join(jvm.Regimes, "|"), o.regime)
+		return fmt.Errorf("synth verify: %w: --harness-model needs --regime %s (got %q)", errs.ErrUsage, strings.Join(jvm.Regimes, "|"), o.regime)
 	case o.regime == jvm.RegimeJudgeFed && o.judge == "":
-		return o, fmt.Errorf("synth verify: %w: --regime %s needs --judgements FILE (judgements.jsonl of 'synth validate')", errs.ErrUsage, jvm.RegimeJudgeFed)
+		return fmt.Errorf("synth verify: %w: --regime %s needs --judgements FILE (judgements.jsonl of 'synth validate')", errs.ErrUsage, jvm.RegimeJudgeFed)
 	case o.judge != "" && o.regime != jvm.RegimeJudgeFed:
-		return o, fmt.Errorf("synth verify: %w: --judgements is shown to the model only with --regime %s, not %s", errs.ErrUsage, jvm.RegimeJudgeFed, o.regime)
+		return fmt.Errorf("synth verify: %w: --judgements is shown to the model only with --regime %s, not %s", errs.ErrUsage, jvm.RegimeJudgeFed, o.regime)
 	}
-	return o, nil
+	return nil
 }
 
 // readVerifyJudgements reads the judge-fed regime's judgements, the latest

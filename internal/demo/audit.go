@@ -95,14 +95,7 @@ func (r *runner) auditTestbed() (string, error) {
 		return "", fmt.Errorf("demo: %w", err)
 	}
 	defer os.RemoveAll(work)
-	o := testbed.QuickOptions{Corpus: corpus, Seed: r.opts.Seed, WorkDir: work,
-		MaxQueries: 40, Samples: 6, Progress: func(msg string) { r.progress(0, 0, msg) }}
-	o.MaxRepos, o.MaxFiles = 5, 30
-	if r.opts.Quick {
-		o.MaxRepos, o.MaxFiles, o.MaxQueries, o.Samples, o.Controls, o.Reuse = 3, 20, 25, 5, 1, 1
-	}
-	o.CorpusOptions.MinFiles = 15
-	res, err := testbed.Quick(r.ctx, o)
+	res, err := testbed.Quick(r.ctx, r.testbedOptions(corpus, work))
 	if err != nil {
 		return "", err
 	}
@@ -110,17 +103,42 @@ func (r *runner) auditTestbed() (string, error) {
 	if err := output.WriteJSON(r.path("audit", "testbed.json"), res); err != nil {
 		return "", err
 	}
-	type row struct {
-		Config string `json:"config"`
-		repoprobe.RepoVerdict
+	rows, scores, labels := testbedRows(res)
+	if roc, err := stats.ROC(scores, labels); err == nil {
+		r.res.Audit.StageIROC = roc
 	}
-	var rows []row
+	return "", jsonl.Rewrite(r.path("audit", "stage1_verdicts.jsonl"), rows)
+}
+
+// testbedOptions are the demo's testbed settings (smaller with Quick).
+func (r *runner) testbedOptions(corpus []string, work string) testbed.QuickOptions {
+	o := testbed.QuickOptions{Corpus: corpus, Seed: r.opts.Seed, WorkDir: work,
+		MaxQueries: 40, Samples: 6, Progress: func(msg string) { r.progress(0, 0, msg) }}
+	o.MaxRepos, o.MaxFiles = 5, 30
+	if r.opts.Quick {
+		o.MaxRepos, o.MaxFiles, o.MaxQueries, o.Samples, o.Controls, o.Reuse = 3, 20, 25, 5, 1, 1
+	}
+	o.CorpusOptions.MinFiles = 15
+	return o
+}
+
+// testbedRow is one line of stage1_verdicts.jsonl.
+type testbedRow struct {
+	Config string `json:"config"`
+	repoprobe.RepoVerdict
+}
+
+// testbedRows are the testbed's verdicts per repository and
+// configuration, and the full method's ROC inputs (score −log10 p against
+// membership; controls and insufficient verdicts left out).
+func testbedRows(res *testbed.QuickResult) ([]testbedRow, []float64, []bool) {
+	var rows []testbedRow
 	var scores []float64
 	var labels []bool
 	for _, rp := range res.Repos {
 		for _, c := range testbed.Configs {
 			if v, ok := rp.Verdicts[c]; ok {
-				rows = append(rows, row{c, v})
+				rows = append(rows, testbedRow{c, v})
 			}
 		}
 		if v, ok := rp.Verdicts[testbed.ConfigFull]; ok && !rp.Control && v.Verdict != repoprobe.Insufficient {
@@ -128,10 +146,7 @@ func (r *runner) auditTestbed() (string, error) {
 			labels = append(labels, rp.Seen)
 		}
 	}
-	if roc, err := stats.ROC(scores, labels); err == nil {
-		r.res.Audit.StageIROC = roc
-	}
-	return "", jsonl.Rewrite(r.path("audit", "stage1_verdicts.jsonl"), rows)
+	return rows, scores, labels
 }
 
 func (r *runner) auditStage2() (string, error) {
@@ -139,6 +154,22 @@ func (r *runner) auditStage2() (string, error) {
 	if err != nil {
 		return "no JDK src.zip to take real methods from: " + err.Error(), nil
 	}
+	samples, n, err := r.stage2Histories(src)
+	if err != nil {
+		return "", err
+	}
+	r.progress(n, n, "checking patch presence")
+	if err := checkStage2(r.ctx, r.path("audit", "stage2_verdicts.jsonl"), samples); err != nil {
+		return "", err
+	}
+	sort.SliceStable(samples, func(i, j int) bool { return samples[i].Sample.ID < samples[j].Sample.ID })
+	r.res.Audit.Stage2 = samples
+	return "", r.writeStage2(samples)
+}
+
+// stage2Histories picks the real methods from src.zip and builds the
+// history of each; it returns their samples and the number of methods.
+func (r *runner) stage2Histories(src string) ([]Stage2Sample, int, error) {
 	n := len(stage2Types)
 	if r.opts.Quick {
 		n = 2
@@ -146,23 +177,23 @@ func (r *runner) auditStage2() (string, error) {
 	r.progress(0, n, "picking real methods from src.zip")
 	ms, err := pickMethods(r.ctx, src, r.opts.Seed+2, stage2Types, n)
 	if err != nil {
-		return "", err
+		return nil, 0, err
 	}
 	var samples []Stage2Sample
 	for i, m := range ms {
 		r.progress(i, len(ms), "building the history of "+m.Name)
 		ss, err := buildHistory(r.ctx, r.path("audit", "histories", m.Name), m)
 		if err != nil {
-			return "", err
+			return nil, 0, err
 		}
 		samples = append(samples, ss...)
 	}
-	r.progress(len(ms), len(ms), "checking patch presence")
-	if err := checkStage2(r.ctx, samples); err != nil {
-		return "", err
-	}
-	sort.SliceStable(samples, func(i, j int) bool { return samples[i].Sample.ID < samples[j].Sample.ID })
-	r.res.Audit.Stage2 = samples
+	return samples, len(ms), nil
+}
+
+// writeStage2 evaluates the verdicts against the labels and writes the
+// samples, labels, verdicts and evaluation.
+func (r *runner) writeStage2(samples []Stage2Sample) error {
 	verdicts := make([]patchcheck.Verdict, len(samples))
 	labels := map[string]bool{}
 	type labelRow struct {
@@ -180,7 +211,7 @@ func (r *runner) auditStage2() (string, error) {
 	}
 	ev, err := patchcheck.Evaluate(verdicts, labels)
 	if err != nil {
-		return "", err
+		return err
 	}
 	r.res.Audit.Stage2Eval = ev
 	dir := r.path("audit")
@@ -191,8 +222,8 @@ func (r *runner) auditStage2() (string, error) {
 		"stage2_eval.json":      func(p string) error { return output.WriteJSON(p, ev) },
 	} {
 		if err := write(filepath.Join(dir, name)); err != nil {
-			return "", err
+			return err
 		}
 	}
-	return "", nil
+	return nil
 }

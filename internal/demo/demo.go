@@ -127,26 +127,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Seed == 0 {
 		opts.Seed = 1
 	}
-	out, err := filepath.Abs(opts.Out)
+	out, err := makeOut(opts.Out)
 	if err != nil {
-		return nil, fmt.Errorf("demo: output folder %s: %w", opts.Out, err)
+		return nil, err
 	}
 	opts.Out = out
-	for _, d := range []string{"audit", "synth"} {
-		if err := os.MkdirAll(filepath.Join(out, d), 0o755); err != nil {
-			return nil, fmt.Errorf("demo: create %s: %w", filepath.Join(out, d), err)
-		}
-	}
-	r := &runner{ctx: ctx, opts: opts, plan: Plan(opts.Quick), start: time.Now(), skip: map[string]bool{}}
-	for _, name := range opts.Skip {
-		ok := false
-		for _, s := range r.plan {
-			ok = ok || (s.Name == name && name != "report")
-		}
-		if !ok {
-			return nil, fmt.Errorf("demo: cannot skip %q: not a step of %s (report cannot be skipped): %w", name, stepNames(r.plan), errs.ErrUsage)
-		}
-		r.skip[name] = true
+	r := &runner{ctx: ctx, opts: opts, plan: Plan(opts.Quick), start: time.Now()}
+	if r.skip, err = skipSet(r.plan, opts.Skip); err != nil {
+		return nil, err
 	}
 	r.res = &Result{Out: out, Quick: opts.Quick, Started: r.start.UTC().Truncate(time.Second), Audit: &Audit{}, Synth: &Synth{}}
 	steps := []func() (string, error){
@@ -160,6 +148,38 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}
 	return r.res, nil
+}
+
+// makeOut makes the output folder out absolute and creates it with its
+// audit and synth folders.
+func makeOut(out string) (string, error) {
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return "", fmt.Errorf("demo: output folder %s: %w", out, err)
+	}
+	for _, d := range []string{"audit", "synth"} {
+		if err := os.MkdirAll(filepath.Join(abs, d), 0o755); err != nil {
+			return "", fmt.Errorf("demo: create %s: %w", filepath.Join(abs, d), err)
+		}
+	}
+	return abs, nil
+}
+
+// skipSet is the set of steps to skip: each must be a step of plan other
+// than report.
+func skipSet(plan []Step, names []string) (map[string]bool, error) {
+	skip := map[string]bool{}
+	for _, name := range names {
+		ok := false
+		for _, s := range plan {
+			ok = ok || (s.Name == name && name != "report")
+		}
+		if !ok {
+			return nil, fmt.Errorf("demo: cannot skip %q: not a step of %s (report cannot be skipped): %w", name, stepNames(plan), errs.ErrUsage)
+		}
+		skip[name] = true
+	}
+	return skip, nil
 }
 
 // run runs step i, timing it and reporting its start and end.

@@ -138,7 +138,7 @@ func TestStage2Histories(t *testing.T) {
 		}
 		samples = append(samples, ss...)
 	}
-	if err := checkStage2(ctx, samples); err != nil {
+	if err := checkStage2(ctx, filepath.Join(t.TempDir(), "stage2_verdicts.jsonl"), samples); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{VariantPersists: patchcheck.Present, VariantReverted: patchcheck.Absent, VariantRefactored: patchcheck.Present}
@@ -230,14 +230,27 @@ func TestRunWritesRecordsAndPages(t *testing.T) {
 	if res.Synth.Accepted == 0 || res.Synth.Fidelity == nil || res.Synth.Evaluation == nil {
 		t.Errorf("synth: %d accepted, fidelity %v, evaluation %v", res.Synth.Accepted, res.Synth.Fidelity != nil, res.Synth.Evaluation != nil)
 	}
+	checkOutputsExist(t, dir)
+	checkRerender(t, dir)
+	checkNavigation(t, dir)
+}
+
+// checkOutputsExist checks that the pages and the main records are in dir
+// and not empty.
+func checkOutputsExist(t *testing.T, dir string) {
+	t.Helper()
 	for _, f := range []string{"summary.json", PageOverview, PageAudit, PageSynth, PageFidelity, PageEvaluation,
 		"audit/stage2_verdicts.jsonl", "synth/seeds.jsonl", "synth/pairs.jsonl", "synth/evaluation.json"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: missing or empty (%v)", f, err)
 		}
 	}
-	// The pages are a function of summary.json: re-rendering gives the
-	// same bytes.
+}
+
+// checkRerender checks that the pages are a function of summary.json:
+// re-rendering gives the same bytes, and summary.json reads back.
+func checkRerender(t *testing.T, dir string) {
+	t.Helper()
 	before, err := os.ReadFile(filepath.Join(dir, PageAudit))
 	if err != nil {
 		t.Fatal(err)
@@ -254,6 +267,11 @@ func TestRunWritesRecordsAndPages(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil || back.Report == "" {
 		t.Errorf("summary.json: %v, report %q", err, back.Report)
 	}
+}
+
+// checkNavigation checks that every main page links the job pages.
+func checkNavigation(t *testing.T, dir string) {
+	t.Helper()
 	for _, p := range []string{PageOverview, PageAudit, PageSynth} {
 		html, _ := os.ReadFile(filepath.Join(dir, p))
 		for _, link := range []string{`href="` + PageAudit + `"`, `href="` + PageSynth + `"`, `href="` + PageFidelity + `"`} {

@@ -18,7 +18,10 @@
 //     dates — buggy commit, fix commit, then three branches: the fix persists
 //     (and is reverted only after the cutoff), the fix is reverted before the
 //     cutoff, the fixed method is refactored (parameters renamed, braces
-//     re-laid out) — and runs patchcheck on each branch's cutoff snapshot.
+//     re-laid out) — each branch checked out in a worktree of its own
+//     (histories/METHOD@VARIANT) whose default branch it is, and decides
+//     every sample with pipeline.Patch, the Stage II of `audit patch` and
+//     `audit run`, at that branch's cutoff snapshot.
 //     Labels are known (persists and refactored: present; reverted: absent),
 //     so AUC/TPR/FPR are exact.
 //  4. Re-scoring on clean samples (§6, Tables 6–9), on the testbed's own
@@ -50,14 +53,14 @@
 //     with the testbed's selected queries and probe settings, in process,
 //     at the per-language default P0, because every repository it was not
 //     trained on is a target member and none was held out to calibrate on —
-//     and Stage II by patchcheck at the fix commit's snapshot on the
-//     cutoff. Stage II is present for every sample by construction (the
+//     and Stage II by pipeline.Patch (as for the histories above) at the
+//     cutoff snapshot. Stage II is present for every sample by construction (the
 //     models were trained on the fixed files); it runs anyway, on 65
 //     samples in about a second, so a localisation failure would show as a
 //     clean sample instead of being assumed away.
 //     The benchmark, verdicts and leaderboard are written in the formats
 //     `benchforge audit rescore` reads and re-scored from those files by
-//     rescore.Rescore; the audit page shows its tables, the models'
+//     pipeline.Rescore, the command's own function; the audit page shows its tables, the models'
 //     resolution by membership and the per-difficulty drop plot, and
 //     report.html the headline table and the plot.
 //

@@ -109,3 +109,35 @@ func (h *history) checkout(ctx context.Context, name string) error {
 	_, err := h.git(ctx, "checkout", "-q", name)
 	return err
 }
+
+// change is one commit of a history: a file's new content, the message
+// and the date.
+type change struct {
+	path    string
+	content []byte
+	msg     string
+	date    time.Time
+}
+
+// apply writes c's file and commits it; it returns the hash.
+func (h *history) apply(ctx context.Context, c change) (string, error) {
+	if err := h.write(c.path, c.content); err != nil {
+		return "", err
+	}
+	return h.commit(ctx, c.msg, c.date)
+}
+
+// worktree checks branch out in a new worktree at dir (removed first if it
+// exists), whose HEAD is the branch: its default branch, as in a clone of
+// that branch alone.
+func (h *history) worktree(ctx context.Context, dir, branch string) error {
+	abs, err := filepath.Abs(dir) // git runs in the repository
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	if err := os.RemoveAll(abs); err != nil {
+		return fmt.Errorf("demo: reset %s: %w", dir, err)
+	}
+	_, err = h.git(ctx, "worktree", "add", "-q", abs, branch)
+	return err
+}

@@ -128,26 +128,10 @@ func overviewPage(res *Result) (*report.Page, error) {
 	p := &report.Page{Title: "benchforge demo", Subtitle: "Both jobs, offline, on the code this machine already has"}
 	kv := []report.KV{{Key: "wall time", Value: fmt.Sprintf("%.0f s", res.Seconds)}, {Key: "mode", Value: map[bool]string{true: "quick", false: "full"}[res.Quick]}}
 	if a := res.Audit; a != nil {
-		if tb := a.Testbed; tb != nil && len(tb.Summary) > 0 {
-			s := tb.Summary[0]
-			kv = append(kv, report.KV{Key: "Stage I (repository presence)", Value: fmt.Sprintf("AUC %s · TPR %s · FPR %s over %d repositories", aucStr(s.AUC), f3(s.TPR), f3(s.FPR), s.Repos)})
-		}
-		if e := a.Stage2Eval; e != nil {
-			kv = append(kv, report.KV{Key: "Stage II (patch presence)", Value: fmt.Sprintf("AUC %s · TPR %s · FPR %s over %d samples", f3(e.AUC), f3(e.TPR), f3(e.FPR), e.N)})
-		}
-		if x := a.Rescore; x != nil && x.Result != nil {
-			kv = append(kv, report.KV{Key: "re-scoring (all → clean samples)", Value: rescoreHeadline(x.Result)})
-		}
+		kv = append(kv, auditHeadlines(a)...)
 	}
 	if s := res.Synth; s != nil {
-		kv = append(kv, report.KV{Key: "seeds", Value: fmt.Sprintf("%d real pairs (%d excluded by F3/F4)", len(s.Seeds), len(s.Excluded))})
-		if s.Gate != nil {
-			kv = append(kv, report.KV{Key: "synthetic pairs", Value: fmt.Sprintf("%d accepted of %d candidates", s.Accepted, s.Gate.Total)})
-		}
-		if v := s.Verify; v != nil {
-			c := v.Table.Pooled.C
-			kv = append(kv, report.KV{Key: "JVM-confirmed (criterion c)", Value: fmt.Sprintf("%d/%d (%.1f%%)", c.K, c.N, 100*c.Rate)})
-		}
+		kv = append(kv, synthHeadlines(s)...)
 	}
 	p.AddSection("summary", "Summary").Add(&report.KeyValues{Items: kv},
 		&report.Paragraph{Text: "Audit: a built-in n-gram model plays the target LLM; it was trained on a known half of the repositories, so Stage I's verdicts can be scored. Stage II checks whether a gold patch persists at a training cutoff in git histories built from real JDK methods. Synth: real-style seed pairs condition an offline mutation generator; the pairs are gated, run on the JVM, compared with the seeds and used to train detectors tested on the seeds."})
@@ -167,14 +151,52 @@ func overviewPage(res *Result) (*report.Page, error) {
 		}
 	}
 	p.AddSection("steps", "Steps").Add(steps)
+	p.AddSection("outputs", "Outputs").Add(outputsTable(res))
+	if len(res.Notes) > 0 {
+		p.AddSection("notes", "Notes").Add(&report.Paragraph{Text: strings.Join(res.Notes, " · ")})
+	}
+	return p, nil
+}
+
+// auditHeadlines are the audit's figures in the overview's summary.
+func auditHeadlines(a *Audit) []report.KV {
+	var kv []report.KV
+	if tb := a.Testbed; tb != nil && len(tb.Summary) > 0 {
+		s := tb.Summary[0]
+		kv = append(kv, report.KV{Key: "Stage I (repository presence)", Value: fmt.Sprintf("AUC %s · TPR %s · FPR %s over %d repositories", aucStr(s.AUC), f3(s.TPR), f3(s.FPR), s.Repos)})
+	}
+	if e := a.Stage2Eval; e != nil {
+		kv = append(kv, report.KV{Key: "Stage II (patch presence)", Value: fmt.Sprintf("AUC %s · TPR %s · FPR %s over %d samples", f3(e.AUC), f3(e.TPR), f3(e.FPR), e.N)})
+	}
+	if x := a.Rescore; x != nil && x.Result != nil {
+		kv = append(kv, report.KV{Key: "re-scoring (all → clean samples)", Value: rescoreHeadline(x.Result)})
+	}
+	return kv
+}
+
+// synthHeadlines are the synth job's figures in the overview's summary.
+func synthHeadlines(s *Synth) []report.KV {
+	kv := []report.KV{{Key: "seeds", Value: fmt.Sprintf("%d real pairs (%d excluded by F3/F4)", len(s.Seeds), len(s.Excluded))}}
+	if s.Gate != nil {
+		kv = append(kv, report.KV{Key: "synthetic pairs", Value: fmt.Sprintf("%d accepted of %d candidates", s.Accepted, s.Gate.Total)})
+	}
+	if v := s.Verify; v != nil {
+		c := v.Table.Pooled.C
+		kv = append(kv, report.KV{Key: "JVM-confirmed (criterion c)", Value: fmt.Sprintf("%d/%d (%.1f%%)", c.K, c.N, 100*c.Rate)})
+	}
+	return kv
+}
+
+// outputsTable lists the outputs the run left: pages from the navigation
+// (not from the disk, so a re-render gives the same page), records that
+// exist in the output folder.
+func outputsTable(res *Result) *report.Table {
 	files := &report.Table{Caption: "Outputs (paths relative to the output folder)", Header: []string{"file", "holds"}}
 	pages := map[string]bool{"summary.json": true}
 	for _, l := range nav(res) {
 		pages[l.Href] = true
 	}
 	for _, f := range outputFiles {
-		// Pages are listed from the navigation, not from the disk, so a
-		// re-render gives the same page.
 		if strings.HasSuffix(f[0], ".html") || f[0] == "summary.json" {
 			if pages[f[0]] {
 				files.AddRow(f[0], f[1])
@@ -185,11 +207,7 @@ func overviewPage(res *Result) (*report.Page, error) {
 			files.AddRow(f[0], f[1])
 		}
 	}
-	p.AddSection("outputs", "Outputs").Add(files)
-	if len(res.Notes) > 0 {
-		p.AddSection("notes", "Notes").Add(&report.Paragraph{Text: strings.Join(res.Notes, " · ")})
-	}
-	return p, nil
+	return files
 }
 
 // outputFiles lists the files a demo writes, with what each holds.
@@ -375,40 +393,8 @@ func synthPage(res *Result) (*report.Page, error) {
 	if s == nil {
 		s = &Synth{}
 	}
-	seeds := &report.Table{Caption: "Seeds (F3: only method bodies change; F4: IAE/ISE fixes remove an unintended throw)", Header: []string{"bug", "project", "exception", "method", "buggy lines", "fix pattern"}}
-	pattern := map[string]string{}
-	for _, pc := range s.Patterns {
-		for _, id := range pc.BugIDs {
-			pattern[id] = pc.Pattern
-		}
-	}
-	for _, sd := range s.Seeds {
-		seeds.AddRow(sd.BugID, sd.Project, strings.TrimSuffix(sd.Exception, "Exception"), sd.MethodSignature, sd.BuggySpan.End-sd.BuggySpan.Start+1, pattern[sd.BugID])
-	}
-	sec := p.AddSection("seeds", "Seeds").Add(seeds)
-	if len(s.Excluded) > 0 {
-		ex := &report.Table{Caption: "Excluded", Header: []string{"bug", "filter", "reason"}}
-		for _, e := range s.Excluded {
-			ex.AddRow(e.Bug, e.Filter, e.Reason)
-		}
-		sec.Add(ex)
-	}
-	gen := p.AddSection("generate", "Generation and gates")
-	if s.Gate != nil && s.Generate != nil {
-		gen.Add(&report.KeyValues{Items: []report.KV{
-			{Key: "generator", Value: s.Generator}, {Key: "candidates", Value: fmt.Sprint(s.Gate.Total)},
-			{Key: "accepted", Value: fmt.Sprint(s.Accepted)}, {Key: "chunks", Value: fmt.Sprint(s.Generate.Chunks)},
-		}})
-		t := &report.Table{Caption: "Per type", Header: []string{"type", "candidates", "accepted"}}
-		for _, ty := range corpus.Types {
-			t.AddRow(ty, s.Generate.Have[ty], s.Gate.ByType[ty])
-		}
-		c := &report.Table{Caption: "Rejections by cause (§4.4)", Header: []string{"cause", "rejected"}}
-		for _, cc := range s.Gate.Causes {
-			c.AddRow(cc.Cause, cc.Count)
-		}
-		gen.Add(t, c)
-	}
+	seedsSection(p, s)
+	generateSection(p, s)
 	ver := p.AddSection("verify", "JVM verification (§5.4)")
 	if v := s.Verify; v != nil {
 		t := &report.Table{Caption: "Confirmation by type (Tables 8/9 shape): (a) buggy raises the type, (b) and fixed returns, (c) at the patched site",
@@ -436,6 +422,51 @@ func synthPage(res *Result) (*report.Page, error) {
 		ev.Add(&report.Paragraph{Text: "Full tables: " + PageEvaluation + ". With 14 seeds the intervals are wide: this shows the protocol, not a result."}, e.IsolatedTable(), e.PairTable())
 	}
 	return p, nil
+}
+
+// seedsSection is the synth page's seeds, with their fix pattern, and the
+// excluded bugs.
+func seedsSection(p *report.Page, s *Synth) {
+	seeds := &report.Table{Caption: "Seeds (F3: only method bodies change; F4: IAE/ISE fixes remove an unintended throw)", Header: []string{"bug", "project", "exception", "method", "buggy lines", "fix pattern"}}
+	pattern := map[string]string{}
+	for _, pc := range s.Patterns {
+		for _, id := range pc.BugIDs {
+			pattern[id] = pc.Pattern
+		}
+	}
+	for _, sd := range s.Seeds {
+		seeds.AddRow(sd.BugID, sd.Project, strings.TrimSuffix(sd.Exception, "Exception"), sd.MethodSignature, sd.BuggySpan.End-sd.BuggySpan.Start+1, pattern[sd.BugID])
+	}
+	sec := p.AddSection("seeds", "Seeds").Add(seeds)
+	if len(s.Excluded) > 0 {
+		ex := &report.Table{Caption: "Excluded", Header: []string{"bug", "filter", "reason"}}
+		for _, e := range s.Excluded {
+			ex.AddRow(e.Bug, e.Filter, e.Reason)
+		}
+		sec.Add(ex)
+	}
+}
+
+// generateSection is the synth page's generation and gate figures (empty
+// when generation did not run).
+func generateSection(p *report.Page, s *Synth) {
+	gen := p.AddSection("generate", "Generation and gates")
+	if s.Gate == nil || s.Generate == nil {
+		return
+	}
+	gen.Add(&report.KeyValues{Items: []report.KV{
+		{Key: "generator", Value: s.Generator}, {Key: "candidates", Value: fmt.Sprint(s.Gate.Total)},
+		{Key: "accepted", Value: fmt.Sprint(s.Accepted)}, {Key: "chunks", Value: fmt.Sprint(s.Generate.Chunks)},
+	}})
+	t := &report.Table{Caption: "Per type", Header: []string{"type", "candidates", "accepted"}}
+	for _, ty := range corpus.Types {
+		t.AddRow(ty, s.Generate.Have[ty], s.Gate.ByType[ty])
+	}
+	c := &report.Table{Caption: "Rejections by cause (§4.4)", Header: []string{"cause", "rejected"}}
+	for _, cc := range s.Gate.Causes {
+		c.AddRow(cc.Cause, cc.Count)
+	}
+	gen.Add(t, c)
 }
 
 // skipNote says why a step left no result.

@@ -17,6 +17,7 @@ import (
 	"github.com/benchforge/benchforge/internal/audit/testbed"
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/llm"
 	"github.com/benchforge/benchforge/internal/llm/ngramllm"
 	"github.com/benchforge/benchforge/internal/ngram"
 	"github.com/benchforge/benchforge/internal/output"
@@ -108,41 +109,49 @@ type rescoreModel struct {
 	member func(testbed.QuickRepo) bool
 }
 
+// rescoreModels are the leaderboard's models: the testbed's target and a
+// model trained the same way on the other half.
+func rescoreModels(target, other *ngram.Model) []rescoreModel {
+	return []rescoreModel{
+		{ModelTarget, target, "the testbed's own Stage I run: probed over HTTP, P0 calibrated on its negative controls (which are judged at the default P0)",
+			func(t testbed.QuickRepo) bool { return t.Seen }},
+		{ModelOtherHalf, other, "Stage I with the testbed's selected queries and probe settings, in process; P0 is the per-language default (its non-members are the target's members, none held out to calibrate on)",
+			func(t testbed.QuickRepo) bool { return !t.Seen && t.Reuse == "" }},
+	}
+}
+
+// rescoreStep is the working state of the re-scoring step.
+type rescoreStep struct {
+	tb     *testbed.QuickResult
+	art    *testbed.QuickArtifacts
+	repos  []testbed.QuickRepo // the testbed's Java repositories, reuse copies excluded
+	bugs   []bug
+	checks []Stage2Sample // the bugs' Stage II verdicts, in bug order
+	models []rescoreModel
+	// stage1 is each model's Stage I verdict per repository; rows the
+	// same in model then repository order.
+	stage1 map[string]map[string]repoprobe.RepoVerdict
+	rows   []repoprobe.RepoVerdict
+	res    *Rescore
+}
+
 func (r *runner) auditRescore() (string, error) {
 	tb := r.res.Audit.Testbed
 	if tb == nil || tb.Artifacts == nil {
 		return "needs the models of the audit/testbed step, which did not run", nil
 	}
-	art := tb.Artifacts
 	// The models are only needed here; drop them so the later steps do
 	// not carry them.
 	defer func() { tb.Artifacts = nil }()
-	var javaRepos []testbed.QuickRepo
-	for _, tr := range tb.Repos {
-		// Reuse repositories are copies of others; the mutation generator
-		// is Java-only.
-		if tr.Reuse == "" && tr.Lang == "java" {
-			javaRepos = append(javaRepos, tr)
-		}
-	}
-	if len(javaRepos) == 0 {
+	x := &rescoreStep{tb: tb, art: tb.Artifacts, repos: javaRepos(tb)}
+	if len(x.repos) == 0 {
 		return "the testbed has no Java repository to make bugs in (the mutation generator is Java-only)", nil
 	}
 	dir := r.path("audit", "rescore")
-	if err := os.RemoveAll(dir); err != nil {
-		return "", fmt.Errorf("demo: reset %s: %w", dir, err)
+	if err := resetDir(dir); err != nil {
+		return "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("demo: create %s: %w", dir, err)
-	}
-	files := map[string][]byte{} // repo/path → content
-	for _, tr := range javaRepos {
-		for _, f := range art.Files[tr.Name] {
-			if strings.HasSuffix(f.Path, ".java") {
-				files[tr.Name+"/"+f.Path] = f.Content
-			}
-		}
-	}
+	files := x.javaFiles()
 	r.progress(0, 0, "injecting bugs with the mutation generator")
 	bugs, ncand, err := makeBugs(r.ctx, r.opts.Seed+3, files)
 	if err != nil {
@@ -151,60 +160,107 @@ func (r *runner) auditRescore() (string, error) {
 	if len(bugs) == 0 {
 		return "the mutation generator found no bug site in the testbed's Java files", nil
 	}
-	reposDir := filepath.Join(dir, "repos")
-	r.progress(0, 0, "building the benchmark's git histories")
-	if err := commitBugs(r.ctx, reposDir, bugs, files); err != nil {
+	x.bugs = bugs
+	if err := r.rescoreStage2(x, dir, files); err != nil {
 		return "", err
 	}
-
-	r.progress(0, 0, fmt.Sprintf("Stage II on %d samples", len(bugs)))
-	checks := make([]Stage2Sample, len(bugs))
-	for i, b := range bugs {
-		checks[i] = Stage2Sample{Sample: b.sample, RepoDir: filepath.Join(reposDir, b.repo), Branch: "main"}
-	}
-	if err := checkStage2(r.ctx, checks); err != nil {
-		return "", err
-	}
-
 	r.progress(0, 0, "training the other-half model and running its Stage I")
-	other, err := trainOtherHalf(r.ctx, tb, art)
+	other, err := trainOtherHalf(r.ctx, tb, x.art)
 	if err != nil {
 		return "", err
 	}
-	res := &Rescore{Samples: len(bugs), Candidates: ncand, Stage2: map[string]int{}, Operators: map[string]int{},
+	x.res = &Rescore{Samples: len(bugs), Candidates: ncand, Stage2: map[string]int{}, Operators: map[string]int{},
 		Cutoff: stage2Cut.Format(time.DateOnly)}
-	models := []rescoreModel{
-		{ModelTarget, art.Target, "the testbed's own Stage I run: probed over HTTP, P0 calibrated on its negative controls (which are judged at the default P0)",
-			func(t testbed.QuickRepo) bool { return t.Seen }},
-		{ModelOtherHalf, other, "Stage I with the testbed's selected queries and probe settings, in process; P0 is the per-language default (its non-members are the target's members, none held out to calibrate on)",
-			func(t testbed.QuickRepo) bool { return !t.Seen && t.Reuse == "" }},
+	x.models = rescoreModels(x.art.Target, other)
+	if err := x.runStage1(r.ctx, ngramllm.New(ModelOtherHalf, other, fingerprint(tb, x.art))); err != nil {
+		return "", err
 	}
-	otherLLM := ngramllm.New(ModelOtherHalf, other, fingerprint(tb, art))
-	stage1 := map[string]map[string]repoprobe.RepoVerdict{} // model → repo → verdict
-	var stage1Rows []repoprobe.RepoVerdict
-	for _, md := range models {
-		stage1[md.name] = map[string]repoprobe.RepoVerdict{}
+	r.progress(0, 0, "scoring the fixed and buggy methods with both models")
+	rs, err := x.write(r.ctx, dir)
+	if err != nil {
+		return "", err
+	}
+	x.res.Result = rs
+	r.res.Audit.Rescore = x.res
+	return "", nil
+}
+
+// javaRepos are the testbed's repositories the bugs are made in: reuse
+// repositories are copies of others, and the mutation generator is
+// Java-only.
+func javaRepos(tb *testbed.QuickResult) []testbed.QuickRepo {
+	var out []testbed.QuickRepo
+	for _, tr := range tb.Repos {
+		if tr.Reuse == "" && tr.Lang == "java" {
+			out = append(out, tr)
+		}
+	}
+	return out
+}
+
+// resetDir empties dir, creating it if needed.
+func resetDir(dir string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("demo: reset %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("demo: create %s: %w", dir, err)
+	}
+	return nil
+}
+
+// javaFiles are the Java files of the step's repositories, by
+// repository/path.
+func (x *rescoreStep) javaFiles() map[string][]byte {
+	files := map[string][]byte{}
+	for _, tr := range x.repos {
+		for _, f := range x.art.Files[tr.Name] {
+			if strings.HasSuffix(f.Path, ".java") {
+				files[tr.Name+"/"+f.Path] = f.Content
+			}
+		}
+	}
+	return files
+}
+
+// rescoreStage2 commits the bugs into the benchmark's git histories under
+// dir and decides their Stage II verdicts there.
+func (r *runner) rescoreStage2(x *rescoreStep, dir string, files map[string][]byte) error {
+	reposDir := filepath.Join(dir, "repos")
+	r.progress(0, 0, "building the benchmark's git histories")
+	if err := commitBugs(r.ctx, reposDir, x.bugs, files); err != nil {
+		return err
+	}
+	r.progress(0, 0, fmt.Sprintf("Stage II on %d samples", len(x.bugs)))
+	x.checks = make([]Stage2Sample, len(x.bugs))
+	for i, b := range x.bugs {
+		x.checks[i] = Stage2Sample{Sample: b.sample, RepoDir: filepath.Join(reposDir, b.repo), Branch: "main"}
+	}
+	return checkStage2(r.ctx, filepath.Join(dir, "stage2_verdicts.jsonl"), x.checks)
+}
+
+// runStage1 gives every model its Stage I verdict on each repository and
+// its Stage I TPR and FPR against the known membership. The target's
+// verdicts are the testbed's; the other half's are probed now, through
+// otherLLM, with the same queries and settings.
+func (x *rescoreStep) runStage1(ctx context.Context, otherLLM llm.Model) error {
+	x.stage1 = map[string]map[string]repoprobe.RepoVerdict{}
+	for _, md := range x.models {
+		x.stage1[md.name] = map[string]repoprobe.RepoVerdict{}
 		rm := RescoreModel{Name: md.name, Stage1: md.how}
-		for _, tr := range tb.Repos {
+		for _, tr := range x.tb.Repos {
 			if md.member(tr) {
 				rm.TrainedOn = append(rm.TrainedOn, tr.Name)
 			}
 		}
 		var pos, neg, tp, fp int
-		for _, tr := range javaRepos {
-			// The target's verdict is the testbed's; the other half's is
-			// probed now with the same queries and settings.
-			v := tr.Verdicts[testbed.ConfigFull]
-			if md.name == ModelOtherHalf {
-				o := art.Probe
-				o.Lang = tr.Lang
-				if v, err = repoprobe.Probe(r.ctx, otherLLM, tr.Name, art.Queries[tr.Name], o); err != nil {
-					return "", err
-				}
+		for _, tr := range x.repos {
+			v, err := x.repoVerdict(ctx, md, tr, otherLLM)
+			if err != nil {
+				return err
 			}
-			v.Model = md.name
-			stage1[md.name][tr.Name] = v
-			stage1Rows = append(stage1Rows, v)
+			x.stage1[md.name][tr.Name] = v
+			x.rows = append(x.rows, v)
 			if md.member(tr) {
 				pos, tp = pos+1, tp+b2i(v.Present)
 			} else {
@@ -212,110 +268,151 @@ func (r *runner) auditRescore() (string, error) {
 			}
 		}
 		rm.Stage1TPR, rm.Stage1FPR = ratio(tp, pos), ratio(fp, neg)
-		res.Models = append(res.Models, rm)
+		x.res.Models = append(x.res.Models, rm)
 	}
+	return nil
+}
 
-	r.progress(0, 0, "scoring the fixed and buggy methods with both models")
-	trByName := map[string]testbed.QuickRepo{}
-	for _, tr := range javaRepos {
-		trByName[tr.Name] = tr
+// repoVerdict is model md's Stage I verdict on repository tr.
+func (x *rescoreStep) repoVerdict(ctx context.Context, md rescoreModel, tr testbed.QuickRepo, otherLLM llm.Model) (repoprobe.RepoVerdict, error) {
+	v := tr.Verdicts[testbed.ConfigFull]
+	if md.name == ModelOtherHalf {
+		o := x.art.Probe
+		o.Lang = tr.Lang
+		var err error
+		if v, err = repoprobe.Probe(ctx, otherLLM, tr.Name, x.art.Queries[tr.Name], o); err != nil {
+			return v, err
+		}
 	}
-	var (
-		runs     []RescoreRun
-		verdicts []rescore.Verdict
-		samples  []bench.Sample
-		stage2   []patchcheck.Verdict
-		subs     []rescore.Submission
-	)
+	v.Model = md.name
+	return v, nil
+}
+
+// rescoreRecords are the records the step writes, in the formats `audit
+// rescore` reads.
+type rescoreRecords struct {
+	samples  []bench.Sample
+	stage2   []patchcheck.Verdict
+	runs     []RescoreRun
+	verdicts []rescore.Verdict
+	subs     []rescore.Submission
+}
+
+// count tallies the bugs' Stage II verdicts and operators, and returns the
+// samples and their verdicts with each repository's sample count.
+func (x *rescoreStep) count(rec *rescoreRecords) map[string]int {
 	perRepo := map[string]int{}
-	for i, b := range bugs {
-		samples = append(samples, b.sample)
-		stage2 = append(stage2, checks[i].Verdict)
-		res.Stage2[checks[i].Verdict.Verdict]++
-		res.Operators[b.m.Operator]++
+	for i, b := range x.bugs {
+		rec.samples = append(rec.samples, b.sample)
+		rec.stage2 = append(rec.stage2, x.checks[i].Verdict)
+		x.res.Stage2[x.checks[i].Verdict.Verdict]++
+		x.res.Operators[b.m.Operator]++
 		perRepo[b.repo]++
 	}
-	alpha := art.Probe.Alpha
-	for k, md := range models {
+	return perRepo
+}
+
+// score runs each model on every bug: its runs, its leaderboard
+// submission (the bugs it resolves), its member and non-member counts,
+// and its combined verdicts (pipeline.Combine, as `audit run` makes them).
+func (x *rescoreStep) score(rec *rescoreRecords) {
+	trByName := map[string]testbed.QuickRepo{}
+	for _, tr := range x.repos {
+		trByName[tr.Name] = tr
+	}
+	alpha := x.art.Probe.Alpha
+	for k, md := range x.models {
 		sub := rescore.Submission{Submission: md.name, Name: "prefers the fixed method (lower per-token loss)", Models: []string{md.name}, Resolved: []string{}}
-		for i, b := range bugs {
+		for i, b := range x.bugs {
 			run := score(md.m, b)
 			run.Model, run.Member = md.name, md.member(trByName[b.repo])
-			runs = append(runs, run)
-			c := &res.Models[k].NonMembers
-			if run.Member {
-				c = &res.Models[k].Members
-			}
-			c.Total++
+			rec.runs = append(rec.runs, run)
+			x.res.Models[k].add(run)
 			if run.Resolved {
-				c.Resolved++
 				sub.Resolved = append(sub.Resolved, b.sample.ID)
 			}
-			rv := stage1[md.name][b.repo]
-			verdicts = append(verdicts, pipeline.Combine(b.sample.ID, md.name, b.repo, res.Cutoff, alpha,
-				&pipeline.RepoRecord{RepoVerdict: rv}, &checks[i].Verdict, nil))
+			rv := x.stage1[md.name][b.repo]
+			rec.verdicts = append(rec.verdicts, pipeline.Combine(b.sample.ID, md.name, b.repo, x.res.Cutoff, alpha,
+				&pipeline.RepoRecord{RepoVerdict: rv}, &x.checks[i].Verdict, nil))
 		}
-		subs = append(subs, sub)
+		rec.subs = append(rec.subs, sub)
 	}
-	for _, tr := range javaRepos {
+}
+
+// add counts run among the model's member or non-member samples.
+func (m *RescoreModel) add(run RescoreRun) {
+	c := &m.NonMembers
+	if run.Member {
+		c = &m.Members
+	}
+	c.Total++
+	if run.Resolved {
+		c.Resolved++
+	}
+}
+
+// repoRows are the benchmark's repositories with their sample counts,
+// the models trained on each and each model's Stage I verdict.
+func (x *rescoreStep) repoRows(perRepo map[string]int) []RescoreRepo {
+	var out []RescoreRepo
+	for _, tr := range x.repos {
 		rr := RescoreRepo{Name: tr.Name, Samples: perRepo[tr.Name], Stage1: map[string]repoprobe.RepoVerdict{}}
-		for _, md := range models {
+		for _, md := range x.models {
 			if md.member(tr) {
 				rr.TrainedBy = append(rr.TrainedBy, md.name)
 			}
-			rr.Stage1[md.name] = stage1[md.name][tr.Name]
+			rr.Stage1[md.name] = x.stage1[md.name][tr.Name]
 		}
-		res.Repos = append(res.Repos, rr)
+		out = append(out, rr)
 	}
+	return out
+}
 
+// write scores the bugs, writes the records to dir and re-scores the
+// leaderboard from the written files.
+func (x *rescoreStep) write(ctx context.Context, dir string) (*rescore.Result, error) {
+	var rec rescoreRecords
+	perRepo := x.count(&rec)
+	x.score(&rec)
+	x.res.Repos = x.repoRows(perRepo)
 	// The records go to disk in the formats `benchforge audit rescore`
 	// reads, and the re-scoring reads them back, so what the page shows is
 	// what the command would print for these files.
 	paths := map[string]string{}
 	for name, write := range map[string]func(string) error{
-		"benchmark.jsonl":       func(p string) error { return jsonl.Rewrite(p, samples) },
-		"runs.jsonl":            func(p string) error { return jsonl.Rewrite(p, runs) },
-		"stage1_verdicts.jsonl": func(p string) error { return jsonl.Rewrite(p, stage1Rows) },
-		"stage2_verdicts.jsonl": func(p string) error { return jsonl.Rewrite(p, stage2) },
-		"verdicts.jsonl":        func(p string) error { return jsonl.Rewrite(p, verdicts) },
-		"leaderboard.jsonl":     func(p string) error { return jsonl.Rewrite(p, subs) },
+		"benchmark.jsonl":       func(p string) error { return jsonl.Rewrite(p, rec.samples) },
+		"runs.jsonl":            func(p string) error { return jsonl.Rewrite(p, rec.runs) },
+		"stage1_verdicts.jsonl": func(p string) error { return jsonl.Rewrite(p, x.rows) },
+		"stage2_verdicts.jsonl": func(p string) error { return jsonl.Rewrite(p, rec.stage2) },
+		"verdicts.jsonl":        func(p string) error { return jsonl.Rewrite(p, rec.verdicts) },
+		"leaderboard.jsonl":     func(p string) error { return jsonl.Rewrite(p, rec.subs) },
 	} {
 		paths[name] = filepath.Join(dir, name)
 		if err := write(paths[name]); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
-	rs, err := rescoreFiles(r.ctx, paths["benchmark.jsonl"], paths["verdicts.jsonl"], paths["leaderboard.jsonl"])
+	rs, err := rescoreFiles(ctx, paths["benchmark.jsonl"], paths["verdicts.jsonl"], paths["leaderboard.jsonl"])
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	res.Result = rs
 	if err := output.WriteJSON(filepath.Join(dir, "rescore.json"), rs); err != nil {
-		return "", err
+		return nil, err
 	}
 	if err := output.WriteFile(filepath.Join(dir, "rescore.md"), []byte(rs.Markdown())); err != nil {
-		return "", err
+		return nil, err
 	}
-	r.res.Audit.Rescore = res
-	return "", nil
+	return rs, nil
 }
 
-// rescoreFiles runs the re-scoring on the files as `benchforge audit
-// rescore --benchmark B --verdicts V --leaderboard L` does.
+// rescoreFiles runs the re-scoring on the files with the function of
+// `benchforge audit rescore --benchmark B --verdicts V --leaderboard L`
+// (pipeline.Rescore); the demo's benchmark is strict JSONL.
 func rescoreFiles(ctx context.Context, benchmark, verdicts, leaderboard string) (*rescore.Result, error) {
-	samples, _, err := bench.Load(ctx, benchmark, bench.FormatJSONL, bench.LoadOptions{Strict: true})
-	if err != nil {
-		return nil, err
-	}
-	v, err := rescore.ReadVerdicts(verdicts)
-	if err != nil {
-		return nil, err
-	}
-	subs, err := rescore.ReadLeaderboard(leaderboard)
-	if err != nil {
-		return nil, err
-	}
-	return rescore.Rescore(samples, v, subs, rescore.Options{})
+	res, _, err := pipeline.Rescore(ctx, pipeline.RescoreFiles{
+		Benchmark: benchmark, Format: bench.FormatJSONL, Strict: true, Verdicts: verdicts, Leaderboard: leaderboard,
+	}, rescore.Options{})
+	return res, err
 }
 
 // trainOtherHalf trains a model like the testbed's target, with its order,

@@ -80,14 +80,8 @@ func makeBugs(ctx context.Context, seed uint64, files map[string][]byte) ([]bug,
 		return nil, 0, fmt.Errorf("demo: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return nil, 0, fmt.Errorf("demo: %w", err)
-		}
-		if err := os.WriteFile(p, content, 0o644); err != nil {
-			return nil, 0, fmt.Errorf("demo: %w", err)
-		}
+	if err := writeTree(dir, files); err != nil {
+		return nil, 0, err
 	}
 	g, err := mutation.New(mutation.Options{Corpus: dir, Seed: seed, MinLines: 4, MaxLines: 80})
 	if err != nil {
@@ -98,10 +92,9 @@ func makeBugs(ctx context.Context, seed uint64, files map[string][]byte) ([]bug,
 	for _, t := range corpus.Types {
 		want[t] = maxRescoreSamples
 	}
-	var out []bug
-	spans, ids := map[string][][2]int{}, map[string]int{}
+	bp := bugPicker{files: files, spans: map[string][][2]int{}, ids: map[string]int{}}
 	ncand := 0
-	for chunk := 0; chunk < g.Chunks() && len(out) < maxRescoreSamples; chunk++ {
+	for chunk := 0; chunk < g.Chunks() && len(bp.out) < maxRescoreSamples; chunk++ {
 		cands, err := g.Generate(ctx, generate.Request{Chunk: chunk, Want: want})
 		if errors.Is(err, generate.ErrExhausted) {
 			break
@@ -111,31 +104,58 @@ func makeBugs(ctx context.Context, seed uint64, files map[string][]byte) ([]bug,
 		}
 		ncand += len(cands)
 		for _, c := range cands {
-			if c.Source == nil || len(out) >= maxRescoreSamples {
-				continue
+			if c.Source != nil && len(bp.out) < maxRescoreSamples {
+				bp.take(c)
 			}
-			repo, rel, ok := strings.Cut(c.Source.File, "/")
-			if !ok || slices.ContainsFunc(spans[c.Source.File], func(sp [2]int) bool {
-				return c.Source.StartLine <= sp[1]+bugGap && c.Source.EndLine >= sp[0]-bugGap
-			}) {
-				continue
-			}
-			m, ok := splice(files[c.Source.File], c)
-			if !ok {
-				continue
-			}
-			spans[c.Source.File] = append(spans[c.Source.File], [2]int{m.Start, m.End})
-			id := repo + "/" + strings.TrimSuffix(filepath.Base(rel), ".java") + "." + methodName(c.Source.Method)
-			if ids[id]++; ids[id] > 1 {
-				id = fmt.Sprintf("%s#%d", id, ids[id])
-			}
-			out = append(out, bug{repo: repo, file: rel, m: m, sample: bench.Sample{
-				ID: id, Benchmark: "demo-rescore", Repo: repo, Language: "java", CreatedAt: dateFix,
-				Meta: map[string]any{"file": rel, "method": c.Source.Method, "operator": c.Operator, "type": c.ErrorType},
-			}})
 		}
 	}
-	return out, ncand, nil
+	return bp.out, ncand, nil
+}
+
+// writeTree writes files (slash-separated path → content) under dir.
+func writeTree(dir string, files map[string][]byte) error {
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+	}
+	return nil
+}
+
+// bugPicker keeps the candidates that make benchmark bugs: at least
+// bugGap lines from the file's other bugs, spliced into the shipped file.
+type bugPicker struct {
+	files map[string][]byte
+	spans map[string][][2]int // file → line spans of its bugs
+	ids   map[string]int      // sample id → uses
+	out   []bug
+}
+
+// take adds candidate c as a bug if it qualifies.
+func (bp *bugPicker) take(c generate.Candidate) {
+	repo, rel, ok := strings.Cut(c.Source.File, "/")
+	if !ok || slices.ContainsFunc(bp.spans[c.Source.File], func(sp [2]int) bool {
+		return c.Source.StartLine <= sp[1]+bugGap && c.Source.EndLine >= sp[0]-bugGap
+	}) {
+		return
+	}
+	m, ok := splice(bp.files[c.Source.File], c)
+	if !ok {
+		return
+	}
+	bp.spans[c.Source.File] = append(bp.spans[c.Source.File], [2]int{m.Start, m.End})
+	id := repo + "/" + strings.TrimSuffix(filepath.Base(rel), ".java") + "." + methodName(c.Source.Method)
+	if bp.ids[id]++; bp.ids[id] > 1 {
+		id = fmt.Sprintf("%s#%d", id, bp.ids[id])
+	}
+	bp.out = append(bp.out, bug{repo: repo, file: rel, m: m, sample: bench.Sample{
+		ID: id, Benchmark: "demo-rescore", Repo: repo, Language: "java", CreatedAt: dateFix,
+		Meta: map[string]any{"file": rel, "method": c.Source.Method, "operator": c.Operator, "type": c.ErrorType},
+	}})
 }
 
 // bugGap is the fewest lines between two bugs of one file: more than a
@@ -171,63 +191,88 @@ func commitBugs(ctx context.Context, dir string, bugs []bug, files map[string][]
 	}
 	sort.Strings(repos)
 	for _, repo := range repos {
-		h, err := newHistory(ctx, filepath.Join(dir, repo))
-		if err != nil {
+		if err := commitRepo(ctx, filepath.Join(dir, repo), repo, bugs, byRepo[repo], files); err != nil {
 			return err
-		}
-		for name, content := range files {
-			if rest, ok := strings.CutPrefix(name, repo+"/"); ok {
-				if err := h.write(rest, content); err != nil {
-					return err
-				}
-			}
-		}
-		byFile := map[string][]int{}
-		for _, i := range byRepo[repo] {
-			b := &bugs[i]
-			var pb bytes.Buffer
-			if err := diff.Format(&pb, []*diff.FileDiff{diff.Unified(b.file, b.file, b.m.Buggy, b.m.Fixed, 3)}); err != nil {
-				return fmt.Errorf("demo: render the fix of %s: %w", b.sample.ID, err)
-			}
-			b.sample.Patch = pb.String()
-			var n int
-			b.sample.Difficulty, n = difficulty(b.sample.Patch)
-			b.sample.Meta["changed_lines"] = n
-			byFile[b.file] = append(byFile[b.file], i)
-		}
-		for file, idx := range byFile {
-			buggy := withBugs(bugs, idx)
-			for _, i := range idx {
-				fds, err := diff.ParseString(bugs[i].sample.Patch)
-				if err == nil && len(fds) == 1 {
-					_, err = diff.Apply(buggy, fds[0], diff.ApplyOptions{Fuzz: -1})
-				}
-				if err != nil {
-					return fmt.Errorf("demo: the gold patch of %s does not apply to the import commit's %s: %w", bugs[i].sample.ID, file, err)
-				}
-			}
-			if err := h.write(file, buggy); err != nil {
-				return err
-			}
-		}
-		base, err := h.commit(ctx, "Import "+repo, dateImport)
-		if err != nil {
-			return err
-		}
-		for file, idx := range byFile {
-			if err := h.write(file, bugs[idx[0]].m.Fixed); err != nil {
-				return err
-			}
-		}
-		fix, err := h.commit(ctx, fmt.Sprintf("Fix %d bugs", len(byRepo[repo])), dateFix)
-		if err != nil {
-			return err
-		}
-		for _, i := range byRepo[repo] {
-			bugs[i].sample.BaseCommit, bugs[i].sample.FixCommit = base, fix
 		}
 	}
 	return nil
+}
+
+// commitRepo builds the history of one repository in dir from its files
+// and its bugs, bugs[idx].
+func commitRepo(ctx context.Context, dir, repo string, bugs []bug, idx []int, files map[string][]byte) error {
+	h, err := newHistory(ctx, dir)
+	if err != nil {
+		return err
+	}
+	for name, content := range files {
+		if rest, ok := strings.CutPrefix(name, repo+"/"); ok {
+			if err := h.write(rest, content); err != nil {
+				return err
+			}
+		}
+	}
+	byFile, err := goldPatches(bugs, idx)
+	if err != nil {
+		return err
+	}
+	for file, fidx := range byFile {
+		if err := writeBuggy(h, file, bugs, fidx); err != nil {
+			return err
+		}
+	}
+	base, err := h.commit(ctx, "Import "+repo, dateImport)
+	if err != nil {
+		return err
+	}
+	for file, fidx := range byFile {
+		if err := h.write(file, bugs[fidx[0]].m.Fixed); err != nil {
+			return err
+		}
+	}
+	fix, err := h.commit(ctx, fmt.Sprintf("Fix %d bugs", len(idx)), dateFix)
+	if err != nil {
+		return err
+	}
+	for _, i := range idx {
+		bugs[i].sample.BaseCommit, bugs[i].sample.FixCommit = base, fix
+	}
+	return nil
+}
+
+// goldPatches gives each of bugs[idx] its gold patch and difficulty, and
+// returns the bugs by file.
+func goldPatches(bugs []bug, idx []int) (map[string][]int, error) {
+	byFile := map[string][]int{}
+	for _, i := range idx {
+		b := &bugs[i]
+		var pb bytes.Buffer
+		if err := diff.Format(&pb, []*diff.FileDiff{diff.Unified(b.file, b.file, b.m.Buggy, b.m.Fixed, 3)}); err != nil {
+			return nil, fmt.Errorf("demo: render the fix of %s: %w", b.sample.ID, err)
+		}
+		b.sample.Patch = pb.String()
+		var n int
+		b.sample.Difficulty, n = difficulty(b.sample.Patch)
+		b.sample.Meta["changed_lines"] = n
+		byFile[b.file] = append(byFile[b.file], i)
+	}
+	return byFile, nil
+}
+
+// writeBuggy writes file with all of its bugs, bugs[idx], after checking
+// that each bug's gold patch applies to it without fuzz.
+func writeBuggy(h *history, file string, bugs []bug, idx []int) error {
+	buggy := withBugs(bugs, idx)
+	for _, i := range idx {
+		fds, err := diff.ParseString(bugs[i].sample.Patch)
+		if err == nil && len(fds) == 1 {
+			_, err = diff.Apply(buggy, fds[0], diff.ApplyOptions{Fuzz: -1})
+		}
+		if err != nil {
+			return fmt.Errorf("demo: the gold patch of %s does not apply to the import commit's %s: %w", bugs[i].sample.ID, file, err)
+		}
+	}
+	return h.write(file, buggy)
 }
 
 // withBugs returns the shipped file of bugs[idx] (all in one file) with

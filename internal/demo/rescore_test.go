@@ -89,8 +89,25 @@ func TestRescoreStep(t *testing.T) {
 	if x.Stage2[patchcheck.Present] != x.Samples {
 		t.Errorf("Stage II verdicts %v: every fix is in the snapshot, want all %d present", x.Stage2, x.Samples)
 	}
+	checkRescoreMembership(t, x)
+	checkRescoreVerdicts(t, rs, samples, x)
+	checkRunsMatchLeaderboard(t, rs)
+	// The files alone give the same result, as `audit rescore` would.
+	again, err := rescoreFiles(context.Background(), filepath.Join(rs, "benchmark.jsonl"), filepath.Join(rs, "verdicts.jsonl"), filepath.Join(rs, "leaderboard.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(x.Result, again); d != "" {
+		t.Errorf("re-scoring the written files differs (-summary +files):\n%s", d)
+	}
+	checkGoldPatchesApply(t, rs, samples)
+	checkRescorePages(t, dir)
+}
 
-	// Membership: the target resolves its members' samples more often.
+// checkRescoreMembership checks that each model ran every sample and that
+// the target resolves its members' samples more often.
+func checkRescoreMembership(t *testing.T, x *Rescore) {
+	t.Helper()
 	for _, m := range x.Models {
 		if m.Members.Total+m.NonMembers.Total != x.Samples {
 			t.Errorf("%s: %d member + %d other samples, want %d", m.Name, m.Members.Total, m.NonMembers.Total, x.Samples)
@@ -106,8 +123,13 @@ func TestRescoreStep(t *testing.T) {
 		}
 	}
 
-	// Verdicts: contaminated = Stage I present for the model ∧ Stage II
-	// present; the clean counts follow from them.
+}
+
+// checkRescoreVerdicts checks the combined verdicts: contaminated = Stage I
+// present for the model ∧ Stage II present, and the clean counts follow
+// from them.
+func checkRescoreVerdicts(t *testing.T, rs string, samples []bench.Sample, x *Rescore) {
+	t.Helper()
 	verdicts, err := jsonl.ReadFile[rescore.Verdict](filepath.Join(rs, "verdicts.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -137,6 +159,14 @@ func TestRescoreStep(t *testing.T) {
 	if len(verdicts) != 2*x.Samples {
 		t.Errorf("%d verdicts, want one per sample and model (%d)", len(verdicts), 2*x.Samples)
 	}
+	checkSubmissions(t, x, clean)
+}
+
+// checkSubmissions checks each submission's rows against the samples, the
+// clean counts of the verdicts (clean, by model) and the models' resolved
+// counts.
+func checkSubmissions(t *testing.T, x *Rescore, clean map[string]int) {
+	t.Helper()
 	for _, s := range x.Result.Submissions {
 		var all, cl, allRes, clRes int
 		for _, c := range s.ByDifficulty {
@@ -154,8 +184,12 @@ func TestRescoreStep(t *testing.T) {
 			t.Errorf("%s: %d resolved overall, not the models' member + other counts", s.Submission, o.All.Resolved)
 		}
 	}
+}
 
-	// Runs and leaderboard agree: resolved means the lower loss.
+// checkRunsMatchLeaderboard checks that runs and leaderboard agree:
+// resolved means the lower loss.
+func checkRunsMatchLeaderboard(t *testing.T, rs string) {
+	t.Helper()
 	runs, err := jsonl.ReadFile[RescoreRun](filepath.Join(rs, "runs.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -176,16 +210,12 @@ func TestRescoreStep(t *testing.T) {
 		}
 	}
 
-	// The files alone give the same result, as `audit rescore` would.
-	again, err := rescoreFiles(context.Background(), filepath.Join(rs, "benchmark.jsonl"), filepath.Join(rs, "verdicts.jsonl"), filepath.Join(rs, "leaderboard.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(x.Result, again); d != "" {
-		t.Errorf("re-scoring the written files differs (-summary +files):\n%s", d)
-	}
+}
 
-	// Each gold patch applies, without fuzz, to its base commit.
+// checkGoldPatchesApply checks that each gold patch applies, without fuzz,
+// to its base commit.
+func checkGoldPatchesApply(t *testing.T, rs string, samples []bench.Sample) {
+	t.Helper()
 	for _, s := range samples[:min(len(samples), 8)] {
 		file := s.Meta["file"].(string)
 		cmd := exec.Command("git", "show", s.BaseCommit+":"+file)
@@ -203,8 +233,12 @@ func TestRescoreStep(t *testing.T) {
 		}
 	}
 
-	// Pages: the audit page's section has the tables and the plot; the
-	// overview has the plot too.
+}
+
+// checkRescorePages checks the pages: the audit page's section has the
+// tables and the plot; the overview has the plot too.
+func checkRescorePages(t *testing.T, dir string) {
+	t.Helper()
 	section := regexp.MustCompile(`(?s)<section id="rescore".*?</section>`)
 	for _, p := range []string{PageAudit, PageOverview} {
 		page, err := os.ReadFile(filepath.Join(dir, p))

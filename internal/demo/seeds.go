@@ -58,56 +58,94 @@ func ExtractSeeds(fsys fs.FS) ([]corpus.Seed, []SeedExclusion, error) {
 		if text == "" || strings.HasPrefix(text, "#") {
 			continue
 		}
-		f := strings.Split(text, "\t")
-		if len(f) != 4 {
-			return nil, nil, fmt.Errorf("demo: bugs.tsv:%d: want 4 tab-separated fields (bug, project, exception, file), got %d: %w", line, len(f), errs.ErrInput)
-		}
-		id, project, exc, file := f[0], f[1], f[2], f[3]
-		t, ok := seeds.ParseType(exc)
-		if !ok || !corpus.ValidType(exc) {
-			return nil, nil, fmt.Errorf("demo: bugs.tsv:%d: %q is not one of %s: %w", line, exc, strings.Join(corpus.Types, ", "), errs.ErrInput)
-		}
-		buggy, err := fs.ReadFile(fsys, path.Join(id, "buggy", file))
+		b, err := readSeedBug(fsys, line, text)
 		if err != nil {
-			return nil, nil, fmt.Errorf("demo: bugs.tsv:%d: %w: %w", line, errs.ErrInput, err)
+			return nil, nil, err
 		}
-		fixed, err := fs.ReadFile(fsys, path.Join(id, "fixed", file))
+		ss, ex, err := b.seeds()
 		if err != nil {
-			return nil, nil, fmt.Errorf("demo: bugs.tsv:%d: %w: %w", line, errs.ErrInput, err)
+			return nil, nil, err
 		}
-		pairs, ex := seeds.ExtractMethodPairs([]seeds.FilePair{{Path: file, Buggy: buggy, Fixed: fixed}})
-		if ex != nil {
-			excl = append(excl, SeedExclusion{Bug: id, Filter: "F3", Reason: ex.Reason})
-			continue
-		}
-		for k, p := range pairs {
-			bugID := id
-			if len(pairs) > 1 {
-				bugID = fmt.Sprintf("%s:%d", id, k+1)
-			}
-			if d := seeds.CheckF4(t, p.Buggy, p.Fixed, false); !d.Keep {
-				excl = append(excl, SeedExclusion{Bug: bugID, Filter: "F4", Reason: d.Reason})
-				continue
-			}
-			var db bytes.Buffer
-			if err := diff.Format(&db, []*diff.FileDiff{diff.Unified(file, file, []byte(p.Buggy+"\n"), []byte(p.Fixed+"\n"), 3)}); err != nil {
-				return nil, nil, fmt.Errorf("demo: diff of %s: %w", bugID, err)
-			}
-			s := corpus.Seed{
-				BugID: bugID, SourceBug: id, Benchmark: "benchforge-demo", Project: project, Exception: exc,
-				BuggyMethod: p.Buggy, FixedMethod: p.Fixed, File: file, MethodSignature: p.Signature,
-				BuggySpan: corpus.Span{Start: p.BuggySpan[0], End: p.BuggySpan[1]},
-				FixedSpan: corpus.Span{Start: p.FixedSpan[0], End: p.FixedSpan[1]},
-				Diff:      db.String(),
-			}
-			if err := s.Validate(); err != nil {
-				return nil, nil, fmt.Errorf("demo: seed %s: %w", bugID, err)
-			}
-			out = append(out, s)
-		}
+		out, excl = append(out, ss...), append(excl, ex...)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, nil, fmt.Errorf("demo: read bugs.tsv: %w", err)
 	}
 	return out, excl, nil
+}
+
+// seedBug is one line of bugs.tsv with its buggy and fixed file.
+type seedBug struct {
+	id, project, exc, file string
+	t                      seeds.Type
+	buggy, fixed           []byte
+}
+
+// readSeedBug parses line number line of bugs.tsv (bug, project,
+// exception, file) and reads the bug's two files.
+func readSeedBug(fsys fs.FS, line int, text string) (seedBug, error) {
+	f := strings.Split(text, "\t")
+	if len(f) != 4 {
+		return seedBug{}, fmt.Errorf("demo: bugs.tsv:%d: want 4 tab-separated fields (bug, project, exception, file), got %d: %w", line, len(f), errs.ErrInput)
+	}
+	b := seedBug{id: f[0], project: f[1], exc: f[2], file: f[3]}
+	t, ok := seeds.ParseType(b.exc)
+	if !ok || !corpus.ValidType(b.exc) {
+		return seedBug{}, fmt.Errorf("demo: bugs.tsv:%d: %q is not one of %s: %w", line, b.exc, strings.Join(corpus.Types, ", "), errs.ErrInput)
+	}
+	b.t = t
+	var err error
+	if b.buggy, err = fs.ReadFile(fsys, path.Join(b.id, "buggy", b.file)); err != nil {
+		return seedBug{}, fmt.Errorf("demo: bugs.tsv:%d: %w: %w", line, errs.ErrInput, err)
+	}
+	if b.fixed, err = fs.ReadFile(fsys, path.Join(b.id, "fixed", b.file)); err != nil {
+		return seedBug{}, fmt.Errorf("demo: bugs.tsv:%d: %w: %w", line, errs.ErrInput, err)
+	}
+	return b, nil
+}
+
+// seeds applies F3 and F4 to the bug and returns its seeds (one per kept
+// method pair) and exclusions.
+func (b seedBug) seeds() ([]corpus.Seed, []SeedExclusion, error) {
+	pairs, ex := seeds.ExtractMethodPairs([]seeds.FilePair{{Path: b.file, Buggy: b.buggy, Fixed: b.fixed}})
+	if ex != nil {
+		return nil, []SeedExclusion{{Bug: b.id, Filter: "F3", Reason: ex.Reason}}, nil
+	}
+	var out []corpus.Seed
+	var excl []SeedExclusion
+	for k, p := range pairs {
+		bugID := b.id
+		if len(pairs) > 1 {
+			bugID = fmt.Sprintf("%s:%d", b.id, k+1)
+		}
+		if d := seeds.CheckF4(b.t, p.Buggy, p.Fixed, false); !d.Keep {
+			excl = append(excl, SeedExclusion{Bug: bugID, Filter: "F4", Reason: d.Reason})
+			continue
+		}
+		s, err := b.seed(bugID, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, s)
+	}
+	return out, excl, nil
+}
+
+// seed is method pair p of the bug as a validated seed with its diff.
+func (b seedBug) seed(bugID string, p seeds.MethodPair) (corpus.Seed, error) {
+	var db bytes.Buffer
+	if err := diff.Format(&db, []*diff.FileDiff{diff.Unified(b.file, b.file, []byte(p.Buggy+"\n"), []byte(p.Fixed+"\n"), 3)}); err != nil {
+		return corpus.Seed{}, fmt.Errorf("demo: diff of %s: %w", bugID, err)
+	}
+	s := corpus.Seed{
+		BugID: bugID, SourceBug: b.id, Benchmark: "benchforge-demo", Project: b.project, Exception: b.exc,
+		BuggyMethod: p.Buggy, FixedMethod: p.Fixed, File: b.file, MethodSignature: p.Signature,
+		BuggySpan: corpus.Span{Start: p.BuggySpan[0], End: p.BuggySpan[1]},
+		FixedSpan: corpus.Span{Start: p.FixedSpan[0], End: p.FixedSpan[1]},
+		Diff:      db.String(),
+	}
+	if err := s.Validate(); err != nil {
+		return corpus.Seed{}, fmt.Errorf("demo: seed %s: %w", bugID, err)
+	}
+	return s, nil
 }

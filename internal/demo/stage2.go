@@ -7,12 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/benchforge/benchforge/internal/audit/patchcheck"
+	"github.com/benchforge/benchforge/internal/audit/pipeline"
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/diff"
 	"github.com/benchforge/benchforge/internal/errs"
@@ -96,22 +100,31 @@ func pickMethods(ctx context.Context, srcZip string, seed uint64, want []string,
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range cands {
-			if need[c.ErrorType] == 0 || c.Source == nil {
-				continue
-			}
-			m, ok := locate(files[c.Source.File], c)
-			if !ok || !renamingTouchesPatch(m) {
-				continue
-			}
-			delete(need, c.ErrorType)
-			out = append(out, m)
-		}
+		out = append(out, usable(cands, files, need)...)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("demo: no usable method found in %s: %w", g.CorpusPath(), errs.ErrNotFound)
 	}
 	return out, nil
+}
+
+// usable are the candidates that make Stage II methods (locate,
+// renamingTouchesPatch), one per exception type still in need, which
+// loses the types it takes.
+func usable(cands []generate.Candidate, files map[string]*zip.File, need map[string]int) []realMethod {
+	var out []realMethod
+	for _, c := range cands {
+		if need[c.ErrorType] == 0 || c.Source == nil {
+			continue
+		}
+		m, ok := locate(files[c.Source.File], c)
+		if !ok || !renamingTouchesPatch(m) {
+			continue
+		}
+		delete(need, c.ErrorType)
+		out = append(out, m)
+	}
+	return out
 }
 
 // locate reads the candidate's file and checks that its fixed method is
@@ -241,8 +254,10 @@ type Stage2Sample struct {
 }
 
 // buildHistory writes one repository for m: the buggy import, the fix, and
-// one branch per variant; it returns the samples (one per variant) without
-// verdicts.
+// one branch per variant, each checked out in a worktree of its own (dir
+// followed by "@" and the variant) whose default branch is the variant's,
+// as a clone of that history would be; it returns the samples (one per
+// variant, RepoDir the variant's worktree) without verdicts.
 func buildHistory(ctx context.Context, dir string, m realMethod) ([]Stage2Sample, error) {
 	h, err := newHistory(ctx, dir)
 	if err != nil {
@@ -252,107 +267,136 @@ func buildHistory(ctx context.Context, dir string, m realMethod) ([]Stage2Sample
 	if err := h.write("README.md", []byte(readme)); err != nil {
 		return nil, err
 	}
-	if err := h.write(m.Path, m.Buggy); err != nil {
-		return nil, err
-	}
-	base, err := h.commit(ctx, "Import "+path.Base(m.Path), dateImport)
+	base, err := h.apply(ctx, change{m.Path, m.Buggy, "Import " + path.Base(m.Path), dateImport})
 	if err != nil {
 		return nil, err
 	}
-	if err := h.write(m.Path, m.Fixed); err != nil {
-		return nil, err
-	}
-	fix, err := h.commit(ctx, fmt.Sprintf("Fix %s in %s", strings.TrimSuffix(m.Type, "Exception"), m.Method), dateFix)
+	fix, err := h.apply(ctx, change{m.Path, m.Fixed, fmt.Sprintf("Fix %s in %s", strings.TrimSuffix(m.Type, "Exception"), m.Method), dateFix})
 	if err != nil {
 		return nil, err
 	}
-	patch := diff.Unified(m.Path, m.Path, m.Buggy, m.Fixed, 3)
-	var pb bytes.Buffer
-	if err := diff.Format(&pb, []*diff.FileDiff{patch}); err != nil {
-		return nil, fmt.Errorf("demo: render the fix of %s: %w", m.Name, err)
+	patch, err := fixPatch(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.variantBranches(ctx, fix, variantChanges(m, readme)); err != nil {
+		return nil, err
 	}
 	var out []Stage2Sample
 	for _, v := range Variants {
-		if err := h.branch(ctx, v.Name, fix); err != nil {
+		wt := dir + "@" + v.Name
+		if err := h.worktree(ctx, wt, v.Name); err != nil {
 			return nil, err
-		}
-		switch v.Name {
-		case VariantPersists:
-			if err := h.write("README.md", []byte(readme+"\nMaintained.\n")); err != nil {
-				return nil, err
-			}
-			if _, err := h.commit(ctx, "Update README", dateChange); err != nil {
-				return nil, err
-			}
-			// After the cutoff: the snapshot must not see this revert.
-			if err := h.write(m.Path, m.Buggy); err != nil {
-				return nil, err
-			}
-			if _, err := h.commit(ctx, "Revert the fix (after the cutoff)", dateLate); err != nil {
-				return nil, err
-			}
-		case VariantReverted:
-			if err := h.write(m.Path, m.Buggy); err != nil {
-				return nil, err
-			}
-			if _, err := h.commit(ctx, "Revert \"Fix "+m.Method+"\"", dateChange); err != nil {
-				return nil, err
-			}
-		case VariantRefactored:
-			if err := h.write(m.Path, refactor(m.Fixed, m)); err != nil {
-				return nil, err
-			}
-			if _, err := h.commit(ctx, "Rename parameters of "+m.Method, dateChange); err != nil {
-				return nil, err
-			}
 		}
 		out = append(out, Stage2Sample{
 			Sample: bench.Sample{
 				ID: m.Name + "@" + v.Name, Benchmark: "demo", Repo: "demo/" + m.Name, Language: "java",
-				BaseCommit: base, FixCommit: fix, Patch: pb.String(), CreatedAt: dateFix,
+				BaseCommit: base, FixCommit: fix, Patch: patch, CreatedAt: dateFix,
 			},
 			Method: m.Method, Type: m.Type, Operator: m.Operator, Variant: v.Name, Label: v.Present,
-			RepoDir: dir, Branch: v.Name,
+			RepoDir: wt, Branch: v.Name,
 		})
-	}
-	if err := h.checkout(ctx, "main"); err != nil {
-		return nil, err
 	}
 	return out, nil
 }
 
-// checkStage2 runs patchcheck on every sample at its branch's cutoff
-// snapshot.
-func checkStage2(ctx context.Context, samples []Stage2Sample) error {
-	c := patchcheck.New(patchcheck.Options{})
-	repos := map[string]*gitrepo.Repo{}
-	defer func() {
-		for _, r := range repos {
-			r.Close()
+// fixPatch is the gold patch of m: the unified diff from the buggy to the
+// fixed file.
+func fixPatch(m realMethod) (string, error) {
+	var pb bytes.Buffer
+	if err := diff.Format(&pb, []*diff.FileDiff{diff.Unified(m.Path, m.Path, m.Buggy, m.Fixed, 3)}); err != nil {
+		return "", fmt.Errorf("demo: render the fix of %s: %w", m.Name, err)
+	}
+	return pb.String(), nil
+}
+
+// variantChanges are the commits each variant's branch adds after the fix.
+func variantChanges(m realMethod, readme string) map[string][]change {
+	return map[string][]change{
+		VariantPersists: {
+			{"README.md", []byte(readme + "\nMaintained.\n"), "Update README", dateChange},
+			// After the cutoff: the snapshot must not see this revert.
+			{m.Path, m.Buggy, "Revert the fix (after the cutoff)", dateLate},
+		},
+		VariantReverted:   {{m.Path, m.Buggy, "Revert \"Fix " + m.Method + "\"", dateChange}},
+		VariantRefactored: {{m.Path, refactor(m.Fixed, m), "Rename parameters of " + m.Method, dateChange}},
+	}
+}
+
+// variantBranches makes one branch per variant at fix, in Variants order,
+// with the variant's changes, and switches back to main.
+func (h *history) variantBranches(ctx context.Context, fix string, changes map[string][]change) error {
+	for _, v := range Variants {
+		if err := h.branch(ctx, v.Name, fix); err != nil {
+			return err
 		}
-	}()
-	for i := range samples {
-		s := &samples[i]
-		repo := repos[s.RepoDir]
-		if repo == nil {
-			var err error
-			if repo, err = gitrepo.Open(ctx, s.RepoDir); err != nil {
+		for _, c := range changes[v.Name] {
+			if _, err := h.apply(ctx, c); err != nil {
 				return err
 			}
-			repos[s.RepoDir] = repo
 		}
-		snap, err := repo.SnapshotOn(ctx, s.Branch, stage2Cut)
-		if err != nil {
-			return fmt.Errorf("demo: snapshot of %s branch %s at %s: %w", s.RepoDir, s.Branch, stage2Cut.Format(time.DateOnly), err)
-		}
-		v, err := c.Check(ctx, s.Sample, repo, snap)
-		if err != nil {
-			return fmt.Errorf("demo: Stage II on %s: %w", s.Sample.ID, err)
-		}
-		v.Cutoff = stage2Cut.Format(time.DateOnly)
-		s.Verdict = v
+	}
+	return h.checkout(ctx, "main")
+}
+
+// checkStage2 decides every sample's verdict at the Stage II cutoff with
+// pipeline.Patch, the Stage II of `audit patch` and `audit run`, writing
+// the verdicts to the log file (removed first: the demo rebuilds its
+// histories each run, so no verdict of an earlier run may be resumed).
+// Each sample's repository is the checkout at its RepoDir, whose default
+// branch gives the cutoff snapshot.
+func checkStage2(ctx context.Context, log string, samples []Stage2Sample) error {
+	if err := os.Remove(log); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("demo: reset %s: %w", log, err)
+	}
+	src := &dirSource{dirs: map[string]string{}, open: map[string]*gitrepo.Repo{}}
+	defer src.close()
+	list := make([]bench.Sample, len(samples))
+	for i, s := range samples {
+		list[i] = s.Sample
+		src.dirs[s.Sample.ID] = s.RepoDir
+	}
+	res, err := pipeline.Patch(ctx, pipeline.PatchOptions{Path: log, Samples: list, Cutoffs: []time.Time{stage2Cut}, Source: src})
+	if err != nil {
+		return fmt.Errorf("demo: Stage II: %w", err)
+	}
+	byID := map[string]patchcheck.Verdict{}
+	for _, v := range res.Verdicts {
+		byID[v.SampleID] = v
+	}
+	for i := range samples {
+		samples[i].Verdict = byID[samples[i].Sample.ID]
 	}
 	return nil
+}
+
+// dirSource is the demo's patchcheck.RepoSource: each sample's repository
+// is the git checkout at a known directory, opened once per directory.
+type dirSource struct {
+	dirs map[string]string // sample id → directory
+	mu   sync.Mutex
+	open map[string]*gitrepo.Repo
+}
+
+func (d *dirSource) Repo(ctx context.Context, s bench.Sample) (*gitrepo.Repo, error) {
+	dir := d.dirs[s.ID]
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if r := d.open[dir]; r != nil {
+		return r, nil
+	}
+	r, err := gitrepo.Open(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	d.open[dir] = r
+	return r, nil
+}
+
+func (d *dirSource) close() {
+	for _, r := range d.open {
+		r.Close()
+	}
 }
 
 // stage2Types are the exception types of the Stage II methods: fixes that

@@ -66,10 +66,8 @@ func (r *runner) synthGenerate() (string, error) {
 	dir := r.path("synth")
 	// The candidate logs are append-only; a fresh demo starts them afresh
 	// so the counts match this run.
-	for _, f := range []string{generate.CandidatesFile, generate.AttemptsFile} {
-		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("demo: %w", err)
-		}
+	if err := removeAll(dir, generate.CandidatesFile, generate.AttemptsFile); err != nil {
+		return "", err
 	}
 	g, err := mutation.New(mutation.Options{Corpus: src, Seed: r.opts.Seed, PublicOnly: true})
 	if err != nil {
@@ -91,20 +89,40 @@ func (r *runner) synthGenerate() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cands, err := gate.ReadCandidates(filepath.Join(dir, generate.CandidatesFile))
+	res, err := r.gateCandidates(dir)
 	if err != nil {
-		return "", err
-	}
-	res, err := gate.Run(r.ctx, cands, r.res.Synth.Seeds, gate.DefaultOptions())
-	if err != nil {
-		return "", err
-	}
-	if err := gate.WriteOutputs(dir, res); err != nil {
 		return "", err
 	}
 	r.res.Synth.Generator, r.res.Synth.Generate, r.res.Synth.Gate = g.ID(), st, res
 	r.res.Synth.Accepted = len(res.Accepted)
 	return "", nil
+}
+
+// removeAll removes the named files of dir; a missing one is fine.
+func removeAll(dir string, names ...string) error {
+	for _, f := range names {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("demo: %w", err)
+		}
+	}
+	return nil
+}
+
+// gateCandidates runs the gates on the candidates generated in dir, as
+// `synth gate` does, and writes their outputs there.
+func (r *runner) gateCandidates(dir string) (*gate.Result, error) {
+	cands, err := gate.ReadCandidates(filepath.Join(dir, generate.CandidatesFile))
+	if err != nil {
+		return nil, err
+	}
+	res, err := gate.Run(r.ctx, cands, r.res.Synth.Seeds, gate.DefaultOptions())
+	if err != nil {
+		return nil, err
+	}
+	if err := gate.WriteOutputs(dir, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // errNoPairs is the skip note of the steps that need generated pairs.
