@@ -125,51 +125,14 @@ func lexRange(dst []Token, src string, start, end int, mode lexMode) []Token {
 // which is body or body-1 when a blank is glued to it) and returns the
 // position after it.
 func lexOne(dst []Token, src string, tok, body, end int, mode lexMode) ([]Token, int, lexMode) {
+	if out, next, m, ok := lexModal(dst, src, tok, body, end, mode); ok {
+		return out, next, m
+	}
+	if out, next, ok := lexWord(dst, src, tok, body, end); ok {
+		return out, next, mode
+	}
 	rest := src[body:end]
 	c := rest[0]
-	switch mode {
-	case modeBlockComment:
-		if hasPrefix(rest, "*/") {
-			dst = append(dst, Token{Text: src[tok : body+2], Offset: tok, Kind: KindPunct})
-			return dst, body + 2, modeCode
-		}
-	case modeCode:
-		switch {
-		case hasPrefix(rest, "/**") && !hasPrefix(rest, "/**/"):
-			dst = append(dst, Token{Text: src[tok : body+3], Offset: tok, Kind: KindPunct})
-			return dst, body + 3, modeBlockComment
-		case hasPrefix(rest, "/*"):
-			dst = append(dst, Token{Text: src[tok : body+2], Offset: tok, Kind: KindPunct})
-			return dst, body + 2, modeBlockComment
-		case hasPrefix(rest, "//"):
-			dst = append(dst, Token{Text: src[tok : body+2], Offset: tok, Kind: KindPunct})
-			return dst, body + 2, modeLineComment
-		case c == '#':
-			dst = append(dst, Token{Text: src[tok : body+1], Offset: tok, Kind: KindPunct})
-			return dst, body + 1, modeLineComment
-		case c == '"' || c == '\'' || c == '`':
-			return lexString(dst, src, tok, body, end), stringEnd(src, body, end), mode
-		}
-	}
-	switch {
-	case isIdentStart(c):
-		e := scanIdentEnd(src, body, end)
-		dst = append(dst, Token{Text: src[tok:e], Offset: tok, Kind: KindIdent})
-		return dst, e, mode
-	case isDigit(c) || (c == '.' && body+1 < end && isDigit(src[body+1])):
-		e := scanNumber(src, body, end)
-		dst = append(dst, Token{Text: src[tok:e], Offset: tok, Kind: KindNumber})
-		return dst, e, mode
-	case c >= utf8.RuneSelf:
-		r, n := utf8.DecodeRuneInString(rest)
-		if r != utf8.RuneError && (unicode.IsLetter(r) || r == '_') {
-			e := scanIdentEnd(src, body, end)
-			dst = append(dst, Token{Text: src[tok:e], Offset: tok, Kind: KindIdent})
-			return dst, e, mode
-		}
-		dst = append(dst, Token{Text: src[tok : body+n], Offset: tok, Kind: KindOther})
-		return dst, body + n, mode
-	}
 	if mode == modeCode {
 		for _, op := range opsByFirst[c] {
 			if hasPrefix(rest, op) {
@@ -184,6 +147,58 @@ func lexOne(dst []Token, src string, tok, body, end int, mode lexMode) ([]Token,
 	}
 	dst = append(dst, Token{Text: src[tok : body+1], Offset: tok, Kind: k})
 	return dst, body + 1, mode
+}
+
+// lexModal lexes what only the mode gives a meaning: the end of a block
+// comment inside one, and in code a comment opener or a string literal.
+func lexModal(dst []Token, src string, tok, body, end int, mode lexMode) ([]Token, int, lexMode, bool) {
+	rest := src[body:end]
+	c := rest[0]
+	punct := func(n int, next lexMode) ([]Token, int, lexMode, bool) {
+		return append(dst, Token{Text: src[tok : body+n], Offset: tok, Kind: KindPunct}), body + n, next, true
+	}
+	switch mode {
+	case modeBlockComment:
+		if hasPrefix(rest, "*/") {
+			return punct(2, modeCode)
+		}
+	case modeCode:
+		switch {
+		case hasPrefix(rest, "/**") && !hasPrefix(rest, "/**/"):
+			return punct(3, modeBlockComment)
+		case hasPrefix(rest, "/*"):
+			return punct(2, modeBlockComment)
+		case hasPrefix(rest, "//"):
+			return punct(2, modeLineComment)
+		case c == '#':
+			return punct(1, modeLineComment)
+		case c == '"' || c == '\'' || c == '`':
+			return lexString(dst, src, tok, body, end), stringEnd(src, body, end), mode, true
+		}
+	}
+	return dst, 0, mode, false
+}
+
+// lexWord lexes an identifier (ASCII or Unicode letters), a number, or a
+// single non-letter Unicode character.
+func lexWord(dst []Token, src string, tok, body, end int) ([]Token, int, bool) {
+	c := src[body]
+	switch {
+	case isIdentStart(c):
+		e := scanIdentEnd(src, body, end)
+		return append(dst, Token{Text: src[tok:e], Offset: tok, Kind: KindIdent}), e, true
+	case isDigit(c) || (c == '.' && body+1 < end && isDigit(src[body+1])):
+		e := scanNumber(src, body, end)
+		return append(dst, Token{Text: src[tok:e], Offset: tok, Kind: KindNumber}), e, true
+	case c >= utf8.RuneSelf:
+		r, n := utf8.DecodeRuneInString(src[body:end])
+		if r != utf8.RuneError && (unicode.IsLetter(r) || r == '_') {
+			e := scanIdentEnd(src, body, end)
+			return append(dst, Token{Text: src[tok:e], Offset: tok, Kind: KindIdent}), e, true
+		}
+		return append(dst, Token{Text: src[tok : body+n], Offset: tok, Kind: KindOther}), body + n, true
+	}
+	return dst, 0, false
 }
 
 // stringEnd returns the end of the string literal starting at i: after the
