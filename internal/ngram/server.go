@@ -2,6 +2,7 @@ package ngram
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
@@ -288,6 +289,27 @@ func (s *server) completions(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, e.status, e.param, e.code, "%s", e.msg)
 		return
 	}
+	prompts, opts, nlp, e := s.completionParams(&q)
+	if e != nil {
+		s.fail(w, e.status, e.param, e.code, "%s", e.msg)
+		return
+	}
+	resp := completionResponse{
+		ID: fmt.Sprintf("cmpl-%d-%d", s.created, s.seq.Add(1)), Object: "text_completion",
+		Created: time.Now().Unix(), Model: s.id, Choices: []completionChoice{},
+	}
+	for pi, prompt := range prompts {
+		if !s.complete(r.Context(), &resp, &q, pi, prompt, opts, nlp) {
+			return // the client went away
+		}
+	}
+	resp.Usage.TotalTokens = resp.Usage.PromptTokens + resp.Usage.CompletionTokens
+	writeJSONResponse(w, http.StatusOK, resp)
+}
+
+// completionParams validates a completion request: its prompts, sampling
+// options and number of top log-probabilities.
+func (s *server) completionParams(q *completionRequest) ([]string, SampleOptions, int, *reqError) {
 	prompts, e := stringOrList(q.Prompt, "prompt")
 	if e == nil && prompts == nil {
 		e = badParam("prompt", "you must provide a prompt")
@@ -306,44 +328,39 @@ func (s *server) completions(w http.ResponseWriter, r *http.Request) {
 			e = badParam("logprobs", "logprobs must be between 0 and %d", maxServerLogprob)
 		}
 	}
-	if e != nil {
-		s.fail(w, e.status, e.param, e.code, "%s", e.msg)
-		return
+	return prompts, opts, nlp, e
+}
+
+// complete samples prompt pi's completions into resp; false means the
+// client went away.
+func (s *server) complete(ctx context.Context, resp *completionResponse, q *completionRequest, pi int, prompt string, opts SampleOptions, nlp int) bool {
+	// Without logprobs only the prompt's token count is reported, so
+	// the prompt is not scored.
+	var promptScores []TokenLogProb
+	var promptTop [][]Candidate
+	ptoks := s.m.tokenize(prompt) // once, for the count and the sampler
+	if q.Logprobs != nil {
+		promptScores, promptTop = s.m.scoreWithTop(prompt, nlp)
+		resp.Usage.PromptTokens += len(promptScores)
+	} else {
+		resp.Usage.PromptTokens += len(ptoks)
 	}
-	resp := completionResponse{
-		ID: fmt.Sprintf("cmpl-%d-%d", s.created, s.seq.Add(1)), Object: "text_completion",
-		Created: time.Now().Unix(), Model: s.id, Choices: []completionChoice{},
+	comps, err := s.m.sampleTokens(ctx, ptoks, opts, nlp)
+	if err != nil {
+		return false
 	}
-	for pi, prompt := range prompts {
-		// Without logprobs only the prompt's token count is reported, so
-		// the prompt is not scored.
-		var promptScores []TokenLogProb
-		var promptTop [][]Candidate
-		ptoks := s.m.tokenize(prompt) // once, for the count and the sampler
+	for ci, c := range comps {
+		ch := completionChoice{Text: c.Text, Index: pi*opts.N + ci, FinishReason: c.FinishReason}
+		if q.Echo {
+			ch.Text = prompt + c.Text
+		}
 		if q.Logprobs != nil {
-			promptScores, promptTop = s.m.scoreWithTop(prompt, nlp)
-			resp.Usage.PromptTokens += len(promptScores)
-		} else {
-			resp.Usage.PromptTokens += len(ptoks)
+			ch.Logprobs = buildLogprobs(q.Echo, prompt, promptScores, promptTop, c, nlp)
 		}
-		comps, err := s.m.sampleTokens(r.Context(), ptoks, opts, nlp)
-		if err != nil {
-			return // the client went away
-		}
-		for ci, c := range comps {
-			ch := completionChoice{Text: c.Text, Index: pi*opts.N + ci, FinishReason: c.FinishReason}
-			if q.Echo {
-				ch.Text = prompt + c.Text
-			}
-			if q.Logprobs != nil {
-				ch.Logprobs = buildLogprobs(q.Echo, prompt, promptScores, promptTop, c, nlp)
-			}
-			resp.Usage.CompletionTokens += len(c.Tokens)
-			resp.Choices = append(resp.Choices, ch)
-		}
+		resp.Usage.CompletionTokens += len(c.Tokens)
+		resp.Choices = append(resp.Choices, ch)
 	}
-	resp.Usage.TotalTokens = resp.Usage.PromptTokens + resp.Usage.CompletionTokens
-	writeJSONResponse(w, http.StatusOK, resp)
+	return true
 }
 
 func buildLogprobs(echo bool, prompt string, ps []TokenLogProb, ptop [][]Candidate, c Completion, k int) *logprobs {
