@@ -136,8 +136,12 @@ func calibrate(cr *CapacityRun, controls []int, cfgs []string) map[string]float6
 }
 
 // scoreBaselines scores Loss, Zlib, Min-K% and Ref on each repository's
-// snippets: the target and the repository's cross-fitted reference (which
-// did not see it), both over HTTP.
+// snippets, all over HTTP: Ref against the small reference trained on the
+// target's own text (trainSmall), and, reported beside it, against the
+// repository's cross-fitted reference, which never read it (an oracle).
+// Both references tokenize as the target does, so the texts skipped for
+// want of a token are the same and the cross-fitted Ref is the target's
+// mean loss minus that reference's.
 func scoreBaselines(ctx context.Context, opts Options, target llm.Model, d *seedData, cr *CapacityRun) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(2)
@@ -148,12 +152,17 @@ func scoreBaselines(ctx context.Context, opts Options, target llm.Model, d *seed
 			for k, f := range r.files {
 				texts[k] = f.Content
 			}
-			sc := baselines.Scorer{Target: target, Reference: d.refs[r.fold]}
-			s, err := sc.Mean(gctx, baselines.Snippets(texts, opts.Snippets, opts.SnippetLines))
+			snips := baselines.Snippets(texts, opts.Snippets, opts.SnippetLines)
+			s, err := baselines.Scorer{Target: target, Reference: d.small}.Mean(gctx, snips)
 			if err != nil {
 				return fmt.Errorf("testbed: baselines on %s: %w", r.Repo, err)
 			}
-			cr.Repos[i].Baselines = &s
+			cross, err := baselines.Scorer{Target: d.refs[r.fold]}.Mean(gctx, snips)
+			if err != nil {
+				return fmt.Errorf("testbed: baselines on %s: %w", r.Repo, err)
+			}
+			ref := s.Loss - cross.Loss
+			cr.Repos[i].Baselines, cr.Repos[i].RefCrossfit = &s, &ref
 			return nil
 		})
 	}

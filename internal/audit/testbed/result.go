@@ -92,6 +92,33 @@ type RepoResult struct {
 	Select    map[string]repoprobe.SelectStats `json:"select"`
 	Verdicts  map[string]repoprobe.RepoVerdict `json:"verdicts"`
 	Baselines *baselines.Scores                `json:"baselines"`
+	// RefCrossfit is Ref against the repository's cross-fitted reference
+	// (never trained on it); Baselines.Ref is against the small one.
+	RefCrossfit *float64 `json:"ref_crossfit,omitempty"`
+}
+
+// MethodRefCrossfit is the Ref baseline against the cross-fitted
+// reference, an oracle reported beside the realistic baselines.
+const MethodRefCrossfit = "ref-crossfit"
+
+// baselineMethods are the logit baselines the testbed reports:
+// baselines.Methods and the oracle Ref.
+var baselineMethods = append(slices.Clone(baselines.Methods), MethodRefCrossfit)
+
+// membership is a repository's score under a baseline, higher meaning
+// more likely a member.
+func (r RepoResult) membership(method string) (float64, bool) {
+	if method == MethodRefCrossfit {
+		if r.RefCrossfit == nil {
+			return 0, false
+		}
+		return -*r.RefCrossfit, true
+	}
+	if r.Baselines == nil {
+		return 0, false
+	}
+	v, ok := r.Baselines.Membership()[method]
+	return v, ok
 }
 
 // ConfigSummary scores one configuration of one target: AUC of −log10 p
@@ -160,17 +187,13 @@ func (cr *CapacityRun) summarize(rest []int, p0, own map[string]float64, alpha f
 		s.TPROwnP0, s.FPROwnP0 = ratio(tpOwn, pos), ratio(fpOwn, neg)
 		cr.Summary = append(cr.Summary, s)
 	}
-	for _, m := range baselines.Methods {
+	for _, m := range baselineMethods {
 		var scores []float64
 		var labels []bool
 		for _, i := range rest {
-			r := cr.Repos[i]
-			if r.Baselines == nil {
-				continue
-			}
-			if v, ok := r.Baselines.Membership()[m]; ok {
+			if v, ok := cr.Repos[i].membership(m); ok {
 				scores = append(scores, v)
-				labels = append(labels, r.Role == RoleMember)
+				labels = append(labels, cr.Repos[i].Role == RoleMember)
 			}
 		}
 		b := BaselineSummary{Method: m}
@@ -296,7 +319,7 @@ func (r *Result) finish(opts Options) {
 				}
 			}
 		}
-		for k, m := range baselines.Methods {
+		for k, m := range baselineMethods {
 			r.Baselines = append(r.Baselines, baselineRow(c.Name, m, runs, k))
 		}
 		r.Sequential = append(r.Sequential, sequentialRow(c.Name, runs))
