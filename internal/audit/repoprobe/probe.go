@@ -140,6 +140,14 @@ func probeKey(model, query string, o ProbeOptions) string {
 
 // ProbeLog is a resumable per-query probe log (JSONL, keyed by model and
 // query id).
+//
+// It is a replay cache, not a step (internal/step): Probe asks its
+// queries one after another and, with Sequential, decides after each
+// whether to go on, so which queries are probed depends on the answers to
+// the ones before. step.Run takes the whole item list up front and runs
+// it on a pool, which would ask every query and undo sequential
+// stopping. The log is shared by the repositories of one run (a pool in
+// the caller) and read under a lock; its file is internal/jsonl's.
 type ProbeLog struct {
 	log  *jsonl.Log[ProbeRecord]
 	mu   sync.Mutex
