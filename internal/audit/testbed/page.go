@@ -19,7 +19,7 @@ func (r *Result) Tables() []*report.Table {
 	for _, c := range r.Checks {
 		checks.AddRow(c.Name, c.Target, c.Measured, passMark(c.Pass))
 	}
-	cfg := &report.Table{Caption: fmt.Sprintf("Stage I per capacity and configuration (benchchecker Table 5), %d seeds; AUC mean [min–max] over seeds, TPR/FPR at α = %g pooled over seeds, controls excluded; every configuration is tested at the full method's P0 (the method's one hyperparameter), the last three columns at P0 recalibrated on the controls under the configuration itself", len(r.Seeds), r.Alpha),
+	cfg := &report.Table{Caption: fmt.Sprintf("Stage I per capacity and configuration (benchchecker Table 5), %d seeds; AUC mean [min–max] over seeds, TPR/FPR at α = %g pooled over seeds, controls excluded; every configuration is tested at the full method's P0 (the method's one hyperparameter), the last three columns at P0 recalibrated on the controls under the configuration itself; benchchecker-small-ref is the full method with context-independence scored by the small reference trained on the target's own text (not the cross-fitted one, which never read the repository), at its own P0", len(r.Seeds), r.Alpha),
 		Header: []string{"capacity", "configuration", "AUC", "AUC range", "TPR", "FPR", "calls", "P0", "own P0", "TPR own P0", "FPR own P0"}}
 	for _, x := range r.Table {
 		if x.Config == ConfigSequential {

@@ -154,7 +154,7 @@ type BaselineSummary struct {
 }
 
 func (cr *CapacityRun) summarize(rest []int, p0, own map[string]float64, alpha float64) {
-	for _, c := range Configs {
+	for _, c := range ecoConfigs {
 		s := ConfigSummary{Config: c, P0: p0[c], OwnP0: own[c], Repos: len(rest), p: map[string]float64{}}
 		var scores []float64
 		var labels []bool
@@ -311,7 +311,7 @@ func (r *Result) runsOf(c Capacity) []*CapacityRun {
 func (r *Result) finish(opts Options) {
 	for _, c := range r.Capacities {
 		runs := r.runsOf(c)
-		for k, cfg := range Configs {
+		for k, cfg := range ecoConfigs {
 			r.Table = append(r.Table, pooledRow(c.Name, cfg, runs, k))
 			if cfg != ConfigSequential {
 				for _, lvl := range []float64{0.05, 0.01} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -279,6 +280,16 @@ func prepare(ctx context.Context, opts Options, seed uint64) (*seedData, error) 
 	return d, nil
 }
 
+// ConfigSmallRef is the full method with context-independence scored by
+// the small reference (trainSmall), which read the members, instead of
+// the cross-fitted one, which never read the repository it scores
+// (ecosystem testbed only): the reference an auditor actually has, as
+// benchchecker §3.2 uses a small-scale model that may have seen R.
+const ConfigSmallRef = "benchchecker-small-ref"
+
+// ecoConfigs are the ecosystem testbed's configurations in report order.
+var ecoConfigs = append(slices.Clone(Configs), ConfigSmallRef)
+
 // trainSmall trains the Ref baseline's reference as Ref is used in
 // practice (Carlini et al. 2021, "Small"; benchchecker §3.2's small-scale
 // reference): a smaller model trained on the same text as the target —
@@ -287,7 +298,8 @@ func prepare(ctx context.Context, opts Options, seed uint64) (*seedData, error) 
 // with the headline capacity's cutoff and n-gram budget. The cross-fitted
 // references, which never read the repository they score, are an
 // oracle no auditor has; Ref against them is reported beside it
-// (MethodRefCrossfit) and left out of the baseline check.
+// (MethodRefCrossfit) and left out of the baseline check. For fairness
+// the method is run with the small reference too (ConfigSmallRef).
 func trainSmall(ctx context.Context, opts Options, d *seedData, seed uint64) error {
 	t0 := time.Now()
 	c := opts.Capacities[0]
@@ -391,20 +403,24 @@ func docBytes(docs []ngram.Doc) int64 {
 }
 
 // selectAll mines and selects every repository's queries under each
-// configuration; selection depends on the references and the index, not
-// on the target, so it is shared by all capacities.
+// configuration (ecoConfigs: the full method once more with its
+// context-independence scored by the small reference); selection depends
+// on the references and the index, not on the target, so it is shared by
+// all capacities.
 func selectAll(ctx context.Context, opts Options, d *seedData, seed uint64) error {
 	freq := repoprobe.NewMapFreq(d.composition.index)
 	maxFrac := (float64(opts.MaxRepoFreq) + 0.5) / float64(freq.Repos())
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(2)
 	for i := range d.repos {
-		g.Go(func() error { return selectRepo(gctx, opts, &d.repos[i], freq, maxFrac, d.refs[d.repos[i].fold], seed) })
+		g.Go(func() error {
+			return selectRepo(gctx, opts, &d.repos[i], freq, maxFrac, d.refs[d.repos[i].fold], d.small, seed)
+		})
 	}
 	return g.Wait()
 }
 
-func selectRepo(ctx context.Context, opts Options, r *repo, freq *repoprobe.MapFreq, maxFrac float64, ref llm.Model, seed uint64) error {
+func selectRepo(ctx context.Context, opts Options, r *repo, freq *repoprobe.MapFreq, maxFrac float64, ref, small llm.Model, seed uint64) error {
 	pats, err := repoprobe.Mine(ctx, r.files, repoprobe.MineOptions{Freq: freq, MaxRepoFrac: maxFrac, Workers: 1})
 	if err != nil {
 		return fmt.Errorf("testbed: %s: %w", r.Repo, err)
@@ -416,6 +432,10 @@ func selectRepo(ctx context.Context, opts Options, r *repo, freq *repoprobe.MapF
 		MaxQueries: opts.MaxQueries, Seed: seed}
 	sel, stats, err := selectConfigs(ctx, cands, single, so)
 	if err != nil {
+		return fmt.Errorf("testbed: %s: %w", r.Repo, err)
+	}
+	so.Reference = small
+	if sel[ConfigSmallRef], stats[ConfigSmallRef], err = repoprobe.Select(ctx, cands, so); err != nil {
 		return fmt.Errorf("testbed: %s: %w", r.Repo, err)
 	}
 	r.sel, r.stats = sel, stats

@@ -94,7 +94,7 @@ func TestRunSynthetic(t *testing.T) {
 			}
 		}
 	}
-	if len(res.Table) != len(Configs) || len(res.Baselines) != len(baselineMethods) || len(baselineMethods) != 5 || len(res.Calibration) != 2*(len(Configs)-1) {
+	if len(res.Table) != len(ecoConfigs) || len(res.Baselines) != len(baselineMethods) || len(baselineMethods) != 5 || len(res.Calibration) != 2*(len(ecoConfigs)-1) {
 		t.Fatalf("table %d rows, baselines %d, calibration %d", len(res.Table), len(res.Baselines), len(res.Calibration))
 	}
 	if full := res.Table[0]; full.Config != ConfigFull || full.AUCMean != 1 || full.Seeds != 2 {
