@@ -333,21 +333,7 @@ func (m *Model) pick(s *state, cands []cand, rest float64, opts SampleOptions, r
 	if opts.Temperature == 0 {
 		return cands[0].id, cands[0].p
 	}
-	n := len(cands)
-	if opts.TopK > 0 && opts.TopK < n {
-		n = opts.TopK
-	}
-	cut := opts.TopK > 0 || (opts.TopP > 0 && opts.TopP < 1)
-	if opts.TopP > 0 && opts.TopP < 1 {
-		acc := 0.0
-		for i := 0; i < n; i++ {
-			acc += cands[i].p
-			if acc >= opts.TopP {
-				n = i + 1
-				break
-			}
-		}
-	}
+	n, cut := nucleus(cands, opts)
 	invT := 1 / opts.Temperature
 	// Each weight once (math.Pow dominates for T != 1), summed and walked
 	// in the same order as always, so draws are unchanged.
@@ -373,18 +359,46 @@ func (m *Model) pick(s *state, cands []cand, rest float64, opts SampleOptions, r
 	}
 	u := rng.Float64() * (total + restW)
 	if u < total {
-		for i := 0; i < n; i++ {
-			u -= ws[i]
-			if u < 0 {
-				return cands[i].id, cands[i].p
-			}
-		}
-		return cands[n-1].id, cands[n-1].p
+		c := cands[walk(ws[:n], u)]
+		return c.id, c.p
 	}
 	if w, ok := m.drawBackoff(s, cands, rng, ids); ok {
 		return w, m.prob(s, w)
 	}
 	return cands[0].id, cands[0].p
+}
+
+// nucleus is how many of the (sorted) candidates sampling may draw: the
+// top-k, then the shortest prefix reaching top-p; cut says the rest
+// bucket is excluded as well.
+func nucleus(cands []cand, opts SampleOptions) (n int, cut bool) {
+	n = len(cands)
+	if opts.TopK > 0 && opts.TopK < n {
+		n = opts.TopK
+	}
+	cut = opts.TopK > 0 || (opts.TopP > 0 && opts.TopP < 1)
+	if opts.TopP > 0 && opts.TopP < 1 {
+		acc := 0.0
+		for i := 0; i < n; i++ {
+			acc += cands[i].p
+			if acc >= opts.TopP {
+				return i + 1, cut
+			}
+		}
+	}
+	return n, cut
+}
+
+// walk is the index where u, below the weights' sum, falls (the last one
+// when rounding leaves u past the end).
+func walk(ws []float64, u float64) int {
+	for i, w := range ws {
+		u -= w
+		if u < 0 {
+			return i
+		}
+	}
+	return len(ws) - 1
 }
 
 // drawBackoff draws a token outside cands from the model's distribution

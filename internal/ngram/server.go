@@ -206,46 +206,15 @@ func (s *server) decode(w http.ResponseWriter, r *http.Request, v any) *reqError
 
 // options validates the sampling fields and converts them.
 func (s *server) options(q *samplingRequest, prompts int) (SampleOptions, *reqError) {
-	if q.Model == "" {
-		return SampleOptions{}, badParam("model", "you must provide a model parameter")
-	}
-	if q.Model != s.id {
-		return SampleOptions{}, &reqError{status: http.StatusNotFound, param: "model", code: "model_not_found",
-			msg: fmt.Sprintf("the model %q does not exist; this server serves %q", q.Model, s.id)}
-	}
-	if q.Stream {
-		return SampleOptions{}, badParam("stream", "streaming is not supported by this server")
+	if e := s.checkModel(q); e != nil {
+		return SampleOptions{}, e
 	}
 	o := SampleOptions{N: 1, MaxTokens: defaultMaxTokens, Temperature: 1}
-	if q.N != nil {
-		o.N = *q.N
+	if e := q.sizes(&o, prompts); e != nil {
+		return o, e
 	}
-	if o.N < 1 || o.N*prompts > maxServerChoices {
-		return o, badParam("n", "n must be between 1 and %d per request (prompts × n)", maxServerChoices)
-	}
-	if q.MaxTokens != nil {
-		o.MaxTokens = *q.MaxTokens
-	}
-	if o.MaxTokens < 0 || o.MaxTokens > maxServerTokens {
-		return o, badParam("max_tokens", "max_tokens must be between 0 and %d", maxServerTokens)
-	}
-	if q.Temperature != nil {
-		o.Temperature = *q.Temperature
-	}
-	if !(o.Temperature >= 0 && o.Temperature <= 2) {
-		return o, badParam("temperature", "temperature must be between 0 and 2")
-	}
-	if q.TopP != nil {
-		o.TopP = *q.TopP
-		if !(o.TopP > 0 && o.TopP <= 1) {
-			return o, badParam("top_p", "top_p must be in (0, 1]")
-		}
-	}
-	if q.TopK != nil {
-		o.TopK = *q.TopK
-		if o.TopK < 0 {
-			return o, badParam("top_k", "top_k must be >= 0")
-		}
+	if e := q.sampling(&o); e != nil {
+		return o, e
 	}
 	if q.Seed != nil {
 		o.Seed = uint64(*q.Seed)
@@ -263,6 +232,63 @@ func (s *server) options(q *samplingRequest, prompts int) (SampleOptions, *reqEr
 	}
 	o.Stop = stop
 	return o, nil
+}
+
+// checkModel checks the request names this server's model and does not
+// ask for streaming.
+func (s *server) checkModel(q *samplingRequest) *reqError {
+	if q.Model == "" {
+		return badParam("model", "you must provide a model parameter")
+	}
+	if q.Model != s.id {
+		return &reqError{status: http.StatusNotFound, param: "model", code: "model_not_found",
+			msg: fmt.Sprintf("the model %q does not exist; this server serves %q", q.Model, s.id)}
+	}
+	if q.Stream {
+		return badParam("stream", "streaming is not supported by this server")
+	}
+	return nil
+}
+
+// sizes sets and bounds n (choices per prompt, over all prompts) and
+// max_tokens.
+func (q *samplingRequest) sizes(o *SampleOptions, prompts int) *reqError {
+	if q.N != nil {
+		o.N = *q.N
+	}
+	if o.N < 1 || o.N*prompts > maxServerChoices {
+		return badParam("n", "n must be between 1 and %d per request (prompts × n)", maxServerChoices)
+	}
+	if q.MaxTokens != nil {
+		o.MaxTokens = *q.MaxTokens
+	}
+	if o.MaxTokens < 0 || o.MaxTokens > maxServerTokens {
+		return badParam("max_tokens", "max_tokens must be between 0 and %d", maxServerTokens)
+	}
+	return nil
+}
+
+// sampling sets and bounds temperature, top_p and top_k.
+func (q *samplingRequest) sampling(o *SampleOptions) *reqError {
+	if q.Temperature != nil {
+		o.Temperature = *q.Temperature
+	}
+	if !(o.Temperature >= 0 && o.Temperature <= 2) {
+		return badParam("temperature", "temperature must be between 0 and 2")
+	}
+	if q.TopP != nil {
+		o.TopP = *q.TopP
+		if !(o.TopP > 0 && o.TopP <= 1) {
+			return badParam("top_p", "top_p must be in (0, 1]")
+		}
+	}
+	if q.TopK != nil {
+		o.TopK = *q.TopK
+		if o.TopK < 0 {
+			return badParam("top_k", "top_k must be >= 0")
+		}
+	}
+	return nil
 }
 
 // stringOrList decodes a JSON string or array of strings; null or absent
