@@ -251,18 +251,30 @@ func lexString(dst []Token, src string, tok, body, end int) []Token {
 		open = body + 3
 	}
 	dst = append(dst, Token{Text: src[tok:open], Offset: tok, Kind: KindPunct})
-	close := e
-	switch {
-	case open == body+3 && e-open >= 3 && src[e-1] == q && src[e-2] == q && src[e-3] == q && (e-4 < open || src[e-4] != '\\'):
-		close = e - 3
-	case open == body+1 && e > open && src[e-1] == q && (e-2 < open || src[e-2] != '\\'):
-		close = e - 1
-	}
+	close := closingQuote(src, q, open-body, open, e)
 	dst = lexRange(dst, src, open, close, modeText)
 	if close < e {
 		dst = append(dst, Token{Text: src[close:e], Offset: close, Kind: KindPunct})
 	}
 	return dst
+}
+
+// closingQuote is where the closing quotes (width 1 or 3, quote q) of a
+// literal whose contents start at open and which ends at e begin; e when
+// it is unterminated or the quote is escaped.
+func closingQuote(src string, q byte, width, open, e int) int {
+	if e-open < width {
+		return e
+	}
+	for k := 1; k <= width; k++ {
+		if src[e-k] != q {
+			return e
+		}
+	}
+	if e-width-1 >= open && src[e-width-1] == '\\' {
+		return e
+	}
+	return e - width
 }
 
 func scanIdentEnd(src string, i, end int) int {
@@ -292,18 +304,22 @@ func scanNumber(src string, i, end int) int {
 		switch {
 		case isDigit(c) || isIdentStart(c) || c == '.':
 			j++
-		case (c == '+' || c == '-') && j > i:
-			p := src[j-1]
-			if (!hex && (p == 'e' || p == 'E')) || (hex && (p == 'p' || p == 'P')) {
-				j++
-				continue
-			}
-			return j
+		case (c == '+' || c == '-') && j > i && isExponent(src[j-1], hex):
+			j++
 		default:
 			return j
 		}
 	}
 	return j
+}
+
+// isExponent says whether p marks an exponent a sign may follow: e or E
+// in a decimal number, p or P in a hexadecimal one.
+func isExponent(p byte, hex bool) bool {
+	if hex {
+		return p == 'p' || p == 'P'
+	}
+	return p == 'e' || p == 'E'
 }
 
 func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
