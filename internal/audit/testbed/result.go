@@ -155,54 +155,68 @@ type BaselineSummary struct {
 
 func (cr *CapacityRun) summarize(rest []int, p0, own map[string]float64, alpha float64) {
 	for _, c := range ecoConfigs {
-		s := ConfigSummary{Config: c, P0: p0[c], OwnP0: own[c], Repos: len(rest), p: map[string]float64{}}
-		var scores []float64
-		var labels []bool
-		pos, neg, tp, fp, tpOwn, fpOwn := 0, 0, 0, 0, 0, 0
-		for _, i := range rest {
-			r := cr.Repos[i]
-			v := r.Verdicts[c]
-			s.Calls += v.Calls
-			member := r.Role == RoleMember
-			score := -math.Log10(max(v.PValue, 1e-300))
-			if c == ConfigSequential && v.Verdict != repoprobe.Insufficient {
-				// The sequential design's evidence is its e-value where it
-				// stopped (RepoVerdict.EValue); its always-valid p-value
-				// ties at 1 for most repositories that are not present.
-				score = math.Log10(max(v.EValue, 1e-300))
-			}
-			scores = append(scores, score)
-			labels = append(labels, member)
-			atOwn := c != ConfigSequential && s.OwnP0 > 0 && v.Verdict != repoprobe.Insufficient &&
-				repoprobe.PValue(v.WeightedHits, v.Queries, s.OwnP0) <= alpha
-			if member {
-				pos, tp, tpOwn = pos+1, tp+b2i(v.Present), tpOwn+b2i(atOwn)
-			} else {
-				neg, fp, fpOwn = neg+1, fp+b2i(v.Present), fpOwn+b2i(atOwn)
-				s.p[r.Name] = v.PValue
-			}
-		}
-		s.AUC, s.ROC = auc(scores, labels)
-		s.TPR, s.FPR = ratio(tp, pos), ratio(fp, neg)
-		s.TPROwnP0, s.FPROwnP0 = ratio(tpOwn, pos), ratio(fpOwn, neg)
-		cr.Summary = append(cr.Summary, s)
+		cr.Summary = append(cr.Summary, cr.configSummary(c, rest, p0[c], own[c], alpha))
 	}
 	for _, m := range baselineMethods {
-		var scores []float64
-		var labels []bool
-		for _, i := range rest {
-			if v, ok := cr.Repos[i].membership(m); ok {
-				scores = append(scores, v)
-				labels = append(labels, cr.Repos[i].Role == RoleMember)
-			}
-		}
-		b := BaselineSummary{Method: m}
-		b.AUC, b.ROC = auc(scores, labels)
-		if y, err := stats.Youden(scores, labels); err == nil {
-			b.TPR, b.FPR = y.TPR, y.FPR
-		}
-		cr.Baselines = append(cr.Baselines, b)
+		cr.Baselines = append(cr.Baselines, cr.baselineSummary(m, rest))
 	}
+}
+
+// configSummary scores configuration c over the repositories rest.
+func (cr *CapacityRun) configSummary(c string, rest []int, p0, own, alpha float64) ConfigSummary {
+	s := ConfigSummary{Config: c, P0: p0, OwnP0: own, Repos: len(rest), p: map[string]float64{}}
+	var scores []float64
+	var labels []bool
+	pos, neg, tp, fp, tpOwn, fpOwn := 0, 0, 0, 0, 0, 0
+	for _, i := range rest {
+		r := cr.Repos[i]
+		v := r.Verdicts[c]
+		s.Calls += v.Calls
+		member := r.Role == RoleMember
+		scores = append(scores, evidence(c, v))
+		labels = append(labels, member)
+		atOwn := c != ConfigSequential && s.OwnP0 > 0 && v.Verdict != repoprobe.Insufficient &&
+			repoprobe.PValue(v.WeightedHits, v.Queries, s.OwnP0) <= alpha
+		if member {
+			pos, tp, tpOwn = pos+1, tp+b2i(v.Present), tpOwn+b2i(atOwn)
+		} else {
+			neg, fp, fpOwn = neg+1, fp+b2i(v.Present), fpOwn+b2i(atOwn)
+			s.p[r.Name] = v.PValue
+		}
+	}
+	s.AUC, s.ROC = auc(scores, labels)
+	s.TPR, s.FPR = ratio(tp, pos), ratio(fp, neg)
+	s.TPROwnP0, s.FPROwnP0 = ratio(tpOwn, pos), ratio(fpOwn, neg)
+	return s
+}
+
+// evidence is a verdict's score for the ROC: −log10 p, or for the
+// sequential design the log10 of its e-value where it stopped
+// (RepoVerdict.EValue), since its always-valid p-value ties at 1 for most
+// repositories that are not present.
+func evidence(c string, v repoprobe.RepoVerdict) float64 {
+	if c == ConfigSequential && v.Verdict != repoprobe.Insufficient {
+		return math.Log10(max(v.EValue, 1e-300))
+	}
+	return -math.Log10(max(v.PValue, 1e-300))
+}
+
+// baselineSummary scores baseline m over the repositories rest.
+func (cr *CapacityRun) baselineSummary(m string, rest []int) BaselineSummary {
+	var scores []float64
+	var labels []bool
+	for _, i := range rest {
+		if v, ok := cr.Repos[i].membership(m); ok {
+			scores = append(scores, v)
+			labels = append(labels, cr.Repos[i].Role == RoleMember)
+		}
+	}
+	b := BaselineSummary{Method: m}
+	b.AUC, b.ROC = auc(scores, labels)
+	if y, err := stats.Youden(scores, labels); err == nil {
+		b.TPR, b.FPR = y.TPR, y.FPR
+	}
+	return b
 }
 
 func auc(scores []float64, labels []bool) (*float64, []stats.ROCPoint) {
