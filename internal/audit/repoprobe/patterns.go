@@ -287,20 +287,7 @@ func distinctive(freq RepoFreq, w string, maxFrac float64) bool {
 // with the same support are merged (MergeClosed).
 func mineCooccur(ctx context.Context, files []File, opts MineOptions) []Pattern {
 	minSup := max(opts.MinSupport, int(math.Ceil(opts.MinSupportFrac*float64(len(files)))))
-	seqs := make([][]string, len(files))
-	df := map[string]int{}
-	for i, f := range files {
-		seen := map[string]bool{}
-		for _, t := range lexTokens(string(f.Content)) {
-			if t.word && len(t.text) >= 4 && !seen[t.text] {
-				seen[t.text] = true
-				seqs[i] = append(seqs[i], t.text)
-			}
-		}
-		for w := range seen {
-			df[w]++
-		}
-	}
+	seqs, df := wordSequences(files)
 	keep := map[string]bool{}
 	for w, n := range df {
 		if n >= minSup && distinctive(opts.Freq, w, opts.MaxRepoFrac) {
@@ -319,17 +306,7 @@ func mineCooccur(ctx context.Context, files []File, opts MineOptions) []Pattern 
 		}
 	}
 	raw := PrefixSpan(ctx, db, minSup, opts.MaxPatternLen, 20*opts.MaxCooccur)
-	merged := MergeClosed(raw)
-	var multi []SeqPattern
-	for _, p := range merged {
-		if p.Len() >= 2 {
-			multi = append(multi, p)
-		}
-	}
-	slices.SortStableFunc(multi, func(a, b SeqPattern) int { return b.Support - a.Support })
-	if len(multi) > opts.MaxCooccur {
-		multi = multi[:opts.MaxCooccur]
-	}
+	multi := strongestMulti(MergeClosed(raw), opts.MaxCooccur)
 	out := make([]Pattern, 0, len(multi))
 	for _, p := range multi {
 		pat := Pattern{Kind: KindCooccur, Words: p.Words()}
@@ -339,6 +316,43 @@ func mineCooccur(ctx context.Context, files []File, opts MineOptions) []Pattern 
 		out = append(out, pat)
 	}
 	return out
+}
+
+// wordSequences turns each file into the sequence of its words of four
+// letters or more, first occurrences in order, and counts the files
+// holding each word.
+func wordSequences(files []File) (seqs [][]string, df map[string]int) {
+	seqs = make([][]string, len(files))
+	df = map[string]int{}
+	for i, f := range files {
+		seen := map[string]bool{}
+		for _, t := range lexTokens(string(f.Content)) {
+			if t.word && len(t.text) >= 4 && !seen[t.text] {
+				seen[t.text] = true
+				seqs[i] = append(seqs[i], t.text)
+			}
+		}
+		for w := range seen {
+			df[w]++
+		}
+	}
+	return seqs, df
+}
+
+// strongestMulti keeps the patterns of two words or more, the n best
+// supported (ties in mining order).
+func strongestMulti(merged []SeqPattern, n int) []SeqPattern {
+	var multi []SeqPattern
+	for _, p := range merged {
+		if p.Len() >= 2 {
+			multi = append(multi, p)
+		}
+	}
+	slices.SortStableFunc(multi, func(a, b SeqPattern) int { return b.Support - a.Support })
+	if len(multi) > n {
+		multi = multi[:n]
+	}
+	return multi
 }
 
 // langOf guesses a repository's language from its files' extensions

@@ -121,37 +121,7 @@ func (m *miner) grow(prefix [][]int, n int, pdb []proj) {
 	if len(prefix) > 0 {
 		last = prefix[len(prefix)-1]
 	}
-	// Count, once per sequence, the items that extend the prefix as a new
-	// element (S-extension) or into its last element (I-extension).
-	sCount, iCount := map[int]int{}, map[int]int{}
-	sMark, iMark := map[int]int{}, map[int]int{}
-	for _, p := range pdb {
-		seq := m.db[p.s]
-		if p.e >= 0 {
-			for _, x := range seq[p.e][p.i+1:] {
-				if iMark[x] != p.s+1 {
-					iMark[x] = p.s + 1
-					iCount[x]++
-				}
-			}
-		}
-		for k := p.e + 1; k < len(seq); k++ {
-			for _, x := range seq[k] {
-				if sMark[x] != p.s+1 {
-					sMark[x] = p.s + 1
-					sCount[x]++
-				}
-			}
-			if last != nil && containsAll(seq[k], last) {
-				for _, x := range seq[k] {
-					if x > last[len(last)-1] && iMark[x] != p.s+1 {
-						iMark[x] = p.s + 1
-						iCount[x]++
-					}
-				}
-			}
-		}
-	}
+	sCount, iCount := m.extensions(pdb, last)
 	// I-extensions first, then S-extensions, each by item order: the
 	// depth-first order of the PrefixSpan paper's tables.
 	for _, x := range sortedFrequent(iCount, m.minSup) {
@@ -169,6 +139,43 @@ func (m *miner) grow(prefix [][]int, n int, pdb []proj) {
 		next := append(slices.Clone(prefix), []int{x})
 		m.emitAndGrow(next, n+1, m.projectS(pdb, x))
 	}
+}
+
+// extensions counts, once per sequence of the projected database, the
+// items that extend the prefix (whose last element is last) as a new
+// element (S-extension) or into its last element (I-extension).
+func (m *miner) extensions(pdb []proj, last []int) (sCount, iCount map[int]int) {
+	sCount, iCount = map[int]int{}, map[int]int{}
+	sMark, iMark := map[int]int{}, map[int]int{}
+	// once counts x for sequence s unless it was counted already.
+	once := func(count, mark map[int]int, x, s int) {
+		if mark[x] != s+1 {
+			mark[x] = s + 1
+			count[x]++
+		}
+	}
+	for _, p := range pdb {
+		seq := m.db[p.s]
+		if p.e >= 0 {
+			for _, x := range seq[p.e][p.i+1:] {
+				once(iCount, iMark, x, p.s)
+			}
+		}
+		for k := p.e + 1; k < len(seq); k++ {
+			for _, x := range seq[k] {
+				once(sCount, sMark, x, p.s)
+			}
+			if last == nil || !containsAll(seq[k], last) {
+				continue
+			}
+			for _, x := range seq[k] {
+				if x > last[len(last)-1] {
+					once(iCount, iMark, x, p.s)
+				}
+			}
+		}
+	}
+	return sCount, iCount
 }
 
 func (m *miner) emitAndGrow(pat [][]int, n int, pdb []proj) {
