@@ -90,14 +90,9 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeJSONResponse(w, http.StatusOK, map[string]any{"object": "list", "data": []modelInfo{s.info()}})
 		}
 	case strings.HasPrefix(path, "/v1/models/"):
-		if !method(http.MethodGet) {
-			return
+		if method(http.MethodGet) {
+			s.model(w, strings.TrimPrefix(path, "/v1/models/"))
 		}
-		if name := strings.TrimPrefix(path, "/v1/models/"); name != s.id {
-			s.fail(w, http.StatusNotFound, "model", "model_not_found", "the model %q does not exist; this server serves %q", name, s.id)
-			return
-		}
-		writeJSONResponse(w, http.StatusOK, s.info())
 	case path == "/v1/completions":
 		if method(http.MethodPost) {
 			s.completions(w, r)
@@ -109,6 +104,15 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.fail(w, http.StatusNotFound, "", "not_found", "unknown path %s; this server offers /v1/models, /v1/completions and /v1/chat/completions", r.URL.Path)
 	}
+}
+
+// model answers GET /v1/models/NAME.
+func (s *server) model(w http.ResponseWriter, name string) {
+	if name != s.id {
+		s.fail(w, http.StatusNotFound, "model", "model_not_found", "the model %q does not exist; this server serves %q", name, s.id)
+		return
+	}
+	writeJSONResponse(w, http.StatusOK, s.info())
 }
 
 type modelInfo struct {

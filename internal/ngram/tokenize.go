@@ -207,18 +207,7 @@ func lexWord(dst []Token, src string, tok, body, end int) ([]Token, int, bool) {
 func stringEnd(src string, i, end int) int {
 	q := src[i]
 	if i+2 < end && src[i+1] == q && src[i+2] == q {
-		j := i + 3
-		for j < end {
-			switch {
-			case src[j] == '\\':
-				j += 2
-			case j+2 < end && src[j] == q && src[j+1] == q && src[j+2] == q:
-				return j + 3
-			default:
-				j++
-			}
-		}
-		return end
+		return tripleStringEnd(src, q, i+3, end)
 	}
 	j := i + 1
 	for j < end {
@@ -234,6 +223,22 @@ func stringEnd(src string, i, end int) int {
 			}
 		}
 		j++
+	}
+	return end
+}
+
+// tripleStringEnd is the end of a triple-quoted literal (quote q) whose
+// contents start at j: after the closing quotes, or end.
+func tripleStringEnd(src string, q byte, j, end int) int {
+	for j < end {
+		switch {
+		case src[j] == '\\':
+			j += 2
+		case j+2 < end && src[j] == q && src[j+1] == q && src[j+2] == q:
+			return j + 3
+		default:
+			j++
+		}
 	}
 	return end
 }

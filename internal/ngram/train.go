@@ -53,15 +53,9 @@ type Options struct {
 // bracketed by <s> and </s>; n-grams never cross files. It fails with
 // errs.ErrInput when the corpus selects no text.
 func Train(ctx context.Context, src Corpus, opts Options) (*Model, error) {
-	order := opts.Order
-	if order == 0 {
-		order = DefaultOrder
-	}
-	if order < 1 || order > MaxOrder {
-		return nil, fmt.Errorf("ngram.Train: order %d: want 1..%d: %w", order, MaxOrder, errs.ErrUsage)
-	}
-	if opts.MinCount < 0 || opts.MaxNGrams < 0 || opts.DiscountScale < 0 || math.IsNaN(opts.DiscountScale) {
-		return nil, fmt.Errorf("ngram.Train: MinCount %d, DiscountScale %v: want >= 0: %w", opts.MinCount, opts.DiscountScale, errs.ErrUsage)
+	order, err := opts.order()
+	if err != nil {
+		return nil, err
 	}
 	files, total, closeAll, err := src.files(ctx)
 	if err != nil {
@@ -88,6 +82,22 @@ func Train(ctx context.Context, src Corpus, opts Options) (*Model, error) {
 	m.trainSpelling()
 	m.finish()
 	return m, nil
+}
+
+// order validates the options and returns the model order (DefaultOrder
+// for 0).
+func (opts Options) order() (int, error) {
+	order := opts.Order
+	if order == 0 {
+		order = DefaultOrder
+	}
+	if order < 1 || order > MaxOrder {
+		return 0, fmt.Errorf("ngram.Train: order %d: want 1..%d: %w", order, MaxOrder, errs.ErrUsage)
+	}
+	if opts.MinCount < 0 || opts.MaxNGrams < 0 || opts.DiscountScale < 0 || math.IsNaN(opts.DiscountScale) {
+		return 0, fmt.Errorf("ngram.Train: MinCount %d, DiscountScale %v: want >= 0: %w", opts.MinCount, opts.DiscountScale, errs.ErrUsage)
+	}
+	return order, nil
 }
 
 // readTokens reads the corpus files in order into one token-id stream,
