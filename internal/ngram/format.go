@@ -300,16 +300,22 @@ func (d *decoder) header() (*Model, uint64, error) {
 	m.stats.Files = int(d.u64() & math.MaxInt32)
 	m.stats.Bytes = int64(d.u64() & math.MaxInt64)
 	m.stats.Tokens = int64(d.u64() & math.MaxInt64)
-	if d.err == nil && (m.order < 1 || m.order > MaxOrder) {
-		d.fail("order %d out of range 1..%d", m.order, MaxOrder)
+	if err := d.checkSizes(m.order, nv); err != nil {
+		return nil, 0, err
+	}
+	return m, nv, nil
+}
+
+// checkSizes checks the header's order and vocabulary size (at least the
+// special tokens, at most one per byte of the file).
+func (d *decoder) checkSizes(order int, nv uint64) error {
+	if d.err == nil && (order < 1 || order > MaxOrder) {
+		d.fail("order %d out of range 1..%d", order, MaxOrder)
 	}
 	if d.err == nil && (nv < firstWordID || nv > uint64(len(d.b))) {
 		d.fail("vocabulary size %d", nv)
 	}
-	if d.err != nil {
-		return nil, 0, d.err
-	}
-	return m, nv, nil
+	return d.err
 }
 
 // nodeCounts reads the number of nodes per level; level 1 holds one node

@@ -152,16 +152,8 @@ func (sp *sampler) completion(i int) Completion {
 	text.Grow(8 * min(opts.MaxTokens, 64))
 	healing := sp.heal != ""
 	for len(c.Tokens) < opts.MaxTokens {
-		d := sp.step(&s)
-		skip := 0 // bytes of the token already in the prompt
-		if healing {
-			healing = false
-			d, skip = sp.healStep(&s, d)
-		}
-		w, p := m.pick(&s, d.cands, d.rest, opts, rng, d.ent, d.ids)
-		if sp.cache != nil && skip == 0 && !slices.ContainsFunc(d.cands, func(x cand) bool { return x.id == w }) {
-			p = m.mixedProb(&s, sp.cache, m.text(w, sp.cache)) // drawn from the backoff chain
-		}
+		d, w, p, skip := sp.next(&s, rng, healing)
+		healing = false
 		if skip > 0 && m.text(w, sp.cache) == sp.heal {
 			// The prompt's last token stands: continue after it.
 			m.push(&s, m.known(w))
@@ -186,6 +178,22 @@ func (sp *sampler) completion(i int) Completion {
 	}
 	c.Text = text.String()
 	return c
+}
+
+// next draws the next token after s: its distribution, the token w, its
+// probability p, and, on the healing first step, the bytes of it already
+// in the prompt (skip).
+func (sp *sampler) next(s *state, rng *rand.Rand, healing bool) (d draw, w uint32, p float64, skip int) {
+	m := sp.m
+	d = sp.step(s)
+	if healing {
+		d, skip = sp.healStep(s, d)
+	}
+	w, p = m.pick(s, d.cands, d.rest, sp.opts, rng, d.ent, d.ids)
+	if sp.cache != nil && skip == 0 && !slices.ContainsFunc(d.cands, func(x cand) bool { return x.id == w }) {
+		p = m.mixedProb(s, sp.cache, m.text(w, sp.cache)) // drawn from the backoff chain
+	}
+	return d, w, p, skip
 }
 
 // step is the next token's distribution after s, mixed with the cache.

@@ -45,8 +45,20 @@ func PrefixSpan(ctx context.Context, db [][][]string, minSup, maxLen, maxPattern
 	if minSup < 1 {
 		minSup = 1
 	}
-	// Map items to ints ordered like the strings, so sorted itemsets
-	// compare as the strings do.
+	vocab, idb := encodeItems(db)
+	m := &miner{ctx: ctx, db: idb, vocab: vocab, minSup: minSup, maxLen: maxLen, maxPatterns: maxPatterns}
+	root := make([]proj, 0, len(idb))
+	for si := range idb {
+		root = append(root, proj{s: si, e: -1, i: -1})
+	}
+	m.grow(nil, 0, root)
+	return m.out
+}
+
+// encodeItems maps items to ints ordered like the strings, so sorted
+// itemsets compare as the strings do, and rewrites the database as sorted
+// sets of ints (empty itemsets dropped).
+func encodeItems(db [][][]string) ([]string, [][][]int) {
 	var vocab []string
 	seen := map[string]bool{}
 	for _, s := range db {
@@ -78,13 +90,7 @@ func PrefixSpan(ctx context.Context, db [][][]string, minSup, maxLen, maxPattern
 			}
 		}
 	}
-	m := &miner{ctx: ctx, db: idb, vocab: vocab, minSup: minSup, maxLen: maxLen, maxPatterns: maxPatterns}
-	root := make([]proj, 0, len(idb))
-	for si := range idb {
-		root = append(root, proj{s: si, e: -1, i: -1})
-	}
-	m.grow(nil, 0, root)
-	return m.out
+	return vocab, idb
 }
 
 // proj is a pseudo-projection: the prefix's earliest embedding in sequence
@@ -270,18 +276,7 @@ func MergeClosed(pats []SeqPattern) []SeqPattern {
 		// Every one-item deletion of p.
 		for e, is := range p.Items {
 			for i := range is {
-				var sub [][]string
-				for e2, is2 := range p.Items {
-					if e2 != e {
-						sub = append(sub, is2)
-						continue
-					}
-					rest := append(slices.Clone(is2[:i]), is2[i+1:]...)
-					if len(rest) > 0 {
-						sub = append(sub, rest)
-					}
-				}
-				k := key(sub)
+				k := key(deleteItem(p.Items, e, i))
 				if s, ok := support[k]; ok && s == p.Support {
 					absorbed[k] = true
 				}
@@ -295,4 +290,21 @@ func MergeClosed(pats []SeqPattern) []SeqPattern {
 		}
 	}
 	return out
+}
+
+// deleteItem is items without item i of element e (the element dropped
+// when that leaves it empty); items is not modified.
+func deleteItem(items [][]string, e, i int) [][]string {
+	var sub [][]string
+	for e2, is2 := range items {
+		if e2 != e {
+			sub = append(sub, is2)
+			continue
+		}
+		rest := append(slices.Clone(is2[:i]), is2[i+1:]...)
+		if len(rest) > 0 {
+			sub = append(sub, rest)
+		}
+	}
+	return sub
 }
