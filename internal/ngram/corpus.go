@@ -81,39 +81,42 @@ func compileGlobs(pats []string) (globSet, error) {
 		if p == "" {
 			return nil, fmt.Errorf("glob %q: empty pattern: %w", p, errs.ErrUsage)
 		}
-		var b strings.Builder
-		b.WriteString("^")
-		if !strings.Contains(p, "/") {
-			b.WriteString("(?:.*/)?")
-		}
-		for i := 0; i < len(p); i++ {
-			switch c := p[i]; c {
-			case '*':
-				if i+1 < len(p) && p[i+1] == '*' {
-					i++
-					if i+1 < len(p) && p[i+1] == '/' {
-						i++
-						b.WriteString("(?:.*/)?")
-					} else {
-						b.WriteString(".*")
-					}
-				} else {
-					b.WriteString("[^/]*")
-				}
-			case '?':
-				b.WriteString("[^/]")
-			default:
-				b.WriteString(regexp.QuoteMeta(string(c)))
-			}
-		}
-		b.WriteString("$")
-		re, err := regexp.Compile(b.String())
+		re, err := regexp.Compile(globRegexp(p))
 		if err != nil {
 			return nil, fmt.Errorf("glob %q: %v: %w", p, err, errs.ErrUsage)
 		}
 		gs = append(gs, re)
 	}
 	return gs, nil
+}
+
+// globRegexp translates a glob into an anchored regular expression: "*"
+// and "?" stay within a path element, "**" crosses elements ("**/" also
+// matches none), and a pattern without "/" matches the base name.
+func globRegexp(p string) string {
+	var b strings.Builder
+	b.WriteString("^")
+	if !strings.Contains(p, "/") {
+		b.WriteString("(?:.*/)?")
+	}
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '*' && i+2 < len(p) && p[i+1] == '*' && p[i+2] == '/':
+			i += 2
+			b.WriteString("(?:.*/)?")
+		case c == '*' && i+1 < len(p) && p[i+1] == '*':
+			i++
+			b.WriteString(".*")
+		case c == '*':
+			b.WriteString("[^/]*")
+		case c == '?':
+			b.WriteString("[^/]")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	return b.String()
 }
 
 func (gs globSet) match(rel string) bool {

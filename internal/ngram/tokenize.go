@@ -99,24 +99,31 @@ func lexRange(dst []Token, src string, start, end int, mode lexMode) []Token {
 		if mode == modeLineComment && (c == '\n' || c == '\r') {
 			mode = modeCode
 		}
-		if isSpace(c) {
-			j := i
-			for j < end && isSpace(src[j]) {
-				j++
-			}
-			if j-i == 1 && c == ' ' && j < end {
-				// A single blank is glued to the token that follows.
-				dst, i, mode = lexOne(dst, src, i, j, end, mode)
-				continue
-			}
-			for i < j {
-				k := min(j, i+maxSpaceToken)
-				dst = append(dst, Token{Text: src[i:k], Offset: i, Kind: KindSpace})
-				i = k
-			}
+		if !isSpace(c) {
+			dst, i, mode = lexOne(dst, src, i, i, end, mode)
 			continue
 		}
-		dst, i, mode = lexOne(dst, src, i, i, end, mode)
+		j := i
+		for j < end && isSpace(src[j]) {
+			j++
+		}
+		if j-i == 1 && c == ' ' && j < end {
+			// A single blank is glued to the token that follows.
+			dst, i, mode = lexOne(dst, src, i, j, end, mode)
+			continue
+		}
+		dst, i = appendSpaces(dst, src, i, j), j
+	}
+	return dst
+}
+
+// appendSpaces emits the blanks src[i:j] as space tokens of at most
+// maxSpaceToken bytes.
+func appendSpaces(dst []Token, src string, i, j int) []Token {
+	for i < j {
+		k := min(j, i+maxSpaceToken)
+		dst = append(dst, Token{Text: src[i:k], Offset: i, Kind: KindSpace})
+		i = k
 	}
 	return dst
 }
