@@ -229,6 +229,34 @@ func runSeed(ctx context.Context, opts Options, seed uint64) (*seedResult, error
 // background and trains the two cross-fitted reference models.
 func prepare(ctx context.Context, opts Options, seed uint64) (*seedData, error) {
 	d := &seedData{}
+	bgRepos, err := d.read(ctx, opts, seed)
+	if err != nil {
+		return nil, err
+	}
+	arrange(d.repos, opts.Controls, seed)
+	for _, r := range d.repos {
+		d.composition.add(r.Entry, len(r.files), r.control, "")
+	}
+	bg, err := background(opts, d.repos, bgRepos, seed)
+	if err != nil {
+		return nil, err
+	}
+	d.background = bg
+	d.composition.BackgroundDocs, d.composition.BackgroundBytes = len(bg), docBytes(bg)
+	if err := d.trainRefs(ctx, opts, seed); err != nil {
+		return nil, err
+	}
+	if err := trainSmall(ctx, opts, d, seed); err != nil {
+		return nil, err
+	}
+	d.composition.index = append(filesOf(d.repos), bgRepos...)
+	return d, nil
+}
+
+// read reads the manifest's repositories at the seed's file sample: the
+// scored ones into d.repos (dropping, and saying so, those with too few
+// files), the background ones returned.
+func (d *seedData) read(ctx context.Context, opts Options, seed uint64) ([][]repoprobe.File, error) {
 	ro := opts.Read
 	ro.Seed = seed
 	var bgRepos [][]repoprobe.File
@@ -248,36 +276,29 @@ func prepare(ctx context.Context, opts Options, seed uint64) (*seedData, error) 
 		}
 		d.repos = append(d.repos, repo{Entry: e, files: files})
 	}
-	arrange(d.repos, opts.Controls, seed)
-	for _, r := range d.repos {
-		d.composition.add(r.Entry, len(r.files), r.control, "")
-	}
-	bg, err := background(opts, d.repos, bgRepos, seed)
-	if err != nil {
-		return nil, err
-	}
-	d.background = bg
-	d.composition.BackgroundDocs, d.composition.BackgroundBytes = len(bg), docBytes(bg)
+	return bgRepos, nil
+}
+
+// trainRefs trains and serves the two cross-fitted references, each on
+// the other fold's repositories (members and non-members) plus the
+// background.
+func (d *seedData) trainRefs(ctx context.Context, opts Options, seed uint64) error {
 	for f := range 2 {
 		t0 := time.Now()
-		docs := append(repoDocs(d.repos, func(r repo) bool { return r.fold != f }), bg...)
+		docs := append(repoDocs(d.repos, func(r repo) bool { return r.fold != f }), d.background...)
 		m, err := ngram.Train(ctx, ngram.Corpus{Docs: docs}, ngram.Options{Order: opts.RefOrder, SplitIdentifiers: opts.RefSubword})
 		if err != nil {
-			return nil, fmt.Errorf("testbed: train reference %d: %w", f, err)
+			return fmt.Errorf("testbed: train reference %d: %w", f, err)
 		}
 		d.trainSecs += time.Since(t0).Seconds()
 		lm, stop, err := serve(m, fmt.Sprintf("testbed-ref%d-seed%d", f, seed))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		d.refs[f] = lm
 		d.stop = append(d.stop, stop)
 	}
-	if err := trainSmall(ctx, opts, d, seed); err != nil {
-		return nil, err
-	}
-	d.composition.index = append(filesOf(d.repos), bgRepos...)
-	return d, nil
+	return nil
 }
 
 // ConfigSmallRef is the full method with context-independence scored by
@@ -341,20 +362,7 @@ func arrange(repos []repo, controls int, seed uint64) {
 // foreign imports) of every testbed file, members and non-members alike,
 // and the manifest's JDK modules.
 func background(opts Options, repos []repo, bgRepos [][]repoprobe.File, seed uint64) ([]ngram.Doc, error) {
-	var docs []ngram.Doc
-	for _, files := range bgRepos {
-		for _, f := range files {
-			docs = append(docs, ngram.Doc{Name: "background/" + f.Path, Text: f.Content})
-		}
-	}
-	for _, r := range repos {
-		own := OwnPrefix(r.files)
-		for _, f := range r.files {
-			if b := Boilerplate(f.Content, own); b != "" {
-				docs = append(docs, ngram.Doc{Name: "boilerplate/" + r.Name() + "/" + f.Path, Text: []byte(b)})
-			}
-		}
-	}
+	docs := familyDocs(repos, bgRepos)
 	m := opts.Manifest
 	if len(m.JDKModules) == 0 || m.JDKBytes <= 0 {
 		return docs, nil
@@ -371,6 +379,26 @@ func background(opts Options, repos []repo, bgRepos [][]repoprobe.File, seed uin
 		return nil, err
 	}
 	return append(docs, jd...), nil
+}
+
+// familyDocs are the background repositories' files and the boilerplate
+// of every testbed file.
+func familyDocs(repos []repo, bgRepos [][]repoprobe.File) []ngram.Doc {
+	var docs []ngram.Doc
+	for _, files := range bgRepos {
+		for _, f := range files {
+			docs = append(docs, ngram.Doc{Name: "background/" + f.Path, Text: f.Content})
+		}
+	}
+	for _, r := range repos {
+		own := OwnPrefix(r.files)
+		for _, f := range r.files {
+			if b := Boilerplate(f.Content, own); b != "" {
+				docs = append(docs, ngram.Doc{Name: "boilerplate/" + r.Name() + "/" + f.Path, Text: []byte(b)})
+			}
+		}
+	}
+	return docs
 }
 
 func repoDocs(repos []repo, pick func(repo) bool) []ngram.Doc {
