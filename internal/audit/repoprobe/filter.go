@@ -59,6 +59,26 @@ func (m *MapFreq) Repos() int { return m.repos }
 // maximum loss (nats) is the entropy. A fully revealed target has entropy
 // 0. It returns the entropy and the number of Score calls made.
 func Entropy(ctx context.Context, ref llm.Model, query, target string) (float64, int, error) {
+	qsubs := querySubTokens(query)
+	best, calls := 0.0, 0
+	for _, s := range splitSubTokens(target) {
+		if slices.ContainsFunc(qsubs, func(q string) bool { return related(q, s.text) }) {
+			continue
+		}
+		prompt := query + target[:s.start]
+		resp, err := ref.Score(ctx, llm.ScoreRequest{Prompt: prompt, Continuation: target[s.start:s.end]})
+		calls++
+		if err != nil {
+			return 0, calls, fmt.Errorf("repoprobe.Entropy(target %q): reference model %s: %w", target, ref.ID(), err)
+		}
+		best = max(best, continuationLoss(resp, len(prompt)))
+	}
+	return best, calls, nil
+}
+
+// querySubTokens are the distinct sub-tokens of the query's words, in
+// order.
+func querySubTokens(query string) []string {
 	var qsubs []string
 	seen := map[string]bool{}
 	for _, t := range lexTokens(query) {
@@ -72,26 +92,20 @@ func Entropy(ctx context.Context, ref llm.Model, query, target string) (float64,
 			}
 		}
 	}
-	best, calls := 0.0, 0
-	for _, s := range splitSubTokens(target) {
-		if slices.ContainsFunc(qsubs, func(q string) bool { return related(q, s.text) }) {
-			continue
+	return qsubs
+}
+
+// continuationLoss is minus the log-probability of the scored tokens that
+// end past the prompt's n bytes (a token straddling the boundary is
+// charged whole).
+func continuationLoss(resp *llm.ScoreResponse, n int) float64 {
+	loss := 0.0
+	for _, t := range resp.Tokens {
+		if t.HasLogprob && t.Offset+len(t.Token) > n {
+			loss -= t.Logprob
 		}
-		prompt := query + target[:s.start]
-		resp, err := ref.Score(ctx, llm.ScoreRequest{Prompt: prompt, Continuation: target[s.start:s.end]})
-		calls++
-		if err != nil {
-			return 0, calls, fmt.Errorf("repoprobe.Entropy(target %q): reference model %s: %w", target, ref.ID(), err)
-		}
-		loss := 0.0
-		for _, t := range resp.Tokens {
-			if t.HasLogprob && t.Offset+len(t.Token) > len(prompt) {
-				loss -= t.Logprob
-			}
-		}
-		best = max(best, loss)
 	}
-	return best, calls, nil
+	return loss
 }
 
 // SelectOptions configure the filters and weights of benchchecker §3.3.
