@@ -69,29 +69,13 @@ func (m *Model) Encode(w io.Writer) error {
 	for k := range m.lv {
 		e.u64(uint64(len(m.lv[k].word)))
 	}
-	for k := range m.disc {
-		for _, d := range m.disc[k] {
-			e.u64(math.Float64bits(d))
-		}
-	}
-	for _, p := range m.spell {
-		e.u64(math.Float64bits(p))
-	}
+	e.parameters(m)
 	for _, t := range m.vocab {
 		e.u32(uint32(len(t)))
 		e.bytes([]byte(t))
 	}
 	for k := range m.lv {
-		l := &m.lv[k]
-		e.u32s(l.word)
-		e.u32s(l.adj)
-		if k < m.order-1 {
-			e.u32s(l.first)
-			e.u32s(l.den)
-			for _, g := range l.gamma {
-				e.u32(math.Float32bits(g))
-			}
-		}
+		e.level(&m.lv[k], k < m.order-1)
 	}
 	if e.err != nil {
 		return e.err
@@ -218,6 +202,34 @@ func (d *decoder) u32s(n uint64) []uint32 {
 		out[i] = binary.LittleEndian.Uint32(s[4*i:])
 	}
 	return out
+}
+
+// parameters writes the discounts per order and the spelling model's
+// weights.
+func (e *encoder) parameters(m *Model) {
+	for k := range m.disc {
+		for _, d := range m.disc[k] {
+			e.u64(math.Float64bits(d))
+		}
+	}
+	for _, p := range m.spell {
+		e.u64(math.Float64bits(p))
+	}
+}
+
+// level writes one trie level; an inner level also has its child index,
+// denominators and backoff weights.
+func (e *encoder) level(l *level, inner bool) {
+	e.u32s(l.word)
+	e.u32s(l.adj)
+	if !inner {
+		return
+	}
+	e.u32s(l.first)
+	e.u32s(l.den)
+	for _, g := range l.gamma {
+		e.u32(math.Float32bits(g))
+	}
 }
 
 // decode parses a .bfng image, validating every index so that a model

@@ -305,6 +305,21 @@ func (b *builder) nextLevel(pl *level) level {
 	return nl
 }
 
+// countsOfCounts is n1..n4, how many of a level's adjusted counts are 1,
+// 2, 3 and 4 (at level 1 the special tokens other than </s> left out).
+func countsOfCounts(adj []uint32, unigrams bool) [5]float64 {
+	var nr [5]float64
+	for v, a := range adj {
+		if unigrams && v < firstWordID && v != eosID {
+			continue
+		}
+		if a >= 1 && a <= 4 {
+			nr[a]++
+		}
+	}
+	return nr
+}
+
 // computeDiscounts sets D1, D2, D3+ per order from the counts-of-counts of
 // the adjusted counts (Chen & Goodman 1998, eq. 26), times scale (0 = 1),
 // each capped at its count class. Orders with too few counts to estimate
@@ -312,16 +327,7 @@ func (b *builder) nextLevel(pl *level) level {
 func (m *Model) computeDiscounts(scale float64) {
 	m.disc = make([][3]float64, m.order)
 	for k := range m.lv {
-		var nr [5]float64
-		for v, a := range m.lv[k].adj {
-			if k == 0 && v < firstWordID && v != eosID {
-				continue
-			}
-			if a >= 1 && a <= 4 {
-				nr[a]++
-			}
-		}
-		m.disc[k] = discountsFromCounts(nr)
+		m.disc[k] = discountsFromCounts(countsOfCounts(m.lv[k].adj, k == 0))
 		if scale > 0 && scale != 1 {
 			for i := range m.disc[k] {
 				m.disc[k][i] = min(m.disc[k][i]*scale, float64(i+1))
