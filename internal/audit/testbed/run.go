@@ -119,15 +119,7 @@ func (o *Options) defaults() {
 	if len(o.Seeds) == 0 {
 		o.Seeds = []uint64{1, 2, 3}
 	}
-	if len(o.Capacities) == 0 {
-		o.Capacities = DefaultCapacities
-	}
-	o.RefSubword = o.RefSubword || o.Capacities[0].Subword
-	for i := range o.Capacities {
-		if o.Capacities[i].Name == "" {
-			o.Capacities[i].Name = o.Capacities[i].Label()
-		}
-	}
+	o.defaultCapacities()
 	if o.Temperature <= 0 {
 		o.Temperature = 1
 	}
@@ -139,6 +131,21 @@ func (o *Options) defaults() {
 	}
 	if o.Progress == nil {
 		o.Progress = func(string) {}
+	}
+}
+
+// defaultCapacities sets DefaultCapacities when none is given, names
+// each by its knobs, and trains the references on sub-words when the
+// headline target is.
+func (o *Options) defaultCapacities() {
+	if len(o.Capacities) == 0 {
+		o.Capacities = DefaultCapacities
+	}
+	o.RefSubword = o.RefSubword || o.Capacities[0].Subword
+	for i := range o.Capacities {
+		if o.Capacities[i].Name == "" {
+			o.Capacities[i].Name = o.Capacities[i].Label()
+		}
 	}
 }
 
