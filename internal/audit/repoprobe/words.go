@@ -158,11 +158,7 @@ func stem(w string) string {
 	}
 	for _, suf := range suffixes {
 		if len(w)-len(suf) >= 3 && strings.HasSuffix(w, suf) {
-			w = w[:len(w)-len(suf)]
-			// Porter step 1b: "getter" → "gett" → "get", "mapping" → "map".
-			if n := len(w); n >= 4 && w[n-1] == w[n-2] && !strings.ContainsRune("aeioulsz", rune(w[n-1])) {
-				w = w[:n-1]
-			}
+			w = undouble(w[:len(w)-len(suf)])
 			break
 		}
 	}
@@ -170,6 +166,16 @@ func stem(w string) string {
 	// "parse" share a stem.
 	if len(w) > 3 && strings.HasSuffix(w, "e") {
 		w = w[:len(w)-1]
+	}
+	return w
+}
+
+// undouble is Porter step 1b: a final doubled consonant left by
+// stripping a suffix is undoubled ("getter" → "gett" → "get", "mapping"
+// → "map").
+func undouble(w string) string {
+	if n := len(w); n >= 4 && w[n-1] == w[n-2] && !strings.ContainsRune("aeioulsz", rune(w[n-1])) {
+		return w[:n-1]
 	}
 	return w
 }
