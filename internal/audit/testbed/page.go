@@ -28,7 +28,7 @@ func (r *Result) Tables() []*report.Table {
 		}
 		cfg.AddRow(x.Capacity, x.Config, f3(x.AUCMean), f3(x.AUCMin)+"–"+f3(x.AUCMax), f3(x.TPR), f3(x.FPR), x.Calls, f3(x.P0), f3(x.OwnP0), f3(x.TPROwnP0), f3(x.FPROwnP0))
 	}
-	base := &report.Table{Caption: "Logit baselines (benchchecker Table 3) on the same repositories: mean over 16 snippets per repository; Ref against a smaller model (order 4, the headline cutoff and budget) trained on the target's own text, ref-crossfit against a cross-fitted reference that never read the repository (an oracle, not compared in the checks); TPR/FPR at the Youden-optimal threshold chosen on the scored repositories (favours the baseline), mean over seeds",
+	base := &report.Table{Caption: "Logit baselines (benchchecker Table 3) on the same repositories: mean over 16 snippets per repository; Ref against a smaller model (order 4, the headline cutoff, budget and cache) trained on the target's own text, ref-crossfit against a cross-fitted reference that never read the repository (an oracle, not compared in the checks); TPR/FPR at the Youden-optimal threshold chosen on the scored repositories (favours the baseline), mean over seeds",
 		Header: []string{"capacity", "method", "AUC", "AUC range", "TPR", "FPR"}}
 	for _, b := range r.Baselines {
 		base.AddRow(b.Capacity, b.Method, f3(b.AUCMean), f3(b.AUCMin)+"–"+f3(b.AUCMax), f3(b.TPR), f3(b.FPR))
