@@ -30,54 +30,81 @@ func runAuditEvalStage(a *app, stage, model string, o auditEvalOptions) error {
 	if err != nil {
 		return fmt.Errorf("audit eval: %w", err)
 	}
-	var ev *pipeline.StageEval
+	ev, err := evaluateStage(stage, model, o.verdicts, labels)
+	if err != nil {
+		return err
+	}
+	if err := writeStageEval(stage, o, ev); err != nil {
+		return err
+	}
+	if o.asJSON {
+		return writeJSON(a.stdout, ev)
+	}
+	return printStageEval(a, ev)
+}
+
+// evaluateStage reads the verdicts of a repo or combined evaluation and
+// scores them against the labels.
+func evaluateStage(stage, model, verdicts string, labels map[string]bool) (*pipeline.StageEval, error) {
 	switch stage {
 	case pipeline.StageRepo:
-		recs, err := jsonl.ReadFile[pipeline.RepoRecord](o.verdicts)
+		recs, err := jsonl.ReadFile[pipeline.RepoRecord](verdicts)
 		if err != nil {
-			return fmt.Errorf("audit eval: %w", err)
+			return nil, fmt.Errorf("audit eval: %w", err)
 		}
-		if ev, err = pipeline.EvaluateRepos(recs, labels, model); err != nil {
-			return fmt.Errorf("audit eval --stage repo: %w", err)
+		ev, err := pipeline.EvaluateRepos(recs, labels, model)
+		if err != nil {
+			return nil, fmt.Errorf("audit eval --stage repo: %w", err)
 		}
+		return ev, nil
 	case pipeline.StageCombined:
-		vs, err := jsonl.ReadFile[rescore.Verdict](o.verdicts)
+		vs, err := jsonl.ReadFile[rescore.Verdict](verdicts)
 		if err != nil {
-			return fmt.Errorf("audit eval: %w", err)
+			return nil, fmt.Errorf("audit eval: %w", err)
 		}
-		if ev, err = pipeline.EvaluateCombined(vs, labels, model); err != nil {
-			return fmt.Errorf("audit eval --stage combined: %w", err)
+		ev, err := pipeline.EvaluateCombined(vs, labels, model)
+		if err != nil {
+			return nil, fmt.Errorf("audit eval --stage combined: %w", err)
 		}
-	default:
-		return fmt.Errorf("audit eval: --stage %q: want patch, repo or combined: %w", stage, errs.ErrUsage)
+		return ev, nil
 	}
+	return nil, fmt.Errorf("audit eval: --stage %q: want patch, repo or combined: %w", stage, errs.ErrUsage)
+}
+
+// writeStageEval writes the evaluation to --roc (JSON) and its ROC curves
+// to --svg.
+func writeStageEval(stage string, o auditEvalOptions, ev *pipeline.StageEval) error {
 	if o.rocJSON != "" {
 		if err := output.WriteJSON(o.rocJSON, ev); err != nil {
 			return fmt.Errorf("audit eval: --roc: %w", err)
 		}
 	}
-	if o.rocSVG != "" {
-		var curves []report.Series
-		for _, me := range ev.Methods {
-			s := report.Series{Label: me.Method}
-			for _, p := range me.ROC {
-				s.X, s.Y = append(s.X, p.FPR), append(s.Y, p.TPR)
-			}
-			if len(s.X) > 0 {
-				curves = append(curves, s)
-			}
+	if o.rocSVG == "" {
+		return nil
+	}
+	var curves []report.Series
+	for _, me := range ev.Methods {
+		s := report.Series{Label: me.Method}
+		for _, p := range me.ROC {
+			s.X, s.Y = append(s.X, p.FPR), append(s.Y, p.TPR)
 		}
-		svg, err := report.ROC("ROC, stage "+stage, curves)
-		if err != nil {
-			return fmt.Errorf("audit eval: --svg: %w", err)
-		}
-		if err := output.WriteFile(o.rocSVG, svg); err != nil {
-			return fmt.Errorf("audit eval: --svg: %w", err)
+		if len(s.X) > 0 {
+			curves = append(curves, s)
 		}
 	}
-	if o.asJSON {
-		return writeJSON(a.stdout, ev)
+	svg, err := report.ROC("ROC, stage "+stage, curves)
+	if err != nil {
+		return fmt.Errorf("audit eval: --svg: %w", err)
 	}
+	if err := output.WriteFile(o.rocSVG, svg); err != nil {
+		return fmt.Errorf("audit eval: --svg: %w", err)
+	}
+	return nil
+}
+
+// printStageEval prints the evaluation as a table of methods, then the
+// skipped and missing records.
+func printStageEval(a *app, ev *pipeline.StageEval) error {
 	fmt.Fprintf(a.stdout, "stage %s, model %s\n", ev.Stage, ev.Model)
 	t := output.Table{Header: []string{"METHOD", "N", "POS", "NEG", "AUC", "TPR", "FPR", "DECISION"}}
 	for _, me := range ev.Methods {
