@@ -110,19 +110,16 @@ func runAuditTestbed(a *app, o auditTestbedOptions) error {
 	if o.asJSON {
 		return writeJSON(a.stdout, res)
 	}
+	return printQuickTestbed(a, res)
+}
+
+// printQuickTestbed prints the quick testbed's verdicts per repository
+// (full method), the summary per configuration and the notes.
+func printQuickTestbed(a *app, res *testbed.QuickResult) error {
 	t := output.Table{Header: []string{"repository", "lang", "label", "queries", "hits", "weighted", "p", "verdict", "calls"}}
 	for _, r := range res.Repos {
-		label := "unseen"
-		switch {
-		case r.Seen:
-			label = "seen"
-		case r.Control:
-			label = "control"
-		case r.Reuse != "":
-			label = "unseen+reuse"
-		}
 		v := r.Verdicts[testbed.ConfigFull]
-		t.Add(r.Name, r.Lang, label, v.Queries, v.Hits, fmt.Sprintf("%.2f", v.WeightedHits), fmt.Sprintf("%.3g", v.PValue), v.Verdict, v.Calls)
+		t.Add(r.Name, r.Lang, quickLabel(r), v.Queries, v.Hits, fmt.Sprintf("%.2f", v.WeightedHits), fmt.Sprintf("%.3g", v.PValue), v.Verdict, v.Calls)
 	}
 	if err := t.Write(a.stdout); err != nil {
 		return err
@@ -148,6 +145,20 @@ func runAuditTestbed(a *app, o auditTestbedOptions) error {
 		fmt.Fprintln(a.stdout, "note:", n)
 	}
 	return nil
+}
+
+// quickLabel is a quick-testbed repository's label: seen, control,
+// unseen+reuse or unseen.
+func quickLabel(r testbed.QuickRepo) string {
+	switch {
+	case r.Seen:
+		return "seen"
+	case r.Control:
+		return "control"
+	case r.Reuse != "":
+		return "unseen+reuse"
+	}
+	return "unseen"
 }
 
 // writeTestbedFiles writes the full result and one RepoVerdict line per
