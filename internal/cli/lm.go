@@ -100,18 +100,21 @@ func repoSnapshots(ctx context.Context, dirs, revs []string) ([]ngram.Snapshot, 
 	return out, closeAll, nil
 }
 
+// lmTrainOptions are the flags of `lm train`.
+type lmTrainOptions struct {
+	corpus            ngram.Corpus
+	order, minCount   int
+	maxNGrams         int
+	subword           bool
+	discScale         float64
+	out               string
+	asJSON            bool
+	maxBytes, maxFile int64
+	repoDirs, revs    []string
+}
+
 func newLMTrainCmd(a *app) *cobra.Command {
-	var (
-		corpus            = ngram.Corpus{}
-		order, minCount   int
-		maxNGrams         int
-		subword           bool
-		discScale         float64
-		out               string
-		asJSON            bool
-		maxBytes, maxFile int64
-		repoDirs, revs    []string
-	)
+	var o lmTrainOptions
 	cmd := &cobra.Command{
 		Use:   "train (--corpus DIR|ZIP... | --repo DIR --rev REV...) --out FILE",
 		Short: "Train an n-gram model on directories, ZIP archives or repository snapshots of source code",
@@ -125,79 +128,88 @@ is anything git resolves (a commit, tag or branch); the clone may be bare.`,
   benchforge lm train --repo repos/apache__commons-lang.git --rev 'master@{2019-01-01}' \
       --include '**/*.java' --out lang-2019.bfng`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(corpus.Paths) == 0 && len(repoDirs) == 0 {
-				return fmt.Errorf("%w: --corpus or --repo is required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
-			}
-			snaps, closeRepos, err := repoSnapshots(a.ctx, repoDirs, revs)
-			if err != nil {
-				return err
-			}
-			defer closeRepos()
-			corpus.Snapshots = snaps
-			if err := requireFlag(cmd, "out", out); err != nil {
-				return err
-			}
-			corpus.MaxBytes, corpus.MaxFileBytes = maxBytes, maxFile
-			opts := ngram.Options{Order: order, MinCount: minCount, DiscountScale: discScale, MaxNGrams: maxNGrams, SplitIdentifiers: subword}
-			var bar *progressbar.ProgressBar
-			if isTerminal(a.stderr) {
-				opts.Progress = func(done, total int64) {
-					if bar == nil {
-						bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(a.stderr),
-							progressbar.OptionShowBytes(true), progressbar.OptionSetDescription("reading corpus"),
-							progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-					}
-					_ = bar.Set64(done)
-				}
-			}
-			start := time.Now()
-			m, err := ngram.Train(a.ctx, corpus, opts)
-			if bar != nil {
-				_ = bar.Finish()
-			}
-			if err != nil {
-				return err
-			}
-			if err := m.Save(out); err != nil {
-				return err
-			}
-			st := m.Stats()
-			sum := lmTrainSummary{Out: out, Order: m.Order(), Files: st.Files, Bytes: st.Bytes, Tokens: st.Tokens,
-				Vocab: st.Vocab, NGrams: st.NGrams, Seconds: time.Since(start).Seconds()}
-			if fi, err := os.Stat(out); err == nil {
-				sum.SizeBytes = fi.Size()
-			}
-			if asJSON {
-				return writeJSON(a.stdout, sum)
-			}
-			var total int64
-			grams := make([]string, len(st.NGrams))
-			for i, n := range st.NGrams {
-				total += n
-				grams[i] = strconv.FormatInt(n, 10)
-			}
-			_, err = fmt.Fprintf(a.stdout, "trained %s: order %d, %d files, %d bytes, %d tokens, vocab %d\nn-grams %d (%s by order), model %d bytes, %.1fs\n",
-				out, sum.Order, sum.Files, sum.Bytes, sum.Tokens, sum.Vocab, total, strings.Join(grams, "/"), sum.SizeBytes, sum.Seconds)
-			return err
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runLMTrain(a, cmd, &o) },
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&corpus.Paths, "corpus", nil, "directory, ZIP archive or file to train on (repeatable)")
-	f.StringArrayVar(&repoDirs, "repo", nil, "git clone (bare or not) to train on at --rev (repeatable)")
-	f.StringArrayVar(&revs, "rev", nil, "commit, tag or branch of each --repo, in order (one --rev for all; default HEAD)")
-	f.StringSliceVar(&corpus.Include, "include", nil, "glob of files to use, relative to each corpus root (repeatable; default: common source extensions)")
-	f.StringSliceVar(&corpus.Exclude, "exclude", nil, "glob of files to skip (repeatable)")
-	f.IntVar(&order, "order", ngram.DefaultOrder, "n-gram order")
-	f.IntVar(&minCount, "min-count", 0, "count cutoff: drop n-grams (order >= 2) seen fewer times (capacity; 0 keeps all)")
-	f.IntVar(&maxNGrams, "max-ngrams", 0, "capacity budget: keep at most this many distinct n-grams per order >= 2, the most frequent (0 = no budget)")
-	f.BoolVar(&subword, "subword", false, "train on sub-word pieces of identifiers (getFooBar → get Foo Bar), so unseen names can be spelled")
-	f.Float64Var(&discScale, "discount-scale", 0, "multiply the Kneser-Ney discounts (> 1 smooths more, memorises less; 0 = 1)")
-	f.Int64Var(&maxBytes, "max-bytes", 0, "stop adding files after this many bytes (0 = all)")
-	f.Int64Var(&maxFile, "max-file-bytes", 0, "skip files larger than this (0 = 4 MiB)")
-	f.StringVar(&out, "out", "", "model file to write (.bfng)")
-	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	f.StringArrayVar(&o.corpus.Paths, "corpus", nil, "directory, ZIP archive or file to train on (repeatable)")
+	f.StringArrayVar(&o.repoDirs, "repo", nil, "git clone (bare or not) to train on at --rev (repeatable)")
+	f.StringArrayVar(&o.revs, "rev", nil, "commit, tag or branch of each --repo, in order (one --rev for all; default HEAD)")
+	f.StringSliceVar(&o.corpus.Include, "include", nil, "glob of files to use, relative to each corpus root (repeatable; default: common source extensions)")
+	f.StringSliceVar(&o.corpus.Exclude, "exclude", nil, "glob of files to skip (repeatable)")
+	f.IntVar(&o.order, "order", ngram.DefaultOrder, "n-gram order")
+	f.IntVar(&o.minCount, "min-count", 0, "count cutoff: drop n-grams (order >= 2) seen fewer times (capacity; 0 keeps all)")
+	f.IntVar(&o.maxNGrams, "max-ngrams", 0, "capacity budget: keep at most this many distinct n-grams per order >= 2, the most frequent (0 = no budget)")
+	f.BoolVar(&o.subword, "subword", false, "train on sub-word pieces of identifiers (getFooBar → get Foo Bar), so unseen names can be spelled")
+	f.Float64Var(&o.discScale, "discount-scale", 0, "multiply the Kneser-Ney discounts (> 1 smooths more, memorises less; 0 = 1)")
+	f.Int64Var(&o.maxBytes, "max-bytes", 0, "stop adding files after this many bytes (0 = all)")
+	f.Int64Var(&o.maxFile, "max-file-bytes", 0, "skip files larger than this (0 = 4 MiB)")
+	f.StringVar(&o.out, "out", "", "model file to write (.bfng)")
+	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
 	return cmd
+}
+
+// runLMTrain trains the model, saves it and prints the summary.
+func runLMTrain(a *app, cmd *cobra.Command, o *lmTrainOptions) error {
+	corpus := o.corpus
+	if len(corpus.Paths) == 0 && len(o.repoDirs) == 0 {
+		return fmt.Errorf("%w: --corpus or --repo is required (see '%s --help')", errs.ErrUsage, cmd.CommandPath())
+	}
+	snaps, closeRepos, err := repoSnapshots(a.ctx, o.repoDirs, o.revs)
+	if err != nil {
+		return err
+	}
+	defer closeRepos()
+	corpus.Snapshots = snaps
+	if err := requireFlag(cmd, "out", o.out); err != nil {
+		return err
+	}
+	corpus.MaxBytes, corpus.MaxFileBytes = o.maxBytes, o.maxFile
+	opts := ngram.Options{Order: o.order, MinCount: o.minCount, DiscountScale: o.discScale, MaxNGrams: o.maxNGrams, SplitIdentifiers: o.subword}
+	var bar *progressbar.ProgressBar
+	if isTerminal(a.stderr) {
+		opts.Progress = func(done, total int64) {
+			if bar == nil {
+				bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(a.stderr),
+					progressbar.OptionShowBytes(true), progressbar.OptionSetDescription("reading corpus"),
+					progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+			}
+			_ = bar.Set64(done)
+		}
+	}
+	start := time.Now()
+	m, err := ngram.Train(a.ctx, corpus, opts)
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if err != nil {
+		return err
+	}
+	if err := m.Save(o.out); err != nil {
+		return err
+	}
+	st := m.Stats()
+	sum := lmTrainSummary{Out: o.out, Order: m.Order(), Files: st.Files, Bytes: st.Bytes, Tokens: st.Tokens,
+		Vocab: st.Vocab, NGrams: st.NGrams, Seconds: time.Since(start).Seconds()}
+	if fi, err := os.Stat(o.out); err == nil {
+		sum.SizeBytes = fi.Size()
+	}
+	if o.asJSON {
+		return writeJSON(a.stdout, sum)
+	}
+	return printLMTrain(a, sum)
+}
+
+// printLMTrain prints the training summary with the n-grams per order.
+func printLMTrain(a *app, sum lmTrainSummary) error {
+	var total int64
+	grams := make([]string, len(sum.NGrams))
+	for i, n := range sum.NGrams {
+		total += n
+		grams[i] = strconv.FormatInt(n, 10)
+	}
+	_, err := fmt.Fprintf(a.stdout, "trained %s: order %d, %d files, %d bytes, %d tokens, vocab %d\nn-grams %d (%s by order), model %d bytes, %.1fs\n",
+		sum.Out, sum.Order, sum.Files, sum.Bytes, sum.Tokens, sum.Vocab, total, strings.Join(grams, "/"), sum.SizeBytes, sum.Seconds)
+	return err
 }
 
 func newLMServeCmd(a *app) *cobra.Command {
