@@ -61,6 +61,7 @@ type cacheLM struct {
 	extra  []string
 	extraI map[string]uint32
 	base   uint32 // first overlay id = len(model vocab)
+	kbuf   []string
 }
 
 func (m *Model) newCache() *cacheLM {
@@ -74,11 +75,36 @@ func (c *cacheLM) key(j int) string {
 	return strings.Join(c.hist[len(c.hist)-j:], "\x00")
 }
 
+// keys sets buf to the keys of the contexts of the last 1..n tokens,
+// shortest first. Each is a suffix of the longest, so one string is
+// built; only a history whose tokens hold the separator itself takes the
+// slow path, one join per key.
+func (c *cacheLM) keys(n int, buf []string) []string {
+	buf = buf[:0]
+	if n == 0 {
+		return buf
+	}
+	long := c.key(n)
+	if strings.Count(long, "\x00") != n-1 {
+		for j := 1; j <= n; j++ {
+			buf = append(buf, c.key(j))
+		}
+		return buf
+	}
+	pos := len(long)
+	for j := 1; j < n; j++ {
+		sep := strings.LastIndexByte(long[:pos], 0)
+		buf = append(buf, long[sep+1:])
+		pos = sep
+	}
+	return append(buf, long)
+}
+
 // add appends token text t to the history and counts it after each of
 // the contexts ending before it.
 func (c *cacheLM) add(t string) {
-	for j := 1; j <= c.order && j <= len(c.hist); j++ {
-		k := c.key(j)
+	c.kbuf = c.keys(min(c.order, len(c.hist)), c.kbuf)
+	for _, k := range c.kbuf {
 		next := c.counts[k]
 		if next == nil {
 			next = map[string]int32{}
@@ -109,8 +135,9 @@ func (c *cacheLM) rollback(h, l int) {
 // dist returns the successors of the longest context of the history seen
 // before, with their total count (nil when none).
 func (c *cacheLM) dist() (map[string]int32, int32) {
-	for j := min(c.order, len(c.hist)); j >= 1; j-- {
-		if next := c.counts[c.key(j)]; len(next) > 0 {
+	c.kbuf = c.keys(min(c.order, len(c.hist)), c.kbuf)
+	for j := len(c.kbuf); j >= 1; j-- {
+		if next := c.counts[c.kbuf[j-1]]; len(next) > 0 {
 			var total int32
 			for _, n := range next {
 				total += n
@@ -190,16 +217,17 @@ func (m *Model) mixCandidates(s *state, c *cacheLM, cands []cand, rest float64) 
 		return cands, rest
 	}
 	lam := m.cache.Weight
-	at := make(map[uint32]int, len(cands))
 	for i := range cands {
 		cands[i].p *= 1 - lam
-		at[cands[i].id] = i
 	}
+	// The cache has a few successors; finding each among the n-gram
+	// candidates by a scan is cheaper than indexing them all in a map.
+	nc := len(cands)
 	rest *= 1 - lam
 	for t, n := range next {
 		pc := lam * float64(n) / float64(total)
 		id := c.overlay(m, t)
-		if i, ok := at[id]; ok {
+		if i := candIndex(cands[:nc], id); i >= 0 {
 			cands[i].p += pc
 			continue
 		}
@@ -212,4 +240,14 @@ func (m *Model) mixCandidates(s *state, c *cacheLM, cands []cand, rest float64) 
 	}
 	sortCands(cands)
 	return cands, rest
+}
+
+// candIndex is the index of the last candidate with id, or -1.
+func candIndex(cands []cand, id uint32) int {
+	for i := len(cands) - 1; i >= 0; i-- {
+		if cands[i].id == id {
+			return i
+		}
+	}
+	return -1
 }

@@ -292,6 +292,32 @@ var scratchPool = sync.Pool{New: func() any { return new(stepScratch) }}
 // fromTable computes the step's candidates from the base table t and the
 // deeper contexts base+1..top of s, appending them sorted to buf, and the
 // rest mass. The sum is taken in word order, as prob's callers always did.
+// addDeeper adds level j's discounted counts (words with adjusted counts
+// adj, denominator den) to the probabilities p of the table's words,
+// marking each word found as deep (idx lists them). A deeper context has
+// few children among many candidates: each is found by binary search
+// from the last one's place, not by walking the candidates.
+func (m *Model) addDeeper(j int, words, adj []uint32, den float64, tw []uint32, p []float64, deep []bool, idx []int) []int {
+	n := len(tw)
+	i := 0
+	for c, w := range words {
+		k, found := slices.BinarySearch(tw[i:], w)
+		i += k
+		if i == n {
+			break
+		}
+		if found {
+			a := adj[c]
+			p[i] = math.Max(float64(a)-discount(&m.disc[j], a), 0)/den + p[i]
+			if !deep[i] {
+				deep[i] = true
+				idx = append(idx, i)
+			}
+		}
+	}
+	return idx
+}
+
 func (m *Model) fromTable(s *state, t *ctxTable, base, top int, buf []cand) ([]cand, float64) {
 	sc := scratchPool.Get().(*stepScratch)
 	defer scratchPool.Put(sc)
@@ -310,26 +336,7 @@ func (m *Model) fromTable(s *state, t *ctxTable, base, top int, buf []cand) ([]c
 			p[i] = g * p[i]
 		}
 		lo, hi := l.first[h], l.first[h+1]
-		words, adj := m.lv[j].word[lo:hi], m.lv[j].adj[lo:hi]
-		// A deeper context has few children among many candidates: each
-		// is found by binary search from the last one's place, not by
-		// walking the candidates.
-		i := 0
-		for c, w := range words {
-			k, found := slices.BinarySearch(t.words[i:], w)
-			i += k
-			if i == n {
-				break
-			}
-			if found {
-				a := adj[c]
-				p[i] = math.Max(float64(a)-discount(&m.disc[j], a), 0)/den + p[i]
-				if !deep[i] {
-					deep[i] = true
-					idx = append(idx, i)
-				}
-			}
-		}
+		idx = m.addDeeper(j, m.lv[j].word[lo:hi], m.lv[j].adj[lo:hi], den, t.words, p, deep, idx)
 	}
 	sum := 0.0
 	for _, v := range p {

@@ -81,39 +81,42 @@ func compileGlobs(pats []string) (globSet, error) {
 		if p == "" {
 			return nil, fmt.Errorf("glob %q: empty pattern: %w", p, errs.ErrUsage)
 		}
-		var b strings.Builder
-		b.WriteString("^")
-		if !strings.Contains(p, "/") {
-			b.WriteString("(?:.*/)?")
-		}
-		for i := 0; i < len(p); i++ {
-			switch c := p[i]; c {
-			case '*':
-				if i+1 < len(p) && p[i+1] == '*' {
-					i++
-					if i+1 < len(p) && p[i+1] == '/' {
-						i++
-						b.WriteString("(?:.*/)?")
-					} else {
-						b.WriteString(".*")
-					}
-				} else {
-					b.WriteString("[^/]*")
-				}
-			case '?':
-				b.WriteString("[^/]")
-			default:
-				b.WriteString(regexp.QuoteMeta(string(c)))
-			}
-		}
-		b.WriteString("$")
-		re, err := regexp.Compile(b.String())
+		re, err := regexp.Compile(globRegexp(p))
 		if err != nil {
 			return nil, fmt.Errorf("glob %q: %v: %w", p, err, errs.ErrUsage)
 		}
 		gs = append(gs, re)
 	}
 	return gs, nil
+}
+
+// globRegexp translates a glob into an anchored regular expression: "*"
+// and "?" stay within a path element, "**" crosses elements ("**/" also
+// matches none), and a pattern without "/" matches the base name.
+func globRegexp(p string) string {
+	var b strings.Builder
+	b.WriteString("^")
+	if !strings.Contains(p, "/") {
+		b.WriteString("(?:.*/)?")
+	}
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '*' && i+2 < len(p) && p[i+1] == '*' && p[i+2] == '/':
+			i += 2
+			b.WriteString("(?:.*/)?")
+		case c == '*' && i+1 < len(p) && p[i+1] == '*':
+			i++
+			b.WriteString(".*")
+		case c == '*':
+			b.WriteString("[^/]*")
+		case c == '?':
+			b.WriteString("[^/]")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	return b.String()
 }
 
 func (gs globSet) match(rel string) bool {
@@ -128,135 +131,191 @@ func (gs globSet) match(rel string) bool {
 // files lists the selected corpus members in training order and their
 // total size. Archives stay open until closeAll is called.
 func (c Corpus) files(ctx context.Context) (files []sourceFile, total int64, closeAll func(), err error) {
+	l, err := c.newLister()
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if len(c.Paths) == 0 && len(c.Snapshots) == 0 && len(c.Docs) == 0 {
+		return nil, 0, l.closeAll, fmt.Errorf("corpus: no paths given: %w", errs.ErrUsage)
+	}
+	for _, root := range c.Paths {
+		if err := l.addRoot(ctx, root); err != nil {
+			l.closeAll()
+			return nil, 0, nil, err
+		}
+	}
+	for _, sn := range c.Snapshots {
+		if err := l.addSnapshot(ctx, sn); err != nil {
+			l.closeAll()
+			return nil, 0, nil, err
+		}
+	}
+	for _, d := range c.Docs {
+		l.addDoc(d)
+	}
+	return l.files, l.total, l.closeAll, nil
+}
+
+// lister collects a corpus's files in training order, applying the globs
+// and the size limits, and keeps the archives it opened.
+type lister struct {
+	incG, excG globSet
+	maxFile    int64
+	maxBytes   int64
+	files      []sourceFile
+	total      int64
+	full       bool // MaxBytes reached: nothing more is taken
+	closers    []io.Closer
+}
+
+func (c Corpus) newLister() (*lister, error) {
 	inc := c.Include
 	if len(inc) == 0 {
 		inc = DefaultInclude
 	}
 	incG, err := compileGlobs(inc)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, err
 	}
 	excG, err := compileGlobs(c.Exclude)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, err
 	}
 	maxFile := c.MaxFileBytes
 	if maxFile <= 0 {
 		maxFile = defaultMaxFileBytes
 	}
-	var closers []io.Closer
-	closeAll = func() {
-		for _, cl := range closers {
-			cl.Close()
-		}
+	return &lister{incG: incG, excG: excG, maxFile: maxFile, maxBytes: c.MaxBytes}, nil
+}
+
+func (l *lister) closeAll() {
+	for _, cl := range l.closers {
+		cl.Close()
 	}
-	full := false
-	add := func(f sourceFile, rel string) {
-		if full || f.size > maxFile || !incG.match(rel) || excG.match(rel) {
-			return
-		}
-		files = append(files, f)
-		total += f.size
-		if c.MaxBytes > 0 && total >= c.MaxBytes {
-			full = true
-		}
+}
+
+// selected says whether the globs take the file at rel.
+func (l *lister) selected(rel string) bool { return l.incG.match(rel) && !l.excG.match(rel) }
+
+// add takes f, found at rel under its root, if the globs and limits let it.
+func (l *lister) add(f sourceFile, rel string) {
+	if l.full || f.size > l.maxFile || !l.selected(rel) {
+		return
 	}
-	if len(c.Paths) == 0 && len(c.Snapshots) == 0 && len(c.Docs) == 0 {
-		return nil, 0, closeAll, fmt.Errorf("corpus: no paths given: %w", errs.ErrUsage)
+	l.take(f)
+}
+
+// take appends f and marks the corpus full once MaxBytes is reached.
+func (l *lister) take(f sourceFile) {
+	l.files = append(l.files, f)
+	l.total += f.size
+	if l.maxBytes > 0 && l.total >= l.maxBytes {
+		l.full = true
 	}
-	for _, root := range c.Paths {
-		if err := ctx.Err(); err != nil {
-			closeAll()
-			return nil, 0, nil, err
+}
+
+// addRoot adds one of Corpus.Paths: a directory, a ZIP or JAR archive, or
+// a single file.
+func (l *lister) addRoot(ctx context.Context, root string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	st, err := os.Stat(root)
+	if err != nil {
+		return fmt.Errorf("corpus %s: %w: %w", root, err, errs.ErrNotFound)
+	}
+	switch {
+	case st.IsDir():
+		return l.addDir(root)
+	case strings.EqualFold(filepath.Ext(root), ".zip") || strings.EqualFold(filepath.Ext(root), ".jar"):
+		return l.addZip(root)
+	default:
+		p := root
+		f := sourceFile{name: p, size: st.Size(), open: func() (io.ReadCloser, error) { return os.Open(p) }}
+		if st.Size() <= l.maxFile && !l.full {
+			// Named explicitly: globs do not apply. (Unlike the other
+			// sources, a single file does not mark the corpus full.)
+			l.files = append(l.files, f)
+			l.total += f.size
 		}
-		st, err := os.Stat(root)
+		return nil
+	}
+}
+
+func (l *lister) addDir(root string) error {
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			closeAll()
-			return nil, 0, nil, fmt.Errorf("corpus %s: %w: %w", root, err, errs.ErrNotFound)
+			return err
 		}
-		switch {
-		case st.IsDir():
-			err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-				if err != nil {
-					return err
-				}
-				if !d.Type().IsRegular() {
-					return nil
-				}
-				info, err := d.Info()
-				if err != nil {
-					return err
-				}
-				rel, err := filepath.Rel(root, p)
-				if err != nil {
-					return err
-				}
-				add(sourceFile{name: p, size: info.Size(), open: func() (io.ReadCloser, error) { return os.Open(p) }}, filepath.ToSlash(rel))
-				return nil
-			})
-			if err != nil {
-				closeAll()
-				return nil, 0, nil, fmt.Errorf("corpus %s: walk: %w: %w", root, err, errs.ErrInput)
-			}
-		case strings.EqualFold(filepath.Ext(root), ".zip") || strings.EqualFold(filepath.Ext(root), ".jar"):
-			zr, err := zip.OpenReader(root)
-			if err != nil {
-				closeAll()
-				return nil, 0, nil, fmt.Errorf("corpus %s: open zip: %w: %w", root, err, errs.ErrInput)
-			}
-			closers = append(closers, zr)
-			for _, zf := range zr.File {
-				if zf.FileInfo().IsDir() {
-					continue
-				}
-				zf := zf
-				add(sourceFile{name: root + "!" + zf.Name, size: int64(zf.UncompressedSize64), open: zf.Open}, path.Clean(zf.Name))
-			}
-		default:
-			p := root
-			f := sourceFile{name: p, size: st.Size(), open: func() (io.ReadCloser, error) { return os.Open(p) }}
-			if st.Size() <= maxFile && !full {
-				files = append(files, f) // named explicitly: globs do not apply
-				total += f.size
-			}
+		if !d.Type().IsRegular() {
+			return nil
 		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		l.add(sourceFile{name: p, size: info.Size(), open: func() (io.ReadCloser, error) { return os.Open(p) }}, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("corpus %s: walk: %w: %w", root, err, errs.ErrInput)
 	}
-	for _, sn := range c.Snapshots {
-		var want []string
-		for _, p := range sn.Paths {
-			if incG.match(p) && !excG.match(p) {
-				want = append(want, p)
-			}
-		}
-		if full || len(want) == 0 {
+	return nil
+}
+
+func (l *lister) addZip(root string) error {
+	zr, err := zip.OpenReader(root)
+	if err != nil {
+		return fmt.Errorf("corpus %s: open zip: %w: %w", root, err, errs.ErrInput)
+	}
+	l.closers = append(l.closers, zr)
+	for _, zf := range zr.File {
+		if zf.FileInfo().IsDir() {
 			continue
 		}
-		data, err := sn.Read(ctx, want)
-		if err != nil {
-			closeAll()
-			return nil, 0, nil, fmt.Errorf("corpus %s: %w", sn.Name, err)
-		}
-		for _, p := range want {
-			b, ok := data[p]
-			if !ok {
-				continue
-			}
-			add(sourceFile{name: sn.Name + ":" + p, size: int64(len(b)), open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }}, p)
+		l.add(sourceFile{name: root + "!" + zf.Name, size: int64(zf.UncompressedSize64), open: zf.Open}, path.Clean(zf.Name))
+	}
+	return nil
+}
+
+// addSnapshot reads the snapshot's selected paths and adds them.
+func (l *lister) addSnapshot(ctx context.Context, sn Snapshot) error {
+	var want []string
+	for _, p := range sn.Paths {
+		if l.selected(p) {
+			want = append(want, p)
 		}
 	}
-	for _, d := range c.Docs {
-		text := d.Text
-		if int64(len(text)) > maxFile || full {
+	if l.full || len(want) == 0 {
+		return nil
+	}
+	data, err := sn.Read(ctx, want)
+	if err != nil {
+		return fmt.Errorf("corpus %s: %w", sn.Name, err)
+	}
+	for _, p := range want {
+		b, ok := data[p]
+		if !ok {
 			continue
 		}
-		files = append(files, sourceFile{name: d.Name, size: int64(len(text)),
-			open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(text)), nil }})
-		total += int64(len(text))
-		if c.MaxBytes > 0 && total >= c.MaxBytes {
-			full = true
-		}
+		l.add(sourceFile{name: sn.Name + ":" + p, size: int64(len(b)), open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }}, p)
 	}
-	return files, total, closeAll, nil
+	return nil
+}
+
+// addDoc adds an in-memory document (named explicitly: globs do not
+// apply, the size limits do).
+func (l *lister) addDoc(d Doc) {
+	text := d.Text
+	if int64(len(text)) > l.maxFile || l.full {
+		return
+	}
+	l.take(sourceFile{name: d.Name, size: int64(len(text)),
+		open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(text)), nil }})
 }
 
 // readSource reads f, returning ok=false for binary files (a NUL byte in

@@ -69,29 +69,13 @@ func (m *Model) Encode(w io.Writer) error {
 	for k := range m.lv {
 		e.u64(uint64(len(m.lv[k].word)))
 	}
-	for k := range m.disc {
-		for _, d := range m.disc[k] {
-			e.u64(math.Float64bits(d))
-		}
-	}
-	for _, p := range m.spell {
-		e.u64(math.Float64bits(p))
-	}
+	e.parameters(m)
 	for _, t := range m.vocab {
 		e.u32(uint32(len(t)))
 		e.bytes([]byte(t))
 	}
 	for k := range m.lv {
-		l := &m.lv[k]
-		e.u32s(l.word)
-		e.u32s(l.adj)
-		if k < m.order-1 {
-			e.u32s(l.first)
-			e.u32s(l.den)
-			for _, g := range l.gamma {
-				e.u32(math.Float32bits(g))
-			}
-		}
+		e.level(&m.lv[k], k < m.order-1)
 	}
 	if e.err != nil {
 		return e.err
@@ -220,122 +204,61 @@ func (d *decoder) u32s(n uint64) []uint32 {
 	return out
 }
 
+// parameters writes the discounts per order and the spelling model's
+// weights.
+func (e *encoder) parameters(m *Model) {
+	for k := range m.disc {
+		for _, d := range m.disc[k] {
+			e.u64(math.Float64bits(d))
+		}
+	}
+	for _, p := range m.spell {
+		e.u64(math.Float64bits(p))
+	}
+}
+
+// level writes one trie level; an inner level also has its child index,
+// denominators and backoff weights.
+func (e *encoder) level(l *level, inner bool) {
+	e.u32s(l.word)
+	e.u32s(l.adj)
+	if !inner {
+		return
+	}
+	e.u32s(l.first)
+	e.u32s(l.den)
+	for _, g := range l.gamma {
+		e.u32(math.Float32bits(g))
+	}
+}
+
 // decode parses a .bfng image, validating every index so that a model
 // that loads can be used without out-of-range accesses.
 func decode(b []byte, checkCRC bool) (*Model, error) {
 	if checkCRC {
-		if len(b) < 8 {
-			return nil, fmt.Errorf("%w: %d bytes is too short", errFormat, len(b))
-		}
-		body, tail := b[:len(b)-4], b[len(b)-4:]
-		if string(body[:4]) != fileMagic {
-			return nil, fmt.Errorf("%w: bad magic %q", errFormat, body[:4])
-		}
-		if crc32.Checksum(body, crcTable) != binary.LittleEndian.Uint32(tail) {
-			return nil, fmt.Errorf("%w: checksum mismatch (truncated or corrupt)", errFormat)
+		body, err := checkFrame(b)
+		if err != nil {
+			return nil, err
 		}
 		b = body
 	}
 	d := &decoder{b: b}
-	if string(d.take(4)) != fileMagic {
-		return nil, fmt.Errorf("%w: bad magic", errFormat)
+	m, nv, err := d.header()
+	if err != nil {
+		return nil, err
 	}
-	v := d.u32()
-	if v != 1 && v != fileVersion && d.err == nil {
-		return nil, fmt.Errorf("%w: version %d, this build reads versions 1 and %d", errFormat, v, fileVersion)
-	}
-	var flags uint32
-	if v >= 2 {
-		flags = d.u32()
-	}
-	m := &Model{split: flags&flagSplit != 0}
-	m.order = int(d.u32())
-	nv := uint64(d.u32())
-	m.stats.Files = int(d.u64() & math.MaxInt32)
-	m.stats.Bytes = int64(d.u64() & math.MaxInt64)
-	m.stats.Tokens = int64(d.u64() & math.MaxInt64)
-	if d.err == nil && (m.order < 1 || m.order > MaxOrder) {
-		d.fail("order %d out of range 1..%d", m.order, MaxOrder)
-	}
-	if d.err == nil && (nv < firstWordID || nv > uint64(len(b))) {
-		d.fail("vocabulary size %d", nv)
-	}
+	nodes := d.nodeCounts(m.order, nv)
+	d.discounts(m)
 	if d.err != nil {
 		return nil, d.err
 	}
-	nodes := make([]uint64, m.order)
-	for k := range nodes {
-		nodes[k] = d.u64()
-		if d.err == nil && nodes[k] > uint64(len(b)) {
-			d.fail("level %d: %d nodes exceed the file size", k+1, nodes[k])
-		}
-	}
-	if d.err == nil && nodes[0] != nv {
-		d.fail("level 1 has %d nodes, want the vocabulary size %d", nodes[0], nv)
-	}
-	m.disc = make([][3]float64, m.order)
-	for k := range m.disc {
-		for i := range m.disc[k] {
-			m.disc[k][i] = d.f64()
-			if d.err == nil && (m.disc[k][i] < 0 || m.disc[k][i] > float64(i+1)) {
-				d.fail("discount D%d of order %d is %g", i+1, k+1, m.disc[k][i])
-			}
-		}
-	}
-	for i := range m.spell {
-		m.spell[i] = d.f64()
-	}
-	if d.err != nil {
-		return nil, d.err
-	}
-	m.vocab = make([]string, nv)
-	for i := range m.vocab {
-		n := d.u32()
-		m.vocab[i] = string(d.take(uint64(n)))
-		if d.err != nil {
-			return nil, d.err
-		}
+	if err := d.vocab(m, nv); err != nil {
+		return nil, err
 	}
 	m.lv = make([]level, m.order)
 	for k := range m.lv {
-		l := &m.lv[k]
-		n := nodes[k]
-		l.word = d.u32s(n)
-		l.adj = d.u32s(n)
-		if k < m.order-1 {
-			l.first = d.u32s(n + 1)
-			l.den = d.u32s(n)
-			raw := d.u32s(n)
-			l.gamma = make([]float32, len(raw))
-			for i, r := range raw {
-				g := math.Float32frombits(r)
-				if !(g >= 0 && g <= 1) {
-					d.fail("level %d: backoff weight %g", k+1, g)
-					break
-				}
-				l.gamma[i] = g
-			}
-		}
-		if d.err != nil {
-			return nil, d.err
-		}
-		for i, w := range l.word {
-			if uint64(w) >= nv || (k == 0 && uint64(w) != uint64(i)) {
-				d.fail("level %d node %d: word id %d", k+1, i, w)
-				return nil, d.err
-			}
-		}
-		if k < m.order-1 {
-			if l.first[0] != 0 || uint64(l.first[n]) != nodes[k+1] {
-				d.fail("level %d: child index does not span level %d", k+1, k+2)
-				return nil, d.err
-			}
-			for i := uint64(1); i <= n; i++ {
-				if l.first[i] < l.first[i-1] {
-					d.fail("level %d: child index decreases at node %d", k+1, i)
-					return nil, d.err
-				}
-			}
+		if err := d.level(m, k, nodes, nv); err != nil {
+			return nil, err
 		}
 	}
 	if d.off != len(d.b) {
@@ -351,4 +274,161 @@ func decode(b []byte, checkCRC bool) (*Model, error) {
 		return nil, fmt.Errorf("%w: unigram level has no counts", errFormat)
 	}
 	return m, nil
+}
+
+// checkFrame checks a file image's magic and trailing CRC and returns the
+// body the CRC covers.
+func checkFrame(b []byte) ([]byte, error) {
+	if len(b) < 8 {
+		return nil, fmt.Errorf("%w: %d bytes is too short", errFormat, len(b))
+	}
+	body, tail := b[:len(b)-4], b[len(b)-4:]
+	if string(body[:4]) != fileMagic {
+		return nil, fmt.Errorf("%w: bad magic %q", errFormat, body[:4])
+	}
+	if crc32.Checksum(body, crcTable) != binary.LittleEndian.Uint32(tail) {
+		return nil, fmt.Errorf("%w: checksum mismatch (truncated or corrupt)", errFormat)
+	}
+	return body, nil
+}
+
+// header reads the magic, version, flags, order, vocabulary size and
+// corpus statistics.
+func (d *decoder) header() (*Model, uint64, error) {
+	if string(d.take(4)) != fileMagic {
+		return nil, 0, fmt.Errorf("%w: bad magic", errFormat)
+	}
+	v := d.u32()
+	if v != 1 && v != fileVersion && d.err == nil {
+		return nil, 0, fmt.Errorf("%w: version %d, this build reads versions 1 and %d", errFormat, v, fileVersion)
+	}
+	var flags uint32
+	if v >= 2 {
+		flags = d.u32()
+	}
+	m := &Model{split: flags&flagSplit != 0}
+	m.order = int(d.u32())
+	nv := uint64(d.u32())
+	m.stats.Files = int(d.u64() & math.MaxInt32)
+	m.stats.Bytes = int64(d.u64() & math.MaxInt64)
+	m.stats.Tokens = int64(d.u64() & math.MaxInt64)
+	if err := d.checkSizes(m.order, nv); err != nil {
+		return nil, 0, err
+	}
+	return m, nv, nil
+}
+
+// checkSizes checks the header's order and vocabulary size (at least the
+// special tokens, at most one per byte of the file).
+func (d *decoder) checkSizes(order int, nv uint64) error {
+	if d.err == nil && (order < 1 || order > MaxOrder) {
+		d.fail("order %d out of range 1..%d", order, MaxOrder)
+	}
+	if d.err == nil && (nv < firstWordID || nv > uint64(len(d.b))) {
+		d.fail("vocabulary size %d", nv)
+	}
+	return d.err
+}
+
+// nodeCounts reads the number of nodes per level; level 1 holds one node
+// per vocabulary word.
+func (d *decoder) nodeCounts(order int, nv uint64) []uint64 {
+	nodes := make([]uint64, order)
+	for k := range nodes {
+		nodes[k] = d.u64()
+		if d.err == nil && nodes[k] > uint64(len(d.b)) {
+			d.fail("level %d: %d nodes exceed the file size", k+1, nodes[k])
+		}
+	}
+	if d.err == nil && nodes[0] != nv {
+		d.fail("level 1 has %d nodes, want the vocabulary size %d", nodes[0], nv)
+	}
+	return nodes
+}
+
+// discounts reads the three modified Kneser–Ney discounts per order and
+// the spelling model's weights.
+func (d *decoder) discounts(m *Model) {
+	m.disc = make([][3]float64, m.order)
+	for k := range m.disc {
+		for i := range m.disc[k] {
+			m.disc[k][i] = d.f64()
+			if d.err == nil && (m.disc[k][i] < 0 || m.disc[k][i] > float64(i+1)) {
+				d.fail("discount D%d of order %d is %g", i+1, k+1, m.disc[k][i])
+			}
+		}
+	}
+	for i := range m.spell {
+		m.spell[i] = d.f64()
+	}
+}
+
+func (d *decoder) vocab(m *Model, nv uint64) error {
+	m.vocab = make([]string, nv)
+	for i := range m.vocab {
+		n := d.u32()
+		m.vocab[i] = string(d.take(uint64(n)))
+		if d.err != nil {
+			return d.err
+		}
+	}
+	return nil
+}
+
+// level reads level k's arrays and checks its word ids and child index.
+func (d *decoder) level(m *Model, k int, nodes []uint64, nv uint64) error {
+	l := &m.lv[k]
+	n := nodes[k]
+	inner := k < m.order-1
+	l.word = d.u32s(n)
+	l.adj = d.u32s(n)
+	if inner {
+		l.first = d.u32s(n + 1)
+		l.den = d.u32s(n)
+		l.gamma = d.gammas(k, n)
+	}
+	if d.err != nil {
+		return d.err
+	}
+	for i, w := range l.word {
+		if uint64(w) >= nv || (k == 0 && uint64(w) != uint64(i)) {
+			d.fail("level %d node %d: word id %d", k+1, i, w)
+			return d.err
+		}
+	}
+	if inner {
+		return d.checkChildren(l, k, n, nodes[k+1])
+	}
+	return nil
+}
+
+// gammas reads level k's n backoff weights, each in [0, 1].
+func (d *decoder) gammas(k int, n uint64) []float32 {
+	raw := d.u32s(n)
+	gamma := make([]float32, len(raw))
+	for i, r := range raw {
+		g := math.Float32frombits(r)
+		if !(g >= 0 && g <= 1) {
+			d.fail("level %d: backoff weight %g", k+1, g)
+			break
+		}
+		gamma[i] = g
+	}
+	return gamma
+}
+
+// checkChildren checks that level k's child index is non-decreasing and
+// spans the next level's children nodes.
+func (d *decoder) checkChildren(l *level, k int, n, children uint64) error {
+	if l.first[0] != 0 || uint64(l.first[n]) != children {
+		d.fail("level %d: child index does not span level %d", k+1, k+2)
+		return d.err
+	}
+	for i := uint64(1); i <= n; i++ {
+		if l.first[i] < l.first[i-1] {
+			d.fail("level %d: child index decreases at node %d", k+1, i)
+			return d.err
+		}
+	}
+	return nil
 }

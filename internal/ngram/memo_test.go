@@ -92,3 +92,24 @@ func BenchmarkMemorisation(b *testing.B) {
 		}
 	}
 }
+
+// TestCacheKeys: the context keys built as suffixes of the longest equal
+// the joins they replace, separator-holding tokens included.
+func TestCacheKeys(t *testing.T) {
+	for _, hist := range [][]string{
+		{"a"}, {"foo", "(", "bar"}, {"x", "y", "z", "w"}, {"a\x00b", "c"}, {"p", "\x00", "q"},
+	} {
+		c := &cacheLM{hist: hist}
+		for n := 0; n <= len(hist); n++ {
+			got := c.keys(n, nil)
+			if len(got) != n {
+				t.Fatalf("%q n=%d: %d keys", hist, n, len(got))
+			}
+			for j := 1; j <= n; j++ {
+				if got[j-1] != c.key(j) {
+					t.Errorf("%q n=%d: key %d = %q, want %q", hist, n, j, got[j-1], c.key(j))
+				}
+			}
+		}
+	}
+}

@@ -77,117 +77,178 @@ func (m *Model) sampleTokens(ctx context.Context, ptoks []Token, opts SampleOpti
 		opts.TopP < 0 || opts.TopP > 1 || math.IsNaN(opts.Temperature) || math.IsNaN(opts.TopP) {
 		return nil, fmt.Errorf("ngram.Sample: invalid options %+v: %w", opts, errs.ErrUsage)
 	}
-	base := m.newState(false)
-	heal := ""
-	if n := len(ptoks); n > 0 {
-		heal = ptoks[n-1].Text
-		ptoks = ptoks[:n-1]
-	}
-	cache := m.newCache()
-	for _, t := range ptoks {
-		m.push(&base, m.id(t.Text))
-		if cache != nil {
-			cache.add(t.Text)
-		}
-	}
-	var markH, markL int
-	if cache != nil {
-		markH, markL = cache.mark()
-	}
-	out := make([]Completion, opts.N)
+	sp := m.newSampler(ptoks, opts, topLogprobs)
 	// A pooled buffer: steps computed afresh fill it, and a first step
 	// would otherwise grow it to a few hundred candidates per request.
 	bp := candPool.Get().(*[]cand)
 	defer candPool.Put(bp)
-	buf := (*bp)[:0]
-	defer func() { *bp = buf[:0] }()
+	sp.buf = (*bp)[:0]
+	defer func() { *bp = sp.buf[:0] }()
+	out := make([]Completion, opts.N)
 	for i := range out {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if cache != nil {
-			cache.rollback(markH, markL)
-		}
-		rng := rand.New(rand.NewPCG(opts.Seed, uint64(i)))
-		s := state{ctx: append(make([]uint32, 0, m.order), base.ctx...)}
-		// Sized for the usual completion, so they are not regrown per token.
-		c := Completion{FinishReason: FinishLength, Tokens: make([]string, 0, min(opts.MaxTokens, 64)), LogProbs: make([]float64, 0, min(opts.MaxTokens, 64))}
-		var text strings.Builder
-		text.Grow(8 * min(opts.MaxTokens, 64))
-		stopped := false
-		healing := heal != ""
-		for len(c.Tokens) < opts.MaxTokens {
-			// ent is the memo entry cands were copied from while they
-			// are unchanged, so pick can use its stored weights.
-			// Slices from an entry are read-only: buf is kept apart.
-			cands, rest, ent, ids := m.step(&s, buf)
-			cands, rest, ent, ids = m.mixStep(&s, cache, cands, rest, ent, ids, buf)
-			if ent == nil {
-				buf = cands
-			}
-			skip := 0 // bytes of the token already in the prompt
-			if healing {
-				healing = false
-				var ok bool
-				if cands, ok = m.healCandidates(cands, heal, cache); ok {
-					rest, skip, ent, ids = 0, len(heal), nil, nil
-				} else {
-					m.push(&s, m.id(heal))
-					if cache != nil {
-						cache.add(heal)
-					}
-					cands, rest, ent, ids = m.step(&s, buf)
-					cands, rest, ent, ids = m.mixStep(&s, cache, cands, rest, ent, ids, buf)
-				}
-				if ent == nil {
-					buf = cands
-				}
-			}
-			w, p := m.pick(&s, cands, rest, opts, rng, ent, ids)
-			if cache != nil && skip == 0 && !slices.ContainsFunc(cands, func(x cand) bool { return x.id == w }) {
-				p = m.mixedProb(&s, cache, m.text(w, cache)) // drawn from the backoff chain
-			}
-			if skip > 0 && m.text(w, cache) == heal {
-				// The prompt's last token stands: continue after it.
-				m.push(&s, m.known(w))
-				if cache != nil {
-					cache.add(heal)
-				}
-				continue
-			}
-			if topLogprobs > 0 {
-				c.TopLogProbs = append(c.TopLogProbs, m.toCandidates(cands, topLogprobs, cache))
-			}
-			if w == eosID {
-				c.FinishReason = FinishStop
-				if topLogprobs > 0 {
-					c.TopLogProbs = c.TopLogProbs[:len(c.Tokens)]
-				}
-				break
-			}
-			full := m.text(w, cache)
-			tok := full[skip:]
-			c.Tokens = append(c.Tokens, tok)
-			c.LogProbs = append(c.LogProbs, math.Log(p))
-			text.WriteString(tok)
-			m.push(&s, m.known(w))
-			if cache != nil {
-				cache.add(full)
-			}
-			if cut, ok := stopAt(text.String(), opts.Stop, len(tok)); ok {
-				c.Text = text.String()[:cut]
-				c.FinishReason = FinishStop
-				trimTokens(&c, cut)
-				stopped = true
-				break
-			}
-		}
-		if !stopped {
-			c.Text = text.String()
-		}
-		out[i] = c
+		out[i] = sp.completion(i)
 	}
 	return out, nil
+}
+
+// sampler draws the completions of one prompt: the state after the
+// prompt (all but its last token, which is healed: a completion may
+// extend it), the prompt cache and its mark, and the candidate buffer.
+type sampler struct {
+	m            *Model
+	opts         SampleOptions
+	topLogprobs  int
+	base         state
+	heal         string // the prompt's last token, "" for an empty prompt
+	cache        *cacheLM
+	markH, markL int
+	buf          []cand
+}
+
+func (m *Model) newSampler(ptoks []Token, opts SampleOptions, topLogprobs int) *sampler {
+	sp := &sampler{m: m, opts: opts, topLogprobs: topLogprobs, base: m.newState(false)}
+	if n := len(ptoks); n > 0 {
+		sp.heal = ptoks[n-1].Text
+		ptoks = ptoks[:n-1]
+	}
+	sp.cache = m.newCache()
+	for _, t := range ptoks {
+		m.push(&sp.base, m.id(t.Text))
+		if sp.cache != nil {
+			sp.cache.add(t.Text)
+		}
+	}
+	if sp.cache != nil {
+		sp.markH, sp.markL = sp.cache.mark()
+	}
+	return sp
+}
+
+// draw is one step's distribution as pick reads it.
+type draw struct {
+	cands []cand
+	rest  float64
+	// ent is the memo entry cands were copied from while they are
+	// unchanged, so pick can use its stored weights. Slices from an
+	// entry are read-only: buf is kept apart.
+	ent *stepEntry
+	ids []uint32
+}
+
+// completion draws completion i (seeded by the request's seed and i).
+func (sp *sampler) completion(i int) Completion {
+	m, opts := sp.m, sp.opts
+	if sp.cache != nil {
+		sp.cache.rollback(sp.markH, sp.markL)
+	}
+	rng := rand.New(rand.NewPCG(opts.Seed, uint64(i)))
+	s := state{ctx: append(make([]uint32, 0, m.order), sp.base.ctx...)}
+	// Sized for the usual completion, so they are not regrown per token.
+	c := Completion{FinishReason: FinishLength, Tokens: make([]string, 0, min(opts.MaxTokens, 64)), LogProbs: make([]float64, 0, min(opts.MaxTokens, 64))}
+	var text strings.Builder
+	text.Grow(8 * min(opts.MaxTokens, 64))
+	healing := sp.heal != ""
+	for len(c.Tokens) < opts.MaxTokens {
+		d, w, p, skip := sp.next(&s, rng, healing)
+		healing = false
+		if skip > 0 && m.text(w, sp.cache) == sp.heal {
+			// The prompt's last token stands: continue after it.
+			m.push(&s, m.known(w))
+			if sp.cache != nil {
+				sp.cache.add(sp.heal)
+			}
+			continue
+		}
+		if sp.topLogprobs > 0 {
+			c.TopLogProbs = append(c.TopLogProbs, m.toCandidates(d.cands, sp.topLogprobs, sp.cache))
+		}
+		if w == eosID {
+			c.FinishReason = FinishStop
+			if sp.topLogprobs > 0 {
+				c.TopLogProbs = c.TopLogProbs[:len(c.Tokens)]
+			}
+			break
+		}
+		if sp.accept(&s, &c, &text, w, p, skip) {
+			return c
+		}
+	}
+	c.Text = text.String()
+	return c
+}
+
+// next draws the next token after s: its distribution, the token w, its
+// probability p, and, on the healing first step, the bytes of it already
+// in the prompt (skip).
+func (sp *sampler) next(s *state, rng *rand.Rand, healing bool) (d draw, w uint32, p float64, skip int) {
+	m := sp.m
+	d = sp.step(s)
+	if healing {
+		d, skip = sp.healStep(s, d)
+	}
+	w, p = m.pick(s, d.cands, d.rest, sp.opts, rng, d.ent, d.ids)
+	if sp.cache != nil && skip == 0 && !slices.ContainsFunc(d.cands, func(x cand) bool { return x.id == w }) {
+		p = m.mixedProb(s, sp.cache, m.text(w, sp.cache)) // drawn from the backoff chain
+	}
+	return d, w, p, skip
+}
+
+// step is the next token's distribution after s, mixed with the cache.
+func (sp *sampler) step(s *state) draw {
+	m := sp.m
+	var d draw
+	d.cands, d.rest, d.ent, d.ids = m.step(s, sp.buf)
+	d.cands, d.rest, d.ent, d.ids = m.mixStep(s, sp.cache, d.cands, d.rest, d.ent, d.ids, sp.buf)
+	if d.ent == nil {
+		sp.buf = d.cands
+	}
+	return d
+}
+
+// healStep handles the first step of a completion: the candidates that
+// extend the prompt's last token, with the bytes of it already in the
+// prompt (skip); or, when none does, the last token is taken as it
+// stands and the step is computed after it.
+func (sp *sampler) healStep(s *state, d draw) (draw, int) {
+	m := sp.m
+	if cands, ok := m.healCandidates(d.cands, sp.heal, sp.cache); ok {
+		d = draw{cands: cands}
+		if d.ent == nil {
+			sp.buf = d.cands
+		}
+		return d, len(sp.heal)
+	}
+	m.push(s, m.id(sp.heal))
+	if sp.cache != nil {
+		sp.cache.add(sp.heal)
+	}
+	return sp.step(s), 0
+}
+
+// accept appends token w (probability p; its first skip bytes were in the
+// prompt) to the completion and reports whether a stop string ended it.
+func (sp *sampler) accept(s *state, c *Completion, text *strings.Builder, w uint32, p float64, skip int) bool {
+	m := sp.m
+	full := m.text(w, sp.cache)
+	tok := full[skip:]
+	c.Tokens = append(c.Tokens, tok)
+	c.LogProbs = append(c.LogProbs, math.Log(p))
+	text.WriteString(tok)
+	m.push(s, m.known(w))
+	if sp.cache != nil {
+		sp.cache.add(full)
+	}
+	cut, ok := stopAt(text.String(), sp.opts.Stop, len(tok))
+	if !ok {
+		return false
+	}
+	c.Text = text.String()[:cut]
+	c.FinishReason = FinishStop
+	trimTokens(c, cut)
+	return true
 }
 
 var candPool = sync.Pool{New: func() any { return new([]cand) }}
@@ -280,21 +341,7 @@ func (m *Model) pick(s *state, cands []cand, rest float64, opts SampleOptions, r
 	if opts.Temperature == 0 {
 		return cands[0].id, cands[0].p
 	}
-	n := len(cands)
-	if opts.TopK > 0 && opts.TopK < n {
-		n = opts.TopK
-	}
-	cut := opts.TopK > 0 || (opts.TopP > 0 && opts.TopP < 1)
-	if opts.TopP > 0 && opts.TopP < 1 {
-		acc := 0.0
-		for i := 0; i < n; i++ {
-			acc += cands[i].p
-			if acc >= opts.TopP {
-				n = i + 1
-				break
-			}
-		}
-	}
+	n, cut := nucleus(cands, opts)
 	invT := 1 / opts.Temperature
 	// Each weight once (math.Pow dominates for T != 1), summed and walked
 	// in the same order as always, so draws are unchanged.
@@ -320,18 +367,46 @@ func (m *Model) pick(s *state, cands []cand, rest float64, opts SampleOptions, r
 	}
 	u := rng.Float64() * (total + restW)
 	if u < total {
-		for i := 0; i < n; i++ {
-			u -= ws[i]
-			if u < 0 {
-				return cands[i].id, cands[i].p
-			}
-		}
-		return cands[n-1].id, cands[n-1].p
+		c := cands[walk(ws[:n], u)]
+		return c.id, c.p
 	}
 	if w, ok := m.drawBackoff(s, cands, rng, ids); ok {
 		return w, m.prob(s, w)
 	}
 	return cands[0].id, cands[0].p
+}
+
+// nucleus is how many of the (sorted) candidates sampling may draw: the
+// top-k, then the shortest prefix reaching top-p; cut says the rest
+// bucket is excluded as well.
+func nucleus(cands []cand, opts SampleOptions) (n int, cut bool) {
+	n = len(cands)
+	if opts.TopK > 0 && opts.TopK < n {
+		n = opts.TopK
+	}
+	cut = opts.TopK > 0 || (opts.TopP > 0 && opts.TopP < 1)
+	if opts.TopP > 0 && opts.TopP < 1 {
+		acc := 0.0
+		for i := 0; i < n; i++ {
+			acc += cands[i].p
+			if acc >= opts.TopP {
+				return i + 1, cut
+			}
+		}
+	}
+	return n, cut
+}
+
+// walk is the index where u, below the weights' sum, falls (the last one
+// when rounding leaves u past the end).
+func walk(ws []float64, u float64) int {
+	for i, w := range ws {
+		u -= w
+		if u < 0 {
+			return i
+		}
+	}
+	return len(ws) - 1
 }
 
 // drawBackoff draws a token outside cands from the model's distribution

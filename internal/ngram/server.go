@@ -2,6 +2,7 @@ package ngram
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
@@ -89,14 +90,9 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeJSONResponse(w, http.StatusOK, map[string]any{"object": "list", "data": []modelInfo{s.info()}})
 		}
 	case strings.HasPrefix(path, "/v1/models/"):
-		if !method(http.MethodGet) {
-			return
+		if method(http.MethodGet) {
+			s.model(w, strings.TrimPrefix(path, "/v1/models/"))
 		}
-		if name := strings.TrimPrefix(path, "/v1/models/"); name != s.id {
-			s.fail(w, http.StatusNotFound, "model", "model_not_found", "the model %q does not exist; this server serves %q", name, s.id)
-			return
-		}
-		writeJSONResponse(w, http.StatusOK, s.info())
 	case path == "/v1/completions":
 		if method(http.MethodPost) {
 			s.completions(w, r)
@@ -108,6 +104,15 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.fail(w, http.StatusNotFound, "", "not_found", "unknown path %s; this server offers /v1/models, /v1/completions and /v1/chat/completions", r.URL.Path)
 	}
+}
+
+// model answers GET /v1/models/NAME.
+func (s *server) model(w http.ResponseWriter, name string) {
+	if name != s.id {
+		s.fail(w, http.StatusNotFound, "model", "model_not_found", "the model %q does not exist; this server serves %q", name, s.id)
+		return
+	}
+	writeJSONResponse(w, http.StatusOK, s.info())
 }
 
 type modelInfo struct {
@@ -205,46 +210,15 @@ func (s *server) decode(w http.ResponseWriter, r *http.Request, v any) *reqError
 
 // options validates the sampling fields and converts them.
 func (s *server) options(q *samplingRequest, prompts int) (SampleOptions, *reqError) {
-	if q.Model == "" {
-		return SampleOptions{}, badParam("model", "you must provide a model parameter")
-	}
-	if q.Model != s.id {
-		return SampleOptions{}, &reqError{status: http.StatusNotFound, param: "model", code: "model_not_found",
-			msg: fmt.Sprintf("the model %q does not exist; this server serves %q", q.Model, s.id)}
-	}
-	if q.Stream {
-		return SampleOptions{}, badParam("stream", "streaming is not supported by this server")
+	if e := s.checkModel(q); e != nil {
+		return SampleOptions{}, e
 	}
 	o := SampleOptions{N: 1, MaxTokens: defaultMaxTokens, Temperature: 1}
-	if q.N != nil {
-		o.N = *q.N
+	if e := q.sizes(&o, prompts); e != nil {
+		return o, e
 	}
-	if o.N < 1 || o.N*prompts > maxServerChoices {
-		return o, badParam("n", "n must be between 1 and %d per request (prompts × n)", maxServerChoices)
-	}
-	if q.MaxTokens != nil {
-		o.MaxTokens = *q.MaxTokens
-	}
-	if o.MaxTokens < 0 || o.MaxTokens > maxServerTokens {
-		return o, badParam("max_tokens", "max_tokens must be between 0 and %d", maxServerTokens)
-	}
-	if q.Temperature != nil {
-		o.Temperature = *q.Temperature
-	}
-	if !(o.Temperature >= 0 && o.Temperature <= 2) {
-		return o, badParam("temperature", "temperature must be between 0 and 2")
-	}
-	if q.TopP != nil {
-		o.TopP = *q.TopP
-		if !(o.TopP > 0 && o.TopP <= 1) {
-			return o, badParam("top_p", "top_p must be in (0, 1]")
-		}
-	}
-	if q.TopK != nil {
-		o.TopK = *q.TopK
-		if o.TopK < 0 {
-			return o, badParam("top_k", "top_k must be >= 0")
-		}
+	if e := q.sampling(&o); e != nil {
+		return o, e
 	}
 	if q.Seed != nil {
 		o.Seed = uint64(*q.Seed)
@@ -262,6 +236,63 @@ func (s *server) options(q *samplingRequest, prompts int) (SampleOptions, *reqEr
 	}
 	o.Stop = stop
 	return o, nil
+}
+
+// checkModel checks the request names this server's model and does not
+// ask for streaming.
+func (s *server) checkModel(q *samplingRequest) *reqError {
+	if q.Model == "" {
+		return badParam("model", "you must provide a model parameter")
+	}
+	if q.Model != s.id {
+		return &reqError{status: http.StatusNotFound, param: "model", code: "model_not_found",
+			msg: fmt.Sprintf("the model %q does not exist; this server serves %q", q.Model, s.id)}
+	}
+	if q.Stream {
+		return badParam("stream", "streaming is not supported by this server")
+	}
+	return nil
+}
+
+// sizes sets and bounds n (choices per prompt, over all prompts) and
+// max_tokens.
+func (q *samplingRequest) sizes(o *SampleOptions, prompts int) *reqError {
+	if q.N != nil {
+		o.N = *q.N
+	}
+	if o.N < 1 || o.N*prompts > maxServerChoices {
+		return badParam("n", "n must be between 1 and %d per request (prompts × n)", maxServerChoices)
+	}
+	if q.MaxTokens != nil {
+		o.MaxTokens = *q.MaxTokens
+	}
+	if o.MaxTokens < 0 || o.MaxTokens > maxServerTokens {
+		return badParam("max_tokens", "max_tokens must be between 0 and %d", maxServerTokens)
+	}
+	return nil
+}
+
+// sampling sets and bounds temperature, top_p and top_k.
+func (q *samplingRequest) sampling(o *SampleOptions) *reqError {
+	if q.Temperature != nil {
+		o.Temperature = *q.Temperature
+	}
+	if !(o.Temperature >= 0 && o.Temperature <= 2) {
+		return badParam("temperature", "temperature must be between 0 and 2")
+	}
+	if q.TopP != nil {
+		o.TopP = *q.TopP
+		if !(o.TopP > 0 && o.TopP <= 1) {
+			return badParam("top_p", "top_p must be in (0, 1]")
+		}
+	}
+	if q.TopK != nil {
+		o.TopK = *q.TopK
+		if o.TopK < 0 {
+			return badParam("top_k", "top_k must be >= 0")
+		}
+	}
+	return nil
 }
 
 // stringOrList decodes a JSON string or array of strings; null or absent
@@ -288,6 +319,27 @@ func (s *server) completions(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, e.status, e.param, e.code, "%s", e.msg)
 		return
 	}
+	prompts, opts, nlp, e := s.completionParams(&q)
+	if e != nil {
+		s.fail(w, e.status, e.param, e.code, "%s", e.msg)
+		return
+	}
+	resp := completionResponse{
+		ID: fmt.Sprintf("cmpl-%d-%d", s.created, s.seq.Add(1)), Object: "text_completion",
+		Created: time.Now().Unix(), Model: s.id, Choices: []completionChoice{},
+	}
+	for pi, prompt := range prompts {
+		if !s.complete(r.Context(), &resp, &q, pi, prompt, opts, nlp) {
+			return // the client went away
+		}
+	}
+	resp.Usage.TotalTokens = resp.Usage.PromptTokens + resp.Usage.CompletionTokens
+	writeJSONResponse(w, http.StatusOK, resp)
+}
+
+// completionParams validates a completion request: its prompts, sampling
+// options and number of top log-probabilities.
+func (s *server) completionParams(q *completionRequest) ([]string, SampleOptions, int, *reqError) {
 	prompts, e := stringOrList(q.Prompt, "prompt")
 	if e == nil && prompts == nil {
 		e = badParam("prompt", "you must provide a prompt")
@@ -306,44 +358,39 @@ func (s *server) completions(w http.ResponseWriter, r *http.Request) {
 			e = badParam("logprobs", "logprobs must be between 0 and %d", maxServerLogprob)
 		}
 	}
-	if e != nil {
-		s.fail(w, e.status, e.param, e.code, "%s", e.msg)
-		return
+	return prompts, opts, nlp, e
+}
+
+// complete samples prompt pi's completions into resp; false means the
+// client went away.
+func (s *server) complete(ctx context.Context, resp *completionResponse, q *completionRequest, pi int, prompt string, opts SampleOptions, nlp int) bool {
+	// Without logprobs only the prompt's token count is reported, so
+	// the prompt is not scored.
+	var promptScores []TokenLogProb
+	var promptTop [][]Candidate
+	ptoks := s.m.tokenize(prompt) // once, for the count and the sampler
+	if q.Logprobs != nil {
+		promptScores, promptTop = s.m.scoreWithTop(prompt, nlp)
+		resp.Usage.PromptTokens += len(promptScores)
+	} else {
+		resp.Usage.PromptTokens += len(ptoks)
 	}
-	resp := completionResponse{
-		ID: fmt.Sprintf("cmpl-%d-%d", s.created, s.seq.Add(1)), Object: "text_completion",
-		Created: time.Now().Unix(), Model: s.id, Choices: []completionChoice{},
+	comps, err := s.m.sampleTokens(ctx, ptoks, opts, nlp)
+	if err != nil {
+		return false
 	}
-	for pi, prompt := range prompts {
-		// Without logprobs only the prompt's token count is reported, so
-		// the prompt is not scored.
-		var promptScores []TokenLogProb
-		var promptTop [][]Candidate
-		ptoks := s.m.tokenize(prompt) // once, for the count and the sampler
+	for ci, c := range comps {
+		ch := completionChoice{Text: c.Text, Index: pi*opts.N + ci, FinishReason: c.FinishReason}
+		if q.Echo {
+			ch.Text = prompt + c.Text
+		}
 		if q.Logprobs != nil {
-			promptScores, promptTop = s.m.scoreWithTop(prompt, nlp)
-			resp.Usage.PromptTokens += len(promptScores)
-		} else {
-			resp.Usage.PromptTokens += len(ptoks)
+			ch.Logprobs = buildLogprobs(q.Echo, prompt, promptScores, promptTop, c, nlp)
 		}
-		comps, err := s.m.sampleTokens(r.Context(), ptoks, opts, nlp)
-		if err != nil {
-			return // the client went away
-		}
-		for ci, c := range comps {
-			ch := completionChoice{Text: c.Text, Index: pi*opts.N + ci, FinishReason: c.FinishReason}
-			if q.Echo {
-				ch.Text = prompt + c.Text
-			}
-			if q.Logprobs != nil {
-				ch.Logprobs = buildLogprobs(q.Echo, prompt, promptScores, promptTop, c, nlp)
-			}
-			resp.Usage.CompletionTokens += len(c.Tokens)
-			resp.Choices = append(resp.Choices, ch)
-		}
+		resp.Usage.CompletionTokens += len(c.Tokens)
+		resp.Choices = append(resp.Choices, ch)
 	}
-	resp.Usage.TotalTokens = resp.Usage.PromptTokens + resp.Usage.CompletionTokens
-	writeJSONResponse(w, http.StatusOK, resp)
+	return true
 }
 
 func buildLogprobs(echo bool, prompt string, ps []TokenLogProb, ptop [][]Candidate, c Completion, k int) *logprobs {

@@ -99,24 +99,31 @@ func lexRange(dst []Token, src string, start, end int, mode lexMode) []Token {
 		if mode == modeLineComment && (c == '\n' || c == '\r') {
 			mode = modeCode
 		}
-		if isSpace(c) {
-			j := i
-			for j < end && isSpace(src[j]) {
-				j++
-			}
-			if j-i == 1 && c == ' ' && j < end {
-				// A single blank is glued to the token that follows.
-				dst, i, mode = lexOne(dst, src, i, j, end, mode)
-				continue
-			}
-			for i < j {
-				k := min(j, i+maxSpaceToken)
-				dst = append(dst, Token{Text: src[i:k], Offset: i, Kind: KindSpace})
-				i = k
-			}
+		if !isSpace(c) {
+			dst, i, mode = lexOne(dst, src, i, i, end, mode)
 			continue
 		}
-		dst, i, mode = lexOne(dst, src, i, i, end, mode)
+		j := i
+		for j < end && isSpace(src[j]) {
+			j++
+		}
+		if j-i == 1 && c == ' ' && j < end {
+			// A single blank is glued to the token that follows.
+			dst, i, mode = lexOne(dst, src, i, j, end, mode)
+			continue
+		}
+		dst, i = appendSpaces(dst, src, i, j), j
+	}
+	return dst
+}
+
+// appendSpaces emits the blanks src[i:j] as space tokens of at most
+// maxSpaceToken bytes.
+func appendSpaces(dst []Token, src string, i, j int) []Token {
+	for i < j {
+		k := min(j, i+maxSpaceToken)
+		dst = append(dst, Token{Text: src[i:k], Offset: i, Kind: KindSpace})
+		i = k
 	}
 	return dst
 }
@@ -125,51 +132,14 @@ func lexRange(dst []Token, src string, start, end int, mode lexMode) []Token {
 // which is body or body-1 when a blank is glued to it) and returns the
 // position after it.
 func lexOne(dst []Token, src string, tok, body, end int, mode lexMode) ([]Token, int, lexMode) {
+	if out, next, m, ok := lexModal(dst, src, tok, body, end, mode); ok {
+		return out, next, m
+	}
+	if out, next, ok := lexWord(dst, src, tok, body, end); ok {
+		return out, next, mode
+	}
 	rest := src[body:end]
 	c := rest[0]
-	switch mode {
-	case modeBlockComment:
-		if hasPrefix(rest, "*/") {
-			dst = append(dst, Token{Text: src[tok : body+2], Offset: tok, Kind: KindPunct})
-			return dst, body + 2, modeCode
-		}
-	case modeCode:
-		switch {
-		case hasPrefix(rest, "/**") && !hasPrefix(rest, "/**/"):
-			dst = append(dst, Token{Text: src[tok : body+3], Offset: tok, Kind: KindPunct})
-			return dst, body + 3, modeBlockComment
-		case hasPrefix(rest, "/*"):
-			dst = append(dst, Token{Text: src[tok : body+2], Offset: tok, Kind: KindPunct})
-			return dst, body + 2, modeBlockComment
-		case hasPrefix(rest, "//"):
-			dst = append(dst, Token{Text: src[tok : body+2], Offset: tok, Kind: KindPunct})
-			return dst, body + 2, modeLineComment
-		case c == '#':
-			dst = append(dst, Token{Text: src[tok : body+1], Offset: tok, Kind: KindPunct})
-			return dst, body + 1, modeLineComment
-		case c == '"' || c == '\'' || c == '`':
-			return lexString(dst, src, tok, body, end), stringEnd(src, body, end), mode
-		}
-	}
-	switch {
-	case isIdentStart(c):
-		e := scanIdentEnd(src, body, end)
-		dst = append(dst, Token{Text: src[tok:e], Offset: tok, Kind: KindIdent})
-		return dst, e, mode
-	case isDigit(c) || (c == '.' && body+1 < end && isDigit(src[body+1])):
-		e := scanNumber(src, body, end)
-		dst = append(dst, Token{Text: src[tok:e], Offset: tok, Kind: KindNumber})
-		return dst, e, mode
-	case c >= utf8.RuneSelf:
-		r, n := utf8.DecodeRuneInString(rest)
-		if r != utf8.RuneError && (unicode.IsLetter(r) || r == '_') {
-			e := scanIdentEnd(src, body, end)
-			dst = append(dst, Token{Text: src[tok:e], Offset: tok, Kind: KindIdent})
-			return dst, e, mode
-		}
-		dst = append(dst, Token{Text: src[tok : body+n], Offset: tok, Kind: KindOther})
-		return dst, body + n, mode
-	}
 	if mode == modeCode {
 		for _, op := range opsByFirst[c] {
 			if hasPrefix(rest, op) {
@@ -186,24 +156,65 @@ func lexOne(dst []Token, src string, tok, body, end int, mode lexMode) ([]Token,
 	return dst, body + 1, mode
 }
 
+// lexModal lexes what only the mode gives a meaning: the end of a block
+// comment inside one, and in code a comment opener or a string literal.
+func lexModal(dst []Token, src string, tok, body, end int, mode lexMode) ([]Token, int, lexMode, bool) {
+	rest := src[body:end]
+	c := rest[0]
+	punct := func(n int, next lexMode) ([]Token, int, lexMode, bool) {
+		return append(dst, Token{Text: src[tok : body+n], Offset: tok, Kind: KindPunct}), body + n, next, true
+	}
+	switch mode {
+	case modeBlockComment:
+		if hasPrefix(rest, "*/") {
+			return punct(2, modeCode)
+		}
+	case modeCode:
+		switch {
+		case hasPrefix(rest, "/**") && !hasPrefix(rest, "/**/"):
+			return punct(3, modeBlockComment)
+		case hasPrefix(rest, "/*"):
+			return punct(2, modeBlockComment)
+		case hasPrefix(rest, "//"):
+			return punct(2, modeLineComment)
+		case c == '#':
+			return punct(1, modeLineComment)
+		case c == '"' || c == '\'' || c == '`':
+			return lexString(dst, src, tok, body, end), stringEnd(src, body, end), mode, true
+		}
+	}
+	return dst, 0, mode, false
+}
+
+// lexWord lexes an identifier (ASCII or Unicode letters), a number, or a
+// single non-letter Unicode character.
+func lexWord(dst []Token, src string, tok, body, end int) ([]Token, int, bool) {
+	c := src[body]
+	switch {
+	case isIdentStart(c):
+		e := scanIdentEnd(src, body, end)
+		return append(dst, Token{Text: src[tok:e], Offset: tok, Kind: KindIdent}), e, true
+	case isDigit(c) || (c == '.' && body+1 < end && isDigit(src[body+1])):
+		e := scanNumber(src, body, end)
+		return append(dst, Token{Text: src[tok:e], Offset: tok, Kind: KindNumber}), e, true
+	case c >= utf8.RuneSelf:
+		r, n := utf8.DecodeRuneInString(src[body:end])
+		if r != utf8.RuneError && (unicode.IsLetter(r) || r == '_') {
+			e := scanIdentEnd(src, body, end)
+			return append(dst, Token{Text: src[tok:e], Offset: tok, Kind: KindIdent}), e, true
+		}
+		return append(dst, Token{Text: src[tok : body+n], Offset: tok, Kind: KindOther}), body + n, true
+	}
+	return dst, 0, false
+}
+
 // stringEnd returns the end of the string literal starting at i: after the
 // closing quote, or before the newline (or end) when it is unterminated.
 // Triple quotes may span lines.
 func stringEnd(src string, i, end int) int {
 	q := src[i]
 	if i+2 < end && src[i+1] == q && src[i+2] == q {
-		j := i + 3
-		for j < end {
-			switch {
-			case src[j] == '\\':
-				j += 2
-			case j+2 < end && src[j] == q && src[j+1] == q && src[j+2] == q:
-				return j + 3
-			default:
-				j++
-			}
-		}
-		return end
+		return tripleStringEnd(src, q, i+3, end)
 	}
 	j := i + 1
 	for j < end {
@@ -223,6 +234,22 @@ func stringEnd(src string, i, end int) int {
 	return end
 }
 
+// tripleStringEnd is the end of a triple-quoted literal (quote q) whose
+// contents start at j: after the closing quotes, or end.
+func tripleStringEnd(src string, q byte, j, end int) int {
+	for j < end {
+		switch {
+		case src[j] == '\\':
+			j += 2
+		case j+2 < end && src[j] == q && src[j+1] == q && src[j+2] == q:
+			return j + 3
+		default:
+			j++
+		}
+	}
+	return end
+}
+
 // lexString emits the literal at body (glued blank at tok) as one token
 // when it is short, or as its quotes plus its contents lexed as words.
 func lexString(dst []Token, src string, tok, body, end int) []Token {
@@ -236,18 +263,30 @@ func lexString(dst []Token, src string, tok, body, end int) []Token {
 		open = body + 3
 	}
 	dst = append(dst, Token{Text: src[tok:open], Offset: tok, Kind: KindPunct})
-	close := e
-	switch {
-	case open == body+3 && e-open >= 3 && src[e-1] == q && src[e-2] == q && src[e-3] == q && (e-4 < open || src[e-4] != '\\'):
-		close = e - 3
-	case open == body+1 && e > open && src[e-1] == q && (e-2 < open || src[e-2] != '\\'):
-		close = e - 1
-	}
+	close := closingQuote(src, q, open-body, open, e)
 	dst = lexRange(dst, src, open, close, modeText)
 	if close < e {
 		dst = append(dst, Token{Text: src[close:e], Offset: close, Kind: KindPunct})
 	}
 	return dst
+}
+
+// closingQuote is where the closing quotes (width 1 or 3, quote q) of a
+// literal whose contents start at open and which ends at e begin; e when
+// it is unterminated or the quote is escaped.
+func closingQuote(src string, q byte, width, open, e int) int {
+	if e-open < width {
+		return e
+	}
+	for k := 1; k <= width; k++ {
+		if src[e-k] != q {
+			return e
+		}
+	}
+	if e-width-1 >= open && src[e-width-1] == '\\' {
+		return e
+	}
+	return e - width
 }
 
 func scanIdentEnd(src string, i, end int) int {
@@ -277,18 +316,22 @@ func scanNumber(src string, i, end int) int {
 		switch {
 		case isDigit(c) || isIdentStart(c) || c == '.':
 			j++
-		case (c == '+' || c == '-') && j > i:
-			p := src[j-1]
-			if (!hex && (p == 'e' || p == 'E')) || (hex && (p == 'p' || p == 'P')) {
-				j++
-				continue
-			}
-			return j
+		case (c == '+' || c == '-') && j > i && isExponent(src[j-1], hex):
+			j++
 		default:
 			return j
 		}
 	}
 	return j
+}
+
+// isExponent says whether p marks an exponent a sign may follow: e or E
+// in a decimal number, p or P in a hexadecimal one.
+func isExponent(p byte, hex bool) bool {
+	if hex {
+		return p == 'p' || p == 'P'
+	}
+	return p == 'e' || p == 'E'
 }
 
 func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }

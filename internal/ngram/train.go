@@ -53,15 +53,9 @@ type Options struct {
 // bracketed by <s> and </s>; n-grams never cross files. It fails with
 // errs.ErrInput when the corpus selects no text.
 func Train(ctx context.Context, src Corpus, opts Options) (*Model, error) {
-	order := opts.Order
-	if order == 0 {
-		order = DefaultOrder
-	}
-	if order < 1 || order > MaxOrder {
-		return nil, fmt.Errorf("ngram.Train: order %d: want 1..%d: %w", order, MaxOrder, errs.ErrUsage)
-	}
-	if opts.MinCount < 0 || opts.MaxNGrams < 0 || opts.DiscountScale < 0 || math.IsNaN(opts.DiscountScale) {
-		return nil, fmt.Errorf("ngram.Train: MinCount %d, DiscountScale %v: want >= 0: %w", opts.MinCount, opts.DiscountScale, errs.ErrUsage)
+	order, err := opts.order()
+	if err != nil {
+		return nil, err
 	}
 	files, total, closeAll, err := src.files(ctx)
 	if err != nil {
@@ -71,6 +65,45 @@ func Train(ctx context.Context, src Corpus, opts Options) (*Model, error) {
 
 	m := &Model{order: order, ids: make(map[string]uint32), split: opts.SplitIdentifiers}
 	m.vocab = []string{UnkToken, BOSToken, EOSToken}
+	tokens, err := m.readTokens(ctx, files, total, opts.Progress)
+	if err != nil {
+		return nil, err
+	}
+	if m.stats.Tokens == 0 {
+		return nil, fmt.Errorf("ngram.Train: corpus %v selects no non-empty text files (check --include/--exclude): %w", src.Paths, errs.ErrInput)
+	}
+	if len(tokens) >= math.MaxUint32 || len(m.vocab) >= math.MaxUint32 {
+		return nil, fmt.Errorf("ngram.Train: corpus too large (%d tokens); limit it with MaxBytes: %w", len(tokens), errs.ErrInput)
+	}
+	m.stats.Vocab = len(m.vocab)
+	if err := m.build(ctx, tokens, max(opts.MinCount, 1), opts.MaxNGrams, opts.DiscountScale); err != nil {
+		return nil, err
+	}
+	m.trainSpelling()
+	m.finish()
+	return m, nil
+}
+
+// order validates the options and returns the model order (DefaultOrder
+// for 0).
+func (opts Options) order() (int, error) {
+	order := opts.Order
+	if order == 0 {
+		order = DefaultOrder
+	}
+	if order < 1 || order > MaxOrder {
+		return 0, fmt.Errorf("ngram.Train: order %d: want 1..%d: %w", order, MaxOrder, errs.ErrUsage)
+	}
+	if opts.MinCount < 0 || opts.MaxNGrams < 0 || opts.DiscountScale < 0 || math.IsNaN(opts.DiscountScale) {
+		return 0, fmt.Errorf("ngram.Train: MinCount %d, DiscountScale %v: want >= 0: %w", opts.MinCount, opts.DiscountScale, errs.ErrUsage)
+	}
+	return order, nil
+}
+
+// readTokens reads the corpus files in order into one token-id stream,
+// each file bracketed by <s> and </s>, growing the vocabulary and the
+// corpus statistics as it goes.
+func (m *Model) readTokens(ctx context.Context, files []sourceFile, total int64, progress func(done, total int64)) ([]uint32, error) {
 	tokens := make([]uint32, 0, total/4+16)
 	var buf bytes.Buffer
 	var toks []Token
@@ -90,39 +123,33 @@ func Train(ctx context.Context, src Corpus, opts Options) (*Model, error) {
 			if m.split {
 				toks = SplitIdentifiers(toks)
 			}
-			tokens = append(tokens, bosID)
-			for _, t := range toks {
-				id, known := m.ids[t.Text]
-				if !known {
-					id = uint32(len(m.vocab))
-					s := strings.Clone(t.Text)
-					m.vocab = append(m.vocab, s)
-					m.ids[s] = id
-				}
-				tokens = append(tokens, id)
-			}
-			tokens = append(tokens, eosID)
+			tokens = m.appendIDs(tokens, toks)
 			m.stats.Files++
 			m.stats.Bytes += int64(len(text))
 			m.stats.Tokens += int64(len(toks))
 		}
-		if opts.Progress != nil {
-			opts.Progress(done, total)
+		if progress != nil {
+			progress(done, total)
 		}
 	}
-	if m.stats.Tokens == 0 {
-		return nil, fmt.Errorf("ngram.Train: corpus %v selects no non-empty text files (check --include/--exclude): %w", src.Paths, errs.ErrInput)
+	return tokens, nil
+}
+
+// appendIDs appends one document's token ids, bracketed by <s> and </s>,
+// adding unseen tokens to the vocabulary.
+func (m *Model) appendIDs(tokens []uint32, toks []Token) []uint32 {
+	tokens = append(tokens, bosID)
+	for _, t := range toks {
+		id, known := m.ids[t.Text]
+		if !known {
+			id = uint32(len(m.vocab))
+			s := strings.Clone(t.Text)
+			m.vocab = append(m.vocab, s)
+			m.ids[s] = id
+		}
+		tokens = append(tokens, id)
 	}
-	if len(tokens) >= math.MaxUint32 || len(m.vocab) >= math.MaxUint32 {
-		return nil, fmt.Errorf("ngram.Train: corpus too large (%d tokens); limit it with MaxBytes: %w", len(tokens), errs.ErrInput)
-	}
-	m.stats.Vocab = len(m.vocab)
-	if err := m.build(ctx, tokens, max(opts.MinCount, 1), opts.MaxNGrams, opts.DiscountScale); err != nil {
-		return nil, err
-	}
-	m.trainSpelling()
-	m.finish()
-	return m, nil
+	return append(tokens, eosID)
 }
 
 // build counts the n-grams of tokens into the trie levels. Level k nodes
@@ -134,106 +161,22 @@ func (m *Model) build(ctx context.Context, tokens []uint32, minCount, budget int
 	n := len(tokens)
 	V := len(m.vocab)
 	m.lv = make([]level, m.order)
-	// Level 1: node id = word id; adjusted counts start as raw counts.
-	l1 := level{word: make([]uint32, V), adj: make([]uint32, V)}
-	for i := range l1.word {
-		l1.word[i] = uint32(i)
-	}
-	for _, t := range tokens {
-		l1.adj[t]++
-	}
-	m.lv[0] = l1
-	bosStart := make([]bool, V) // k-grams starting with <s> keep raw counts
-	bosStart[bosID] = true
-
-	prev := tokens // node of the (k-1)-gram ending at each position
-	var cur []uint32
+	m.lv[0] = unigramLevel(tokens, V)
+	b := &builder{tokens: tokens, prev: tokens, minCount: minCount, budget: budget,
+		bosStart: make([]bool, V), grouped: make([]uint64, 0, n)}
+	b.bosStart[bosID] = true // k-grams starting with <s> keep raw counts
 	if m.order > 1 {
-		cur = make([]uint32, n)
+		b.cur = make([]uint32, n)
 	}
-	grouped := make([]uint64, 0, n)
 	for k := 2; k <= m.order; k++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		pl := &m.lv[k-2]
-		parents := len(pl.word)
-		start := make([]uint32, parents+1)
-		for i := 1; i < n; i++ {
-			if p := prev[i-1]; p != invalid && tokens[i] != bosID && tokens[i-1] != eosID {
-				start[p+1]++
-			}
-		}
-		for p := 1; p <= parents; p++ {
-			start[p] += start[p-1]
-		}
-		grouped = grouped[:start[parents]]
-		fill := slices.Clone(start[:parents])
-		for i := 1; i < n; i++ {
-			cur[i] = invalid
-			if p := prev[i-1]; p != invalid && tokens[i] != bosID && tokens[i-1] != eosID {
-				grouped[fill[p]] = uint64(tokens[i])<<32 | uint64(i)
-				fill[p]++
-			}
-		}
-		cur[0] = invalid
-		fill = nil
-
-		cont := make([]uint32, parents) // N1+(• v) for level k-1 nodes v
-		var nl level
-		nl.word = make([]uint32, 0, len(grouped)/2+1)
-		nl.adj = make([]uint32, 0, len(grouped)/2+1)
-		pl.first = make([]uint32, parents+1)
-		var nextBOS []bool
-		for p := 0; p < parents; p++ {
-			if g := grouped[start[p]:start[p+1]]; len(g) > 1 {
-				slices.Sort(g)
-			}
-		}
-		cutK := minCount
-		if budget > 0 {
-			cutK = max(cutK, budgetCut(grouped, start, budget))
-		}
-		for p := 0; p < parents; p++ {
-			pl.first[p] = uint32(len(nl.word))
-			g := grouped[start[p]:start[p+1]]
-			for a := 0; a < len(g); {
-				w := uint32(g[a] >> 32)
-				b := a + 1
-				for b < len(g) && uint32(g[b]>>32) == w {
-					b++
-				}
-				run := g[a:b]
-				a = b
-				if suffix := prev[uint32(run[0])]; suffix != invalid {
-					cont[suffix]++
-				}
-				if len(run) < cutK {
-					continue // cut off: cur stays invalid, no longer k-gram extends it
-				}
-				id := uint32(len(nl.word))
-				nl.word = append(nl.word, w)
-				nl.adj = append(nl.adj, uint32(len(run)))
-				nextBOS = append(nextBOS, bosStart[p])
-				for _, e := range run {
-					cur[uint32(e)] = id
-				}
-			}
-		}
-		pl.first[parents] = uint32(len(nl.word))
-		// Finalise level k-1: continuation counts except for <s>-initial
-		// k-grams, whose raw counts stay.
-		for v := range pl.adj {
-			if !bosStart[v] {
-				pl.adj[v] = cont[v]
-			}
-		}
-		m.lv[k-1] = nl
-		bosStart = nextBOS
+		m.lv[k-1] = b.nextLevel(&m.lv[k-2])
 		if k == 2 {
-			prev = make([]uint32, n)
+			b.prev = make([]uint32, n)
 		}
-		prev, cur = cur, prev
+		b.prev, b.cur = b.cur, b.prev
 	}
 	m.lv[m.order-1].first = nil
 	m.stats.NGrams = make([]int64, m.order)
@@ -246,6 +189,137 @@ func (m *Model) build(ctx context.Context, tokens []uint32, minCount, budget int
 	return nil
 }
 
+// unigramLevel is level 1: node id = word id; adjusted counts start as
+// raw counts.
+func unigramLevel(tokens []uint32, V int) level {
+	l1 := level{word: make([]uint32, V), adj: make([]uint32, V)}
+	for i := range l1.word {
+		l1.word[i] = uint32(i)
+	}
+	for _, t := range tokens {
+		l1.adj[t]++
+	}
+	return l1
+}
+
+// builder holds build's state from one level to the next.
+type builder struct {
+	tokens   []uint32
+	prev     []uint32 // node of the (k-1)-gram ending at each position
+	cur      []uint32 // node of the k-gram ending at each position (invalid: none)
+	grouped  []uint64 // k-gram positions grouped by prefix node: word<<32 | position
+	bosStart []bool   // per level k-1 node: its n-gram starts with <s>
+	minCount int
+	budget   int
+}
+
+// extends says whether position i continues the (k-1)-gram ending at
+// i-1 into a k-gram (n-grams never cross files).
+func (b *builder) extends(i int) bool {
+	return b.prev[i-1] != invalid && b.tokens[i] != bosID && b.tokens[i-1] != eosID
+}
+
+// group sorts the k-gram positions by prefix node (a counting sort), each
+// group by last word, and returns where each parent's group starts.
+func (b *builder) group(parents int) []uint32 {
+	n := len(b.tokens)
+	start := make([]uint32, parents+1)
+	for i := 1; i < n; i++ {
+		if b.extends(i) {
+			start[b.prev[i-1]+1]++
+		}
+	}
+	for p := 1; p <= parents; p++ {
+		start[p] += start[p-1]
+	}
+	b.grouped = b.grouped[:start[parents]]
+	fill := slices.Clone(start[:parents])
+	for i := 1; i < n; i++ {
+		b.cur[i] = invalid
+		if b.extends(i) {
+			p := b.prev[i-1]
+			b.grouped[fill[p]] = uint64(b.tokens[i])<<32 | uint64(i)
+			fill[p]++
+		}
+	}
+	b.cur[0] = invalid
+	for p := 0; p < parents; p++ {
+		if g := b.grouped[start[p]:start[p+1]]; len(g) > 1 {
+			slices.Sort(g)
+		}
+	}
+	return start
+}
+
+// nextLevel builds level k from level k-1 (pl): its nodes, in trie
+// order, are the runs of equal last words within each parent's group
+// that reach the count cutoff; pl gets its child index and its final
+// adjusted counts (continuation counts except for <s>-initial n-grams,
+// whose raw counts stay).
+func (b *builder) nextLevel(pl *level) level {
+	parents := len(pl.word)
+	start := b.group(parents)
+	cont := make([]uint32, parents) // N1+(• v) for level k-1 nodes v
+	var nl level
+	nl.word = make([]uint32, 0, len(b.grouped)/2+1)
+	nl.adj = make([]uint32, 0, len(b.grouped)/2+1)
+	pl.first = make([]uint32, parents+1)
+	var nextBOS []bool
+	cutK := b.minCount
+	if b.budget > 0 {
+		cutK = max(cutK, budgetCut(b.grouped, start, b.budget))
+	}
+	for p := 0; p < parents; p++ {
+		pl.first[p] = uint32(len(nl.word))
+		g := b.grouped[start[p]:start[p+1]]
+		for a := 0; a < len(g); {
+			w := uint32(g[a] >> 32)
+			e := a + 1
+			for e < len(g) && uint32(g[e]>>32) == w {
+				e++
+			}
+			run := g[a:e]
+			a = e
+			if suffix := b.prev[uint32(run[0])]; suffix != invalid {
+				cont[suffix]++
+			}
+			if len(run) < cutK {
+				continue // cut off: cur stays invalid, no longer k-gram extends it
+			}
+			id := uint32(len(nl.word))
+			nl.word = append(nl.word, w)
+			nl.adj = append(nl.adj, uint32(len(run)))
+			nextBOS = append(nextBOS, b.bosStart[p])
+			for _, pos := range run {
+				b.cur[uint32(pos)] = id
+			}
+		}
+	}
+	pl.first[parents] = uint32(len(nl.word))
+	for v := range pl.adj {
+		if !b.bosStart[v] {
+			pl.adj[v] = cont[v]
+		}
+	}
+	b.bosStart = nextBOS
+	return nl
+}
+
+// countsOfCounts is n1..n4, how many of a level's adjusted counts are 1,
+// 2, 3 and 4 (at level 1 the special tokens other than </s> left out).
+func countsOfCounts(adj []uint32, unigrams bool) [5]float64 {
+	var nr [5]float64
+	for v, a := range adj {
+		if unigrams && v < firstWordID && v != eosID {
+			continue
+		}
+		if a >= 1 && a <= 4 {
+			nr[a]++
+		}
+	}
+	return nr
+}
+
 // computeDiscounts sets D1, D2, D3+ per order from the counts-of-counts of
 // the adjusted counts (Chen & Goodman 1998, eq. 26), times scale (0 = 1),
 // each capped at its count class. Orders with too few counts to estimate
@@ -253,16 +327,7 @@ func (m *Model) build(ctx context.Context, tokens []uint32, minCount, budget int
 func (m *Model) computeDiscounts(scale float64) {
 	m.disc = make([][3]float64, m.order)
 	for k := range m.lv {
-		var nr [5]float64
-		for v, a := range m.lv[k].adj {
-			if k == 0 && v < firstWordID && v != eosID {
-				continue
-			}
-			if a >= 1 && a <= 4 {
-				nr[a]++
-			}
-		}
-		m.disc[k] = discountsFromCounts(nr)
+		m.disc[k] = discountsFromCounts(countsOfCounts(m.lv[k].adj, k == 0))
 		if scale > 0 && scale != 1 {
 			for i := range m.disc[k] {
 				m.disc[k][i] = min(m.disc[k][i]*scale, float64(i+1))

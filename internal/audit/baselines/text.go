@@ -23,15 +23,20 @@ func PatchText(patch string) string {
 			continue
 		}
 		for _, h := range fd.Hunks {
-			for _, l := range h.Lines {
-				if l.Op == diff.Add && strings.TrimSpace(l.Text) != "" {
-					b.WriteString(strings.TrimRight(l.Text, "\r"))
-					b.WriteByte('\n')
-				}
-			}
+			writeAdded(&b, h.Lines)
 		}
 	}
 	return b.String()
+}
+
+// writeAdded writes a hunk's non-blank added lines, one per line.
+func writeAdded(b *strings.Builder, lines []diff.Line) {
+	for _, l := range lines {
+		if l.Op == diff.Add && strings.TrimSpace(l.Text) != "" {
+			b.WriteString(strings.TrimRight(l.Text, "\r"))
+			b.WriteByte('\n')
+		}
+	}
 }
 
 // Snippets samples up to n snippets of at most lines lines from files (in
@@ -45,16 +50,20 @@ func Snippets(files [][]byte, n, lines int) []string {
 	var out []string
 	step := max(1, len(files)/n)
 	for i := 0; i < len(files) && len(out) < n; i += step {
-		ls := strings.SplitAfter(string(files[i]), "\n")
-		if len(ls) > 0 && ls[len(ls)-1] == "" {
-			ls = ls[:len(ls)-1]
-		}
-		start := max(0, len(ls)/2-lines/2)
-		end := min(len(ls), start+lines)
-		w := strings.Join(ls[start:end], "")
-		if strings.TrimSpace(w) != "" {
+		if w := middle(files[i], lines); strings.TrimSpace(w) != "" {
 			out = append(out, w)
 		}
 	}
 	return out
+}
+
+// middle is the window of (at most) lines lines at the middle of a file.
+func middle(file []byte, lines int) string {
+	ls := strings.SplitAfter(string(file), "\n")
+	if len(ls) > 0 && ls[len(ls)-1] == "" {
+		ls = ls[:len(ls)-1]
+	}
+	start := max(0, len(ls)/2-lines/2)
+	end := min(len(ls), start+lines)
+	return strings.Join(ls[start:end], "")
 }

@@ -142,39 +142,55 @@ func loadDir(p string, opts CorpusOptions) (map[string][]File, error) {
 	}
 	repos := map[string][]File{}
 	for _, e := range ents {
-		if !e.IsDir() || skipDirs[e.Name()] || strings.HasPrefix(e.Name(), ".") {
+		if !e.IsDir() || skippedDir(e.Name()) {
 			continue
 		}
 		root := filepath.Join(p, e.Name())
-		err := filepath.WalkDir(root, func(fp string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil // unreadable entries are skipped
-			}
-			if d.IsDir() {
-				if fp != root && (skipDirs[d.Name()] || strings.HasPrefix(d.Name(), ".")) {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !d.Type().IsRegular() || !sourceFile(d.Name()) {
-				return nil
-			}
-			if info, err := d.Info(); err != nil || info.Size() > int64(opts.MaxFileBytes) {
-				return nil
-			}
-			b, err := os.ReadFile(fp)
-			if err != nil {
-				return nil
-			}
-			rel, _ := filepath.Rel(root, fp)
-			repos[e.Name()] = append(repos[e.Name()], File{Path: filepath.ToSlash(rel), Content: b})
-			return nil
-		})
+		files, err := loadRepoDir(root, opts)
 		if err != nil {
 			return nil, fmt.Errorf("repoprobe.LoadCorpus(%s): %v: %w", root, err, errs.ErrInput)
 		}
+		if len(files) > 0 {
+			repos[e.Name()] = files
+		}
 	}
 	return repos, nil
+}
+
+// skippedDir says whether a folder is left out of a corpus: a build or
+// vendored folder (skipDirs) or a hidden one.
+func skippedDir(name string) bool { return skipDirs[name] || strings.HasPrefix(name, ".") }
+
+// loadRepoDir reads one repository folder's source files (unreadable
+// entries and files over MaxFileBytes are skipped), paths relative to
+// root.
+func loadRepoDir(root string, opts CorpusOptions) ([]File, error) {
+	var files []File
+	err := filepath.WalkDir(root, func(fp string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable entries are skipped
+		}
+		if d.IsDir() {
+			if fp != root && skippedDir(d.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || !sourceFile(d.Name()) {
+			return nil
+		}
+		if info, err := d.Info(); err != nil || info.Size() > int64(opts.MaxFileBytes) {
+			return nil
+		}
+		b, err := os.ReadFile(fp)
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, fp)
+		files = append(files, File{Path: filepath.ToSlash(rel), Content: b})
+		return nil
+	})
+	return files, err
 }
 
 // DefaultCorpus finds the code on this machine the testbed uses when no

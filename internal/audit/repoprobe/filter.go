@@ -59,6 +59,26 @@ func (m *MapFreq) Repos() int { return m.repos }
 // maximum loss (nats) is the entropy. A fully revealed target has entropy
 // 0. It returns the entropy and the number of Score calls made.
 func Entropy(ctx context.Context, ref llm.Model, query, target string) (float64, int, error) {
+	qsubs := querySubTokens(query)
+	best, calls := 0.0, 0
+	for _, s := range splitSubTokens(target) {
+		if slices.ContainsFunc(qsubs, func(q string) bool { return related(q, s.text) }) {
+			continue
+		}
+		prompt := query + target[:s.start]
+		resp, err := ref.Score(ctx, llm.ScoreRequest{Prompt: prompt, Continuation: target[s.start:s.end]})
+		calls++
+		if err != nil {
+			return 0, calls, fmt.Errorf("repoprobe.Entropy(target %q): reference model %s: %w", target, ref.ID(), err)
+		}
+		best = max(best, continuationLoss(resp, len(prompt)))
+	}
+	return best, calls, nil
+}
+
+// querySubTokens are the distinct sub-tokens of the query's words, in
+// order.
+func querySubTokens(query string) []string {
 	var qsubs []string
 	seen := map[string]bool{}
 	for _, t := range lexTokens(query) {
@@ -72,26 +92,20 @@ func Entropy(ctx context.Context, ref llm.Model, query, target string) (float64,
 			}
 		}
 	}
-	best, calls := 0.0, 0
-	for _, s := range splitSubTokens(target) {
-		if slices.ContainsFunc(qsubs, func(q string) bool { return related(q, s.text) }) {
-			continue
+	return qsubs
+}
+
+// continuationLoss is minus the log-probability of the scored tokens that
+// end past the prompt's n bytes (a token straddling the boundary is
+// charged whole).
+func continuationLoss(resp *llm.ScoreResponse, n int) float64 {
+	loss := 0.0
+	for _, t := range resp.Tokens {
+		if t.HasLogprob && t.Offset+len(t.Token) > n {
+			loss -= t.Logprob
 		}
-		prompt := query + target[:s.start]
-		resp, err := ref.Score(ctx, llm.ScoreRequest{Prompt: prompt, Continuation: target[s.start:s.end]})
-		calls++
-		if err != nil {
-			return 0, calls, fmt.Errorf("repoprobe.Entropy(target %q): reference model %s: %w", target, ref.ID(), err)
-		}
-		loss := 0.0
-		for _, t := range resp.Tokens {
-			if t.HasLogprob && t.Offset+len(t.Token) > len(prompt) {
-				loss -= t.Logprob
-			}
-		}
-		best = max(best, loss)
 	}
-	return best, calls, nil
+	return loss
 }
 
 // SelectOptions configure the filters and weights of benchchecker §3.3.
@@ -136,16 +150,44 @@ type SelectStats struct {
 // result is ordered by weight, heaviest first — the probing order, which
 // lets sequential stopping decide early.
 func Select(ctx context.Context, cands []Query, opts SelectOptions) ([]Query, SelectStats, error) {
-	if opts.MaxRepoFrac <= 0 {
-		opts.MaxRepoFrac = 0.01
-	}
-	if opts.MinEntropy <= 0 {
-		opts.MinEntropy = 2.0
-	}
-	if opts.MaxQueries <= 0 {
-		opts.MaxQueries = 300
-	}
+	opts.defaults()
 	st := SelectStats{Candidates: len(cands)}
+	pool := distinctPool(cands, opts, &st)
+	r := rand.New(rand.NewPCG(opts.Seed, 0x5e1ec7))
+	r.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
+	out, err := independent(ctx, pool, opts, &st)
+	if err != nil {
+		return nil, st, err
+	}
+	weigh(out, opts.NoDistinct)
+	slices.SortStableFunc(out, func(a, b Query) int {
+		switch {
+		case a.Weight > b.Weight:
+			return -1
+		case a.Weight < b.Weight:
+			return 1
+		}
+		return 0
+	})
+	st.Selected = len(out)
+	return out, st, nil
+}
+
+func (o *SelectOptions) defaults() {
+	if o.MaxRepoFrac <= 0 {
+		o.MaxRepoFrac = 0.01
+	}
+	if o.MinEntropy <= 0 {
+		o.MinEntropy = 2.0
+	}
+	if o.MaxQueries <= 0 {
+		o.MaxQueries = 300
+	}
+}
+
+// distinctPool sets each candidate's repository frequency and keeps the
+// distinctive ones (all of them under NoDistinct).
+func distinctPool(cands []Query, opts SelectOptions, st *SelectStats) []Query {
 	var pool []Query
 	for _, q := range cands {
 		q.RepoFreq = 1
@@ -158,8 +200,13 @@ func Select(ctx context.Context, cands []Query, opts SelectOptions) ([]Query, Se
 		}
 		pool = append(pool, q)
 	}
-	r := rand.New(rand.NewPCG(opts.Seed, 0x5e1ec7))
-	r.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
+	return pool
+}
+
+// independent scores the pool's queries in order with Entropy and keeps
+// those at or above MinEntropy until MaxQueries pass (every one, with
+// entropy 1, under NoContext or without a reference).
+func independent(ctx context.Context, pool []Query, opts SelectOptions, st *SelectStats) ([]Query, error) {
 	var out []Query
 	for i, q := range pool {
 		if len(out) == opts.MaxQueries {
@@ -171,7 +218,7 @@ func Select(ctx context.Context, cands []Query, opts SelectOptions) ([]Query, Se
 			h, calls, err := Entropy(ctx, opts.Reference, q.Prompt, q.Target)
 			st.ScoreCalls += calls
 			if err != nil {
-				return nil, st, err
+				return nil, err
 			}
 			if h < opts.MinEntropy {
 				st.Predictable++
@@ -181,10 +228,16 @@ func Select(ctx context.Context, cands []Query, opts SelectOptions) ([]Query, Se
 		}
 		out = append(out, q)
 	}
+	return out, nil
+}
+
+// weigh gives each query the weight entropy / repository frequency (the
+// frequency taken as 1 under NoDistinct), normalised to mean 1.
+func weigh(out []Query, noDistinct bool) {
 	sum := 0.0
 	for i := range out {
 		f := float64(out[i].RepoFreq)
-		if opts.NoDistinct {
+		if noDistinct {
 			f = 1
 		}
 		out[i].Weight = out[i].Entropy / f
@@ -193,15 +246,4 @@ func Select(ctx context.Context, cands []Query, opts SelectOptions) ([]Query, Se
 	for i := range out {
 		out[i].Weight *= float64(len(out)) / sum
 	}
-	slices.SortStableFunc(out, func(a, b Query) int {
-		switch {
-		case a.Weight > b.Weight:
-			return -1
-		case a.Weight < b.Weight:
-			return 1
-		}
-		return 0
-	})
-	st.Selected = len(out)
-	return out, st, nil
 }

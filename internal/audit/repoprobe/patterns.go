@@ -184,20 +184,8 @@ func fileBlocks(fi int, f File, minTokens int) []block {
 			if t.StartByte >= fn.EndByte {
 				break
 			}
-			switch t.Kind {
-			case code.Comment:
-				continue
-			case code.Identifier:
-				blind = append(blind, "ID")
-			case code.Literal:
-				switch t.Text {
-				case "true", "false", "null", "None", "True", "False":
-					blind = append(blind, t.Text)
-				default:
-					blind = append(blind, "LIT")
-				}
-			default:
-				blind = append(blind, t.Text)
+			if t.Kind != code.Comment {
+				blind = append(blind, blindToken(t))
 			}
 		}
 		if len(blind) >= minTokens {
@@ -205,6 +193,22 @@ func fileBlocks(fi int, f File, minTokens int) []block {
 		}
 	}
 	return out
+}
+
+// blindToken is a token's rename-blind text: ID for an identifier, LIT
+// for a literal other than the boolean and null constants, else the text.
+func blindToken(t code.Token) string {
+	switch t.Kind {
+	case code.Identifier:
+		return "ID"
+	case code.Literal:
+		switch t.Text {
+		case "true", "false", "null", "None", "True", "False":
+			return t.Text
+		}
+		return "LIT"
+	}
+	return t.Text
 }
 
 // lineKind classifies a source line for text-duplication blocks.
@@ -230,32 +234,7 @@ func mineText(files []File, opts MineOptions) []Pattern {
 	var texts []string
 	var snips []Snippet
 	for fi, f := range files {
-		src := string(f.Content)
-		start, kind := -1, 0
-		off := 0
-		emit := func(end int) {
-			if start >= 0 && end-start >= opts.TextMinChars {
-				texts = append(texts, src[start:end])
-				snips = append(snips, Snippet{File: fi, Start: start, End: end})
-			}
-			start, kind = -1, 0
-		}
-		for off < len(src) {
-			nl := strings.IndexByte(src[off:], '\n')
-			end := len(src)
-			if nl >= 0 {
-				end = off + nl + 1
-			}
-			k := lineKind(src[off:end])
-			if k != kind {
-				emit(off)
-				if k != 0 {
-					start, kind = off, k
-				}
-			}
-			off = end
-		}
-		emit(len(src))
+		texts, snips = textBlocks(texts, snips, fi, string(f.Content), opts.TextMinChars)
 	}
 	var out []Pattern
 	for _, c := range textsim.ClusterSimHash(texts, opts.SimHashDist) {
@@ -269,6 +248,37 @@ func mineText(files []File, opts MineOptions) []Pattern {
 		out = append(out, p)
 	}
 	return out
+}
+
+// textBlocks appends file fi's blocks (maximal runs of comment or import
+// lines) of at least minChars bytes: their texts and snippets.
+func textBlocks(texts []string, snips []Snippet, fi int, src string, minChars int) ([]string, []Snippet) {
+	start, kind := -1, 0
+	off := 0
+	emit := func(end int) {
+		if start >= 0 && end-start >= minChars {
+			texts = append(texts, src[start:end])
+			snips = append(snips, Snippet{File: fi, Start: start, End: end})
+		}
+		start, kind = -1, 0
+	}
+	for off < len(src) {
+		nl := strings.IndexByte(src[off:], '\n')
+		end := len(src)
+		if nl >= 0 {
+			end = off + nl + 1
+		}
+		k := lineKind(src[off:end])
+		if k != kind {
+			emit(off)
+			if k != 0 {
+				start, kind = off, k
+			}
+		}
+		off = end
+	}
+	emit(len(src))
+	return texts, snips
 }
 
 // distinctive reports whether word w passes the distinctiveness filter.
@@ -287,20 +297,7 @@ func distinctive(freq RepoFreq, w string, maxFrac float64) bool {
 // with the same support are merged (MergeClosed).
 func mineCooccur(ctx context.Context, files []File, opts MineOptions) []Pattern {
 	minSup := max(opts.MinSupport, int(math.Ceil(opts.MinSupportFrac*float64(len(files)))))
-	seqs := make([][]string, len(files))
-	df := map[string]int{}
-	for i, f := range files {
-		seen := map[string]bool{}
-		for _, t := range lexTokens(string(f.Content)) {
-			if t.word && len(t.text) >= 4 && !seen[t.text] {
-				seen[t.text] = true
-				seqs[i] = append(seqs[i], t.text)
-			}
-		}
-		for w := range seen {
-			df[w]++
-		}
-	}
+	seqs, df := wordSequences(files)
 	keep := map[string]bool{}
 	for w, n := range df {
 		if n >= minSup && distinctive(opts.Freq, w, opts.MaxRepoFrac) {
@@ -319,17 +316,7 @@ func mineCooccur(ctx context.Context, files []File, opts MineOptions) []Pattern 
 		}
 	}
 	raw := PrefixSpan(ctx, db, minSup, opts.MaxPatternLen, 20*opts.MaxCooccur)
-	merged := MergeClosed(raw)
-	var multi []SeqPattern
-	for _, p := range merged {
-		if p.Len() >= 2 {
-			multi = append(multi, p)
-		}
-	}
-	slices.SortStableFunc(multi, func(a, b SeqPattern) int { return b.Support - a.Support })
-	if len(multi) > opts.MaxCooccur {
-		multi = multi[:opts.MaxCooccur]
-	}
+	multi := strongestMulti(MergeClosed(raw), opts.MaxCooccur)
 	out := make([]Pattern, 0, len(multi))
 	for _, p := range multi {
 		pat := Pattern{Kind: KindCooccur, Words: p.Words()}
@@ -339,6 +326,43 @@ func mineCooccur(ctx context.Context, files []File, opts MineOptions) []Pattern 
 		out = append(out, pat)
 	}
 	return out
+}
+
+// wordSequences turns each file into the sequence of its words of four
+// letters or more, first occurrences in order, and counts the files
+// holding each word.
+func wordSequences(files []File) (seqs [][]string, df map[string]int) {
+	seqs = make([][]string, len(files))
+	df = map[string]int{}
+	for i, f := range files {
+		seen := map[string]bool{}
+		for _, t := range lexTokens(string(f.Content)) {
+			if t.word && len(t.text) >= 4 && !seen[t.text] {
+				seen[t.text] = true
+				seqs[i] = append(seqs[i], t.text)
+			}
+		}
+		for w := range seen {
+			df[w]++
+		}
+	}
+	return seqs, df
+}
+
+// strongestMulti keeps the patterns of two words or more, the n best
+// supported (ties in mining order).
+func strongestMulti(merged []SeqPattern, n int) []SeqPattern {
+	var multi []SeqPattern
+	for _, p := range merged {
+		if p.Len() >= 2 {
+			multi = append(multi, p)
+		}
+	}
+	slices.SortStableFunc(multi, func(a, b SeqPattern) int { return b.Support - a.Support })
+	if len(multi) > n {
+		multi = multi[:n]
+	}
+	return multi
 }
 
 // langOf guesses a repository's language from its files' extensions

@@ -45,8 +45,20 @@ func PrefixSpan(ctx context.Context, db [][][]string, minSup, maxLen, maxPattern
 	if minSup < 1 {
 		minSup = 1
 	}
-	// Map items to ints ordered like the strings, so sorted itemsets
-	// compare as the strings do.
+	vocab, idb := encodeItems(db)
+	m := &miner{ctx: ctx, db: idb, vocab: vocab, minSup: minSup, maxLen: maxLen, maxPatterns: maxPatterns}
+	root := make([]proj, 0, len(idb))
+	for si := range idb {
+		root = append(root, proj{s: si, e: -1, i: -1})
+	}
+	m.grow(nil, 0, root)
+	return m.out
+}
+
+// encodeItems maps items to ints ordered like the strings, so sorted
+// itemsets compare as the strings do, and rewrites the database as sorted
+// sets of ints (empty itemsets dropped).
+func encodeItems(db [][][]string) ([]string, [][][]int) {
 	var vocab []string
 	seen := map[string]bool{}
 	for _, s := range db {
@@ -78,13 +90,7 @@ func PrefixSpan(ctx context.Context, db [][][]string, minSup, maxLen, maxPattern
 			}
 		}
 	}
-	m := &miner{ctx: ctx, db: idb, vocab: vocab, minSup: minSup, maxLen: maxLen, maxPatterns: maxPatterns}
-	root := make([]proj, 0, len(idb))
-	for si := range idb {
-		root = append(root, proj{s: si, e: -1, i: -1})
-	}
-	m.grow(nil, 0, root)
-	return m.out
+	return vocab, idb
 }
 
 // proj is a pseudo-projection: the prefix's earliest embedding in sequence
@@ -121,37 +127,7 @@ func (m *miner) grow(prefix [][]int, n int, pdb []proj) {
 	if len(prefix) > 0 {
 		last = prefix[len(prefix)-1]
 	}
-	// Count, once per sequence, the items that extend the prefix as a new
-	// element (S-extension) or into its last element (I-extension).
-	sCount, iCount := map[int]int{}, map[int]int{}
-	sMark, iMark := map[int]int{}, map[int]int{}
-	for _, p := range pdb {
-		seq := m.db[p.s]
-		if p.e >= 0 {
-			for _, x := range seq[p.e][p.i+1:] {
-				if iMark[x] != p.s+1 {
-					iMark[x] = p.s + 1
-					iCount[x]++
-				}
-			}
-		}
-		for k := p.e + 1; k < len(seq); k++ {
-			for _, x := range seq[k] {
-				if sMark[x] != p.s+1 {
-					sMark[x] = p.s + 1
-					sCount[x]++
-				}
-			}
-			if last != nil && containsAll(seq[k], last) {
-				for _, x := range seq[k] {
-					if x > last[len(last)-1] && iMark[x] != p.s+1 {
-						iMark[x] = p.s + 1
-						iCount[x]++
-					}
-				}
-			}
-		}
-	}
+	sCount, iCount := m.extensions(pdb, last)
 	// I-extensions first, then S-extensions, each by item order: the
 	// depth-first order of the PrefixSpan paper's tables.
 	for _, x := range sortedFrequent(iCount, m.minSup) {
@@ -169,6 +145,43 @@ func (m *miner) grow(prefix [][]int, n int, pdb []proj) {
 		next := append(slices.Clone(prefix), []int{x})
 		m.emitAndGrow(next, n+1, m.projectS(pdb, x))
 	}
+}
+
+// extensions counts, once per sequence of the projected database, the
+// items that extend the prefix (whose last element is last) as a new
+// element (S-extension) or into its last element (I-extension).
+func (m *miner) extensions(pdb []proj, last []int) (sCount, iCount map[int]int) {
+	sCount, iCount = map[int]int{}, map[int]int{}
+	sMark, iMark := map[int]int{}, map[int]int{}
+	// once counts x for sequence s unless it was counted already.
+	once := func(count, mark map[int]int, x, s int) {
+		if mark[x] != s+1 {
+			mark[x] = s + 1
+			count[x]++
+		}
+	}
+	for _, p := range pdb {
+		seq := m.db[p.s]
+		if p.e >= 0 {
+			for _, x := range seq[p.e][p.i+1:] {
+				once(iCount, iMark, x, p.s)
+			}
+		}
+		for k := p.e + 1; k < len(seq); k++ {
+			for _, x := range seq[k] {
+				once(sCount, sMark, x, p.s)
+			}
+			if last == nil || !containsAll(seq[k], last) {
+				continue
+			}
+			for _, x := range seq[k] {
+				if x > last[len(last)-1] {
+					once(iCount, iMark, x, p.s)
+				}
+			}
+		}
+	}
+	return sCount, iCount
 }
 
 func (m *miner) emitAndGrow(pat [][]int, n int, pdb []proj) {
@@ -263,18 +276,7 @@ func MergeClosed(pats []SeqPattern) []SeqPattern {
 		// Every one-item deletion of p.
 		for e, is := range p.Items {
 			for i := range is {
-				var sub [][]string
-				for e2, is2 := range p.Items {
-					if e2 != e {
-						sub = append(sub, is2)
-						continue
-					}
-					rest := append(slices.Clone(is2[:i]), is2[i+1:]...)
-					if len(rest) > 0 {
-						sub = append(sub, rest)
-					}
-				}
-				k := key(sub)
+				k := key(deleteItem(p.Items, e, i))
 				if s, ok := support[k]; ok && s == p.Support {
 					absorbed[k] = true
 				}
@@ -288,4 +290,21 @@ func MergeClosed(pats []SeqPattern) []SeqPattern {
 		}
 	}
 	return out
+}
+
+// deleteItem is items without item i of element e (the element dropped
+// when that leaves it empty); items is not modified.
+func deleteItem(items [][]string, e, i int) [][]string {
+	var sub [][]string
+	for e2, is2 := range items {
+		if e2 != e {
+			sub = append(sub, is2)
+			continue
+		}
+		rest := append(slices.Clone(is2[:i]), is2[i+1:]...)
+		if len(rest) > 0 {
+			sub = append(sub, rest)
+		}
+	}
+	return sub
 }

@@ -140,6 +140,14 @@ func probeKey(model, query string, o ProbeOptions) string {
 
 // ProbeLog is a resumable per-query probe log (JSONL, keyed by model and
 // query id).
+//
+// It is a replay cache, not a step (internal/step): Probe asks its
+// queries one after another and, with Sequential, decides after each
+// whether to go on, so which queries are probed depends on the answers to
+// the ones before. step.Run takes the whole item list up front and runs
+// it on a pool, which would ask every query and undo sequential
+// stopping. The log is shared by the repositories of one run (a pool in
+// the caller) and read under a lock; its file is internal/jsonl's.
 type ProbeLog struct {
 	log  *jsonl.Log[ProbeRecord]
 	mu   sync.Mutex
@@ -228,21 +236,7 @@ type RepoVerdict struct {
 // replayed from the log. Fewer than MinQueries queries give insufficient,
 // with no call.
 func Probe(ctx context.Context, target llm.Model, repo string, qs []Query, opts ProbeOptions) (RepoVerdict, error) {
-	if opts.Samples <= 0 {
-		opts.Samples = 10
-	}
-	if opts.MaxTokens <= 0 {
-		opts.MaxTokens = 8
-	}
-	if opts.P0 <= 0 {
-		opts.P0 = DefaultP0(opts.Lang)
-	}
-	if opts.Alpha <= 0 {
-		opts.Alpha = 0.05
-	}
-	if opts.MinQueries <= 0 {
-		opts.MinQueries = 10
-	}
+	opts.defaults()
 	v := RepoVerdict{Repo: repo, Model: target.ID(), Cutoff: opts.Cutoff, SnapshotCommit: opts.SnapshotCommit,
 		Queries: len(qs), P0: opts.P0, PValue: 1}
 	if len(qs) < opts.MinQueries {
@@ -277,18 +271,7 @@ func Probe(ctx context.Context, target llm.Model, repo string, qs []Query, opts 
 		if i == n-1 {
 			break
 		}
-		v.EValue = ev.mixture(ev.m)
-		if p := ev.pValue(); p <= opts.Alpha {
-			v.PValue, v.Present, v.Verdict = p, true, Present
-			v.CallsSaved, v.StoppedEarly = n-v.Probed, true
-			v.Reason = fmt.Sprintf("stopped after %d of %d queries: %d hits, weighted %.2f; always-valid p = %.3g ≤ %.3g", v.Probed, n, v.Hits, v.WeightedHits, p, opts.Alpha)
-			return v, nil
-		}
-		if best := ev.bestFinal(i + 1); 1/best > opts.Alpha {
-			v.PValue, v.Verdict = ev.pValue(), Absent
-			v.CallsSaved, v.StoppedEarly = n-v.Probed, true
-			v.Reason = fmt.Sprintf("stopped after %d of %d queries: %d hits, weighted %.2f; always-valid p = %.3g, and even hits on every remaining query would leave it above %.3g",
-				v.Probed, n, v.Hits, v.WeightedHits, v.PValue, opts.Alpha)
+		if ev.stop(&v, i, n, opts.Alpha) {
 			return v, nil
 		}
 	}
@@ -304,6 +287,45 @@ func Probe(ctx context.Context, target llm.Model, repo string, qs []Query, opts 
 	}
 	v.Reason = fmt.Sprintf("%d/%d hits, weighted %.2f, %s p = %.3g at P0 = %.3g", v.Hits, n, v.WeightedHits, v.PValueKind, v.PValue, opts.P0)
 	return v, nil
+}
+
+func (o *ProbeOptions) defaults() {
+	if o.Samples <= 0 {
+		o.Samples = 10
+	}
+	if o.MaxTokens <= 0 {
+		o.MaxTokens = 8
+	}
+	if o.P0 <= 0 {
+		o.P0 = DefaultP0(o.Lang)
+	}
+	if o.Alpha <= 0 {
+		o.Alpha = 0.05
+	}
+	if o.MinQueries <= 0 {
+		o.MinQueries = 10
+	}
+}
+
+// stop is the sequential test's decision after query i of n: present once
+// the always-valid p-value reaches alpha, absent once even hits on every
+// remaining query could not bring it there. It fills v when it stops.
+func (e *eProcess) stop(v *RepoVerdict, i, n int, alpha float64) bool {
+	v.EValue = e.mixture(e.m)
+	if p := e.pValue(); p <= alpha {
+		v.PValue, v.Present, v.Verdict = p, true, Present
+		v.CallsSaved, v.StoppedEarly = n-v.Probed, true
+		v.Reason = fmt.Sprintf("stopped after %d of %d queries: %d hits, weighted %.2f; always-valid p = %.3g ≤ %.3g", v.Probed, n, v.Hits, v.WeightedHits, p, alpha)
+		return true
+	}
+	if best := e.bestFinal(i + 1); 1/best > alpha {
+		v.PValue, v.Verdict = e.pValue(), Absent
+		v.CallsSaved, v.StoppedEarly = n-v.Probed, true
+		v.Reason = fmt.Sprintf("stopped after %d of %d queries: %d hits, weighted %.2f; always-valid p = %.3g, and even hits on every remaining query would leave it above %.3g",
+			v.Probed, n, v.Hits, v.WeightedHits, v.PValue, alpha)
+		return true
+	}
+	return false
 }
 
 // P-value kinds (RepoVerdict.PValueKind).

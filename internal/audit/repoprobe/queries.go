@@ -90,76 +90,106 @@ func BuildQueries(files []File, pats []Pattern, opts QueryOptions) []Query {
 
 // instantiate is BuildQueries before deduplication.
 func instantiate(files []File, pats []Pattern, opts QueryOptions) []Query {
+	in := &instantiator{files: files, opts: opts, seenTmpl: map[string]bool{}, lexed: map[int][]tok{}}
 	var qs []Query
-	seenTmpl := map[string]bool{}
-	lexed := map[int][]tok{}
-	fileToks := func(fi int) []tok {
-		if t, ok := lexed[fi]; ok {
-			return t
-		}
-		t := lexTokens(string(files[fi].Content))
-		lexed[fi] = t
-		return t
-	}
 	for _, p := range pats {
-		if len(p.Snippets) == 0 {
-			continue
-		}
-		if p.Kind == KindCooccur {
-			for j := 1; j < len(p.Words); j++ {
-				fi := p.Snippets[(j-1)%len(p.Snippets)].File
-				start, off, ok := embed(fileToks(fi), p.Words[:j+1])
-				if ok {
-					qs = append(qs, makeQuery(files[fi], p.Kind, start, off, p.Words[j], opts))
-				}
-			}
-			continue
-		}
-		members := p.Snippets[:min(len(p.Snippets), opts.MaxMembers)]
-		toks := make([][]tok, len(members))
-		seqs := make([][]string, len(members))
-		for i, s := range members {
-			toks[i] = lexTokens(string(files[s.File].Content[s.Start:s.End]))
-			seqs[i] = texts(toks[i])
-		}
-		tmpl := textsim.Extract(seqs)
-		key := string(p.Kind) + "\x01" + tmpl.String("\x00")
-		if seenTmpl[key] {
-			continue
-		}
-		seenTmpl[key] = true
-		var flat []string
-		for _, pc := range tmpl {
-			if pc.Hole {
-				flat = append(flat, holeTok)
-			} else {
-				flat = append(flat, pc.Tokens...)
-			}
-		}
-		// Align the template with the first member to find where its fixed
-		// words are in the original text.
-		m := difflib.NewMatcherWithJunk(flat, seqs[0], false, nil)
-		var cand []int // member-0 token indexes of fixed target words
-		used := map[string]bool{}
-		for _, b := range m.GetMatchingBlocks() {
-			for k := range b.Size {
-				t := toks[0][b.B+k]
-				if t.word && len(t.text) >= opts.MinTargetLen && !used[t.text] {
-					used[t.text] = true
-					cand = append(cand, b.B+k)
-				}
-			}
-		}
-		for _, ti := range spread(cand, opts.MaxTargetsPerTemplate) {
-			s := members[0]
-			t := toks[0][ti]
-			if ti == 0 && s.Start == 0 {
-				continue // nothing precedes the target
-			}
-			qs = append(qs, makeQuery(files[s.File], p.Kind, s.Start, s.Start+t.off, t.text, opts))
+		switch {
+		case len(p.Snippets) == 0:
+		case p.Kind == KindCooccur:
+			qs = in.cooccur(qs, p)
+		default:
+			qs = in.template(qs, p)
 		}
 	}
 	return qs
+}
+
+// instantiator turns patterns into queries, lexing each file once and
+// instantiating each distinct template once.
+type instantiator struct {
+	files    []File
+	opts     QueryOptions
+	seenTmpl map[string]bool
+	lexed    map[int][]tok
+}
+
+func (in *instantiator) fileToks(fi int) []tok {
+	if t, ok := in.lexed[fi]; ok {
+		return t
+	}
+	t := lexTokens(string(in.files[fi].Content))
+	in.lexed[fi] = t
+	return t
+}
+
+// cooccur makes one query per word of a co-occurrence pattern after the
+// first: the word as target, found in a supporting file after the words
+// before it.
+func (in *instantiator) cooccur(qs []Query, p Pattern) []Query {
+	for j := 1; j < len(p.Words); j++ {
+		fi := p.Snippets[(j-1)%len(p.Snippets)].File
+		start, off, ok := embed(in.fileToks(fi), p.Words[:j+1])
+		if ok {
+			qs = append(qs, makeQuery(in.files[fi], p.Kind, start, off, p.Words[j], in.opts))
+		}
+	}
+	return qs
+}
+
+// template aligns a clone or text pattern's members into a template
+// (textsim.Extract) and makes queries for up to MaxTargetsPerTemplate of
+// its fixed words, evenly spread, in the first member.
+func (in *instantiator) template(qs []Query, p Pattern) []Query {
+	members := p.Snippets[:min(len(p.Snippets), in.opts.MaxMembers)]
+	toks := make([][]tok, len(members))
+	seqs := make([][]string, len(members))
+	for i, s := range members {
+		toks[i] = lexTokens(string(in.files[s.File].Content[s.Start:s.End]))
+		seqs[i] = texts(toks[i])
+	}
+	tmpl := textsim.Extract(seqs)
+	key := string(p.Kind) + "\x01" + tmpl.String("\x00")
+	if in.seenTmpl[key] {
+		return qs
+	}
+	in.seenTmpl[key] = true
+	s := members[0]
+	for _, ti := range spread(fixedTargets(tmpl, toks[0], seqs[0], in.opts.MinTargetLen), in.opts.MaxTargetsPerTemplate) {
+		t := toks[0][ti]
+		if ti == 0 && s.Start == 0 {
+			continue // nothing precedes the target
+		}
+		qs = append(qs, makeQuery(in.files[s.File], p.Kind, s.Start, s.Start+t.off, t.text, in.opts))
+	}
+	return qs
+}
+
+// fixedTargets aligns the template with the first member (its tokens
+// toks, their texts seq) to find where its fixed words are in the
+// original text, and returns the member's token indexes of the fixed
+// words of at least minLen bytes, each word once.
+func fixedTargets(tmpl textsim.Template, toks []tok, seq []string, minLen int) []int {
+	var flat []string
+	for _, pc := range tmpl {
+		if pc.Hole {
+			flat = append(flat, holeTok)
+		} else {
+			flat = append(flat, pc.Tokens...)
+		}
+	}
+	m := difflib.NewMatcherWithJunk(flat, seq, false, nil)
+	var cand []int
+	used := map[string]bool{}
+	for _, b := range m.GetMatchingBlocks() {
+		for k := range b.Size {
+			t := toks[b.B+k]
+			if t.word && len(t.text) >= minLen && !used[t.text] {
+				used[t.text] = true
+				cand = append(cand, b.B+k)
+			}
+		}
+	}
+	return cand
 }
 
 func texts(ts []tok) []string {

@@ -120,21 +120,28 @@ func splitSubTokens(id string) []subToken {
 			start = i
 			continue
 		}
-		p := rs[i-1]
-		switch {
-		case unicode.IsLower(p) && unicode.IsUpper(r):
-			flush(i)
-			start = i
-		case unicode.IsUpper(p) && unicode.IsUpper(r) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
-			flush(i)
-			start = i
-		case unicode.IsDigit(p) != unicode.IsDigit(r):
+		if subTokenBoundary(rs, i) {
 			flush(i)
 			start = i
 		}
 	}
 	flush(len(rs))
 	return out
+}
+
+// subTokenBoundary says whether a sub-token starts at letter or digit
+// rs[i] (i > 0, rs[i-1] a letter or digit too): a lower→upper case
+// change, the last capital of an acronym run followed by lower case, or a
+// letter–digit change.
+func subTokenBoundary(rs []rune, i int) bool {
+	p, r := rs[i-1], rs[i]
+	switch {
+	case unicode.IsLower(p) && unicode.IsUpper(r):
+		return true
+	case unicode.IsUpper(p) && unicode.IsUpper(r) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
+		return true
+	}
+	return unicode.IsDigit(p) != unicode.IsDigit(r)
 }
 
 // stem is a tiny Porter-style suffix stripper for identifier sub-tokens
@@ -151,11 +158,7 @@ func stem(w string) string {
 	}
 	for _, suf := range suffixes {
 		if len(w)-len(suf) >= 3 && strings.HasSuffix(w, suf) {
-			w = w[:len(w)-len(suf)]
-			// Porter step 1b: "getter" → "gett" → "get", "mapping" → "map".
-			if n := len(w); n >= 4 && w[n-1] == w[n-2] && !strings.ContainsRune("aeioulsz", rune(w[n-1])) {
-				w = w[:n-1]
-			}
+			w = undouble(w[:len(w)-len(suf)])
 			break
 		}
 	}
@@ -163,6 +166,16 @@ func stem(w string) string {
 	// "parse" share a stem.
 	if len(w) > 3 && strings.HasSuffix(w, "e") {
 		w = w[:len(w)-1]
+	}
+	return w
+}
+
+// undouble is Porter step 1b: a final doubled consonant left by
+// stripping a suffix is undoubled ("getter" → "gett" → "get", "mapping"
+// → "map").
+func undouble(w string) string {
+	if n := len(w); n >= 4 && w[n-1] == w[n-2] && !strings.ContainsRune("aeioulsz", rune(w[n-1])) {
+		return w[:n-1]
 	}
 	return w
 }

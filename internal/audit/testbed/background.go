@@ -82,6 +82,19 @@ func packageOf(src []byte) string {
 	return ""
 }
 
+// jdkSources are the .java files of the given modules of at most
+// maxFileBytes.
+func jdkSources(files []*zip.File, modules []string, maxFileBytes int) []*zip.File {
+	var pick []*zip.File
+	for _, f := range files {
+		top, rest, ok := strings.Cut(f.Name, "/")
+		if ok && strings.HasSuffix(rest, ".java") && slices.Contains(modules, top) && f.UncompressedSize64 <= uint64(maxFileBytes) {
+			pick = append(pick, f)
+		}
+	}
+	return pick
+}
+
 // jdkDocs reads up to maxBytes of .java sources of the given src.zip
 // modules, a seeded sample spread over the modules, as background docs.
 func jdkDocs(zipPath string, modules []string, maxBytes int64, maxFileBytes int, seed uint64) ([]ngram.Doc, error) {
@@ -90,13 +103,7 @@ func jdkDocs(zipPath string, modules []string, maxBytes int64, maxFileBytes int,
 		return nil, fmt.Errorf("testbed: JDK %s: %v: %w", zipPath, err, errs.ErrInput)
 	}
 	defer zr.Close()
-	var pick []*zip.File
-	for _, f := range zr.File {
-		top, rest, ok := strings.Cut(f.Name, "/")
-		if ok && strings.HasSuffix(rest, ".java") && slices.Contains(modules, top) && f.UncompressedSize64 <= uint64(maxFileBytes) {
-			pick = append(pick, f)
-		}
-	}
+	pick := jdkSources(zr.File, modules, maxFileBytes)
 	rng := rand.New(rand.NewPCG(seed, 0x6a646b))
 	rng.Shuffle(len(pick), func(a, b int) { pick[a], pick[b] = pick[b], pick[a] })
 	var docs []ngram.Doc

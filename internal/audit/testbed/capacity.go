@@ -44,7 +44,7 @@ func runCapacity(ctx context.Context, opts Options, d *seedData, seed uint64, c 
 		Seed: int64(seed), Alpha: opts.Alpha, Lang: "java"}
 	controls, rest := split(d.repos)
 	cfgs := []string{ConfigFull, ConfigNoRepetitive, ConfigNoDistinct, ConfigNoContext}
-	if err := probeAll(ctx, target, d, cr, controls, cfgs, po, nil); err != nil {
+	if err := probeAll(ctx, target, d, cr, controls, append(cfgs, ConfigSmallRef), po, nil); err != nil {
 		return nil, err
 	}
 	// The method has one P0, its sole hyperparameter (benchchecker §3.3,
@@ -53,18 +53,16 @@ func runCapacity(ctx context.Context, opts Options, d *seedData, seed uint64, c 
 	// which snippets are probed and nothing else, as in Table 5. P0
 	// recalibrated per configuration (own) would absorb exactly the extra
 	// hits an ablation lets in; it is reported beside it (Row.FPROwnP0).
-	own := calibrate(cr, controls, cfgs)
-	method := own[ConfigFull]
-	if method <= 0 {
-		// No usable control: the paper's default for the language.
-		method = repoprobe.DefaultP0(po.Lang)
-	}
+	own := calibrate(cr, controls, append(cfgs, ConfigSmallRef))
 	p0 := map[string]float64{}
 	for _, c := range Configs {
-		p0[c] = method
+		p0[c] = methodP0(own[ConfigFull], po.Lang)
 	}
+	// The method with the small reference is the method as an auditor
+	// runs it, not an ablation: its P0 is calibrated on its own controls.
+	p0[ConfigSmallRef] = methodP0(own[ConfigSmallRef], po.Lang)
 	// Sequential first, so its calls are real calls.
-	if err := probeAll(ctx, target, d, cr, rest, append([]string{ConfigSequential}, cfgs...), po, p0); err != nil {
+	if err := probeAll(ctx, target, d, cr, rest, append([]string{ConfigSequential}, append(cfgs, ConfigSmallRef)...), po, p0); err != nil {
 		return nil, err
 	}
 	if err := scoreBaselines(ctx, opts, target, d, cr); err != nil {
@@ -73,6 +71,15 @@ func runCapacity(ctx context.Context, opts Options, d *seedData, seed uint64, c 
 	cr.ProbeSeconds = time.Since(t1).Seconds()
 	cr.summarize(rest, p0, own, opts.Alpha)
 	return cr, nil
+}
+
+// methodP0 is a calibrated P0, or without a usable control the paper's
+// default for the language.
+func methodP0(calibrated float64, lang string) float64 {
+	if calibrated <= 0 {
+		return repoprobe.DefaultP0(lang)
+	}
+	return calibrated
 }
 
 func split(repos []repo) (controls, rest []int) {
@@ -136,8 +143,12 @@ func calibrate(cr *CapacityRun, controls []int, cfgs []string) map[string]float6
 }
 
 // scoreBaselines scores Loss, Zlib, Min-K% and Ref on each repository's
-// snippets: the target and the repository's cross-fitted reference (which
-// did not see it), both over HTTP.
+// snippets, all over HTTP: Ref against the small reference trained on the
+// target's own text (trainSmall), and, reported beside it, against the
+// repository's cross-fitted reference, which never read it (an oracle).
+// Both references tokenize as the target does, so the texts skipped for
+// want of a token are the same and the cross-fitted Ref is the target's
+// mean loss minus that reference's.
 func scoreBaselines(ctx context.Context, opts Options, target llm.Model, d *seedData, cr *CapacityRun) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(2)
@@ -148,12 +159,17 @@ func scoreBaselines(ctx context.Context, opts Options, target llm.Model, d *seed
 			for k, f := range r.files {
 				texts[k] = f.Content
 			}
-			sc := baselines.Scorer{Target: target, Reference: d.refs[r.fold]}
-			s, err := sc.Mean(gctx, baselines.Snippets(texts, opts.Snippets, opts.SnippetLines))
+			snips := baselines.Snippets(texts, opts.Snippets, opts.SnippetLines)
+			s, err := baselines.Scorer{Target: target, Reference: d.small}.Mean(gctx, snips)
 			if err != nil {
 				return fmt.Errorf("testbed: baselines on %s: %w", r.Repo, err)
 			}
-			cr.Repos[i].Baselines = &s
+			cross, err := baselines.Scorer{Target: d.refs[r.fold]}.Mean(gctx, snips)
+			if err != nil {
+				return fmt.Errorf("testbed: baselines on %s: %w", r.Repo, err)
+			}
+			ref := s.Loss - cross.Loss
+			cr.Repos[i].Baselines, cr.Repos[i].RefCrossfit = &s, &ref
 			return nil
 		})
 	}

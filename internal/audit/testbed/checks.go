@@ -14,35 +14,20 @@ func checks(r *Result) []Check {
 		return nil
 	}
 	capName := r.Capacities[0].Name
-	row := func(cfg string) Row {
-		for _, x := range r.Table {
-			if x.Capacity == capName && x.Config == cfg {
-				return x
-			}
-		}
-		return Row{}
-	}
-	full := row(ConfigFull)
+	full := r.row(capName, ConfigFull)
 	out := []Check{{
 		Name: "full method", Target: "AUC ≥ 0.95 and FPR ≤ 0.05 at α = 0.05",
 		Measured: fmt.Sprintf("AUC %.3f (seeds %.3f–%.3f), FPR %.3f, TPR %.3f", full.AUCMean, full.AUCMin, full.AUCMax, full.FPR, full.TPR),
 		Pass:     full.AUCMean >= 0.95 && full.FPR <= 0.05,
 	}}
 	for _, cfg := range []string{ConfigNoRepetitive, ConfigNoDistinct, ConfigNoContext} {
-		a := row(cfg)
+		a := r.row(capName, cfg)
 		dAUC, dFPR := full.AUCMean-a.AUCMean, a.FPR-full.FPR
 		out = append(out, Check{Name: cfg, Target: "AUC lower by ≥ 0.1 or FPR higher by ≥ 0.2",
 			Measured: fmt.Sprintf("AUC %.3f (%+.3f), FPR %.3f (%+.3f)", a.AUCMean, -dAUC, a.FPR, dFPR),
 			Pass:     dAUC >= 0.1 || dFPR >= 0.2})
 	}
-	best := BaselineRow{AUCMean: math.Inf(-1)}
-	for _, b := range r.Baselines {
-		if b.Capacity == capName && b.AUCMean > best.AUCMean {
-			best = b
-		}
-	}
-	out = append(out, Check{Name: "best logit baseline", Target: "AUC below the full method's",
-		Measured: fmt.Sprintf("%s AUC %.3f vs %.3f", best.Method, best.AUCMean, full.AUCMean), Pass: best.AUCMean < full.AUCMean})
+	out = append(out, r.baselineCheck(capName, full))
 	for _, s := range r.Sequential {
 		if s.Capacity != capName {
 			continue
@@ -58,4 +43,34 @@ func checks(r *Result) []Check {
 		}
 	}
 	return out
+}
+
+// row is the pooled row of one capacity and configuration (zero when
+// absent).
+func (r *Result) row(capName, cfg string) Row {
+	for _, x := range r.Table {
+		if x.Capacity == capName && x.Config == cfg {
+			return x
+		}
+	}
+	return Row{}
+}
+
+// baselineCheck compares the best logit baseline with the full method.
+// The oracle Ref (a reference that never read the repository) is not a
+// baseline an auditor can run; it is named in the measured text, not
+// compared.
+func (r *Result) baselineCheck(capName string, full Row) Check {
+	best, oracle := BaselineRow{AUCMean: math.Inf(-1)}, ""
+	for _, b := range r.Baselines {
+		switch {
+		case b.Capacity != capName:
+		case b.Method == MethodRefCrossfit:
+			oracle = fmt.Sprintf("; %s (oracle reference) AUC %.3f", b.Method, b.AUCMean)
+		case b.AUCMean > best.AUCMean:
+			best = b
+		}
+	}
+	return Check{Name: "best logit baseline", Target: "AUC below the full method's",
+		Measured: fmt.Sprintf("%s AUC %.3f vs %.3f%s", best.Method, best.AUCMean, full.AUCMean, oracle), Pass: best.AUCMean < full.AUCMean}
 }

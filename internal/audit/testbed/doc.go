@@ -13,8 +13,10 @@
 // the three ablations (repoprobe), all at the one P0 the full method's
 // controls calibrate (the ablations' own recalibrated P0 is reported
 // beside), the logit baselines Loss, Zlib, Min-K%
-// and Ref (baselines, Ref against a cross-fitted reference that did not
-// see the repository), and scores them against the labels (AUC, TPR/FPR,
+// and Ref (baselines; Ref against a smaller model trained on the target's
+// own text, as Ref is used in practice, and, reported beside as an
+// oracle, against a cross-fitted reference that never read the
+// repository), and scores them against the labels (AUC, TPR/FPR,
 // ROC). Calibration pools the non-members' p-values over seeds and flags a
 // configuration whose share with p ≤ α exceeds α. Checks states the
 // issue's targets with the figures measured, pass or not.

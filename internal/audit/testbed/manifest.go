@@ -70,14 +70,10 @@ func LoadManifest(path string) (*Manifest, error) {
 func (m *Manifest) check() error {
 	seen := map[string]bool{}
 	for i, e := range m.Repos {
-		switch {
-		case !strings.Contains(e.Repo, "/"):
-			return fmt.Errorf("repos[%d]: repo %q is not owner/name: %w", i, e.Repo, errs.ErrInput)
-		case len(e.Commit) != 40:
-			return fmt.Errorf("repos[%d] %s: commit %q is not a full 40-hex hash: %w", i, e.Repo, e.Commit, errs.ErrInput)
-		case e.Role != RoleMember && e.Role != RoleNonMember && e.Role != RoleBackground:
-			return fmt.Errorf("repos[%d] %s: role %q: want member, nonmember or background: %w", i, e.Repo, e.Role, errs.ErrInput)
-		case seen[e.Name()]:
+		if err := e.check(i); err != nil {
+			return err
+		}
+		if seen[e.Name()] {
 			return fmt.Errorf("repos[%d]: %s listed twice: %w", i, e.Name(), errs.ErrInput)
 		}
 		seen[e.Name()] = true
@@ -89,6 +85,19 @@ func (m *Manifest) check() error {
 	}
 	if m.count(RoleMember) < 2 || m.count(RoleNonMember) < 2 {
 		return fmt.Errorf("%d members and %d non-members; need at least 2 of each: %w", m.count(RoleMember), m.count(RoleNonMember), errs.ErrInput)
+	}
+	return nil
+}
+
+// check checks entry i's repository name, commit and role.
+func (e Entry) check(i int) error {
+	switch {
+	case !strings.Contains(e.Repo, "/"):
+		return fmt.Errorf("repos[%d]: repo %q is not owner/name: %w", i, e.Repo, errs.ErrInput)
+	case len(e.Commit) != 40:
+		return fmt.Errorf("repos[%d] %s: commit %q is not a full 40-hex hash: %w", i, e.Repo, e.Commit, errs.ErrInput)
+	case e.Role != RoleMember && e.Role != RoleNonMember && e.Role != RoleBackground:
+		return fmt.Errorf("repos[%d] %s: role %q: want member, nonmember or background: %w", i, e.Repo, e.Role, errs.ErrInput)
 	}
 	return nil
 }
@@ -154,14 +163,7 @@ func readRepo(ctx context.Context, m *Manifest, e Entry, dirs []string, o ReadOp
 	if err != nil {
 		return nil, fmt.Errorf("testbed: %s at %s (is the commit in the clone? fetch it): %w", e.Repo, e.Commit, err)
 	}
-	paths = slices.DeleteFunc(paths, func(p string) bool {
-		for _, g := range m.Exclude {
-			if gitrepo.Match(g, p) {
-				return true
-			}
-		}
-		return false
-	})
+	paths = slices.DeleteFunc(paths, m.excluded)
 	rng := rand.New(rand.NewPCG(o.Seed, hashName(e.Repo)))
 	rng.Shuffle(len(paths), func(a, b int) { paths[a], paths[b] = paths[b], paths[a] })
 	// Read a few more than needed: some are too large.
@@ -170,6 +172,22 @@ func readRepo(ctx context.Context, m *Manifest, e Entry, dirs []string, o ReadOp
 	if err != nil {
 		return nil, fmt.Errorf("testbed: %s: %w", e.Repo, err)
 	}
+	return keepFiles(want, blobs, o), nil
+}
+
+// excluded says whether the manifest's Exclude globs drop path p.
+func (m *Manifest) excluded(p string) bool {
+	for _, g := range m.Exclude {
+		if gitrepo.Match(g, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// keepFiles keeps, in the sampled order, the first MaxFiles non-empty
+// blobs of at most MaxFileBytes, sorted by path.
+func keepFiles(want []string, blobs map[string][]byte, o ReadOptions) []repoprobe.File {
 	var files []repoprobe.File
 	for _, p := range want {
 		if b := blobs[p]; len(b) > 0 && len(b) <= o.MaxFileBytes && len(files) < o.MaxFiles {
@@ -177,7 +195,7 @@ func readRepo(ctx context.Context, m *Manifest, e Entry, dirs []string, o ReadOp
 		}
 	}
 	slices.SortFunc(files, func(a, b repoprobe.File) int { return strings.Compare(a.Path, b.Path) })
-	return files, nil
+	return files
 }
 
 func hashName(s string) uint64 {

@@ -182,77 +182,154 @@ func Quick(ctx context.Context, opts QuickOptions) (*QuickResult, error) {
 		return nil, err
 	}
 	opts.Progress(fmt.Sprintf("%d repositories (%d seen)", len(repos), countSeen(repos)))
-
-	work := opts.WorkDir
-	if work == "" {
-		if work, err = os.MkdirTemp("", "benchforge-testbed-"); err != nil {
-			return nil, fmt.Errorf("Testbed: temp dir: %w", err)
-		}
-		defer os.RemoveAll(work)
+	q := &quickRun{opts: opts, repos: repos}
+	defer q.close()
+	if err := q.workDir(); err != nil {
+		return nil, err
 	}
-	byName := map[string]repoprobe.Repo{}
-	for _, r := range base {
-		byName[r.Name] = r
+	if err := q.trainModels(ctx); err != nil {
+		return nil, err
 	}
-	var target *ngram.Model
-	var refs [2]*ngram.Model
-	train := func(dir string, pick func(tbRepo) bool) (*ngram.Model, error) {
-		for _, r := range repos {
-			if r.reuse != "" || !pick(r) {
-				continue
-			}
-			for _, f := range r.files {
-				p := filepath.Join(work, dir, r.Name, filepath.FromSlash(f.Path))
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					return nil, err
-				}
-				if err := os.WriteFile(p, f.Content, 0o644); err != nil {
-					return nil, err
-				}
-			}
-		}
-		return ngram.Train(ctx, ngram.Corpus{Paths: []string{filepath.Join(work, dir)}, Include: []string{"*.java", "*.py"}}, ngram.Options{Order: opts.Order})
+	res := &QuickResult{}
+	if err := q.serveModels(res); err != nil {
+		return nil, err
 	}
-	opts.Progress("training target model on the seen repositories")
-	if target, err = train("train-target", func(r tbRepo) bool { return r.Seen }); err != nil {
-		return nil, fmt.Errorf("Testbed: train target: %w", err)
+	opts.Progress("mining patterns and selecting signature snippets")
+	if err := q.selectQueries(ctx); err != nil {
+		return nil, err
 	}
-	for f := range 2 {
-		opts.Progress(fmt.Sprintf("training reference model %d", f))
-		if refs[f], err = train(fmt.Sprintf("train-ref%d", f), func(r tbRepo) bool { return r.Fold != f }); err != nil {
-			return nil, fmt.Errorf("Testbed: train reference %d: %w", f, err)
-		}
-	}
-	tm, stopT, err := serve(target, "testbed-target")
+	log, err := repoprobe.OpenProbeLog(filepath.Join(q.work, "probes.jsonl"))
 	if err != nil {
 		return nil, err
 	}
-	defer stopT()
-	var refModels [2]llm.Model
-	res := &QuickResult{Target: tm.ID()}
+	q.cleanup = append(q.cleanup, func() { log.Close() })
+	q.po = repoprobe.ProbeOptions{Samples: opts.Samples, Temperature: opts.Temperature, MaxTokens: opts.MaxTokens,
+		Seed: int64(opts.Seed), Alpha: opts.Alpha, Log: log}
+	controls, rest := q.splitControls()
+	p0, err := q.calibrate(ctx, controls)
+	if err != nil {
+		return nil, err
+	}
+	opts.Progress(fmt.Sprintf("probing %d repositories", len(rest)))
+	// Sequential first, so its calls are real calls, not replays.
+	if err := q.probe(ctx, rest, []string{ConfigSequential, ConfigFull, ConfigNoRepetitive, ConfigNoDistinct, ConfigNoContext}, p0); err != nil {
+		return nil, err
+	}
+	q.collect(res, rest, p0, len(controls))
+	res.WallSeconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// quickRun is one Quick testbed run after its repositories are arranged.
+type quickRun struct {
+	opts    QuickOptions
+	repos   []tbRepo
+	work    string
+	target  *ngram.Model
+	refs    [2]*ngram.Model
+	tm      llm.Model
+	refLMs  [2]llm.Model
+	sel     []map[string][]repoprobe.Query // per repository and configuration
+	po      repoprobe.ProbeOptions
+	cleanup []func() // run in reverse order by close
+}
+
+func (q *quickRun) close() {
+	for i := len(q.cleanup) - 1; i >= 0; i-- {
+		q.cleanup[i]()
+	}
+}
+
+// workDir is QuickOptions.WorkDir or a temporary directory removed at
+// the end.
+func (q *quickRun) workDir() error {
+	q.work = q.opts.WorkDir
+	if q.work != "" {
+		return nil
+	}
+	work, err := os.MkdirTemp("", "benchforge-testbed-")
+	if err != nil {
+		return fmt.Errorf("Testbed: temp dir: %w", err)
+	}
+	q.work = work
+	q.cleanup = append(q.cleanup, func() { os.RemoveAll(work) })
+	return nil
+}
+
+// trainModels trains the target on the seen repositories and the two
+// cross-fitted references, each on the other fold.
+func (q *quickRun) trainModels(ctx context.Context) error {
+	var err error
+	q.opts.Progress("training target model on the seen repositories")
+	if q.target, err = q.train(ctx, "train-target", func(r tbRepo) bool { return r.Seen }); err != nil {
+		return fmt.Errorf("Testbed: train target: %w", err)
+	}
 	for f := range 2 {
-		m, stop, err := serve(refs[f], fmt.Sprintf("testbed-ref%d", f))
-		if err != nil {
-			return nil, err
+		q.opts.Progress(fmt.Sprintf("training reference model %d", f))
+		if q.refs[f], err = q.train(ctx, fmt.Sprintf("train-ref%d", f), func(r tbRepo) bool { return r.Fold != f }); err != nil {
+			return fmt.Errorf("Testbed: train reference %d: %w", f, err)
 		}
-		defer stop()
-		refModels[f] = m
+	}
+	return nil
+}
+
+// train writes the picked repositories (reuse copies excluded) under
+// work/dir and trains a model on them.
+func (q *quickRun) train(ctx context.Context, dir string, pick func(tbRepo) bool) (*ngram.Model, error) {
+	for _, r := range q.repos {
+		if r.reuse != "" || !pick(r) {
+			continue
+		}
+		for _, f := range r.files {
+			p := filepath.Join(q.work, dir, r.Name, filepath.FromSlash(f.Path))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return nil, err
+			}
+			if err := os.WriteFile(p, f.Content, 0o644); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return ngram.Train(ctx, ngram.Corpus{Paths: []string{filepath.Join(q.work, dir)}, Include: []string{"*.java", "*.py"}}, ngram.Options{Order: q.opts.Order})
+}
+
+// serveModels serves the target and the references on loopback.
+func (q *quickRun) serveModels(res *QuickResult) error {
+	tm, stopT, err := serve(q.target, "testbed-target")
+	if err != nil {
+		return err
+	}
+	q.cleanup = append(q.cleanup, stopT)
+	q.tm = tm
+	res.Target = tm.ID()
+	for f := range 2 {
+		m, stop, err := serve(q.refs[f], fmt.Sprintf("testbed-ref%d", f))
+		if err != nil {
+			return err
+		}
+		q.cleanup = append(q.cleanup, stop)
+		q.refLMs[f] = m
 		res.References = append(res.References, m.ID())
 	}
+	return nil
+}
+
+// selectQueries mines, builds and selects every repository's queries
+// under each configuration; the reference index counts the corpus
+// repositories, reuse copies excluded.
+func (q *quickRun) selectQueries(ctx context.Context) error {
+	opts := q.opts
 	var ref [][]repoprobe.File
-	for _, r := range repos {
+	for _, r := range q.repos {
 		if r.reuse == "" {
 			ref = append(ref, r.files)
 		}
 	}
 	freq := repoprobe.NewMapFreq(ref)
 	maxFrac := (float64(opts.MaxRepoFreq) + 0.5) / float64(freq.Repos())
-
-	// Mine, build and select queries for every repository.
-	opts.Progress("mining patterns and selecting signature snippets")
-	sel := make([]map[string][]repoprobe.Query, len(repos))
-	err = parallel(ctx, len(repos), func(i int) error {
-		r := &repos[i]
+	q.sel = make([]map[string][]repoprobe.Query, len(q.repos))
+	return parallel(ctx, len(q.repos), func(i int) error {
+		r := &q.repos[i]
 		pats, err := repoprobe.Mine(ctx, r.files, repoprobe.MineOptions{Freq: freq, MaxRepoFrac: maxFrac, Workers: 1})
 		if err != nil {
 			return err
@@ -265,95 +342,95 @@ func Quick(ctx context.Context, opts QuickOptions) (*QuickResult, error) {
 		cands := repoprobe.BuildQueries(r.files, pats, qo)
 		r.Candidates = len(cands)
 		single := repoprobe.SingleQueries(r.files, 4*opts.MaxQueries, opts.Seed, qo)
-		so := repoprobe.SelectOptions{Freq: freq, MaxRepoFrac: maxFrac, Reference: refModels[r.Fold], MinEntropy: opts.MinEntropy,
+		so := repoprobe.SelectOptions{Freq: freq, MaxRepoFrac: maxFrac, Reference: q.refLMs[r.Fold], MinEntropy: opts.MinEntropy,
 			MaxQueries: opts.MaxQueries, Seed: opts.Seed}
 		qs, stats, err := selectConfigs(ctx, cands, single, so)
 		if err != nil {
 			return fmt.Errorf("testbed repository %s: %w", r.Name, err)
 		}
-		sel[i], r.Select = qs, stats
+		q.sel[i], r.Select = qs, stats
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
+}
 
-	log, err := repoprobe.OpenProbeLog(filepath.Join(work, "probes.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	defer log.Close()
-	po := repoprobe.ProbeOptions{Samples: opts.Samples, Temperature: opts.Temperature, MaxTokens: opts.MaxTokens,
-		Seed: int64(opts.Seed), Alpha: opts.Alpha, Log: log}
-	probe := func(idx []int, configs []string, p0 map[string]float64) error {
-		return parallel(ctx, len(idx), func(k int) error {
-			r := &repos[idx[k]]
-			for _, c := range configs {
-				o := po
-				o.Lang, o.P0, o.Sequential = r.Lang, p0[c], c == ConfigSequential
-				v, err := repoprobe.Probe(ctx, tm, r.Name, sel[idx[k]][c], o)
-				if err != nil {
-					return err
-				}
-				r.Verdicts[c] = v
-			}
-			return nil
-		})
-	}
-	var controls, rest []int
-	for i := range repos {
-		repos[i].Verdicts = map[string]repoprobe.RepoVerdict{}
-		if repos[i].Control {
+// splitControls resets the verdicts and splits the repositories into
+// negative controls and the rest.
+func (q *quickRun) splitControls() (controls, rest []int) {
+	for i := range q.repos {
+		q.repos[i].Verdicts = map[string]repoprobe.RepoVerdict{}
+		if q.repos[i].Control {
 			controls = append(controls, i)
 		} else {
 			rest = append(rest, i)
 		}
 	}
-	// P0 per configuration from the negative controls.
+	return controls, rest
+}
+
+// probe runs Stage I on the repositories idx under each configuration.
+func (q *quickRun) probe(ctx context.Context, idx []int, configs []string, p0 map[string]float64) error {
+	return parallel(ctx, len(idx), func(k int) error {
+		r := &q.repos[idx[k]]
+		for _, c := range configs {
+			o := q.po
+			o.Lang, o.P0, o.Sequential = r.Lang, p0[c], c == ConfigSequential
+			v, err := repoprobe.Probe(ctx, q.tm, r.Name, q.sel[idx[k]][c], o)
+			if err != nil {
+				return err
+			}
+			r.Verdicts[c] = v
+		}
+		return nil
+	})
+}
+
+// calibrate probes the negative controls and derives P0 per
+// configuration from their hit rates (none without controls: the
+// per-language default).
+func (q *quickRun) calibrate(ctx context.Context, controls []int) (map[string]float64, error) {
 	p0 := map[string]float64{}
-	if len(controls) > 0 {
-		opts.Progress(fmt.Sprintf("calibrating P0 on %d negative controls", len(controls)))
-		cfgs := []string{ConfigFull, ConfigNoRepetitive, ConfigNoDistinct, ConfigNoContext}
-		if err := probe(controls, cfgs, nil); err != nil {
-			return nil, err
-		}
-		for _, c := range cfgs {
-			var rates []float64
-			for _, i := range controls {
-				if v := repos[i].Verdicts[c]; v.Verdict != repoprobe.Insufficient {
-					rates = append(rates, float64(v.Hits)/float64(v.Queries))
-				}
-			}
-			if p, err := repoprobe.CalibrateP0(rates); err == nil {
-				p0[c] = p
-			}
-		}
-		p0[ConfigSequential] = p0[ConfigFull]
+	if len(controls) == 0 {
+		return p0, nil
 	}
-	opts.Progress(fmt.Sprintf("probing %d repositories", len(rest)))
-	// Sequential first, so its calls are real calls, not replays.
-	if err := probe(rest, []string{ConfigSequential, ConfigFull, ConfigNoRepetitive, ConfigNoDistinct, ConfigNoContext}, p0); err != nil {
+	q.opts.Progress(fmt.Sprintf("calibrating P0 on %d negative controls", len(controls)))
+	cfgs := []string{ConfigFull, ConfigNoRepetitive, ConfigNoDistinct, ConfigNoContext}
+	if err := q.probe(ctx, controls, cfgs, nil); err != nil {
 		return nil, err
 	}
+	for _, c := range cfgs {
+		var rates []float64
+		for _, i := range controls {
+			if v := q.repos[i].Verdicts[c]; v.Verdict != repoprobe.Insufficient {
+				rates = append(rates, float64(v.Hits)/float64(v.Queries))
+			}
+		}
+		if p, err := repoprobe.CalibrateP0(rates); err == nil {
+			p0[c] = p
+		}
+	}
+	p0[ConfigSequential] = p0[ConfigFull]
+	return p0, nil
+}
 
-	art := &QuickArtifacts{Target: target, Order: opts.Order, Files: map[string][]repoprobe.File{}, Queries: map[string][]repoprobe.Query{}, Probe: po}
+// collect fills the result: repositories, artifacts, per-configuration
+// summaries and the calls sequential stopping saved.
+func (q *quickRun) collect(res *QuickResult, rest []int, p0 map[string]float64, controls int) {
+	art := &QuickArtifacts{Target: q.target, Order: q.opts.Order, Files: map[string][]repoprobe.File{}, Queries: map[string][]repoprobe.Query{}, Probe: q.po}
 	art.Probe.Log = nil
-	for i, r := range repos {
+	for i, r := range q.repos {
 		res.Repos = append(res.Repos, r.QuickRepo)
-		art.Files[r.Name], art.Queries[r.Name] = r.files, sel[i][ConfigFull]
+		art.Files[r.Name], art.Queries[r.Name] = r.files, q.sel[i][ConfigFull]
 	}
 	res.Artifacts = art
 	for _, c := range Configs {
-		res.Summary = append(res.Summary, summarize(repos, rest, c, p0[c]))
+		res.Summary = append(res.Summary, summarize(q.repos, rest, c, p0[c]))
 	}
 	if fixed := res.Summary[0].Calls; fixed > 0 {
 		res.CallsSaved = float64(res.Summary[1].Calls) / float64(fixed)
 	}
-	if len(controls) == 0 {
+	if controls == 0 {
 		res.Notes = append(res.Notes, "no negative controls: P0 is the per-language default (repoprobe.DefaultP0)")
 	}
-	res.WallSeconds = time.Since(start).Seconds()
-	return res, nil
 }
 
 // tbRepo is a testbed repository with its files.

@@ -92,6 +92,33 @@ type RepoResult struct {
 	Select    map[string]repoprobe.SelectStats `json:"select"`
 	Verdicts  map[string]repoprobe.RepoVerdict `json:"verdicts"`
 	Baselines *baselines.Scores                `json:"baselines"`
+	// RefCrossfit is Ref against the repository's cross-fitted reference
+	// (never trained on it); Baselines.Ref is against the small one.
+	RefCrossfit *float64 `json:"ref_crossfit,omitempty"`
+}
+
+// MethodRefCrossfit is the Ref baseline against the cross-fitted
+// reference, an oracle reported beside the realistic baselines.
+const MethodRefCrossfit = "ref-crossfit"
+
+// baselineMethods are the logit baselines the testbed reports:
+// baselines.Methods and the oracle Ref.
+var baselineMethods = append(slices.Clone(baselines.Methods), MethodRefCrossfit)
+
+// membership is a repository's score under a baseline, higher meaning
+// more likely a member.
+func (r RepoResult) membership(method string) (float64, bool) {
+	if method == MethodRefCrossfit {
+		if r.RefCrossfit == nil {
+			return 0, false
+		}
+		return -*r.RefCrossfit, true
+	}
+	if r.Baselines == nil {
+		return 0, false
+	}
+	v, ok := r.Baselines.Membership()[method]
+	return v, ok
 }
 
 // ConfigSummary scores one configuration of one target: AUC of −log10 p
@@ -127,59 +154,69 @@ type BaselineSummary struct {
 }
 
 func (cr *CapacityRun) summarize(rest []int, p0, own map[string]float64, alpha float64) {
-	for _, c := range Configs {
-		s := ConfigSummary{Config: c, P0: p0[c], OwnP0: own[c], Repos: len(rest), p: map[string]float64{}}
-		var scores []float64
-		var labels []bool
-		pos, neg, tp, fp, tpOwn, fpOwn := 0, 0, 0, 0, 0, 0
-		for _, i := range rest {
-			r := cr.Repos[i]
-			v := r.Verdicts[c]
-			s.Calls += v.Calls
-			member := r.Role == RoleMember
-			score := -math.Log10(max(v.PValue, 1e-300))
-			if c == ConfigSequential && v.Verdict != repoprobe.Insufficient {
-				// The sequential design's evidence is its e-value where it
-				// stopped (RepoVerdict.EValue); its always-valid p-value
-				// ties at 1 for most repositories that are not present.
-				score = math.Log10(max(v.EValue, 1e-300))
-			}
-			scores = append(scores, score)
-			labels = append(labels, member)
-			atOwn := c != ConfigSequential && s.OwnP0 > 0 && v.Verdict != repoprobe.Insufficient &&
-				repoprobe.PValue(v.WeightedHits, v.Queries, s.OwnP0) <= alpha
-			if member {
-				pos, tp, tpOwn = pos+1, tp+b2i(v.Present), tpOwn+b2i(atOwn)
-			} else {
-				neg, fp, fpOwn = neg+1, fp+b2i(v.Present), fpOwn+b2i(atOwn)
-				s.p[r.Name] = v.PValue
-			}
-		}
-		s.AUC, s.ROC = auc(scores, labels)
-		s.TPR, s.FPR = ratio(tp, pos), ratio(fp, neg)
-		s.TPROwnP0, s.FPROwnP0 = ratio(tpOwn, pos), ratio(fpOwn, neg)
-		cr.Summary = append(cr.Summary, s)
+	for _, c := range ecoConfigs {
+		cr.Summary = append(cr.Summary, cr.configSummary(c, rest, p0[c], own[c], alpha))
 	}
-	for _, m := range baselines.Methods {
-		var scores []float64
-		var labels []bool
-		for _, i := range rest {
-			r := cr.Repos[i]
-			if r.Baselines == nil {
-				continue
-			}
-			if v, ok := r.Baselines.Membership()[m]; ok {
-				scores = append(scores, v)
-				labels = append(labels, r.Role == RoleMember)
-			}
-		}
-		b := BaselineSummary{Method: m}
-		b.AUC, b.ROC = auc(scores, labels)
-		if y, err := stats.Youden(scores, labels); err == nil {
-			b.TPR, b.FPR = y.TPR, y.FPR
-		}
-		cr.Baselines = append(cr.Baselines, b)
+	for _, m := range baselineMethods {
+		cr.Baselines = append(cr.Baselines, cr.baselineSummary(m, rest))
 	}
+}
+
+// configSummary scores configuration c over the repositories rest.
+func (cr *CapacityRun) configSummary(c string, rest []int, p0, own, alpha float64) ConfigSummary {
+	s := ConfigSummary{Config: c, P0: p0, OwnP0: own, Repos: len(rest), p: map[string]float64{}}
+	var scores []float64
+	var labels []bool
+	pos, neg, tp, fp, tpOwn, fpOwn := 0, 0, 0, 0, 0, 0
+	for _, i := range rest {
+		r := cr.Repos[i]
+		v := r.Verdicts[c]
+		s.Calls += v.Calls
+		member := r.Role == RoleMember
+		scores = append(scores, evidence(c, v))
+		labels = append(labels, member)
+		atOwn := c != ConfigSequential && s.OwnP0 > 0 && v.Verdict != repoprobe.Insufficient &&
+			repoprobe.PValue(v.WeightedHits, v.Queries, s.OwnP0) <= alpha
+		if member {
+			pos, tp, tpOwn = pos+1, tp+b2i(v.Present), tpOwn+b2i(atOwn)
+		} else {
+			neg, fp, fpOwn = neg+1, fp+b2i(v.Present), fpOwn+b2i(atOwn)
+			s.p[r.Name] = v.PValue
+		}
+	}
+	s.AUC, s.ROC = auc(scores, labels)
+	s.TPR, s.FPR = ratio(tp, pos), ratio(fp, neg)
+	s.TPROwnP0, s.FPROwnP0 = ratio(tpOwn, pos), ratio(fpOwn, neg)
+	return s
+}
+
+// evidence is a verdict's score for the ROC: −log10 p, or for the
+// sequential design the log10 of its e-value where it stopped
+// (RepoVerdict.EValue), since its always-valid p-value ties at 1 for most
+// repositories that are not present.
+func evidence(c string, v repoprobe.RepoVerdict) float64 {
+	if c == ConfigSequential && v.Verdict != repoprobe.Insufficient {
+		return math.Log10(max(v.EValue, 1e-300))
+	}
+	return -math.Log10(max(v.PValue, 1e-300))
+}
+
+// baselineSummary scores baseline m over the repositories rest.
+func (cr *CapacityRun) baselineSummary(m string, rest []int) BaselineSummary {
+	var scores []float64
+	var labels []bool
+	for _, i := range rest {
+		if v, ok := cr.Repos[i].membership(m); ok {
+			scores = append(scores, v)
+			labels = append(labels, cr.Repos[i].Role == RoleMember)
+		}
+	}
+	b := BaselineSummary{Method: m}
+	b.AUC, b.ROC = auc(scores, labels)
+	if y, err := stats.Youden(scores, labels); err == nil {
+		b.TPR, b.FPR = y.TPR, y.FPR
+	}
+	return b
 }
 
 func auc(scores []float64, labels []bool) (*float64, []stats.ROCPoint) {
@@ -288,7 +325,7 @@ func (r *Result) runsOf(c Capacity) []*CapacityRun {
 func (r *Result) finish(opts Options) {
 	for _, c := range r.Capacities {
 		runs := r.runsOf(c)
-		for k, cfg := range Configs {
+		for k, cfg := range ecoConfigs {
 			r.Table = append(r.Table, pooledRow(c.Name, cfg, runs, k))
 			if cfg != ConfigSequential {
 				for _, lvl := range []float64{0.05, 0.01} {
@@ -296,7 +333,7 @@ func (r *Result) finish(opts Options) {
 				}
 			}
 		}
-		for k, m := range baselines.Methods {
+		for k, m := range baselineMethods {
 			r.Baselines = append(r.Baselines, baselineRow(c.Name, m, runs, k))
 		}
 		r.Sequential = append(r.Sequential, sequentialRow(c.Name, runs))

@@ -89,12 +89,12 @@ func TestRunSynthetic(t *testing.T) {
 			if !r.Control && (r.Role == RoleMember) != v.Present {
 				t.Errorf("seed %d %s (%s): %s, %s", cr.Seed, r.Name, r.Role, v.Verdict, v.Reason)
 			}
-			if r.Baselines == nil || r.Baselines.Ref == nil {
+			if r.Baselines == nil || r.Baselines.Ref == nil || r.RefCrossfit == nil {
 				t.Errorf("%s: no baseline scores", r.Name)
 			}
 		}
 	}
-	if len(res.Table) != len(Configs) || len(res.Baselines) != 4 || len(res.Calibration) != 2*(len(Configs)-1) {
+	if len(res.Table) != len(ecoConfigs) || len(res.Baselines) != len(baselineMethods) || len(baselineMethods) != 5 || len(res.Calibration) != 2*(len(ecoConfigs)-1) {
 		t.Fatalf("table %d rows, baselines %d, calibration %d", len(res.Table), len(res.Baselines), len(res.Calibration))
 	}
 	if full := res.Table[0]; full.Config != ConfigFull || full.AUCMean != 1 || full.Seeds != 2 {
