@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -158,11 +160,12 @@ func printEvalSet(a *app, se *patchcheck.SetEvaluation, conf string) error {
 			fmt.Fprintf(a.stdout, "%s: %s\n", l, msg)
 		}
 	}
-	for l, m := range se.Labels {
+	for _, l := range slices.Sorted(maps.Keys(se.Labels)) {
+		m := se.Labels[l]
 		fmt.Fprintf(a.stdout, "labels %s: high %d  medium %d  low %d  unrated %d\n", l, m["high"], m["medium"], m["low"], m[""])
 	}
-	for k, n := range ev.Skipped {
-		fmt.Fprintf(a.stdout, "skipped %s: %d\n", k, n)
+	for _, k := range slices.Sorted(maps.Keys(ev.Skipped)) {
+		fmt.Fprintf(a.stdout, "skipped %s: %d\n", k, ev.Skipped[k])
 	}
 	if len(ev.Missing) > 0 {
 		fmt.Fprintf(a.stdout, "labelled samples without a verdict: %d\n", len(ev.Missing))

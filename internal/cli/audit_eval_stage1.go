@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/audit/patchcheck"
@@ -116,8 +118,8 @@ func printStageEval(w io.Writer, ev *pipeline.StageEval) error {
 	if err := t.Write(w); err != nil {
 		return err
 	}
-	for k, n := range ev.Skipped {
-		fmt.Fprintf(w, "%s: %d\n", k, n)
+	for _, k := range slices.Sorted(maps.Keys(ev.Skipped)) {
+		fmt.Fprintf(w, "%s: %d\n", k, ev.Skipped[k])
 	}
 	if len(ev.Missing) > 0 {
 		fmt.Fprintf(w, "labelled without a record: %d (%s)\n", len(ev.Missing), strings.Join(ev.Missing[:min(5, len(ev.Missing))], ", "))

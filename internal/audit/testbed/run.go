@@ -81,7 +81,7 @@ type Options struct {
 	Read       ReadOptions
 	MinFiles   int // repositories with fewer files are dropped (and said so) [10]
 	// Probing and selection, as repoprobe.ProbeOptions / SelectOptions.
-	MaxQueries  int     // [120]
+	MaxQueries  int     // [150, as the CLI]
 	Samples     int     // [10]
 	MaxTokens   int     // [4]
 	Temperature float64 // [1.0]
@@ -108,7 +108,7 @@ func (o *Options) defaults() {
 	def(&o.Read.MaxFiles, 40)
 	def(&o.Read.MaxFileBytes, 64<<10)
 	def(&o.MinFiles, 10)
-	def(&o.MaxQueries, 120)
+	def(&o.MaxQueries, 150)
 	def(&o.Samples, 10)
 	def(&o.MaxTokens, 4)
 	def(&o.MaxRepoFreq, 2)
