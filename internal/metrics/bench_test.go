@@ -72,9 +72,7 @@ func BenchmarkJDKParseMetrics(b *testing.B) {
 		methods := 0
 		for _, s := range srcs {
 			f, err := code.Parse(code.LangJava, "jdk.java", s)
-			if err != nil {
-				b.Fatal(err)
-			}
+			must(b, err)
 			methods += len(OfFile(f))
 			f.Close()
 		}

@@ -28,9 +28,7 @@ func TestGolden(t *testing.T) {
 	pairs[5].BuggyMethod = seeds[5].BuggyMethod
 	pairs[5].ErrorType = seeds[5].Exception
 	r, err := Run(context.Background(), pairs, seeds, Options{Fixed: true, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	golden.CheckString(t, filepath.Join("testdata", "small.md"), r.Markdown())
 	if len(r.Skipped) != 1 || r.Skipped[0].ID != pairs[3].PairID || r.Skipped[0].Side != "fixed" {
 		t.Errorf("skipped = %+v, want the fixed method of %s", r.Skipped, pairs[3].PairID)
@@ -43,13 +41,9 @@ func TestGolden(t *testing.T) {
 	}
 	// The JSON round trip renders the same Markdown (--render-only).
 	b, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	var back Report
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
+	must(t, json.Unmarshal(b, &back))
 	if d := cmp.Diff(r.Markdown(), back.Markdown()); d != "" {
 		t.Errorf("markdown after JSON round trip differs:\n%s", d)
 	}
@@ -70,9 +64,7 @@ func TestReferenceRule(t *testing.T) {
 	seeds = append(seeds, corpus.Seed{BugID: "c", Exception: corpus.ClassCast}, corpus.Seed{BugID: "u", Exception: corpus.ClassCast})
 	lloc = append(lloc, 99, -1)
 	in, ref, err := referenceSet(seeds, lloc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	want := []bool{true, true, true, true, true, true, true, true, false, true, false}
 	if d := cmp.Diff(want, in); d != "" {
 		t.Errorf("membership (-want +got):\n%s", d)
@@ -119,16 +111,12 @@ func TestNearestSeedMatchesBruteForce(t *testing.T) {
 	var sm []seedMethod
 	for i, s := range seeds {
 		m, err := Measure(s.BuggyMethod)
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		sm = append(sm, seedMethod{s.BugID, "buggy", i%3 != 0, fingerprintOf(m.Tokens)})
 	}
 	for _, p := range pairs[:30] {
 		m, err := Measure(p.BuggyMethod)
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		fp := fingerprintOf(m.Tokens)
 		got := nearestSeed(fp, sm)
 		var want nearest

@@ -43,14 +43,10 @@ func newScripted(t *testing.T, answers map[string]string) (*scripted, llm.Model)
 	hs := httptest.NewServer(s.srv)
 	t.Cleanup(hs.Close)
 	sess, err := llm.NewSession(llm.SessionOptions{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	t.Cleanup(func() { sess.Close() })
 	m, err := sess.Open("openai:builder-test@" + hs.URL + "/v1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	return s, m
 }
 
@@ -87,9 +83,7 @@ func pairsByID(t *testing.T, ids ...string) []corpus.Pair {
 func readExecutions(t *testing.T, path string) map[string]Execution {
 	t.Helper()
 	recs, err := jsonl.ReadFile[Execution](path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	out := map[string]Execution{}
 	for _, e := range recs {
 		if _, dup := out[e.PairID]; dup {
@@ -114,15 +108,11 @@ func TestHarnessDiffAided(t *testing.T) {
 		"make":   `{"inputs": []}`,
 	})
 	b, err := NewBuilder(m, RegimeDiffAided, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	pairs := pairsByID(t, "npe-valid", "nfe-valid", "aioobe-valid", "cce-valid", "sioobe-valid", "iae-valid")
 	out := t.TempDir()
 	s, err := RunModel(context.Background(), pairs, out, b, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if s.Path != filepath.Join(out, "harness-diff-aided.jsonl") || s.Verified != len(pairs) || srv.calls() != len(pairs) {
 		t.Fatalf("summary %+v after %d calls", s, srv.calls())
 	}
@@ -198,13 +188,9 @@ func TestHarnessJudgeFed(t *testing.T) {
 		{PairID: "iae-valid", ErrorType: corpus.IllegalArgument, Stage1: &corpus.Stage1Result{Stage1: corpus.Stage1{CanThrowT: false}}},
 	}
 	b, err := NewBuilder(m, RegimeJudgeFed, recs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	s, err := RunModel(context.Background(), pairsByID(t, "npe-valid", "iae-valid", "nfe-valid"), t.TempDir(), b, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if srv.calls() != 1 {
 		t.Errorf("%d model calls, want 1 (only npe-valid has a judgement to show)", srv.calls())
 	}
@@ -258,9 +244,7 @@ func TestHarnessResumes(t *testing.T) {
 	}
 	srv, m := newScripted(t, answers)
 	b, err := NewBuilder(m, RegimeMethodsOnly, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	out := t.TempDir()
 	ctx, first := cancelAt(opts, 4)
 	s1, err := RunModel(ctx, pairs, out, b, first)
@@ -268,9 +252,7 @@ func TestHarnessResumes(t *testing.T) {
 		t.Fatalf("first run: verified %d, err %v; want a cancelled partial run", s1.Verified, err)
 	}
 	s2, err := RunModel(context.Background(), pairs, out, b, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if s2.Skipped != s1.Verified || s2.Verified != len(pairs)-s1.Verified || srv.calls() != len(pairs) {
 		t.Errorf("resume: skipped %d verified %d after %d; %d model calls, want %d", s2.Skipped, s2.Verified, s1.Verified, srv.calls(), len(pairs))
 	}

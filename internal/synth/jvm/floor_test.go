@@ -56,9 +56,7 @@ func BenchmarkVerifyFloor(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			pairs, err := jsonl.ReadFile[corpus.Pair](path)
-			if err != nil {
-				b.Fatal(err)
-			}
+			must(b, err)
 			benchFloor(b, name, pairs, opts)
 		})
 	}
@@ -68,9 +66,7 @@ func benchFloor(b *testing.B, name string, pairs []corpus.Pair, opts Options) {
 	ctx := context.Background()
 	// The untimed first run fixes the verdicts and what the floor does.
 	ref, fl, err := verifyTraced(ctx, pairs, opts)
-	if err != nil {
-		b.Fatal(err)
-	}
+	must(b, err)
 	if dir := os.Getenv("BENCHFORGE_JVM_BENCH_VERDICTS"); dir != "" {
 		path := filepath.Join(dir, name+".jsonl")
 		whys, err := checkVerdictFile(path, ref.verdicts)
@@ -87,9 +83,7 @@ func benchFloor(b *testing.B, name string, pairs []corpus.Pair, opts Options) {
 			t0, u0 := time.Now(), cpuTime()
 			got, err := verifyRun(ctx, pairs, opts)
 			dv, uv = time.Since(t0), cpuTime()-u0
-			if err != nil {
-				b.Fatal(err)
-			}
+			must(b, err)
 			if d, _ := diffVerdicts(ref.verdicts, got.verdicts); len(d) > 0 {
 				b.Errorf("round %d: verdicts differ from the first run:\n%s", round, strings.Join(d, "\n"))
 			}
@@ -98,9 +92,7 @@ func benchFloor(b *testing.B, name string, pairs []corpus.Pair, opts Options) {
 			t0, u0 := time.Now(), cpuTime()
 			err := fl.run(ctx, opts)
 			df, uf = time.Since(t0), cpuTime()-u0
-			if err != nil {
-				b.Fatal(err)
-			}
+			must(b, err)
 		}
 		if round%2 == 0 {
 			verifySide()

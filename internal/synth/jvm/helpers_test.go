@@ -21,9 +21,7 @@ type testPair struct {
 func readPairs(t testing.TB, path string) []testPair {
 	t.Helper()
 	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	defer f.Close()
 	var out []testPair
 	var cur *testPair
@@ -91,4 +89,12 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(cache)
 	}
 	os.Exit(code)
+}
+
+// must stops the test at once on an error.
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -24,9 +24,7 @@ func TestHostile(t *testing.T) {
 	secret, home, marker, ssh := plantSecrets(t)
 	dir := t.TempDir()
 	outside, victim := filepath.Join(dir, "written"), filepath.Join(dir, "victim")
-	if err := os.WriteFile(victim, []byte("keep"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.WriteFile(victim, []byte("keep"), 0o644))
 	ln := sandboxtest.Listen(t)
 	sleep := sandboxtest.UniqueSleep()
 	fill := strings.NewReplacer("@OUTSIDE@", outside, "@VICTIM@", victim, "@SSH@", ssh,
@@ -70,12 +68,8 @@ func plantSecrets(t *testing.T) (secret, home, marker, ssh string) {
 	marker = "host-only-" + strconv.Itoa(os.Getpid())
 	t.Setenv("BENCHFORGE_HOST_MARKER", marker) // no secret, but host data the JVM needs not see
 	ssh = filepath.Join(home, ".ssh", "id_test")
-	if err := os.MkdirAll(filepath.Dir(ssh), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(ssh, []byte(secret), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.MkdirAll(filepath.Dir(ssh), 0o700))
+	must(t, os.WriteFile(ssh, []byte(secret), 0o600))
 	return secret, home, marker, ssh
 }
 

@@ -78,12 +78,8 @@ func gitProject(t *testing.T, files map[string]string) (string, string) {
 	dir := t.TempDir()
 	for name, text := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(text), 0o644))
 	}
 	git := func(args ...string) string {
 		cmd := exec.Command("git", args...)
@@ -130,9 +126,7 @@ func TestBuildProject(t *testing.T) {
 	opts := needJDK(t)
 	gitDir, commit := demoGit(t)
 	p, err := BuildProject(context.Background(), *opts.JDK, ProjectOptions{GitDir: gitDir, Commit: commit, Repo: "demo/shelf", CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if p.Files != 2 || p.Compiled != 2 || len(p.Dropped) != 0 || !strings.HasSuffix(p.SrcRoot, filepath.FromSlash("src/main/java")) {
 		t.Errorf("build: root %s, %d files, %d compiled, dropped %v; want src/main/java, 2, 2, none", p.SrcRoot, p.Files, p.Compiled, p.Dropped)
 	}
@@ -158,15 +152,11 @@ func TestVerifyProjectMode(t *testing.T) {
 	opts := needJDK(t)
 	gitDir, commit := demoGit(t)
 	repos := t.TempDir()
-	if err := os.Symlink(gitDir, filepath.Join(repos, "demo__shelf.git")); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__shelf.git")))
 	opts.Projects = &ProjectSource{Repos: repos, CacheDir: t.TempDir()}
 	out := t.TempDir()
 	s, err := Run(context.Background(), []corpus.Pair{demoPair(commit)}, out, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	recs, err := jsonl.ReadFile[Execution](filepath.Join(out, ExecutionsFile))
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("records %v, %v", recs, err)
@@ -228,9 +218,7 @@ func TestVerifyRealNameLinks(t *testing.T) {
 	opts := needJDK(t)
 	gitDir, commit := gitProject(t, linkProject)
 	repos := t.TempDir()
-	if err := os.Symlink(gitDir, filepath.Join(repos, "demo__link.git")); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__link.git")))
 	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
 	pair := func(id, name string, start, end int, self string) corpus.Pair {
 		head := "    public int " + name + "(String s) {\n"

@@ -30,18 +30,14 @@ func verifyAll(t *testing.T, opts Options, tps []testPair) map[string]Execution 
 	t.Helper()
 	ctx := context.Background()
 	v, err := New(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	defer v.Close()
 	pairs := make([]corpus.Pair, len(tps))
 	for i, tp := range tps {
 		pairs[i] = tp.pair
 	}
 	got := map[string]Execution{}
-	if err := v.Verify(ctx, pairs, func(e Execution) error { got[e.PairID] = e; return nil }); err != nil {
-		t.Fatal(err)
-	}
+	must(t, v.Verify(ctx, pairs, func(e Execution) error { got[e.PairID] = e; return nil }))
 	return got
 }
 

@@ -47,12 +47,8 @@ func licensedRepo(t *testing.T, dir string, files map[string]string) string {
 	}
 	for name, text := range files {
 		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(text), 0o644))
 	}
 	git := func(args ...string) string {
 		cmd := exec.Command("git", args...)
@@ -84,9 +80,7 @@ func TestReleaseAttributesSources(t *testing.T) {
 	mit := licensedRepo(t, filepath.Join(repos, "acme__tool"), map[string]string{
 		"LICENSE": "Permission is hereby granted, free of charge ... THE SOFTWARE IS PROVIDED \"AS IS\"", "src/B.java": "// SPDX-License-Identifier: BSD-2-Clause\nclass B {}\n"})
 	pairs, err := jsonl.ReadFile[corpus.Pair]("testdata/in/core.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	pairs[0].Source = &corpus.Source{Repo: "acme/lib", Commit: apache, Path: "src/A.java", Span: corpus.Span{Start: 1, End: 1}, Operator: "drop-null-guard", Seed: "Lang-7-a"}
 	pairs[1].Source = &corpus.Source{Repo: "acme/tool", Commit: mit, Path: "src/B.java", Span: corpus.Span{Start: 2, End: 2}}
 	pairs[2].Source = &corpus.Source{Repo: "acme/lib", Commit: apache, Path: "src/A.java", Span: corpus.Span{Start: 1, End: 1}}
@@ -99,17 +93,13 @@ func TestReleaseAttributesSources(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "rel")
 	res, err := Build(context.Background(), in, dir, Options{Repos: repos})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	m := res.Manifest
 	if m.CodeLicense != mixedLicense || len(m.Counts.CodeLicenses) != 2 || m.Counts.Candidates != 3 {
 		t.Fatalf("manifest code_license %q, licences %+v, candidates %d; want mixed over Apache-2.0 and BSD-2-Clause, 3", m.CodeLicense, m.Counts.CodeLicenses, m.Counts.Candidates)
 	}
 	recs, err := jsonl.ReadFile[CorePair](filepath.Join(dir, "core.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	want := map[string]string{pairs[0].PairID: "Apache-2.0", pairs[1].PairID: "BSD-2-Clause", pairs[2].PairID: "Apache-2.0"}
 	for _, r := range recs {
 		if r.CodeLicense != want[r.PairID] || r.Source == nil || r.Source.Evidence == "" {
@@ -130,14 +120,10 @@ func TestReleaseAttributesSources(t *testing.T) {
 	// A manifest whose counts do not add up fails the check.
 	var raw map[string]any
 	data, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
-	if err := json.Unmarshal(data, &raw); err != nil {
-		t.Fatal(err)
-	}
+	must(t, json.Unmarshal(data, &raw))
 	raw["counts"].(map[string]any)["candidates"] = 4
 	data, _ = json.Marshal(raw)
-	if err := os.WriteFile(filepath.Join(dir, ManifestFile), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.WriteFile(filepath.Join(dir, ManifestFile), data, 0o644))
 	chk, err = Check(context.Background(), dir)
 	if err != nil || chk.OK() || !strings.Contains(problems(chk), "3 core + 0 excluded") {
 		t.Errorf("check of a manifest claiming 4 candidates: %v\n%s", err, problems(chk))
@@ -155,13 +141,9 @@ func writePairs(t *testing.T, path string, pairs []corpus.Pair) {
 	var b strings.Builder
 	for _, p := range pairs {
 		j, err := json.Marshal(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		b.Write(j)
 		b.WriteByte('\n')
 	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.WriteFile(path, []byte(b.String()), 0o644))
 }

@@ -46,9 +46,7 @@ func verifyJVMPairs(t *testing.T) (confirmed, executions, all string) {
 	}
 	out := t.TempDir()
 	s, err := jvm.Run(ctx, jvmPairs, out, jvm.Options{JDK: &jdk, CacheDir: t.TempDir(), Budget: 60})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if s.Confirmed != 3 {
 		t.Fatalf("the JVM confirmed %d of the pairs, want 3 (all but j-never): %+v", s.Confirmed, s.Table)
 	}
@@ -62,14 +60,10 @@ func writeLines[T any](t *testing.T, path string, recs []T) {
 	var b bytes.Buffer
 	for _, r := range recs {
 		line, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		b.Write(append(line, '\n'))
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.WriteFile(path, b.Bytes(), 0o644))
 }
 
 func jvmInputs(confirmed, executions string) Inputs {
@@ -87,9 +81,7 @@ func TestJVMValidatedRelease(t *testing.T) {
 		t.Helper()
 		dir := filepath.Join(t.TempDir(), "rel")
 		res, err := Build(context.Background(), jvmInputs(confirmed, executions), dir, Options{CodeLicense: "MIT", Name: "jvm corpus"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		if res.Manifest.ValidatedBy != ValidatedByJVM {
 			t.Errorf("manifest validated_by = %q", res.Manifest.ValidatedBy)
 		}
@@ -162,9 +154,7 @@ func checkJVMRelease(t *testing.T, dir string) {
 	checkJVMCore(t, dir)
 	checkJVMDatasheet(t, dir)
 	chk, err := Check(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if !chk.OK() {
 		t.Fatalf("fresh jvm release fails its check:\n%s", problems(chk))
 	}
@@ -175,9 +165,7 @@ func checkJVMCounts(t *testing.T, dir string) {
 	t.Helper()
 	var m Manifest
 	raw, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
+	must(t, json.Unmarshal(raw, &m))
 	c := m.Counts
 	if c.Core != 3 || c.ValidatedByJVM != 3 || c.ValidatedByJudge != 0 || c.Confirmed != 3 || c.NotRun != 0 || c.ISELowConfidence != 0 || c.Repaired != 0 {
 		t.Errorf("counts %+v", c)
@@ -283,9 +271,7 @@ func checkJVMBuildRefuses(t *testing.T, confirmed, executions, all string) {
 func checkHasProblem(t *testing.T, dir string, want Problem) {
 	t.Helper()
 	res, err := Check(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	for _, p := range res.Problems {
 		if p.File == want.File && p.Line == want.Line && p.Field == want.Field && strings.Contains(p.Msg, want.Msg) {
 			return
@@ -298,9 +284,7 @@ func checkHasProblem(t *testing.T, dir string, want Problem) {
 func jsonlRecords[T any](t *testing.T, path string) ([]T, []string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	var out []T
 	var lines []string
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
@@ -320,18 +304,12 @@ func mutateCore(t *testing.T, dir string, n int, f func(map[string]any)) {
 	path := filepath.Join(dir, "core.jsonl")
 	_, lines := jsonlRecords[map[string]any](t, path)
 	var r map[string]any
-	if err := json.Unmarshal([]byte(lines[n-1]), &r); err != nil {
-		t.Fatal(err)
-	}
+	must(t, json.Unmarshal([]byte(lines[n-1]), &r))
 	f(r)
 	b, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	lines[n-1] = string(b)
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
 	reseal(t, dir, "core.jsonl")
 }
 

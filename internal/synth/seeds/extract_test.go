@@ -40,9 +40,7 @@ func TestExtractDefects4JFixture(t *testing.T) {
 	defer finder.Close()
 	sink := &memSink{}
 	logs, err := Extract(context.Background(), bugs, ExtractOptions{Repos: finder}, sink)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	checkDemoLogs(t, logs)
 	checkDemoSeeds(t, sink.seeds)
 	rows, pooled := Funnel(logs)
@@ -132,37 +130,27 @@ func checkDemoSeeds(t *testing.T, seeds []corpus.Seed) {
 func TestExtractResumesFromFiles(t *testing.T) {
 	d4j, repos := buildDemo(t)
 	bugs, _, err := LoadDefects4J(d4j, []string{"Demo"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	dir := t.TempDir()
 	seedsPath, logPath := filepath.Join(dir, "seeds.jsonl"), filepath.Join(dir, "log.jsonl")
 	run := func(bugs []BugInput) []BugLog {
 		finder := &RepoFinder{Dir: repos}
 		defer finder.Close()
 		logs, err := ExtractToFiles(context.Background(), bugs, ExtractOptions{Repos: finder}, ExtractFiles{Seeds: seedsPath, Log: logPath})
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		return logs
 	}
 	run(bugs[:5])
 	// Simulate a crash after bug 5's seeds but before its log record.
 	recs, err := jsonl.ReadFile[BugLog](logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := jsonl.Rewrite(logPath, recs[:4]); err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
+	must(t, jsonl.Rewrite(logPath, recs[:4]))
 	logs := run(bugs)
 	if len(logs) != 10 {
 		t.Fatalf("second run returned %d logs, want 10", len(logs))
 	}
 	all, err := jsonl.ReadFile[corpus.Seed](seedsPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	var ids []string
 	for _, s := range all {
 		ids = append(ids, s.BugID)
@@ -183,17 +171,13 @@ func TestExtractSingleMethodAndMissingRepo(t *testing.T) {
 	finder := &RepoFinder{Dir: repos}
 	defer finder.Close()
 	logs, err := Extract(context.Background(), bugs[4:5], ExtractOptions{Repos: finder, SingleMethod: true}, sink)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if logs[0].Kept || logs[0].Stage != StageF3 || !strings.Contains(logs[0].Reason, "changes 2 method bodies") {
 		t.Errorf("single-method: %+v", logs[0])
 	}
 	empty := &RepoFinder{Dir: t.TempDir()}
 	logs, err = Extract(context.Background(), bugs[:1], ExtractOptions{Repos: empty}, &memSink{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if logs[0].Kept || logs[0].Stage != StageF3 || !strings.Contains(logs[0].Reason, "no local clone for Demo under") {
 		t.Errorf("missing repository: %+v", logs[0])
 	}
@@ -215,16 +199,12 @@ func TestExtractGenericJSONL(t *testing.T) {
 `
 	writeFile(t, file, lines)
 	bugs, err := ReadGenericBugs(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	finder := &RepoFinder{Mapping: map[string]string{"acme/demo": b.Dir()}}
 	defer finder.Close()
 	sink := &memSink{}
 	logs, err := Extract(context.Background(), bugs, ExtractOptions{Repos: finder}, sink)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if !logs[0].Kept || logs[0].Exception != NPE || logs[0].Benchmark != "bugs.jar" {
 		t.Errorf("bj-1: %+v", logs[0])
 	}
@@ -253,12 +233,8 @@ func TestRepoFinderLayouts(t *testing.T) {
 		t.Run(layout, func(t *testing.T) {
 			dir := t.TempDir()
 			dst := filepath.Join(dir, layout)
-			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(bare, dst); err != nil {
-				t.Fatal(err)
-			}
+			must(t, os.MkdirAll(filepath.Dir(dst), 0o755))
+			must(t, os.Symlink(bare, dst))
 			f := &RepoFinder{Dir: dir}
 			defer f.Close()
 			if _, err := f.Find(context.Background(), "Demo", "acme/demo"); err != nil {
@@ -278,9 +254,7 @@ func TestReadMapping(t *testing.T) {
 	p := filepath.Join(dir, "map.json")
 	writeFile(t, p, `{"Lang": "/abs/lang", "acme/demo": "rel/demo"}`)
 	m, err := ReadMapping(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	want := map[string]string{"Lang": "/abs/lang", "acme/demo": filepath.Join(dir, "rel/demo")}
 	if d := cmp.Diff(want, m); d != "" {
 		t.Error(d)

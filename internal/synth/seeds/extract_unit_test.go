@@ -168,9 +168,7 @@ func TestReferenceSetAndDistribution(t *testing.T) {
 	seeds = append(seeds, seedWithLLOC("Math-1#1", "Math-1", corpus.NullPointer, 40))
 	seeds = append(seeds, seedWithLLOC("Math-1#2", "Math-1", corpus.IllegalState, 90))
 	ref, err := ReferenceSet(seeds)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	var out []string
 	for _, r := range ref {
 		if !r.InReference {
@@ -184,9 +182,7 @@ func TestReferenceSetAndDistribution(t *testing.T) {
 		t.Errorf("NPE fence = %v, want 13", ref[0].Threshold)
 	}
 	d, err := Distribute(seeds, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	npe := d.Types[0]
 	if npe.Type != NPE || npe.Pairs != 9 || npe.Bugs != 9 || npe.Projects != 2 || npe.LLOCMedian != 5 || npe.Reference != 8 || npe.Excluded != 1 {
 		t.Errorf("NPE row = %+v", npe)
@@ -246,26 +242,20 @@ func TestLLMValidatorF5(t *testing.T) {
 	}))
 	defer srv.Close()
 	m, err := llm.Open("openai:judge@"+srv.URL+"/v1", llm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	d4j, repos := buildDemo(t)
 	bugs, _, _ := LoadDefects4J(d4j, nil)
 	finder := &RepoFinder{Dir: repos}
 	defer finder.Close()
 	logs, err := Extract(context.Background(), []BugInput{bugs[0]}, ExtractOptions{Repos: finder, Validator: LLMValidator{Model: m}}, &memSink{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if !logs[0].Kept || !strings.Contains(logs[0].Methods[0].Reason, "validator accepts (confidence 0.90)") {
 		t.Errorf("NPE: %+v", logs[0])
 	}
 	in := bugs[0]
 	in.Exception = ISE
 	logs, err = Extract(context.Background(), []BugInput{in}, ExtractOptions{Repos: finder, Validator: LLMValidator{Model: m}}, &memSink{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if logs[0].Kept || logs[0].Stage != StageF5 || !strings.Contains(logs[0].Reason, "confidence 0.50 < 0.70") {
 		t.Errorf("ISE low confidence: %+v", logs[0])
 	}

@@ -29,17 +29,13 @@ var fixedNow = func() time.Time { return time.Date(2025, 3, 1, 12, 0, 0, 0, time
 func TestExemplarSelection(t *testing.T) {
 	p := NewPrompter(Options{Seed: 11})
 	seeds := testSeeds()
-	if err := p.Prepare(seeds); err != nil {
-		t.Fatal(err)
-	}
+	must(t, p.Prepare(seeds))
 	q, _ := NewPairQueue(5, 11, "pairs/"+corpus.NullPointer)
 	k2, k1 := 0, 0
 	pairs := map[[2]int]bool{}
 	for n := 0; n < 100; n++ {
 		idx, isPair, err := p.Exemplars(corpus.NullPointer, n)
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		if isPair {
 			i, j := q.Pair(k2)
 			if !slices.Equal(idx, []int{i, j}) {
@@ -83,13 +79,9 @@ func TestExemplarSelection(t *testing.T) {
 // diffs, the size target between them and the hard constraints.
 func TestPromptContent(t *testing.T) {
 	p := NewPrompter(Options{Seed: 1, PairShare: 1})
-	if err := p.Prepare(testSeeds()); err != nil {
-		t.Fatal(err)
-	}
+	must(t, p.Prepare(testSeeds()))
 	pr, err := p.Prompt(corpus.NullPointer, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if len(pr.ExampleBugIDs) != 2 || pr.Operator != "k2-pair-queue" || pr.SizeTarget == 0 {
 		t.Fatalf("prompt: %+v", pr)
 	}
@@ -110,9 +102,7 @@ func session(t *testing.T, cacheDir string, opts llm.SessionOptions) *llm.Sessio
 	opts.CacheDir = cacheDir
 	opts.Retry = llm.RetryPolicy{MaxAttempts: 1}
 	s, err := llm.NewSession(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	t.Cleanup(func() { s.Close() })
 	return s
 }
@@ -121,13 +111,9 @@ func session(t *testing.T, cacheDir string, opts llm.SessionOptions) *llm.Sessio
 func runOnce(t *testing.T, s *llm.Session, spec, dir string, quotas map[string]int, seeds []corpus.Seed) (*generate.Stats, error) {
 	t.Helper()
 	m, err := s.Open(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	g, err := New(m, Options{Seed: 5}, llmgen.Options{Dir: dir, Workers: 3, Batch: 3, MaxTokens: 1000, Temperature: 0.9, TopP: 0.9, Now: fixedNow})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	defer g.Close()
 	return generate.Run(context.Background(), g, generate.RunOptions{Dir: dir, PerType: quotas, Seeds: seeds})
 }
@@ -142,16 +128,12 @@ func TestScriptedEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	quotas := map[string]int{corpus.NullPointer: 5, corpus.ClassCast: 2}
 	st, err := runOnce(t, session(t, t.TempDir(), llm.SessionOptions{}), spec, dir, quotas, seeds)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if st.New != 7 || srv.hits.Load() != 7 {
 		t.Fatalf("stats %+v, %d server hits; want 7 new candidates from 7 calls", st, srv.hits.Load())
 	}
 	cands, err := gate.ReadCandidates(filepath.Join(dir, generate.CandidatesFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	checkCandidateProvenance(t, cands, seeds)
 	checkGatesKeepProvenance(t, cands, seeds, 7)
 	checkCallRecords(t, dir, 7)
@@ -162,18 +144,14 @@ func TestScriptedEndToEnd(t *testing.T) {
 
 	// Resume: same directory, llm cache off — all from calls.jsonl.
 	st, err = runOnce(t, session(t, "", llm.SessionOptions{NoCache: true}), spec, dir, quotas, seeds)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if st.New != 0 || st.Resumed != 7 || srv.hits.Load() != 7 {
 		t.Errorf("resume: %+v and %d server hits, want 0 new, 7 resumed, still 7 hits", st, srv.hits.Load())
 	}
 	// A larger quota continues the same schedule: only the extra prompts call.
 	quotas[corpus.NullPointer] = 8
 	st, err = runOnce(t, session(t, "", llm.SessionOptions{NoCache: true}), spec, dir, quotas, seeds)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if st.New != 3 || srv.hits.Load() != 10 {
 		t.Errorf("extended run: %+v and %d server hits, want 3 new and 10 hits", st, srv.hits.Load())
 	}
@@ -208,9 +186,7 @@ func checkCandidateProvenance(t *testing.T, cands []corpus.Candidate, seeds []co
 func checkGatesKeepProvenance(t *testing.T, cands []corpus.Candidate, seeds []corpus.Seed, want int) {
 	t.Helper()
 	res, err := gate.Run(context.Background(), cands, seeds, gate.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if len(res.Accepted) != want {
 		t.Fatalf("gates accepted %d of %d: %v", len(res.Accepted), want, res.Rejected)
 	}
@@ -226,9 +202,7 @@ func checkGatesKeepProvenance(t *testing.T, cands []corpus.Candidate, seeds []co
 func checkCallRecords(t *testing.T, dir string, want int) {
 	t.Helper()
 	calls, err := jsonl.ReadFile[llmgen.Call](filepath.Join(dir, llmgen.CallsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if len(calls) != want {
 		t.Fatalf("%d calls recorded, want %d", len(calls), want)
 	}
@@ -260,9 +234,7 @@ func TestBudgetStopThenResume(t *testing.T) {
 		t.Fatalf("budget run: %d server hits, %d recorded calls; want 3 and 3", paid, len(calls))
 	}
 	st, err := runOnce(t, session(t, "", llm.SessionOptions{NoCache: true, MaxCost: 10, Prices: prices}), spec, dir, quotas, seeds)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if srv.hits.Load() != 7 || st.Have[corpus.NullPointer] != 7 {
 		t.Errorf("resume: %d server hits in all (want 7: none repeated), stats %+v", srv.hits.Load(), st)
 	}

@@ -16,9 +16,7 @@ import (
 func TestPairQueueExhaustsBeforeReuse(t *testing.T) {
 	for _, n := range []int{2, 3, 4, 7, 12, 40} {
 		q, err := NewPairQueue(n, 7, "NPE")
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		p := n * (n - 1) / 2
 		if q.Len() != p {
 			t.Fatalf("n=%d: Len %d, want %d", n, q.Len(), p)
@@ -105,9 +103,7 @@ func TestRotationAvoidsRecentSeeds(t *testing.T) {
 	for _, tc := range tests {
 		name := fmt.Sprint(tc.sizes)
 		r, err := NewRotation(tc.sizes, tc.bands, tc.window, 3, "k1")
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		n := len(tc.sizes)
 		bands := r.Bands()
 		bandOf := checkBandsBySize(t, name, tc.sizes, bands)

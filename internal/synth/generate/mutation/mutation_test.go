@@ -107,12 +107,8 @@ func fixtureCorpus(t *testing.T) string {
 	dir := t.TempDir()
 	for name, src := range fixtureFiles {
 		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(src), 0o644))
 	}
 	return dir
 }
@@ -125,14 +121,10 @@ func TestGenerateRunResume(t *testing.T) {
 	}
 	run := func(dir string) *generate.Stats {
 		g, err := New(Options{Corpus: src, Seed: 7, ChunkFiles: 1, MinLines: 3, PublicOnly: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		defer g.Close()
 		st, err := generate.Run(context.Background(), g, generate.RunOptions{Dir: dir, PerType: per})
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		return st
 	}
 	dir := t.TempDir()
@@ -142,9 +134,7 @@ func TestGenerateRunResume(t *testing.T) {
 		t.Errorf("candidates per type (-want +got):\n%s", d)
 	}
 	cands, err := jsonl.ReadFile[generate.Candidate](filepath.Join(dir, generate.CandidatesFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	for _, c := range cands {
 		if c.Source == nil || c.Source.File == "" || c.Source.Method == "" || c.Operator == "" || c.Generator != ID {
 			t.Errorf("%s: missing provenance: %+v", c.ID, c)
@@ -172,9 +162,7 @@ func TestGenerateRunResume(t *testing.T) {
 
 func TestGenerateExhausted(t *testing.T) {
 	g, err := New(Options{Corpus: fixtureCorpus(t), ChunkFiles: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	defer g.Close()
 	_, err = g.Generate(context.Background(), generate.Request{Chunk: 1, Want: map[string]int{corpus.NullPointer: 1}})
 	if !errors.Is(err, generate.ErrExhausted) {

@@ -197,9 +197,7 @@ var opCases = []opCase{
 func sitesOf(t *testing.T, op *Operator, src string) (*code.File, []Site) {
 	t.Helper()
 	f, err := code.ParseJavaMethod([]byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if se := f.SyntaxErrors(); len(se) > 0 {
 		t.Fatalf("example does not parse: %v", se)
 	}
