@@ -98,3 +98,35 @@ func must(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
+
+// checkEq reports what when got differs from want.
+func checkEq[T comparable](t testing.TB, what string, got, want T) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s = %v, want %v", what, got, want)
+	}
+}
+
+// checkContains reports what when s lacks sub.
+func checkContains(t testing.TB, what, s, sub string) {
+	t.Helper()
+	if !strings.Contains(s, sub) {
+		t.Errorf("%s = %q, want it to contain %q", what, s, sub)
+	}
+}
+
+// checkPrefix reports what when s does not start with prefix.
+func checkPrefix(t testing.TB, what, s, prefix string) {
+	t.Helper()
+	if !strings.HasPrefix(s, prefix) {
+		t.Errorf("%s = %q, want it to start with %q", what, s, prefix)
+	}
+}
+
+// inputOf is a trigger's input, "" without a trigger.
+func inputOf(tr *Trigger) string {
+	if tr == nil {
+		return ""
+	}
+	return tr.Input
+}
