@@ -3,7 +3,6 @@ package release
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,7 +87,7 @@ func TestReleaseAttributesSources(t *testing.T) {
 	writePairs(t, core, pairs)
 	in := Inputs{Core: core, Seeds: "testdata/in/seeds.jsonl", IDMap: "testdata/in/idmap.csv"}
 
-	if _, err := Build(context.Background(), in, filepath.Join(t.TempDir(), "r"), Options{}); !errors.Is(err, errs.ErrUsage) || !strings.Contains(err.Error(), "--repos") {
+	if _, err := Build(context.Background(), in, filepath.Join(t.TempDir(), "r"), Options{}); !refused(err, errs.ErrUsage, "--repos") {
 		t.Fatalf("without --repos: %v, want a usage error naming --repos", err)
 	}
 	dir := filepath.Join(t.TempDir(), "rel")
@@ -100,39 +99,51 @@ func TestReleaseAttributesSources(t *testing.T) {
 	}
 	recs, err := jsonl.ReadFile[CorePair](filepath.Join(dir, "core.jsonl"))
 	must(t, err)
-	want := map[string]string{pairs[0].PairID: "Apache-2.0", pairs[1].PairID: "BSD-2-Clause", pairs[2].PairID: "Apache-2.0"}
+	checkRecordLicences(t, recs, map[string]string{pairs[0].PairID: "Apache-2.0", pairs[1].PairID: "BSD-2-Clause", pairs[2].PairID: "Apache-2.0"})
+	checkEq(t, "provenance operator", recs[0].Source.Operator, "drop-null-guard")
+	if !strings.HasPrefix(recs[0].Source.Evidence, "LICENSE at ") {
+		t.Errorf("provenance %+v, want the licence file as evidence", recs[0].Source)
+	}
+	sheet, _ := os.ReadFile(filepath.Join(dir, DatasheetFile))
+	checkContains(t, "datasheet", string(sheet), "code licence mixed")
+	checkContains(t, "datasheet", string(sheet), "BSD-2-Clause (1 pairs)")
+	chk, err := Check(context.Background(), dir)
+	if err != nil || !chk.OK() {
+		t.Fatalf("check: %v\n%s", err, problems(chk))
+	}
+	checkCountsMustAddUp(t, dir)
+
+	pairs[2].Source = nil
+	writePairs(t, core, pairs)
+	if _, err := Build(context.Background(), in, filepath.Join(t.TempDir(), "r"), Options{Repos: repos}); !refused(err, errs.ErrUsage, "--code-license") {
+		t.Errorf("pair without source: %v, want a refusal naming --code-license", err)
+	}
+}
+
+// checkRecordLicences checks each core record's licence (want: pair id →
+// licence) and that its source carries evidence.
+func checkRecordLicences(t *testing.T, recs []CorePair, want map[string]string) {
+	t.Helper()
 	for _, r := range recs {
 		if r.CodeLicense != want[r.PairID] || r.Source == nil || r.Source.Evidence == "" {
 			t.Errorf("%s: licence %q source %+v, want %s with evidence", r.PairID, r.CodeLicense, r.Source, want[r.PairID])
 		}
 	}
-	if recs[0].Source.Operator != "drop-null-guard" || !strings.HasPrefix(recs[0].Source.Evidence, "LICENSE at ") {
-		t.Errorf("provenance %+v, want the operator and the licence file as evidence", recs[0].Source)
-	}
-	sheet, _ := os.ReadFile(filepath.Join(dir, DatasheetFile))
-	if !strings.Contains(string(sheet), "code licence mixed") || !strings.Contains(string(sheet), "BSD-2-Clause (1 pairs)") {
-		t.Errorf("datasheet does not state the mixed licences:\n%s", sheet)
-	}
-	chk, err := Check(context.Background(), dir)
-	if err != nil || !chk.OK() {
-		t.Fatalf("check: %v\n%s", err, problems(chk))
-	}
-	// A manifest whose counts do not add up fails the check.
+}
+
+// checkCountsMustAddUp makes the release's manifest claim 4 candidates:
+// its counts no longer add up and the check fails.
+func checkCountsMustAddUp(t *testing.T, dir string) {
+	t.Helper()
 	var raw map[string]any
 	data, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
 	must(t, json.Unmarshal(data, &raw))
 	raw["counts"].(map[string]any)["candidates"] = 4
 	data, _ = json.Marshal(raw)
 	must(t, os.WriteFile(filepath.Join(dir, ManifestFile), data, 0o644))
-	chk, err = Check(context.Background(), dir)
+	chk, err := Check(context.Background(), dir)
 	if err != nil || chk.OK() || !strings.Contains(problems(chk), "3 core + 0 excluded") {
 		t.Errorf("check of a manifest claiming 4 candidates: %v\n%s", err, problems(chk))
-	}
-
-	pairs[2].Source = nil
-	writePairs(t, core, pairs)
-	if _, err := Build(context.Background(), in, filepath.Join(t.TempDir(), "r"), Options{Repos: repos}); !errors.Is(err, errs.ErrUsage) || !strings.Contains(err.Error(), "--code-license") {
-		t.Errorf("pair without source: %v, want a refusal naming --code-license", err)
 	}
 }
 

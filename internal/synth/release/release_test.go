@@ -43,20 +43,17 @@ func buildFixture(t *testing.T) (string, *Result) {
 
 func TestBuildAndCheck(t *testing.T) {
 	dir, res := buildFixture(t)
+	// The wanted counts are the built ones with the checked fields set.
 	c := res.Manifest.Counts
-	if c.Core != 3 || c.Excluded != 3 || c.Contrast != 2 || c.Seeds != 3 || c.SourceBugs != 2 {
-		t.Errorf("partition counts = %+v", c)
-	}
-	if c.ISELowConfidence != 1 || c.FixIntroducesLabel != 1 || c.EitherFlag != 2 || c.Repaired != 1 {
-		t.Errorf("flag counts: ise %d fil %d either %d repaired %d", c.ISELowConfidence, c.FixIntroducesLabel, c.EitherFlag, c.Repaired)
-	}
-	if c.Confirmed != 1 || c.Unconfirmed != 1 || c.NotRun != 1 {
-		t.Errorf("execution counts %d/%d/%d", c.Confirmed, c.Unconfirmed, c.NotRun)
-	}
+	want := c
+	want.Core, want.Excluded, want.Contrast, want.Seeds, want.SourceBugs = 3, 3, 2, 3, 2 // partitions
+	want.ISELowConfidence, want.FixIntroducesLabel, want.EitherFlag, want.Repaired = 1, 1, 2, 1
+	want.Confirmed, want.Unconfirmed, want.NotRun = 1, 1, 1 // executions
 	// Seeds give Lang-7-a, Lang-7-b, Math-3 (bug ids), Lang-7 (source bug;
 	// Math-3 is both) and the alias L7.
-	if c.IDMap != 5 || c.Aliases != 1 || c.ExemplarIDs != 4 || c.ExemplarSourceBugs != 2 || c.WithExemplars != 3 {
-		t.Errorf("provenance counts: %+v", c)
+	want.IDMap, want.Aliases, want.ExemplarIDs, want.ExemplarSourceBugs, want.WithExemplars = 5, 1, 4, 2, 3
+	if d := cmp.Diff(want, c); d != "" {
+		t.Errorf("counts (-want +got):\n%s", d)
 	}
 	if want := []string{"pair p-ise-1: ise_low_confidence false → true"}; !cmp.Equal(res.FlagChanges, want) {
 		t.Errorf("flag changes = %q, want %q", res.FlagChanges, want)
@@ -66,9 +63,8 @@ func TestBuildAndCheck(t *testing.T) {
 	if !chk.OK() {
 		t.Fatalf("fresh release fails its check:\n%s", problems(chk))
 	}
-	if chk.Files != 13 || chk.Records != 3+3+2+3+5+5 {
-		t.Errorf("checked %d files, %d records", chk.Files, chk.Records)
-	}
+	checkEq(t, "checked files", chk.Files, 13)
+	checkEq(t, "checked records", chk.Records, 3+3+2+3+5+5)
 	for _, name := range []string{DatasheetFile, ManifestFile, "core.jsonl", "excluded.jsonl", "seeds.json", "id_map.csv", "generation.csv", "schemas/core.schema.json", "schemas/generation.schema.json"} {
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		must(t, err)
