@@ -30,48 +30,62 @@ func TestExemplarSelection(t *testing.T) {
 	p := NewPrompter(Options{Seed: 11})
 	seeds := testSeeds()
 	must(t, p.Prepare(seeds))
+	k2, k1, pairs := countNPEExemplars(t, p)
+	if k2 != 74 || k1 != 26 || pairs != 10 {
+		t.Errorf("100 prompts: %d k=2 (want 74), %d k=1, %d distinct pairs among the first 10 (want 10)", k2, k1, pairs)
+	}
+	checkCCERotates(t, p)
+	if _, _, err := p.Exemplars(corpus.NumberFormat, 0); !errors.Is(err, errs.ErrInput) {
+		t.Errorf("type without seeds: %v", err)
+	}
+	checkEq(t, "Serves(NumberFormat)", p.Serves(corpus.NumberFormat), false)
+	checkEq(t, "Serves(ClassCast)", p.Serves(corpus.ClassCast), true)
+}
+
+// countNPEExemplars draws the exemplars of the first 100 NPE prompts,
+// stopping the test at a k=2 prompt off the pair queue or a k=1 prompt
+// with other than one exemplar, and counts the k=2 and k=1 prompts and
+// the distinct pairs among the first ten k=2 ones.
+func countNPEExemplars(t *testing.T, p *Prompter) (k2, k1, distinct int) {
+	t.Helper()
 	q, _ := NewPairQueue(5, 11, "pairs/"+corpus.NullPointer)
-	k2, k1 := 0, 0
 	pairs := map[[2]int]bool{}
 	for n := 0; n < 100; n++ {
 		idx, isPair, err := p.Exemplars(corpus.NullPointer, n)
 		must(t, err)
-		if isPair {
-			i, j := q.Pair(k2)
-			if !slices.Equal(idx, []int{i, j}) {
-				t.Fatalf("prompt %d: exemplars %v, want pair-queue draw %d = (%d,%d)", n, idx, k2, i, j)
-			}
-			if k2 < 10 {
-				pairs[[2]int{i, j}] = true
-			}
-			k2++
-		} else {
+		if !isPair {
 			k1++
 			if len(idx) != 1 {
 				t.Fatalf("prompt %d: k=1 with %v", n, idx)
 			}
+			continue
 		}
+		i, j := q.Pair(k2)
+		if !slices.Equal(idx, []int{i, j}) {
+			t.Fatalf("prompt %d: exemplars %v, want pair-queue draw %d = (%d,%d)", n, idx, k2, i, j)
+		}
+		if k2 < 10 {
+			pairs[[2]int{i, j}] = true
+		}
+		k2++
 	}
-	if k2 != 74 || k1 != 26 || len(pairs) != 10 {
-		t.Errorf("100 prompts: %d k=2 (want 74), %d k=1, %d distinct pairs among the first 10 (want 10)", k2, k1, len(pairs))
-	}
+	return k2, k1, len(pairs)
+}
+
+// checkCCERotates checks that the ClassCast prompts (a type below
+// MinPairSeeds) are k=1, no two in a row with the same seed.
+func checkCCERotates(t *testing.T, p *Prompter) {
+	t.Helper()
+	prev := -1
 	for n := 0; n < 6; n++ {
 		idx, isPair, err := p.Exemplars(corpus.ClassCast, n)
 		if err != nil || isPair || len(idx) != 1 {
 			t.Fatalf("CCE prompt %d: %v %v %v", n, idx, isPair, err)
 		}
-		if n > 0 {
-			prev, _, _ := p.Exemplars(corpus.ClassCast, n-1)
-			if prev[0] == idx[0] {
-				t.Errorf("CCE prompts %d and %d reuse seed %d", n-1, n, idx[0])
-			}
+		if idx[0] == prev {
+			t.Errorf("CCE prompts %d and %d reuse seed %d", n-1, n, idx[0])
 		}
-	}
-	if _, _, err := p.Exemplars(corpus.NumberFormat, 0); !errors.Is(err, errs.ErrInput) {
-		t.Errorf("type without seeds: %v", err)
-	}
-	if p.Serves(corpus.NumberFormat) || !p.Serves(corpus.ClassCast) {
-		t.Error("Serves is wrong")
+		prev = idx[0]
 	}
 }
 
@@ -87,14 +101,10 @@ func TestPromptContent(t *testing.T) {
 	}
 	for _, want := range []string{"### Example 1", "### Example 2", "```diff\n@@ ", "+    if (value == null) {",
 		"aim between them", "identical signatures", "NullPointerException", "about " + strconv.Itoa(pr.SizeTarget) + " logical lines"} {
-		if !strings.Contains(pr.User, want) {
-			t.Errorf("prompt lacks %q:\n%s", want, pr.User)
-		}
+		checkContains(t, "prompt", pr.User, want)
 	}
 	d := MethodDiff("a\nb\nc\nd\ne\nf\ng\n", "a\nb\nc\nX\ne\nf\ng\n")
-	if want := "@@ -2,5 +2,5 @@\n b\n c\n-d\n+X\n e\n f"; d != want {
-		t.Errorf("MethodDiff = %q, want %q", d, want)
-	}
+	checkEq(t, "MethodDiff", d, "@@ -2,5 +2,5 @@\n b\n c\n-d\n+X\n e\n f")
 }
 
 func session(t *testing.T, cacheDir string, opts llm.SessionOptions) *llm.Session {
@@ -145,16 +155,15 @@ func TestScriptedEndToEnd(t *testing.T) {
 	// Resume: same directory, llm cache off — all from calls.jsonl.
 	st, err = runOnce(t, session(t, "", llm.SessionOptions{NoCache: true}), spec, dir, quotas, seeds)
 	must(t, err)
-	if st.New != 0 || st.Resumed != 7 || srv.hits.Load() != 7 {
-		t.Errorf("resume: %+v and %d server hits, want 0 new, 7 resumed, still 7 hits", st, srv.hits.Load())
-	}
+	checkEq(t, "resume: new", st.New, 0)
+	checkEq(t, "resume: resumed", st.Resumed, 7)
+	checkEq(t, "resume: server hits", srv.hits.Load(), 7)
 	// A larger quota continues the same schedule: only the extra prompts call.
 	quotas[corpus.NullPointer] = 8
 	st, err = runOnce(t, session(t, "", llm.SessionOptions{NoCache: true}), spec, dir, quotas, seeds)
 	must(t, err)
-	if st.New != 3 || srv.hits.Load() != 10 {
-		t.Errorf("extended run: %+v and %d server hits, want 3 new and 10 hits", st, srv.hits.Load())
-	}
+	checkEq(t, "extended run: new", st.New, 3)
+	checkEq(t, "extended run: server hits", srv.hits.Load(), 10)
 }
 
 // checkCandidateProvenance checks that every candidate carries its answer,
@@ -167,9 +176,7 @@ func checkCandidateProvenance(t *testing.T, cands []corpus.Candidate, seeds []co
 		byID[s.BugID] = s
 	}
 	for _, c := range cands {
-		if c.Answer == "" || len(c.PromptHash) != 64 || c.SizeTarget < 3 || !strings.HasPrefix(c.Generator, Version+":openai:scripted@") {
-			t.Errorf("candidate %s lacks provenance: %+v", c.ID, c)
-		}
+		checkCandidateRecord(t, c)
 		if n := len(c.ExampleBugIDs); n < 1 || n > 2 || (c.ErrorType == corpus.ClassCast && n != 1) {
 			t.Errorf("candidate %s: example_bug_ids %v", c.ID, c.ExampleBugIDs)
 		}
@@ -178,6 +185,19 @@ func checkCandidateProvenance(t *testing.T, cands []corpus.Candidate, seeds []co
 				t.Errorf("candidate %s (%s) names exemplar %s of type %q", c.ID, c.ErrorType, id, byID[id].Exception)
 			}
 		}
+	}
+}
+
+// checkCandidateRecord checks that a candidate carries its answer, a
+// prompt hash, a size target and the generator id.
+func checkCandidateRecord(t *testing.T, c corpus.Candidate) {
+	t.Helper()
+	if c.Answer == "" || c.SizeTarget < 3 {
+		t.Errorf("candidate %s lacks its answer or size target: %+v", c.ID, c)
+	}
+	checkEq(t, "candidate "+c.ID+" prompt hash length", len(c.PromptHash), 64)
+	if !strings.HasPrefix(c.Generator, Version+":openai:scripted@") {
+		t.Errorf("candidate %s: generator %q", c.ID, c.Generator)
 	}
 }
 
@@ -207,11 +227,27 @@ func checkCallRecords(t *testing.T, dir string, want int) {
 		t.Fatalf("%d calls recorded, want %d", len(calls), want)
 	}
 	for _, c := range calls {
-		if c.System == "" || !strings.Contains(c.User, "### Example 1") || c.Answer == "" || c.Model == "" || c.ReportedModel != "scripted-1" ||
-			c.TemplateHash != TemplateHash() || c.Params.MaxTokens != 1000 || c.Params.Temperature != 0.9 || c.Params.Seed == nil ||
-			!c.Time.Equal(fixedNow()) || c.RequestID == "" {
-			t.Errorf("call record incomplete: %+v", c)
-		}
+		checkCallRecord(t, c)
+	}
+}
+
+// checkCallRecord checks that a call record holds the prompt, the answer,
+// the models, the request id and the template, parameters and time of the
+// scripted run.
+func checkCallRecord(t *testing.T, c llmgen.Call) {
+	t.Helper()
+	if c.System == "" || c.Answer == "" || c.Model == "" || c.RequestID == "" || c.Params.Seed == nil {
+		t.Errorf("call record incomplete: %+v", c)
+	}
+	if !strings.Contains(c.User, "### Example 1") {
+		t.Errorf("call record's prompt lacks the exemplar: %q", c.User)
+	}
+	checkEq(t, "reported model", c.ReportedModel, "scripted-1")
+	checkEq(t, "template hash", c.TemplateHash, TemplateHash())
+	checkEq(t, "max tokens", c.Params.MaxTokens, 1000)
+	checkEq(t, "temperature", c.Params.Temperature, 0.9)
+	if !c.Time.Equal(fixedNow()) {
+		t.Errorf("call time %v, want %v", c.Time, fixedNow())
 	}
 }
 
