@@ -30,9 +30,11 @@ func TestGolden(t *testing.T) {
 	r, err := Run(context.Background(), pairs, seeds, Options{Fixed: true, Workers: 2})
 	must(t, err)
 	golden.CheckString(t, filepath.Join("testdata", "small.md"), r.Markdown())
-	if len(r.Skipped) != 1 || r.Skipped[0].ID != pairs[3].PairID || r.Skipped[0].Side != "fixed" {
-		t.Errorf("skipped = %+v, want the fixed method of %s", r.Skipped, pairs[3].PairID)
+	if len(r.Skipped) != 1 {
+		t.Fatalf("skipped = %+v, want the fixed method of %s", r.Skipped, pairs[3].PairID)
 	}
+	checkEq(t, "skipped id", r.Skipped[0].ID, pairs[3].PairID)
+	checkEq(t, "skipped side", r.Skipped[0].Side, "fixed")
 	if r.Distance.Exact < 1 {
 		t.Errorf("exact reproductions = %d, want ≥ 1 (pair %s copies seed %s)", r.Distance.Exact, pairs[5].PairID, seeds[5].BugID)
 	}
@@ -69,13 +71,15 @@ func TestReferenceRule(t *testing.T) {
 	if d := cmp.Diff(want, in); d != "" {
 		t.Errorf("membership (-want +got):\n%s", d)
 	}
-	if len(ref.Excluded) != 1 || ref.Excluded[0].BugID != "ni" || ref.Excluded[0].Fence != 13 || ref.N != 9 {
-		t.Errorf("reference = %+v", ref)
+	checkEq(t, "reference n", ref.N, 9)
+	if len(ref.Excluded) != 1 || ref.Excluded[0].BugID != "ni" || ref.Excluded[0].Fence != 13 {
+		t.Errorf("reference excluded %+v, want ni over the fence 13", ref.Excluded)
 	}
 	in, ref, err = referenceSet(seeds, lloc, []string{"na", "c"})
-	if err != nil || !in[0] || !in[9] || in[1] || ref.N != 2 || ref.Rule != "file" {
-		t.Errorf("explicit list: in=%v ref=%+v err=%v", in, ref, err)
-	}
+	must(t, err)
+	checkEq(t, "explicit list: membership of na, nb, c", [3]bool{in[0], in[1], in[9]}, [3]bool{true, false, true})
+	checkEq(t, "explicit list: n", ref.N, 2)
+	checkEq(t, "explicit list: rule", ref.Rule, "file")
 	if _, _, err := referenceSet(seeds, lloc, []string{"nope"}); !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("unknown id: %v, want ErrInput naming it", err)
 	}
@@ -119,25 +123,34 @@ func TestNearestSeedMatchesBruteForce(t *testing.T) {
 		must(t, err)
 		fp := fingerprintOf(m.Tokens)
 		got := nearestSeed(fp, sm)
-		var want nearest
-		want.refSetI, want.refGramI = -1, -1
-		for i, s := range sm {
-			js, jg := jac(fp.set, s.fp.set), jac(fp.gram, s.fp.gram)
-			want.poolSet, want.poolGram = max(want.poolSet, js), max(want.poolGram, jg)
-			if s.inRef {
-				if want.refSetI < 0 || js > want.refSet {
-					want.refSet, want.refSetI = js, i
-				}
-				if want.refGramI < 0 || jg > want.refGram {
-					want.refGram, want.refGramI = jg, i
-				}
-			}
-		}
+		want := bruteNearest(fp, sm)
 		want.exact = got.exact
 		if got != want {
 			t.Errorf("%s: pruned %+v, brute force %+v", p.PairID, got, want)
 		}
 	}
+}
+
+// bruteNearest compares fp with every seed: the best Jaccard similarities
+// over the pool and over the reference seeds, with the first reference
+// seed reaching each (its exact field is left unset).
+func bruteNearest(fp fingerprint, sm []seedMethod) nearest {
+	var want nearest
+	want.refSetI, want.refGramI = -1, -1
+	for i, s := range sm {
+		js, jg := jac(fp.set, s.fp.set), jac(fp.gram, s.fp.gram)
+		want.poolSet, want.poolGram = max(want.poolSet, js), max(want.poolGram, jg)
+		if !s.inRef {
+			continue
+		}
+		if want.refSetI < 0 || js > want.refSet {
+			want.refSet, want.refSetI = js, i
+		}
+		if want.refGramI < 0 || jg > want.refGram {
+			want.refGram, want.refGramI = jg, i
+		}
+	}
+	return want
 }
 
 // jac is an independent set Jaccard over hash sets.
