@@ -130,3 +130,11 @@ func inputOf(tr *Trigger) string {
 	}
 	return tr.Input
 }
+
+// checkErrSays reports what when err is nil or its text lacks sub.
+func checkErrSays(t testing.TB, what string, err error, sub string) {
+	t.Helper()
+	if err == nil || !strings.Contains(err.Error(), sub) {
+		t.Errorf("%s: err %v, want one saying %q", what, err, sub)
+	}
+}
