@@ -30,32 +30,39 @@ func jdkSources(tb testing.TB, budget int) [][]byte {
 			continue
 		}
 		defer zr.Close()
-		var out [][]byte
-		total := 0
-		for _, zf := range zr.File {
-			if !strings.HasPrefix(zf.Name, "java.base/") || !strings.HasSuffix(zf.Name, ".java") {
-				continue
-			}
-			rc, err := zf.Open()
-			if err != nil {
-				tb.Fatalf("open %s in %s: %v", zf.Name, p, err)
-			}
-			b, err := io.ReadAll(rc)
-			rc.Close()
-			if err != nil {
-				tb.Fatalf("read %s in %s: %v", zf.Name, p, err)
-			}
-			out = append(out, b)
-			if total += len(b); total >= budget {
-				break
-			}
-		}
-		if len(out) > 0 {
+		if out := javaBaseSources(tb, p, zr, budget); len(out) > 0 {
 			return out
 		}
 	}
 	tb.Skip("no JDK src.zip with java.base sources found")
 	return nil
+}
+
+// javaBaseSources reads up to budget bytes of the java.base .java files
+// in zr, the src.zip at p.
+func javaBaseSources(tb testing.TB, p string, zr *zip.ReadCloser, budget int) [][]byte {
+	tb.Helper()
+	var out [][]byte
+	total := 0
+	for _, zf := range zr.File {
+		if !strings.HasPrefix(zf.Name, "java.base/") || !strings.HasSuffix(zf.Name, ".java") {
+			continue
+		}
+		rc, err := zf.Open()
+		if err != nil {
+			tb.Fatalf("open %s in %s: %v", zf.Name, p, err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			tb.Fatalf("read %s in %s: %v", zf.Name, p, err)
+		}
+		out = append(out, b)
+		if total += len(b); total >= budget {
+			break
+		}
+	}
+	return out
 }
 
 // BenchmarkJDKParseMetrics parses java.base sources and computes all
@@ -72,9 +79,7 @@ func BenchmarkJDKParseMetrics(b *testing.B) {
 		methods := 0
 		for _, s := range srcs {
 			f, err := code.Parse(code.LangJava, "jdk.java", s)
-			if err != nil {
-				b.Fatal(err)
-			}
+			must(b, err)
 			methods += len(OfFile(f))
 			f.Close()
 		}

@@ -21,9 +21,7 @@ func BenchmarkMetricsFloor(b *testing.B) {
 	srcs := jdkSources(b, jdkSourceBudget/4)
 	p := ts.NewParser()
 	defer p.Close()
-	if err := p.SetLanguage(ts.NewLanguage(tsjava.Language())); err != nil {
-		b.Fatal(err)
-	}
+	must(b, p.SetLanguage(ts.NewLanguage(tsjava.Language())))
 	floor := func() {
 		for _, s := range srcs {
 			p.Parse(s, nil).Close()
@@ -32,9 +30,7 @@ func BenchmarkMetricsFloor(b *testing.B) {
 	full := func() {
 		for _, s := range srcs {
 			f, err := code.Parse(code.LangJava, "jdk.java", s)
-			if err != nil {
-				b.Fatal(err)
-			}
+			must(b, err)
 			OfFile(f)
 			f.Close()
 		}

@@ -32,9 +32,7 @@ const javaMethod = `public static int parse(String s, Object o, int[] xs) {
 
 func TestOfMethodSourceJava(t *testing.T) {
 	m, err := OfMethodSource([]byte(javaMethod))
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	want := Metrics{
 		// 17 lines, none blank.
 		PLOC: 17,
@@ -94,21 +92,23 @@ func TestJavaSwitchAndReturnNull(t *testing.T) {
     return k > 1 ? "a" : null;
 }`
 	m, err := OfMethodSource([]byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	// Cyclomatic: 1 + case 1 + case 2 + case 3 + if + ?: = 6 (default adds none).
 	// Nesting: synchronized(1) > if(2); switch(1).
 	// LLOC: switch is an expression node in tree-sitter, not counted;
 	// return, return, k/=2, k%=3, synchronized, if, return, return = 8.
-	if got := m.Metrics; got.Cyclomatic != 6 || got.MaxNesting != 2 || got.LLOC != 8 || got.Params != 2 {
-		t.Errorf("metrics = %+v; want cyclomatic 6, nesting 2, lloc 8, params 2", got)
+	// The wanted values are the measured ones with the checked fields set.
+	want := m.Metrics
+	want.Cyclomatic, want.MaxNesting, want.LLOC, want.Params = 6, 2, 8, 2
+	if d := cmp.Diff(want, m.Metrics); d != "" {
+		t.Errorf("metrics (-want +got):\n%s", d)
 	}
 	// return null twice (one parenthesised); the ternary's null is a null
 	// literal but not "return null". 3 null literals, one ==.
-	c := m.Constructs
-	if c.ReturnNull != 2 || c.NullLiterals != 3 || c.Division != 1 || c.Modulo != 1 || c.ArrayAccesses != 1 || c.EqualityChecks != 1 {
-		t.Errorf("constructs = %+v", c)
+	wantC := m.Constructs
+	wantC.ReturnNull, wantC.NullLiterals, wantC.Division, wantC.Modulo, wantC.ArrayAccesses, wantC.EqualityChecks = 2, 3, 1, 1, 1, 1
+	if d := cmp.Diff(wantC, m.Constructs); d != "" {
+		t.Errorf("constructs (-want +got):\n%s", d)
 	}
 }
 
@@ -129,9 +129,7 @@ const pyFile = `class Stack:
 
 func TestOfFilePython(t *testing.T) {
 	f, err := code.Parse(code.LangPython, "stack.py", []byte(pyFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	ms := OfFile(f)
 	if len(ms) != 1 {
 		t.Fatalf("got %d methods, want 1", len(ms))
@@ -211,16 +209,17 @@ func TestNamesMatchValues(t *testing.T) {
 	if len(MetricNames) != 7 || len(Metrics{}.Values()) != 7 {
 		t.Errorf("want the 7 metrics of rxsynth §6.1")
 	}
-	c := Constructs{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}
-	for i, v := range c.Values() {
+	checkInFieldOrder(t, "Constructs", Constructs{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}.Values(), ConstructNames)
+	checkInFieldOrder(t, "Metrics", Metrics{1, 2, 3, 4, 5, 6, 7}.Values(), MetricNames)
+}
+
+// checkInFieldOrder checks that the values of a struct whose fields are
+// 1, 2, … come in field order.
+func checkInFieldOrder(t *testing.T, what string, vals []int, names []string) {
+	t.Helper()
+	for i, v := range vals {
 		if v != i+1 {
-			t.Errorf("Constructs.Values()[%d] = %d, want %d (%s)", i, v, i+1, ConstructNames[i])
-		}
-	}
-	m := Metrics{1, 2, 3, 4, 5, 6, 7}
-	for i, v := range m.Values() {
-		if v != i+1 {
-			t.Errorf("Metrics.Values()[%d] = %d, want %d (%s)", i, v, i+1, MetricNames[i])
+			t.Errorf("%s.Values()[%d] = %d, want %d (%s)", what, i, v, i+1, names[i])
 		}
 	}
 }

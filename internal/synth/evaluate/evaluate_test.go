@@ -3,10 +3,9 @@ package evaluate
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,18 +28,12 @@ func smallData() ([]corpus.Pair, []corpus.Seed) {
 func TestGolden(t *testing.T) {
 	pairs, seeds := smallData()
 	res, err := Run(context.Background(), pairs, seeds, smallOpts())
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	golden.CheckString(t, filepath.Join("testdata", "small.md"), res.Report.Markdown())
 	b, err := json.Marshal(res.Report)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	var back Report
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
+	must(t, json.Unmarshal(b, &back))
 	if d := cmp.Diff(res.Report.Markdown(), back.Markdown()); d != "" {
 		t.Errorf("markdown after JSON round trip differs:\n%s", d)
 	}
@@ -49,9 +42,7 @@ func TestGolden(t *testing.T) {
 	}
 	// Re-analysing the written predictions reproduces the report.
 	again, err := Analyze(context.Background(), res.Predictions, res.Seeds, AnalyzeOptions{Bootstrap: 200})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if d := cmp.Diff(res.Report.Results, again.Results); d != "" {
 		t.Errorf("Analyze(predictions) differs from Run's report:\n%s", d)
 	}
@@ -71,64 +62,71 @@ func TestProvenanceExclusion(t *testing.T) {
 		{PairID: "keep", ExampleBugIDs: []string{"Math-2#0", "Chart-3#0"}},
 		{PairID: "keep-none", ExampleBugIDs: nil}, // no provenance: nothing to leak
 	}
-	var prov [][]string
-	for _, p := range pairs {
-		sbs, err := table.SourceBugs(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		prov = append(prov, sbs)
-	}
+	prov := sourceBugsOf(t, table, pairs)
 	keep, dropped := Exclude(prov, map[string]bool{"Lang-1": true})
 	if d := cmp.Diff([]int{4, 5}, keep); d != "" || dropped != 4 {
 		t.Errorf("kept %v (dropped %d), want [4 5] (4):\n%s", keep, dropped, d)
 	}
 	_, err := table.SourceBugs(corpus.Pair{PairID: "syn-9", ExampleBugIDs: []string{"Math-2#0", "Lang-99#0"}})
-	if !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), "syn-9") || !strings.Contains(err.Error(), "Lang-99#0") {
-		t.Errorf("missing id: err = %v, want ErrInput naming the pair and the id", err)
-	}
+	checkErrIs(t, "missing id", err, errs.ErrInput)
+	checkErrSays(t, "missing id", err, "syn-9")
+	checkErrSays(t, "missing id", err, "Lang-99#0")
 	// Run refuses a corpus with an unmapped id.
 	ps, ss := smallData()
 	ps[7].ExampleBugIDs = append(ps[7].ExampleBugIDs, "Nowhere-1#0")
-	if _, err := Run(context.Background(), ps, ss, smallOpts()); !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), ps[7].PairID) {
-		t.Errorf("Run with an unmapped id: %v", err)
-	}
+	_, err = Run(context.Background(), ps, ss, smallOpts())
+	checkErrIs(t, "Run with an unmapped id", err, errs.ErrInput)
+	checkErrSays(t, "Run with an unmapped id", err, ps[7].PairID)
 }
 
 func TestNoLeakIntoTraining(t *testing.T) {
 	// Every training pair of every fold is provenance-disjoint from the
 	// fold's held-out source bugs.
 	pairs, seeds := smallData()
-	table := NewProvenanceTable(seeds)
-	var prov [][]string
-	for _, p := range pairs {
-		sbs, err := table.SourceBugs(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		prov = append(prov, sbs)
-	}
+	prov := sourceBugsOf(t, NewProvenanceTable(seeds), pairs)
 	folds, err := MakeFolds(seeds, 3, 42, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	for f := range 3 {
-		held := map[string]bool{}
-		for _, a := range folds {
-			if a.Fold == f {
-				held[a.SourceBug] = true
-			}
-		}
+		held := heldOut(folds, f)
 		keep, dropped := Exclude(prov, held)
 		if dropped == 0 || len(keep) == 0 {
 			t.Errorf("fold %d: kept %d dropped %d; the fixture should exercise both", f, len(keep), dropped)
 		}
 		for _, i := range keep {
-			for _, sb := range prov[i] {
-				if held[sb] {
-					t.Errorf("fold %d: pair %s descends from held-out %s", f, pairs[i].PairID, sb)
-				}
-			}
+			checkNoneHeld(t, fmt.Sprintf("fold %d: pair %s", f, pairs[i].PairID), prov[i], held)
+		}
+	}
+}
+
+// sourceBugsOf maps each pair to the source bugs of its exemplars.
+func sourceBugsOf(t *testing.T, table ProvenanceTable, pairs []corpus.Pair) [][]string {
+	t.Helper()
+	var prov [][]string
+	for _, p := range pairs {
+		sbs, err := table.SourceBugs(p)
+		must(t, err)
+		prov = append(prov, sbs)
+	}
+	return prov
+}
+
+// heldOut is the set of source bugs that fold f holds out.
+func heldOut(folds []FoldAssignment, f int) map[string]bool {
+	held := map[string]bool{}
+	for _, a := range folds {
+		if a.Fold == f {
+			held[a.SourceBug] = true
+		}
+	}
+	return held
+}
+
+// checkNoneHeld reports each of a pair's source bugs that is held out.
+func checkNoneHeld(t *testing.T, what string, sbs []string, held map[string]bool) {
+	t.Helper()
+	for _, sb := range sbs {
+		if held[sb] {
+			t.Errorf("%s descends from held-out %s", what, sb)
 		}
 	}
 }
@@ -136,9 +134,7 @@ func TestNoLeakIntoTraining(t *testing.T) {
 func TestFolds(t *testing.T) {
 	_, seeds := smallData()
 	a, err := MakeFolds(seeds, 3, 42, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	b, _ := MakeFolds(seeds, 3, 42, true)
 	if d := cmp.Diff(a, b); d != "" {
 		t.Errorf("same seed, different folds:\n%s", d)
@@ -147,7 +143,18 @@ func TestFolds(t *testing.T) {
 	if cmp.Equal(a, c) {
 		t.Error("different run seeds gave identical folds")
 	}
-	// Every source bug exactly once, all of its pairs together.
+	checkFoldsCover(t, seeds, a)
+	checkFoldsStratified(t, a, 3)
+	_, err = MakeFolds(seeds, 1, 42, true)
+	checkErrIs(t, "1 fold", err, errs.ErrUsage)
+	_, err = MakeFolds(seeds[:2], 3, 42, true)
+	checkErrIs(t, "more folds than source bugs", err, errs.ErrUsage)
+}
+
+// checkFoldsCover checks that the folds assign every source bug exactly
+// once, all of its pairs together.
+func checkFoldsCover(t *testing.T, seeds []corpus.Seed, a []FoldAssignment) {
+	t.Helper()
 	bugs := map[string]int{}
 	for _, s := range seeds {
 		bugs[s.SourceBug]++
@@ -162,11 +169,16 @@ func TestFolds(t *testing.T) {
 	if len(seen) != len(bugs) {
 		t.Errorf("%d of %d source bugs assigned", len(seen), len(bugs))
 	}
-	// Stratified: each type's source bugs spread so fold counts differ by ≤ 1.
+}
+
+// checkFoldsStratified checks that each type's source bugs spread so fold
+// counts differ by ≤ 1.
+func checkFoldsStratified(t *testing.T, a []FoldAssignment, k int) {
+	t.Helper()
 	per := map[string][]int{}
 	for _, x := range a {
 		if per[x.Exception] == nil {
-			per[x.Exception] = make([]int, 3)
+			per[x.Exception] = make([]int, k)
 		}
 		per[x.Exception][x.Fold]++
 	}
@@ -175,12 +187,6 @@ func TestFolds(t *testing.T) {
 			t.Errorf("type %s unbalanced across folds: %v", typ, counts)
 		}
 	}
-	if _, err := MakeFolds(seeds, 1, 42, true); !errors.Is(err, errs.ErrUsage) {
-		t.Errorf("1 fold: %v", err)
-	}
-	if _, err := MakeFolds(seeds[:2], 3, 42, true); !errors.Is(err, errs.ErrUsage) {
-		t.Errorf("more folds than source bugs: %v", err)
-	}
 }
 
 func TestDeterminism(t *testing.T) {
@@ -188,14 +194,10 @@ func TestDeterminism(t *testing.T) {
 	opt := smallOpts()
 	opt.NoSweep = true
 	a, err := Run(context.Background(), pairs, seeds, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	opt.Workers = 1
 	b, err := Run(context.Background(), pairs, seeds, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if d := cmp.Diff(a.Predictions, b.Predictions); d != "" {
 		t.Errorf("predictions depend on workers:\n%s", d)
 	}
@@ -209,9 +211,7 @@ func TestLengthRuleAndImport(t *testing.T) {
 		{BugID: "d", Exception: corpus.ClassCast, BuggyTokens: 5, FixedTokens: 9},
 	}
 	rep, err := Analyze(context.Background(), LengthRule(seeds), seeds, AnalyzeOptions{Bootstrap: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	row := rep.Results[0]
 	if row.Mean != 0.625 || *row.ResidualMean != 0.25 || rep.ResidualPairs != 2 {
 		t.Errorf("length rule: accuracy %v residual %v (n=%d), want 0.625, 0.25, 2", row.Mean, *row.ResidualMean, rep.ResidualPairs)
@@ -223,13 +223,9 @@ func TestLengthRuleAndImport(t *testing.T) {
 		{Task: Isolated, Model: "codebert", BugID: "b", Side: "fixed", Score: 0.6},
 	}
 	got, err := ImportPredictions(ext, seeds)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	rep, err = Analyze(context.Background(), got, seeds, AnalyzeOptions{Bootstrap: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	// Positives 0.9, 0.4 vs negatives 0.2, 0.6: 3 of 4 orderings → 0.75.
 	if rep.Results[0].Mean != 0.75 || rep.Results[0].Training != LeaveSeedsOut {
 		t.Errorf("imported AUC = %+v, want 0.75", rep.Results[0])
@@ -241,8 +237,7 @@ func TestLengthRuleAndImport(t *testing.T) {
 		{Task: Isolated, BugID: "a", Side: "buggy", Score: 0.5},
 	}
 	for i, p := range bad {
-		if _, err := ImportPredictions([]Prediction{p}, seeds); !errors.Is(err, errs.ErrInput) {
-			t.Errorf("bad prediction %d: %v", i, err)
-		}
+		_, err := ImportPredictions([]Prediction{p}, seeds)
+		checkErrIs(t, fmt.Sprintf("bad prediction %d", i), err, errs.ErrInput)
 	}
 }

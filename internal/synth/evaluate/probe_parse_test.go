@@ -144,31 +144,48 @@ func FuzzParseProbe(f *testing.F) {
 		"```json\n{\"defective\": false}\n```", "No JSON, sorry", "", "{", "{\"defective\": \"A\"} {\"defective\": \"B\"}", "Answer: (A)"} {
 		f.Add(s)
 	}
-	reads := []string{ReadJSON, ReadFenced, ReadEmbedded, ReadLines, ReadWord}
 	f.Fuzz(func(t *testing.T, text string) {
-		iso, err := ParseIsolated(text)
-		if err != nil {
-			if !errors.Is(err, ErrUnparseable) {
-				t.Fatalf("ParseIsolated(%q): error %v does not wrap ErrUnparseable", text, err)
-			}
-		} else {
-			again, _ := ParseIsolated(text)
-			if !slices.Contains(reads, iso.Read) || (iso.Confidence != nil && (*iso.Confidence < 0 || *iso.Confidence > 1)) ||
-				again.Defective != iso.Defective || again.Read != iso.Read {
-				t.Fatalf("ParseIsolated(%q) = %+v", text, iso)
-			}
-		}
-		pair, err := ParsePair(text)
-		if err != nil {
-			if !errors.Is(err, ErrUnparseable) {
-				t.Fatalf("ParsePair(%q): error %v does not wrap ErrUnparseable", text, err)
-			}
-			return
-		}
-		again, _ := ParsePair(text)
-		if (pair.Choice != ChoiceA && pair.Choice != ChoiceB) || !slices.Contains(reads, pair.Read) ||
-			(pair.Confidence != nil && (*pair.Confidence < 0 || *pair.Confidence > 1)) || again.Choice != pair.Choice || again.Read != pair.Read {
-			t.Fatalf("ParsePair(%q) = %+v", text, pair)
-		}
+		fuzzIsolated(t, text)
+		fuzzPair(t, text)
 	})
+}
+
+var probeReads = []string{ReadJSON, ReadFenced, ReadEmbedded, ReadLines, ReadWord}
+
+// confInRange says whether a confidence is absent or in [0, 1].
+func confInRange(c *float64) bool { return c == nil || (*c >= 0 && *c <= 1) }
+
+// fuzzIsolated checks that ParseIsolated reads text with a known reading
+// and an in-range confidence, the same way twice, or refuses it with
+// ErrUnparseable.
+func fuzzIsolated(t *testing.T, text string) {
+	iso, err := ParseIsolated(text)
+	if err != nil {
+		if !errors.Is(err, ErrUnparseable) {
+			t.Fatalf("ParseIsolated(%q): error %v does not wrap ErrUnparseable", text, err)
+		}
+		return
+	}
+	again, _ := ParseIsolated(text)
+	if !slices.Contains(probeReads, iso.Read) || !confInRange(iso.Confidence) || again.Defective != iso.Defective || again.Read != iso.Read {
+		t.Fatalf("ParseIsolated(%q) = %+v", text, iso)
+	}
+}
+
+// fuzzPair checks that ParsePair reads text as choice A or B with a known
+// reading and an in-range confidence, the same way twice, or refuses it
+// with ErrUnparseable.
+func fuzzPair(t *testing.T, text string) {
+	pair, err := ParsePair(text)
+	if err != nil {
+		if !errors.Is(err, ErrUnparseable) {
+			t.Fatalf("ParsePair(%q): error %v does not wrap ErrUnparseable", text, err)
+		}
+		return
+	}
+	again, _ := ParsePair(text)
+	if (pair.Choice != ChoiceA && pair.Choice != ChoiceB) || !slices.Contains(probeReads, pair.Read) ||
+		!confInRange(pair.Confidence) || again.Choice != pair.Choice || again.Read != pair.Read {
+		t.Fatalf("ParsePair(%q) = %+v", text, pair)
+	}
 }

@@ -3,9 +3,7 @@ package evaluate
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -22,6 +20,7 @@ import (
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // openai, ngram
 	"github.com/benchforge/benchforge/internal/ngram/ngramtest"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/google/go-cmp/cmp"
 )
 
 // probeSeeds are six real pairs whose methods name their seed (mK), so a
@@ -147,9 +146,7 @@ func probeSession(t *testing.T, cacheDir string) *llm.Session {
 	t.Helper()
 	s, err := llm.NewSession(llm.SessionOptions{CacheDir: cacheDir, NoCache: cacheDir == "",
 		Retry: llm.RetryPolicy{MaxAttempts: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	t.Cleanup(func() { s.Close() })
 	return s
 }
@@ -159,22 +156,16 @@ func probeSession(t *testing.T, cacheDir string) *llm.Session {
 func scriptedModel(t *testing.T, s *llm.Session, srv *httptest.Server) llm.Model {
 	t.Helper()
 	inner, err := llm.Open("openai:scripted@"+srv.URL+"/v1", llm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	return s.Wrap(llm.Spec{Provider: "openai", Model: "scripted"}, renamed{inner, "openai:scripted"})
 }
 
 func openModel(t *testing.T, s *llm.Session, spec string) llm.Model {
 	t.Helper()
 	m, err := s.Open(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	return m
 }
-
-func near(a *float64, b float64) bool { return a != nil && math.Abs(*a-b) < 1e-12 }
 
 // TestProbeScripted runs both probes against a scripted OpenAI-compatible
 // server and checks every figure of the probe rows against the
@@ -187,9 +178,7 @@ func TestProbeScripted(t *testing.T) {
 	m := scriptedModel(t, s, srv)
 	dir := t.TempDir()
 	run, err := RunProbes(context.Background(), []llm.Model{m}, seeds, ProbeOptions{Log: filepath.Join(dir, ProbeLogFile), Workers: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if run.Asked != 24 || run.Resumed != 0 || len(run.Records) != 24 {
 		t.Fatalf("asked %d, resumed %d, %d records; want 24, 0, 24", run.Asked, run.Resumed, len(run.Records))
 	}
@@ -199,9 +188,7 @@ func TestProbeScripted(t *testing.T) {
 		}
 	}
 	rep, preds, err := AnalyzeWithProbes(context.Background(), LengthRule(infos), infos, run.Records, AnalyzeOptions{Bootstrap: 200})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if len(rep.Probes) != 2 {
 		t.Fatalf("%d probe rows", len(rep.Probes))
 	}
@@ -220,15 +207,41 @@ func TestProbeScripted(t *testing.T) {
 // checkScriptedRows checks the probe rows of the scripted answers.
 func checkScriptedRows(t *testing.T, iso, pair ProbeRow) {
 	t.Helper()
-	if iso.Task != Isolated || iso.Asked != 12 || iso.Unparseable != 2 || iso.N != 10 || iso.Correct != 7 ||
-		!near(iso.Accuracy, 0.7) || !near(iso.Specificity, 0.5) || !near(iso.Recall, 5.0/6) || !near(iso.Precision, 5.0/7) ||
-		!near(iso.F1, 50.0/65) || !near(iso.DefectiveShare, 0.7) || iso.Note != "" || iso.CI == nil {
-		t.Errorf("isolated row %+v", iso)
+	checkRowCounts(t, iso, ProbeRow{Task: Isolated, Asked: 12, Unparseable: 2, N: 10, Correct: 7})
+	checkNear(t, "isolated accuracy", iso.Accuracy, 0.7)
+	checkNear(t, "isolated specificity", iso.Specificity, 0.5)
+	checkNear(t, "isolated recall", iso.Recall, 5.0/6)
+	checkNear(t, "isolated precision", iso.Precision, 5.0/7)
+	checkNear(t, "isolated F1", iso.F1, 50.0/65)
+	checkNear(t, "isolated defective share", iso.DefectiveShare, 0.7)
+	checkEq(t, "isolated note", iso.Note, "")
+	if iso.CI == nil {
+		t.Errorf("isolated row without a CI: %+v", iso)
 	}
-	if pair.Task != PairTask || pair.Asked != 12 || pair.Unparseable != 1 || pair.N != 11 || pair.Correct != 8 ||
-		!near(pair.Accuracy, 8.0/11) || !near(pair.AccBuggyFirst, 1) || !near(pair.AccFixedFirst, 0.4) || !near(pair.Balanced, 0.7) ||
-		!near(pair.FirstShare, 9.0/11) || !near(pair.Residual, 2.0/3) || pair.ResidualN != 3 || pair.Specificity != nil {
-		t.Errorf("pair row %+v", pair)
+	checkRowCounts(t, pair, ProbeRow{Task: PairTask, Asked: 12, Unparseable: 1, N: 11, Correct: 8})
+	checkEq(t, "pair residual n", pair.ResidualN, 3)
+	checkNear(t, "pair accuracy", pair.Accuracy, 8.0/11)
+	checkNear(t, "pair accuracy buggy first", pair.AccBuggyFirst, 1)
+	checkNear(t, "pair accuracy fixed first", pair.AccFixedFirst, 0.4)
+	checkNear(t, "pair balanced accuracy", pair.Balanced, 0.7)
+	checkNear(t, "pair first share", pair.FirstShare, 9.0/11)
+	checkNear(t, "pair residual", pair.Residual, 2.0/3)
+	if pair.Specificity != nil {
+		t.Errorf("pair row with a specificity: %+v", pair)
+	}
+}
+
+// checkRowCounts checks a probe row's task and counts (asked,
+// unparseable, n, correct) against want's.
+func checkRowCounts(t *testing.T, got, want ProbeRow) {
+	t.Helper()
+	type counts struct {
+		Task                           string
+		Asked, Unparseable, N, Correct int
+	}
+	of := func(r ProbeRow) counts { return counts{r.Task, r.Asked, r.Unparseable, r.N, r.Correct} }
+	if diff := cmp.Diff(of(want), of(got)); diff != "" {
+		t.Errorf("%s row counts (-want +got):\n%s", want.Task, diff)
 	}
 }
 
@@ -236,18 +249,7 @@ func checkScriptedRows(t *testing.T, iso, pair ProbeRow) {
 // threshold rates and the position-conditional accuracies agree.
 func checkScriptedAnalysis(t *testing.T, rep *Report, preds []Prediction, model string) {
 	t.Helper()
-	var nProbe int
-	for _, p := range preds {
-		if p.Model == model {
-			nProbe++
-			if p.Training != NoTraining || p.Features != WithType {
-				t.Errorf("probe prediction %+v", p)
-			}
-		}
-	}
-	if nProbe != 21 {
-		t.Errorf("%d probe predictions, want 21 (the parsed answers)", nProbe)
-	}
+	checkProbePredictions(t, preds, model)
 	for _, row := range rep.Results {
 		if row.Model != model {
 			continue
@@ -255,15 +257,36 @@ func checkScriptedAnalysis(t *testing.T, rep *Report, preds []Prediction, model 
 		r := row.Runs[0]
 		switch row.Task {
 		case Isolated:
-			if !near(&r.Accuracy, 0.7) || !near(&r.Specificity, 0.5) || !near(&r.Recall, 5.0/6) || !near(&r.F1, 50.0/65) ||
-				!near(&row.Mean, (0.5+5.0/6)/2) { // binary scores: ROC-AUC is balanced accuracy
-				t.Errorf("Analyze isolated %+v", r)
-			}
+			checkNear(t, "Analyze isolated accuracy", &r.Accuracy, 0.7)
+			checkNear(t, "Analyze isolated specificity", &r.Specificity, 0.5)
+			checkNear(t, "Analyze isolated recall", &r.Recall, 5.0/6)
+			checkNear(t, "Analyze isolated F1", &r.F1, 50.0/65)
+			checkNear(t, "Analyze isolated mean", &row.Mean, (0.5+5.0/6)/2) // binary scores: ROC-AUC is balanced accuracy
 		case PairTask:
-			if !near(&r.Value, 8.0/11) || !near(&r.AccBuggyFirst, 1) || !near(&r.AccFixedFirst, 0.4) || !near(r.Residual, 2.0/3) {
-				t.Errorf("Analyze pair %+v", r)
-			}
+			checkNear(t, "Analyze pair value", &r.Value, 8.0/11)
+			checkNear(t, "Analyze pair accuracy buggy first", &r.AccBuggyFirst, 1)
+			checkNear(t, "Analyze pair accuracy fixed first", &r.AccFixedFirst, 0.4)
+			checkNear(t, "Analyze pair residual", r.Residual, 2.0/3)
 		}
+	}
+}
+
+// checkProbePredictions checks that the model's predictions are the 21
+// parsed answers, untrained and with the exception type.
+func checkProbePredictions(t *testing.T, preds []Prediction, model string) {
+	t.Helper()
+	var nProbe int
+	for _, p := range preds {
+		if p.Model != model {
+			continue
+		}
+		nProbe++
+		if p.Training != NoTraining || p.Features != WithType {
+			t.Errorf("probe prediction %+v", p)
+		}
+	}
+	if nProbe != 21 {
+		t.Errorf("%d probe predictions, want 21 (the parsed answers)", nProbe)
 	}
 }
 
@@ -272,13 +295,9 @@ func checkScriptedAnalysis(t *testing.T, rep *Report, preds []Prediction, model 
 func checkProbeRoundTrip(t *testing.T, rep *Report) {
 	t.Helper()
 	b, err := json.Marshal(rep)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	var back Report
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
+	must(t, json.Unmarshal(b, &back))
 	if got := probeMarkdown(&back); got != probeMarkdown(rep) {
 		t.Errorf("probe tables after a JSON round trip differ:\n%s", got)
 	}
@@ -314,20 +333,30 @@ func TestProbeResume(t *testing.T) {
 		t.Fatalf("after the failure: %d answers logged, %d calls; want 7, 8", len(recs), calls)
 	}
 	run, calls, err := pass(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if calls != 17 || run.Asked != 17 || run.Resumed != 7 || len(run.Records) != 24 {
-		t.Errorf("resumed pass: %d calls, asked %d, resumed %d, %d records; want 17, 17, 7, 24", calls, run.Asked, run.Resumed, len(run.Records))
-	}
+	must(t, err)
+	checkPass(t, "resumed pass", run, calls, passCounts{Calls: 17, Asked: 17, Resumed: 7, Records: 24})
 	run, calls, err = pass(0)
-	if err != nil || calls != 0 || run.Asked != 0 || run.Resumed != 24 {
-		t.Errorf("third pass: %v, %d calls, asked %d, resumed %d", err, calls, run.Asked, run.Resumed)
+	must(t, err)
+	checkPass(t, "third pass", run, calls, passCounts{Calls: 0, Asked: 0, Resumed: 24, Records: 24})
+	checkLoggedOnce(t, log, 24)
+}
+
+// passCounts are a probe pass's model calls and its run's counts.
+type passCounts struct{ Calls, Asked, Resumed, Records int }
+
+func checkPass(t *testing.T, what string, run *ProbeRun, calls int64, want passCounts) {
+	t.Helper()
+	got := passCounts{Calls: int(calls), Asked: run.Asked, Resumed: run.Resumed, Records: len(run.Records)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", what, diff)
 	}
+}
+
+// checkLoggedOnce checks that the probe log holds want answers, each once.
+func checkLoggedOnce(t *testing.T, log string, want int) {
+	t.Helper()
 	recs, err := jsonl.ReadFile[ProbeRecord](log)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	keys := map[string]bool{}
 	for _, r := range recs {
 		if keys[ProbeKey(r)] {
@@ -335,9 +364,7 @@ func TestProbeResume(t *testing.T) {
 		}
 		keys[ProbeKey(r)] = true
 	}
-	if len(recs) != 24 {
-		t.Errorf("%d answers in the log, want 24", len(recs))
-	}
+	checkEq(t, "answers in the log", len(recs), want)
 }
 
 // renamed gives a provider model a fixed id (the scripted server's port
@@ -363,17 +390,30 @@ func TestProbeNgram(t *testing.T) {
 		s := probeSession(t, cache)
 		m := openModel(t, s, "ngram:"+path)
 		run, err := RunProbes(context.Background(), []llm.Model{m}, seeds, ProbeOptions{Log: filepath.Join(t.TempDir(), ProbeLogFile), MaxTokens: 24})
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		return run, s.Manifest()
 	}
 	run, man := pass()
 	if man.Calls != 12 || man.CacheHits != 0 || len(run.Records) != 12 {
 		t.Fatalf("first pass: %d calls, %d hits, %d records", man.Calls, man.CacheHits, len(run.Records))
 	}
-	for _, r := range run.Records {
-		if r.Fingerprint == "" || r.Model != "ngram:"+path {
+	checkNgramRecords(t, run.Records, "ngram:"+path)
+	checkNgramAnalysis(t, run.Records, infos)
+	run2, man2 := pass()
+	if man2.Calls != 0 || man2.CacheHits != 12 {
+		t.Errorf("second pass: %d calls, %d cache hits; want 0 and 12", man2.Calls, man2.CacheHits)
+	}
+	for i := range run.Records {
+		checkEq(t, fmt.Sprintf("cached answer %d", i), run2.Records[i].Raw, run.Records[i].Raw)
+	}
+}
+
+// checkNgramRecords checks that each record names the model and is
+// either parsed or marked unparseable.
+func checkNgramRecords(t *testing.T, recs []ProbeRecord, model string) {
+	t.Helper()
+	for _, r := range recs {
+		if r.Fingerprint == "" || r.Model != model {
 			t.Errorf("record without the model's identity: %+v", r)
 		}
 		if !r.Parsed() && r.Unparseable == "" {
@@ -381,10 +421,14 @@ func TestProbeNgram(t *testing.T) {
 		}
 		t.Logf("%s %s%s: read %q, raw %q", r.BugID, r.Side, r.Order, r.Read, clipText(r.Raw, 50))
 	}
-	preds, rows, err := ProbeAnalysis(context.Background(), run.Records, infos, AnalyzeOptions{Bootstrap: 50})
-	if err != nil {
-		t.Fatal(err)
-	}
+}
+
+// checkNgramAnalysis checks that the n-gram answers are counted per row
+// and that not all of them read as verdicts or predictions.
+func checkNgramAnalysis(t *testing.T, recs []ProbeRecord, infos []SeedInfo) {
+	t.Helper()
+	preds, rows, err := ProbeAnalysis(context.Background(), recs, infos, AnalyzeOptions{Bootstrap: 50})
+	must(t, err)
 	parsed := 0
 	for _, row := range rows {
 		if row.Asked != 6 || row.N+row.Unparseable != row.Asked {
@@ -395,59 +439,65 @@ func TestProbeNgram(t *testing.T) {
 	if parsed == 12 || (len(preds) > parsed) {
 		t.Errorf("n-gram output read as %d verdicts, %d predictions", parsed, len(preds))
 	}
-	run2, man2 := pass()
-	if man2.Calls != 0 || man2.CacheHits != 12 {
-		t.Errorf("second pass: %d calls, %d cache hits; want 0 and 12", man2.Calls, man2.CacheHits)
-	}
-	for i := range run.Records {
-		if run.Records[i].Raw != run2.Records[i].Raw {
-			t.Errorf("cached answer %d differs", i)
-		}
-	}
 }
 
 func TestProbeErrors(t *testing.T) {
 	seeds, infos := probeSeeds()
 	srv, _ := scriptServer(t, seeds, 0)
 	m := scriptedModel(t, probeSession(t, ""), srv)
+	ctx, models := context.Background(), []llm.Model{m}
 	log := filepath.Join(t.TempDir(), ProbeLogFile)
-	if _, err := RunProbes(context.Background(), []llm.Model{m}, seeds, ProbeOptions{}); !errors.Is(err, errs.ErrUsage) {
-		t.Errorf("no log: %v", err)
-	}
+	_, err := RunProbes(ctx, models, seeds, ProbeOptions{})
+	checkErrIs(t, "no log", err, errs.ErrUsage)
 	dup := append(append([]corpus.Seed(nil), seeds...), seeds[0])
-	if _, err := RunProbes(context.Background(), []llm.Model{m}, dup, ProbeOptions{Log: log}); !errors.Is(err, errs.ErrInput) {
-		t.Errorf("duplicate seed: %v", err)
-	}
-	if _, err := RunProbes(context.Background(), []llm.Model{m}, seeds, ProbeOptions{Log: log, Tasks: []string{"triage"}}); !errors.Is(err, errs.ErrUsage) {
-		t.Errorf("unknown task: %v", err)
-	}
+	_, err = RunProbes(ctx, models, dup, ProbeOptions{Log: log})
+	checkErrIs(t, "duplicate seed", err, errs.ErrInput)
+	_, err = RunProbes(ctx, models, seeds, ProbeOptions{Log: log, Tasks: []string{"triage"}})
+	checkErrIs(t, "unknown task", err, errs.ErrUsage)
 	// A log written under other prompts is refused, not mixed in.
 	old := ProbeRecord{Model: m.ID(), Task: Isolated, BugID: seeds[0].BugID, Side: "buggy", Prompt: "probe-v0", PromptHash: "0ld", Raw: "yes"}
-	if err := jsonl.Rewrite(log, []ProbeRecord{old}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := RunProbes(context.Background(), []llm.Model{m}, seeds, ProbeOptions{Log: log}); !errors.Is(err, errs.ErrUsage) || !strings.Contains(err.Error(), "probe-v0") {
-		t.Errorf("stale prompts: %v", err)
-	}
+	must(t, jsonl.Rewrite(log, []ProbeRecord{old}))
+	_, err = RunProbes(ctx, models, seeds, ProbeOptions{Log: log})
+	checkErrIs(t, "stale prompts", err, errs.ErrUsage)
+	checkErrSays(t, "stale prompts", err, "probe-v0")
 	// Only the pair task; an answer naming an unknown seed is refused by
 	// the analysis.
-	run, err := RunProbes(context.Background(), []llm.Model{m}, seeds, ProbeOptions{Log: filepath.Join(t.TempDir(), ProbeLogFile), Tasks: []string{PairTask}})
-	if err != nil || len(run.Records) != 12 {
-		t.Fatalf("pair only: %v, %d records", err, len(run.Records))
+	run, err := RunProbes(ctx, models, seeds, ProbeOptions{Log: filepath.Join(t.TempDir(), ProbeLogFile), Tasks: []string{PairTask}})
+	must(t, err)
+	if len(run.Records) != 12 {
+		t.Fatalf("pair only: %d records, want 12", len(run.Records))
 	}
-	_, rows, err := ProbeAnalysis(context.Background(), run.Records, infos, AnalyzeOptions{Bootstrap: 50})
-	if err != nil || len(rows) != 1 || rows[0].Task != PairTask {
-		t.Errorf("pair-only rows %+v, %v", rows, err)
-	}
-	if _, _, err := ProbeAnalysis(context.Background(), run.Records, infos[1:], AnalyzeOptions{}); !errors.Is(err, errs.ErrInput) {
-		t.Errorf("unknown seed: %v", err)
-	}
-	// Isolated answers of one class only: rows, but no ROC-AUC input.
+	_, rows, err := ProbeAnalysis(ctx, run.Records, infos, AnalyzeOptions{Bootstrap: 50})
+	must(t, err)
+	checkEq(t, "pair-only row task", onlyRow(t, "pair-only", rows).Task, PairTask)
+	_, _, err = ProbeAnalysis(ctx, run.Records, infos[1:], AnalyzeOptions{})
+	checkErrIs(t, "unknown seed", err, errs.ErrInput)
+	checkOneClass(t, seeds, infos)
+}
+
+// checkOneClass analyses isolated answers of one class only: rows, but no
+// ROC-AUC input.
+func checkOneClass(t *testing.T, seeds []corpus.Seed, infos []SeedInfo) {
+	t.Helper()
 	yes := true
 	one := []ProbeRecord{{Model: "m", Task: Isolated, BugID: seeds[0].BugID, Side: "buggy", Defective: &yes},
 		{Model: "m", Task: Isolated, BugID: seeds[0].BugID, Side: "fixed", Unparseable: "empty answer"}}
 	preds, rows, err := ProbeAnalysis(context.Background(), one, infos, AnalyzeOptions{Bootstrap: 50})
-	if err != nil || len(preds) != 0 || len(rows) != 1 || rows[0].Note == "" || rows[0].Unparseable != 1 || !near(rows[0].Recall, 1) || rows[0].Specificity != nil {
-		t.Errorf("one class: %v, %d predictions, rows %+v", err, len(preds), rows)
+	must(t, err)
+	checkEq(t, "one class: predictions", len(preds), 0)
+	r := onlyRow(t, "one class", rows)
+	if r.Note == "" || r.Specificity != nil {
+		t.Errorf("one class: note %q, specificity %s; want a note and no specificity", r.Note, showFloat(r.Specificity))
 	}
+	checkEq(t, "one class: unparseable", r.Unparseable, 1)
+	checkNear(t, "one class: recall", r.Recall, 1)
+}
+
+// onlyRow stops the test unless rows holds exactly one row, and returns it.
+func onlyRow(t *testing.T, what string, rows []ProbeRow) ProbeRow {
+	t.Helper()
+	if len(rows) != 1 {
+		t.Fatalf("%s: rows %+v, want one", what, rows)
+	}
+	return rows[0]
 }

@@ -28,13 +28,13 @@ func TestGolden(t *testing.T) {
 	pairs[5].BuggyMethod = seeds[5].BuggyMethod
 	pairs[5].ErrorType = seeds[5].Exception
 	r, err := Run(context.Background(), pairs, seeds, Options{Fixed: true, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	golden.CheckString(t, filepath.Join("testdata", "small.md"), r.Markdown())
-	if len(r.Skipped) != 1 || r.Skipped[0].ID != pairs[3].PairID || r.Skipped[0].Side != "fixed" {
-		t.Errorf("skipped = %+v, want the fixed method of %s", r.Skipped, pairs[3].PairID)
+	if len(r.Skipped) != 1 {
+		t.Fatalf("skipped = %+v, want the fixed method of %s", r.Skipped, pairs[3].PairID)
 	}
+	checkEq(t, "skipped id", r.Skipped[0].ID, pairs[3].PairID)
+	checkEq(t, "skipped side", r.Skipped[0].Side, "fixed")
 	if r.Distance.Exact < 1 {
 		t.Errorf("exact reproductions = %d, want ≥ 1 (pair %s copies seed %s)", r.Distance.Exact, pairs[5].PairID, seeds[5].BugID)
 	}
@@ -43,13 +43,9 @@ func TestGolden(t *testing.T) {
 	}
 	// The JSON round trip renders the same Markdown (--render-only).
 	b, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	var back Report
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
+	must(t, json.Unmarshal(b, &back))
 	if d := cmp.Diff(r.Markdown(), back.Markdown()); d != "" {
 		t.Errorf("markdown after JSON round trip differs:\n%s", d)
 	}
@@ -70,20 +66,20 @@ func TestReferenceRule(t *testing.T) {
 	seeds = append(seeds, corpus.Seed{BugID: "c", Exception: corpus.ClassCast}, corpus.Seed{BugID: "u", Exception: corpus.ClassCast})
 	lloc = append(lloc, 99, -1)
 	in, ref, err := referenceSet(seeds, lloc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	want := []bool{true, true, true, true, true, true, true, true, false, true, false}
 	if d := cmp.Diff(want, in); d != "" {
 		t.Errorf("membership (-want +got):\n%s", d)
 	}
-	if len(ref.Excluded) != 1 || ref.Excluded[0].BugID != "ni" || ref.Excluded[0].Fence != 13 || ref.N != 9 {
-		t.Errorf("reference = %+v", ref)
+	checkEq(t, "reference n", ref.N, 9)
+	if len(ref.Excluded) != 1 || ref.Excluded[0].BugID != "ni" || ref.Excluded[0].Fence != 13 {
+		t.Errorf("reference excluded %+v, want ni over the fence 13", ref.Excluded)
 	}
 	in, ref, err = referenceSet(seeds, lloc, []string{"na", "c"})
-	if err != nil || !in[0] || !in[9] || in[1] || ref.N != 2 || ref.Rule != "file" {
-		t.Errorf("explicit list: in=%v ref=%+v err=%v", in, ref, err)
-	}
+	must(t, err)
+	checkEq(t, "explicit list: membership of na, nb, c", [3]bool{in[0], in[1], in[9]}, [3]bool{true, false, true})
+	checkEq(t, "explicit list: n", ref.N, 2)
+	checkEq(t, "explicit list: rule", ref.Rule, "file")
 	if _, _, err := referenceSet(seeds, lloc, []string{"nope"}); !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("unknown id: %v, want ErrInput naming it", err)
 	}
@@ -119,37 +115,42 @@ func TestNearestSeedMatchesBruteForce(t *testing.T) {
 	var sm []seedMethod
 	for i, s := range seeds {
 		m, err := Measure(s.BuggyMethod)
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		sm = append(sm, seedMethod{s.BugID, "buggy", i%3 != 0, fingerprintOf(m.Tokens)})
 	}
 	for _, p := range pairs[:30] {
 		m, err := Measure(p.BuggyMethod)
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		fp := fingerprintOf(m.Tokens)
 		got := nearestSeed(fp, sm)
-		var want nearest
-		want.refSetI, want.refGramI = -1, -1
-		for i, s := range sm {
-			js, jg := jac(fp.set, s.fp.set), jac(fp.gram, s.fp.gram)
-			want.poolSet, want.poolGram = max(want.poolSet, js), max(want.poolGram, jg)
-			if s.inRef {
-				if want.refSetI < 0 || js > want.refSet {
-					want.refSet, want.refSetI = js, i
-				}
-				if want.refGramI < 0 || jg > want.refGram {
-					want.refGram, want.refGramI = jg, i
-				}
-			}
-		}
+		want := bruteNearest(fp, sm)
 		want.exact = got.exact
 		if got != want {
 			t.Errorf("%s: pruned %+v, brute force %+v", p.PairID, got, want)
 		}
 	}
+}
+
+// bruteNearest compares fp with every seed: the best Jaccard similarities
+// over the pool and over the reference seeds, with the first reference
+// seed reaching each (its exact field is left unset).
+func bruteNearest(fp fingerprint, sm []seedMethod) nearest {
+	var want nearest
+	want.refSetI, want.refGramI = -1, -1
+	for i, s := range sm {
+		js, jg := jac(fp.set, s.fp.set), jac(fp.gram, s.fp.gram)
+		want.poolSet, want.poolGram = max(want.poolSet, js), max(want.poolGram, jg)
+		if !s.inRef {
+			continue
+		}
+		if want.refSetI < 0 || js > want.refSet {
+			want.refSet, want.refSetI = js, i
+		}
+		if want.refGramI < 0 || jg > want.refGram {
+			want.refGram, want.refGramI = jg, i
+		}
+	}
+	return want
 }
 
 // jac is an independent set Jaccard over hash sets.

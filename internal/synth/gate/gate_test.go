@@ -74,9 +74,7 @@ func gateFixture() ([]corpus.Seed, []corpus.Candidate) {
 func TestGates(t *testing.T) {
 	seeds, cands := gateFixture()
 	res, err := Run(context.Background(), cands, seeds, Options{Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	got := map[string]string{}
 	for _, r := range res.Rejected {
 		if _, dup := got[r.ID]; !dup {
@@ -124,9 +122,7 @@ func checkGolden(t *testing.T, name string, res *Result) {
 		Rejections []Rejection   `json:"rejections"`
 	}{res, res.Accepted, res.Rejected}
 	got, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
@@ -145,12 +141,8 @@ func TestStripComments(t *testing.T) {
 func TestFilesRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	res, err := Run(context.Background(), []corpus.Candidate{cand("a", corpus.NullPointer, longMethod("a", 5, false), longMethod("a", 5, true))}, nil, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteOutputs(dir, res); err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
+	must(t, WriteOutputs(dir, res))
 	b, err := os.ReadFile(filepath.Join(dir, PairsFile))
 	if err != nil || !strings.Contains(string(b), `"pair_id":"a"`) {
 		t.Fatalf("pairs.jsonl = %q, %v", b, err)
@@ -171,9 +163,7 @@ func TestAcceptedPairKeepsSource(t *testing.T) {
 	plain := cand("plain", npe, longMethod("tau", 9, false), longMethod("tau", 9, true))
 	plain.Source = &corpus.CandidateSource{File: "java.base/java/util/A.java"}
 	res, err := Run(context.Background(), []corpus.Candidate{real, plain}, nil, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if len(res.Accepted) != 2 {
 		t.Fatalf("accepted %d, rejected %+v", len(res.Accepted), res.Rejected)
 	}

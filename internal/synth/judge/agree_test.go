@@ -1,7 +1,6 @@
 package judge
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -18,9 +17,7 @@ func writeLog(t *testing.T, path, model, rubric string, verdicts []string, types
 	for i, v := range verdicts {
 		recs = append(recs, Record{PairID: fmt.Sprintf("p%02d", i), ErrorType: types[i], Model: model, Rubric: rubric, Initial: v, Verdict: v})
 	}
-	if err := jsonl.Rewrite(path, recs); err != nil {
-		t.Fatal(err)
-	}
+	must(t, jsonl.Rewrite(path, recs))
 }
 
 // loadSources loads the judgement logs at the paths under dir.
@@ -29,9 +26,7 @@ func loadSources(t *testing.T, dir string, paths ...string) []*Source {
 	var srcs []*Source
 	for _, p := range paths {
 		s, err := LoadSource(filepath.Join(dir, p))
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		srcs = append(srcs, s)
 	}
 	return srcs
@@ -66,35 +61,38 @@ func TestAgree(t *testing.T) {
 	writeLog(t, filepath.Join(dir, "w.jsonl"), "openai:flash", RubricWhole, []string{A, R, R, A, R, R, R, R, R, R}, types)
 	srcs := loadSources(t, dir, "a.jsonl", "b.jsonl", "run2/a.jsonl", "w.jsonl")
 	ag, err := Agree(srcs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if ag.Acceptance[0].Rubric != RubricWhole || ag.Acceptance[0].Accepted != 2 {
 		t.Errorf("whole-method acceptance first: %+v", ag.Acceptance[0])
 	}
 	ab := pairRow(t, ag, srcs[0], srcs[1], "all")
 	abNoISE := pairRow(t, ag, srcs[0], srcs[1], "excl. "+corpus.IllegalState)
 	rep := pairRow(t, ag, srcs[0], srcs[2], "all")
-	if ab.N != 9 || ab.Dropped != 1 || math.Abs(ab.Agree-7.0/9) > 1e-12 || ab.Kappa == nil || math.Abs(ab.Kappa.Kappa-20.0/38) > 1e-12 || ab.Repeated {
-		t.Errorf("a vs b = %+v (kappa %+v)", ab, ab.Kappa)
-	}
-	if abNoISE.N != 8 || math.Abs(abNoISE.Agree-7.0/8) > 1e-12 {
-		t.Errorf("a vs b excl. ISE = %+v", abNoISE)
-	}
-	if !rep.Repeated || rep.N != 10 || math.Abs(rep.Agree-0.9) > 1e-12 {
-		t.Errorf("repeated run = %+v", rep)
-	}
+	checkEq(t, "a vs b: n", ab.N, 9)
+	checkEq(t, "a vs b: dropped", ab.Dropped, 1)
+	checkNear(t, "a vs b: agreement", ab.Agree, 7.0/9)
+	checkNear(t, "a vs b: kappa", kappaOf(ab), 20.0/38)
+	checkEq(t, "a vs b: repeated", ab.Repeated, false)
+	checkEq(t, "a vs b excl. ISE: n", abNoISE.N, 8)
+	checkNear(t, "a vs b excl. ISE: agreement", abNoISE.Agree, 7.0/8)
+	checkEq(t, "repeated run: repeated", rep.Repeated, true)
+	checkEq(t, "repeated run: n", rep.N, 10)
+	checkNear(t, "repeated run: agreement", rep.Agree, 0.9)
 	if srcs[0].Label == srcs[2].Label {
 		t.Errorf("repeated runs share the label %q", srcs[0].Label)
 	}
-	if _, err := Agree(srcs[:1]); !errors.Is(err, errs.ErrUsage) {
-		t.Errorf("one source: %v", err)
-	}
+	_, err = Agree(srcs[:1])
+	checkErrIs(t, "one source", err, errs.ErrUsage)
 	mixed := filepath.Join(dir, "mixed.jsonl")
-	if err := jsonl.Rewrite(mixed, []Record{{PairID: "x", Model: "m1", Rubric: RubricPatch}, {PairID: "y", Model: "m2", Rubric: RubricPatch}}); err != nil {
-		t.Fatal(err)
+	must(t, jsonl.Rewrite(mixed, []Record{{PairID: "x", Model: "m1", Rubric: RubricPatch}, {PairID: "y", Model: "m2", Rubric: RubricPatch}}))
+	_, err = LoadSource(mixed)
+	checkErrIs(t, "mixed log", err, errs.ErrInput)
+}
+
+// kappaOf is a row's κ, NaN for a row without one.
+func kappaOf(p *PairAgreement) float64 {
+	if p.Kappa == nil {
+		return math.NaN()
 	}
-	if _, err := LoadSource(mixed); !errors.Is(err, errs.ErrInput) {
-		t.Errorf("mixed log: %v, want ErrInput", err)
-	}
+	return p.Kappa.Kappa
 }

@@ -16,17 +16,11 @@ func BenchmarkRunScripted(b *testing.B) {
 	_, url := scripted(b, script)
 	s := newSessionB(b)
 	m, err := s.Open("openai:judge-a@" + url)
-	if err != nil {
-		b.Fatal(err)
-	}
+	must(b, err)
 	r, err := s.Open("openai:repairer@" + url)
-	if err != nil {
-		b.Fatal(err)
-	}
+	must(b, err)
 	j, err := New(m, r, Options{Now: fixedNow})
-	if err != nil {
-		b.Fatal(err)
-	}
+	must(b, err)
 	valid := testPairs[:7]
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -1,6 +1,8 @@
 package judge
 
 import (
+	"errors"
+	"math"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -58,51 +60,75 @@ func script(r judgetest.Request) (string, int) {
 	}
 	switch r.Kind {
 	case judgetest.Stage1:
-		switch {
-		case has("stageOneReject"):
-			return "```json\n{\"patch_summary\":\"only changes the output stream\",\"can_throw_T\":false,\"confidence\":0.95}\n```", 0
-		case has("garbled"):
-			return "I think the method might be fine, hard to say.", 0
-		case has("acceptNpe"):
-			return s1("s.length()", "s == null"), 0
-		case has("repairOk"):
-			return s1("a[i]", "i == a.length"), 0
-		case has("repairRejected"):
-			return s1("Integer.parseInt(s)", "s = \\\"x\\\""), 0
-		case has("repairGate"):
-			return s1("(String) o", "o = Integer.valueOf(1)"), 0
-		case has("iseLabel"):
-			return "Sure! " + s1("it.remove()", "fresh iterator, next() not called") + "\nHope this helps.", 0
-		}
+		return scriptStage1(has, s1)
 	case judgetest.Stage2:
-		switch {
-		case has("acceptNpe"), has("iseLabel"):
-			return s2No, 0
-		case rejudge && has("repairOk"):
-			return "still_reaches_T: no\nreason: the new bound check covers i == a.length\nconfidence: 0.7", 0
-		default:
-			return s2Yes, 0
-		}
+		return scriptStage2(has, rejudge)
 	case judgetest.Repair:
-		switch {
-		case has("repairOk"):
-			return "```java\npublic int repairOk(int[] a, int i) {\n    boolean repairedGuard = i < 0 || i >= a.length;\n    if (repairedGuard) {\n        return -1;\n    }\n    return a[i];\n}\n```", 0
-		case has("repairRejected"):
-			return "```java\npublic int repairRejected(String s) {\n    String repairedGuard = s.strip();\n    return Integer.parseInt(repairedGuard);\n}\n```", 0
-		case has("repairGate"):
-			return "```java\npublic Object repairGate(Object o) {\n    return o;\n}\n```", 0
-		}
+		return scriptRepair(has)
 	case judgetest.Whole:
-		switch {
-		case has("acceptNpe"), has("repairOk"):
-			return `{"buggy_can_throw_T":true,"fixed_can_throw_T":false,"reason":"guarded","confidence":0.9}`, 0
-		case has("garbled"):
-			return "maybe", 0
-		default:
-			return `{"buggy_can_throw_T":true,"fixed_can_throw_T":true,"reason":"another path remains","confidence":0.6}`, 0
-		}
+		return scriptWhole(has)
 	}
 	return "unexpected prompt", 0
+}
+
+// scriptStage1 answers the Stage 1 prompts; has says whether the prompt
+// shows a method, s1 fills a positive Stage 1 answer.
+func scriptStage1(has func(string) bool, s1 func(expr, trig string) string) (string, int) {
+	switch {
+	case has("stageOneReject"):
+		return "```json\n{\"patch_summary\":\"only changes the output stream\",\"can_throw_T\":false,\"confidence\":0.95}\n```", 0
+	case has("garbled"):
+		return "I think the method might be fine, hard to say.", 0
+	case has("acceptNpe"):
+		return s1("s.length()", "s == null"), 0
+	case has("repairOk"):
+		return s1("a[i]", "i == a.length"), 0
+	case has("repairRejected"):
+		return s1("Integer.parseInt(s)", "s = \\\"x\\\""), 0
+	case has("repairGate"):
+		return s1("(String) o", "o = Integer.valueOf(1)"), 0
+	case has("iseLabel"):
+		return "Sure! " + s1("it.remove()", "fresh iterator, next() not called") + "\nHope this helps.", 0
+	}
+	return "unexpected prompt", 0
+}
+
+// scriptStage2 answers the Stage 2 prompts, rejudge those of a repaired
+// pair.
+func scriptStage2(has func(string) bool, rejudge bool) (string, int) {
+	switch {
+	case has("acceptNpe"), has("iseLabel"):
+		return s2No, 0
+	case rejudge && has("repairOk"):
+		return "still_reaches_T: no\nreason: the new bound check covers i == a.length\nconfidence: 0.7", 0
+	default:
+		return s2Yes, 0
+	}
+}
+
+// scriptRepair answers the repair prompts.
+func scriptRepair(has func(string) bool) (string, int) {
+	switch {
+	case has("repairOk"):
+		return "```java\npublic int repairOk(int[] a, int i) {\n    boolean repairedGuard = i < 0 || i >= a.length;\n    if (repairedGuard) {\n        return -1;\n    }\n    return a[i];\n}\n```", 0
+	case has("repairRejected"):
+		return "```java\npublic int repairRejected(String s) {\n    String repairedGuard = s.strip();\n    return Integer.parseInt(repairedGuard);\n}\n```", 0
+	case has("repairGate"):
+		return "```java\npublic Object repairGate(Object o) {\n    return o;\n}\n```", 0
+	}
+	return "unexpected prompt", 0
+}
+
+// scriptWhole answers the whole-method prompts.
+func scriptWhole(has func(string) bool) (string, int) {
+	switch {
+	case has("acceptNpe"), has("repairOk"):
+		return `{"buggy_can_throw_T":true,"fixed_can_throw_T":false,"reason":"guarded","confidence":0.9}`, 0
+	case has("garbled"):
+		return "maybe", 0
+	default:
+		return `{"buggy_can_throw_T":true,"fixed_can_throw_T":true,"reason":"another path remains","confidence":0.6}`, 0
+	}
 }
 
 // scripted serves script on a loopback httptest server and returns its
@@ -120,18 +146,14 @@ func newSession(t *testing.T, cacheDir string) *llm.Session {
 	t.Helper()
 	opts := llm.SessionOptions{CacheDir: cacheDir, NoCache: cacheDir == "", Retry: llm.RetryPolicy{MaxAttempts: 1}}
 	s, err := llm.NewSession(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	t.Cleanup(func() { s.Close() })
 	return s
 }
 
 func newSessionB(b *testing.B) *llm.Session {
 	s, err := llm.NewSession(llm.SessionOptions{NoCache: true, Retry: llm.RetryPolicy{MaxAttempts: 1}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	must(b, err)
 	b.Cleanup(func() { s.Close() })
 	return s
 }
@@ -139,8 +161,38 @@ func newSessionB(b *testing.B) *llm.Session {
 func open(t *testing.T, s *llm.Session, spec string) llm.Model {
 	t.Helper()
 	m, err := s.Open(spec)
+	must(t, err)
+	return m
+}
+
+// must stops the test at once on an error.
+func must(t testing.TB, err error) {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m
+}
+
+// checkEq reports what when got differs from want.
+func checkEq[T comparable](t testing.TB, what string, got, want T) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s = %v, want %v", what, got, want)
+	}
+}
+
+// checkNear reports what when got is not within 1e-12 of want (or NaN).
+func checkNear(t testing.TB, what string, got, want float64) {
+	t.Helper()
+	if !(math.Abs(got-want) <= 1e-12) {
+		t.Errorf("%s = %v, want %v", what, got, want)
+	}
+}
+
+// checkErrIs reports what when err does not wrap target.
+func checkErrIs(t testing.TB, what string, err, target error) {
+	t.Helper()
+	if !errors.Is(err, target) {
+		t.Errorf("%s: err %v, want %v", what, err, target)
+	}
 }

@@ -22,14 +22,10 @@ func TestNgramServerPlumbing(t *testing.T) {
 	pass := func() (*Summary, string, int64, int64) {
 		s := newSession(t, cache)
 		j, err := New(open(t, s, spec), open(t, s, spec), Options{MaxTokens: 40, Now: fixedNow})
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		dir := t.TempDir()
 		sum, err := Run(context.Background(), j, pairs, dir, RunOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		man := s.Manifest()
 		return sum, dir, man.Calls, man.CacheHits
 	}
@@ -38,20 +34,12 @@ func TestNgramServerPlumbing(t *testing.T) {
 		t.Errorf("first pass: %d calls, %d cache hits", calls, hits)
 	}
 	recs, err := jsonl.ReadFile[Record](filepath.Join(dir, JudgementsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if len(recs) != len(pairs) || sum.Core+sum.Excluded != len(pairs) {
 		t.Fatalf("%d records, summary %+v", len(recs), sum)
 	}
 	for _, r := range recs {
-		if r.Stage1 == nil {
-			t.Fatalf("%s: no stage 1 answer recorded", r.PairID)
-		}
-		if r.Verdict == Unparseable && (r.Stage1.Unparseable == "" && (r.Stage2 == nil || r.Stage2.Unparseable == "")) {
-			t.Errorf("%s: unparseable without the parse error recorded", r.PairID)
-		}
-		t.Logf("%s: %s (%s) raw %q", r.PairID, r.Verdict, r.Category, clip(r.Stage1.Raw, 60))
+		checkParseErrorKept(t, r)
 	}
 	if sum.Table.Total.Unparseable == 0 {
 		t.Errorf("n-gram garbage read as a verdict: %+v", sum.Table.Total)
@@ -63,4 +51,17 @@ func TestNgramServerPlumbing(t *testing.T) {
 	if d := sum2.Table.Total; d != sum.Table.Total {
 		t.Errorf("cached pass differs: %+v vs %+v", d, sum.Table.Total)
 	}
+}
+
+// checkParseErrorKept checks that a record holds its Stage 1 answer and,
+// if unparseable, the parse error of one of its stages.
+func checkParseErrorKept(t *testing.T, r Record) {
+	t.Helper()
+	if r.Stage1 == nil {
+		t.Fatalf("%s: no stage 1 answer recorded", r.PairID)
+	}
+	if r.Verdict == Unparseable && (r.Stage1.Unparseable == "" && (r.Stage2 == nil || r.Stage2.Unparseable == "")) {
+		t.Errorf("%s: unparseable without the parse error recorded", r.PairID)
+	}
+	t.Logf("%s: %s (%s) raw %q", r.PairID, r.Verdict, r.Category, clip(r.Stage1.Raw, 60))
 }

@@ -33,9 +33,7 @@ func TestParseRecordedAnswers(t *testing.T) {
 	got := map[string]parsedAnswer{}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		name := filepath.Base(f)
 		var pa parsedAnswer
 		switch {
@@ -60,9 +58,7 @@ func TestParseRecordedAnswers(t *testing.T) {
 	enc, _ := json.MarshalIndent(got, "", "  ")
 	b := golden.Read(t, path, append(enc, '\n'))
 	var want map[string]parsedAnswer
-	if err := json.Unmarshal(b, &want); err != nil {
-		t.Fatal(err)
-	}
+	must(t, json.Unmarshal(b, &want))
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("readings differ from %s (-want +got):\n%s", path, d)
 	}

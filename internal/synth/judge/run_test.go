@@ -5,11 +5,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/golden"
@@ -23,9 +25,7 @@ func newJudge(t *testing.T, judge, repair string, sessDir string, rubric string)
 	s := newSession(t, sessDir)
 	var rm = open(t, s, judge)
 	j, err := New(rm, nil, Options{Rubric: rubric, Now: fixedNow})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if repair != "" {
 		if j, err = New(rm, open(t, s, repair), Options{Rubric: rubric, Now: fixedNow}); err != nil {
 			t.Fatal(err)
@@ -43,9 +43,7 @@ func TestRunScripted(t *testing.T) {
 	j := newJudge(t, "openai:judge-a@"+url, "openai:repairer@"+url, t.TempDir(), "")
 	dir := t.TempDir()
 	sum, err := Run(context.Background(), j, testPairs, dir, RunOptions{Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	checkVerdicts(t, dir)
 	// Stage 1 once per valid pair plus once per gated repair; Stage 2 only
 	// after a confirming Stage 1; exactly one repair per Stage 2 rejection.
@@ -57,18 +55,14 @@ func TestRunScripted(t *testing.T) {
 	checkCore(t, dir)
 	checkExcluded(t, dir, sum)
 	md, err := os.ReadFile(filepath.Join(dir, TableFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	md = []byte(strings.ReplaceAll(string(md), url, "URL"))
 	golden.Check(t, "testdata/table7.golden.md", md)
 
 	// A rerun finds everything judged: no model call, same outputs.
 	before := srv.Calls(judgetest.Stage1)
 	sum2, err := Run(context.Background(), j, testPairs, dir, RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if sum2.Resumed != len(testPairs) || sum2.JudgedNow != 0 || srv.Calls(judgetest.Stage1) != before {
 		t.Errorf("rerun judged again: %+v", sum2)
 	}
@@ -79,9 +73,7 @@ func TestRunScripted(t *testing.T) {
 func checkVerdicts(t *testing.T, dir string) {
 	t.Helper()
 	recs, err := jsonl.ReadFile[Record](filepath.Join(dir, JudgementsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	got := map[string][3]string{}
 	for _, r := range recs {
 		got[r.PairID] = [3]string{r.Initial, r.Verdict, r.Category}
@@ -109,23 +101,36 @@ func checkVerdicts(t *testing.T, dir string) {
 func checkCore(t *testing.T, dir string) {
 	t.Helper()
 	core, err := jsonl.ReadFile[corpus.Pair](filepath.Join(dir, CoreFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(core) != 3 || core[0].PairID != "p-accept" || core[1].PairID != "p-repair-ok" || core[2].PairID != "p-ise" {
+	must(t, err)
+	if ids := pairIDs(core); !slices.Equal(ids, []string{"p-accept", "p-repair-ok", "p-ise"}) {
 		t.Fatalf("core = %+v", core)
 	}
-	if j := core[0].Judge; j == nil || j.Site != "s.length()" || j.SiteLine != 2 || j.Trigger != "s == null" || j.Confidence != 0.8 || j.Repaired || j.Verdict != Accept {
-		t.Errorf("accepted judgement = %+v", j)
+	want := &corpus.Judgement{Site: "s.length()", SiteLine: 2, Trigger: "s == null", Confidence: 0.8, Verdict: Accept}
+	if d := cmp.Diff(want, core[0].Judge, cmpopts.IgnoreFields(corpus.Judgement{}, "Model")); d != "" {
+		t.Errorf("accepted judgement (-want +got):\n%s", d)
 	}
-	if !strings.Contains(core[1].FixedMethod, "repairedGuard") || core[1].BuggyMethod != testPairs[1].BuggyMethod || !core[1].Judge.Repaired || core[1].Judge.Confidence != 0.7 {
-		t.Errorf("repaired pair = %+v / %+v", core[1], core[1].Judge)
+	checkRepaired(t, core[1], testPairs[1])
+	checkEq(t, "ISE pair flags", core[2].Flags, corpus.Flags{ISELowConfidence: true, FixIntroducesLabel: true})
+	checkEq(t, "NPE pair flags", core[0].Flags, corpus.Flags{})
+}
+
+func pairIDs(ps []corpus.Pair) []string {
+	var ids []string
+	for _, p := range ps {
+		ids = append(ids, p.PairID)
 	}
-	if f := core[2].Flags; !f.ISELowConfidence || !f.FixIntroducesLabel {
-		t.Errorf("ISE pair flags = %+v, want both", f)
+	return ids
+}
+
+// checkRepaired checks that p is orig with a repaired fixed method,
+// judged with confidence 0.7 after the repair.
+func checkRepaired(t *testing.T, p, orig corpus.Pair) {
+	t.Helper()
+	if !strings.Contains(p.FixedMethod, "repairedGuard") || p.BuggyMethod != orig.BuggyMethod {
+		t.Errorf("repaired pair = %+v", p)
 	}
-	if f := core[0].Flags; f.ISELowConfidence || f.FixIntroducesLabel {
-		t.Errorf("NPE pair flags = %+v, want none", f)
+	if p.Judge == nil || !p.Judge.Repaired || p.Judge.Confidence != 0.7 {
+		t.Errorf("repaired pair's judgement = %+v", p.Judge)
 	}
 }
 
@@ -134,20 +139,15 @@ func checkCore(t *testing.T, dir string) {
 func checkExcluded(t *testing.T, dir string, sum *Summary) {
 	t.Helper()
 	ex, err := jsonl.ReadFile[Excluded](filepath.Join(dir, ExcludedFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ex) != 5 || sum.Core != 3 || sum.Excluded != 5 || sum.JudgedNow != 8 {
-		t.Errorf("excluded %d, summary %+v", len(ex), sum)
-	}
+	must(t, err)
+	checkEq(t, "excluded records", len(ex), 5)
+	checkEq(t, "summary counts", [3]int{sum.Core, sum.Excluded, sum.JudgedNow}, [3]int{3, 5, 8})
 	for _, e := range ex {
 		if e.Reason == "" || e.Category == "" {
 			t.Errorf("excluded record without category or reason: %+v", e)
 		}
 	}
-	if sum.Flags.ISELowConfidence != 1 || sum.Flags.FixIntroducesLabel != 1 {
-		t.Errorf("flag counts = %+v", sum.Flags)
-	}
+	checkEq(t, "flag counts (ISE low confidence, fix introduces label)", [2]int{sum.Flags.ISELowConfidence, sum.Flags.FixIntroducesLabel}, [2]int{1, 1})
 }
 
 // TestNoRepairModel: without --repair-with a Stage 2 failure is excluded
@@ -156,9 +156,7 @@ func TestNoRepairModel(t *testing.T) {
 	srv, url := scripted(t, script)
 	j := newJudge(t, "openai:judge-a@"+url, "", "", "")
 	sum, err := Run(context.Background(), j, testPairs[:4], t.TempDir(), RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if srv.Calls(judgetest.Repair) != 0 || sum.Core != 1 {
 		t.Errorf("repairs %d, summary %+v", srv.Calls(judgetest.Repair), sum)
 	}
@@ -173,9 +171,7 @@ func TestWholeMethodRubric(t *testing.T) {
 	srv, url := scripted(t, script)
 	j := newJudge(t, "openai:judge-a@"+url, "", "", RubricWhole)
 	sum, err := Run(context.Background(), j, testPairs, t.TempDir(), RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if srv.Calls(judgetest.Whole) != 7 || srv.Calls(judgetest.Stage1) != 0 {
 		t.Errorf("calls: whole %d, stage1 %d", srv.Calls(judgetest.Whole), srv.Calls(judgetest.Stage1))
 	}
@@ -202,11 +198,7 @@ func TestResumeAfterCancel(t *testing.T) {
 	}
 	srv, url := scripted(t, func(r judgetest.Request) (string, int) {
 		if r.Kind == judgetest.Stage1 && !strings.Contains(r.User, "repairedGuard") {
-			for _, p := range testPairs {
-				if strings.Contains(r.User, p.BuggyMethod) {
-					perPair[p.PairID].Add(1)
-				}
-			}
+			countShown(r.User, perPair)
 			if stage1.Add(1) == 4 {
 				cancel() // the 4th pair is in flight when the run is killed
 			}
@@ -224,22 +216,38 @@ func TestResumeAfterCancel(t *testing.T) {
 		t.Fatalf("cancelled run kept %d records, want some but not all", n)
 	}
 	sum, err := Run(context.Background(), j, testPairs, dir, RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if sum.Resumed != n || sum.Resumed+sum.JudgedNow != len(testPairs) {
 		t.Errorf("resume: %+v after %d records", sum, n)
 	}
+	checkJudgedOnce(t, dir, done, perPair)
+	_ = srv
+}
+
+// checkJudgedOnce checks that dir's log judges every test pair once, and
+// that each pair done before the kill was sent to the judge once (sent
+// counts the Stage 1 prompts per pair).
+func checkJudgedOnce(t *testing.T, dir string, done map[string]int, sent map[string]*atomic.Int32) {
+	t.Helper()
 	seen, _ := judgedPairs(t, dir)
 	for _, p := range testPairs {
 		if seen[p.PairID] != 1 {
 			t.Errorf("%s judged %d times", p.PairID, seen[p.PairID])
 		}
-		if done[p.PairID] > 0 && perPair[p.PairID].Load() != 1 {
-			t.Errorf("%s finished before the kill but was sent to the judge %d times", p.PairID, perPair[p.PairID].Load())
+		if done[p.PairID] > 0 && sent[p.PairID].Load() != 1 {
+			t.Errorf("%s finished before the kill but was sent to the judge %d times", p.PairID, sent[p.PairID].Load())
 		}
 	}
-	_ = srv
+}
+
+// countShown counts a prompt for each test pair whose buggy method it
+// shows.
+func countShown(prompt string, perPair map[string]*atomic.Int32) {
+	for _, p := range testPairs {
+		if strings.Contains(prompt, p.BuggyMethod) {
+			perPair[p.PairID].Add(1)
+		}
+	}
 }
 
 // judgedPairs counts the records per pair in dir's judgement log, and
@@ -247,9 +255,7 @@ func TestResumeAfterCancel(t *testing.T) {
 func judgedPairs(t *testing.T, dir string) (map[string]int, int) {
 	t.Helper()
 	recs, err := jsonl.ReadFile[Record](filepath.Join(dir, JudgementsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	seen := map[string]int{}
 	for _, r := range recs {
 		seen[r.PairID]++

@@ -29,35 +29,38 @@ func TestTable7PaperCounts(t *testing.T) {
 	var recs []Record
 	for _, p := range paper {
 		for i := range p.judged {
-			r := Record{PairID: fmt.Sprintf("%s-%d", p.typ, i), ErrorType: p.typ,
-				Stage1: &Stage1Result{Stage1: Stage1{CanThrowT: true}}}
-			switch {
-			case i < p.initial:
-				r.Initial, r.Verdict = Accept, Accept
-			case i < p.initial+p.cand:
-				r.Initial, r.Repair, r.Verdict = Reject, &Repair{}, Reject
-				if i < p.initial+p.accepted {
-					r.Verdict = Accept
-				}
-			default:
-				r.Stage1.CanThrowT = false
-				r.Initial, r.Verdict = Reject, Reject
-			}
-			recs = append(recs, r)
+			recs = append(recs, paperRecord(p.typ, i, p.initial, p.cand, p.accepted))
 		}
 	}
 	tb := BuildTable(recs)
 	tot := tb.Total
-	if tot.Judged != 4900 || tot.InitialValid != 4112 || tot.RepairCandidates != 168 || tot.RepairAccepted != 163 || tot.Excluded != 625 || tot.Final != 4275 {
-		t.Errorf("totals = %+v", tot)
-	}
-	if s := fmt.Sprintf("%.1f %.1f", 100*tot.InitialRate, 100*tot.FinalRate); s != "83.9 87.2" {
-		t.Errorf("rates = %s, want 83.9 87.2", s)
-	}
+	checkEq(t, "totals (judged, initial valid, repair candidates, repair accepted, excluded, final)",
+		[6]int{tot.Judged, tot.InitialValid, tot.RepairCandidates, tot.RepairAccepted, tot.Excluded, tot.Final},
+		[6]int{4900, 4112, 168, 163, 625, 4275})
+	checkEq(t, "rates", fmt.Sprintf("%.1f %.1f", 100*tot.InitialRate, 100*tot.FinalRate), "83.9 87.2")
 	golden.Check(t, "testdata/table7_paper.golden.md", []byte(tb.Markdown()))
 	b, err := json.MarshalIndent(tb.Rows[len(tb.Rows)-1], "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	golden.Check(t, "testdata/table7_paper_ise_row.golden.json", append(b, '\n'))
+}
+
+// paperRecord is the i-th record of a type: the first initial are valid
+// at once, the next cand are repair candidates (the first accepted of
+// them accepted after the repair), the rest are excluded.
+func paperRecord(typ string, i, initial, cand, accepted int) Record {
+	r := Record{PairID: fmt.Sprintf("%s-%d", typ, i), ErrorType: typ,
+		Stage1: &Stage1Result{Stage1: Stage1{CanThrowT: true}}}
+	switch {
+	case i < initial:
+		r.Initial, r.Verdict = Accept, Accept
+	case i < initial+cand:
+		r.Initial, r.Repair, r.Verdict = Reject, &Repair{}, Reject
+		if i < initial+accepted {
+			r.Verdict = Accept
+		}
+	default:
+		r.Stage1.CanThrowT = false
+		r.Initial, r.Verdict = Reject, Reject
+	}
+	return r
 }

@@ -47,12 +47,18 @@ func TestHarnessParseInputs(t *testing.T) {
 				t.Fatalf("%d inputs %+v, want %d", len(ins), ins, len(tc.args))
 			}
 			for i, in := range ins {
-				if strings.Join(in.Args, "|") != strings.Join(tc.args[i], "|") ||
-					(tc.dropped[i] == "") != (in.Dropped == "") || !strings.Contains(in.Dropped, tc.dropped[i]) {
-					t.Errorf("input %d = %+v, want args %q dropped %q", i, in, tc.args[i], tc.dropped[i])
-				}
+				checkInput(t, i, in, tc.args[i], tc.dropped[i])
 			}
 		})
+	}
+}
+
+// checkInput checks a parsed input's arguments and, when dropped is not
+// "", that it was dropped for a reason containing dropped (else kept).
+func checkInput(t *testing.T, i int, in ModelInput, args []string, dropped string) {
+	t.Helper()
+	if strings.Join(in.Args, "|") != strings.Join(args, "|") || (dropped == "") != (in.Dropped == "") || !strings.Contains(in.Dropped, dropped) {
+		t.Errorf("input %d = %+v, want args %q dropped %q", i, in, args, dropped)
 	}
 }
 

@@ -43,14 +43,10 @@ func newScripted(t *testing.T, answers map[string]string) (*scripted, llm.Model)
 	hs := httptest.NewServer(s.srv)
 	t.Cleanup(hs.Close)
 	sess, err := llm.NewSession(llm.SessionOptions{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	t.Cleanup(func() { sess.Close() })
 	m, err := sess.Open("openai:builder-test@" + hs.URL + "/v1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	return s, m
 }
 
@@ -87,9 +83,7 @@ func pairsByID(t *testing.T, ids ...string) []corpus.Pair {
 func readExecutions(t *testing.T, path string) map[string]Execution {
 	t.Helper()
 	recs, err := jsonl.ReadFile[Execution](path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	out := map[string]Execution{}
 	for _, e := range recs {
 		if _, dup := out[e.PairID]; dup {
@@ -114,15 +108,11 @@ func TestHarnessDiffAided(t *testing.T) {
 		"make":   `{"inputs": []}`,
 	})
 	b, err := NewBuilder(m, RegimeDiffAided, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	pairs := pairsByID(t, "npe-valid", "nfe-valid", "aioobe-valid", "cce-valid", "sioobe-valid", "iae-valid")
 	out := t.TempDir()
 	s, err := RunModel(context.Background(), pairs, out, b, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if s.Path != filepath.Join(out, "harness-diff-aided.jsonl") || s.Verified != len(pairs) || srv.calls() != len(pairs) {
 		t.Fatalf("summary %+v after %d calls", s, srv.calls())
 	}
@@ -149,26 +139,32 @@ func checkModelRecords(t *testing.T, got map[string]Execution, regime string, wa
 // inputs: run, dropped alone, unparseable or declined.
 func checkDiffAidedInputs(t *testing.T, got map[string]Execution) {
 	t.Helper()
-	if e := got["npe-valid"]; e.C == nil || e.C.Input != "len(null)" || e.Candidates != 1 {
-		t.Errorf("npe-valid: trigger %+v from %d vectors, want len(null) alone", e.C, e.Candidates)
+	npe := got["npe-valid"] // len(null) alone
+	checkEq(t, "npe-valid trigger", inputOf(npe.C), "len(null)")
+	checkEq(t, "npe-valid vectors", npe.Candidates, 1)
+	nfe := got["nfe-valid"] // the non-triggering input must run and not confirm
+	checkEq(t, "nfe-valid inputs tried", nfe.InputsTried, 1)
+	checkEq(t, "nfe-valid status", nfe.Status, StatusUnconfirmed)
+	aioobe := got["aioobe-valid"] // the vector that does not compile dropped alone
+	checkEq(t, "aioobe-valid compiled", aioobe.Compile.OK, true)
+	checkEq(t, "aioobe-valid vectors", aioobe.Candidates, 1)
+	checkContains(t, "aioobe-valid input 0 dropped", aioobe.Harness.Inputs[0].Dropped, "does not compile: compiler.err")
+	checkEq(t, "aioobe-valid input 1 dropped", aioobe.Harness.Inputs[1].Dropped, "")
+	checkEq(t, "aioobe-valid trigger", inputOf(aioobe.C), "last(new int[]{1, 2})")
+	cce := got["cce-valid"]
+	if cce.Harness.Unparseable == "" {
+		t.Errorf("cce-valid: prose answer not recorded as unparseable")
 	}
-	if e := got["nfe-valid"]; e.InputsTried != 1 || e.Status != StatusUnconfirmed {
-		t.Errorf("nfe-valid: tried %d, status %s: the non-triggering input must run and not confirm", e.InputsTried, e.Status)
-	}
-	if e := got["aioobe-valid"]; !e.Compile.OK || e.Candidates != 1 || !strings.Contains(e.Harness.Inputs[0].Dropped, "does not compile: compiler.err") ||
-		e.Harness.Inputs[1].Dropped != "" || e.C.Input != "last(new int[]{1, 2})" {
-		t.Errorf("aioobe-valid: compiled %v, %d vectors, inputs %+v, c %+v", e.Compile.OK, e.Candidates, e.Harness.Inputs, e.C)
-	}
-	if e := got["cce-valid"]; e.Harness.Unparseable == "" || e.Calls != 0 || !strings.HasPrefix(e.Reason, ReasonUnparseable) {
-		t.Errorf("cce-valid: unparseable %q, %d calls, reason %q", e.Harness.Unparseable, e.Calls, e.Reason)
-	}
-	if e := got["sioobe-valid"]; e.Harness.Parsed != "fenced" || !strings.Contains(e.Harness.Inputs[0].Dropped, "2 arguments for 1") ||
-		!strings.Contains(e.Harness.Inputs[1].Dropped, "assigns") || e.C == nil || e.C.Input != `first3("ab")` {
-		t.Errorf("sioobe-valid: parsed %q inputs %+v c %+v", e.Harness.Parsed, e.Harness.Inputs, e.C)
-	}
-	if e := got["iae-valid"]; e.Reason != ReasonDeclined || e.Calls != 0 {
-		t.Errorf("iae-valid: reason %q, %d calls", e.Reason, e.Calls)
-	}
+	checkEq(t, "cce-valid calls", cce.Calls, 0)
+	checkPrefix(t, "cce-valid reason", cce.Reason, ReasonUnparseable)
+	sioobe := got["sioobe-valid"]
+	checkEq(t, "sioobe-valid parsed", sioobe.Harness.Parsed, "fenced")
+	checkContains(t, "sioobe-valid input 0 dropped", sioobe.Harness.Inputs[0].Dropped, "2 arguments for 1")
+	checkContains(t, "sioobe-valid input 1 dropped", sioobe.Harness.Inputs[1].Dropped, "assigns")
+	checkEq(t, "sioobe-valid trigger", inputOf(sioobe.C), `first3("ab")`)
+	iae := got["iae-valid"]
+	checkEq(t, "iae-valid reason", iae.Reason, ReasonDeclined)
+	checkEq(t, "iae-valid calls", iae.Calls, 0)
 }
 
 // checkDiffAidedSummary checks the prompt and the run's model counts,
@@ -178,13 +174,13 @@ func checkDiffAidedSummary(t *testing.T, srv *scripted, s Summary) {
 	if p := srv.prompts["len"]; !strings.Contains(p, "```diff\n--- buggy\n+++ fixed\n@@") || strings.Contains(p, "localised") || !strings.Contains(p, "1. String s") {
 		t.Errorf("diff-aided prompt lacks the diff or parameters, or shows a judge's site:\n%s", p)
 	}
-	mc := s.Model
-	if mc == nil || mc.Asked != 6 || mc.Unparseable != 1 || mc.Declined != 1 || mc.Proposed != 7 || mc.Dropped != 3 {
-		t.Errorf("model counts %+v", mc)
+	if mc := s.Model; mc == nil || [5]int{mc.Asked, mc.Unparseable, mc.Declined, mc.Proposed, mc.Dropped} != [5]int{6, 1, 1, 7, 3} {
+		t.Errorf("model counts %+v, want asked 6, unparseable 1, declined 1, proposed 7, dropped 3", mc)
 	}
-	if s.Table.Pooled.N != 6 || s.Table.Pooled.C.K != 3 || s.Confirmed != 3 || filepath.Base(s.ConfirmedPath) != "confirmed-diff-aided.jsonl" {
-		t.Errorf("table %+v, confirmed %d → %s", s.Table.Pooled, s.Confirmed, s.ConfirmedPath)
-	}
+	checkEq(t, "pooled n", s.Table.Pooled.N, 6)
+	checkEq(t, "pooled (c)", s.Table.Pooled.C.K, 3)
+	checkEq(t, "confirmed", s.Confirmed, 3)
+	checkEq(t, "confirmed file", filepath.Base(s.ConfirmedPath), "confirmed-diff-aided.jsonl")
 }
 
 // TestHarnessJudgeFed shows the judge's site and trigger in the prompt;
@@ -198,13 +194,9 @@ func TestHarnessJudgeFed(t *testing.T) {
 		{PairID: "iae-valid", ErrorType: corpus.IllegalArgument, Stage1: &corpus.Stage1Result{Stage1: corpus.Stage1{CanThrowT: false}}},
 	}
 	b, err := NewBuilder(m, RegimeJudgeFed, recs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	s, err := RunModel(context.Background(), pairsByID(t, "npe-valid", "iae-valid", "nfe-valid"), t.TempDir(), b, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if srv.calls() != 1 {
 		t.Errorf("%d model calls, want 1 (only npe-valid has a judgement to show)", srv.calls())
 	}
@@ -258,9 +250,7 @@ func TestHarnessResumes(t *testing.T) {
 	}
 	srv, m := newScripted(t, answers)
 	b, err := NewBuilder(m, RegimeMethodsOnly, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	out := t.TempDir()
 	ctx, first := cancelAt(opts, 4)
 	s1, err := RunModel(ctx, pairs, out, b, first)
@@ -268,24 +258,28 @@ func TestHarnessResumes(t *testing.T) {
 		t.Fatalf("first run: verified %d, err %v; want a cancelled partial run", s1.Verified, err)
 	}
 	s2, err := RunModel(context.Background(), pairs, out, b, opts)
-	if err != nil {
-		t.Fatal(err)
+	must(t, err)
+	checkEq(t, "resume: skipped", s2.Skipped, s1.Verified)
+	checkEq(t, "resume: verified", s2.Verified, len(pairs)-s1.Verified)
+	checkEq(t, "model calls after the resume", srv.calls(), len(pairs))
+	checkRecordsConfirmed(t, readExecutions(t, s2.Path), pairs)
+	if p := srv.prompts["m0"]; strings.Contains(p, "```diff") || strings.Contains(p, "localised") {
+		t.Errorf("methods-only prompt shows a diff or a site:\n%s", p)
 	}
-	if s2.Skipped != s1.Verified || s2.Verified != len(pairs)-s1.Verified || srv.calls() != len(pairs) {
-		t.Errorf("resume: skipped %d verified %d after %d; %d model calls, want %d", s2.Skipped, s2.Verified, s1.Verified, srv.calls(), len(pairs))
-	}
-	got := readExecutions(t, s2.Path)
+	s3, err := RunModel(context.Background(), pairs, out, b, opts)
+	must(t, err)
+	checkEq(t, "third run: verified", s3.Verified, 0)
+	checkEq(t, "third run: skipped", s3.Skipped, len(pairs))
+	checkEq(t, "model calls after the third run", srv.calls(), len(pairs))
+}
+
+// checkRecordsConfirmed checks that every pair's record is confirmed.
+func checkRecordsConfirmed(t *testing.T, got map[string]Execution, pairs []corpus.Pair) {
+	t.Helper()
 	for _, p := range pairs {
 		if e := got[p.PairID]; !e.Criteria.C {
 			t.Errorf("%s: not confirmed: %s (inputs %+v) hazards %+v", p.PairID, e.Reason, e.Harness, e.Hazards)
 		}
-	}
-	if strings.Contains(srv.prompts["m0"], "```diff") || strings.Contains(srv.prompts["m0"], "localised") {
-		t.Errorf("methods-only prompt shows a diff or a site:\n%s", srv.prompts["m0"])
-	}
-	s3, err := RunModel(context.Background(), pairs, out, b, opts)
-	if err != nil || s3.Verified != 0 || s3.Skipped != len(pairs) || srv.calls() != len(pairs) {
-		t.Errorf("third run: %+v, %v, %d calls", s3, err, srv.calls())
 	}
 }
 

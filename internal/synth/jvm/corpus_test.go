@@ -19,12 +19,8 @@ func TestHandwrittenCorpusInSync(t *testing.T) {
 	for _, tp := range readPairs(t, "testdata/pairs.txt") {
 		p := tp.pair
 		p.ExampleBugIDs = []string{}
-		if err := p.Validate(); err != nil {
-			t.Fatal(err)
-		}
-		if err := enc.Encode(p); err != nil {
-			t.Fatal(err)
-		}
+		must(t, p.Validate())
+		must(t, enc.Encode(p))
 	}
 	golden.Check(t, "testdata/pairs.jsonl", b.Bytes())
 }

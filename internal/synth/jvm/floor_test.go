@@ -56,9 +56,7 @@ func BenchmarkVerifyFloor(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			pairs, err := jsonl.ReadFile[corpus.Pair](path)
-			if err != nil {
-				b.Fatal(err)
-			}
+			must(b, err)
 			benchFloor(b, name, pairs, opts)
 		})
 	}
@@ -68,9 +66,7 @@ func benchFloor(b *testing.B, name string, pairs []corpus.Pair, opts Options) {
 	ctx := context.Background()
 	// The untimed first run fixes the verdicts and what the floor does.
 	ref, fl, err := verifyTraced(ctx, pairs, opts)
-	if err != nil {
-		b.Fatal(err)
-	}
+	must(b, err)
 	if dir := os.Getenv("BENCHFORGE_JVM_BENCH_VERDICTS"); dir != "" {
 		path := filepath.Join(dir, name+".jsonl")
 		whys, err := checkVerdictFile(path, ref.verdicts)
@@ -87,9 +83,7 @@ func benchFloor(b *testing.B, name string, pairs []corpus.Pair, opts Options) {
 			t0, u0 := time.Now(), cpuTime()
 			got, err := verifyRun(ctx, pairs, opts)
 			dv, uv = time.Since(t0), cpuTime()-u0
-			if err != nil {
-				b.Fatal(err)
-			}
+			must(b, err)
 			if d, _ := diffVerdicts(ref.verdicts, got.verdicts); len(d) > 0 {
 				b.Errorf("round %d: verdicts differ from the first run:\n%s", round, strings.Join(d, "\n"))
 			}
@@ -98,9 +92,7 @@ func benchFloor(b *testing.B, name string, pairs []corpus.Pair, opts Options) {
 			t0, u0 := time.Now(), cpuTime()
 			err := fl.run(ctx, opts)
 			df, uf = time.Since(t0), cpuTime()-u0
-			if err != nil {
-				b.Fatal(err)
-			}
+			must(b, err)
 		}
 		if round%2 == 0 {
 			verifySide()
@@ -426,28 +418,33 @@ func TestDiffVerdicts(t *testing.T) {
 	c.Criteria.C, c.Status = false, StatusUnconfirmed
 	extra := verdict{PairID: "z"}
 	d, _ := diffVerdicts([]verdict{a, b}, []verdict{c, extra})
-	want := []string{"a: was", "b: no record", "z: not in the reference"}
-	if len(d) != len(want) {
-		t.Fatalf("diff = %q, want %d lines", d, len(want))
-	}
-	for i, w := range want {
-		if !strings.HasPrefix(d[i], w) {
-			t.Errorf("diff line %d = %q, want prefix %q", i, d[i], w)
-		}
-	}
+	checkPrefixes(t, "diff", d, "a: was", "b: no record", "z: not in the reference")
 	b2 := b
 	b2.Why = "cannot compile: y"
-	if d, w := diffVerdicts([]verdict{a, b}, []verdict{a, b2}); len(d) != 0 || len(w) != 1 || !strings.HasPrefix(w[0], "b: compile reason") {
-		t.Errorf("changed compile reason: diffs %q whys %q", d, w)
-	}
+	d, w := diffVerdicts([]verdict{a, b}, []verdict{a, b2})
+	checkPrefixes(t, "changed compile reason: diffs", d)
+	checkPrefixes(t, "changed compile reason: whys", w, "b: compile reason")
 	path := filepath.Join(t.TempDir(), "v", "x.jsonl")
 	if _, err := checkVerdictFile(path, []verdict{a, b}); err != nil {
 		t.Fatalf("first check writes the reference: %v", err)
 	}
-	if w, err := checkVerdictFile(path, []verdict{b2, a}); err != nil || len(w) != 1 {
-		t.Errorf("same verdicts: whys %q err %v", w, err)
-	}
-	if _, err := checkVerdictFile(path, []verdict{c, b}); err == nil || !strings.Contains(err.Error(), "in 1 of 2 pairs") {
+	w, err := checkVerdictFile(path, []verdict{b2, a})
+	must(t, err)
+	checkEq(t, "same verdicts: whys", len(w), 1)
+	_, err = checkVerdictFile(path, []verdict{c, b})
+	if err == nil || !strings.Contains(err.Error(), "in 1 of 2 pairs") {
 		t.Errorf("changed verdict: err = %v", err)
+	}
+}
+
+// checkPrefixes checks that lines are as many as prefixes, each starting
+// with its prefix.
+func checkPrefixes(t *testing.T, what string, lines []string, prefixes ...string) {
+	t.Helper()
+	if len(lines) != len(prefixes) {
+		t.Fatalf("%s = %q, want %d lines", what, lines, len(prefixes))
+	}
+	for i, p := range prefixes {
+		checkPrefix(t, fmt.Sprintf("%s line %d", what, i), lines[i], p)
 	}
 }

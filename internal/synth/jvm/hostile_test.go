@@ -24,9 +24,7 @@ func TestHostile(t *testing.T) {
 	secret, home, marker, ssh := plantSecrets(t)
 	dir := t.TempDir()
 	outside, victim := filepath.Join(dir, "written"), filepath.Join(dir, "victim")
-	if err := os.WriteFile(victim, []byte("keep"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.WriteFile(victim, []byte("keep"), 0o644))
 	ln := sandboxtest.Listen(t)
 	sleep := sandboxtest.UniqueSleep()
 	fill := strings.NewReplacer("@OUTSIDE@", outside, "@VICTIM@", victim, "@SSH@", ssh,
@@ -70,12 +68,8 @@ func plantSecrets(t *testing.T) (secret, home, marker, ssh string) {
 	marker = "host-only-" + strconv.Itoa(os.Getpid())
 	t.Setenv("BENCHFORGE_HOST_MARKER", marker) // no secret, but host data the JVM needs not see
 	ssh = filepath.Join(home, ".ssh", "id_test")
-	if err := os.MkdirAll(filepath.Dir(ssh), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(ssh, []byte(secret), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.MkdirAll(filepath.Dir(ssh), 0o700))
+	must(t, os.WriteFile(ssh, []byte(secret), 0o600))
 	return secret, home, marker, ssh
 }
 
@@ -111,22 +105,29 @@ func checkHostileRecord(t *testing.T, tp testPair, got map[string]Execution, lea
 // keys, and, where the worker is isolated, the sandbox's refusals.
 func checkHostileOutcomes(t *testing.T, got map[string]Execution) {
 	t.Helper()
-	if e := got["h-forge-fd3"]; !e.Tampered || e.Status != StatusUnconfirmed {
-		t.Errorf("h-forge-fd3: tampered %v status %s, want a tampered, unconfirmed pair", e.Tampered, e.Status)
+	fd3 := got["h-forge-fd3"] // a tampered, unconfirmed pair
+	checkEq(t, "h-forge-fd3 tampered", fd3.Tampered, true)
+	checkEq(t, "h-forge-fd3 status", fd3.Status, StatusUnconfirmed)
+	stdout := got["h-forge-stdout"] // stdout is not the reply channel
+	checkEq(t, "h-forge-stdout tampered", stdout.Tampered, false)
+	if stdout.A != nil {
+		t.Errorf("h-forge-stdout: a=%+v: stdout is not the reply channel", stdout.A)
 	}
-	if e := got["h-forge-stdout"]; e.Tampered || e.A != nil {
-		t.Errorf("h-forge-stdout: tampered %v a=%+v: stdout is not the reply channel", e.Tampered, e.A)
-	}
-	if e := got["h-ssh"]; e.A == nil || !strings.Contains(e.A.Buggy.Message, "NoSuchFileException") {
-		t.Errorf("h-ssh: the key files were not hidden: %+v", e.A)
-	}
-	if e := got["h-env"]; e.A == nil || !strings.HasPrefix(e.A.Buggy.Message, "null|null|") {
-		t.Errorf("h-env: the keys were not scrubbed: %+v", e.A)
-	}
+	checkContains(t, "h-ssh message (the key files hidden)", messageOf(got["h-ssh"].A), "NoSuchFileException")
+	checkPrefix(t, "h-env message (the keys scrubbed)", messageOf(got["h-env"].A), "null|null|")
 	for id, want := range map[string]string{"seen-write": "Read-only file system", "seen-delete": "Read-only file system",
 		"seen-socket": "Connection refused", "seen-setsid": "started "} {
-		if e := got[id]; e.Files == NetIsolated && (e.A == nil || !strings.Contains(e.A.Buggy.Message, want)) {
-			t.Errorf("%s: %+v, want an exception saying %q", id, e.A, want)
+		if e := got[id]; e.Files == NetIsolated {
+			checkContains(t, id+" exception", messageOf(e.A), want)
 		}
 	}
+}
+
+// messageOf is the message of a trigger's buggy outcome, "" without a
+// trigger.
+func messageOf(tr *Trigger) string {
+	if tr == nil {
+		return ""
+	}
+	return tr.Buggy.Message
 }

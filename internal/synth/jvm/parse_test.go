@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/benchforge/benchforge/internal/errs"
 )
@@ -48,9 +49,10 @@ func TestParseDiagnostic(t *testing.T) {
 	if !ok {
 		t.Fatal("not parsed")
 	}
-	want := []string{"kindname.method", "helper", "", "int,java.util.Map<java.lang.String,java.lang.Integer>", "(compiler.misc.location: kindname.class, bfv.p3.B3, null)"}
-	if d.File != "B3.java" || d.Line != 12 || d.Col != 16 || d.Key != "compiler.err.cant.resolve.location.args" || !cmp.Equal(d.Args, want) {
-		t.Errorf("got %+v", d)
+	want := diagnostic{File: "B3.java", Line: 12, Col: 16, Key: "compiler.err.cant.resolve.location.args",
+		Args: []string{"kindname.method", "helper", "", "int,java.util.Map<java.lang.String,java.lang.Integer>", "(compiler.misc.location: kindname.class, bfv.p3.B3, null)"}}
+	if diff := cmp.Diff(want, d, cmpopts.IgnoreFields(diagnostic{}, "Raw")); diff != "" {
+		t.Errorf("parseDiagnostic (-want +got):\n%s", diff)
 	}
 	if got := splitTypeList(d.Args[3]); !cmp.Equal(got, []string{"int", "java.util.Map<java.lang.String,java.lang.Integer>"}) {
 		t.Errorf("splitTypeList = %q", got)

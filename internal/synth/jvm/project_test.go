@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,12 +79,8 @@ func gitProject(t *testing.T, files map[string]string) (string, string) {
 	dir := t.TempDir()
 	for name, text := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(text), 0o644))
 	}
 	git := func(args ...string) string {
 		cmd := exec.Command("git", args...)
@@ -130,9 +127,7 @@ func TestBuildProject(t *testing.T) {
 	opts := needJDK(t)
 	gitDir, commit := demoGit(t)
 	p, err := BuildProject(context.Background(), *opts.JDK, ProjectOptions{GitDir: gitDir, Commit: commit, Repo: "demo/shelf", CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if p.Files != 2 || p.Compiled != 2 || len(p.Dropped) != 0 || !strings.HasSuffix(p.SrcRoot, filepath.FromSlash("src/main/java")) {
 		t.Errorf("build: root %s, %d files, %d compiled, dropped %v; want src/main/java, 2, 2, none", p.SrcRoot, p.Files, p.Compiled, p.Dropped)
 	}
@@ -142,10 +137,8 @@ func TestBuildProject(t *testing.T) {
 	}
 	got := p.realCandidates("Book", 0)
 	want := []string{`new org.demo.Book((java.lang.String) ("abc"))`, "null", `bfWith(new org.demo.Book((java.lang.String) ("abc")), x -> x.setTitle((java.lang.String) null))`}
-	for i, w := range want {
-		if i >= len(got) || got[i] != w {
-			t.Fatalf("Book candidates = %q, want to start %q", got, want)
-		}
+	if len(got) < len(want) || !slices.Equal(got[:len(want)], want) {
+		t.Fatalf("Book candidates = %q, want to start %q", got, want)
 	}
 }
 
@@ -158,21 +151,17 @@ func TestVerifyProjectMode(t *testing.T) {
 	opts := needJDK(t)
 	gitDir, commit := demoGit(t)
 	repos := t.TempDir()
-	if err := os.Symlink(gitDir, filepath.Join(repos, "demo__shelf.git")); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__shelf.git")))
 	opts.Projects = &ProjectSource{Repos: repos, CacheDir: t.TempDir()}
 	out := t.TempDir()
 	s, err := Run(context.Background(), []corpus.Pair{demoPair(commit)}, out, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	recs, err := jsonl.ReadFile[Execution](filepath.Join(out, ExecutionsFile))
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("records %v, %v", recs, err)
 	}
 	e := recs[0]
-	if !e.Compile.OK || e.Status != StatusConfirmed || e.C == nil || !strings.Contains(e.C.Input, "setTitle") {
+	if !e.Compile.OK || e.Status != StatusConfirmed || !strings.Contains(inputOf(e.C), "setTitle") {
 		t.Fatalf("project mode: %+v; want compiled and confirmed through setTitle(null)", e)
 	}
 	if len(s.Builds) != 1 || s.Builds[0].Compiled != 2 || s.Builds[0].Error != "" {
@@ -188,12 +177,10 @@ func TestProjectFlagAndRepoLookup(t *testing.T) {
 	if _, r, c, err := ParseProjectFlag("apache/commons-cli@abc123"); err != nil || r != "apache/commons-cli" || c != "abc123" {
 		t.Errorf("ParseProjectFlag(repo@rev) = %q %q %v", r, c, err)
 	}
-	if _, _, _, err := ParseProjectFlag("no-such-dir"); err == nil || !strings.Contains(err.Error(), "REPO@REV") {
-		t.Errorf("ParseProjectFlag(bad) error %v, want the remedy", err)
-	}
-	if _, err := FindGitDir(dir, "apache/commons-cli"); err == nil || !strings.Contains(err.Error(), "commons-cli") {
-		t.Errorf("FindGitDir on an empty dir: %v, want not found naming the repo", err)
-	}
+	_, _, _, err := ParseProjectFlag("no-such-dir")
+	checkErrSays(t, "ParseProjectFlag(bad), want the remedy", err, "REPO@REV")
+	_, err = FindGitDir(dir, "apache/commons-cli")
+	checkErrSays(t, "FindGitDir on an empty dir, want not found naming the repo", err, "commons-cli")
 }
 
 // linkProject's Node passes itself to a Visitor taking a Node and casts
@@ -228,9 +215,7 @@ func TestVerifyRealNameLinks(t *testing.T) {
 	opts := needJDK(t)
 	gitDir, commit := gitProject(t, linkProject)
 	repos := t.TempDir()
-	if err := os.Symlink(gitDir, filepath.Join(repos, "demo__link.git")); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__link.git")))
 	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
 	pair := func(id, name string, start, end int, self string) corpus.Pair {
 		head := "    public int " + name + "(String s) {\n"

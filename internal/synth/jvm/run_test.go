@@ -47,9 +47,7 @@ func TestRunResumes(t *testing.T) {
 		t.Fatalf("first run verified %d, want a partial run of at least 5", s.Verified)
 	}
 	s2, err := Run(context.Background(), pairs, out, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if s2.Skipped != s.Verified || s2.Verified != len(pairs)-s.Verified {
 		t.Errorf("resume: skipped %d verified %d; first run verified %d of %d", s2.Skipped, s2.Verified, s.Verified, len(pairs))
 	}
@@ -77,9 +75,7 @@ func cancelAt(opts Options, n int) (context.Context, Options) {
 func checkRecordedOnce(t *testing.T, path string, pairs []corpus.Pair) {
 	t.Helper()
 	recs, err := jsonl.ReadFile[Execution](path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	seen := map[string]int{}
 	for _, r := range recs {
 		seen[r.PairID]++
@@ -95,18 +91,14 @@ func checkRecordedOnce(t *testing.T, path string, pairs []corpus.Pair) {
 // its table and the confirmed pairs written unchanged.
 func checkAllConfirmed(t *testing.T, s2 Summary, pairs []corpus.Pair) {
 	t.Helper()
-	if s2.Table.Pooled.N != len(pairs) || s2.Table.Pooled.C.K != len(pairs) {
-		t.Errorf("pooled row %+v, want all %d confirmed", s2.Table.Pooled, len(pairs))
-	}
-	if len(s2.Table.Rows) != len(corpus.Types) {
-		t.Errorf("%d type rows, want %d", len(s2.Table.Rows), len(corpus.Types))
-	}
+	checkEq(t, "pooled n", s2.Table.Pooled.N, len(pairs))
+	checkEq(t, "pooled (c)", s2.Table.Pooled.C.K, len(pairs))
+	checkEq(t, "type rows", len(s2.Table.Rows), len(corpus.Types))
 	conf, err := jsonl.ReadFile[corpus.Pair](s2.ConfirmedPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s2.Confirmed != len(pairs) || len(conf) != len(pairs) || conf[0].BuggyMethod != pairs[0].BuggyMethod {
-		t.Errorf("confirmed.jsonl holds %d pairs (summary %d), want the %d input pairs unchanged", len(conf), s2.Confirmed, len(pairs))
+	must(t, err)
+	checkEq(t, "summary confirmed", s2.Confirmed, len(pairs))
+	if len(conf) != len(pairs) || conf[0].BuggyMethod != pairs[0].BuggyMethod {
+		t.Errorf("confirmed.jsonl holds %d pairs, want the %d input pairs unchanged", len(conf), len(pairs))
 	}
 }
 
@@ -114,9 +106,11 @@ func TestFindJDKMissing(t *testing.T) {
 	t.Setenv("JAVA_HOME", "")
 	t.Setenv("PATH", t.TempDir())
 	_, err := FindJDK(context.Background())
-	if !errors.Is(err, errs.ErrUnavailable) || !strings.Contains(err.Error(), "find javac") || !strings.Contains(err.Error(), "install a JDK") {
-		t.Fatalf("err = %v", err)
+	if !errors.Is(err, errs.ErrUnavailable) {
+		t.Fatalf("err = %v, want ErrUnavailable", err)
 	}
+	checkContains(t, "error", err.Error(), "find javac")
+	checkContains(t, "error", err.Error(), "install a JDK")
 }
 
 func BenchmarkVerify(b *testing.B) {
@@ -124,9 +118,7 @@ func BenchmarkVerify(b *testing.B) {
 	pairs := genPairs(100)
 	ctx := context.Background()
 	v, err := New(ctx, opts)
-	if err != nil {
-		b.Fatal(err)
-	}
+	must(b, err)
 	defer v.Close()
 	b.ResetTimer()
 	n := 0

@@ -23,18 +23,12 @@ func BenchmarkBuildCheck(b *testing.B) {
 	tmp := b.TempDir()
 	writeJSONL := func(name string, recs []any) string {
 		f, err := os.Create(filepath.Join(tmp, name))
-		if err != nil {
-			b.Fatal(err)
-		}
+		must(b, err)
 		enc := json.NewEncoder(f)
 		for _, r := range recs {
-			if err := enc.Encode(r); err != nil {
-				b.Fatal(err)
-			}
+			must(b, enc.Encode(r))
 		}
-		if err := f.Close(); err != nil {
-			b.Fatal(err)
-		}
+		must(b, f.Close())
 		return f.Name()
 	}
 	var seeds, core []any

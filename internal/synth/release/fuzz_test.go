@@ -35,9 +35,7 @@ func FuzzReadRecords(f *testing.F) {
 	f.Add([]byte("pair_id,partition,example_bug_ids\np,core,a;b\n\"q\n\",x,\n"))
 	f.Add([]byte("{\"pair_id\":\"x\"}\n{oops\n"))
 	schema, err := SchemaFor(GenerationRow{}, "", "")
-	if err != nil {
-		f.Fatal(err)
-	}
+	must(f, err)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lines := 1
 		for _, c := range data {

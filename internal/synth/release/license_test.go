@@ -3,7 +3,6 @@ package release
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,12 +46,8 @@ func licensedRepo(t *testing.T, dir string, files map[string]string) string {
 	}
 	for name, text := range files {
 		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(text), 0o644))
 	}
 	git := func(args ...string) string {
 		cmd := exec.Command("git", args...)
@@ -84,9 +79,7 @@ func TestReleaseAttributesSources(t *testing.T) {
 	mit := licensedRepo(t, filepath.Join(repos, "acme__tool"), map[string]string{
 		"LICENSE": "Permission is hereby granted, free of charge ... THE SOFTWARE IS PROVIDED \"AS IS\"", "src/B.java": "// SPDX-License-Identifier: BSD-2-Clause\nclass B {}\n"})
 	pairs, err := jsonl.ReadFile[corpus.Pair]("testdata/in/core.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	pairs[0].Source = &corpus.Source{Repo: "acme/lib", Commit: apache, Path: "src/A.java", Span: corpus.Span{Start: 1, End: 1}, Operator: "drop-null-guard", Seed: "Lang-7-a"}
 	pairs[1].Source = &corpus.Source{Repo: "acme/tool", Commit: mit, Path: "src/B.java", Span: corpus.Span{Start: 2, End: 2}}
 	pairs[2].Source = &corpus.Source{Repo: "acme/lib", Commit: apache, Path: "src/A.java", Span: corpus.Span{Start: 1, End: 1}}
@@ -94,59 +87,63 @@ func TestReleaseAttributesSources(t *testing.T) {
 	writePairs(t, core, pairs)
 	in := Inputs{Core: core, Seeds: "testdata/in/seeds.jsonl", IDMap: "testdata/in/idmap.csv"}
 
-	if _, err := Build(context.Background(), in, filepath.Join(t.TempDir(), "r"), Options{}); !errors.Is(err, errs.ErrUsage) || !strings.Contains(err.Error(), "--repos") {
+	if _, err := Build(context.Background(), in, filepath.Join(t.TempDir(), "r"), Options{}); !refused(err, errs.ErrUsage, "--repos") {
 		t.Fatalf("without --repos: %v, want a usage error naming --repos", err)
 	}
 	dir := filepath.Join(t.TempDir(), "rel")
 	res, err := Build(context.Background(), in, dir, Options{Repos: repos})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	m := res.Manifest
 	if m.CodeLicense != mixedLicense || len(m.Counts.CodeLicenses) != 2 || m.Counts.Candidates != 3 {
 		t.Fatalf("manifest code_license %q, licences %+v, candidates %d; want mixed over Apache-2.0 and BSD-2-Clause, 3", m.CodeLicense, m.Counts.CodeLicenses, m.Counts.Candidates)
 	}
 	recs, err := jsonl.ReadFile[CorePair](filepath.Join(dir, "core.jsonl"))
-	if err != nil {
-		t.Fatal(err)
+	must(t, err)
+	checkRecordLicences(t, recs, map[string]string{pairs[0].PairID: "Apache-2.0", pairs[1].PairID: "BSD-2-Clause", pairs[2].PairID: "Apache-2.0"})
+	checkEq(t, "provenance operator", recs[0].Source.Operator, "drop-null-guard")
+	if !strings.HasPrefix(recs[0].Source.Evidence, "LICENSE at ") {
+		t.Errorf("provenance %+v, want the licence file as evidence", recs[0].Source)
 	}
-	want := map[string]string{pairs[0].PairID: "Apache-2.0", pairs[1].PairID: "BSD-2-Clause", pairs[2].PairID: "Apache-2.0"}
+	sheet, _ := os.ReadFile(filepath.Join(dir, DatasheetFile))
+	checkContains(t, "datasheet", string(sheet), "code licence mixed")
+	checkContains(t, "datasheet", string(sheet), "BSD-2-Clause (1 pairs)")
+	chk, err := Check(context.Background(), dir)
+	if err != nil || !chk.OK() {
+		t.Fatalf("check: %v\n%s", err, problems(chk))
+	}
+	checkCountsMustAddUp(t, dir)
+
+	pairs[2].Source = nil
+	writePairs(t, core, pairs)
+	if _, err := Build(context.Background(), in, filepath.Join(t.TempDir(), "r"), Options{Repos: repos}); !refused(err, errs.ErrUsage, "--code-license") {
+		t.Errorf("pair without source: %v, want a refusal naming --code-license", err)
+	}
+}
+
+// checkRecordLicences checks each core record's licence (want: pair id →
+// licence) and that its source carries evidence.
+func checkRecordLicences(t *testing.T, recs []CorePair, want map[string]string) {
+	t.Helper()
 	for _, r := range recs {
 		if r.CodeLicense != want[r.PairID] || r.Source == nil || r.Source.Evidence == "" {
 			t.Errorf("%s: licence %q source %+v, want %s with evidence", r.PairID, r.CodeLicense, r.Source, want[r.PairID])
 		}
 	}
-	if recs[0].Source.Operator != "drop-null-guard" || !strings.HasPrefix(recs[0].Source.Evidence, "LICENSE at ") {
-		t.Errorf("provenance %+v, want the operator and the licence file as evidence", recs[0].Source)
-	}
-	sheet, _ := os.ReadFile(filepath.Join(dir, DatasheetFile))
-	if !strings.Contains(string(sheet), "code licence mixed") || !strings.Contains(string(sheet), "BSD-2-Clause (1 pairs)") {
-		t.Errorf("datasheet does not state the mixed licences:\n%s", sheet)
-	}
-	chk, err := Check(context.Background(), dir)
-	if err != nil || !chk.OK() {
-		t.Fatalf("check: %v\n%s", err, problems(chk))
-	}
-	// A manifest whose counts do not add up fails the check.
+}
+
+// checkCountsMustAddUp makes the release's manifest claim 4 candidates:
+// its counts no longer add up and the check fails.
+func checkCountsMustAddUp(t *testing.T, dir string) {
+	t.Helper()
 	var raw map[string]any
 	data, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
-	if err := json.Unmarshal(data, &raw); err != nil {
-		t.Fatal(err)
-	}
+	must(t, json.Unmarshal(data, &raw))
 	raw["counts"].(map[string]any)["candidates"] = 4
 	data, _ = json.Marshal(raw)
-	if err := os.WriteFile(filepath.Join(dir, ManifestFile), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	chk, err = Check(context.Background(), dir)
+	must(t, os.WriteFile(filepath.Join(dir, ManifestFile), data, 0o644))
+	chk, err := Check(context.Background(), dir)
 	if err != nil || chk.OK() || !strings.Contains(problems(chk), "3 core + 0 excluded") {
 		t.Errorf("check of a manifest claiming 4 candidates: %v\n%s", err, problems(chk))
-	}
-
-	pairs[2].Source = nil
-	writePairs(t, core, pairs)
-	if _, err := Build(context.Background(), in, filepath.Join(t.TempDir(), "r"), Options{Repos: repos}); !errors.Is(err, errs.ErrUsage) || !strings.Contains(err.Error(), "--code-license") {
-		t.Errorf("pair without source: %v, want a refusal naming --code-license", err)
 	}
 }
 
@@ -155,13 +152,9 @@ func writePairs(t *testing.T, path string, pairs []corpus.Pair) {
 	var b strings.Builder
 	for _, p := range pairs {
 		j, err := json.Marshal(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		b.Write(j)
 		b.WriteByte('\n')
 	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.WriteFile(path, []byte(b.String()), 0o644))
 }

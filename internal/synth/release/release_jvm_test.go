@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/jvm"
+	"github.com/google/go-cmp/cmp"
 )
 
 // jvmPairs are hand-written pairs (after internal/synth/jvm/testdata)
@@ -46,9 +46,7 @@ func verifyJVMPairs(t *testing.T) (confirmed, executions, all string) {
 	}
 	out := t.TempDir()
 	s, err := jvm.Run(ctx, jvmPairs, out, jvm.Options{JDK: &jdk, CacheDir: t.TempDir(), Budget: 60})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if s.Confirmed != 3 {
 		t.Fatalf("the JVM confirmed %d of the pairs, want 3 (all but j-never): %+v", s.Confirmed, s.Table)
 	}
@@ -62,14 +60,10 @@ func writeLines[T any](t *testing.T, path string, recs []T) {
 	var b bytes.Buffer
 	for _, r := range recs {
 		line, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		b.Write(append(line, '\n'))
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.WriteFile(path, b.Bytes(), 0o644))
 }
 
 func jvmInputs(confirmed, executions string) Inputs {
@@ -87,9 +81,7 @@ func TestJVMValidatedRelease(t *testing.T) {
 		t.Helper()
 		dir := filepath.Join(t.TempDir(), "rel")
 		res, err := Build(context.Background(), jvmInputs(confirmed, executions), dir, Options{CodeLicense: "MIT", Name: "jvm corpus"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		if res.Manifest.ValidatedBy != ValidatedByJVM {
 			t.Errorf("manifest validated_by = %q", res.Manifest.ValidatedBy)
 		}
@@ -162,9 +154,7 @@ func checkJVMRelease(t *testing.T, dir string) {
 	checkJVMCore(t, dir)
 	checkJVMDatasheet(t, dir)
 	chk, err := Check(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if !chk.OK() {
 		t.Fatalf("fresh jvm release fails its check:\n%s", problems(chk))
 	}
@@ -175,21 +165,27 @@ func checkJVMCounts(t *testing.T, dir string) {
 	t.Helper()
 	var m Manifest
 	raw, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
+	must(t, json.Unmarshal(raw, &m))
+	// The wanted counts are the manifest's with the checked fields set.
 	c := m.Counts
-	if c.Core != 3 || c.ValidatedByJVM != 3 || c.ValidatedByJudge != 0 || c.Confirmed != 3 || c.NotRun != 0 || c.ISELowConfidence != 0 || c.Repaired != 0 {
-		t.Errorf("counts %+v", c)
-	}
+	want := c
+	want.Core, want.ValidatedByJVM, want.ValidatedByJudge, want.Confirmed, want.NotRun, want.ISELowConfidence, want.Repaired = 3, 3, 0, 3, 0, 0, 0
 	// j-never ran but raised nothing: excluded at the jvm stage with
 	// the criterion it failed, beside the input's one gate rejection:
 	// 3 core + 2 excluded = 5 candidates.
-	if c.Excluded != 2 || c.Candidates != 5 || len(c.Exclusions) != 2 || c.Exclusions[1].Stage != StageJVM || c.Exclusions[1].Category != "jvm_unconfirmed_a" {
-		t.Errorf("accounting: excluded %d candidates %d exclusions %+v; want j-never excluded as jvm_unconfirmed_a", c.Excluded, c.Candidates, c.Exclusions)
+	want.Excluded, want.Candidates = 2, 5
+	want.JudgeModels = nil
+	if d := cmp.Diff(want, c); d != "" {
+		t.Errorf("counts (-want +got):\n%s", d)
 	}
-	if len(c.JDKs) != 1 || c.JDKs[0].Count != 3 || len(c.Harnesses) != 1 || c.Harnesses[0].Name != boundarySearch || c.JudgeModels != nil {
-		t.Errorf("validation counts: jdks %v harnesses %v models %v", c.JDKs, c.Harnesses, c.JudgeModels)
+	if len(c.Exclusions) != 2 || c.Exclusions[1].Stage != StageJVM || c.Exclusions[1].Category != "jvm_unconfirmed_a" {
+		t.Errorf("exclusions %+v; want j-never excluded as jvm_unconfirmed_a", c.Exclusions)
+	}
+	if len(c.JDKs) != 1 || c.JDKs[0].Count != 3 {
+		t.Errorf("jdks %v, want one for the 3 pairs", c.JDKs)
+	}
+	if len(c.Harnesses) != 1 || c.Harnesses[0].Name != boundarySearch {
+		t.Errorf("harnesses %v, want the boundary search alone", c.Harnesses)
 	}
 }
 
@@ -203,9 +199,7 @@ func checkJVMCore(t *testing.T, dir string) {
 		if p.Validation.By != ValidatedByJVM || p.Judge != nil || ev == nil {
 			t.Fatalf("%s: validation %+v judge %v", p.PairID, p.Validation, p.Judge)
 		}
-		if ev.Input == "" || ev.JDK == "" || ev.BuggyOutcome.Kind != "threw" || ev.BuggyOutcome.Exception != "java.lang."+p.ErrorType || len(ev.SiteLines) == 0 {
-			t.Errorf("%s: evidence %+v", p.PairID, ev)
-		}
+		checkJVMEvidence(t, p.PairID, ev, "java.lang."+p.ErrorType)
 		if p.Flags.ISELowConfidence {
 			t.Errorf("%s: ise_low_confidence set on a jvm-validated pair", p.PairID)
 		}
@@ -216,6 +210,17 @@ func checkJVMCore(t *testing.T, dir string) {
 	}
 }
 
+// checkJVMEvidence checks a core pair's JVM evidence: an input, a JDK,
+// the site lines and the buggy method throwing exception.
+func checkJVMEvidence(t *testing.T, id string, ev *CoreExecution, exception string) {
+	t.Helper()
+	if ev.Input == "" || ev.JDK == "" || len(ev.SiteLines) == 0 {
+		t.Errorf("%s: evidence %+v, want an input, a JDK and site lines", id, ev)
+	}
+	checkEq(t, id+": buggy outcome", ev.BuggyOutcome.Kind, "threw")
+	checkEq(t, id+": buggy exception", ev.BuggyOutcome.Exception, exception)
+}
+
 // checkJVMDatasheet checks that the datasheet describes the JVM validation,
 // not a judge's.
 func checkJVMDatasheet(t *testing.T, dir string) {
@@ -223,9 +228,7 @@ func checkJVMDatasheet(t *testing.T, dir string) {
 	sheet, _ := os.ReadFile(filepath.Join(dir, DatasheetFile))
 	for _, want := range []string{"validated by JVM execution.", "never set on the\n  3 pairs validated by JVM execution",
 		"**JVM execution, criterion (c)** (3 pairs, §5.4)", "harnesses: boundary-value search (3).", "3 core pairs were validated by JVM\n  execution alone"} {
-		if !strings.Contains(string(sheet), want) {
-			t.Errorf("datasheet lacks %q:\n%s", want, sheet)
-		}
+		checkContains(t, "datasheet", string(sheet), want)
 	}
 	if strings.Contains(string(sheet), "LLM judge**") {
 		t.Errorf("datasheet describes a judge validation:\n%s", sheet)
@@ -267,7 +270,7 @@ func checkJVMBuildRefuses(t *testing.T, confirmed, executions, all string) {
 			in := jvmInputs(confirmed, executions)
 			tt.mod(&in)
 			_, err := Build(context.Background(), in, filepath.Join(t.TempDir(), "rel"), Options{CodeLicense: "MIT"})
-			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.msg) {
+			if !refused(err, tt.want, tt.msg) {
 				t.Errorf("err = %v\nwant %v containing %q", err, tt.want, tt.msg)
 			}
 		})
@@ -283,9 +286,7 @@ func checkJVMBuildRefuses(t *testing.T, confirmed, executions, all string) {
 func checkHasProblem(t *testing.T, dir string, want Problem) {
 	t.Helper()
 	res, err := Check(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	for _, p := range res.Problems {
 		if p.File == want.File && p.Line == want.Line && p.Field == want.Field && strings.Contains(p.Msg, want.Msg) {
 			return
@@ -298,9 +299,7 @@ func checkHasProblem(t *testing.T, dir string, want Problem) {
 func jsonlRecords[T any](t *testing.T, path string) ([]T, []string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	var out []T
 	var lines []string
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
@@ -320,18 +319,12 @@ func mutateCore(t *testing.T, dir string, n int, f func(map[string]any)) {
 	path := filepath.Join(dir, "core.jsonl")
 	_, lines := jsonlRecords[map[string]any](t, path)
 	var r map[string]any
-	if err := json.Unmarshal([]byte(lines[n-1]), &r); err != nil {
-		t.Fatal(err)
-	}
+	must(t, json.Unmarshal([]byte(lines[n-1]), &r))
 	f(r)
 	b, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	lines[n-1] = string(b)
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
 	reseal(t, dir, "core.jsonl")
 }
 

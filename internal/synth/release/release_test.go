@@ -37,47 +37,37 @@ func buildFixture(t *testing.T) (string, *Result) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "rel")
 	res, err := Build(context.Background(), fixtureInputs(), dir, Options{CodeLicense: "MIT", Name: "fixture corpus", Version: "0.1.0"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	return dir, res
 }
 
 func TestBuildAndCheck(t *testing.T) {
 	dir, res := buildFixture(t)
+	// The wanted counts are the built ones with the checked fields set.
 	c := res.Manifest.Counts
-	if c.Core != 3 || c.Excluded != 3 || c.Contrast != 2 || c.Seeds != 3 || c.SourceBugs != 2 {
-		t.Errorf("partition counts = %+v", c)
-	}
-	if c.ISELowConfidence != 1 || c.FixIntroducesLabel != 1 || c.EitherFlag != 2 || c.Repaired != 1 {
-		t.Errorf("flag counts: ise %d fil %d either %d repaired %d", c.ISELowConfidence, c.FixIntroducesLabel, c.EitherFlag, c.Repaired)
-	}
-	if c.Confirmed != 1 || c.Unconfirmed != 1 || c.NotRun != 1 {
-		t.Errorf("execution counts %d/%d/%d", c.Confirmed, c.Unconfirmed, c.NotRun)
-	}
+	want := c
+	want.Core, want.Excluded, want.Contrast, want.Seeds, want.SourceBugs = 3, 3, 2, 3, 2 // partitions
+	want.ISELowConfidence, want.FixIntroducesLabel, want.EitherFlag, want.Repaired = 1, 1, 2, 1
+	want.Confirmed, want.Unconfirmed, want.NotRun = 1, 1, 1 // executions
 	// Seeds give Lang-7-a, Lang-7-b, Math-3 (bug ids), Lang-7 (source bug;
 	// Math-3 is both) and the alias L7.
-	if c.IDMap != 5 || c.Aliases != 1 || c.ExemplarIDs != 4 || c.ExemplarSourceBugs != 2 || c.WithExemplars != 3 {
-		t.Errorf("provenance counts: %+v", c)
+	want.IDMap, want.Aliases, want.ExemplarIDs, want.ExemplarSourceBugs, want.WithExemplars = 5, 1, 4, 2, 3
+	if d := cmp.Diff(want, c); d != "" {
+		t.Errorf("counts (-want +got):\n%s", d)
 	}
 	if want := []string{"pair p-ise-1: ise_low_confidence false → true"}; !cmp.Equal(res.FlagChanges, want) {
 		t.Errorf("flag changes = %q, want %q", res.FlagChanges, want)
 	}
 	chk, err := Check(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if !chk.OK() {
 		t.Fatalf("fresh release fails its check:\n%s", problems(chk))
 	}
-	if chk.Files != 13 || chk.Records != 3+3+2+3+5+5 {
-		t.Errorf("checked %d files, %d records", chk.Files, chk.Records)
-	}
+	checkEq(t, "checked files", chk.Files, 13)
+	checkEq(t, "checked records", chk.Records, 3+3+2+3+5+5)
 	for _, name := range []string{DatasheetFile, ManifestFile, "core.jsonl", "excluded.jsonl", "seeds.json", "id_map.csv", "generation.csv", "schemas/core.schema.json", "schemas/generation.schema.json"} {
 		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		golden.Check(t, filepath.Join("testdata", "golden", name), data)
 	}
 }
@@ -96,16 +86,10 @@ func reseal(t *testing.T, dir, path string) {
 	t.Helper()
 	var m Manifest
 	raw, err := os.ReadFile(filepath.Join(dir, ManifestFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
+	must(t, json.Unmarshal(raw, &m))
 	data, err := os.ReadFile(filepath.Join(dir, path))
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	for i := range m.Files {
 		if m.Files[i].Path == path {
 			sum := sha256.Sum256(data)
@@ -113,9 +97,7 @@ func reseal(t *testing.T, dir, path string) {
 		}
 	}
 	out, _ := json.MarshalIndent(m, "", "  ")
-	if err := os.WriteFile(filepath.Join(dir, ManifestFile), out, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.WriteFile(filepath.Join(dir, ManifestFile), out, 0o644))
 }
 
 // edit replaces the first occurrence of old in path (which must exist).
@@ -123,15 +105,11 @@ func edit(t *testing.T, dir, path, old, new string, resealIt bool) {
 	t.Helper()
 	p := filepath.Join(dir, path)
 	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if !bytes.Contains(data, []byte(old)) {
 		t.Fatalf("%s does not contain %q", path, old)
 	}
-	if err := os.WriteFile(p, bytes.Replace(data, []byte(old), []byte(new), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.WriteFile(p, bytes.Replace(data, []byte(old), []byte(new), 1), 0o644))
 	if resealIt {
 		reseal(t, dir, path)
 	}
@@ -185,14 +163,10 @@ func TestCheckDetectsCorruption(t *testing.T) {
 			edit(t, d, ManifestFile, `"core": 3,`, `"core": 4,`, false)
 		}, Problem{File: ManifestFile, Field: "counts.core", Msg: "manifest says 4, the records give 3"}},
 		{"unlisted file", func(t *testing.T, d string) {
-			if err := os.WriteFile(filepath.Join(d, "notes.txt"), []byte("x"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			must(t, os.WriteFile(filepath.Join(d, "notes.txt"), []byte("x"), 0o644))
 		}, Problem{File: "notes.txt", Msg: "not listed in the manifest"}},
 		{"missing file", func(t *testing.T, d string) {
-			if err := os.Remove(filepath.Join(d, "seeds.json")); err != nil {
-				t.Fatal(err)
-			}
+			must(t, os.Remove(filepath.Join(d, "seeds.json")))
 		}, Problem{File: "seeds.json", Msg: "cannot be read"}},
 		{"unsupported schema keyword", func(t *testing.T, d string) {
 			edit(t, d, "schemas/core.schema.json", `"type": "object",`, `"type": "object", "pattern": "x",`, true)
@@ -206,9 +180,7 @@ func TestCheckDetectsCorruption(t *testing.T) {
 			dir, _ := buildFixture(t)
 			tt.corrupt(t, dir)
 			res, err := Check(context.Background(), dir)
-			if err != nil {
-				t.Fatal(err)
-			}
+			must(t, err)
 			for _, p := range res.Problems {
 				if p.File == tt.want.File && p.Line == tt.want.Line && p.Field == tt.want.Field && strings.Contains(p.Msg, tt.want.Msg) {
 					return
@@ -221,9 +193,7 @@ func TestCheckDetectsCorruption(t *testing.T) {
 
 func firstLine(t *testing.T, dir, path string) string {
 	data, err := os.ReadFile(filepath.Join(dir, path))
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	line, _, _ := strings.Cut(string(data), "\n")
 	return line
 }
@@ -243,9 +213,7 @@ func TestBuildErrors(t *testing.T) {
 	tmp := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(tmp, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		must(t, os.WriteFile(p, []byte(text), 0o644))
 		return p
 	}
 	core := firstLineOf(t, "testdata/in/core.jsonl")
@@ -299,9 +267,7 @@ func TestBuildErrors(t *testing.T) {
 
 func firstLineOf(t *testing.T, path string) string {
 	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	line, _, _ := strings.Cut(string(data), "\n")
 	return line
 }
@@ -312,9 +278,7 @@ func TestISEThreshold(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "rel")
 	th := 0.5
 	res, err := Build(context.Background(), fixtureInputs(), dir, Options{CodeLicense: "MIT", ISEMaxConfidence: &th})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if res.Manifest.Counts.ISELowConfidence != 0 || res.Manifest.ISEMaxConfidence != 0.5 {
 		t.Errorf("ise count %d at threshold %v", res.Manifest.Counts.ISELowConfidence, res.Manifest.ISEMaxConfidence)
 	}
@@ -353,9 +317,7 @@ func TestMinimalRelease(t *testing.T) {
 	}
 	in.IDMap = "testdata/in/idmap.csv"
 	res, err := Build(context.Background(), in, dir, Options{CodeLicense: "MIT"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if c := res.Manifest.Counts; c.Excluded != 0 || c.Contrast != 0 || c.NotRun != 3 {
 		t.Errorf("counts %+v", c)
 	}

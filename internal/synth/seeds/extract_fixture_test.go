@@ -151,16 +151,12 @@ func buildDemoIn(t testing.TB, root string) (d4j, repos string) {
 	t.Helper()
 	repos = filepath.Join(root, "repos")
 	repoDir := filepath.Join(repos, "Demo")
-	if err := os.MkdirAll(repoDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.MkdirAll(repoDir, 0o755))
 	b := gittest.NewIn(t, repoDir)
 	d4j = filepath.Join(root, "d4j")
 	proj := filepath.Join(d4j, "Demo")
 	copyDir(t, filepath.Join("testdata", "extract", "Demo"), proj)
-	if err := os.MkdirAll(filepath.Join(proj, "patches"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.MkdirAll(filepath.Join(proj, "patches"), 0o755))
 	active := []string{"bug.id,revision.id.buggy,revision.id.fixed,report.id,report.url"}
 	var layout []string
 	for n := 1; n <= 10; n++ {
@@ -188,9 +184,7 @@ func buildDemoIn(t testing.TB, root string) (d4j, repos string) {
 
 func writeFile(t testing.TB, path, content string) {
 	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.WriteFile(path, []byte(content), 0o644))
 }
 
 func copyDir(t testing.TB, from, to string) {
@@ -209,7 +203,5 @@ func copyDir(t testing.TB, from, to string) {
 		}
 		return os.WriteFile(filepath.Join(to, rel), data, 0o644)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 }

@@ -40,16 +40,14 @@ func TestExtractDefects4JFixture(t *testing.T) {
 	defer finder.Close()
 	sink := &memSink{}
 	logs, err := Extract(context.Background(), bugs, ExtractOptions{Repos: finder}, sink)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	checkDemoLogs(t, logs)
 	checkDemoSeeds(t, sink.seeds)
 	rows, pooled := Funnel(logs)
-	if len(rows) != 1 || pooled.Total != 10 || pooled.Runtime != 8 || pooled.Seeds != 4 || pooled.SeedBugs != 3 ||
-		pooled.Excluded[StageF3] != 4 || pooled.Excluded[StageF4] != 1 {
-		t.Errorf("funnel = %+v", pooled)
-	}
+	checkEq(t, "funnel rows", len(rows), 1)
+	checkEq(t, "funnel (total, runtime, seeds, seed bugs, F3 excluded, F4 excluded)",
+		[6]int{pooled.Total, pooled.Runtime, pooled.Seeds, pooled.SeedBugs, pooled.Excluded[StageF3], pooled.Excluded[StageF4]},
+		[6]int{10, 8, 4, 3, 4, 1})
 }
 
 // checkDemoLogs checks the outcome of every bug of the demo fixture.
@@ -82,17 +80,23 @@ func checkDemoLogs(t *testing.T, logs []BugLog) {
 			t.Errorf("unexpected bug %s", l.Bug)
 			continue
 		}
-		var pairs []string
-		for _, m := range l.Methods {
-			if m.Kept {
-				pairs = append(pairs, m.PairID)
-			}
-		}
+		pairs := keptPairs(l)
 		if l.Kept != w.Kept || l.Stage != w.Stage || !strings.Contains(l.Reason, w.Reason) || !cmp.Equal(pairs, w.Pairs) {
 			t.Errorf("%s: got kept=%t stage=%s pairs=%v reason %q; want kept=%t stage=%s pairs=%v reason containing %q",
 				l.Bug, l.Kept, l.Stage, pairs, l.Reason, w.Kept, w.Stage, w.Pairs, w.Reason)
 		}
 	}
+}
+
+// keptPairs lists the pair ids of a bug's kept methods.
+func keptPairs(l BugLog) []string {
+	var pairs []string
+	for _, m := range l.Methods {
+		if m.Kept {
+			pairs = append(pairs, m.PairID)
+		}
+	}
+	return pairs
 }
 
 // checkDemoSeeds checks the demo fixture's four seeds, Demo-1's in full.
@@ -132,37 +136,27 @@ func checkDemoSeeds(t *testing.T, seeds []corpus.Seed) {
 func TestExtractResumesFromFiles(t *testing.T) {
 	d4j, repos := buildDemo(t)
 	bugs, _, err := LoadDefects4J(d4j, []string{"Demo"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	dir := t.TempDir()
 	seedsPath, logPath := filepath.Join(dir, "seeds.jsonl"), filepath.Join(dir, "log.jsonl")
 	run := func(bugs []BugInput) []BugLog {
 		finder := &RepoFinder{Dir: repos}
 		defer finder.Close()
 		logs, err := ExtractToFiles(context.Background(), bugs, ExtractOptions{Repos: finder}, ExtractFiles{Seeds: seedsPath, Log: logPath})
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		return logs
 	}
 	run(bugs[:5])
 	// Simulate a crash after bug 5's seeds but before its log record.
 	recs, err := jsonl.ReadFile[BugLog](logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := jsonl.Rewrite(logPath, recs[:4]); err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
+	must(t, jsonl.Rewrite(logPath, recs[:4]))
 	logs := run(bugs)
 	if len(logs) != 10 {
 		t.Fatalf("second run returned %d logs, want 10", len(logs))
 	}
 	all, err := jsonl.ReadFile[corpus.Seed](seedsPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	var ids []string
 	for _, s := range all {
 		ids = append(ids, s.BugID)
@@ -183,20 +177,12 @@ func TestExtractSingleMethodAndMissingRepo(t *testing.T) {
 	finder := &RepoFinder{Dir: repos}
 	defer finder.Close()
 	logs, err := Extract(context.Background(), bugs[4:5], ExtractOptions{Repos: finder, SingleMethod: true}, sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if logs[0].Kept || logs[0].Stage != StageF3 || !strings.Contains(logs[0].Reason, "changes 2 method bodies") {
-		t.Errorf("single-method: %+v", logs[0])
-	}
+	must(t, err)
+	checkDropped(t, "single-method", logs[0], StageF3, "changes 2 method bodies")
 	empty := &RepoFinder{Dir: t.TempDir()}
 	logs, err = Extract(context.Background(), bugs[:1], ExtractOptions{Repos: empty}, &memSink{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if logs[0].Kept || logs[0].Stage != StageF3 || !strings.Contains(logs[0].Reason, "no local clone for Demo under") {
-		t.Errorf("missing repository: %+v", logs[0])
-	}
+	must(t, err)
+	checkDropped(t, "missing repository", logs[0], StageF3, "no local clone for Demo under")
 }
 
 func TestExtractGenericJSONL(t *testing.T) {
@@ -215,32 +201,45 @@ func TestExtractGenericJSONL(t *testing.T) {
 `
 	writeFile(t, file, lines)
 	bugs, err := ReadGenericBugs(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	finder := &RepoFinder{Mapping: map[string]string{"acme/demo": b.Dir()}}
 	defer finder.Close()
 	sink := &memSink{}
 	logs, err := Extract(context.Background(), bugs, ExtractOptions{Repos: finder}, sink)
-	if err != nil {
-		t.Fatal(err)
+	must(t, err)
+	checkKept(t, "bj-1", logs[0], NPE)
+	checkEq(t, "bj-1 benchmark", logs[0].Benchmark, "bugs.jar")
+	checkKept(t, "bj-2 (exception given, no log)", logs[1], IAE)
+	if len(logs[1].Notes) == 0 {
+		t.Errorf("bj-2 (exception given, no log): no note: %+v", logs[1])
 	}
-	if !logs[0].Kept || logs[0].Exception != NPE || logs[0].Benchmark != "bugs.jar" {
-		t.Errorf("bj-1: %+v", logs[0])
-	}
-	if !logs[1].Kept || logs[1].Exception != IAE || len(logs[1].Notes) == 0 {
-		t.Errorf("bj-2 (exception given, no log): %+v", logs[1])
-	}
-	if logs[2].Kept || logs[2].Stage != StageInput || !strings.Contains(logs[2].Reason, "missing fixed_commit") {
-		t.Errorf("bj-3: %+v", logs[2])
-	}
+	checkDropped(t, "bj-3", logs[2], StageInput, "missing fixed_commit")
 	if len(sink.seeds) != 2 || sink.seeds[0].File != "src/main/java/demo/A.java" {
 		t.Errorf("seeds: %+v", sink.seeds)
 	}
 
 	writeFile(t, file, `{"bug_id":"x","repo":"a/b","bogus":1}`+"\n")
-	if _, err := ReadGenericBugs(file); !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), "bugs.jsonl:1") {
-		t.Errorf("unknown field: %v", err)
+	_, err = ReadGenericBugs(file)
+	checkErrIs(t, "unknown field", err, errs.ErrInput)
+	if err != nil {
+		checkContains(t, "unknown field", err.Error(), "bugs.jsonl:1")
+	}
+}
+
+// checkDropped checks that a bug was dropped at stage for a reason
+// containing reason.
+func checkDropped(t *testing.T, what string, l BugLog, stage Stage, reason string) {
+	t.Helper()
+	if l.Kept || l.Stage != stage || !strings.Contains(l.Reason, reason) {
+		t.Errorf("%s: kept=%t stage=%s reason %q; want dropped at %s for %q", what, l.Kept, l.Stage, l.Reason, stage, reason)
+	}
+}
+
+// checkKept checks that a bug was kept with exception exc.
+func checkKept(t *testing.T, what string, l BugLog, exc Type) {
+	t.Helper()
+	if !l.Kept || l.Exception != exc {
+		t.Errorf("%s: %+v, want kept as %s", what, l, exc)
 	}
 }
 
@@ -253,12 +252,8 @@ func TestRepoFinderLayouts(t *testing.T) {
 		t.Run(layout, func(t *testing.T) {
 			dir := t.TempDir()
 			dst := filepath.Join(dir, layout)
-			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(bare, dst); err != nil {
-				t.Fatal(err)
-			}
+			must(t, os.MkdirAll(filepath.Dir(dst), 0o755))
+			must(t, os.Symlink(bare, dst))
 			f := &RepoFinder{Dir: dir}
 			defer f.Close()
 			if _, err := f.Find(context.Background(), "Demo", "acme/demo"); err != nil {
@@ -278,9 +273,7 @@ func TestReadMapping(t *testing.T) {
 	p := filepath.Join(dir, "map.json")
 	writeFile(t, p, `{"Lang": "/abs/lang", "acme/demo": "rel/demo"}`)
 	m, err := ReadMapping(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	want := map[string]string{"Lang": "/abs/lang", "acme/demo": filepath.Join(dir, "rel/demo")}
 	if d := cmp.Diff(want, m); d != "" {
 		t.Error(d)

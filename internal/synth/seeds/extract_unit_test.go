@@ -3,7 +3,6 @@ package seeds
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -168,39 +167,47 @@ func TestReferenceSetAndDistribution(t *testing.T) {
 	seeds = append(seeds, seedWithLLOC("Math-1#1", "Math-1", corpus.NullPointer, 40))
 	seeds = append(seeds, seedWithLLOC("Math-1#2", "Math-1", corpus.IllegalState, 90))
 	ref, err := ReferenceSet(seeds)
-	if err != nil {
-		t.Fatal(err)
+	must(t, err)
+	if out := notInReference(ref); !cmp.Equal(out, []string{"Math-1#1"}) {
+		t.Errorf("excluded = %v, want [Math-1#1] (a lone ISE seed is its own type's fence)", out)
 	}
+	checkEq(t, "NPE fence", ref[0].Threshold, 13)
+	checkDistribution(t, seeds, ref)
+	unlisted, stale := CheckReference(seeds[:2], append(ref[1:2], ReferenceEntry{BugID: "Gone-1"}))
+	if !cmp.Equal(unlisted, []string{"Lang-1"}) || !cmp.Equal(stale, []string{"Gone-1"}) {
+		t.Errorf("CheckReference = %v, %v", unlisted, stale)
+	}
+	_, err = Distribute([]corpus.Seed{{BugID: "x", Exception: "Boom"}}, nil)
+	checkErrIs(t, "bad exception", err, errs.ErrInput)
+}
+
+// notInReference lists the bug ids the reference set leaves out.
+func notInReference(ref []ReferenceEntry) []string {
 	var out []string
 	for _, r := range ref {
 		if !r.InReference {
 			out = append(out, r.BugID)
 		}
 	}
-	if !cmp.Equal(out, []string{"Math-1#1"}) {
-		t.Errorf("excluded = %v, want [Math-1#1] (a lone ISE seed is its own type's fence)", out)
-	}
-	if ref[0].Threshold != 13 {
-		t.Errorf("NPE fence = %v, want 13", ref[0].Threshold)
-	}
+	return out
+}
+
+// checkDistribution checks the NPE row and the totals of the
+// distribution of TestReferenceSetAndDistribution's seeds.
+func checkDistribution(t *testing.T, seeds []corpus.Seed, ref []ReferenceEntry) {
+	t.Helper()
 	d, err := Distribute(seeds, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
+	// The wanted NPE row is the computed one with the checked fields set.
 	npe := d.Types[0]
-	if npe.Type != NPE || npe.Pairs != 9 || npe.Bugs != 9 || npe.Projects != 2 || npe.LLOCMedian != 5 || npe.Reference != 8 || npe.Excluded != 1 {
-		t.Errorf("NPE row = %+v", npe)
+	want := npe
+	want.Type, want.Pairs, want.Bugs, want.Projects, want.LLOCMedian, want.Reference, want.Excluded = NPE, 9, 9, 2, 5, 8, 1
+	if diff := cmp.Diff(want, npe); diff != "" {
+		t.Errorf("NPE row (-want +got):\n%s", diff)
 	}
-	if d.Total.Total != 10 || d.Total.ByType[ISE] != 1 || d.Types[6].Bugs != 1 {
-		t.Errorf("totals = %+v, ISE %+v", d.Total, d.Types[6])
-	}
-	unlisted, stale := CheckReference(seeds[:2], append(ref[1:2], ReferenceEntry{BugID: "Gone-1"}))
-	if !cmp.Equal(unlisted, []string{"Lang-1"}) || !cmp.Equal(stale, []string{"Gone-1"}) {
-		t.Errorf("CheckReference = %v, %v", unlisted, stale)
-	}
-	if _, err := Distribute([]corpus.Seed{{BugID: "x", Exception: "Boom"}}, nil); !errors.Is(err, errs.ErrInput) {
-		t.Errorf("bad exception: %v", err)
-	}
+	checkEq(t, "total seeds", d.Total.Total, 10)
+	checkEq(t, "total ISE seeds", d.Total.ByType[ISE], 1)
+	checkEq(t, "ISE bugs", d.Types[6].Bugs, 1)
 }
 
 func TestParseValidation(t *testing.T) {
@@ -246,29 +253,22 @@ func TestLLMValidatorF5(t *testing.T) {
 	}))
 	defer srv.Close()
 	m, err := llm.Open("openai:judge@"+srv.URL+"/v1", llm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	d4j, repos := buildDemo(t)
 	bugs, _, _ := LoadDefects4J(d4j, nil)
 	finder := &RepoFinder{Dir: repos}
 	defer finder.Close()
 	logs, err := Extract(context.Background(), []BugInput{bugs[0]}, ExtractOptions{Repos: finder, Validator: LLMValidator{Model: m}}, &memSink{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !logs[0].Kept || !strings.Contains(logs[0].Methods[0].Reason, "validator accepts (confidence 0.90)") {
-		t.Errorf("NPE: %+v", logs[0])
-	}
+	must(t, err)
+	checkEq(t, "NPE kept", logs[0].Kept, true)
+	checkContains(t, "NPE reason", logs[0].Methods[0].Reason, "validator accepts (confidence 0.90)")
 	in := bugs[0]
 	in.Exception = ISE
 	logs, err = Extract(context.Background(), []BugInput{in}, ExtractOptions{Repos: finder, Validator: LLMValidator{Model: m}}, &memSink{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if logs[0].Kept || logs[0].Stage != StageF5 || !strings.Contains(logs[0].Reason, "confidence 0.50 < 0.70") {
-		t.Errorf("ISE low confidence: %+v", logs[0])
-	}
+	must(t, err)
+	checkEq(t, "ISE low confidence: kept", logs[0].Kept, false)
+	checkEq(t, "ISE low confidence: stage", logs[0].Stage, StageF5)
+	checkContains(t, "ISE low confidence: reason", logs[0].Reason, "confidence 0.50 < 0.70")
 }
 
 func FuzzExtractMethodPairs(f *testing.F) {

@@ -2,7 +2,6 @@ package seeds
 
 import (
 	"context"
-	"strings"
 	"testing"
 )
 
@@ -67,16 +66,13 @@ func TestExtractDropsTestOrigin(t *testing.T) {
 		Traces: []Trace{{Frames: []string{"demo.HTest.t(HTest.java:7)", "junit.framework.TestCase.runTest(TestCase.java:176)"}}},
 	}}}
 	logs, err := Extract(context.Background(), []BugInput{in}, ExtractOptions{}, &memSink{logs: map[string]BugLog{}})
-	if err != nil {
-		t.Fatal(err)
+	must(t, err)
+	if len(logs) != 1 {
+		t.Fatalf("%d logs, want 1", len(logs))
 	}
-	if len(logs) != 1 || logs[0].Kept || logs[0].Stage != StageScope || !strings.Contains(logs[0].Reason, "outside production code") {
-		t.Fatalf("logs = %+v, want one exclusion at the scope stage for the test origin", logs)
-	}
+	checkDropped(t, "test-origin bug", logs[0], StageScope, "outside production code")
 	logs, err = Extract(context.Background(), []BugInput{in}, ExtractOptions{Scan: ScanOptions{AnyOrigin: true}}, &memSink{logs: map[string]BugLog{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if len(logs) != 1 || logs[0].Stage == StageScope || logs[0].Exception != NPE {
 		t.Fatalf("AnyOrigin: logs = %+v, want the NPE past the scope stage", logs)
 	}

@@ -22,9 +22,7 @@ func render(t *testing.T, p *Prevalence) []byte {
 	var b strings.Builder
 	for _, r := range append(p.Rows, p.Pooled) {
 		j, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		b.Write(j)
 		b.WriteByte('\n')
 	}
@@ -46,9 +44,7 @@ func render(t *testing.T, p *Prevalence) []byte {
 
 func TestScanSynthetic(t *testing.T) {
 	p, err := ScanDefects4J(context.Background(), "testdata/d4j", ScanOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	golden.Check(t, filepath.Join("testdata", "synthetic_prevalence.golden"), render(t, p))
 	want := map[string]Status{"Demo-1": StatusRuntime, "Demo-2": StatusJUnitOnly, "Demo-3": StatusRuntime, "Demo-4": StatusCheckedOnly,
 		"Demo-5": StatusUnknown, "Demo-6": StatusUnchecked, "Demo-7": StatusUnknown, "Demo-8": StatusTestOrigin}
@@ -79,9 +75,7 @@ func TestScanDefects4J(t *testing.T) {
 	}
 	for _, rd := range readings {
 		p, err := ScanDefects4J(context.Background(), defects4jRoot, rd.opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		golden.Check(t, filepath.Join("testdata", rd.name), render(t, p))
 		if p.Pooled.Runtime < rd.lo || p.Pooled.Runtime > rd.hi {
 			t.Errorf("%+v: %d runtime bugs, want %d..%d", rd.opts, p.Pooled.Runtime, rd.lo, rd.hi)
@@ -116,9 +110,7 @@ func TestScanVendored(t *testing.T) {
 		{"vendored_prevalence_wide.golden", ScanOptions{Subclasses: true, AnyOrigin: true}},
 	} {
 		p, err := ScanDefects4J(context.Background(), root, rd.opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		golden.Check(t, filepath.Join("testdata", rd.name), render(t, p))
 		if p.Pooled.Total != 13 || len(p.Unknown) != 0 || len(p.Problems) != 0 {
 			t.Errorf("pooled %d bugs, %d unknown classes, %d problems; want 13, 0, 0", p.Pooled.Total, len(p.Unknown), len(p.Problems))
@@ -132,15 +124,9 @@ func TestScanVendored(t *testing.T) {
 func TestScanErrors(t *testing.T) {
 	dir := t.TempDir()
 	proj := filepath.Join(dir, "Lang")
-	if err := os.MkdirAll(filepath.Join(proj, "trigger_tests"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(proj, "active-bugs.csv"), []byte("bug.id,revision.id.buggy,revision.id.fixed\n1,a,b\n2,c,d\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(proj, "trigger_tests", "1"), []byte("--- a.B::c\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.MkdirAll(filepath.Join(proj, "trigger_tests"), 0o755))
+	must(t, os.WriteFile(filepath.Join(proj, "active-bugs.csv"), []byte("bug.id,revision.id.buggy,revision.id.fixed\n1,a,b\n2,c,d\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(proj, "trigger_tests", "1"), []byte("--- a.B::c\n"), 0o644))
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
 	tests := []struct {
@@ -160,9 +146,7 @@ func TestScanErrors(t *testing.T) {
 			t.Errorf("%s: err = %v, want %v naming %q", tt.name, err, tt.want, tt.msg)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(proj, "trigger_tests", "1"), []byte("--- a.B::c\nx.Y\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.WriteFile(filepath.Join(proj, "trigger_tests", "1"), []byte("--- a.B::c\nx.Y\n"), 0o644))
 	if _, err := ScanDefects4J(context.Background(), dir, ScanOptions{}); !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), "Lang-2") {
 		t.Errorf("missing trigger file: err = %v, want ErrInput naming Lang-2", err)
 	}

@@ -66,9 +66,7 @@ func TestParseTriggerTests(t *testing.T) {
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			must(t, err)
 			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}
@@ -93,9 +91,7 @@ func TestParseRealTriggerTests(t *testing.T) {
 	total := 0
 	for _, f := range files {
 		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		got, err := ParseTriggerTests(f, data)
 		if err != nil {
 			t.Errorf("%v", err)

@@ -18,9 +18,7 @@ func BenchmarkPrompt(b *testing.B) {
 		seeds = append(seeds, s)
 	}
 	p := NewPrompter(Options{Seed: 1})
-	if err := p.Prepare(seeds); err != nil {
-		b.Fatal(err)
-	}
+	must(b, p.Prepare(seeds))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := p.Prompt(corpus.NullPointer, i); err != nil {

@@ -22,16 +22,12 @@ func FuzzPrompter(f *testing.F) {
 			{BugID: "d", SourceBug: "d", Exception: corpus.NullPointer, BuggyMethod: other + buggy, FixedMethod: fixed + other},
 		}
 		p := NewPrompter(Options{Seed: uint64(n)})
-		if err := p.Prepare(seeds); err != nil {
-			t.Fatal(err)
-		}
+		must(t, p.Prepare(seeds))
 		if !p.Serves(corpus.NullPointer) {
 			return // every seed had an empty method
 		}
 		pr, err := p.Prompt(corpus.NullPointer, n)
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		for _, id := range pr.ExampleBugIDs {
 			if id < "a" || id > "d" {
 				t.Fatalf("exemplar %q", id)

@@ -29,53 +29,63 @@ var fixedNow = func() time.Time { return time.Date(2025, 3, 1, 12, 0, 0, 0, time
 func TestExemplarSelection(t *testing.T) {
 	p := NewPrompter(Options{Seed: 11})
 	seeds := testSeeds()
-	if err := p.Prepare(seeds); err != nil {
-		t.Fatal(err)
+	must(t, p.Prepare(seeds))
+	k2, k1, pairs := countNPEExemplars(t, p)
+	if k2 != 74 || k1 != 26 || pairs != 10 {
+		t.Errorf("100 prompts: %d k=2 (want 74), %d k=1, %d distinct pairs among the first 10 (want 10)", k2, k1, pairs)
 	}
+	checkCCERotates(t, p)
+	if _, _, err := p.Exemplars(corpus.NumberFormat, 0); !errors.Is(err, errs.ErrInput) {
+		t.Errorf("type without seeds: %v", err)
+	}
+	checkEq(t, "Serves(NumberFormat)", p.Serves(corpus.NumberFormat), false)
+	checkEq(t, "Serves(ClassCast)", p.Serves(corpus.ClassCast), true)
+}
+
+// countNPEExemplars draws the exemplars of the first 100 NPE prompts,
+// stopping the test at a k=2 prompt off the pair queue or a k=1 prompt
+// with other than one exemplar, and counts the k=2 and k=1 prompts and
+// the distinct pairs among the first ten k=2 ones.
+func countNPEExemplars(t *testing.T, p *Prompter) (k2, k1, distinct int) {
+	t.Helper()
 	q, _ := NewPairQueue(5, 11, "pairs/"+corpus.NullPointer)
-	k2, k1 := 0, 0
 	pairs := map[[2]int]bool{}
 	for n := 0; n < 100; n++ {
 		idx, isPair, err := p.Exemplars(corpus.NullPointer, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if isPair {
-			i, j := q.Pair(k2)
-			if !slices.Equal(idx, []int{i, j}) {
-				t.Fatalf("prompt %d: exemplars %v, want pair-queue draw %d = (%d,%d)", n, idx, k2, i, j)
-			}
-			if k2 < 10 {
-				pairs[[2]int{i, j}] = true
-			}
-			k2++
-		} else {
+		must(t, err)
+		if !isPair {
 			k1++
 			if len(idx) != 1 {
 				t.Fatalf("prompt %d: k=1 with %v", n, idx)
 			}
+			continue
 		}
+		i, j := q.Pair(k2)
+		if !slices.Equal(idx, []int{i, j}) {
+			t.Fatalf("prompt %d: exemplars %v, want pair-queue draw %d = (%d,%d)", n, idx, k2, i, j)
+		}
+		if k2 < 10 {
+			pairs[[2]int{i, j}] = true
+		}
+		k2++
 	}
-	if k2 != 74 || k1 != 26 || len(pairs) != 10 {
-		t.Errorf("100 prompts: %d k=2 (want 74), %d k=1, %d distinct pairs among the first 10 (want 10)", k2, k1, len(pairs))
-	}
+	return k2, k1, len(pairs)
+}
+
+// checkCCERotates checks that the ClassCast prompts (a type below
+// MinPairSeeds) are k=1, no two in a row with the same seed.
+func checkCCERotates(t *testing.T, p *Prompter) {
+	t.Helper()
+	prev := -1
 	for n := 0; n < 6; n++ {
 		idx, isPair, err := p.Exemplars(corpus.ClassCast, n)
 		if err != nil || isPair || len(idx) != 1 {
 			t.Fatalf("CCE prompt %d: %v %v %v", n, idx, isPair, err)
 		}
-		if n > 0 {
-			prev, _, _ := p.Exemplars(corpus.ClassCast, n-1)
-			if prev[0] == idx[0] {
-				t.Errorf("CCE prompts %d and %d reuse seed %d", n-1, n, idx[0])
-			}
+		if idx[0] == prev {
+			t.Errorf("CCE prompts %d and %d reuse seed %d", n-1, n, idx[0])
 		}
-	}
-	if _, _, err := p.Exemplars(corpus.NumberFormat, 0); !errors.Is(err, errs.ErrInput) {
-		t.Errorf("type without seeds: %v", err)
-	}
-	if p.Serves(corpus.NumberFormat) || !p.Serves(corpus.ClassCast) {
-		t.Error("Serves is wrong")
+		prev = idx[0]
 	}
 }
 
@@ -83,26 +93,18 @@ func TestExemplarSelection(t *testing.T) {
 // diffs, the size target between them and the hard constraints.
 func TestPromptContent(t *testing.T) {
 	p := NewPrompter(Options{Seed: 1, PairShare: 1})
-	if err := p.Prepare(testSeeds()); err != nil {
-		t.Fatal(err)
-	}
+	must(t, p.Prepare(testSeeds()))
 	pr, err := p.Prompt(corpus.NullPointer, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if len(pr.ExampleBugIDs) != 2 || pr.Operator != "k2-pair-queue" || pr.SizeTarget == 0 {
 		t.Fatalf("prompt: %+v", pr)
 	}
 	for _, want := range []string{"### Example 1", "### Example 2", "```diff\n@@ ", "+    if (value == null) {",
 		"aim between them", "identical signatures", "NullPointerException", "about " + strconv.Itoa(pr.SizeTarget) + " logical lines"} {
-		if !strings.Contains(pr.User, want) {
-			t.Errorf("prompt lacks %q:\n%s", want, pr.User)
-		}
+		checkContains(t, "prompt", pr.User, want)
 	}
 	d := MethodDiff("a\nb\nc\nd\ne\nf\ng\n", "a\nb\nc\nX\ne\nf\ng\n")
-	if want := "@@ -2,5 +2,5 @@\n b\n c\n-d\n+X\n e\n f"; d != want {
-		t.Errorf("MethodDiff = %q, want %q", d, want)
-	}
+	checkEq(t, "MethodDiff", d, "@@ -2,5 +2,5 @@\n b\n c\n-d\n+X\n e\n f")
 }
 
 func session(t *testing.T, cacheDir string, opts llm.SessionOptions) *llm.Session {
@@ -110,9 +112,7 @@ func session(t *testing.T, cacheDir string, opts llm.SessionOptions) *llm.Sessio
 	opts.CacheDir = cacheDir
 	opts.Retry = llm.RetryPolicy{MaxAttempts: 1}
 	s, err := llm.NewSession(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	t.Cleanup(func() { s.Close() })
 	return s
 }
@@ -121,13 +121,9 @@ func session(t *testing.T, cacheDir string, opts llm.SessionOptions) *llm.Sessio
 func runOnce(t *testing.T, s *llm.Session, spec, dir string, quotas map[string]int, seeds []corpus.Seed) (*generate.Stats, error) {
 	t.Helper()
 	m, err := s.Open(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	g, err := New(m, Options{Seed: 5}, llmgen.Options{Dir: dir, Workers: 3, Batch: 3, MaxTokens: 1000, Temperature: 0.9, TopP: 0.9, Now: fixedNow})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	defer g.Close()
 	return generate.Run(context.Background(), g, generate.RunOptions{Dir: dir, PerType: quotas, Seeds: seeds})
 }
@@ -142,16 +138,12 @@ func TestScriptedEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	quotas := map[string]int{corpus.NullPointer: 5, corpus.ClassCast: 2}
 	st, err := runOnce(t, session(t, t.TempDir(), llm.SessionOptions{}), spec, dir, quotas, seeds)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if st.New != 7 || srv.hits.Load() != 7 {
 		t.Fatalf("stats %+v, %d server hits; want 7 new candidates from 7 calls", st, srv.hits.Load())
 	}
 	cands, err := gate.ReadCandidates(filepath.Join(dir, generate.CandidatesFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	checkCandidateProvenance(t, cands, seeds)
 	checkGatesKeepProvenance(t, cands, seeds, 7)
 	checkCallRecords(t, dir, 7)
@@ -162,21 +154,16 @@ func TestScriptedEndToEnd(t *testing.T) {
 
 	// Resume: same directory, llm cache off — all from calls.jsonl.
 	st, err = runOnce(t, session(t, "", llm.SessionOptions{NoCache: true}), spec, dir, quotas, seeds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.New != 0 || st.Resumed != 7 || srv.hits.Load() != 7 {
-		t.Errorf("resume: %+v and %d server hits, want 0 new, 7 resumed, still 7 hits", st, srv.hits.Load())
-	}
+	must(t, err)
+	checkEq(t, "resume: new", st.New, 0)
+	checkEq(t, "resume: resumed", st.Resumed, 7)
+	checkEq(t, "resume: server hits", srv.hits.Load(), 7)
 	// A larger quota continues the same schedule: only the extra prompts call.
 	quotas[corpus.NullPointer] = 8
 	st, err = runOnce(t, session(t, "", llm.SessionOptions{NoCache: true}), spec, dir, quotas, seeds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.New != 3 || srv.hits.Load() != 10 {
-		t.Errorf("extended run: %+v and %d server hits, want 3 new and 10 hits", st, srv.hits.Load())
-	}
+	must(t, err)
+	checkEq(t, "extended run: new", st.New, 3)
+	checkEq(t, "extended run: server hits", srv.hits.Load(), 10)
 }
 
 // checkCandidateProvenance checks that every candidate carries its answer,
@@ -189,9 +176,7 @@ func checkCandidateProvenance(t *testing.T, cands []corpus.Candidate, seeds []co
 		byID[s.BugID] = s
 	}
 	for _, c := range cands {
-		if c.Answer == "" || len(c.PromptHash) != 64 || c.SizeTarget < 3 || !strings.HasPrefix(c.Generator, Version+":openai:scripted@") {
-			t.Errorf("candidate %s lacks provenance: %+v", c.ID, c)
-		}
+		checkCandidateRecord(t, c)
 		if n := len(c.ExampleBugIDs); n < 1 || n > 2 || (c.ErrorType == corpus.ClassCast && n != 1) {
 			t.Errorf("candidate %s: example_bug_ids %v", c.ID, c.ExampleBugIDs)
 		}
@@ -203,14 +188,25 @@ func checkCandidateProvenance(t *testing.T, cands []corpus.Candidate, seeds []co
 	}
 }
 
+// checkCandidateRecord checks that a candidate carries its answer, a
+// prompt hash, a size target and the generator id.
+func checkCandidateRecord(t *testing.T, c corpus.Candidate) {
+	t.Helper()
+	if c.Answer == "" || c.SizeTarget < 3 {
+		t.Errorf("candidate %s lacks its answer or size target: %+v", c.ID, c)
+	}
+	checkEq(t, "candidate "+c.ID+" prompt hash length", len(c.PromptHash), 64)
+	if !strings.HasPrefix(c.Generator, Version+":openai:scripted@") {
+		t.Errorf("candidate %s: generator %q", c.ID, c.Generator)
+	}
+}
+
 // checkGatesKeepProvenance gates the candidates: want must pass, keeping
 // their exemplars, prompt hash and size target.
 func checkGatesKeepProvenance(t *testing.T, cands []corpus.Candidate, seeds []corpus.Seed, want int) {
 	t.Helper()
 	res, err := gate.Run(context.Background(), cands, seeds, gate.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if len(res.Accepted) != want {
 		t.Fatalf("gates accepted %d of %d: %v", len(res.Accepted), want, res.Rejected)
 	}
@@ -226,18 +222,32 @@ func checkGatesKeepProvenance(t *testing.T, cands []corpus.Candidate, seeds []co
 func checkCallRecords(t *testing.T, dir string, want int) {
 	t.Helper()
 	calls, err := jsonl.ReadFile[llmgen.Call](filepath.Join(dir, llmgen.CallsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if len(calls) != want {
 		t.Fatalf("%d calls recorded, want %d", len(calls), want)
 	}
 	for _, c := range calls {
-		if c.System == "" || !strings.Contains(c.User, "### Example 1") || c.Answer == "" || c.Model == "" || c.ReportedModel != "scripted-1" ||
-			c.TemplateHash != TemplateHash() || c.Params.MaxTokens != 1000 || c.Params.Temperature != 0.9 || c.Params.Seed == nil ||
-			!c.Time.Equal(fixedNow()) || c.RequestID == "" {
-			t.Errorf("call record incomplete: %+v", c)
-		}
+		checkCallRecord(t, c)
+	}
+}
+
+// checkCallRecord checks that a call record holds the prompt, the answer,
+// the models, the request id and the template, parameters and time of the
+// scripted run.
+func checkCallRecord(t *testing.T, c llmgen.Call) {
+	t.Helper()
+	if c.System == "" || c.Answer == "" || c.Model == "" || c.RequestID == "" || c.Params.Seed == nil {
+		t.Errorf("call record incomplete: %+v", c)
+	}
+	if !strings.Contains(c.User, "### Example 1") {
+		t.Errorf("call record's prompt lacks the exemplar: %q", c.User)
+	}
+	checkEq(t, "reported model", c.ReportedModel, "scripted-1")
+	checkEq(t, "template hash", c.TemplateHash, TemplateHash())
+	checkEq(t, "max tokens", c.Params.MaxTokens, 1000)
+	checkEq(t, "temperature", c.Params.Temperature, 0.9)
+	if !c.Time.Equal(fixedNow()) {
+		t.Errorf("call time %v, want %v", c.Time, fixedNow())
 	}
 }
 
@@ -260,9 +270,7 @@ func TestBudgetStopThenResume(t *testing.T) {
 		t.Fatalf("budget run: %d server hits, %d recorded calls; want 3 and 3", paid, len(calls))
 	}
 	st, err := runOnce(t, session(t, "", llm.SessionOptions{NoCache: true, MaxCost: 10, Prices: prices}), spec, dir, quotas, seeds)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if srv.hits.Load() != 7 || st.Have[corpus.NullPointer] != 7 {
 		t.Errorf("resume: %d server hits in all (want 7: none repeated), stats %+v", srv.hits.Load(), st)
 	}

@@ -132,9 +132,7 @@ func TestScriptedPairsAreDistinct(t *testing.T) {
 		}
 		seen[b] = true
 		m, err := metrics.OfMethodSource([]byte(b))
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		if m.Metrics.LLOC < 8 || m.Metrics.LLOC > 9 {
 			t.Errorf("answer %d: LLOC %d for target 8", n, m.Metrics.LLOC)
 		}

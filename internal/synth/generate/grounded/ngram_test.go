@@ -28,18 +28,12 @@ func TestNgramServerPlumbing(t *testing.T) {
 	run := func() (*generate.Stats, llm.Manifest) {
 		s := session(t, cache, llm.SessionOptions{})
 		m, err := s.Open(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		g, err := New(m, Options{Seed: 2}, llmgenOptions(dir))
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		defer g.Close()
 		st, err := generate.Run(context.Background(), g, generate.RunOptions{Dir: dir, PerType: quotas, Seeds: seeds})
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		return st, s.Manifest()
 	}
 	st, man := run()
@@ -58,14 +52,10 @@ func seedLM(t *testing.T) *ngram.Model {
 	t.Helper()
 	src := t.TempDir()
 	for _, s := range testSeeds() {
-		if err := os.WriteFile(filepath.Join(src, s.BugID[:6]+".java"), []byte("class A {\n"+s.BuggyMethod+s.FixedMethod+"}\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		must(t, os.WriteFile(filepath.Join(src, s.BugID[:6]+".java"), []byte("class A {\n"+s.BuggyMethod+s.FixedMethod+"}\n"), 0o644))
 	}
 	m, err := ngram.Train(context.Background(), ngram.Corpus{Paths: []string{src}}, ngram.Options{Order: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	return m
 }
 
@@ -74,13 +64,9 @@ func seedLM(t *testing.T) *ngram.Model {
 func checkAllRejected(t *testing.T, dir string, seeds []corpus.Seed, n int) {
 	t.Helper()
 	cands, err := gate.ReadCandidates(filepath.Join(dir, generate.CandidatesFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	res, err := gate.Run(context.Background(), cands, seeds, gate.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if len(res.Accepted) != 0 || len(res.Rejected) != n {
 		t.Fatalf("%d accepted, %d rejected; want all %d rejected", len(res.Accepted), len(res.Rejected), n)
 	}

@@ -15,51 +15,7 @@ import (
 // were used; the order differs between cycles and is fixed by the seed.
 func TestPairQueueExhaustsBeforeReuse(t *testing.T) {
 	for _, n := range []int{2, 3, 4, 7, 12, 40} {
-		q, err := NewPairQueue(n, 7, "NPE")
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := n * (n - 1) / 2
-		if q.Len() != p {
-			t.Fatalf("n=%d: Len %d, want %d", n, q.Len(), p)
-		}
-		var cycles [][]string
-		for c := 0; c < 3; c++ {
-			seen := map[[2]int]bool{}
-			var order []string
-			for k := 0; k < p; k++ {
-				i, j := q.Pair(c*p + k)
-				if i < 0 || j >= n || i >= j {
-					t.Fatalf("n=%d draw %d: bad pair (%d,%d)", n, c*p+k, i, j)
-				}
-				if seen[[2]int{i, j}] {
-					t.Fatalf("n=%d cycle %d: pair (%d,%d) reused after %d of %d draws", n, c, i, j, k, p)
-				}
-				seen[[2]int{i, j}] = true
-				order = append(order, fmt.Sprint(i, j))
-			}
-			cycles = append(cycles, order)
-		}
-		if p >= 6 && slices.Equal(cycles[0], cycles[1]) {
-			t.Errorf("n=%d: cycle 1 repeats cycle 0's order", n)
-		}
-		// Determinism: a fresh queue, asked out of order, agrees.
-		q2, _ := NewPairQueue(n, 7, "NPE")
-		for k := 3*p - 1; k >= 0; k -= max(1, p/3) {
-			i, j := q2.Pair(k)
-			if got := fmt.Sprint(i, j); got != cycles[k/p][k%p] {
-				t.Fatalf("n=%d draw %d: %s on a fresh queue, %s before", n, k, got, cycles[k/p][k%p])
-			}
-		}
-		q3, _ := NewPairQueue(n, 8, "NPE")
-		var other []string
-		for k := 0; k < p; k++ {
-			i, j := q3.Pair(k)
-			other = append(other, fmt.Sprint(i, j))
-		}
-		if p >= 6 && slices.Equal(other, cycles[0]) {
-			t.Errorf("n=%d: seeds 7 and 8 give the same order", n)
-		}
+		checkPairQueue(t, n)
 	}
 	if _, err := NewPairQueue(1, 1, "x"); err == nil {
 		t.Error("NewPairQueue(1) succeeded")
@@ -67,6 +23,71 @@ func TestPairQueueExhaustsBeforeReuse(t *testing.T) {
 	if _, err := NewPairQueue(5000, 1, "x"); err == nil {
 		t.Error("NewPairQueue(5000) succeeded past MaxPairs")
 	}
+}
+
+// checkPairQueue checks three cycles of a queue over n seeds: each a
+// permutation of all pairs, the first two in different orders, the same
+// draws from a fresh queue asked out of order, another order for another
+// seed.
+func checkPairQueue(t *testing.T, n int) {
+	t.Helper()
+	q, err := NewPairQueue(n, 7, "NPE")
+	must(t, err)
+	p := n * (n - 1) / 2
+	if q.Len() != p {
+		t.Fatalf("n=%d: Len %d, want %d", n, q.Len(), p)
+	}
+	var cycles [][]string
+	for c := 0; c < 3; c++ {
+		cycles = append(cycles, drawCycle(t, q, n, c))
+	}
+	if p >= 6 && slices.Equal(cycles[0], cycles[1]) {
+		t.Errorf("n=%d: cycle 1 repeats cycle 0's order", n)
+	}
+	// Determinism: a fresh queue, asked out of order, agrees.
+	q2, _ := NewPairQueue(n, 7, "NPE")
+	for k := 3*p - 1; k >= 0; k -= max(1, p/3) {
+		i, j := q2.Pair(k)
+		if got := fmt.Sprint(i, j); got != cycles[k/p][k%p] {
+			t.Fatalf("n=%d draw %d: %s on a fresh queue, %s before", n, k, got, cycles[k/p][k%p])
+		}
+	}
+	q3, _ := NewPairQueue(n, 8, "NPE")
+	if other := pairOrder(q3, p); p >= 6 && slices.Equal(other, cycles[0]) {
+		t.Errorf("n=%d: seeds 7 and 8 give the same order", n)
+	}
+}
+
+// drawCycle draws cycle c of q's pairs over n seeds, stopping the test at
+// a pair that is not i < j < n or repeats within the cycle, and returns
+// the draws as "i j".
+func drawCycle(t *testing.T, q *PairQueue, n, c int) []string {
+	t.Helper()
+	p := q.Len()
+	seen := map[[2]int]bool{}
+	var order []string
+	for k := 0; k < p; k++ {
+		i, j := q.Pair(c*p + k)
+		if i < 0 || j >= n || i >= j {
+			t.Fatalf("n=%d draw %d: bad pair (%d,%d)", n, c*p+k, i, j)
+		}
+		if seen[[2]int{i, j}] {
+			t.Fatalf("n=%d cycle %d: pair (%d,%d) reused after %d of %d draws", n, c, i, j, k, p)
+		}
+		seen[[2]int{i, j}] = true
+		order = append(order, fmt.Sprint(i, j))
+	}
+	return order
+}
+
+// pairOrder is q's first p draws as "i j".
+func pairOrder(q *PairQueue, p int) []string {
+	var order []string
+	for k := 0; k < p; k++ {
+		i, j := q.Pair(k)
+		order = append(order, fmt.Sprint(i, j))
+	}
+	return order
 }
 
 func TestUnrankCoversAllPairs(t *testing.T) {
@@ -105,9 +126,7 @@ func TestRotationAvoidsRecentSeeds(t *testing.T) {
 	for _, tc := range tests {
 		name := fmt.Sprint(tc.sizes)
 		r, err := NewRotation(tc.sizes, tc.bands, tc.window, 3, "k1")
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		n := len(tc.sizes)
 		bands := r.Bands()
 		bandOf := checkBandsBySize(t, name, tc.sizes, bands)

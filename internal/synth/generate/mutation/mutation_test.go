@@ -107,12 +107,8 @@ func fixtureCorpus(t *testing.T) string {
 	dir := t.TempDir()
 	for name, src := range fixtureFiles {
 		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(src), 0o644))
 	}
 	return dir
 }
@@ -125,14 +121,10 @@ func TestGenerateRunResume(t *testing.T) {
 	}
 	run := func(dir string) *generate.Stats {
 		g, err := New(Options{Corpus: src, Seed: 7, ChunkFiles: 1, MinLines: 3, PublicOnly: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		defer g.Close()
 		st, err := generate.Run(context.Background(), g, generate.RunOptions{Dir: dir, PerType: per})
-		if err != nil {
-			t.Fatal(err)
-		}
+		must(t, err)
 		return st
 	}
 	dir := t.TempDir()
@@ -142,39 +134,49 @@ func TestGenerateRunResume(t *testing.T) {
 		t.Errorf("candidates per type (-want +got):\n%s", d)
 	}
 	cands, err := jsonl.ReadFile[generate.Candidate](filepath.Join(dir, generate.CandidatesFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	for _, c := range cands {
-		if c.Source == nil || c.Source.File == "" || c.Source.Method == "" || c.Operator == "" || c.Generator != ID {
-			t.Errorf("%s: missing provenance: %+v", c.ID, c)
-		}
-		if c.Source.Method == "B: private int hidden(int[] a)" {
-			t.Errorf("private method mutated with PublicOnly")
-		}
+		checkMutationProvenance(t, c)
 	}
 	// Rerun: nothing new, everything counted as resumed.
 	st2 := run(dir)
-	if st2.New != 0 || st2.Resumed != len(cands) || st2.Attempts != 0 {
-		t.Errorf("rerun: %+v, want 0 new, %d resumed, 0 attempts", st2, len(cands))
-	}
+	checkEq(t, "rerun: new", st2.New, 0)
+	checkEq(t, "rerun: resumed", st2.Resumed, len(cands))
+	checkEq(t, "rerun: attempts", st2.Attempts, 0)
 	// A fresh directory gives byte-identical logs (determinism).
 	dir2 := t.TempDir()
 	run(dir2)
 	for _, name := range []string{generate.CandidatesFile, generate.AttemptsFile} {
-		a, _ := os.ReadFile(filepath.Join(dir, name))
-		b, _ := os.ReadFile(filepath.Join(dir2, name))
-		if d := cmp.Diff(string(a), string(b)); d != "" {
-			t.Errorf("%s differs between runs:\n%s", name, d)
-		}
+		checkSameFile(t, filepath.Join(dir, name), filepath.Join(dir2, name))
+	}
+}
+
+// checkMutationProvenance checks that a candidate names its source file,
+// method and operator and this generator, and that the source method is
+// not the fixture's private one (the run is PublicOnly).
+func checkMutationProvenance(t *testing.T, c generate.Candidate) {
+	t.Helper()
+	if c.Source == nil || c.Source.File == "" || c.Source.Method == "" || c.Operator == "" || c.Generator != ID {
+		t.Errorf("%s: missing provenance: %+v", c.ID, c)
+	}
+	if c.Source.Method == "B: private int hidden(int[] a)" {
+		t.Errorf("private method mutated with PublicOnly")
+	}
+}
+
+// checkSameFile reports a difference between the files a and b.
+func checkSameFile(t *testing.T, a, b string) {
+	t.Helper()
+	x, _ := os.ReadFile(a)
+	y, _ := os.ReadFile(b)
+	if d := cmp.Diff(string(x), string(y)); d != "" {
+		t.Errorf("%s differs between runs:\n%s", filepath.Base(a), d)
 	}
 }
 
 func TestGenerateExhausted(t *testing.T) {
 	g, err := New(Options{Corpus: fixtureCorpus(t), ChunkFiles: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	defer g.Close()
 	_, err = g.Generate(context.Background(), generate.Request{Chunk: 1, Want: map[string]int{corpus.NullPointer: 1}})
 	if !errors.Is(err, generate.ErrExhausted) {

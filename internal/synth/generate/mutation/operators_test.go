@@ -197,9 +197,7 @@ var opCases = []opCase{
 func sitesOf(t *testing.T, op *Operator, src string) (*code.File, []Site) {
 	t.Helper()
 	f, err := code.ParseJavaMethod([]byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, err)
 	if se := f.SyntaxErrors(); len(se) > 0 {
 		t.Fatalf("example does not parse: %v", se)
 	}
@@ -216,6 +214,38 @@ func sitesOf(t *testing.T, op *Operator, src string) (*code.File, []Site) {
 	return f, op.find(newMethod(f, *fn))
 }
 
+// applySite checks a site op found in tc's method (its type tc's, one
+// of op's) and returns the buggy method its edits make, which must pass
+// checkBuggy.
+func (tc opCase) applySite(t *testing.T, op *Operator, f *code.File, s Site) string {
+	t.Helper()
+	if s.Type != tc.typ {
+		t.Errorf("site type %s, want %s", s.Type, tc.typ)
+	}
+	if !slices.Contains(op.Types, s.Type) {
+		t.Errorf("site type %s not in operator types %v", s.Type, op.Types)
+	}
+	b, ok := apply(f.Src, s.Edits)
+	if !ok {
+		t.Fatal("edits overlap")
+	}
+	buggy := string(b)
+	if d := checkBuggy(tc.src, buggy); d != "" {
+		t.Errorf("buggy method rejected (%s):\n%s", d, buggy)
+	}
+	return buggy
+}
+
+// count adds tc to its operator's must-apply and must-not-apply counts c.
+func (tc opCase) count(c [2]int) [2]int {
+	if len(tc.want) > 0 {
+		c[0]++
+	} else {
+		c[1]++
+	}
+	return c
+}
+
 func TestOperators(t *testing.T) {
 	covered := map[string][2]int{}
 	for _, tc := range opCases {
@@ -227,33 +257,13 @@ func TestOperators(t *testing.T) {
 			f, sites := sitesOf(t, op, tc.src)
 			var got []string
 			for _, s := range sites {
-				if s.Type != tc.typ {
-					t.Errorf("site type %s, want %s", s.Type, tc.typ)
-				}
-				if !slices.Contains(op.Types, s.Type) {
-					t.Errorf("site type %s not in operator types %v", s.Type, op.Types)
-				}
-				b, ok := apply(f.Src, s.Edits)
-				if !ok {
-					t.Fatal("edits overlap")
-				}
-				buggy := string(b)
-				if d := checkBuggy(tc.src, buggy); d != "" {
-					t.Errorf("buggy method rejected (%s):\n%s", d, buggy)
-				}
-				got = append(got, buggy)
+				got = append(got, tc.applySite(t, op, f, s))
 			}
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("buggy methods (-want +got):\n%s", d)
 			}
 		})
-		c := covered[tc.op]
-		if len(tc.want) > 0 {
-			c[0]++
-		} else {
-			c[1]++
-		}
-		covered[tc.op] = c
+		covered[tc.op] = tc.count(covered[tc.op])
 	}
 	for _, op := range Operators {
 		if c := covered[op.Name]; c[0] == 0 || c[1] == 0 {
