@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -153,20 +152,10 @@ func TestGenericRoundTrip(t *testing.T) {
 	if shareddata.Path(d4j...) == "" {
 		d4j = defects4jDir
 	}
-	var all []Sample
-	for _, rel := range [][]string{verifiedRel, multiRel, d4j} {
-		p, _ := shareddata.Either(t, rel...)
-		s, _, err := Load(context.Background(), p, FormatAuto, LoadOptions{Strict: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		all = append(all, s...)
-	}
+	all := loadStrict(t, verifiedRel, multiRel, d4j)
 	buf := encodeJSONL(t, all)
 	path := filepath.Join(t.TempDir(), "samples.jsonl")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	write(t, filepath.Dir(path), filepath.Base(path), buf.String())
 	if f, err := Detect(path); err != nil || f != FormatJSONL {
 		t.Fatalf("Detect = %q, %v; want jsonl", f, err)
 	}
@@ -179,6 +168,22 @@ func TestGenericRoundTrip(t *testing.T) {
 	if d := cmp.Diff(buf.String(), again.String()); d != "" {
 		t.Errorf("round trip changed samples (-want +got):\n%.2000s", d)
 	}
+}
+
+// loadStrict loads, strictly, the full copy or the vendored subset of
+// each of rels, and returns all their samples.
+func loadStrict(t *testing.T, rels ...[]string) []Sample {
+	t.Helper()
+	var all []Sample
+	for _, rel := range rels {
+		p, _ := shareddata.Either(t, rel...)
+		s, _, err := Load(context.Background(), p, FormatAuto, LoadOptions{Strict: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, s...)
+	}
+	return all
 }
 
 // encodeJSONL encodes samples one JSON object a line.
