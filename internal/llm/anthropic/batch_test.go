@@ -170,15 +170,7 @@ func allCached(resp *llm.ChatResponse, n int) bool {
 // request by custom_id with the API's error type and a matching sentinel.
 func TestChatBatchResultsErrors(t *testing.T) {
 	f, spec := fakeServer(t, nil)
-	f.BatchOutcome = func(id string, _ []byte) string {
-		switch {
-		case strings.HasPrefix(id, "exp__"):
-			return "expired"
-		case strings.HasPrefix(id, "can__"):
-			return "canceled"
-		}
-		return ""
-	}
+	f.BatchOutcome = outcomeByPrefix
 	b := batcher(t, spec)
 	ctx := context.Background()
 	items := []llm.BatchChat{
@@ -217,6 +209,18 @@ func TestChatBatchResultsErrors(t *testing.T) {
 	for _, tc := range tests {
 		checkFailedResult(t, res[tc.id], tc.id, tc.sentinel, append(tc.want, id, "anthropic:claude-sonnet-4-5"))
 	}
+}
+
+// outcomeByPrefix expires the requests of ids exp__… and cancels those
+// of can__…; the fake answers the rest.
+func outcomeByPrefix(id string, _ []byte) string {
+	switch {
+	case strings.HasPrefix(id, "exp__"):
+		return "expired"
+	case strings.HasPrefix(id, "can__"):
+		return "canceled"
+	}
+	return ""
 }
 
 func checkOKResult(t *testing.T, ok llm.BatchChatResult) {
