@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,12 +69,19 @@ func loadRealData(t *testing.T, path string, format Format, n int, benchmark, la
 			t.Errorf("duplicate id %s", s.ID)
 		}
 		ids[s.ID] = true
-		if s.Benchmark != benchmark || s.Language != language || s.Repo == "" || s.BaseCommit == "" || s.Patch == "" {
-			t.Errorf("%s: incomplete sample: benchmark %q language %q repo %q base %q patch %d bytes", s.ID, s.Benchmark, s.Language, s.Repo, s.BaseCommit, len(s.Patch))
-		}
-		if format != FormatMultiSWEBench && len(s.Tests.FailToPass) == 0 {
-			t.Errorf("%s: no fail_to_pass tests", s.ID)
-		}
+		checkRealSample(t, s, format, benchmark, language)
+	}
+}
+
+// checkRealSample: s is of benchmark and language, has a repository, a
+// base commit and a patch, and (except Multi-SWE-bench) fail_to_pass tests.
+func checkRealSample(t *testing.T, s Sample, format Format, benchmark, language string) {
+	t.Helper()
+	if s.Benchmark != benchmark || s.Language != language || s.Repo == "" || s.BaseCommit == "" || s.Patch == "" {
+		t.Errorf("%s: incomplete sample: benchmark %q language %q repo %q base %q patch %d bytes", s.ID, s.Benchmark, s.Language, s.Repo, s.BaseCommit, len(s.Patch))
+	}
+	if format != FormatMultiSWEBench && len(s.Tests.FailToPass) == 0 {
+		t.Errorf("%s: no fail_to_pass tests", s.ID)
 	}
 }
 
@@ -146,26 +152,10 @@ func TestGenericRoundTrip(t *testing.T) {
 	if shareddata.Path(d4j...) == "" {
 		d4j = defects4jDir
 	}
-	var all []Sample
-	for _, rel := range [][]string{verifiedRel, multiRel, d4j} {
-		p, _ := shareddata.Either(t, rel...)
-		s, _, err := Load(context.Background(), p, FormatAuto, LoadOptions{Strict: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		all = append(all, s...)
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	for _, s := range all {
-		if err := enc.Encode(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	all := loadStrict(t, verifiedRel, multiRel, d4j)
+	buf := encodeJSONL(t, all)
 	path := filepath.Join(t.TempDir(), "samples.jsonl")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	write(t, filepath.Dir(path), filepath.Base(path), buf.String())
 	if f, err := Detect(path); err != nil || f != FormatJSONL {
 		t.Fatalf("Detect = %q, %v; want jsonl", f, err)
 	}
@@ -174,16 +164,39 @@ func TestGenericRoundTrip(t *testing.T) {
 		t.Fatalf("Load: %v %v", err, problems)
 	}
 	// JSON numbers come back as float64 in meta; compare through JSON.
-	var again bytes.Buffer
-	enc = json.NewEncoder(&again)
-	for _, s := range back {
+	again := encodeJSONL(t, back)
+	if d := cmp.Diff(buf.String(), again.String()); d != "" {
+		t.Errorf("round trip changed samples (-want +got):\n%.2000s", d)
+	}
+}
+
+// loadStrict loads, strictly, the full copy or the vendored subset of
+// each of rels, and returns all their samples.
+func loadStrict(t *testing.T, rels ...[]string) []Sample {
+	t.Helper()
+	var all []Sample
+	for _, rel := range rels {
+		p, _ := shareddata.Either(t, rel...)
+		s, _, err := Load(context.Background(), p, FormatAuto, LoadOptions{Strict: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, s...)
+	}
+	return all
+}
+
+// encodeJSONL encodes samples one JSON object a line.
+func encodeJSONL(t *testing.T, samples []Sample) *bytes.Buffer {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for _, s := range samples {
 		if err := enc.Encode(s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if d := cmp.Diff(buf.String(), again.String()); d != "" {
-		t.Errorf("round trip changed samples (-want +got):\n%.2000s", d)
-	}
+	return &buf
 }
 
 // TestLoadProblems checks the problems reported for hand-made bad records
@@ -202,26 +215,7 @@ func TestLoadProblems(t *testing.T) {
 	}
 	var all []Problem
 	for _, tt := range tests {
-		samples, problems, err := Load(context.Background(), tt.path, tt.format, LoadOptions{})
-		if err != nil {
-			t.Fatalf("Load(%s): %v", tt.path, err)
-		}
-		var ids []string
-		for _, s := range samples {
-			ids = append(ids, s.ID)
-		}
-		if !cmp.Equal(ids, tt.samples) {
-			t.Errorf("Load(%s) samples = %v, want %v", tt.path, ids, tt.samples)
-		}
-		if len(problems) == 0 {
-			t.Errorf("Load(%s): no problems", tt.path)
-		}
-		all = append(all, problems...)
-
-		_, _, err = Load(context.Background(), tt.path, tt.format, LoadOptions{Strict: true})
-		if !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), problems[0].String()) {
-			t.Errorf("strict Load(%s) = %v, want ErrInput naming %q", tt.path, err, problems[0])
-		}
+		all = append(all, checkBadFile(t, tt.path, tt.format, tt.samples)...)
 	}
 	var lines []string
 	for _, p := range all {
@@ -239,23 +233,40 @@ func TestLoadProblems(t *testing.T) {
 	}
 }
 
+// checkBadFile loads path leniently, expecting the samples with ids want
+// and at least one problem, then strictly, expecting ErrInput naming the
+// first problem; it returns the problems.
+func checkBadFile(t *testing.T, path string, format Format, want []string) []Problem {
+	t.Helper()
+	samples, problems, err := Load(context.Background(), path, format, LoadOptions{})
+	if err != nil {
+		t.Fatalf("Load(%s): %v", path, err)
+	}
+	var ids []string
+	for _, s := range samples {
+		ids = append(ids, s.ID)
+	}
+	if !cmp.Equal(ids, want) {
+		t.Errorf("Load(%s) samples = %v, want %v", path, ids, want)
+	}
+	if len(problems) == 0 {
+		t.Errorf("Load(%s): no problems", path)
+	}
+	_, _, err = Load(context.Background(), path, format, LoadOptions{Strict: true})
+	if !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), problems[0].String()) {
+		t.Errorf("strict Load(%s) = %v, want ErrInput naming %q", path, err, problems[0])
+	}
+	return problems
+}
+
 func TestLoadErrors(t *testing.T) {
 	dir := t.TempDir()
 	badHeader := filepath.Join(dir, "P")
-	if err := os.MkdirAll(badHeader, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(badHeader, "active-bugs.csv"), []byte("a,b\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	write(t, dir, "P/active-bugs.csv", "a,b\n")
 	unknown := filepath.Join(dir, "unknown.jsonl")
-	if err := os.WriteFile(unknown, []byte("\n{\"x\":1}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	write(t, dir, "unknown.jsonl", "\n{\"x\":1}\n")
 	empty := filepath.Join(dir, "empty.jsonl")
-	if err := os.WriteFile(empty, []byte("\n\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	write(t, dir, "empty.jsonl", "\n\n")
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
 	tests := []struct {

@@ -20,33 +20,18 @@ func FuzzLoadJSONL(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		nonBlank := 0
-		for _, l := range bytes.Split(data, []byte("\n")) {
-			if len(bytes.TrimSpace(bytes.TrimSuffix(l, []byte("\r")))) > 0 {
-				nonBlank++
-			}
-		}
+		nonBlank := countNonBlank(data)
 		for _, format := range []Format{FormatSWEBench, FormatMultiSWEBench, FormatJSONL} {
 			ps := &problems{}
 			samples, err := decodeJSONL(context.Background(), bytes.NewReader(data), "fuzz_java.jsonl", format, LoadOptions{}, ps)
 			if err != nil {
 				t.Fatalf("%s: decodeJSONL error %v", format, err)
 			}
-			lines := map[int]bool{}
-			for _, p := range ps.list {
-				if p.Line < 1 || p.Msg == "" {
-					t.Fatalf("%s: problem without line or message: %+v", format, p)
-				}
-				lines[p.Line] = true
+			lines := problemLines(t, format, ps.list)
+			if len(samples)+lines != nonBlank {
+				t.Fatalf("%s: %d samples + %d problem lines != %d non-blank lines", format, len(samples), lines, nonBlank)
 			}
-			if len(samples)+len(lines) != nonBlank {
-				t.Fatalf("%s: %d samples + %d problem lines != %d non-blank lines", format, len(samples), len(lines), nonBlank)
-			}
-			for _, s := range samples {
-				if s.ID == "" || s.Patch == "" || s.BaseCommit == "" {
-					t.Fatalf("%s: accepted incomplete sample %+v", format, s)
-				}
-			}
+			checkSamplesComplete(t, format, samples)
 		}
 		// Malformed diffs must fail cleanly; a diff that reverses once
 		// must reverse again.
@@ -56,4 +41,39 @@ func FuzzLoadJSONL(f *testing.F) {
 			}
 		}
 	})
+}
+
+// countNonBlank counts the lines of data that are not blank (a final \r
+// is ignored).
+func countNonBlank(data []byte) int {
+	n := 0
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(bytes.TrimSuffix(l, []byte("\r")))) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// problemLines checks that every problem has a line and a message, and
+// returns the number of distinct lines with a problem.
+func problemLines(t *testing.T, format Format, list []Problem) int {
+	t.Helper()
+	lines := map[int]bool{}
+	for _, p := range list {
+		if p.Line < 1 || p.Msg == "" {
+			t.Fatalf("%s: problem without line or message: %+v", format, p)
+		}
+		lines[p.Line] = true
+	}
+	return len(lines)
+}
+
+func checkSamplesComplete(t *testing.T, format Format, samples []Sample) {
+	t.Helper()
+	for _, s := range samples {
+		if s.ID == "" || s.Patch == "" || s.BaseCommit == "" {
+			t.Fatalf("%s: accepted incomplete sample %+v", format, s)
+		}
+	}
 }

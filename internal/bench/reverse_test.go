@@ -42,22 +42,31 @@ func write(t *testing.T, dir, name, content string) {
 // TestReverseDiffMatchesGit compares reverseDiff of a real `git diff`
 // with `git diff HEAD HEAD~1` over modifications, additions, deletions, a rename
 // with edits, a mode change and a missing final newline.
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// letterLines is n lines "line a", "line b", ... each followed by tag.
+func letterLines(n int, tag string) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteString("line " + string(rune('a'+i%26)) + tag + "\n")
+	}
+	return b.String()
+}
+
 func TestReverseDiffMatchesGit(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
 	dir := t.TempDir()
 	git(t, dir, "init", "-q")
-	lines := func(n int, tag string) string {
-		var b strings.Builder
-		for i := 0; i < n; i++ {
-			b.WriteString("line " + string(rune('a'+i%26)) + tag + "\n")
-		}
-		return b.String()
-	}
 	write(t, dir, "src/A.java", "class A {\n  int f() {\n    return 1;\n  }\n}\n")
 	write(t, dir, "src/Gone.java", "class Gone {}\n")
-	write(t, dir, "src/Old Name.txt", lines(20, ""))
+	write(t, dir, "src/Old Name.txt", letterLines(20, ""))
 	write(t, dir, "src/nonl.txt", "one\ntwo")
 	write(t, dir, "run.sh", "echo hi\n")
 	write(t, dir, "src/-- dashes.txt", "-- a\n++ b\nkeep\n")
@@ -65,18 +74,12 @@ func TestReverseDiffMatchesGit(t *testing.T) {
 	git(t, dir, "commit", "-q", "-m", "v1")
 
 	write(t, dir, "src/A.java", "class A {\n  int f() {\n    if (x == null) return 0;\n    return 2;\n  }\n  int g() { return 3; }\n}\n")
-	if err := os.Remove(filepath.Join(dir, "src/Gone.java")); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.Remove(filepath.Join(dir, "src/Gone.java")))
 	write(t, dir, "src/New.java", "class New {}\n")
-	if err := os.Remove(filepath.Join(dir, "src/Old Name.txt")); err != nil {
-		t.Fatal(err)
-	}
-	write(t, dir, "src/b/New Name.txt", strings.Replace(lines(20, ""), "line c\n", "line C!\n", 1))
+	must(t, os.Remove(filepath.Join(dir, "src/Old Name.txt")))
+	write(t, dir, "src/b/New Name.txt", strings.Replace(letterLines(20, ""), "line c\n", "line C!\n", 1))
 	write(t, dir, "src/nonl.txt", "one\nTWO\nthree")
-	if err := os.Chmod(filepath.Join(dir, "run.sh"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.Chmod(filepath.Join(dir, "run.sh"), 0o755))
 	write(t, dir, "src/-- dashes.txt", "--- a\n+++ b\nkeep\n")
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-q", "-m", "v2")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -172,24 +173,31 @@ func TestParseJavaMethodSpans(t *testing.T) {
 		t.Fatalf("got %d functions, want 1", len(fns))
 	}
 	fn := fns[0]
-	if fn.Class != "" || fn.StartLine != 2 || fn.EndLine != 4 || src[fn.StartByte:fn.EndByte] != src[16:] {
+	if !slices.Equal([]any{fn.Class, fn.StartLine, fn.EndLine, src[fn.StartByte:fn.EndByte]}, []any{"", 2, 4, src[16:]}) {
 		t.Errorf("function = %+v; want class \"\", lines 2-4, span from byte 16 to the end", fn)
 	}
+	wantToks := "// lead comment|int|f|(|int|a|)|{|return|a|+|;|}"
+	if got := strings.Join(tokenTexts(t, src, f.Tokens()), "|"); got != wantToks {
+		t.Errorf("tokens = %s; want %s (no wrapper tokens)", got, wantToks)
+	}
+	se := f.SyntaxErrors()
+	if len(se) != 1 || !slices.Equal([]any{se[0].Line, se[0].Col, se[0].Error()}, []any{3, 13, `<method>:3:13: missing "identifier"`}) {
+		t.Errorf("SyntaxErrors = %v; want one missing identifier at 3:13", se)
+	}
+}
+
+// tokenTexts checks that every token's span in src holds its text, and
+// returns the texts.
+func tokenTexts(t *testing.T, src string, toks []Token) []string {
+	t.Helper()
 	var texts []string
-	for _, tk := range f.Tokens() {
+	for _, tk := range toks {
 		if src[tk.StartByte:tk.EndByte] != tk.Text {
 			t.Errorf("token %q span [%d,%d) holds %q", tk.Text, tk.StartByte, tk.EndByte, src[tk.StartByte:tk.EndByte])
 		}
 		texts = append(texts, tk.Text)
 	}
-	wantToks := "// lead comment|int|f|(|int|a|)|{|return|a|+|;|}"
-	if got := strings.Join(texts, "|"); got != wantToks {
-		t.Errorf("tokens = %s; want %s (no wrapper tokens)", got, wantToks)
-	}
-	se := f.SyntaxErrors()
-	if len(se) != 1 || se[0].Line != 3 || se[0].Col != 13 || se[0].Error() != `<method>:3:13: missing "identifier"` {
-		t.Errorf("SyntaxErrors = %v; want one missing identifier at 3:13", se)
-	}
+	return texts
 }
 
 func TestSyntaxErrors(t *testing.T) {

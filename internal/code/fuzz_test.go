@@ -2,6 +2,7 @@ package code
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -14,24 +15,17 @@ func checkFile(t *testing.T, f *File) {
 	t.Helper()
 	n := len(f.Src)
 	for i, nd := range f.Nodes() {
-		if nd.StartByte < 0 || nd.EndByte < nd.StartByte || nd.EndByte > n || nd.End <= i || nd.End > len(f.Nodes()) {
-			t.Fatalf("node %d %s span [%d,%d) end %d out of bounds (len %d)", i, nd.Kind, nd.StartByte, nd.EndByte, nd.End, n)
-		}
-		if nd.StartLine < 1 || nd.StartCol < 1 || nd.EndLine < nd.StartLine {
-			t.Fatalf("node %d %s bad position %d:%d-%d:%d", i, nd.Kind, nd.StartLine, nd.StartCol, nd.EndLine, nd.EndCol)
-		}
+		checkNodeBounds(t, i, nd, n, len(f.Nodes()))
 	}
 	prev := 0
 	for _, tk := range f.Tokens() {
-		if tk.StartByte < prev || tk.EndByte <= tk.StartByte || tk.EndByte > n || string(f.Src[tk.StartByte:tk.EndByte]) != tk.Text {
+		if !tokenInBounds(f.Src, tk, prev) {
 			t.Fatalf("token %q [%d,%d) out of order or bounds (prev end %d, len %d)", tk.Text, tk.StartByte, tk.EndByte, prev, n)
 		}
 		prev = tk.EndByte
 	}
 	for _, fn := range f.Functions() {
-		if fn.StartByte < 0 || fn.EndByte > n || fn.StartByte > fn.EndByte ||
-			fn.BodyStartByte < fn.StartByte || fn.BodyEndByte > fn.EndByte || fn.BodyStartByte > fn.BodyEndByte ||
-			fn.StartLine < 1 || fn.EndLine < fn.StartLine || fn.BodyStartLine < fn.StartLine || fn.BodyEndLine > fn.EndLine {
+		if !functionInBounds(fn, n) {
 			t.Fatalf("function %+v out of bounds (len %d)", fn, n)
 		}
 	}
@@ -40,6 +34,42 @@ func checkFile(t *testing.T, f *File) {
 			t.Fatalf("syntax error %v has a bad position", e)
 		}
 	}
+}
+
+// ordered reports whether xs is non-decreasing.
+func ordered(xs ...int) bool {
+	for i := 1; i < len(xs); i++ {
+		if xs[i] < xs[i-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// checkNodeBounds: node i spans bytes within [0, n], ends after itself
+// and within the nnodes nodes, and has 1-based positions in order.
+func checkNodeBounds(t *testing.T, i int, nd Node, n, nnodes int) {
+	t.Helper()
+	if !ordered(0, nd.StartByte, nd.EndByte, n) || !ordered(i+1, nd.End, nnodes) {
+		t.Fatalf("node %d %s span [%d,%d) end %d out of bounds (len %d)", i, nd.Kind, nd.StartByte, nd.EndByte, nd.End, n)
+	}
+	if !ordered(1, nd.StartLine, nd.EndLine) || nd.StartCol < 1 {
+		t.Fatalf("node %d %s bad position %d:%d-%d:%d", i, nd.Kind, nd.StartLine, nd.StartCol, nd.EndLine, nd.EndCol)
+	}
+}
+
+// tokenInBounds: tk starts at or after prev, is non-empty, ends within
+// src and holds its text.
+func tokenInBounds(src []byte, tk Token, prev int) bool {
+	return ordered(prev, tk.StartByte) && tk.EndByte > tk.StartByte && tk.EndByte <= len(src) &&
+		string(src[tk.StartByte:tk.EndByte]) == tk.Text
+}
+
+// functionInBounds: the body lies within the declaration, which lies
+// within the n bytes of source, and the lines agree.
+func functionInBounds(fn Function, n int) bool {
+	return ordered(0, fn.StartByte, fn.BodyStartByte, fn.BodyEndByte, fn.EndByte, n) &&
+		ordered(1, fn.StartLine, fn.EndLine) && ordered(fn.StartLine, fn.BodyStartLine) && ordered(fn.BodyEndLine, fn.EndLine)
 }
 
 func fuzzParse(f *testing.F, lang Lang, seeds []string) {
@@ -123,10 +153,8 @@ func FuzzNormalize(f *testing.F) {
 		if len(lines) != len(blind) {
 			t.Fatalf("Normalize has %d lines, RenameBlind %d", len(lines), len(blind))
 		}
-		for _, l := range lines {
-			if l == "" {
-				t.Fatalf("empty normalised line in %q", lines)
-			}
+		if slices.Contains(lines, "") {
+			t.Fatalf("empty normalised line in %q", lines)
 		}
 		// Stripping comments must not change the normalised form.
 		stripped := StripComments(lang, []byte(src))
@@ -134,12 +162,16 @@ func FuzzNormalize(f *testing.F) {
 		// Removing comments can change how error recovery reads broken
 		// input, so the equality is checked for well-formed programs only,
 		// and modulo the "pass" that replaces a body's only docstring.
-		if file, err := Parse(lang, "", []byte(src)); err == nil && len(file.SyntaxErrors()) == 0 {
-			if f2, err := Parse(lang, "", stripped); err == nil && len(f2.SyntaxErrors()) == 0 && !equalLines(dropPass(lines), dropPass(again)) {
-				t.Fatalf("Normalize changed after StripComments:\n%q\n%q", lines, again)
-			}
+		if parsesClean(lang, []byte(src)) && parsesClean(lang, stripped) && !equalLines(dropPass(lines), dropPass(again)) {
+			t.Fatalf("Normalize changed after StripComments:\n%q\n%q", lines, again)
 		}
 	})
+}
+
+// parsesClean reports whether src parses without syntax errors.
+func parsesClean(lang Lang, src []byte) bool {
+	file, err := Parse(lang, "", src)
+	return err == nil && len(file.SyntaxErrors()) == 0
 }
 
 func equalLines(a, b []string) bool {

@@ -321,34 +321,46 @@ func TestMyersRegions(t *testing.T) {
 		for i := range a {
 			a[i] = uint64(rng.IntN(5))
 		}
-		b := slices.Clone(a)
-		for range rng.IntN(6) {
-			i := rng.IntN(len(b) + 1)
-			if rng.IntN(2) == 0 || len(b) == 0 {
-				b = slices.Insert(b, i, uint64(rng.IntN(5)))
-			} else if i < len(b) {
-				b = slices.Delete(b, i, i+1)
-			}
-		}
+		b := editUint64s(rng, a)
 		rs, ok := myers(a, b, 64)
 		if !ok {
 			t.Fatalf("%v → %v: no script within 64", a, b)
 		}
-		var got []uint64
-		prev := 0
-		for _, r := range rs {
-			got = append(got, a[prev:r.a0]...)
-			got = append(got, b[r.b0:r.b1]...)
-			prev = r.a1
-		}
-		got = append(got, a[prev:]...)
-		if !slices.Equal(got, b) {
+		if got := applyRegions(a, b, rs); !slices.Equal(got, b) {
 			t.Fatalf("%v → %v: regions %v rebuild %v", a, b, rs, got)
 		}
 	}
 	if _, ok := myers([]uint64{1, 2, 3}, []uint64{4, 5, 6}, 2); ok {
 		t.Fatal("a script of 6 edits within a bound of 2")
 	}
+}
+
+// editUint64s is a copy of a with up to five random insertions and
+// deletions.
+func editUint64s(rng *rand.Rand, a []uint64) []uint64 {
+	b := slices.Clone(a)
+	for range rng.IntN(6) {
+		i := rng.IntN(len(b) + 1)
+		if rng.IntN(2) == 0 || len(b) == 0 {
+			b = slices.Insert(b, i, uint64(rng.IntN(5)))
+		} else if i < len(b) {
+			b = slices.Delete(b, i, i+1)
+		}
+	}
+	return b
+}
+
+// applyRegions rebuilds b from a: a's lines between the regions, b's
+// lines in them.
+func applyRegions(a, b []uint64, rs []region) []uint64 {
+	var got []uint64
+	prev := 0
+	for _, r := range rs {
+		got = append(got, a[prev:r.a0]...)
+		got = append(got, b[r.b0:r.b1]...)
+		prev = r.a1
+	}
+	return append(got, a[prev:]...)
 }
 
 func reversed(s []string) []string {

@@ -25,19 +25,7 @@ func referenceNodes(t testing.TB, lang Lang, text, base []byte, off int) (nodes 
 	if err != nil {
 		t.Fatal(err)
 	}
-	ptr := tsjava.Language()
-	if lang == LangPython {
-		ptr = tspython.Language()
-	}
-	p := ts.NewParser()
-	defer p.Close()
-	if err := p.SetLanguage(ts.NewLanguage(ptr)); err != nil {
-		t.Fatal(err)
-	}
-	tree := p.Parse(text, nil)
-	if tree == nil {
-		t.Fatal("go-tree-sitter returned no tree")
-	}
+	tree := referenceTree(t, lang, text)
 	defer tree.Close()
 	c := tree.Walk()
 	defer c.Close()
@@ -45,10 +33,7 @@ func referenceNodes(t testing.TB, lang Lang, text, base []byte, off int) (nodes 
 	wrap = -1
 	for {
 		tn := c.Node()
-		parent := -1
-		if len(stack) > 0 {
-			parent = stack[len(stack)-1]
-		}
+		parent := top(stack)
 		field := ""
 		if fid := c.FieldId(); int(fid) < len(g.fields) {
 			field = g.fields[fid]
@@ -71,27 +56,59 @@ func referenceNodes(t testing.TB, lang Lang, text, base []byte, off int) (nodes 
 		}
 		for !c.GotoNextSibling() {
 			if len(stack) == 0 || !c.GotoParent() {
-				lines := []int{0}
-				for i, b := range base {
-					if b == '\n' {
-						lines = append(lines, i+1)
-					}
-				}
-				pos := func(off int) (int, int) {
-					l := sort.SearchInts(lines, off+1) - 1
-					return l + 1, off - lines[l] + 1
-				}
-				for i := range nodes {
-					n := &nodes[i]
-					n.StartLine, n.StartCol = pos(n.StartByte)
-					n.EndLine, n.EndCol = pos(n.EndByte)
-				}
+				setPositions(nodes, base)
 				return nodes, wrap
 			}
-			top := stack[len(stack)-1]
+			nodes[top(stack)].End = len(nodes)
 			stack = stack[:len(stack)-1]
-			nodes[top].End = len(nodes)
 		}
+	}
+}
+
+// referenceTree parses text with go-tree-sitter's parser for lang.
+func referenceTree(t testing.TB, lang Lang, text []byte) *ts.Tree {
+	t.Helper()
+	ptr := tsjava.Language()
+	if lang == LangPython {
+		ptr = tspython.Language()
+	}
+	p := ts.NewParser()
+	defer p.Close()
+	if err := p.SetLanguage(ts.NewLanguage(ptr)); err != nil {
+		t.Fatal(err)
+	}
+	tree := p.Parse(text, nil)
+	if tree == nil {
+		t.Fatal("go-tree-sitter returned no tree")
+	}
+	return tree
+}
+
+// top is the last element of stack, or -1 when it is empty.
+func top(stack []int) int {
+	if len(stack) == 0 {
+		return -1
+	}
+	return stack[len(stack)-1]
+}
+
+// setPositions sets the 1-based line and column of every node's start
+// and end, computed in base.
+func setPositions(nodes []Node, base []byte) {
+	lines := []int{0}
+	for i, b := range base {
+		if b == '\n' {
+			lines = append(lines, i+1)
+		}
+	}
+	pos := func(off int) (int, int) {
+		l := sort.SearchInts(lines, off+1) - 1
+		return l + 1, off - lines[l] + 1
+	}
+	for i := range nodes {
+		n := &nodes[i]
+		n.StartLine, n.StartCol = pos(n.StartByte)
+		n.EndLine, n.EndCol = pos(n.EndByte)
 	}
 }
 

@@ -92,7 +92,7 @@ func TestApply(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, res, err := ApplyReport([]byte(tc.old), fd, tc.opts)
 			if tc.errMsg != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.errMsg) || !errors.Is(err, errs.ErrInput) {
+				if !errMatches(err, tc.errMsg, errs.ErrInput) {
 					t.Fatalf("err = %v, want one containing %q wrapping ErrInput", err, tc.errMsg)
 				}
 				return
@@ -107,11 +107,22 @@ func TestApply(t *testing.T) {
 				t.Errorf("results (-want +got):\n%s", d)
 			}
 			if !strings.Contains(tc.old, "\r") {
-				if p, err := gnuPatch(t, tc.old, javaPatch); err != nil || p != string(got) {
-					t.Errorf("GNU patch gives %q, %v; Apply gave %q", p, err, got)
-				}
+				checkGNUPatchAgrees(t, tc.old, javaPatch, string(got))
 			}
 		})
+	}
+}
+
+// errMatches reports whether err is non-nil, mentions msg and wraps
+// sentinel.
+func errMatches(err error, msg string, sentinel error) bool {
+	return err != nil && strings.Contains(err.Error(), msg) && errors.Is(err, sentinel)
+}
+
+func checkGNUPatchAgrees(t *testing.T, old, patchText, got string) {
+	t.Helper()
+	if p, err := gnuPatch(t, old, patchText); err != nil || p != got {
+		t.Errorf("GNU patch gives %q, %v; Apply gave %q", p, err, got)
 	}
 }
 
@@ -138,7 +149,7 @@ func TestApplyEdges(t *testing.T) {
 	for _, tc := range tests {
 		got, err := Apply([]byte(tc.old), by[tc.file], ApplyOptions{})
 		if tc.errMsg != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.errMsg) || !errors.Is(err, tc.sentinel) {
+			if !errMatches(err, tc.errMsg, tc.sentinel) {
 				t.Errorf("%s on %q: err = %v, want %q", tc.file, tc.old, err, tc.errMsg)
 			}
 			continue

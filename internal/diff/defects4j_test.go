@@ -49,36 +49,54 @@ func TestDefects4J(t *testing.T) {
 			t.Errorf("%s: no files parsed", path)
 			continue
 		}
+		nfiles += len(files)
 		for _, f := range files {
-			nfiles++
 			nhunks += len(f.Hunks)
 			if !f.Git {
 				svn++
 			}
-			if !f.IsBinary && len(f.Hunks) == 0 && f.OldMode == f.NewMode {
-				t.Errorf("%s: %s has neither hunks nor a mode change", path, f.Name())
-			}
-			if rr := Reverse(Reverse(f)); !reflect.DeepEqual(f, rr) {
-				t.Errorf("%s: Reverse(Reverse(%s)) differs: %s", path, f.Name(), cmp.Diff(f, rr))
-			}
+			checkFileDiffSane(t, path, f)
 		}
-		out := render(t, files)
-		if out == string(data) {
+		if checkRenderAndReparse(t, path, data, files) {
 			exact++
-		} else if want := normalise(string(data)); out != want {
-			t.Errorf("%s: rendering differs beyond normalisation (-want +got):\n%s", path, cmp.Diff(want, out))
-		}
-		again, err := ParseString(out)
-		if err != nil {
-			t.Errorf("%s: reparse: %v", path, err)
-		} else if !reflect.DeepEqual(files, again) {
-			t.Errorf("%s: reparse differs (-first +second):\n%s", path, cmp.Diff(files, again))
 		}
 	}
 	t.Logf("%d patches (%d byte-exact), %d files (%d non-git), %d hunks", len(paths), exact, nfiles, svn, nhunks)
 	if exact < len(paths)-5 {
 		t.Errorf("only %d of %d patches render byte-exact", exact, len(paths))
 	}
+}
+
+// checkFileDiffSane: f has hunks or a mode change (unless binary), and
+// reversing it twice gives it back.
+func checkFileDiffSane(t *testing.T, path string, f *FileDiff) {
+	t.Helper()
+	if !f.IsBinary && len(f.Hunks) == 0 && f.OldMode == f.NewMode {
+		t.Errorf("%s: %s has neither hunks nor a mode change", path, f.Name())
+	}
+	if rr := Reverse(Reverse(f)); !reflect.DeepEqual(f, rr) {
+		t.Errorf("%s: Reverse(Reverse(%s)) differs: %s", path, f.Name(), cmp.Diff(f, rr))
+	}
+}
+
+// checkRenderAndReparse checks that files render as data up to the
+// documented normalisations and parse back to themselves; it reports
+// whether the rendering was byte-exact.
+func checkRenderAndReparse(t *testing.T, path string, data []byte, files []*FileDiff) (exact bool) {
+	t.Helper()
+	out := render(t, files)
+	if out == string(data) {
+		exact = true
+	} else if want := normalise(string(data)); out != want {
+		t.Errorf("%s: rendering differs beyond normalisation (-want +got):\n%s", path, cmp.Diff(want, out))
+	}
+	again, err := ParseString(out)
+	if err != nil {
+		t.Errorf("%s: reparse: %v", path, err)
+	} else if !reflect.DeepEqual(files, again) {
+		t.Errorf("%s: reparse differs (-first +second):\n%s", path, cmp.Diff(files, again))
+	}
+	return exact
 }
 
 // normalise applies the package's documented normalisations: a blank line

@@ -26,6 +26,43 @@ func gitRun(t *testing.T, dir string, args ...string) string {
 	return string(out)
 }
 
+// gitBlob is `git show rev` when present is true, else "".
+func gitBlob(t *testing.T, dir string, present bool, rev string) string {
+	t.Helper()
+	if !present {
+		return ""
+	}
+	return gitRun(t, dir, "show", rev)
+}
+
+// checkApplyBothWays checks that fd takes old to want strictly (no fuzz,
+// no offset) and that its reverse takes the result back to old.
+func checkApplyBothWays(t *testing.T, fd *FileDiff, old, want string) {
+	t.Helper()
+	strict := ApplyOptions{Fuzz: -1, MaxOffset: -1}
+	got, err := Apply([]byte(old), fd, strict)
+	if err != nil || string(got) != want {
+		t.Errorf("%s: Apply = %q, %v; want %q", fd.Name(), got, err, want)
+		return
+	}
+	back, err := Apply(got, Reverse(fd), strict)
+	if err != nil || string(back) != old {
+		t.Errorf("%s: Apply(Reverse) = %q, %v; want %q", fd.Name(), back, err, old)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	must(t, os.WriteFile(path, []byte(content), 0o644))
+}
+
 // TestGitFixtures builds a repository with every kind of change git
 // reports, diffs it with git, and checks that the patch renders back
 // byte-for-byte and that applying each text file's diff to the old blob
@@ -35,11 +72,7 @@ func TestGitFixtures(t *testing.T) {
 		t.Skip("git not installed")
 	}
 	dir := t.TempDir()
-	write := func(name, content string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, content string) { writeFile(t, filepath.Join(dir, name), content) }
 	gitRun(t, dir, "init", "-q")
 	big := strings.Repeat("filler line\n", 30)
 	write("A.java", javaOld)
@@ -56,16 +89,10 @@ func TestGitFixtures(t *testing.T) {
 	write("nonl.txt", "a\nb\n")
 	write("new.txt", "fresh\nlines\n")
 	write("caf\u00e9 \"q\".txt", "y\n")
-	if err := os.Remove(filepath.Join(dir, "gone.txt")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(filepath.Join(dir, "move.txt"), filepath.Join(dir, "moved.txt")); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.Remove(filepath.Join(dir, "gone.txt")))
+	must(t, os.Rename(filepath.Join(dir, "move.txt"), filepath.Join(dir, "moved.txt")))
 	write("moved.txt", big+"tail changed\n")
-	if err := os.Chmod(filepath.Join(dir, "mode.sh"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.Chmod(filepath.Join(dir, "mode.sh"), 0o755))
 	gitRun(t, dir, "add", "-A")
 	patch := gitRun(t, dir, "diff", "--cached", "-M")
 	files := mustParse(t, patch)
@@ -76,23 +103,7 @@ func TestGitFixtures(t *testing.T) {
 		t.Fatalf("parsed %d files, want 8:\n%s", len(files), patch)
 	}
 	for _, fd := range files {
-		var old string
-		if !fd.IsNew {
-			old = gitRun(t, dir, "show", "HEAD:"+fd.OldPath)
-		}
-		var want string
-		if !fd.IsDeleted {
-			want = gitRun(t, dir, "show", ":"+fd.NewPath)
-		}
-		got, err := Apply([]byte(old), fd, ApplyOptions{Fuzz: -1, MaxOffset: -1})
-		if err != nil || string(got) != want {
-			t.Errorf("%s: Apply = %q, %v; want %q", fd.Name(), got, err, want)
-			continue
-		}
-		back, err := Apply(got, Reverse(fd), ApplyOptions{Fuzz: -1, MaxOffset: -1})
-		if err != nil || string(back) != old {
-			t.Errorf("%s: Apply(Reverse) = %q, %v; want %q", fd.Name(), back, err, old)
-		}
+		checkApplyBothWays(t, fd, gitBlob(t, dir, !fd.IsNew, "HEAD:"+fd.OldPath), gitBlob(t, dir, !fd.IsDeleted, ":"+fd.NewPath))
 	}
 	// git apply accepts the reversed patch rendered by us.
 	var rev strings.Builder

@@ -79,22 +79,16 @@ func TestParseFields(t *testing.T) {
 		what string
 	}{
 		{"copied.txt", func(f *FileDiff) bool { return f.IsCopy && f.OldPath == "src.txt" }, "want copy from src.txt"},
-		{"copied.txt", func(f *FileDiff) bool { sim, ok := f.Similarity(); return ok && sim == 90 }, "want similarity 90"},
+		{"copied.txt", hasSimilarity90, "want similarity 90"},
 		{"renamed.txt", func(f *FileDiff) bool { return f.IsRename && f.OldPath == "ren.txt" }, "want rename from ren.txt"},
-		{"empty.txt", func(f *FileDiff) bool { return f.IsNew && f.NewMode == "100644" && len(f.Hunks) == 0 }, "want new empty file"},
-		{"gone.txt", func(f *FileDiff) bool { return f.IsDeleted && f.NewPath == "" && f.OldMode == "100644" }, "want deleted"},
+		{"empty.txt", isNewEmpty, "want new empty file"},
+		{"gone.txt", isDeleted644, "want deleted"},
 		{"run.sh", func(f *FileDiff) bool { return f.OldMode == "100644" && f.NewMode == "100755" }, "want mode change"},
 		{"b.bin", func(f *FileDiff) bool { return f.IsBinary }, "want binary"},
 		{"sp ace.txt", func(f *FileDiff) bool { return f.OldPath == "sp ace.txt" && f.OldTime == "" }, "want name with space"},
 		{"ta\tb.txt", func(f *FileDiff) bool { return f.Prefix }, "want unquoted tab name"},
-		{"nonl.txt", func(f *FileDiff) bool {
-			nonl := f.Hunks[0].Lines
-			return len(nonl) == 3 && nonl[0].NoNewline && !nonl[1].NoNewline && nonl[2].NoNewline
-		}, "want no-newline markers on lines 1 and 3"},
-		{"A.java", func(f *FileDiff) bool {
-			h := f.Hunks[0]
-			return h.OldStart == 2 && h.OldLines == 10 && h.NewStart == 2 && h.NewLines == 11 && h.Section == "package p;"
-		}, "hunk header"},
+		{"nonl.txt", noNewlineOn1And3, "want no-newline markers on lines 1 and 3"},
+		{"A.java", hunkHeaderA, "hunk header"},
 		{"A.java", func(f *FileDiff) bool { return f.OldMode == "100644" && f.OldHash == "81f8d35" }, "index line"},
 	}
 	for _, c := range checks {
@@ -109,6 +103,22 @@ func TestParseFields(t *testing.T) {
 	if a, d := by["nums.txt"].Stats(); a != 2 || d != 2 {
 		t.Errorf("nums.txt Stats = +%d -%d, want +2 -2", a, d)
 	}
+}
+
+func hasSimilarity90(f *FileDiff) bool { sim, ok := f.Similarity(); return ok && sim == 90 }
+
+func isNewEmpty(f *FileDiff) bool { return f.IsNew && f.NewMode == "100644" && len(f.Hunks) == 0 }
+
+func isDeleted644(f *FileDiff) bool { return f.IsDeleted && f.NewPath == "" && f.OldMode == "100644" }
+
+func noNewlineOn1And3(f *FileDiff) bool {
+	nonl := f.Hunks[0].Lines
+	return len(nonl) == 3 && nonl[0].NoNewline && !nonl[1].NoNewline && nonl[2].NoNewline
+}
+
+func hunkHeaderA(f *FileDiff) bool {
+	h := f.Hunks[0]
+	return h.OldStart == 2 && h.OldLines == 10 && h.NewStart == 2 && h.NewLines == 11 && h.Section == "package p;"
 }
 
 func TestParseErrors(t *testing.T) {
@@ -146,31 +156,43 @@ func TestParseErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			files, err := ParseString(tc.in)
 			if tc.msg == "" { // not an error: the extra line is text after the file
-				if err != nil {
-					t.Fatalf("unexpected error %v", err)
-				}
-				if len(files) != 1 || len(files[0].Hunks[0].Lines) != 2 {
-					t.Fatalf("got %d files", len(files))
-				}
+				checkOneFileTwoLines(t, files, err)
 				return
 			}
-			if err == nil {
-				t.Fatalf("no error; parsed %d files", len(files))
-			}
-			if !errors.Is(err, tc.sentinel) {
-				t.Errorf("error %v does not wrap %v", err, tc.sentinel)
-			}
-			var pe *ParseError
-			if errors.As(err, &pe) && pe.Line != tc.line {
-				t.Errorf("error %q names line %d, want %d", err, pe.Line, tc.line)
-			}
-			if !strings.Contains(err.Error(), tc.msg) {
-				t.Errorf("error %q does not mention %q", err, tc.msg)
-			}
-			if want := "diff line "; !strings.HasPrefix(err.Error(), want) {
-				t.Errorf("error %q does not start with %q", err, want)
-			}
+			checkParseError(t, err, len(files), tc.sentinel, tc.line, tc.msg)
 		})
+	}
+}
+
+func checkOneFileTwoLines(t *testing.T, files []*FileDiff, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("unexpected error %v", err)
+	}
+	if len(files) != 1 || len(files[0].Hunks[0].Lines) != 2 {
+		t.Fatalf("got %d files", len(files))
+	}
+}
+
+// checkParseError checks that err wraps sentinel, is a *ParseError naming
+// line (when it is one), mentions msg and starts with "diff line ".
+func checkParseError(t *testing.T, err error, nfiles int, sentinel error, line int, msg string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error; parsed %d files", nfiles)
+	}
+	if !errors.Is(err, sentinel) {
+		t.Errorf("error %v does not wrap %v", err, sentinel)
+	}
+	var pe *ParseError
+	if errors.As(err, &pe) && pe.Line != line {
+		t.Errorf("error %q names line %d, want %d", err, pe.Line, line)
+	}
+	if !strings.Contains(err.Error(), msg) {
+		t.Errorf("error %q does not mention %q", err, msg)
+	}
+	if want := "diff line "; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %q does not start with %q", err, want)
 	}
 }
 
@@ -186,22 +208,31 @@ func TestParseLenient(t *testing.T) {
 		t.Fatalf("got %d files, want 2", len(files))
 	}
 	x := files[0]
-	if x.OldPath != "x.txt" || x.OldTime != "(revision 1)" || x.NewTime != "(working copy)" || x.Prefix {
-		t.Errorf("svn names: %+v", x)
-	}
+	checkSVNNames(t, x)
 	if d := cmp.Diff([]string{"Some mail text", "--- not a header", "", "Index: x.txt", "==="}, x.Extended); d != "" {
 		t.Errorf("Extended (-want +got):\n%s", d)
 	}
 	if l := x.Hunks[0].Lines[1]; l.Op != Context || l.Text != "" {
 		t.Errorf("blank line = %+v, want empty context", l)
 	}
-	y := files[1]
-	if y.NewPath != "y" || y.OldMode != "100644" || y.Hunks[0].Lines[0].Text != "p\r" {
-		t.Errorf("crlf git file: %+v %+v", y, y.Hunks[0].Lines)
-	}
+	checkCRLFGitFile(t, files[1])
 	// Reparsing the rendering gives the same files.
 	if d := cmp.Diff(files, mustParse(t, render(t, files))); d != "" {
 		t.Errorf("reparse (-first +second):\n%s", d)
+	}
+}
+
+func checkSVNNames(t *testing.T, x *FileDiff) {
+	t.Helper()
+	if x.OldPath != "x.txt" || x.OldTime != "(revision 1)" || x.NewTime != "(working copy)" || x.Prefix {
+		t.Errorf("svn names: %+v", x)
+	}
+}
+
+func checkCRLFGitFile(t *testing.T, y *FileDiff) {
+	t.Helper()
+	if y.NewPath != "y" || y.OldMode != "100644" || y.Hunks[0].Lines[0].Text != "p\r" {
+		t.Errorf("crlf git file: %+v %+v", y, y.Hunks[0].Lines)
 	}
 }
 

@@ -3,7 +3,6 @@ package diff
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -74,27 +73,10 @@ func lcs(a, b []string) int {
 func TestUnifiedProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for iter := 0; iter < 3000; iter++ {
-		n := r.IntN(40)
-		alphabet := 1 + r.IntN(12)
-		crlf := r.IntN(5) == 0
-		old := randomText(r, n, alphabet, crlf, r.IntN(4) == 0)
-		var new string
-		if r.IntN(10) == 0 {
-			new = randomText(r, r.IntN(40), alphabet, crlf, r.IntN(4) == 0)
-		} else {
-			new = mutate(r, old, 1+r.IntN(6), alphabet)
-		}
-		ctx := r.IntN(5)
+		old, new, ctx := randomPair(r)
 		fd := Unified("a/f", "b/f", []byte(old), []byte(new), ctx)
 		desc := fmt.Sprintf("iter %d ctx %d\nold %q\nnew %q\npatch:\n%s", iter, ctx, old, new, fd)
-		got, err := Apply([]byte(old), fd, ApplyOptions{Fuzz: -1, MaxOffset: -1})
-		if err != nil || string(got) != new {
-			t.Fatalf("Apply = %q, %v\n%s", got, err, desc)
-		}
-		back, err := Apply([]byte(new), Reverse(fd), ApplyOptions{Fuzz: -1, MaxOffset: -1})
-		if err != nil || string(back) != old {
-			t.Fatalf("Apply(Reverse) = %q, %v\n%s", back, err, desc)
-		}
+		checkStrictRoundTrip(t, fd, old, new, desc)
 		if old == new {
 			if len(fd.Hunks) != 0 {
 				t.Fatalf("hunks for equal texts\n%s", desc)
@@ -105,11 +87,46 @@ func TestUnifiedProperty(t *testing.T) {
 		if err != nil || len(again) != 1 || !reflect.DeepEqual(again[0], fd) {
 			t.Fatalf("reparse = %+v, %v\n%s", again, err, desc)
 		}
-		added, deleted := fd.Stats()
-		a, b := splitLines(old), splitLines(new)
-		if common := lcs(a, b); added != len(b)-common || deleted != len(a)-common {
-			t.Fatalf("not minimal: +%d -%d, LCS %d of %d/%d\n%s", added, deleted, common, len(a), len(b), desc)
-		}
+		checkMinimal(t, fd, old, new, desc)
+	}
+}
+
+// randomPair draws an old text and a new one (usually a mutation of old,
+// sometimes unrelated) and a context size.
+func randomPair(r *rand.Rand) (old, new string, ctx int) {
+	n := r.IntN(40)
+	alphabet := 1 + r.IntN(12)
+	crlf := r.IntN(5) == 0
+	old = randomText(r, n, alphabet, crlf, r.IntN(4) == 0)
+	if r.IntN(10) == 0 {
+		new = randomText(r, r.IntN(40), alphabet, crlf, r.IntN(4) == 0)
+	} else {
+		new = mutate(r, old, 1+r.IntN(6), alphabet)
+	}
+	return old, new, r.IntN(5)
+}
+
+// checkStrictRoundTrip: fd takes old to new and its reverse new to old,
+// with no fuzz and no offset.
+func checkStrictRoundTrip(t *testing.T, fd *FileDiff, old, new, desc string) {
+	t.Helper()
+	got, err := Apply([]byte(old), fd, ApplyOptions{Fuzz: -1, MaxOffset: -1})
+	if err != nil || string(got) != new {
+		t.Fatalf("Apply = %q, %v\n%s", got, err, desc)
+	}
+	back, err := Apply([]byte(new), Reverse(fd), ApplyOptions{Fuzz: -1, MaxOffset: -1})
+	if err != nil || string(back) != old {
+		t.Fatalf("Apply(Reverse) = %q, %v\n%s", back, err, desc)
+	}
+}
+
+// checkMinimal: fd adds and deletes exactly the lines outside an LCS.
+func checkMinimal(t *testing.T, fd *FileDiff, old, new, desc string) {
+	t.Helper()
+	added, deleted := fd.Stats()
+	a, b := splitLines(old), splitLines(new)
+	if common := lcs(a, b); added != len(b)-common || deleted != len(a)-common {
+		t.Fatalf("not minimal: +%d -%d, LCS %d of %d/%d\n%s", added, deleted, common, len(a), len(b), desc)
 	}
 }
 
@@ -128,35 +145,43 @@ func TestUnifiedTools(t *testing.T) {
 		old := randomText(r, 200, 30, false, iter%3 == 0)
 		new := mutate(r, old, 10, 30)
 		oldF, newF := filepath.Join(dir, "f"), filepath.Join(dir, "new")
-		write := func(p, s string) {
-			if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		write := func(p, s string) { writeFile(t, p, s) }
 		write(oldF, old)
 		write(newF, new)
 		fd := Unified("a/f", "b/f", []byte(old), []byte(new), 3)
-		patchF := filepath.Join(dir, "p")
-		write(patchF, fd.String())
-		cmd := exec.Command("git", "apply", "--unsafe-paths", "--directory=.", "p")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("iter %d: git apply: %v\n%s\n%s", iter, err, out, fd)
-		}
-		if got := mustRead(t, oldF); got != new {
-			t.Fatalf("iter %d: git apply result differs", iter)
-		}
+		write(filepath.Join(dir, "p"), fd.String())
+		checkGitApplies(t, iter, dir, fd, oldF, new)
 		write(oldF, old)
-		gnu, _ := exec.Command("diff", "--minimal", "-u", oldF, newF).Output()
-		files, err := ParseBytes(gnu)
-		if err != nil || len(files) != 1 {
-			t.Fatalf("iter %d: parse GNU diff output: %v", iter, err)
-		}
-		ga, gd := files[0].Stats()
-		a, d := fd.Stats()
-		if ga != a || gd != d {
-			t.Errorf("iter %d: Unified +%d -%d, diff --minimal +%d -%d", iter, a, d, ga, gd)
-		}
+		checkStatsMatchGNU(t, iter, fd, oldF, newF)
+	}
+}
+
+// checkGitApplies runs `git apply p` in dir and checks that it turns
+// oldF into new.
+func checkGitApplies(t *testing.T, iter int, dir string, fd *FileDiff, oldF, new string) {
+	t.Helper()
+	cmd := exec.Command("git", "apply", "--unsafe-paths", "--directory=.", "p")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("iter %d: git apply: %v\n%s\n%s", iter, err, out, fd)
+	}
+	if got := mustRead(t, oldF); got != new {
+		t.Fatalf("iter %d: git apply result differs", iter)
+	}
+}
+
+// checkStatsMatchGNU: fd changes as many lines as `diff --minimal`.
+func checkStatsMatchGNU(t *testing.T, iter int, fd *FileDiff, oldF, newF string) {
+	t.Helper()
+	gnu, _ := exec.Command("diff", "--minimal", "-u", oldF, newF).Output()
+	files, err := ParseBytes(gnu)
+	if err != nil || len(files) != 1 {
+		t.Fatalf("iter %d: parse GNU diff output: %v", iter, err)
+	}
+	ga, gd := files[0].Stats()
+	a, d := fd.Stats()
+	if ga != a || gd != d {
+		t.Errorf("iter %d: Unified +%d -%d, diff --minimal +%d -%d", iter, a, d, ga, gd)
 	}
 }
 

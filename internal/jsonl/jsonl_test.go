@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,11 +31,7 @@ func TestAppendResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 3 {
-		if err := l.Append(rec{ID: strconv.Itoa(i), Body: "a<b"}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	appendAll(t, l, rec{"0", "a<b"}, rec{"1", "a<b"}, rec{"2", "a<b"})
 	if err := l.Append(rec{ID: "1"}); !errors.Is(err, ErrDuplicate) {
 		t.Fatalf("duplicate append: got %v, want ErrDuplicate", err)
 	}
@@ -49,12 +46,10 @@ func TestAppendResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !l.Has("2") || l.Has("3") || l.Len() != 3 {
+	if !slices.Equal([]any{l.Has("2"), l.Has("3"), l.Len()}, []any{true, false, 3}) {
 		t.Fatalf("resume: Has(2)=%v Has(3)=%v Len=%d", l.Has("2"), l.Has("3"), l.Len())
 	}
-	if err := l.Append(rec{ID: "3"}); err != nil {
-		t.Fatal(err)
-	}
+	appendAll(t, l, rec{ID: "3"})
 	l.Close()
 	got, err := ReadFile[rec](path)
 	if err != nil {
@@ -89,13 +84,10 @@ func TestRepair(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "r.jsonl")
-			if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path := writeFile(t, t.TempDir(), "r.jsonl", tt.content)
 			l, err := Open(path, recID, Options{})
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, errs.ErrInput) {
+				if !isErr(err, errs.ErrInput, tt.wantErr) {
 					t.Fatalf("got err %v, want one containing %q wrapping ErrInput", err, tt.wantErr)
 				}
 				return
@@ -103,26 +95,23 @@ func TestRepair(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			warn := strings.Join(l.Warnings(), "\n")
-			if (tt.wantWarn == "") != (warn == "") || !strings.Contains(warn, tt.wantWarn) {
-				t.Errorf("warnings %q, want %q", warn, tt.wantWarn)
-			}
-			if err := l.Append(rec{ID: "z"}); err != nil {
-				t.Fatal(err)
-			}
+			checkWarnings(t, l.Warnings(), tt.wantWarn)
+			appendAll(t, l, rec{ID: "z"})
 			l.Close()
-			got, err := ReadFile[rec](path)
-			if err != nil {
-				t.Fatalf("file unreadable after repair: %v", err)
-			}
-			var ids []string
-			for _, r := range got {
-				ids = append(ids, r.ID)
-			}
-			if d := cmp.Diff(append(tt.wantIDs, "z"), ids); d != "" {
+			if d := cmp.Diff(append(tt.wantIDs, "z"), readIDs(t, path)); d != "" {
 				t.Errorf("ids after repair and append (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// checkWarnings: the warnings are empty exactly when want is, and
+// contain want.
+func checkWarnings(t *testing.T, warnings []string, want string) {
+	t.Helper()
+	warn := strings.Join(warnings, "\n")
+	if (want == "") != (warn == "") || !strings.Contains(warn, want) {
+		t.Errorf("warnings %q, want %q", warn, want)
 	}
 }
 
@@ -198,13 +187,7 @@ func TestKilledWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Kill as soon as some records are on disk.
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if st, err := os.Stat(path); err == nil && st.Size() > 50_000 {
-			break
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	waitForSize(path, 50_000, 10*time.Second)
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 
@@ -217,29 +200,28 @@ func TestKilledWriter(t *testing.T) {
 		t.Fatalf("kill landed at %d of %d records; the test needs a partial file", before, n)
 	}
 	for i := range n {
-		id := strconv.Itoa(i)
-		if !l.Has(id) {
-			if err := l.Append(rec{ID: id, Body: strings.Repeat("b", 40)}); err != nil {
-				t.Fatal(err)
-			}
+		if id := strconv.Itoa(i); !l.Has(id) {
+			appendAll(t, l, rec{ID: id, Body: strings.Repeat("b", 40)})
 		}
 	}
 	l.Close()
-	got, err := ReadFile[rec](path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	checkUniqueIDs(t, readIDs(t, path), n)
+	t.Logf("killed after %d records; resumed to %d", before, n)
+}
+
+// checkUniqueIDs: ids has no duplicate and n distinct ids.
+func checkUniqueIDs(t *testing.T, ids []string, n int) {
+	t.Helper()
 	seen := map[string]bool{}
-	for _, r := range got {
-		if seen[r.ID] {
-			t.Fatalf("duplicate %s after resume", r.ID)
+	for _, id := range ids {
+		if seen[id] {
+			t.Fatalf("duplicate %s after resume", id)
 		}
-		seen[r.ID] = true
+		seen[id] = true
 	}
 	if len(seen) != n {
 		t.Fatalf("have %d records after resume, want %d", len(seen), n)
 	}
-	t.Logf("killed after %d records; resumed to %d", before, n)
 }
 
 // TestChildWriter is the process TestKilledWriter kills.
@@ -298,18 +280,14 @@ func TestRetrySupersedes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range []rec{{"a", "unknown"}, {"b", "present"}} {
-		if err := l.Append(r); err != nil {
-			t.Fatal(err)
-		}
-	}
+	appendAll(t, l, rec{"a", "unknown"}, rec{"b", "present"})
 	l.Close()
 
 	l, err = OpenRetry(path, recID, Options{}, unknown)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Has("a") || !l.Retried("a") || !l.Has("b") || l.Retried("b") {
+	if !slices.Equal([]bool{l.Has("a"), l.Retried("a"), l.Has("b"), l.Retried("b")}, []bool{false, true, true, false}) {
 		t.Fatalf("resume: Has(a)=%v Retried(a)=%v Has(b)=%v", l.Has("a"), l.Retried("a"), l.Has("b"))
 	}
 	if err := l.Append(rec{"a", "absent"}); err != nil {

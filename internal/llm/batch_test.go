@@ -3,6 +3,7 @@ package llm_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/errs"
@@ -33,7 +34,7 @@ func TestChatBatchResume(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(resp.Choices) != max(req.N, 1) || resp.Choices[0].Text == "" || resp.CacheHits != len(resp.Choices) {
+		if !allCached(resp, max(req.N, 1)) {
 			t.Errorf("request %d: %+v, want all answers from the cache", i, resp)
 		}
 	}
@@ -65,7 +66,7 @@ func submitThenStop(t *testing.T, ctx context.Context, dir, spec string, reqs []
 		t.Fatalf("SubmitChatBatch = %q, %d, %v; want a batch of 2", id, n, err)
 	}
 	st, err := s1.CollectBatch(ctx, m1, id)
-	if err != nil || st.Done || st.Status != "in_progress" {
+	if err != nil || !slices.Equal([]any{st.Done, st.Status}, []any{false, "in_progress"}) {
 		t.Fatalf("first poll = %+v, %v; want in_progress", st, err)
 	}
 	s1.Close()
@@ -77,11 +78,11 @@ func submitThenStop(t *testing.T, ctx context.Context, dir, spec string, reqs []
 func collectPending(t *testing.T, ctx context.Context, s *llm.Session, m llm.Model, id string) {
 	t.Helper()
 	pending, err := s.PendingBatches(ctx, m)
-	if err != nil || len(pending) != 1 || pending[0] != id {
+	if err != nil || !slices.Equal(pending, []string{id}) {
 		t.Fatalf("PendingBatches = %v, %v; want [%s]", pending, err, id)
 	}
 	st, err := s.CollectBatch(ctx, m, id)
-	if err != nil || !st.Done || st.Completed != 2 || st.Failed != 0 {
+	if err != nil || !slices.Equal([]any{st.Done, st.Completed, st.Failed}, []any{true, 2, 0}) {
 		t.Fatalf("CollectBatch = %+v, %v; want done with 2 completed", st, err)
 	}
 	if pending, _ := s.PendingBatches(ctx, m); len(pending) != 0 {

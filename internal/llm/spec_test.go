@@ -45,13 +45,7 @@ func TestParseSpec(t *testing.T) {
 		t.Run(tc.in, func(t *testing.T) {
 			got, err := llm.ParseSpec(tc.in)
 			if tc.wantErr != "" {
-				if !errors.Is(err, errs.ErrUsage) || !strings.Contains(err.Error(), tc.wantErr) ||
-					!strings.Contains(err.Error(), "accepted forms") {
-					t.Fatalf("ParseSpec(%q) err = %v, want ErrUsage containing %q and the accepted forms", tc.in, err, tc.wantErr)
-				}
-				if strings.Contains(err.Error(), "sk-secret") && !strings.Contains(tc.in, "sk-secret") {
-					t.Errorf("error leaks a secret")
-				}
+				checkSpecError(t, tc.in, err, tc.wantErr)
 				return
 			}
 			if err != nil {
@@ -68,6 +62,18 @@ func TestParseSpec(t *testing.T) {
 				t.Errorf("String() %q does not round-trip: %+v, %v", got.String(), again, err)
 			}
 		})
+	}
+}
+
+// checkSpecError: err wraps ErrUsage, mentions want and the accepted
+// forms, and carries no secret that the input did not.
+func checkSpecError(t *testing.T, in string, err error, want string) {
+	t.Helper()
+	if !isErr(err, errs.ErrUsage, want, "accepted forms") {
+		t.Fatalf("ParseSpec(%q) err = %v, want ErrUsage containing %q and the accepted forms", in, err, want)
+	}
+	if strings.Contains(err.Error(), "sk-secret") && !strings.Contains(in, "sk-secret") {
+		t.Errorf("error leaks a secret")
 	}
 }
 

@@ -108,17 +108,24 @@ func TestPredictNeverPanics(t *testing.T) {
 		if err := m.Fit(context.Background(), X, y); err != nil {
 			t.Fatal(err)
 		}
-		p := m.PredictProba([][]float64{{1, 2}, {1}, nil, {1, 2, 3}, {math.NaN(), 0}, {math.Inf(-1), math.Inf(1)}})
-		if !(p[0] >= 0 && p[0] <= 1) {
-			t.Errorf("%s: valid row scored %v", typeName(m), p[0])
-		}
-		for _, v := range p[1:] {
-			if !math.IsNaN(v) {
-				t.Errorf("%s: invalid rows scored %v, want NaN", typeName(m), p[1:])
-			}
-		}
+		checkInvalidRowsNaN(t, m)
 		if len(m.PredictProba(nil)) != 0 {
 			t.Errorf("%s: PredictProba(nil) not empty", typeName(m))
+		}
+	}
+}
+
+// checkInvalidRowsNaN: a fitted m scores a valid row in [0, 1] and rows
+// of the wrong width, or with NaN or ±Inf, as NaN.
+func checkInvalidRowsNaN(t *testing.T, m Classifier) {
+	t.Helper()
+	p := m.PredictProba([][]float64{{1, 2}, {1}, nil, {1, 2, 3}, {math.NaN(), 0}, {math.Inf(-1), math.Inf(1)}})
+	if !(p[0] >= 0 && p[0] <= 1) {
+		t.Errorf("%s: valid row scored %v", typeName(m), p[0])
+	}
+	for _, v := range p[1:] {
+		if !math.IsNaN(v) {
+			t.Errorf("%s: invalid rows scored %v, want NaN", typeName(m), p[1:])
 		}
 	}
 }

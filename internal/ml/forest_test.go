@@ -28,32 +28,43 @@ func TestForestAndBoostingLearnNonlinearBoundary(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := tc.m.PredictProba(Xt)
-			for i, v := range p {
-				if !(v >= 0 && v <= 1) {
-					t.Fatalf("PredictProba[%d] = %v outside [0, 1]", i, v)
-				}
-			}
+			checkProbaRange(t, p)
 			auc := rocAUC(t, p, yt)
 			if auc < tc.minAUC {
 				t.Errorf("test AUC = %.4f, want ≥ %.2f", auc, tc.minAUC)
 			}
 			t.Logf("test AUC = %.4f", auc)
-			imp := tc.m.(Importancer).FeatureImportance()
-			var sum float64
-			for _, v := range imp {
-				sum += v
-			}
-			if math.Abs(sum-1) > 1e-9 {
-				t.Errorf("importances sum to %v, want 1", sum)
-			}
-			for _, f := range tc.topFeat {
-				for j := 3; j < len(imp); j++ {
-					if imp[f] <= imp[j] {
-						t.Errorf("importance[%d] = %.4f ≤ noise importance[%d] = %.4f", f, imp[f], j, imp[j])
-					}
-				}
-			}
+			checkImportances(t, tc.m.(Importancer).FeatureImportance(), tc.topFeat, 3)
 		})
+	}
+}
+
+func checkProbaRange(t *testing.T, p []float64) {
+	t.Helper()
+	for i, v := range p {
+		if !(v >= 0 && v <= 1) {
+			t.Fatalf("PredictProba[%d] = %v outside [0, 1]", i, v)
+		}
+	}
+}
+
+// checkImportances: imp sums to 1 and each of top ranks above every
+// feature from noise on.
+func checkImportances(t *testing.T, imp []float64, top []int, noise int) {
+	t.Helper()
+	var sum float64
+	for _, v := range imp {
+		sum += v
+	}
+	if math.Abs(sum-1) > 1e-9 {
+		t.Errorf("importances sum to %v, want 1", sum)
+	}
+	for _, f := range top {
+		for j := noise; j < len(imp); j++ {
+			if imp[f] <= imp[j] {
+				t.Errorf("importance[%d] = %.4f ≤ noise importance[%d] = %.4f", f, imp[f], j, imp[j])
+			}
+		}
 	}
 }
 

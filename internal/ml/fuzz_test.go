@@ -56,6 +56,55 @@ func decodeDataset(data []byte) ([][]float64, []int) {
 	return X, y
 }
 
+// checkInputErr: err wraps errs.ErrInput.
+func checkInputErr(t *testing.T, what string, err error) {
+	t.Helper()
+	if !errors.Is(err, errs.ErrInput) {
+		t.Fatalf("%s error %v does not wrap errs.ErrInput", what, err)
+	}
+}
+
+// checkStandardizerFinite: fitting a standardiser on X fails with
+// ErrInput or transforms X into finite values.
+func checkStandardizerFinite(t *testing.T, X [][]float64) {
+	t.Helper()
+	s, err := FitStandardizer(X)
+	if err != nil {
+		checkInputErr(t, "FitStandardizer", err)
+		return
+	}
+	Z, err := s.Transform(X)
+	if err != nil {
+		t.Fatalf("Transform of the fitting rows: %v", err)
+	}
+	for i, row := range Z {
+		for j, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("standardised Z[%d][%d] = %v from X = %v", i, j, v, X[i][j])
+			}
+		}
+	}
+}
+
+// checkProbaInUnit: every probability of p lies in [0, 1].
+func checkProbaInUnit(t *testing.T, name string, p []float64) {
+	t.Helper()
+	for i, v := range p {
+		if !(v >= 0 && v <= 1) {
+			t.Fatalf("%s: PredictProba[%d] = %v on a training row", name, i, v)
+		}
+	}
+}
+
+func checkImportanceFinite(t *testing.T, m Classifier) {
+	t.Helper()
+	for _, v := range m.(Importancer).FeatureImportance() {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			t.Fatalf("%s: importance %v", typeName(m), v)
+		}
+	}
+}
+
 func FuzzFit(f *testing.F) {
 	f.Add([]byte{6, 2, 0, 1, 2, 0, 3, 4, 1, 5, 6, 1, 0, 0, 0, 2, 3})
 	f.Add([]byte{4, 1, 0, 8, 1, 9, 0, 10, 1, 11})
@@ -64,23 +113,7 @@ func FuzzFit(f *testing.F) {
 	f.Add([]byte{2, 1, 0, 0xFF, 1, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		X, y := decodeDataset(data)
-		if s, err := FitStandardizer(X); err != nil {
-			if !errors.Is(err, errs.ErrInput) {
-				t.Fatalf("FitStandardizer error %v does not wrap errs.ErrInput", err)
-			}
-		} else {
-			Z, err := s.Transform(X)
-			if err != nil {
-				t.Fatalf("Transform of the fitting rows: %v", err)
-			}
-			for i, row := range Z {
-				for j, v := range row {
-					if math.IsNaN(v) || math.IsInf(v, 0) {
-						t.Fatalf("standardised Z[%d][%d] = %v from X = %v", i, j, v, X[i][j])
-					}
-				}
-			}
-		}
+		checkStandardizerFinite(t, X)
 		models := []Classifier{
 			&LogisticRegression{MaxIter: 30},
 			&DecisionTree{},
@@ -90,21 +123,11 @@ func FuzzFit(f *testing.F) {
 		for _, m := range models {
 			err := m.Fit(context.Background(), X, y)
 			if err != nil {
-				if !errors.Is(err, errs.ErrInput) {
-					t.Fatalf("%s.Fit error %v does not wrap errs.ErrInput", typeName(m), err)
-				}
+				checkInputErr(t, typeName(m)+".Fit", err)
 				continue
 			}
-			for i, p := range m.PredictProba(X) {
-				if !(p >= 0 && p <= 1) {
-					t.Fatalf("%s: PredictProba[%d] = %v on a training row", typeName(m), i, p)
-				}
-			}
-			for _, v := range m.(Importancer).FeatureImportance() {
-				if !(v >= 0) || math.IsInf(v, 0) {
-					t.Fatalf("%s: importance %v", typeName(m), v)
-				}
-			}
+			checkProbaInUnit(t, typeName(m), m.PredictProba(X))
+			checkImportanceFinite(t, m)
 		}
 	})
 }

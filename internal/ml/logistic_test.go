@@ -15,51 +15,67 @@ func irls(X [][]float64, y []int, C float64, iters int) []float64 {
 	p := d + 1
 	theta := make([]float64, p)
 	for range iters {
-		A := make([][]float64, p)
-		for k := range A {
-			A[k] = make([]float64, p+1) // augmented [H | −g]
-		}
-		for i, row := range X {
-			xt := append(append([]float64(nil), row...), 1)
-			var z float64
-			for k := range xt {
-				z += theta[k] * xt[k]
-			}
-			pr := 1 / (1 + math.Exp(-z))
-			for a := range p {
-				A[a][p] -= C * (pr - float64(y[i])) * xt[a]
-				for b := range p {
-					A[a][b] += C * pr * (1 - pr) * xt[a] * xt[b]
-				}
-			}
-		}
-		for a := range d {
-			A[a][a]++
-			A[a][p] -= theta[a]
-		}
-		for col := range p {
-			piv := col
-			for r := col + 1; r < p; r++ {
-				if math.Abs(A[r][col]) > math.Abs(A[piv][col]) {
-					piv = r
-				}
-			}
-			A[col], A[piv] = A[piv], A[col]
-			for r := range p {
-				if r == col {
-					continue
-				}
-				f := A[r][col] / A[col][col]
-				for c := col; c <= p; c++ {
-					A[r][c] -= f * A[col][c]
-				}
-			}
-		}
+		A := newtonSystem(X, y, C, theta)
+		gaussJordan(A)
 		for k := range p {
 			theta[k] += A[k][p] / A[k][k]
 		}
 	}
 	return theta
+}
+
+// newtonSystem is the augmented system [H | −g] of one Newton step of the
+// penalised log-loss at theta (the bias, last, unpenalised).
+func newtonSystem(X [][]float64, y []int, C float64, theta []float64) [][]float64 {
+	d := len(X[0])
+	p := d + 1
+	A := make([][]float64, p)
+	for k := range A {
+		A[k] = make([]float64, p+1)
+	}
+	for i, row := range X {
+		xt := append(append([]float64(nil), row...), 1)
+		var z float64
+		for k := range xt {
+			z += theta[k] * xt[k]
+		}
+		pr := 1 / (1 + math.Exp(-z))
+		for a := range p {
+			A[a][p] -= C * (pr - float64(y[i])) * xt[a]
+			for b := range p {
+				A[a][b] += C * pr * (1 - pr) * xt[a] * xt[b]
+			}
+		}
+	}
+	for a := range d {
+		A[a][a]++
+		A[a][p] -= theta[a]
+	}
+	return A
+}
+
+// gaussJordan reduces the augmented p×(p+1) system A to diagonal form,
+// with partial pivoting.
+func gaussJordan(A [][]float64) {
+	p := len(A)
+	for col := range p {
+		piv := col
+		for r := col + 1; r < p; r++ {
+			if math.Abs(A[r][col]) > math.Abs(A[piv][col]) {
+				piv = r
+			}
+		}
+		A[col], A[piv] = A[piv], A[col]
+		for r := range p {
+			if r == col {
+				continue
+			}
+			f := A[r][col] / A[col][col]
+			for c := col; c <= p; c++ {
+				A[r][c] -= f * A[col][c]
+			}
+		}
+	}
 }
 
 func TestLogisticMatchesIndependentIRLS(t *testing.T) {

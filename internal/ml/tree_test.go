@@ -105,7 +105,7 @@ func TestTreeTieBreakFirstFeature(t *testing.T) {
 	if err := m.Fit(context.Background(), X, y); err != nil {
 		t.Fatal(err)
 	}
-	if s := m.Splits(); len(s) != 1 || s[0].Feature != 0 || s[0].Threshold != 3.5 {
+	if s := m.Splits(); !oneSplit(s, 0, 3.5) {
 		t.Errorf("Splits() = %+v, want x0 ≤ 3.5 (first of two equal-gain splits)", s)
 	}
 	// Swapping the columns makes the former x1 the first feature.
@@ -115,9 +115,14 @@ func TestTreeTieBreakFirstFeature(t *testing.T) {
 	if err := m.Fit(context.Background(), X, y); err != nil {
 		t.Fatal(err)
 	}
-	if s := m.Splits(); len(s) != 1 || s[0].Feature != 0 || s[0].Threshold != 0.5 {
+	if s := m.Splits(); !oneSplit(s, 0, 0.5) {
 		t.Errorf("after swapping columns Splits() = %+v, want x0 ≤ 0.5", s)
 	}
+}
+
+// oneSplit reports whether s is a single split on feature at threshold.
+func oneSplit(s []NodeSplit, feature int, threshold float64) bool {
+	return len(s) == 1 && s[0].Feature == feature && s[0].Threshold == threshold
 }
 
 // A weight of 2 is a duplicated row and a weight of 0 a removed row.

@@ -15,12 +15,8 @@ func TestWriteReplacesAtomicallyWithFileMode(t *testing.T) {
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
 	path := filepath.Join(t.TempDir(), "sub", "f.json")
-	if err := WriteJSON(path, map[string]int{"a": 1}); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteFile(path, []byte("two\n")); err != nil {
-		t.Fatal(err)
-	}
+	must(t, WriteJSON(path, map[string]int{"a": 1}))
+	must(t, WriteFile(path, []byte("two\n")))
 	st, err := os.Stat(path)
 	if err != nil || st.Mode().Perm() != 0o644 {
 		t.Fatalf("stat %v, %v; want mode 0644", st, err)
@@ -42,6 +38,13 @@ func TestWriteReplacesAtomicallyWithFileMode(t *testing.T) {
 	}
 }
 
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestJSONStreamRoundTrip(t *testing.T) {
 	var b bytes.Buffer
 	h := JSON(&b)
@@ -56,7 +59,7 @@ func TestJSONStreamRoundTrip(t *testing.T) {
 		t.Errorf("HTML escaped: %s", b.String())
 	}
 	lines, err := Decode(bytes.NewReader(b.Bytes()))
-	if err != nil || len(lines) != 4 || lines[0].Progress.Total != 2 || lines[2].Record.Kind != "verdict" {
+	if err != nil || !decodedFour(lines) {
 		t.Fatalf("decode: %+v, %v", lines, err)
 	}
 	var s struct{ Samples int }
@@ -69,6 +72,12 @@ func TestJSONStreamRoundTrip(t *testing.T) {
 	if _, err := Decode(strings.NewReader("{}\n")); err == nil {
 		t.Error("an empty object decoded as a message")
 	}
+}
+
+// decodedFour reports whether lines are the four messages of
+// TestJSONStreamRoundTrip: the progress of 2 first, the verdict third.
+func decodedFour(lines []Line) bool {
+	return len(lines) == 4 && lines[0].Progress.Total == 2 && lines[2].Record.Kind == "verdict"
 }
 
 func TestTextHandler(t *testing.T) {

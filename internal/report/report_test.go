@@ -141,6 +141,12 @@ func TestStripTicksLabelled(t *testing.T) {
 	}
 }
 
+// warningRecordSummary reports whether msgs are a warning, a record and
+// a summary, in that order.
+func warningRecordSummary(msgs []output.Message) bool {
+	return len(msgs) == 3 && msgs[0].Warning != nil && msgs[1].Record != nil && msgs[2].Summary != nil
+}
+
 // TestHTMLHandler: the HTML handler keeps the stream's warnings, records
 // and summary (not its progress), builds the page from them at Close and
 // writes it; a build error is returned as it is.
@@ -154,16 +160,11 @@ func TestHTMLHandler(t *testing.T) {
 		return p, nil
 	}}
 	var sent output.Handler = h
-	for _, err := range []error{sent.Progress(output.Progress{Step: "x"}), sent.Warning(output.Warning{Message: "w"}),
-		sent.Record(output.Record{Kind: "k", Value: 1}), sent.Summary(output.Summary{Kind: "run", Value: 2})} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := h.Close(); err != nil {
+	if err := errors.Join(sent.Progress(output.Progress{Step: "x"}), sent.Warning(output.Warning{Message: "w"}),
+		sent.Record(output.Record{Kind: "k", Value: 1}), sent.Summary(output.Summary{Kind: "run", Value: 2}), h.Close()); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 3 || got[0].Warning == nil || got[1].Record == nil || got[2].Summary == nil {
+	if !warningRecordSummary(got) {
 		t.Errorf("Build got %+v, want the warning, the record and the summary", got)
 	}
 	data, err := os.ReadFile(path)

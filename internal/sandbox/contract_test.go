@@ -44,14 +44,7 @@ func TestContract(t *testing.T) {
 	secret := "sk-test-" + strconv.Itoa(os.Getpid()) + "-contract"
 	t.Setenv("OPENAI_API_KEY", secret)
 	t.Setenv("ANTHROPIC_API_KEY", secret)
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_test"), []byte(secret), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	home := fakeHome(t, secret)
 	victim := filepath.Join(t.TempDir(), "victim")
 	ln := sandboxtest.Listen(t)
 
@@ -86,12 +79,7 @@ echo done
 			if !res.NetworkIsolated || !res.FilesIsolated {
 				t.Skipf("host allows no namespaces (%q); the rest is not contained", res.Notes)
 			}
-			if _, err := os.Stat(outside); err == nil || strings.Contains(out, "wrote-outside") {
-				t.Errorf("the child wrote %s outside its temp dir", outside)
-			}
-			if b, err := os.ReadFile(victim); err != nil || string(b) != "keep" {
-				t.Errorf("the child deleted or changed %s: %v", victim, err)
-			}
+			checkFilesContained(t, out, outside, victim)
 			if strings.Contains(out, "reached") {
 				t.Errorf("the child reached the parent's loopback listener")
 			}
@@ -100,6 +88,32 @@ echo done
 	}
 	if ln.Reached() {
 		t.Error("the parent's listener saw a connection")
+	}
+}
+
+// fakeHome makes a temporary $HOME holding secret in ~/.ssh/id_test.
+func fakeHome(t *testing.T, secret string) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_test"), []byte(secret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+// checkFilesContained: the child wrote nothing at outside (by the file
+// system and by its own account) and left victim holding "keep".
+func checkFilesContained(t *testing.T, out, outside, victim string) {
+	t.Helper()
+	if _, err := os.Stat(outside); err == nil || strings.Contains(out, "wrote-outside") {
+		t.Errorf("the child wrote %s outside its temp dir", outside)
+	}
+	if b, err := os.ReadFile(victim); err != nil || string(b) != "keep" {
+		t.Errorf("the child deleted or changed %s: %v", victim, err)
 	}
 }
 

@@ -210,17 +210,7 @@ func TestNetworkIsolation(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	accepted := make(chan struct{}, 8)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted <- struct{}{}
-			c.Close()
-		}
-	}()
+	accepted := countAccepts(ln)
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	// The child connects to the parent's listener, then serves and connects
 	// to its own loopback listener (which works only if lo is up).
@@ -241,17 +231,7 @@ print("own:ok")
 				t.Skip("network namespaces are tested as root")
 			}
 			res := run(t, Spec{Argv: []string{py, "-c", script, port}, NoNetwork: isolate, Timeout: 20 * time.Second})
-			out := string(res.Stdout)
-			if res.NetworkIsolated != isolate {
-				t.Fatalf("NetworkIsolated=%v notes=%q", res.NetworkIsolated, res.Notes)
-			}
-			want := "parent:reached"
-			if isolate {
-				want = "parent:blocked"
-			}
-			if !strings.Contains(out, want) || !strings.Contains(out, "own:ok") {
-				t.Fatalf("stdout %q stderr %q; want %s and own:ok", out, res.Stderr, want)
-			}
+			checkNetworkRun(t, res, isolate)
 		})
 	}
 	select {
@@ -266,6 +246,41 @@ print("own:ok")
 	}
 }
 
+// countAccepts accepts (and closes) connections on ln until it is closed,
+// sending one value per connection.
+func countAccepts(ln net.Listener) chan struct{} {
+	accepted := make(chan struct{}, 8)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- struct{}{}
+			c.Close()
+		}
+	}()
+	return accepted
+}
+
+// checkNetworkRun: the run was isolated as asked, the parent's listener
+// was reached exactly when not isolated, and the child's own loopback
+// worked.
+func checkNetworkRun(t *testing.T, res Result, isolate bool) {
+	t.Helper()
+	out := string(res.Stdout)
+	if res.NetworkIsolated != isolate {
+		t.Fatalf("NetworkIsolated=%v notes=%q", res.NetworkIsolated, res.Notes)
+	}
+	want := "parent:reached"
+	if isolate {
+		want = "parent:blocked"
+	}
+	if !strings.Contains(out, want) || !strings.Contains(out, "own:ok") {
+		t.Fatalf("stdout %q stderr %q; want %s and own:ok", out, res.Stderr, want)
+	}
+}
+
 func TestEnvironmentScrubbed(t *testing.T) {
 	t.Setenv("BENCHFORGE_TEST_API_KEY", "sk-secret")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "aws-secret")
@@ -273,12 +288,7 @@ func TestEnvironmentScrubbed(t *testing.T) {
 	t.Setenv("GIT_DIR", "/elsewhere")
 	t.Setenv("BENCHFORGE_TEST_PLAIN", "visible")
 	res := run(t, Spec{Argv: []string{"env"}, Env: []string{"PASSED_TOKEN=explicit"}, Timeout: 10 * time.Second})
-	env := map[string]string{}
-	for _, line := range strings.Split(string(res.Stdout), "\n") {
-		if k, v, ok := strings.Cut(line, "="); ok {
-			env[k] = v
-		}
-	}
+	env := parseEnv(res.Stdout)
 	for _, k := range []string{"BENCHFORGE_TEST_API_KEY", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "GIT_DIR", helperEnv} {
 		if v, ok := env[k]; ok {
 			t.Errorf("%s=%q leaked into the sandbox", k, v)
@@ -288,12 +298,30 @@ func TestEnvironmentScrubbed(t *testing.T) {
 		t.Errorf("plain, explicit or PATH variable missing: %v", env)
 	}
 	home := env["HOME"]
-	if home == "" || env["TMPDIR"] != home || env["TMP"] != home || home == os.Getenv("HOME") {
+	if !privateHome(env, os.Getenv("HOME")) {
 		t.Fatalf("HOME=%q TMPDIR=%q, want a private dir", home, env["TMPDIR"])
 	}
 	if _, err := os.Stat(home); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("private dir %s not removed: %v", home, err)
 	}
+}
+
+// parseEnv reads the output of env(1) into a map.
+func parseEnv(out []byte) map[string]string {
+	env := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+// privateHome reports whether env has a HOME of its own (not the
+// parent's) that TMPDIR and TMP point at too.
+func privateHome(env map[string]string, parentHome string) bool {
+	home := env["HOME"]
+	return home != "" && env["TMPDIR"] == home && env["TMP"] == home && home != parentHome
 }
 
 func TestMinimalEnv(t *testing.T) {

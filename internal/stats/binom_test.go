@@ -58,19 +58,7 @@ func TestBinomTestBruteForce(t *testing.T) {
 		if r.IntN(5) == 0 {
 			p0 = float64(1+r.IntN(3)) / 4 // exact ties in the minlike set
 		}
-		pm := pmfDirect(n, p0)
-		var up, lo, two float64
-		for i, v := range pm {
-			if i >= k {
-				up += v
-			}
-			if i <= k {
-				lo += v
-			}
-			if v <= pm[k]*(1+1e-7) {
-				two += v
-			}
-		}
+		up, lo, two := binomTails(pmfDirect(n, p0), k)
 		if float64(k) == float64(n)*p0 {
 			two = 1
 		}
@@ -84,6 +72,23 @@ func TestBinomTestBruteForce(t *testing.T) {
 			}
 		}
 	}
+}
+
+// binomTails sums the pmf pm over i ≥ k, over i ≤ k, and over the i no
+// more likely than k (with a relative slack of 1e-7).
+func binomTails(pm []float64, k int) (up, lo, two float64) {
+	for i, v := range pm {
+		if i >= k {
+			up += v
+		}
+		if i <= k {
+			lo += v
+		}
+		if v <= pm[k]*(1+1e-7) {
+			two += v
+		}
+	}
+	return up, lo, two
 }
 
 func TestBinomTestEdges(t *testing.T) {

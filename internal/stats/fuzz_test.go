@@ -38,46 +38,51 @@ func FuzzTwoSample(f *testing.F) {
 		mw, merr := MannWhitney(x, y, TwoSided, MWUExact)
 		cd, cerr := CliffsDelta(x, y)
 		if len(x) == 0 || len(y) == 0 {
-			if kerr == nil || merr == nil || cerr == nil {
-				t.Fatalf("empty sample accepted: %v %v %v", kerr, merr, cerr)
-			}
+			checkAllRejected(t, kerr, merr, cerr)
 			return
 		}
 		if kerr != nil || merr != nil || cerr != nil {
 			t.Fatalf("x=%v y=%v: %v %v %v", x, y, kerr, merr, cerr)
 		}
-		if !(ks.P > 0 && ks.P <= 1) || !(mw.P > 0 && mw.P <= 1) || ks.D < 0 || ks.D > 1 {
-			t.Fatalf("x=%v y=%v: KS %+v MWU %+v", x, y, ks, mw)
-		}
-		if cd.Greater+cd.Less+cd.Ties != int64(len(x)*len(y)) || math.Abs(cd.Delta-mw.RankBiserial) > 1e-12 {
-			t.Fatalf("x=%v y=%v: Cliff %+v vs MWU %+v", x, y, cd, mw)
-		}
+		checkTwoSampleRanges(t, x, y, ks, mw, cd)
 		if len(x)+len(y) > 12 {
 			return
 		}
-		obsD, obsU := bruteKSNum(x, y), bruteU2(x, y)
-		var hitD, le, ge, total int
-		splits(append(append([]float64{}, x...), y...), len(x), func(a, b []float64) {
-			total++
-			if bruteKSNum(a, b) >= obsD {
-				hitD++
-			}
-			u := bruteU2(a, b)
-			if u <= obsU {
-				le++
-			}
-			if u >= obsU {
-				ge++
-			}
-		})
-		if p := float64(hitD) / float64(total); !near(ks.P, p, 1e-12) {
-			t.Fatalf("x=%v y=%v: KS exact %v, brute %v", x, y, ks.P, p)
-		}
-		p := math.Min(1, 2*math.Min(float64(le), float64(ge))/float64(total))
-		if !near(mw.P, p, 1e-12) {
-			t.Fatalf("x=%v y=%v: MWU exact %v, brute %v", x, y, mw.P, p)
-		}
+		checkTwoSampleBrute(t, x, y, ks, mw)
 	})
+}
+
+func checkAllRejected(t *testing.T, kerr, merr, cerr error) {
+	t.Helper()
+	if kerr == nil || merr == nil || cerr == nil {
+		t.Fatalf("empty sample accepted: %v %v %v", kerr, merr, cerr)
+	}
+}
+
+func inUnitOpen(p float64) bool { return p > 0 && p <= 1 }
+
+func checkTwoSampleRanges(t *testing.T, x, y []float64, ks KSResult, mw MWUResult, cd CliffResult) {
+	t.Helper()
+	if !inUnitOpen(ks.P) || !inUnitOpen(mw.P) || ks.D < 0 || ks.D > 1 {
+		t.Fatalf("x=%v y=%v: KS %+v MWU %+v", x, y, ks, mw)
+	}
+	if cd.Greater+cd.Less+cd.Ties != int64(len(x)*len(y)) || math.Abs(cd.Delta-mw.RankBiserial) > 1e-12 {
+		t.Fatalf("x=%v y=%v: Cliff %+v vs MWU %+v", x, y, cd, mw)
+	}
+}
+
+// checkTwoSampleBrute compares the exact KS and two-sided MWU p-values
+// with the permutation distribution obtained by enumeration.
+func checkTwoSampleBrute(t *testing.T, x, y []float64, ks KSResult, mw MWUResult) {
+	t.Helper()
+	if p := bruteKSP(x, y); !near(ks.P, p, 1e-12) {
+		t.Fatalf("x=%v y=%v: KS exact %v, brute %v", x, y, ks.P, p)
+	}
+	le, ge, total := bruteUCounts(x, y)
+	p := math.Min(1, 2*math.Min(float64(le), float64(ge))/float64(total))
+	if !near(mw.P, p, 1e-12) {
+		t.Fatalf("x=%v y=%v: MWU exact %v, brute %v", x, y, mw.P, p)
+	}
 }
 
 // floats decodes fuzz bytes as raw float64 bit patterns: any value,
@@ -89,6 +94,16 @@ func floats(data []byte) []float64 {
 		data = data[8:]
 	}
 	return out
+}
+
+// nonDecreasing reports whether xs is in non-decreasing order.
+func nonDecreasing(xs ...float64) bool {
+	for i := 1; i < len(xs); i++ {
+		if !(xs[i-1] <= xs[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func finiteOK(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
@@ -111,64 +126,96 @@ func FuzzArbitraryFloats(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		x := floats(data)
 		half := len(x) / 2
-		a, b := x[:half], x[half:]
-		if s, err := Describe(x); err == nil {
-			for _, v := range []float64{s.Mean, s.SD, s.Min, s.Q1, s.Median, s.Q3, s.Max} {
-				if !finiteOK(v) {
-					t.Fatalf("Describe(%v) = %+v", x, s)
-				}
-			}
-			if !(s.Min <= s.Q1 && s.Q1 <= s.Median && s.Median <= s.Q3 && s.Q3 <= s.Max) {
-				t.Fatalf("Describe(%v): quantiles out of order %+v", x, s)
-			}
-		}
-		if ci, err := MeanCI(x, 0.95); err == nil && (!finiteOK(ci.CI.Lo) || !finiteOK(ci.CI.Hi) || ci.CI.Lo > ci.CI.Hi) {
-			t.Fatalf("MeanCI(%v) = %+v", x, ci)
-		}
-		if r, err := KS2(a, b, KSAuto); err == nil && (math.IsNaN(r.P) || math.IsNaN(r.D)) {
-			t.Fatalf("KS2 = %+v", r)
-		}
-		if r, err := MannWhitney(a, b, Greater, MWUAuto); err == nil && (math.IsNaN(r.P) || math.IsNaN(r.Z)) {
-			t.Fatalf("MannWhitney = %+v", r)
-		}
-		if r, err := CliffsDelta(a, b); err == nil && math.IsNaN(r.Delta) {
-			t.Fatalf("CliffsDelta = %+v", r)
-		}
-		labels := make([]bool, len(x))
-		for i := range labels {
-			labels[i] = i%2 == 0
-		}
-		if auc, err := AUC(x, labels); err == nil && !(auc >= 0 && auc <= 1) {
-			t.Fatalf("AUC = %v", auc)
-		}
-		if pts, err := ECDF(x); err == nil && pts[len(pts)-1].F != 1 {
-			t.Fatalf("ECDF ends at %+v", pts[len(pts)-1])
-		}
-		ps := make([]float64, len(x))
-		for i, v := range x {
-			ps[i] = math.Abs(math.Mod(v, 1))
-		}
-		if adj, err := BH(ps); err == nil {
-			for i := range adj {
-				if !(adj[i] >= ps[i] && adj[i] <= 1) {
-					t.Fatalf("BH(%v) = %v", ps, adj)
-				}
-			}
-		}
+		checkDescribeFinite(t, x)
+		checkTwoSampleNaNFree(t, x[:half], x[half:])
+		checkCurvesInRange(t, x)
+		checkBHInRange(t, x)
 		if len(data) >= 3 {
 			n := int(data[0]) + 1
-			k := int(data[1]) % (n + 1)
-			p0 := float64(data[2]) / 255
-			for _, alt := range []Alternative{TwoSided, Less, Greater} {
-				if r, err := BinomTest(k, n, p0, alt); err != nil || !(r.P >= 0 && r.P <= 1) {
-					t.Fatalf("BinomTest(%d, %d, %v, %v) = %+v, %v", k, n, p0, alt, r, err)
-				}
-			}
-			for _, fn := range []func(int, int, float64) (Interval, error){Wilson, WilsonCC, ClopperPearson} {
-				if iv, err := fn(k, n, 0.95); err != nil || !(iv.Lo >= 0 && iv.Lo <= iv.Hi && iv.Hi <= 1) {
-					t.Fatalf("interval(%d, %d) = %+v, %v", k, n, iv, err)
-				}
-			}
+			checkBinomialInRange(t, int(data[1])%(n+1), n, float64(data[2])/255)
 		}
 	})
+}
+
+func checkDescribeFinite(t *testing.T, x []float64) {
+	t.Helper()
+	if ci, err := MeanCI(x, 0.95); err == nil && !finiteInterval(ci.CI) {
+		t.Fatalf("MeanCI(%v) = %+v", x, ci)
+	}
+	s, err := Describe(x)
+	if err != nil {
+		return
+	}
+	for _, v := range []float64{s.Mean, s.SD, s.Min, s.Q1, s.Median, s.Q3, s.Max} {
+		if !finiteOK(v) {
+			t.Fatalf("Describe(%v) = %+v", x, s)
+		}
+	}
+	if !nonDecreasing(s.Min, s.Q1, s.Median, s.Q3, s.Max) {
+		t.Fatalf("Describe(%v): quantiles out of order %+v", x, s)
+	}
+}
+
+// finiteInterval reports whether iv has finite ends in order.
+func finiteInterval(iv Interval) bool { return finiteOK(iv.Lo) && finiteOK(iv.Hi) && iv.Lo <= iv.Hi }
+
+func checkTwoSampleNaNFree(t *testing.T, a, b []float64) {
+	t.Helper()
+	if r, err := KS2(a, b, KSAuto); err == nil && (math.IsNaN(r.P) || math.IsNaN(r.D)) {
+		t.Fatalf("KS2 = %+v", r)
+	}
+	if r, err := MannWhitney(a, b, Greater, MWUAuto); err == nil && (math.IsNaN(r.P) || math.IsNaN(r.Z)) {
+		t.Fatalf("MannWhitney = %+v", r)
+	}
+	if r, err := CliffsDelta(a, b); err == nil && math.IsNaN(r.Delta) {
+		t.Fatalf("CliffsDelta = %+v", r)
+	}
+}
+
+// checkCurvesInRange: AUC (with alternating labels) lies in [0, 1] and
+// the ECDF ends at 1.
+func checkCurvesInRange(t *testing.T, x []float64) {
+	t.Helper()
+	labels := make([]bool, len(x))
+	for i := range labels {
+		labels[i] = i%2 == 0
+	}
+	if auc, err := AUC(x, labels); err == nil && !(auc >= 0 && auc <= 1) {
+		t.Fatalf("AUC = %v", auc)
+	}
+	if pts, err := ECDF(x); err == nil && pts[len(pts)-1].F != 1 {
+		t.Fatalf("ECDF ends at %+v", pts[len(pts)-1])
+	}
+}
+
+// checkBHInRange maps x into [0, 1) and checks p ≤ BH(p) ≤ 1.
+func checkBHInRange(t *testing.T, x []float64) {
+	t.Helper()
+	ps := make([]float64, len(x))
+	for i, v := range x {
+		ps[i] = math.Abs(math.Mod(v, 1))
+	}
+	adj, err := BH(ps)
+	if err != nil {
+		return
+	}
+	for i := range adj {
+		if !(adj[i] >= ps[i] && adj[i] <= 1) {
+			t.Fatalf("BH(%v) = %v", ps, adj)
+		}
+	}
+}
+
+func checkBinomialInRange(t *testing.T, k, n int, p0 float64) {
+	t.Helper()
+	for _, alt := range []Alternative{TwoSided, Less, Greater} {
+		if r, err := BinomTest(k, n, p0, alt); err != nil || !(r.P >= 0 && r.P <= 1) {
+			t.Fatalf("BinomTest(%d, %d, %v, %v) = %+v, %v", k, n, p0, alt, r, err)
+		}
+	}
+	for _, fn := range []func(int, int, float64) (Interval, error){Wilson, WilsonCC, ClopperPearson} {
+		if iv, err := fn(k, n, 0.95); err != nil || !(iv.Lo >= 0 && iv.Lo <= iv.Hi && iv.Hi <= 1) {
+			t.Fatalf("interval(%d, %d) = %+v, %v", k, n, iv, err)
+		}
+	}
 }

@@ -64,6 +64,37 @@ func splits(pool []float64, n int, fn func(x, y []float64)) {
 	}
 }
 
+// bruteUCounts enumerates the relabellings of x ∪ y and counts those
+// whose 2U is ≤ and ≥ the observed one, and all of them.
+func bruteUCounts(x, y []float64) (le, ge, total int) {
+	obs := bruteU2(x, y)
+	splits(append(append([]float64{}, x...), y...), len(x), func(a, b []float64) {
+		u := bruteU2(a, b)
+		total++
+		if u <= obs {
+			le++
+		}
+		if u >= obs {
+			ge++
+		}
+	})
+	return le, ge, total
+}
+
+// bruteKSP is the exact two-sided KS p-value by enumeration: the share
+// of relabellings whose statistic is at least the observed one.
+func bruteKSP(x, y []float64) float64 {
+	obs := bruteKSNum(x, y)
+	hit, total := 0, 0
+	splits(append(append([]float64{}, x...), y...), len(x), func(a, b []float64) {
+		total++
+		if bruteKSNum(a, b) >= obs {
+			hit++
+		}
+	})
+	return float64(hit) / float64(total)
+}
+
 // bruteKSNum is max over pooled t of |#{x ≤ t}·m − #{y ≤ t}·n|, straight
 // from the definition in O(N²) (no sorting, no merging).
 func bruteKSNum(x, y []float64) int {

@@ -54,31 +54,28 @@ func TestMannWhitneyExactBruteForce(t *testing.T) {
 		ties := trial%2 == 1
 		x, y := randSample(r, n, ties), randSample(r, m, ties)
 		obs := bruteU2(x, y)
-		le, ge, total := 0, 0, 0
-		splits(append(append([]float64{}, x...), y...), n, func(a, b []float64) {
-			u := bruteU2(a, b)
-			total++
-			if u <= obs {
-				le++
-			}
-			if u >= obs {
-				ge++
-			}
-		})
+		le, ge, total := bruteUCounts(x, y)
 		pl, pg := float64(le)/float64(total), float64(ge)/float64(total)
+		want := map[Alternative]float64{Less: pl, Greater: pg, TwoSided: math.Min(1, 2*math.Min(pl, pg))}
 		for _, alt := range []Alternative{TwoSided, Less, Greater} {
-			want := map[Alternative]float64{Less: pl, Greater: pg, TwoSided: math.Min(1, 2*math.Min(pl, pg))}[alt]
-			got, err := MannWhitney(x, y, alt, MWUExact)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.U != float64(obs)/2 {
-				t.Errorf("trial %d: U = %v, brute %v", trial, got.U, float64(obs)/2)
-			}
-			if !near(got.P, want, 1e-12) {
-				t.Errorf("trial %d %v x=%v y=%v: P = %.15g, brute %.15g", trial, alt, x, y, got.P, want)
-			}
+			checkExactMWU(t, trial, x, y, alt, float64(obs)/2, want[alt])
 		}
+	}
+}
+
+// checkExactMWU runs the exact test and compares U and P with the
+// brute-force values.
+func checkExactMWU(t *testing.T, trial int, x, y []float64, alt Alternative, wantU, wantP float64) {
+	t.Helper()
+	got, err := MannWhitney(x, y, alt, MWUExact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.U != wantU {
+		t.Errorf("trial %d: U = %v, brute %v", trial, got.U, wantU)
+	}
+	if !near(got.P, wantP, 1e-12) {
+		t.Errorf("trial %d %v x=%v y=%v: P = %.15g, brute %.15g", trial, alt, x, y, got.P, wantP)
 	}
 }
 
@@ -90,15 +87,7 @@ func TestMannWhitneyNormalVariance(t *testing.T) {
 	for trial := range 20 {
 		n, m := 2+r.IntN(5), 2+r.IntN(5)
 		x, y := randSample(r, n, true), randSample(r, m, true)
-		var s, ss, total float64
-		splits(append(append([]float64{}, x...), y...), n, func(a, b []float64) {
-			u := float64(bruteU2(a, b)) / 2
-			s += u
-			ss += u * u
-			total++
-		})
-		mu := s / total
-		variance := ss/total - mu*mu
+		mu, variance := bruteUMoments(x, y)
 		u := float64(bruteU2(x, y)) / 2
 		got, err := MannWhitney(x, y, TwoSided, MWUNormal)
 		if err != nil {
@@ -112,17 +101,36 @@ func TestMannWhitneyNormalVariance(t *testing.T) {
 		}
 		assertNear(t, "mean of U", mu, float64(n*m)/2, 1e-12)
 		d := u - mu
-		c := 0.0
-		if d > 0 {
-			c = 0.5
-		} else if d < 0 {
-			c = -0.5
-		}
+		c := continuity(d)
 		z := (d - c) / math.Sqrt(variance)
 		want := math.Min(1, 2*distuv.UnitNormal.CDF(-math.Abs(z)))
 		assertNear(t, "Z", got.Z, z, 1e-9)
 		assertNear(t, "P", got.P, want, 1e-9)
 	}
+}
+
+// bruteUMoments is the mean and variance of U over all relabellings.
+func bruteUMoments(x, y []float64) (mu, variance float64) {
+	var s, ss, total float64
+	splits(append(append([]float64{}, x...), y...), len(x), func(a, b []float64) {
+		u := float64(bruteU2(a, b)) / 2
+		s += u
+		ss += u * u
+		total++
+	})
+	mu = s / total
+	return mu, ss/total - mu*mu
+}
+
+// continuity is the ±½ continuity correction toward zero for d.
+func continuity(d float64) float64 {
+	switch {
+	case d > 0:
+		return 0.5
+	case d < 0:
+		return -0.5
+	}
+	return 0
 }
 
 func TestMannWhitneyEdges(t *testing.T) {
@@ -144,14 +152,8 @@ func TestMannWhitneyEdges(t *testing.T) {
 	}
 	// Auto switches to normal above 50.
 	rr := rand.New(rand.NewPCG(1, 1))
-	r, err = MannWhitney(randSample(rr, 51, false), randSample(rr, 10, false), TwoSided, MWUAuto)
-	if err != nil || r.Method != MWUNormal {
-		t.Errorf("n = 51: method %v err %v", r.Method, err)
-	}
-	r, err = MannWhitney(randSample(rr, 50, false), randSample(rr, 50, false), TwoSided, MWUAuto)
-	if err != nil || r.Method != MWUExact {
-		t.Errorf("n = m = 50: method %v err %v", r.Method, err)
-	}
+	checkAutoMethod(t, "n = 51", randSample(rr, 51, false), randSample(rr, 10, false), MWUNormal)
+	checkAutoMethod(t, "n = m = 50", randSample(rr, 50, false), randSample(rr, 50, false), MWUExact)
 	// Exact and normal agree closely at n = m = 50 without ties.
 	x, y := randSample(rr, 50, false), randSample(rr, 50, false)
 	for i := range y {
@@ -161,6 +163,14 @@ func TestMannWhitneyEdges(t *testing.T) {
 	a, _ := MannWhitney(x, y, TwoSided, MWUNormal)
 	if math.Abs(e.P-a.P) > 0.005 {
 		t.Errorf("n = m = 50: exact %v vs normal %v", e.P, a.P)
+	}
+}
+
+func checkAutoMethod(t *testing.T, name string, x, y []float64, want MWUMethod) {
+	t.Helper()
+	r, err := MannWhitney(x, y, TwoSided, MWUAuto)
+	if err != nil || r.Method != want {
+		t.Errorf("%s: method %v err %v", name, r.Method, err)
 	}
 }
 
@@ -194,7 +204,8 @@ func TestCliffsDelta(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Greater != 2 || c.Less != 2 || c.Ties != 2 || c.Delta != 0 || c.Magnitude != Negligible {
+	want := CliffResult{Greater: 2, Less: 2, Ties: 2, Delta: 0, Magnitude: Negligible}
+	if c != want {
 		t.Errorf("hand example: %+v", c)
 	}
 	// Random samples: fast δ equals the O(nm) all-pairs count, and equals
@@ -202,26 +213,7 @@ func TestCliffsDelta(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for trial := range 100 {
 		x, y := randSample(r, 1+r.IntN(40), trial%2 == 0), randSample(r, 1+r.IntN(40), trial%2 == 0)
-		var gt, lt int64
-		for _, a := range x {
-			for _, b := range y {
-				if a > b {
-					gt++
-				} else if a < b {
-					lt++
-				}
-			}
-		}
-		want := float64(gt-lt) / float64(len(x)*len(y))
-		c, err := CliffsDelta(x, y)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.Greater != gt || c.Less != lt || !near(c.Delta, want, 1e-15) {
-			t.Errorf("trial %d: %+v, all-pairs gt %d lt %d δ %v", trial, c, gt, lt, want)
-		}
-		u, _ := MannWhitney(x, y, TwoSided, MWUNormal)
-		assertNear(t, "rank-biserial", u.RankBiserial, c.Delta, 1e-12)
+		checkCliffAllPairs(t, trial, x, y)
 	}
 	if _, err := CliffsDelta(nil, []float64{1}); err == nil {
 		t.Error("empty x accepted")
@@ -229,6 +221,37 @@ func TestCliffsDelta(t *testing.T) {
 	if _, err := CliffsDelta([]float64{1}, []float64{math.NaN()}); err == nil {
 		t.Error("NaN accepted")
 	}
+}
+
+// allPairs counts the pairs with x > y and x < y.
+func allPairs(x, y []float64) (gt, lt int64) {
+	for _, a := range x {
+		for _, b := range y {
+			if a > b {
+				gt++
+			} else if a < b {
+				lt++
+			}
+		}
+	}
+	return gt, lt
+}
+
+// checkCliffAllPairs: fast δ equals the O(nm) all-pairs count, and
+// equals the rank-biserial correlation of MannWhitney.
+func checkCliffAllPairs(t *testing.T, trial int, x, y []float64) {
+	t.Helper()
+	gt, lt := allPairs(x, y)
+	want := float64(gt-lt) / float64(len(x)*len(y))
+	c, err := CliffsDelta(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Greater != gt || c.Less != lt || !near(c.Delta, want, 1e-15) {
+		t.Errorf("trial %d: %+v, all-pairs gt %d lt %d δ %v", trial, c, gt, lt, want)
+	}
+	u, _ := MannWhitney(x, y, TwoSided, MWUNormal)
+	assertNear(t, "rank-biserial", u.RankBiserial, c.Delta, 1e-12)
 }
 
 func TestDeltaMagnitude(t *testing.T) {

@@ -30,15 +30,9 @@ func TestROCHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertNear(t, "AUC", auc, 0.875, 1e-15)
-	tpr, fpr, err := RatesAt(scores, labels, 0.85)
-	if err != nil || tpr != 0.5 || fpr != 0 {
-		t.Errorf("RatesAt(0.85) = %v, %v, %v", tpr, fpr, err)
-	}
+	checkRatesAt(t, scores, labels, 0.85, 0.5, 0)
 	// Youden J: 0, 0.5, 0.5, 0 → first (highest threshold) maximiser 0.9.
-	y, err := Youden(scores, labels)
-	if err != nil || y.Threshold != 0.9 {
-		t.Errorf("Youden = %+v, %v", y, err)
-	}
+	checkYoudenThreshold(t, scores, labels, 0.9)
 	b, err := json.Marshal(pts[:2])
 	if err != nil {
 		t.Fatal(err)
@@ -55,48 +49,20 @@ func TestROCHand(t *testing.T) {
 func TestROCProperties(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 26))
 	for trial := range 100 {
-		n := 2 + r.IntN(60)
-		scores := make([]float64, n)
-		labels := make([]bool, n)
-		for i := range scores {
-			labels[i] = r.IntN(2) == 0
-			scores[i] = float64(r.IntN(8))
-			if labels[i] {
-				scores[i] += float64(r.IntN(3))
-			}
-		}
-		labels[0], labels[1] = true, false
+		scores, labels := randROCSample(r)
 		pts, err := ROC(scores, labels)
 		if err != nil {
 			t.Fatal(err)
-		}
-		var area float64
-		for i := 1; i < len(pts); i++ {
-			area += (pts[i].FPR - pts[i-1].FPR) * (pts[i].TPR + pts[i-1].TPR) / 2
 		}
 		auc, err := AUC(scores, labels)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var pos, neg []float64
-		for i, s := range scores {
-			if labels[i] {
-				pos = append(pos, s)
-			} else {
-				neg = append(neg, s)
-			}
-		}
+		pos, neg := byLabel(scores, labels)
 		u, _ := MannWhitney(pos, neg, TwoSided, MWUNormal)
-		assertNear(t, "AUC vs trapezoid", auc, area, 1e-12)
+		assertNear(t, "AUC vs trapezoid", auc, trapezoid(pts), 1e-12)
 		assertNear(t, "AUC vs U/(n1 n0)", auc, u.U/float64(len(pos)*len(neg)), 1e-12)
-		best := math.Inf(-1)
-		for _, p := range pts[1:] {
-			tpr, fpr, _ := RatesAt(scores, labels, p.Threshold)
-			if tpr != p.TPR || fpr != p.FPR {
-				t.Errorf("trial %d: point %+v, RatesAt %v %v", trial, p, tpr, fpr)
-			}
-			best = math.Max(best, tpr-fpr)
-		}
+		best := checkPointsMatchRatesAt(t, trial, scores, labels, pts)
 		y, _ := Youden(scores, labels)
 		if y.TPR-y.FPR != math.Max(0, best) {
 			t.Errorf("trial %d: Youden %+v J=%v, brute max %v", trial, y, y.TPR-y.FPR, best)
@@ -105,6 +71,74 @@ func TestROCProperties(t *testing.T) {
 		if last.FPR != 1 || last.TPR != 1 {
 			t.Errorf("curve ends at %+v", last)
 		}
+	}
+}
+
+// randROCSample draws 2..61 tied integer scores, positives shifted up,
+// with at least one label of each kind.
+func randROCSample(r *rand.Rand) ([]float64, []bool) {
+	n := 2 + r.IntN(60)
+	scores := make([]float64, n)
+	labels := make([]bool, n)
+	for i := range scores {
+		labels[i] = r.IntN(2) == 0
+		scores[i] = float64(r.IntN(8))
+		if labels[i] {
+			scores[i] += float64(r.IntN(3))
+		}
+	}
+	labels[0], labels[1] = true, false
+	return scores, labels
+}
+
+// trapezoid is the trapezoidal area under the ROC curve.
+func trapezoid(pts []ROCPoint) float64 {
+	var area float64
+	for i := 1; i < len(pts); i++ {
+		area += (pts[i].FPR - pts[i-1].FPR) * (pts[i].TPR + pts[i-1].TPR) / 2
+	}
+	return area
+}
+
+func byLabel(scores []float64, labels []bool) (pos, neg []float64) {
+	for i, s := range scores {
+		if labels[i] {
+			pos = append(pos, s)
+		} else {
+			neg = append(neg, s)
+		}
+	}
+	return pos, neg
+}
+
+// checkPointsMatchRatesAt checks every ROC point after the first against
+// RatesAt at its threshold and returns the largest TPR − FPR seen.
+func checkPointsMatchRatesAt(t *testing.T, trial int, scores []float64, labels []bool, pts []ROCPoint) float64 {
+	t.Helper()
+	best := math.Inf(-1)
+	for _, p := range pts[1:] {
+		tpr, fpr, _ := RatesAt(scores, labels, p.Threshold)
+		if tpr != p.TPR || fpr != p.FPR {
+			t.Errorf("trial %d: point %+v, RatesAt %v %v", trial, p, tpr, fpr)
+		}
+		best = math.Max(best, tpr-fpr)
+	}
+	return best
+}
+
+func checkRatesAt(t *testing.T, scores []float64, labels []bool, thr, wantTPR, wantFPR float64) {
+	t.Helper()
+	tpr, fpr, err := RatesAt(scores, labels, thr)
+	if err != nil || tpr != wantTPR || fpr != wantFPR {
+		t.Errorf("RatesAt(%v) = %v, %v, %v", thr, tpr, fpr, err)
+	}
+}
+
+func checkYoudenThreshold(t *testing.T, scores []float64, labels []bool, want float64) {
+	t.Helper()
+	y, err := Youden(scores, labels)
+	if err != nil || y.Threshold != want {
+		t.Errorf("Youden = %+v, %v", y, err)
 	}
 }
 

@@ -293,31 +293,7 @@ func TestFirstPassDedupMatchesPairwise(t *testing.T) {
 // near-copies, with a same that rejects some qualifying pairs: exactly
 // the pairs that collide and reach the threshold may be asked.
 func TestFirstPassDedupMatchesBucketWalk(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 9))
-	vocab := strings.Fields("a b c d e f g h i j k l")
-	var docs [][]string
-	for range 800 {
-		switch k := r.IntN(10); {
-		case k == 0:
-			docs = append(docs, nil)
-		case k == 1:
-			docs = append(docs, []string{vocab[r.IntN(len(vocab))]})
-		case k < 6 && len(docs) > 0:
-			d := slices.Clone(docs[r.IntN(len(docs))])
-			for range r.IntN(4) {
-				if len(d) > 0 {
-					d[r.IntN(len(d))] = vocab[r.IntN(len(vocab))]
-				}
-			}
-			docs = append(docs, d)
-		default:
-			d := make([]string, 2+r.IntN(40))
-			for i := range d {
-				d[i] = vocab[r.IntN(len(vocab))]
-			}
-			docs = append(docs, d)
-		}
-	}
+	docs := mixedDocs(rand.New(rand.NewPCG(3, 9)), 800, strings.Fields("a b c d e f g h i j k l"))
 	for _, th := range []float64{0.2, 0.4, 0.7, 0.9} {
 		asked := map[[2]int]bool{}
 		same := func(j, i int) bool {
@@ -332,10 +308,52 @@ func TestFirstPassDedupMatchesBucketWalk(t *testing.T) {
 		if len(want) == len(docs) {
 			t.Fatalf("threshold %v: nothing was a duplicate", th)
 		}
-		for p := range asked {
-			if JaccardSorted(Shingles(docs[p[0]], 3), Shingles(docs[p[1]], 3)) < th {
-				t.Fatalf("threshold %v: same asked of a pair below it", th)
+		checkAskedReach(t, docs, asked, th)
+	}
+}
+
+// mixedDocs draws n docs over vocab: a tenth empty, a tenth of one word,
+// four tenths near-copies of an earlier doc (up to three words changed),
+// the rest of 2–41 random words.
+func mixedDocs(r *rand.Rand, n int, vocab []string) [][]string {
+	var docs [][]string
+	for range n {
+		switch k := r.IntN(10); {
+		case k == 0:
+			docs = append(docs, nil)
+		case k == 1:
+			docs = append(docs, []string{vocab[r.IntN(len(vocab))]})
+		case k < 6 && len(docs) > 0:
+			docs = append(docs, nearCopy(r, docs[r.IntN(len(docs))], vocab))
+		default:
+			d := make([]string, 2+r.IntN(40))
+			for i := range d {
+				d[i] = vocab[r.IntN(len(vocab))]
 			}
+			docs = append(docs, d)
+		}
+	}
+	return docs
+}
+
+// nearCopy is a copy of doc with up to three words replaced.
+func nearCopy(r *rand.Rand, doc, vocab []string) []string {
+	d := slices.Clone(doc)
+	for range r.IntN(4) {
+		if len(d) > 0 {
+			d[r.IntN(len(d))] = vocab[r.IntN(len(vocab))]
+		}
+	}
+	return d
+}
+
+// checkAskedReach: every pair same was asked about has a 3-shingle
+// Jaccard similarity of at least th.
+func checkAskedReach(t *testing.T, docs [][]string, asked map[[2]int]bool, th float64) {
+	t.Helper()
+	for p := range asked {
+		if JaccardSorted(Shingles(docs[p[0]], 3), Shingles(docs[p[1]], 3)) < th {
+			t.Fatalf("threshold %v: same asked of a pair below it", th)
 		}
 	}
 }

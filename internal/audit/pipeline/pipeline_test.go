@@ -3,8 +3,10 @@ package pipeline_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -122,13 +124,19 @@ func checkRepoVerdicts(t *testing.T, fx *pipelinetest.Fixture, repos []pipeline.
 	if r := byRepo[pipelinetest.UnseenRepo]; r.Verdict != repoprobe.Absent {
 		t.Errorf("unseen repository: %s (p=%g, %d queries, %d hits, reason %q), want absent", r.Verdict, r.PValue, r.Queries, r.Hits, r.Reason)
 	}
-	if r := byRepo["acme/missing"]; r.Verdict != repoprobe.NoClone || !strings.HasPrefix(r.Reason, "no local clone for acme/missing under "+fx.ReposDir+": ") ||
-		!strings.Contains(r.Reason, "git clone --bare https://github.com/acme/missing") {
+	if r := byRepo["acme/missing"]; r.Verdict != repoprobe.NoClone || !saysWhereAndHow(r.Reason, fx.ReposDir) {
 		t.Errorf("missing repository: %s %q, want no_clone saying where and how to add it (never insufficient)", r.Verdict, r.Reason)
 	}
 	if r := byRepo[pipelinetest.SeenRepo]; r.Baselines == nil || r.Baselines.Ref == nil {
 		t.Errorf("seen repository has no repository-level baselines with Ref: %+v", r.Baselines)
 	}
+}
+
+// saysWhereAndHow reports whether a no-clone reason names the folder
+// searched and the command that adds acme/missing.
+func saysWhereAndHow(reason, reposDir string) bool {
+	return strings.HasPrefix(reason, "no local clone for acme/missing under "+reposDir+": ") &&
+		strings.Contains(reason, "git clone --bare https://github.com/acme/missing")
 }
 
 // sampleWant is what the audit must decide for a sample.
@@ -171,23 +179,31 @@ func checkSampleVerdict(t *testing.T, fx *pipelinetest.Fixture, v rescore.Verdic
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.RepoPresent != w.repo || v.PatchPresent != w.patch || v.Contaminated != w.contaminated {
+	if (sampleWant{v.RepoPresent, v.PatchPresent, v.Contaminated, w.flag}) != w {
 		t.Errorf("%s: repo %v patch %v contaminated %v, want %v %v %v (evidence %s)", v.SampleID, v.RepoPresent, v.PatchPresent, v.Contaminated, w.repo, w.patch, w.contaminated, v.Evidence)
 	}
 	if (v.Score >= 0.5) != v.Contaminated {
 		t.Errorf("%s: combined score %v disagrees with contaminated=%v", v.SampleID, v.Score, v.Contaminated)
 	}
-	if w.flag != "" && !strings.Contains(strings.Join(ev.Flags, " "), w.flag) {
-		t.Errorf("%s: flags %v, want %s", v.SampleID, ev.Flags, w.flag)
-	}
-	if v.SampleID == pipelinetest.MissingRepo && ev.PatchVerdict != patchcheck.Unknown {
-		t.Errorf("%s: patch verdict %s, want unknown", v.SampleID, ev.PatchVerdict)
-	}
-	if v.SampleID != pipelinetest.MissingRepo && len(ev.Baselines) != 4 {
-		t.Errorf("%s: baselines %v, want all four", v.SampleID, ev.Baselines)
-	}
+	checkSampleEvidence(t, v.SampleID, ev, w.flag)
 	if v.Model != fx.TargetSpec {
 		t.Errorf("%s: model %q, want %q", v.SampleID, v.Model, fx.TargetSpec)
+	}
+}
+
+// checkSampleEvidence: the evidence has flag (if any); the sample whose
+// repository is missing has an unknown patch verdict, every other one all
+// four baselines.
+func checkSampleEvidence(t *testing.T, id string, ev pipeline.Evidence, flag string) {
+	t.Helper()
+	if flag != "" && !strings.Contains(strings.Join(ev.Flags, " "), flag) {
+		t.Errorf("%s: flags %v, want %s", id, ev.Flags, flag)
+	}
+	if id == pipelinetest.MissingRepo && ev.PatchVerdict != patchcheck.Unknown {
+		t.Errorf("%s: patch verdict %s, want unknown", id, ev.PatchVerdict)
+	}
+	if id != pipelinetest.MissingRepo && len(ev.Baselines) != 4 {
+		t.Errorf("%s: baselines %v, want all four", id, ev.Baselines)
 	}
 }
 
@@ -207,10 +223,10 @@ func checkClean(t *testing.T, fx *pipelinetest.Fixture, out string) {
 
 func checkManifest(t *testing.T, m pipeline.Manifest) {
 	t.Helper()
-	if !m.Complete || m.Counts.Contaminated != 1 || m.Counts.Clean != 3 || m.Counts.Flagged != 1 || m.LLM == nil || m.LLM.Calls == 0 {
+	if !m.Complete || !slices.Equal([]int{m.Counts.Contaminated, m.Counts.Clean, m.Counts.Flagged}, []int{1, 3, 1}) || m.LLM == nil || m.LLM.Calls == 0 {
 		t.Errorf("manifest: %+v", m)
 	}
-	if m.Clean.Kept != 3 || m.Clean.Dropped != 1 || m.Clean.Format != "original" {
+	if !slices.Equal([]any{m.Clean.Kept, m.Clean.Dropped, m.Clean.Format}, []any{3, 1, "original"}) {
 		t.Errorf("clean stats: %+v", m.Clean)
 	}
 }
@@ -228,22 +244,33 @@ func checkResume(t *testing.T, fx *pipelinetest.Fixture, out string, vs []rescor
 	if got := fx.Target.Requests() - before; got != 0 {
 		t.Errorf("second run sent %d requests to the target", got)
 	}
-	if l := res2.Manifest.LLM; l.Calls != 0 || l.CacheHits != 0 {
+	if l := res2.Manifest.LLM; !slices.Equal([]int64{l.Calls, l.CacheHits}, []int64{0, 0}) {
 		t.Errorf("second run manifest: %d calls, %d cache hits; want 0, 0", l.Calls, l.CacheHits)
 	}
-	if w := res2.Manifest.Written; len(w) != 1 || w[pipeline.FilePatch] != 1 {
+	if w := res2.Manifest.Written; !maps.Equal(w, map[string]int{pipeline.FilePatch: 1}) {
 		t.Errorf("second run wrote records: %v, want only the unknown patch verdict redone", w)
 	}
-	if res2.Manifest.Resumed[pipeline.FileRepos] != 2 || res2.Manifest.Resumed[pipeline.FilePatch] != 3 || res2.Manifest.Rechecked[pipeline.FilePatch] != 1 {
+	if m := res2.Manifest; !slices.Equal([]int{m.Resumed[pipeline.FileRepos], m.Resumed[pipeline.FilePatch], m.Rechecked[pipeline.FilePatch]}, []int{2, 3, 1}) {
 		t.Errorf("second run resumed %v, rechecked %v; want 2 repositories (the missing one is retried for free) and 3 patch verdicts resumed, the unknown one rechecked",
 			res2.Manifest.Resumed, res2.Manifest.Rechecked)
 	}
 	vs2, _ := jsonl.ReadFile[rescore.Verdict](filepath.Join(out, pipeline.FileVerdicts))
 	for i := range vs {
-		if vs[i].SampleID != vs2[i].SampleID || vs[i].Contaminated != vs2[i].Contaminated || vs[i].Score != vs2[i].Score {
+		if verdictKey(vs[i]) != verdictKey(vs2[i]) {
 			t.Errorf("resumed verdict %d differs: %+v vs %+v", i, vs[i], vs2[i])
 		}
 	}
+}
+
+// verdictKey is what a resumed run must reproduce of a verdict.
+type verdictKeyT struct {
+	id           string
+	contaminated bool
+	score        float64
+}
+
+func verdictKey(v rescore.Verdict) verdictKeyT {
+	return verdictKeyT{v.SampleID, v.Contaminated, v.Score}
 }
 
 func checkReport(t *testing.T, path string) {
@@ -389,15 +416,20 @@ func checkOtherSettings(t *testing.T, fx *pipelinetest.Fixture, cache, out strin
 	if n := patchRecords(t, out); n != 8 {
 		t.Errorf("patch.jsonl has %d records after a rerun with another threshold, want 8 (old kept beside new)", n)
 	}
-	notes := strings.Join(res2.Manifest.Notes, "\n")
-	for _, want := range []string{"threshold: 0.7 → 0.95", "max_queries: 40 → 30", "kept beside the new ones"} {
-		if !strings.Contains(notes, want) {
-			t.Errorf("notes do not name the differing setting %q:\n%s", want, notes)
-		}
-	}
+	checkNotesName(t, res2.Manifest.Notes, "threshold: 0.7 → 0.95", "max_queries: 40 → 30", "kept beside the new ones")
 	for _, r := range res2.Repos {
 		if r.Settings["max_queries"] != float64(30) && r.Settings["max_queries"] != 30 {
 			t.Errorf("%s: Stage I record with settings %v, want max_queries 30", r.Repo, r.Settings)
+		}
+	}
+}
+
+func checkNotesName(t *testing.T, notes []string, wants ...string) {
+	t.Helper()
+	all := strings.Join(notes, "\n")
+	for _, want := range wants {
+		if !strings.Contains(all, want) {
+			t.Errorf("notes do not name the differing setting %q:\n%s", want, all)
 		}
 	}
 }

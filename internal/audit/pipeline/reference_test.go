@@ -3,8 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/audit/refindex"
@@ -15,15 +14,11 @@ import (
 
 func TestBuildReference(t *testing.T) {
 	corpus := t.TempDir()
-	for repo, src := range map[string]string{
+	writeFiles(t, corpus, map[string]string{
 		"alpha/A.java": "class A { int size() { return items.length; } }\n",
 		"beta/B.java":  "class B { void clear() { items = new Object[0]; } }\n",
 		"gamma/c.py":   "def size(xs):\n    return len(xs)\n",
-	} {
-		p := filepath.Join(corpus, repo)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(src), 0o644)
-	}
+	})
 	dir := t.TempDir()
 	src := []refindex.Source{{Path: corpus, Kind: refindex.KindDir}}
 	var said []string
@@ -38,7 +33,7 @@ func TestBuildReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if idx.Repos() != 3 || idx.RepoFreq("items") != 2 || idx.RepoFreq("size") != 2 {
+	if !slices.Equal([]int{idx.Repos(), idx.RepoFreq("items"), idx.RepoFreq("size")}, []int{3, 2, 2}) {
 		t.Errorf("index: repos %d, items %d, size %d", idx.Repos(), idx.RepoFreq("items"), idx.RepoFreq("size"))
 	}
 	m, err := llm.Open("ngram:"+rf.Model, llm.Options{})

@@ -16,6 +16,7 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/output"
+	"github.com/benchforge/benchforge/internal/report"
 )
 
 func TestStageScores(t *testing.T) {
@@ -72,25 +73,27 @@ func TestCombine(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			v := Combine("s1", "m", "o/r", "2023-01-01T00:00:00Z", 0.05, tc.rv, tc.pv, &baselines.Scores{Loss: 2, MinK: -5})
-			if v.Contaminated != tc.contaminated || (v.Score >= 0.5) != tc.contaminated || math.Abs(v.Score-tc.score) > 1e-12 {
-				t.Errorf("contaminated %v score %v, want %v %v", v.Contaminated, v.Score, tc.contaminated, tc.score)
-			}
+			checkCombined(t, v, tc.contaminated, tc.score)
 			ev, err := DecodeEvidence(v)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(ev.Flags) != len(tc.flags) {
+			if !slices.Equal(ev.Flags, tc.flags) {
 				t.Errorf("flags %v, want %v", ev.Flags, tc.flags)
 			}
-			for i := range tc.flags {
-				if ev.Flags[i] != tc.flags[i] {
-					t.Errorf("flags %v, want %v", ev.Flags, tc.flags)
-				}
-			}
-			if ev.Baselines[baselines.MethodLoss] != -2 || ev.Baselines[baselines.MethodMinK] != -5 {
+			if !slices.Equal([]float64{ev.Baselines[baselines.MethodLoss], ev.Baselines[baselines.MethodMinK]}, []float64{-2, -5}) {
 				t.Errorf("baselines %v", ev.Baselines)
 			}
 		})
+	}
+}
+
+// checkCombined: v has the wanted verdict and score, and a score on the
+// contaminated side exactly when contaminated.
+func checkCombined(t *testing.T, v rescore.Verdict, contaminated bool, score float64) {
+	t.Helper()
+	if v.Contaminated != contaminated || (v.Score >= 0.5) != contaminated || math.Abs(v.Score-score) > 1e-12 {
+		t.Errorf("contaminated %v score %v, want %v %v", v.Contaminated, v.Score, contaminated, score)
 	}
 }
 
@@ -112,7 +115,7 @@ func TestWriteClean(t *testing.T) {
 	}
 	got, _ := os.ReadFile(out)
 	want := lines[0] + "\n" + lines[2] + "\n" + lines[3] + "\n"
-	if string(got) != want || cs.Kept != 3 || cs.Dropped != 1 || cs.Unjudged != 1 || cs.Format != "original" {
+	if !slices.Equal([]any{string(got), cs.Kept, cs.Dropped, cs.Unjudged, cs.Format}, []any{want, 3, 1, 1, "original"}) {
 		t.Errorf("clean = %q %+v, want %q", got, cs, want)
 	}
 	// A directory input gives generic Sample JSONL.
@@ -123,12 +126,20 @@ func TestWriteClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	kept, err := jsonl.ReadFile[bench.Sample](out)
-	if err != nil || len(kept) != 1 || kept[0].ID != "Lang-2" || cs.Format != "sample" || cs.Note == "" {
+	if err != nil || !slices.Equal(sampleIDs(kept), []string{"Lang-2"}) || cs.Format != "sample" || cs.Note == "" {
 		t.Errorf("directory clean: %+v %+v %v", kept, cs, err)
 	}
 	if _, err := WriteClean(filepath.Join(dir, "nope"), nil, nil, out); err == nil {
 		t.Error("missing benchmark: no error")
 	}
+}
+
+func sampleIDs(ss []bench.Sample) []string {
+	var ids []string
+	for _, s := range ss {
+		ids = append(ids, s.ID)
+	}
+	return ids
 }
 
 // evalRecords are Stage I records of five repositories for the
@@ -164,10 +175,10 @@ func checkRepoEval(t *testing.T, ev *StageEval) {
 	bc := ev.Methods[0]
 	// Scores −log10 p: a 6 (+), b 0.52 (−), c 2 (−), d 0 (+). Pairs (+,−):
 	// (a,b) (a,c) win, (d,b) (d,c) lose: AUC 0.5. Verdicts: TPR 1/2, FPR 1/2.
-	if bc.Method != MethodBenchChecker || *bc.AUC != 0.5 || bc.TPR != 0.5 || bc.FPR != 0.5 || bc.N != 4 {
+	if !slices.Equal([]any{bc.Method, *bc.AUC, bc.TPR, bc.FPR, bc.N}, []any{MethodBenchChecker, 0.5, 0.5, 0.5, 4}) {
 		t.Errorf("benchchecker row %+v", bc)
 	}
-	if ev.Skipped["unlabelled"] != 1 || ev.Skipped["insufficient"] != 1 || len(ev.Missing) != 1 || ev.Missing[0] != "z" {
+	if !slices.Equal([]int{ev.Skipped["unlabelled"], ev.Skipped["insufficient"]}, []int{1, 1}) || !slices.Equal(ev.Missing, []string{"z"}) {
 		t.Errorf("skipped %v missing %v", ev.Skipped, ev.Missing)
 	}
 	rows := map[string]MethodEval{}
@@ -176,10 +187,10 @@ func checkRepoEval(t *testing.T, ev *StageEval) {
 	}
 	// Loss (−1, −3, −0.5 for a+, b−, c−): a beats b, loses to c: AUC 0.5.
 	// Ref only on a, b: −(−1)=1 > −1: AUC 1.
-	if l := rows[baselines.MethodLoss]; l.N != 3 || *l.AUC != 0.5 {
+	if l := rows[baselines.MethodLoss]; !slices.Equal([]any{l.N, *l.AUC}, []any{3, 0.5}) {
 		t.Errorf("loss row %+v", l)
 	}
-	if r := rows[baselines.MethodRef]; r.N != 2 || *r.AUC != 1 || r.TPR != 1 || r.FPR != 0 || r.Decision != "youden" {
+	if r := rows[baselines.MethodRef]; !slices.Equal([]any{r.N, *r.AUC, r.TPR, r.FPR, r.Decision}, []any{2, 1.0, 1.0, 0.0, "youden"}) {
 		t.Errorf("ref row %+v", r)
 	}
 }
@@ -196,7 +207,7 @@ func checkCombinedEval(t *testing.T, recs []RepoRecord) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := ce.Methods[0]; *m.AUC != 1 || m.TPR != 1 || m.FPR != 0 || m.Threshold != 0.5 || len(ce.Methods) != 1 {
+	if m := ce.Methods[0]; !slices.Equal([]any{*m.AUC, m.TPR, m.FPR, m.Threshold, len(ce.Methods)}, []any{1.0, 1.0, 0.0, 0.5, 1}) {
 		t.Errorf("combined %+v", ce.Methods)
 	}
 	two := append(vs, rescore.Verdict{SampleID: "s1", Model: "other"})
@@ -226,37 +237,58 @@ func TestReplayOtherCommands(t *testing.T) {
 	dir := t.TempDir()
 	ev := `{"stage":"repo","methods":[{"method":"benchchecker","n":4,"positives":2,"negatives":2,"auc":0.75,"tpr":1,"fpr":0.5,"decision":"verdict"}]}`
 	tb := `{"target":"t","summary":[{"config":"full","tpr":1,"fpr":0}],"notes":["a note"]}`
-	for name, text := range map[string]string{"eval-repo.json": ev, "eval-empty.json": `{"stage":"patch","methods":[]}`, FileTestbed: tb} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, map[string]string{"eval-repo.json": ev, "eval-empty.json": `{"stage":"patch","methods":[]}`, FileTestbed: tb})
 	var c output.Collect
 	if err := Replay(dir, &c); err != nil {
 		t.Fatal(err)
 	}
-	var kinds []string
-	for _, m := range c.Messages {
-		if m.Record == nil {
-			t.Fatalf("replay sent %+v, want records only (no manifest: no summary)", m)
-		}
-		kinds = append(kinds, m.Record.Kind)
-	}
-	if want := []string{KindStageEval, KindTestbed}; !slices.Equal(kinds, want) {
-		t.Errorf("replayed kinds %v, want %v (an evaluation without methods is not shown)", kinds, want)
+	if want := []string{KindStageEval, KindTestbed}; !slices.Equal(recordKinds(t, c.Messages), want) {
+		t.Errorf("replayed kinds %v, want %v (an evaluation without methods is not shown)", recordKinds(t, c.Messages), want)
 	}
 	p, err := BuildPage(c.Messages)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if want := []string{"evaluation", "testbed"}; !slices.Equal(sectionIDs(p), want) {
+		t.Errorf("sections %v, want %v", sectionIDs(p), want)
+	}
+	if !p.Generated.IsZero() {
+		t.Errorf("a page without a manifest has a stamp: %v", p.Generated)
+	}
+}
+
+// recordKinds is the kinds of msgs, which must all be records.
+func recordKinds(t *testing.T, msgs []output.Message) []string {
+	t.Helper()
+	var kinds []string
+	for _, m := range msgs {
+		if m.Record == nil {
+			t.Fatalf("replay sent %+v, want records only (no manifest: no summary)", m)
+		}
+		kinds = append(kinds, m.Record.Kind)
+	}
+	return kinds
+}
+
+func sectionIDs(p *report.Page) []string {
 	var ids []string
 	for _, s := range p.Sections {
 		ids = append(ids, s.ID)
 	}
-	if want := []string{"evaluation", "testbed"}; !slices.Equal(ids, want) {
-		t.Errorf("sections %v, want %v", ids, want)
-	}
-	if !p.Generated.IsZero() {
-		t.Errorf("a page without a manifest has a stamp: %v", p.Generated)
+	return ids
+}
+
+// writeFiles writes each file of files (a path under dir → its content),
+// making the folders it needs.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -130,8 +132,16 @@ func TestBuildDir(t *testing.T) {
 		t.Errorf("Repos() = %d, want 3", ix.Repos())
 	}
 	for _, w := range []string{"absent", "ignoredWord", "hiddenWord", "binaryWord", "cached", "", "1x", "shared "} {
-		if f := ix.RepoFreq(w); f != 0 {
-			t.Errorf("RepoFreq(%q) = %d, want 0", w, f)
+		checkRepoFreqs(t, ix, map[string]int{w: 0})
+	}
+}
+
+// checkRepoFreqs: ix gives each word of want its frequency.
+func checkRepoFreqs(t *testing.T, ix *Index, want map[string]int) {
+	t.Helper()
+	for w, f := range want {
+		if got := ix.RepoFreq(w); got != f {
+			t.Errorf("RepoFreq(%q) = %d, want %d", w, got, f)
 		}
 	}
 }
@@ -156,12 +166,8 @@ func TestBuildZipModules(t *testing.T) {
 	if got, want := ix.Names(), []string{"jdk/escape", "jdk/java.base", "jdk/java.sql", "jdk/top.java"}; !cmp.Equal(got, want) {
 		t.Errorf("Names() = %v, want %v", got, want)
 	}
-	for w, want := range map[string]int{"value": 3, "public": 2, "class": 2, "interface": 1, "Object": 2, "skipped": 0, "escapeWord": 1} {
-		if got := ix.RepoFreq(w); got != want {
-			t.Errorf("RepoFreq(%q) = %d, want %d", w, got, want)
-		}
-	}
-	if calls != 6 || last.Files != 6 || last.Repos != 4 || last.Bytes != last.Total || last.Total == 0 {
+	checkRepoFreqs(t, ix, map[string]int{"value": 3, "public": 2, "class": 2, "interface": 1, "Object": 2, "skipped": 0, "escapeWord": 1})
+	if !slices.Equal([]int64{int64(calls), last.Files, int64(last.Repos)}, []int64{6, 6, 4}) || last.Bytes != last.Total || last.Total == 0 {
 		t.Errorf("progress: %d calls, last %+v; want 6 calls, 6 files, 4 repos, Bytes == Total", calls, last)
 	}
 }
@@ -179,18 +185,7 @@ func TestBuildParquet(t *testing.T) {
 		{"", "x.py", "noRepo"},
 	}
 	p := filepath.Join(t.TempDir(), "stack.parquet")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := parquet.NewGenericWriter[row](f, parquet.MaxRowsPerRowGroup(2))
-	if _, err := w.Write(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	writeParquet(t, p, rows)
 	ix, err := Build(context.Background(), []Source{{Path: p}}, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -203,9 +198,31 @@ func TestBuildParquet(t *testing.T) {
 		t.Errorf("Repos() = %d, want 2", ix.Repos())
 	}
 	_, err = Build(context.Background(), []Source{{Path: p, ContentColumn: "nope"}}, Options{})
-	if !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), "nope") {
+	if !isErr(err, errs.ErrInput, "nope") {
 		t.Errorf("missing column: err = %v, want ErrInput naming the column", err)
 	}
+}
+
+// writeParquet writes rows to a Parquet file at path, two rows a group.
+func writeParquet[R any](t *testing.T, path string, rows []R) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewGenericWriter[R](f, parquet.MaxRowsPerRowGroup(2))
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
+
+// isErr reports whether err wraps target and mentions text.
+func isErr(err, target error, text string) bool {
+	return errors.Is(err, target) && strings.Contains(err.Error(), text)
 }
 
 func TestBuildErrors(t *testing.T) {
@@ -259,7 +276,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	if !cmp.Equal(ix.Names(), got.Names()) || ix.Repos() != got.Repos() {
 		t.Errorf("round trip: names %v/%v repos %d/%d", ix.Names(), got.Names(), ix.Repos(), got.Repos())
 	}
-	if got.RepoFreq("shared") != 3 || got.RepoFreq("absent") != 0 {
+	if !slices.Equal([]int{got.RepoFreq("shared"), got.RepoFreq("absent")}, []int{3, 0}) {
 		t.Errorf("loaded lookups: shared=%d absent=%d", got.RepoFreq("shared"), got.RepoFreq("absent"))
 	}
 }
@@ -289,7 +306,7 @@ func TestLoadBadFiles(t *testing.T) {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, data, 0o644)
 		_, err := Load(p)
-		if !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), p) {
+		if !isErr(err, errs.ErrInput, p) {
 			t.Errorf("Load(%s) = %v, want ErrInput naming the path", name, err)
 		}
 	}
@@ -318,7 +335,7 @@ func TestMergeEqualsUnion(t *testing.T) {
 	if m.Repos() != iu.Repos() || !cmp.Equal(m.Names(), iu.Names()) {
 		t.Errorf("merge repos %d %v, union %d %v", m.Repos(), m.Names(), iu.Repos(), iu.Names())
 	}
-	if _, err := Merge(ia, ib, ia); !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), "r1") {
+	if _, err := Merge(ia, ib, ia); !isErr(err, errs.ErrInput, "r1") {
 		t.Errorf("overlapping merge = %v, want ErrInput naming r1", err)
 	}
 	checkMergeImport(t, m)
@@ -349,7 +366,7 @@ func checkMergeImport(t *testing.T, m *Index) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m2.Repos() != 11 || m2.RepoFreq("foo") != 8 || m2.RepoFreq("new") != 1 || m2.Anonymous() != 7 {
+	if !slices.Equal([]int{m2.Repos(), m2.RepoFreq("foo"), m2.RepoFreq("new"), m2.Anonymous()}, []int{11, 8, 1, 7}) {
 		t.Errorf("merge with import: repos %d foo %d new %d anon %d", m2.Repos(), m2.RepoFreq("foo"), m2.RepoFreq("new"), m2.Anonymous())
 	}
 }
@@ -379,7 +396,7 @@ func TestImportCSV(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ix, err := ImportCSV(strings.NewReader(tt.csv), "x.csv", tt.repos)
 			if tt.err != nil {
-				if !errors.Is(err, tt.err) || !strings.Contains(err.Error(), tt.errText) {
+				if !isErr(err, tt.err, tt.errText) {
 					t.Fatalf("err = %v, want %v containing %q", err, tt.err, tt.errText)
 				}
 				return
@@ -445,11 +462,7 @@ func FuzzDecode(f *testing.F) {
 		check(data)
 		// Fix the checksum so the fuzzer reaches the payload decoder.
 		if len(data) >= headerSize+4 {
-			fixed := append([]byte(nil), data...)
-			body := fixed[:len(fixed)-4]
-			c := crc32Checksum(body)
-			fixed[len(fixed)-4], fixed[len(fixed)-3], fixed[len(fixed)-2], fixed[len(fixed)-1] = byte(c), byte(c>>8), byte(c>>16), byte(c>>24)
-			check(fixed)
+			check(withChecksum(append([]byte(nil), data...)))
 		}
 	})
 }
@@ -470,22 +483,9 @@ func TestDecodeMutations(t *testing.T) {
 		for bit := 0; bit < 8; bit++ {
 			m := append([]byte(nil), good...)
 			m[i] ^= 1 << bit
-			c := crc32Checksum(m[:len(m)-4])
-			m[len(m)-4], m[len(m)-3], m[len(m)-2], m[len(m)-1] = byte(c), byte(c>>8), byte(c>>16), byte(c>>24)
-			got, err := Decode(m, "m")
-			if err != nil {
-				if !errors.Is(err, errs.ErrInput) {
-					t.Fatalf("byte %d bit %d: %v does not wrap ErrInput", i, bit, err)
-				}
-				continue
+			if decodesConsistently(t, withChecksum(m), fmt.Sprintf("byte %d bit %d", i, bit)) {
+				decoded++
 			}
-			decoded++
-			got.Each(func(w string, f int) bool {
-				if got.RepoFreq(w) != f || f < 1 || f > got.Repos() {
-					t.Fatalf("byte %d bit %d: inconsistent %q=%d", i, bit, w, f)
-				}
-				return true
-			})
 		}
 	}
 	for n := 0; n < len(good); n++ {
@@ -494,6 +494,35 @@ func TestDecodeMutations(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d single-bit mutations still decode", decoded, 8*(len(good)-4))
+}
+
+// withChecksum sets the last four bytes of m to the CRC-32 of the rest,
+// little-endian, and returns m.
+func withChecksum(m []byte) []byte {
+	c := crc32Checksum(m[:len(m)-4])
+	m[len(m)-4], m[len(m)-3], m[len(m)-2], m[len(m)-1] = byte(c), byte(c>>8), byte(c>>16), byte(c>>24)
+	return m
+}
+
+// decodesConsistently decodes m: an error must wrap ErrInput; an index
+// must give each of its words a frequency in [1, Repos()]. It reports
+// whether m decoded.
+func decodesConsistently(t *testing.T, m []byte, what string) bool {
+	t.Helper()
+	got, err := Decode(m, "m")
+	if err != nil {
+		if !errors.Is(err, errs.ErrInput) {
+			t.Fatalf("%s: %v does not wrap ErrInput", what, err)
+		}
+		return false
+	}
+	got.Each(func(w string, f int) bool {
+		if got.RepoFreq(w) != f || f < 1 || f > got.Repos() {
+			t.Fatalf("%s: inconsistent %q=%d", what, w, f)
+		}
+		return true
+	})
+	return true
 }
 
 // FuzzWords: every word Words yields is a word (IsWord), within the

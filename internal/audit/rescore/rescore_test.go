@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,14 +56,7 @@ func TestRescoreHandChecked(t *testing.T) {
 	lp := write(t, "lb.jsonl", `{"submission":"a","date":"2024-03-01","resolved":["s1","s2","s3","s4"]}
 {"submission":"20250102_b","models":["x"],"resolved":["s5","zzz"]}
 `)
-	v, err := ReadVerdicts(vp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	subs, err := ReadLeaderboard(lp)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, subs := readInputs(t, vp, lp)
 	// s3 has no verdict: counted clean here (--unjudged clean), so the
 	// figures are the paper's optimistic ones.
 	res, err := Rescore(smallSamples(), v, subs, Options{Unjudged: UnjudgedClean})
@@ -92,31 +86,55 @@ func TestRescoreHandChecked(t *testing.T) {
 			{Year: 2025, Submissions: 1, AllRate: 1.0 / 6, CleanRate: 0.25, Drop: -0.5, ByDifficulty: []*float64{ptr(0), ptr(-0.5)}},
 		},
 	}
-	approx := cmp.Comparer(func(a, b float64) bool { d := a - b; return d < 1e-12 && d > -1e-12 })
-	if diff := cmp.Diff(want, res, approx); diff != "" {
+	if diff := cmp.Diff(want, res, cmp.Comparer(within1e12)); diff != "" {
 		t.Errorf("Rescore (-want +got):\n%s", diff)
 	}
-	if got, want := FormatCell(res.Submissions[0].Overall), "4/6 → 2/4 ↓25.0%"; got != want {
-		t.Errorf("FormatCell = %q, want %q", got, want)
-	}
-	if got, want := FormatCell(res.Submissions[1].Overall), "1/6 → 1/4 ↑50.0%"; got != want {
-		t.Errorf("FormatCell = %q, want %q", got, want)
-	}
+	checkFormatCell(t, res.Submissions[0].Overall, "4/6 → 2/4 ↓25.0%")
+	checkFormatCell(t, res.Submissions[1].Overall, "1/6 → 1/4 ↑50.0%")
 	if got := FormatCell(Cell{All: Rate{1, 2, .5}}); got != "1/2 → 0/0 n/a" {
 		t.Errorf("FormatCell(no clean) = %q", got)
 	}
 	// The drop plot shows every submission and bucket with its value.
+	checkDropPlot(t, res, ">hard<", ">20250102_b<", ">100<", ">-50<")
+	if p, err := (&Result{Submissions: res.Submissions}).DropPlot(); p != nil || err != nil {
+		t.Errorf("DropPlot without difficulty buckets = %v, %v; want nil, nil", p, err)
+	}
+}
+
+// readInputs reads the verdicts at vp and the leaderboard at lp.
+func readInputs(t *testing.T, vp, lp string) (*Verdicts, []Submission) {
+	t.Helper()
+	v, err := ReadVerdicts(vp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs, err := ReadLeaderboard(lp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, subs
+}
+
+func within1e12(a, b float64) bool { d := a - b; return d < 1e-12 && d > -1e-12 }
+
+func checkFormatCell(t *testing.T, c Cell, want string) {
+	t.Helper()
+	if got := FormatCell(c); got != want {
+		t.Errorf("FormatCell = %q, want %q", got, want)
+	}
+}
+
+// checkDropPlot: res has a drop plot whose SVG contains each of wants.
+func checkDropPlot(t *testing.T, res *Result, wants ...string) {
+	t.Helper()
 	plot, err := res.DropPlot()
 	if err != nil || plot == nil {
 		t.Fatalf("DropPlot = %v, %v", plot, err)
 	}
-	for _, want := range []string{">hard<", ">20250102_b<", ">100<", ">-50<"} {
+	for _, want := range wants {
 		if !strings.Contains(string(plot.SVG), want) {
 			t.Errorf("drop plot lacks %s", want)
 		}
-	}
-	if p, err := (&Result{Submissions: res.Submissions}).DropPlot(); p != nil || err != nil {
-		t.Errorf("DropPlot without difficulty buckets = %v, %v; want nil, nil", p, err)
 	}
 }
 
@@ -136,14 +154,7 @@ func TestUnjudgedPolicies(t *testing.T) {
 {"sample_id":"s6","model":"m","contaminated":false}
 `)
 	lp := write(t, "lb.jsonl", `{"submission":"a","date":"2024-03-01","resolved":["s1","s2","s3","s4"]}`+"\n")
-	v, err := ReadVerdicts(vp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	subs, err := ReadLeaderboard(lp)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, subs := readInputs(t, vp, lp)
 	for _, tc := range []struct{ policy, cell, label string }{
 		{"", "2/4 → 1/3 ↓33.3%", "unjudged excluded"},
 		{UnjudgedClean, "4/6 → 3/5 ↓10.0%", "unjudged counted clean"},
@@ -197,7 +208,7 @@ func checkPatchUnjudged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.Unjudged[""]["s2"] || !p.Unjudged[""]["s3"] || p.Unjudged[""]["s4"] || p.Unjudged[""]["s1"] {
+	if u := p.Unjudged[""]; !slices.Equal([]bool{u["s1"], u["s2"], u["s3"], u["s4"]}, []bool{false, true, true, false}) {
 		t.Errorf("Stage II unjudged = %v, want s2 (unknown) and s3 (not_applicable)", p.Unjudged[""])
 	}
 }
@@ -210,7 +221,7 @@ func TestPatchVerdictsAndModels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.Kind != "patch" || !v.By[""]["s1"] || v.By[""]["s2"] {
+	if !slices.Equal([]any{v.Kind, v.By[""]["s1"], v.By[""]["s2"]}, []any{"patch", true, false}) {
 		t.Fatalf("patch verdicts = %+v", v)
 	}
 	// Two models: submissions pick theirs by name.
@@ -244,6 +255,14 @@ func TestPatchVerdictsAndModels(t *testing.T) {
 	if _, err := Rescore(nil, v, subs, Options{Model: "nope"}); !errors.Is(err, errs.ErrNotFound) {
 		t.Errorf("unknown --model: %v, want ErrNotFound", err)
 	}
+}
+
+func submissionNames(subs []Submission) []string {
+	var names []string
+	for _, s := range subs {
+		names = append(names, s.Submission)
+	}
+	return names
 }
 
 func TestReadErrors(t *testing.T) {
@@ -288,7 +307,7 @@ func TestReadLeaderboardResultsJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(subs) != 1 || subs[0].Submission != "20240620_sweagent_claude3.5sonnet" || len(subs[0].Resolved) != 2 {
+	if !slices.Equal(submissionNames(subs), []string{"20240620_sweagent_claude3.5sonnet"}) || len(subs[0].Resolved) != 2 {
 		t.Fatalf("results.json = %+v", subs)
 	}
 	if tm, ok := subs[0].Time(); !ok || tm.Format("2006-01-02") != "2024-06-20" {
@@ -296,7 +315,7 @@ func TestReadLeaderboardResultsJSON(t *testing.T) {
 	}
 	arr := write(t, "lb.json", `[{"name":"n1","resolved":["a"]}]`)
 	subs, err = ReadLeaderboard(arr)
-	if err != nil || len(subs) != 1 || subs[0].Submission != "n1" {
+	if err != nil || !slices.Equal(submissionNames(subs), []string{"n1"}) {
 		t.Errorf("array = %+v, %v", subs, err)
 	}
 }
@@ -319,12 +338,9 @@ func TestEvery3Fixture(t *testing.T) {
 	sc := bufio.NewScanner(f)
 	i := 0
 	for sc.Scan() {
-		var v Verdict
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			t.Fatal(err)
-		}
-		if i < len(samples) && (v.SampleID != samples[i].ID || v.Contaminated != (i%3 == 0)) {
-			t.Fatalf("line %d: %+v, want sample %s contaminated=%v", i+1, v, samples[i].ID, i%3 == 0)
+		v := decodeVerdict(t, sc.Bytes())
+		if i < len(samples) {
+			checkEvery3(t, i, v, samples[i].ID)
 		}
 		i++
 	}
@@ -336,13 +352,31 @@ func TestEvery3Fixture(t *testing.T) {
 	}
 }
 
+func decodeVerdict(t *testing.T, line []byte) Verdict {
+	t.Helper()
+	var v Verdict
+	if err := json.Unmarshal(line, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// checkEvery3: v, on line i+1 of the every-3rd file, is the verdict of
+// sample id, contaminated iff i%3 == 0.
+func checkEvery3(t *testing.T, i int, v Verdict, id string) {
+	t.Helper()
+	if v.SampleID != id || v.Contaminated != (i%3 == 0) {
+		t.Fatalf("line %d: %+v, want sample %s contaminated=%v", i+1, v, id, i%3 == 0)
+	}
+}
+
 // TestGoldenVerifiedLeaderboard rescores the real SWE-bench Verified
 // leaderboard copy with the every-3rd-sample verdicts.
 func TestGoldenVerifiedLeaderboard(t *testing.T) {
 	bp := shareddata.Full(t, "swebench", "swebench_verified.jsonl")
 	lp := shareddata.Full(t, "swebench", "leaderboard_verified.jsonl")
 	res := rescoreEvery3(t, bp, lp)
-	if res.Samples != 500 || res.Contaminated != 167 || len(res.Submissions) != 20 || len(res.Skipped) != 0 {
+	if !slices.Equal([]int{res.Samples, res.Contaminated, len(res.Submissions), len(res.Skipped)}, []int{500, 167, 20, 0}) {
 		t.Fatalf("summary: %d samples, %d contaminated, %d submissions, %d skipped", res.Samples, res.Contaminated, len(res.Submissions), len(res.Skipped))
 	}
 	for _, s := range res.Submissions {
@@ -403,7 +437,7 @@ func checkPage(t *testing.T, res *Result, sub string) {
 func TestGoldenVendoredLeaderboard(t *testing.T) {
 	res := rescoreEvery3(t, shareddata.Vendored(t, "swebench", "swebench_verified.jsonl"), shareddata.Vendored(t, "swebench", "leaderboard_verified.jsonl"))
 	// Samples 0, 3, 6 and 9 are contaminated.
-	if res.Samples != 10 || res.Contaminated != 4 || len(res.Submissions) != 10 || len(res.Skipped) != 0 {
+	if !slices.Equal([]int{res.Samples, res.Contaminated, len(res.Submissions), len(res.Skipped)}, []int{10, 4, 10, 0}) {
 		t.Fatalf("summary: %d samples, %d contaminated, %d submissions, %d skipped", res.Samples, res.Contaminated, len(res.Submissions), len(res.Skipped))
 	}
 	for _, s := range res.Submissions {

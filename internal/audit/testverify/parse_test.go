@@ -248,19 +248,9 @@ func TestApplyPatch(t *testing.T) {
 	if err := ApplyPatch(dir, []byte(patch), diff.ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string]string{"a.txt": "one\nTWO\n", "new/n.sh": "echo hi\n", "moved.txt": "same\n"} {
-		got, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil || string(got) != want {
-			t.Errorf("%s = %q, %v; want %q", name, got, err, want)
-		}
-	}
+	checkTree(t, dir, map[string]string{"a.txt": "one\nTWO\n", "new/n.sh": "echo hi\n", "moved.txt": "same\n"}, "gone.txt", "old.txt")
 	if fi, err := os.Stat(filepath.Join(dir, "new/n.sh")); err != nil || fi.Mode().Perm() != 0o755 {
 		t.Errorf("new/n.sh mode: %v %v", fi, err)
-	}
-	for _, gone := range []string{"gone.txt", "old.txt"} {
-		if _, err := os.Stat(filepath.Join(dir, gone)); !os.IsNotExist(err) {
-			t.Errorf("%s still exists", gone)
-		}
 	}
 
 	outside := t.TempDir()
@@ -289,6 +279,23 @@ func TestApplyPatch(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(outside, "f")); string(got) != "a\n" {
 		t.Errorf("file outside the tree was modified: %q", got)
+	}
+}
+
+// checkTree: dir holds each file of want with its content, and none of
+// gone.
+func checkTree(t *testing.T, dir string, want map[string]string, gone ...string) {
+	t.Helper()
+	for name, w := range want {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || string(got) != w {
+			t.Errorf("%s = %q, %v; want %q", name, got, err, w)
+		}
+	}
+	for _, g := range gone {
+		if _, err := os.Stat(filepath.Join(dir, g)); !os.IsNotExist(err) {
+			t.Errorf("%s still exists", g)
+		}
 	}
 }
 

@@ -145,21 +145,30 @@ func TestVerify(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			v := &Verifier{Runner: runner}
 			passed, detail, err := v.Verify(ctx, f.sample, tc.repo, tc.patch)
-			if tc.wantErr != nil {
-				if !errors.Is(err, tc.wantErr) {
-					t.Fatalf("err = %v, want %v", err, tc.wantErr)
-				}
-				var ae *diff.ApplyError
-				if !errors.As(err, &ae) || ae.Hunk != 1 || !strings.Contains(err.Error(), "calc.py") || !strings.Contains(err.Error(), "hunk") {
-					t.Errorf("error %q does not name the file and hunk", err)
-				}
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			checkVerifyErr(t, err, tc.wantErr)
 			if passed != tc.wantPassed || !strings.HasPrefix(detail, tc.wantDetail) {
 				t.Errorf("Verify = %v, %q; want %v, %q…", passed, detail, tc.wantPassed, tc.wantDetail)
 			}
 		})
+	}
+}
+
+// checkVerifyErr: with want nil, err is nil; otherwise err wraps want
+// and is an *diff.ApplyError naming calc.py and hunk 1.
+func checkVerifyErr(t *testing.T, err, want error) {
+	t.Helper()
+	if want == nil {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !errors.Is(err, want) {
+		t.Fatalf("err = %v, want %v", err, want)
+	}
+	var ae *diff.ApplyError
+	if !errors.As(err, &ae) || ae.Hunk != 1 || !strings.Contains(err.Error(), "calc.py") || !strings.Contains(err.Error(), "hunk") {
+		t.Errorf("error %q does not name the file and hunk", err)
 	}
 }
 
@@ -173,7 +182,7 @@ func TestVerifyHangingTestTimesOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(results) != 1 || results[0].Passed || !results[0].TimedOut || !strings.Contains(results[0].Detail, "timed out after 2s") {
+	if len(results) != 1 || !timedOutFailure(results[0], "timed out after 2s") {
 		t.Fatalf("results = %+v, want one timed-out failure", results)
 	}
 	if el := time.Since(start); el > 30*time.Second {
@@ -183,6 +192,11 @@ func TestVerifyHangingTestTimesOut(t *testing.T) {
 	if passed || !strings.Contains(detail, "(1 timed out)") {
 		t.Errorf("Summarise = %v, %q", passed, detail)
 	}
+}
+
+// timedOutFailure reports whether r failed by timing out, saying detail.
+func timedOutFailure(r TestResult, detail string) bool {
+	return !r.Passed && r.TimedOut && strings.Contains(r.Detail, detail)
 }
 
 // prepare checks out the fixture's base commit, applies patch and returns
@@ -281,15 +295,7 @@ func TestCommandRunner(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tmpl := tc.template
-			if tc.needs != "" {
-				p, err := findPython(tc.needs)
-				if err != nil {
-					t.Skip(err)
-				}
-				tmpl = strings.ReplaceAll(tmpl, "{python}", p)
-			}
-			r, err := ParseCommand(tmpl, Options{Timeout: 60 * time.Second})
+			r, err := ParseCommand(withPython(t, tc.template, tc.needs), Options{Timeout: 60 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -305,6 +311,21 @@ func TestCommandRunner(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withPython replaces {python} in tmpl by a Python that has module needs,
+// skipping the test when there is none; with needs "" tmpl is returned
+// as it is.
+func withPython(t *testing.T, tmpl, needs string) string {
+	t.Helper()
+	if needs == "" {
+		return tmpl
+	}
+	p, err := findPython(needs)
+	if err != nil {
+		t.Skip(err)
+	}
+	return strings.ReplaceAll(tmpl, "{python}", p)
 }
 
 func TestParseCommandErrors(t *testing.T) {
@@ -347,18 +368,7 @@ func TestVerifyTestsNotRunAreInconclusive(t *testing.T) {
 	ctx := context.Background()
 	s := f.sample
 	s.Tests.PassToPass = []string{"test_calc.TestCalc.test_gone"}
-	pyt, err := findPython("pytest")
-	if err != nil {
-		t.Skip(err)
-	}
-	pytest, err := NewPytestRunner(Options{Timeout: 60 * time.Second})
-	if err != nil {
-		t.Skip(err)
-	}
-	cmd, err := ParseCommand(pyt+" -m pytest -p no:cacheprovider -q {tests}", Options{Timeout: 60 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pytest, cmd := pytestRunners(t)
 	for _, tc := range []struct {
 		name   string
 		runner Runner
@@ -374,20 +384,46 @@ func TestVerifyTestsNotRunAreInconclusive(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			v := &Verifier{Runner: tc.runner}
 			passed, detail, err := v.Verify(ctx, tc.sample, f.repo, calcPatch("a + b"))
-			if !errors.Is(err, ErrInconclusive) || passed {
-				t.Fatalf("Verify = %v, %q, %v; want inconclusive", passed, detail, err)
-			}
-			if !strings.Contains(detail, tc.want) || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("detail %q / error %q lack %q", detail, err, tc.want)
-			}
-			if !strings.Contains(detail, "output ends: ") {
-				t.Errorf("detail %q lacks the output tail", detail)
-			}
+			checkInconclusive(t, passed, detail, err, tc.want)
 		})
 	}
 	// Every test collected: a real verdict as before.
 	v := &Verifier{Runner: pytest}
 	if passed, detail, err := v.Verify(ctx, f.sample, f.repo, calcPatch("a * b")); err != nil || passed || !strings.HasPrefix(detail, "1 of 2 tests failed") {
 		t.Errorf("all collected, not a fix: %v, %q, %v", passed, detail, err)
+	}
+}
+
+// pytestRunners are the pytest runner and a command runner calling
+// pytest; the test is skipped without pytest.
+func pytestRunners(t *testing.T) (pytest, cmd Runner) {
+	t.Helper()
+	pyt, err := findPython("pytest")
+	if err != nil {
+		t.Skip(err)
+	}
+	pytest, err = NewPytestRunner(Options{Timeout: 60 * time.Second})
+	if err != nil {
+		t.Skip(err)
+	}
+	cmd, err = ParseCommand(pyt+" -m pytest -p no:cacheprovider -q {tests}", Options{Timeout: 60 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pytest, cmd
+}
+
+// checkInconclusive: the verdict is inconclusive (not passed), its detail
+// and error say want, and the detail has the output's tail.
+func checkInconclusive(t *testing.T, passed bool, detail string, err error, want string) {
+	t.Helper()
+	if !errors.Is(err, ErrInconclusive) || passed {
+		t.Fatalf("Verify = %v, %q, %v; want inconclusive", passed, detail, err)
+	}
+	if !strings.Contains(detail, want) || !strings.Contains(err.Error(), want) {
+		t.Errorf("detail %q / error %q lack %q", detail, err, want)
+	}
+	if !strings.Contains(detail, "output ends: ") {
+		t.Errorf("detail %q lacks the output tail", detail)
 	}
 }

@@ -106,11 +106,10 @@ func TestReadEmbeddedBound(t *testing.T) {
 }
 
 func TestClean(t *testing.T) {
-	if _, err := answer.Clean(" \n\t "); !errors.Is(err, answer.ErrEmpty) {
-		t.Errorf("blank answer: %v, want ErrEmpty", err)
-	}
-	if _, err := answer.Clean(""); !errors.Is(err, answer.ErrEmpty) {
-		t.Errorf("empty answer: %v, want ErrEmpty", err)
+	for name, text := range map[string]string{"blank": " \n\t ", "empty": ""} {
+		if _, err := answer.Clean(text); !errors.Is(err, answer.ErrEmpty) {
+			t.Errorf("%s answer: %v, want ErrEmpty", name, err)
+		}
 	}
 	if got, err := answer.Clean("  {\"a\": 1}\n"); err != nil || got != `{"a": 1}` {
 		t.Errorf("Clean = %q, %v", got, err)
@@ -122,13 +121,16 @@ func TestClean(t *testing.T) {
 	// is replaced, and what lies past it is not read.
 	long := strings.Repeat("é", answer.MaxLen) + "\ncan_throw_T: yes"
 	got, err := answer.Clean(long)
-	if err != nil || len(got) > answer.MaxLen+len("\uFFFD") || !utf8.ValidString(got) {
+	if err != nil || !validWithin(got, answer.MaxLen+len("\uFFFD")) {
 		t.Fatalf("long answer cleaned to %d bytes, valid %v, %v", len(got), utf8.ValidString(got), err)
 	}
 	if f, how := strict.Read(got); how != "" {
 		t.Errorf("field past MaxLen read as %q: %v", how, f)
 	}
 }
+
+// validWithin reports whether s is valid UTF-8 of at most n bytes.
+func validWithin(s string, n int) bool { return len(s) <= n && utf8.ValidString(s) }
 
 func fp(v float64) *float64 { return &v }
 

@@ -91,15 +91,7 @@ func TestErrorShapes(t *testing.T) {
 				}
 				return false
 			})
-			s, err := llm.NewSession(llm.SessionOptions{NoCache: true,
-				Retry: llm.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := s.Open(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := openNoCache(t, spec)
 			resp, err := m.Chat(context.Background(), llm.ChatRequest{Messages: []llm.Message{{Role: "user", Content: "hi"}}})
 			if f.Requests() != tc.wantRequests {
 				t.Errorf("server saw %d requests, want %d", f.Requests(), tc.wantRequests)
@@ -110,18 +102,41 @@ func TestErrorShapes(t *testing.T) {
 				}
 				return
 			}
-			var re *llm.ResponseError
-			if !errors.Is(err, tc.wantErr) || !errors.As(err, &re) {
-				t.Fatalf("err = %v, want %v and a *ResponseError", err, tc.wantErr)
-			}
-			if re.Status != tc.status || re.Reason != tc.errType || re.RequestID != "req_ant_1" {
-				t.Errorf("ResponseError = %+v, want status %d, reason %s, request id req_ant_1", re, tc.status, tc.errType)
-			}
-			if strings.Contains(err.Error(), key) {
-				t.Errorf("error %q contains the API key", err)
-			}
+			checkResponseError(t, err, tc.wantErr, tc.status, tc.errType)
 		})
 	}
+}
+
+// checkResponseError: err wraps want and is a *ResponseError with the
+// status, reason and request id of the fake's error, without the key.
+func checkResponseError(t *testing.T, err, want error, status int, errType string) {
+	t.Helper()
+	var re *llm.ResponseError
+	if !errors.Is(err, want) || !errors.As(err, &re) {
+		t.Fatalf("err = %v, want %v and a *ResponseError", err, want)
+	}
+	if re.Status != status || re.Reason != errType || re.RequestID != "req_ant_1" {
+		t.Errorf("ResponseError = %+v, want status %d, reason %s, request id req_ant_1", re, status, errType)
+	}
+	if strings.Contains(err.Error(), key) {
+		t.Errorf("error %q contains the API key", err)
+	}
+}
+
+// openNoCache opens spec in a session without a cache that tries each
+// call three times.
+func openNoCache(t *testing.T, spec string) llm.Model {
+	t.Helper()
+	s, err := llm.NewSession(llm.SessionOptions{NoCache: true,
+		Retry: llm.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.Open(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 func TestNoTextContent(t *testing.T) {

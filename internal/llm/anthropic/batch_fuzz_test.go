@@ -2,6 +2,8 @@ package anthropic
 
 import (
 	"testing"
+
+	"github.com/benchforge/benchforge/internal/llm"
 )
 
 // FuzzResultsLine feeds arbitrary results-file lines to the decoder: it must
@@ -25,14 +27,26 @@ func FuzzResultsLine(f *testing.F) {
 			t.Fatalf("one line produced %d ids", len(res))
 		}
 		for id, r := range res {
-			if (r.Resp == nil) == (r.Err == nil) {
-				t.Fatalf("id %q: want exactly one of answer and error, got %+v", id, r)
-			}
-			if r.Err != nil && len(r.Err.Error()) == 0 {
-				t.Fatalf("id %q: empty error", id)
-			}
+			checkOneOutcome(t, id, r)
 		}
 	})
+}
+
+func checkOneOutcome(t *testing.T, id string, r llm.BatchChatResult) {
+	t.Helper()
+	if (r.Resp == nil) == (r.Err == nil) {
+		t.Fatalf("id %q: want exactly one of answer and error, got %+v", id, r)
+	}
+	if r.Err != nil && len(r.Err.Error()) == 0 {
+		t.Fatalf("id %q: empty error", id)
+	}
+}
+
+// subIDParts is what parseSubID returns.
+type subIDParts struct {
+	id   string
+	i, n int
+	ok   bool
 }
 
 // FuzzSubID: a custom_id that parses re-encodes to one that parses the same.
@@ -49,7 +63,7 @@ func FuzzSubID(f *testing.F) {
 			t.Fatalf("parseSubID(%q) = %q, %d, %d", s, id, i, n)
 		}
 		id2, i2, n2, ok2 := parseSubID(subID(id, i, n))
-		if !ok2 || id2 != id || i2 != i || n2 != n {
+		if got := (subIDParts{id2, i2, n2, ok2}); got != (subIDParts{id, i, n, true}) {
 			t.Fatalf("round trip of %q: %q %d %d %v", s, id2, i2, n2, ok2)
 		}
 	})

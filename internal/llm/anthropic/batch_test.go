@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -62,7 +63,7 @@ func TestChatBatchResume(t *testing.T) {
 
 	// The failures were not cached: a normal call goes to the API, where
 	// the errored one fails the same way and the expired one succeeds.
-	if _, err := m2.Chat(ctx, reqs[3]); !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), "invalid_request_error") {
+	if _, err := m2.Chat(ctx, reqs[3]); !isErr(err, errs.ErrInput, "invalid_request_error") {
 		t.Errorf("errored request retried normally: err = %v, want the 400 invalid_request_error", err)
 	}
 	if resp, err := m2.Chat(ctx, reqs[4]); err != nil || resp.CacheHits != 0 {
@@ -72,7 +73,16 @@ func TestChatBatchResume(t *testing.T) {
 		t.Errorf("retrying the 2 failures made %d POST /v1/messages, want 2", got)
 	}
 	// Only the still-unanswered request is resubmitted.
-	if id2, n, err := s2.SubmitChatBatch(ctx, m2, reqs); id2 == "" || id2 == id || n != 1 || err != nil {
+	checkResubmit(t, ctx, s2, m2, reqs, id)
+
+}
+
+// checkResubmit: submitting reqs again makes a new batch of the one
+// still unanswered.
+func checkResubmit(t *testing.T, ctx context.Context, s *llm.Session, m llm.Model, reqs []llm.ChatRequest, old string) {
+	t.Helper()
+	id2, n, err := s.SubmitChatBatch(ctx, m, reqs)
+	if id2 == "" || id2 == old || n != 1 || err != nil {
 		t.Errorf("resubmit = %q, %d, %v; want a new batch of 1", id2, n, err)
 	}
 }
@@ -95,7 +105,7 @@ func submitThenStop(t *testing.T, ctx context.Context, dir, spec string, reqs []
 		t.Fatalf("SubmitChatBatch = %q, %d, %v; want a batch of 4", id, n, err)
 	}
 	st, err := s1.CollectBatch(ctx, m1, id)
-	if err != nil || st.Done || st.Status != "in_progress" || st.Total != 5 {
+	if err != nil || !slices.Equal([]any{st.Done, st.Status, st.Total}, []any{false, "in_progress", 5}) {
 		t.Fatalf("first poll = %+v, %v; want in_progress with 5 batch requests (N=2 counts twice)", st, err)
 	}
 	s1.Close()
@@ -112,11 +122,11 @@ func collectInNewSession(t *testing.T, ctx context.Context, f *llmtest.Anthropic
 		t.Fatal(err)
 	}
 	pending, err := s2.PendingBatches(ctx, m2)
-	if err != nil || len(pending) != 1 || pending[0] != id {
+	if err != nil || !slices.Equal(pending, []string{id}) {
 		t.Fatalf("PendingBatches = %v, %v; want [%s]", pending, err, id)
 	}
 	st, err := s2.CollectBatch(ctx, m2, id)
-	if err != nil || !st.Done || st.Status != "ended" || st.Completed != 2 || st.Failed != 2 {
+	if err != nil || !slices.Equal([]any{st.Done, st.Status, st.Completed, st.Failed}, []any{true, "ended", 2, 2}) {
 		t.Fatalf("CollectBatch = %+v, %v; want ended with 2 completed, 2 failed", st, err)
 	}
 	if pending, _ := s2.PendingBatches(ctx, m2); len(pending) != 0 {
@@ -138,7 +148,7 @@ func checkBatchAnswersCached(t *testing.T, ctx context.Context, f *llmtest.Anthr
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(resp.Choices) != max(req.N, 1) || resp.Choices[0].Text == "" || resp.CacheHits != len(resp.Choices) {
+		if !allCached(resp, max(req.N, 1)) {
 			t.Errorf("request %d: %+v, want all answers from the cache", i, resp)
 		}
 	}
@@ -150,19 +160,17 @@ func checkBatchAnswersCached(t *testing.T, ctx context.Context, f *llmtest.Anthr
 	}
 }
 
+// allCached reports whether resp has n choices, the first with text, all
+// from the cache.
+func allCached(resp *llm.ChatResponse, n int) bool {
+	return len(resp.Choices) == n && resp.Choices[0].Text != "" && resp.CacheHits == len(resp.Choices)
+}
+
 // TestChatBatchResultsErrors: the provider's results name every failed
 // request by custom_id with the API's error type and a matching sentinel.
 func TestChatBatchResultsErrors(t *testing.T) {
 	f, spec := fakeServer(t, nil)
-	f.BatchOutcome = func(id string, _ []byte) string {
-		switch {
-		case strings.HasPrefix(id, "exp__"):
-			return "expired"
-		case strings.HasPrefix(id, "can__"):
-			return "canceled"
-		}
-		return ""
-	}
+	f.BatchOutcome = outcomeByPrefix
 	b := batcher(t, spec)
 	ctx := context.Background()
 	items := []llm.BatchChat{
@@ -175,10 +183,10 @@ func TestChatBatchResultsErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.ChatBatchResults(ctx, id); !errors.Is(err, errs.ErrUnavailable) || !strings.Contains(err.Error(), "poll it again") {
+	if _, err := b.ChatBatchResults(ctx, id); !isErr(err, errs.ErrUnavailable, "poll it again") {
 		t.Errorf("results of an in-progress batch: err = %v, want ErrUnavailable saying to poll again", err)
 	}
-	if st, err := b.PollBatch(ctx, id); err != nil || !st.Done || st.Total != 6 || st.Completed != 3 || st.Failed != 3 {
+	if st, err := b.PollBatch(ctx, id); err != nil || !slices.Equal([]any{st.Done, st.Total, st.Completed, st.Failed}, []any{true, 6, 3, 3}) {
 		t.Fatalf("PollBatch = %+v, %v; want ended, 6 requests, 3 succeeded, 3 failed", st, err)
 	}
 	res, err := b.ChatBatchResults(ctx, id)
@@ -188,10 +196,7 @@ func TestChatBatchResultsErrors(t *testing.T) {
 	if len(res) != 4 {
 		t.Fatalf("results for %d ids, want 4: %+v", len(res), res)
 	}
-	if ok := res["ok"]; ok.Err != nil || len(ok.Resp.Choices) != 3 || ok.Resp.RequestID == "" || ok.Resp.Model != "claude-sonnet-4-5" ||
-		ok.Resp.Usage.CompletionTokens != 27 {
-		t.Errorf("ok = %+v (err %v); want 3 choices, a message id, the model and 3×9 output tokens", ok.Resp, ok.Err)
-	}
+	checkOKResult(t, res["ok"])
 	tests := []struct {
 		id       string
 		sentinel error
@@ -202,15 +207,41 @@ func TestChatBatchResultsErrors(t *testing.T) {
 		{"can", errs.ErrUnavailable, []string{"custom_id can__0of1", "canceled"}},
 	}
 	for _, tc := range tests {
-		r := res[tc.id]
-		if r.Resp != nil || !errors.Is(r.Err, tc.sentinel) {
-			t.Errorf("%s: %+v, want no answer and an error wrapping %v", tc.id, r, tc.sentinel)
-			continue
-		}
-		for _, w := range append(tc.want, id, "anthropic:claude-sonnet-4-5") {
-			if !strings.Contains(r.Err.Error(), w) {
-				t.Errorf("%s: error %q does not mention %q", tc.id, r.Err, w)
-			}
+		checkFailedResult(t, res[tc.id], tc.id, tc.sentinel, append(tc.want, id, "anthropic:claude-sonnet-4-5"))
+	}
+}
+
+// outcomeByPrefix expires the requests of ids exp__… and cancels those
+// of can__…; the fake answers the rest.
+func outcomeByPrefix(id string, _ []byte) string {
+	switch {
+	case strings.HasPrefix(id, "exp__"):
+		return "expired"
+	case strings.HasPrefix(id, "can__"):
+		return "canceled"
+	}
+	return ""
+}
+
+func checkOKResult(t *testing.T, ok llm.BatchChatResult) {
+	t.Helper()
+	if ok.Err != nil || len(ok.Resp.Choices) != 3 || ok.Resp.RequestID == "" || ok.Resp.Model != "claude-sonnet-4-5" ||
+		ok.Resp.Usage.CompletionTokens != 27 {
+		t.Errorf("ok = %+v (err %v); want 3 choices, a message id, the model and 3×9 output tokens", ok.Resp, ok.Err)
+	}
+}
+
+// checkFailedResult: r has no answer and an error wrapping sentinel that
+// mentions each of want.
+func checkFailedResult(t *testing.T, r llm.BatchChatResult, id string, sentinel error, want []string) {
+	t.Helper()
+	if r.Resp != nil || !errors.Is(r.Err, sentinel) {
+		t.Errorf("%s: %+v, want no answer and an error wrapping %v", id, r, sentinel)
+		return
+	}
+	for _, w := range want {
+		if !strings.Contains(r.Err.Error(), w) {
+			t.Errorf("%s: error %q does not mention %q", id, r.Err, w)
 		}
 	}
 }
@@ -255,15 +286,20 @@ func TestSubmitChatBatchRequestShape(t *testing.T) {
 		t.Fatalf("body %s: %v; want 2 requests", body, err)
 	}
 	for i, r := range got.Requests {
-		p := r.Params
 		if want := []string{"a1__0of2", "a1__1of2"}[i]; r.CustomID != want {
 			t.Errorf("request %d custom_id %q, want %q", i, r.CustomID, want)
 		}
-		if p["model"] != "claude-sonnet-4-5" || p["max_tokens"] != float64(1024) || p["temperature"] != 0.3 || p["top_p"] != 0.9 ||
-			p["system"] == nil || p["messages"] == nil || p["stop_sequences"] == nil {
-			t.Errorf("request %d params %v; want model, max_tokens, temperature, top_p, system, messages, stop_sequences", i, p)
+		if !paramsShaped(r.Params) {
+			t.Errorf("request %d params %v; want model, max_tokens, temperature, top_p, system, messages, stop_sequences", i, r.Params)
 		}
 	}
+}
+
+// paramsShaped reports whether p has the model, max_tokens, temperature
+// and top_p sent, and a system, messages and stop_sequences.
+func paramsShaped(p map[string]any) bool {
+	return p["model"] == "claude-sonnet-4-5" && p["max_tokens"] == float64(1024) && p["temperature"] == 0.3 && p["top_p"] == 0.9 &&
+		p["system"] != nil && p["messages"] != nil && p["stop_sequences"] != nil
 }
 
 func TestSubmitChatBatchUsageErrors(t *testing.T) {
@@ -284,7 +320,7 @@ func TestSubmitChatBatchUsageErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := b.SubmitChatBatch(context.Background(), tc.items)
-			if !errors.Is(err, errs.ErrUsage) || !strings.Contains(err.Error(), tc.want) {
+			if !isErr(err, errs.ErrUsage, tc.want) {
 				t.Errorf("err = %v, want ErrUsage mentioning %q", err, tc.want)
 			}
 		})
@@ -308,7 +344,7 @@ func TestResultsURLOtherOrigin(t *testing.T) {
 	b.PollBatch(ctx, id)
 	b.PollBatch(ctx, id)
 	_, err = b.ChatBatchResults(ctx, id)
-	if !errors.Is(err, errs.ErrUnavailable) || !strings.Contains(err.Error(), "192.0.2.1:9") || !strings.Contains(err.Error(), "not sent") {
+	if !isErr(err, errs.ErrUnavailable, "192.0.2.1:9", "not sent") {
 		t.Errorf("err = %v, want ErrUnavailable refusing the foreign results_url", err)
 	}
 }
@@ -350,20 +386,12 @@ func TestBatchServerAnswers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, spec := fakeServer(t, func(w http.ResponseWriter, r *http.Request, n int64) bool {
-				w.Header().Set("Content-Type", "application/json")
-				if strings.HasSuffix(r.URL.Path, "/results") {
-					w.Write([]byte(tc.results))
-				} else {
-					w.Write([]byte(strings.Replace(tc.batch, "RESULTS", `"http://`+r.Host+`/v1/messages/batches/msgbatch_1/results"`, 1)))
-				}
-				return true
-			})
+			_, spec := fakeServer(t, cannedBatch(tc.batch, tc.results))
 			b := batcher(t, spec)
 			ctx := context.Background()
 			st, err := b.PollBatch(ctx, "msgbatch_1")
 			if tc.wantPoll != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantPoll) || !errors.Is(err, errs.ErrUnavailable) {
+				if !isErr(err, errs.ErrUnavailable, tc.wantPoll) {
 					t.Fatalf("PollBatch err = %v, want ErrUnavailable mentioning %q", err, tc.wantPoll)
 				}
 				return
@@ -371,22 +399,43 @@ func TestBatchServerAnswers(t *testing.T) {
 			if err != nil || st.Done != tc.wantDone {
 				t.Fatalf("PollBatch = %+v, %v; want done=%v", st, err, tc.wantDone)
 			}
-			if !st.Done {
-				return
-			}
-			res, err := b.ChatBatchResults(ctx, "msgbatch_1")
-			if err == nil && res["a"].Err != nil {
-				err = res["a"].Err
-			}
-			if tc.wantRes == "" {
-				if err != nil || res["a"].Resp == nil || res["a"].Resp.Choices[0].Text != "hi" {
-					t.Errorf("ChatBatchResults = %+v, %v; want answer hi for a", res, err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.wantRes) {
-				t.Errorf("ChatBatchResults err = %v, want one mentioning %q", err, tc.wantRes)
+			if st.Done {
+				checkBatchResultA(t, b, tc.wantRes)
 			}
 		})
+	}
+}
+
+// cannedBatch answers every request with batch (its RESULTS replaced by
+// the server's results URL), and the results URL with results.
+func cannedBatch(batch, results string) llmtest.Hook {
+	return func(w http.ResponseWriter, r *http.Request, n int64) bool {
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasSuffix(r.URL.Path, "/results") {
+			w.Write([]byte(results))
+		} else {
+			w.Write([]byte(strings.Replace(batch, "RESULTS", `"http://`+r.Host+`/v1/messages/batches/msgbatch_1/results"`, 1)))
+		}
+		return true
+	}
+}
+
+// checkBatchResultA collects msgbatch_1: with wantRes "", request a must
+// be answered "hi"; otherwise the error (of the call or of a) must
+// mention wantRes.
+func checkBatchResultA(t *testing.T, b llm.Batcher, wantRes string) {
+	t.Helper()
+	res, err := b.ChatBatchResults(context.Background(), "msgbatch_1")
+	if err == nil && res["a"].Err != nil {
+		err = res["a"].Err
+	}
+	if wantRes == "" {
+		if err != nil || res["a"].Resp == nil || res["a"].Resp.Choices[0].Text != "hi" {
+			t.Errorf("ChatBatchResults = %+v, %v; want answer hi for a", res, err)
+		}
+		return
+	}
+	if !mentions(err, wantRes) {
+		t.Errorf("ChatBatchResults err = %v, want one mentioning %q", err, wantRes)
 	}
 }

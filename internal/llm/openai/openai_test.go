@@ -76,37 +76,7 @@ var chatReq = llm.ChatRequest{Messages: []llm.Message{{Role: "user", Content: "h
 // TestErrorPaths drives the provider through a Session against servers that
 // fail in the ways real endpoints do.
 func TestErrorPaths(t *testing.T) {
-	failFirst := func(k int64, fail func(w http.ResponseWriter)) llmtest.Hook {
-		return func(w http.ResponseWriter, r *http.Request, n int64) bool {
-			if n <= k {
-				fail(w)
-				return true
-			}
-			return false
-		}
-	}
-	hijackClose := func(w http.ResponseWriter) {
-		conn, _, err := http.NewResponseController(w).Hijack()
-		if err == nil {
-			conn.Close()
-		}
-	}
-	truncated := func(w http.ResponseWriter) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", "1000")
-		w.WriteHeader(200)
-		w.Write([]byte(`{"id":"chatcmpl-1","choices":[`))
-	}
-	tests := []struct {
-		name         string
-		hook         llmtest.Hook
-		timeout      time.Duration
-		wantRequests int64
-		wantErr      error // nil: success
-		wantStatus   int   // of the *ResponseError, when wantErr != nil
-		minElapsed   time.Duration
-		maxElapsed   time.Duration
-	}{
+	tests := []errorPath{
 		{name: "429 Retry-After seconds", wantRequests: 2, minElapsed: time.Second,
 			hook: failFirst(1, func(w http.ResponseWriter) {
 				w.Header().Set("Retry-After", "1")
@@ -194,12 +164,7 @@ func TestErrorPaths(t *testing.T) {
 			if got := f.Requests(); got != tc.wantRequests {
 				t.Errorf("server saw %d requests, want %d", got, tc.wantRequests)
 			}
-			if elapsed < tc.minElapsed {
-				t.Errorf("took %v, want at least %v (Retry-After honoured)", elapsed, tc.minElapsed)
-			}
-			if tc.maxElapsed > 0 && elapsed > tc.maxElapsed {
-				t.Errorf("took %v, want at most %v", elapsed, tc.maxElapsed)
-			}
+			tc.checkElapsed(t, elapsed)
 			if tc.wantErr == nil {
 				if err != nil {
 					t.Fatalf("Chat: %v", err)
@@ -209,23 +174,83 @@ func TestErrorPaths(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, tc.wantErr) {
-				t.Fatalf("err = %v, want %v", err, tc.wantErr)
-			}
-			if tc.wantStatus != 0 {
-				var re *llm.ResponseError
-				if !errors.As(err, &re) {
-					t.Fatalf("err = %v, want a *llm.ResponseError", err)
-				}
-				if re.Status != tc.wantStatus || re.Provider != m.ID() || re.Op != "chat" {
-					t.Errorf("ResponseError = %+v, want status %d from %s chat", re, tc.wantStatus, m.ID())
-				}
-				if re.RequestID == "" && re.Status != 0 {
-					t.Errorf("ResponseError has no request id: %v", re)
-				}
-			}
+			tc.checkErr(t, err, m.ID())
 		})
 	}
+}
+
+// errorPath is a server failure TestErrorPaths drives a Chat call into.
+type errorPath struct {
+	name         string
+	hook         llmtest.Hook
+	timeout      time.Duration
+	wantRequests int64
+	wantErr      error // nil: success
+	wantStatus   int   // of the *ResponseError, when wantErr != nil
+	minElapsed   time.Duration
+	maxElapsed   time.Duration
+}
+
+// checkElapsed: the call took at least minElapsed and, if set, at most
+// maxElapsed.
+func (tc errorPath) checkElapsed(t *testing.T, elapsed time.Duration) {
+	t.Helper()
+	if elapsed < tc.minElapsed {
+		t.Errorf("took %v, want at least %v (Retry-After honoured)", elapsed, tc.minElapsed)
+	}
+	if tc.maxElapsed > 0 && elapsed > tc.maxElapsed {
+		t.Errorf("took %v, want at most %v", elapsed, tc.maxElapsed)
+	}
+}
+
+// checkErr: err wraps wantErr and, when wantStatus is set, is a
+// *ResponseError of that status from model id's chat with a request id.
+func (tc errorPath) checkErr(t *testing.T, err error, id string) {
+	t.Helper()
+	if !errors.Is(err, tc.wantErr) {
+		t.Fatalf("err = %v, want %v", err, tc.wantErr)
+	}
+	if tc.wantStatus == 0 {
+		return
+	}
+	var re *llm.ResponseError
+	if !errors.As(err, &re) {
+		t.Fatalf("err = %v, want a *llm.ResponseError", err)
+	}
+	if re.Status != tc.wantStatus || re.Provider != id || re.Op != "chat" {
+		t.Errorf("ResponseError = %+v, want status %d from %s chat", re, tc.wantStatus, id)
+	}
+	if re.RequestID == "" && re.Status != 0 {
+		t.Errorf("ResponseError has no request id: %v", re)
+	}
+}
+
+// failFirst fails the first k requests with fail and lets the rest
+// through to the fake.
+func failFirst(k int64, fail func(w http.ResponseWriter)) llmtest.Hook {
+	return func(w http.ResponseWriter, r *http.Request, n int64) bool {
+		if n <= k {
+			fail(w)
+			return true
+		}
+		return false
+	}
+}
+
+// hijackClose drops the connection without an answer.
+func hijackClose(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err == nil {
+		conn.Close()
+	}
+}
+
+// truncated answers 200 with a body shorter than its Content-Length.
+func truncated(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", "1000")
+	w.WriteHeader(200)
+	w.Write([]byte(`{"id":"chatcmpl-1","choices":[`))
 }
 
 func TestKeyHandling(t *testing.T) {
@@ -276,7 +301,7 @@ func TestParams(t *testing.T) {
 	if _, err := m.Score(context.Background(), llm.ScoreRequest{Prompt: "a b", Continuation: " c"}); err != nil {
 		t.Fatal(err)
 	}
-	if got["echo"] != true || got["max_tokens"] != float64(0) || got["logprobs"] != float64(0) || got["prompt"] != "a b c" {
+	if !hasParams(got, map[string]any{"echo": true, "max_tokens": 0.0, "logprobs": 0.0, "prompt": "a b c"}) {
 		t.Errorf("score request = %v, want echo, max_tokens 0, logprobs 0, prompt %q", got, "a b c")
 	}
 	if _, err := m.Generate(context.Background(), llm.GenerateRequest{Prompt: "p", MaxTokens: 4, Temperature: 0.5,
@@ -291,6 +316,16 @@ func TestParams(t *testing.T) {
 	if _, ok := got["logprobs"]; ok {
 		t.Errorf("generate request without Logprobs sent logprobs: %v", got)
 	}
+}
+
+// hasParams reports whether got holds every key of want with its value.
+func hasParams(got, want map[string]any) bool {
+	for k, v := range want {
+		if got[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // decode reads a request's JSON body and puts it back for the next handler.
