@@ -36,11 +36,16 @@ type Trees struct {
 // perKey is how many versions of one file are kept as bases.
 const perKey = 8
 
+// keptBytes bounds the source text of the kept versions: a kept version
+// costs about a dozen times its text in tree-sitter's and Go's memory.
+const keptBytes = 2 << 20
+
 // kept is the cache's content, apart from Trees so that a cleanup can free
 // its C trees once the Trees is unreachable.
 type kept struct {
 	byKey map[string][]*list.Element // most recent first
 	lru   *list.List                 // of *baseTree, most recent at the front
+	bytes int64                      // source text kept
 }
 
 // baseTree is a parsed tree kept for the next versions of its key.
@@ -70,7 +75,7 @@ func (k *kept) free() {
 	for e := k.lru.Front(); e != nil; e = e.Next() {
 		deleteTree(e.Value.(*baseTree).tree)
 	}
-	k.byKey, k.lru = map[string][]*list.Element{}, list.New()
+	k.byKey, k.lru, k.bytes = map[string][]*list.Element{}, list.New(), 0
 }
 
 // Close frees every kept tree.
@@ -229,10 +234,11 @@ func (ts *Trees) put(b *baseTree) {
 		}
 	}
 	ts.byKey[b.key] = append([]*list.Element{ts.lru.PushFront(b)}, ts.byKey[b.key]...)
+	ts.bytes += int64(len(b.src))
 	if l := ts.byKey[b.key]; len(l) > perKey {
 		ts.drop(redundant(l))
 	}
-	for ts.lru.Len() > ts.max {
+	for ts.lru.Len() > ts.max || ts.bytes > keptBytes && ts.lru.Len() > 1 {
 		ts.drop(ts.lru.Back())
 	}
 }
@@ -261,6 +267,7 @@ func redundant(l []*list.Element) *list.Element {
 // drop removes e from the cache and frees its tree.
 func (ts *Trees) drop(e *list.Element) {
 	b := ts.lru.Remove(e).(*baseTree)
+	ts.bytes -= int64(len(b.src))
 	l := ts.byKey[b.key]
 	for i := range l {
 		if l[i] == e {
