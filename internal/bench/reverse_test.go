@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/benchforge/benchforge/internal/shareddata"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // git runs git in dir with fixed identities and dates.
@@ -39,16 +40,6 @@ func write(t *testing.T, dir, name, content string) {
 	}
 }
 
-// TestReverseDiffMatchesGit compares reverseDiff of a real `git diff`
-// with `git diff HEAD HEAD~1` over modifications, additions, deletions, a rename
-// with edits, a mode change and a missing final newline.
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // letterLines is n lines "line a", "line b", ... each followed by tag.
 func letterLines(n int, tag string) string {
 	var b strings.Builder
@@ -74,12 +65,12 @@ func TestReverseDiffMatchesGit(t *testing.T) {
 	git(t, dir, "commit", "-q", "-m", "v1")
 
 	write(t, dir, "src/A.java", "class A {\n  int f() {\n    if (x == null) return 0;\n    return 2;\n  }\n  int g() { return 3; }\n}\n")
-	must(t, os.Remove(filepath.Join(dir, "src/Gone.java")))
+	testcheck.Must(t, os.Remove(filepath.Join(dir, "src/Gone.java")))
 	write(t, dir, "src/New.java", "class New {}\n")
-	must(t, os.Remove(filepath.Join(dir, "src/Old Name.txt")))
+	testcheck.Must(t, os.Remove(filepath.Join(dir, "src/Old Name.txt")))
 	write(t, dir, "src/b/New Name.txt", strings.Replace(letterLines(20, ""), "line c\n", "line C!\n", 1))
 	write(t, dir, "src/nonl.txt", "one\nTWO\nthree")
-	must(t, os.Chmod(filepath.Join(dir, "run.sh"), 0o755))
+	testcheck.Must(t, os.Chmod(filepath.Join(dir, "run.sh"), 0o755))
 	write(t, dir, "src/-- dashes.txt", "--- a\n+++ b\nkeep\n")
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-q", "-m", "v2")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchforge/benchforge/internal/testcheck"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -51,16 +52,9 @@ func checkApplyBothWays(t *testing.T, fd *FileDiff, old, want string) {
 	}
 }
 
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 func writeFile(t *testing.T, path, content string) {
 	t.Helper()
-	must(t, os.WriteFile(path, []byte(content), 0o644))
+	testcheck.Must(t, os.WriteFile(path, []byte(content), 0o644))
 }
 
 // TestGitFixtures builds a repository with every kind of change git
@@ -89,10 +83,10 @@ func TestGitFixtures(t *testing.T) {
 	write("nonl.txt", "a\nb\n")
 	write("new.txt", "fresh\nlines\n")
 	write("caf\u00e9 \"q\".txt", "y\n")
-	must(t, os.Remove(filepath.Join(dir, "gone.txt")))
-	must(t, os.Rename(filepath.Join(dir, "move.txt"), filepath.Join(dir, "moved.txt")))
+	testcheck.Must(t, os.Remove(filepath.Join(dir, "gone.txt")))
+	testcheck.Must(t, os.Rename(filepath.Join(dir, "move.txt"), filepath.Join(dir, "moved.txt")))
 	write("moved.txt", big+"tail changed\n")
-	must(t, os.Chmod(filepath.Join(dir, "mode.sh"), 0o755))
+	testcheck.Must(t, os.Chmod(filepath.Join(dir, "mode.sh"), 0o755))
 	gitRun(t, dir, "add", "-A")
 	patch := gitRun(t, dir, "diff", "--cached", "-M")
 	files := mustParse(t, patch)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/code"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // jdkSourceBudget is how many bytes of java.base sources the benchmark reads.
@@ -79,7 +80,7 @@ func BenchmarkJDKParseMetrics(b *testing.B) {
 		methods := 0
 		for _, s := range srcs {
 			f, err := code.Parse(code.LangJava, "jdk.java", s)
-			must(b, err)
+			testcheck.Must(b, err)
 			methods += len(OfFile(f))
 			f.Close()
 		}

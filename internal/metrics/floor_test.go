@@ -9,6 +9,7 @@ import (
 	tsjava "github.com/tree-sitter/tree-sitter-java/bindings/go"
 
 	"github.com/benchforge/benchforge/internal/code"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // BenchmarkMetricsFloor compares the metrics of every method of java.base
@@ -21,7 +22,7 @@ func BenchmarkMetricsFloor(b *testing.B) {
 	srcs := jdkSources(b, jdkSourceBudget/4)
 	p := ts.NewParser()
 	defer p.Close()
-	must(b, p.SetLanguage(ts.NewLanguage(tsjava.Language())))
+	testcheck.Must(b, p.SetLanguage(ts.NewLanguage(tsjava.Language())))
 	floor := func() {
 		for _, s := range srcs {
 			p.Parse(s, nil).Close()
@@ -30,7 +31,7 @@ func BenchmarkMetricsFloor(b *testing.B) {
 	full := func() {
 		for _, s := range srcs {
 			f, err := code.Parse(code.LangJava, "jdk.java", s)
-			must(b, err)
+			testcheck.Must(b, err)
 			OfFile(f)
 			f.Close()
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/code"
 	"github.com/benchforge/benchforge/internal/errs"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // javaMethod is hand-counted below.
@@ -32,7 +33,7 @@ const javaMethod = `public static int parse(String s, Object o, int[] xs) {
 
 func TestOfMethodSourceJava(t *testing.T) {
 	m, err := OfMethodSource([]byte(javaMethod))
-	must(t, err)
+	testcheck.Must(t, err)
 	want := Metrics{
 		// 17 lines, none blank.
 		PLOC: 17,
@@ -92,7 +93,7 @@ func TestJavaSwitchAndReturnNull(t *testing.T) {
     return k > 1 ? "a" : null;
 }`
 	m, err := OfMethodSource([]byte(src))
-	must(t, err)
+	testcheck.Must(t, err)
 	// Cyclomatic: 1 + case 1 + case 2 + case 3 + if + ?: = 6 (default adds none).
 	// Nesting: synchronized(1) > if(2); switch(1).
 	// LLOC: switch is an expression node in tree-sitter, not counted;
@@ -129,7 +130,7 @@ const pyFile = `class Stack:
 
 func TestOfFilePython(t *testing.T) {
 	f, err := code.Parse(code.LangPython, "stack.py", []byte(pyFile))
-	must(t, err)
+	testcheck.Must(t, err)
 	ms := OfFile(f)
 	if len(ms) != 1 {
 		t.Fatalf("got %d methods, want 1", len(ms))

@@ -9,14 +9,16 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 func TestWriteReplacesAtomicallyWithFileMode(t *testing.T) {
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
 	path := filepath.Join(t.TempDir(), "sub", "f.json")
-	must(t, WriteJSON(path, map[string]int{"a": 1}))
-	must(t, WriteFile(path, []byte("two\n")))
+	testcheck.Must(t, WriteJSON(path, map[string]int{"a": 1}))
+	testcheck.Must(t, WriteFile(path, []byte("two\n")))
 	st, err := os.Stat(path)
 	if err != nil || st.Mode().Perm() != 0o644 {
 		t.Fatalf("stat %v, %v; want mode 0644", st, err)
@@ -35,13 +37,6 @@ func TestWriteReplacesAtomicallyWithFileMode(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
 		t.Errorf("directory holds %d entries, want the file alone", len(ents))
-	}
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/fidelity/fidelitytest"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 func smallOpts() Options {
@@ -28,12 +29,12 @@ func smallData() ([]corpus.Pair, []corpus.Seed) {
 func TestGolden(t *testing.T) {
 	pairs, seeds := smallData()
 	res, err := Run(context.Background(), pairs, seeds, smallOpts())
-	must(t, err)
+	testcheck.Must(t, err)
 	golden.CheckString(t, filepath.Join("testdata", "small.md"), res.Report.Markdown())
 	b, err := json.Marshal(res.Report)
-	must(t, err)
+	testcheck.Must(t, err)
 	var back Report
-	must(t, json.Unmarshal(b, &back))
+	testcheck.Must(t, json.Unmarshal(b, &back))
 	if d := cmp.Diff(res.Report.Markdown(), back.Markdown()); d != "" {
 		t.Errorf("markdown after JSON round trip differs:\n%s", d)
 	}
@@ -42,7 +43,7 @@ func TestGolden(t *testing.T) {
 	}
 	// Re-analysing the written predictions reproduces the report.
 	again, err := Analyze(context.Background(), res.Predictions, res.Seeds, AnalyzeOptions{Bootstrap: 200})
-	must(t, err)
+	testcheck.Must(t, err)
 	if d := cmp.Diff(res.Report.Results, again.Results); d != "" {
 		t.Errorf("Analyze(predictions) differs from Run's report:\n%s", d)
 	}
@@ -68,15 +69,15 @@ func TestProvenanceExclusion(t *testing.T) {
 		t.Errorf("kept %v (dropped %d), want [4 5] (4):\n%s", keep, dropped, d)
 	}
 	_, err := table.SourceBugs(corpus.Pair{PairID: "syn-9", ExampleBugIDs: []string{"Math-2#0", "Lang-99#0"}})
-	checkErrIs(t, "missing id", err, errs.ErrInput)
-	checkErrSays(t, "missing id", err, "syn-9")
-	checkErrSays(t, "missing id", err, "Lang-99#0")
+	testcheck.ErrIs(t, "missing id", err, errs.ErrInput)
+	testcheck.ErrSays(t, "missing id", err, "syn-9")
+	testcheck.ErrSays(t, "missing id", err, "Lang-99#0")
 	// Run refuses a corpus with an unmapped id.
 	ps, ss := smallData()
 	ps[7].ExampleBugIDs = append(ps[7].ExampleBugIDs, "Nowhere-1#0")
 	_, err = Run(context.Background(), ps, ss, smallOpts())
-	checkErrIs(t, "Run with an unmapped id", err, errs.ErrInput)
-	checkErrSays(t, "Run with an unmapped id", err, ps[7].PairID)
+	testcheck.ErrIs(t, "Run with an unmapped id", err, errs.ErrInput)
+	testcheck.ErrSays(t, "Run with an unmapped id", err, ps[7].PairID)
 }
 
 func TestNoLeakIntoTraining(t *testing.T) {
@@ -85,7 +86,7 @@ func TestNoLeakIntoTraining(t *testing.T) {
 	pairs, seeds := smallData()
 	prov := sourceBugsOf(t, NewProvenanceTable(seeds), pairs)
 	folds, err := MakeFolds(seeds, 3, 42, true)
-	must(t, err)
+	testcheck.Must(t, err)
 	for f := range 3 {
 		held := heldOut(folds, f)
 		keep, dropped := Exclude(prov, held)
@@ -104,7 +105,7 @@ func sourceBugsOf(t *testing.T, table ProvenanceTable, pairs []corpus.Pair) [][]
 	var prov [][]string
 	for _, p := range pairs {
 		sbs, err := table.SourceBugs(p)
-		must(t, err)
+		testcheck.Must(t, err)
 		prov = append(prov, sbs)
 	}
 	return prov
@@ -134,7 +135,7 @@ func checkNoneHeld(t *testing.T, what string, sbs []string, held map[string]bool
 func TestFolds(t *testing.T) {
 	_, seeds := smallData()
 	a, err := MakeFolds(seeds, 3, 42, true)
-	must(t, err)
+	testcheck.Must(t, err)
 	b, _ := MakeFolds(seeds, 3, 42, true)
 	if d := cmp.Diff(a, b); d != "" {
 		t.Errorf("same seed, different folds:\n%s", d)
@@ -146,9 +147,9 @@ func TestFolds(t *testing.T) {
 	checkFoldsCover(t, seeds, a)
 	checkFoldsStratified(t, a, 3)
 	_, err = MakeFolds(seeds, 1, 42, true)
-	checkErrIs(t, "1 fold", err, errs.ErrUsage)
+	testcheck.ErrIs(t, "1 fold", err, errs.ErrUsage)
 	_, err = MakeFolds(seeds[:2], 3, 42, true)
-	checkErrIs(t, "more folds than source bugs", err, errs.ErrUsage)
+	testcheck.ErrIs(t, "more folds than source bugs", err, errs.ErrUsage)
 }
 
 // checkFoldsCover checks that the folds assign every source bug exactly
@@ -194,10 +195,10 @@ func TestDeterminism(t *testing.T) {
 	opt := smallOpts()
 	opt.NoSweep = true
 	a, err := Run(context.Background(), pairs, seeds, opt)
-	must(t, err)
+	testcheck.Must(t, err)
 	opt.Workers = 1
 	b, err := Run(context.Background(), pairs, seeds, opt)
-	must(t, err)
+	testcheck.Must(t, err)
 	if d := cmp.Diff(a.Predictions, b.Predictions); d != "" {
 		t.Errorf("predictions depend on workers:\n%s", d)
 	}
@@ -211,7 +212,7 @@ func TestLengthRuleAndImport(t *testing.T) {
 		{BugID: "d", Exception: corpus.ClassCast, BuggyTokens: 5, FixedTokens: 9},
 	}
 	rep, err := Analyze(context.Background(), LengthRule(seeds), seeds, AnalyzeOptions{Bootstrap: 100})
-	must(t, err)
+	testcheck.Must(t, err)
 	row := rep.Results[0]
 	if row.Mean != 0.625 || *row.ResidualMean != 0.25 || rep.ResidualPairs != 2 {
 		t.Errorf("length rule: accuracy %v residual %v (n=%d), want 0.625, 0.25, 2", row.Mean, *row.ResidualMean, rep.ResidualPairs)
@@ -223,9 +224,9 @@ func TestLengthRuleAndImport(t *testing.T) {
 		{Task: Isolated, Model: "codebert", BugID: "b", Side: "fixed", Score: 0.6},
 	}
 	got, err := ImportPredictions(ext, seeds)
-	must(t, err)
+	testcheck.Must(t, err)
 	rep, err = Analyze(context.Background(), got, seeds, AnalyzeOptions{Bootstrap: 100})
-	must(t, err)
+	testcheck.Must(t, err)
 	// Positives 0.9, 0.4 vs negatives 0.2, 0.6: 3 of 4 orderings → 0.75.
 	if rep.Results[0].Mean != 0.75 || rep.Results[0].Training != LeaveSeedsOut {
 		t.Errorf("imported AUC = %+v, want 0.75", rep.Results[0])
@@ -238,6 +239,6 @@ func TestLengthRuleAndImport(t *testing.T) {
 	}
 	for i, p := range bad {
 		_, err := ImportPredictions([]Prediction{p}, seeds)
-		checkErrIs(t, fmt.Sprintf("bad prediction %d", i), err, errs.ErrInput)
+		testcheck.ErrIs(t, fmt.Sprintf("bad prediction %d", i), err, errs.ErrInput)
 	}
 }

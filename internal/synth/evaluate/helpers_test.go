@@ -1,28 +1,10 @@
 package evaluate
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"testing"
 )
-
-// must stops the test at once on an error.
-func must(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// checkEq reports what when got differs from want.
-func checkEq[T comparable](t testing.TB, what string, got, want T) {
-	t.Helper()
-	if got != want {
-		t.Errorf("%s = %v, want %v", what, got, want)
-	}
-}
 
 func near(a *float64, b float64) bool { return a != nil && math.Abs(*a-b) < 1e-12 }
 
@@ -39,20 +21,4 @@ func showFloat(p *float64) string {
 		return "unset"
 	}
 	return fmt.Sprint(*p)
-}
-
-// checkErrIs reports what when err does not wrap target.
-func checkErrIs(t testing.TB, what string, err, target error) {
-	t.Helper()
-	if !errors.Is(err, target) {
-		t.Errorf("%s: err %v, want %v", what, err, target)
-	}
-}
-
-// checkErrSays reports what when err is nil or its text lacks sub.
-func checkErrSays(t testing.TB, what string, err error, sub string) {
-	t.Helper()
-	if err == nil || !strings.Contains(err.Error(), sub) {
-		t.Errorf("%s: err %v, want one saying %q", what, err, sub)
-	}
 }

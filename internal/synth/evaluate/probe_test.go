@@ -20,6 +20,7 @@ import (
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // openai, ngram
 	"github.com/benchforge/benchforge/internal/ngram/ngramtest"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -146,7 +147,7 @@ func probeSession(t *testing.T, cacheDir string) *llm.Session {
 	t.Helper()
 	s, err := llm.NewSession(llm.SessionOptions{CacheDir: cacheDir, NoCache: cacheDir == "",
 		Retry: llm.RetryPolicy{MaxAttempts: 1}})
-	must(t, err)
+	testcheck.Must(t, err)
 	t.Cleanup(func() { s.Close() })
 	return s
 }
@@ -156,14 +157,14 @@ func probeSession(t *testing.T, cacheDir string) *llm.Session {
 func scriptedModel(t *testing.T, s *llm.Session, srv *httptest.Server) llm.Model {
 	t.Helper()
 	inner, err := llm.Open("openai:scripted@"+srv.URL+"/v1", llm.Options{})
-	must(t, err)
+	testcheck.Must(t, err)
 	return s.Wrap(llm.Spec{Provider: "openai", Model: "scripted"}, renamed{inner, "openai:scripted"})
 }
 
 func openModel(t *testing.T, s *llm.Session, spec string) llm.Model {
 	t.Helper()
 	m, err := s.Open(spec)
-	must(t, err)
+	testcheck.Must(t, err)
 	return m
 }
 
@@ -178,7 +179,7 @@ func TestProbeScripted(t *testing.T) {
 	m := scriptedModel(t, s, srv)
 	dir := t.TempDir()
 	run, err := RunProbes(context.Background(), []llm.Model{m}, seeds, ProbeOptions{Log: filepath.Join(dir, ProbeLogFile), Workers: 3})
-	must(t, err)
+	testcheck.Must(t, err)
 	if run.Asked != 24 || run.Resumed != 0 || len(run.Records) != 24 {
 		t.Fatalf("asked %d, resumed %d, %d records; want 24, 0, 24", run.Asked, run.Resumed, len(run.Records))
 	}
@@ -188,7 +189,7 @@ func TestProbeScripted(t *testing.T) {
 		}
 	}
 	rep, preds, err := AnalyzeWithProbes(context.Background(), LengthRule(infos), infos, run.Records, AnalyzeOptions{Bootstrap: 200})
-	must(t, err)
+	testcheck.Must(t, err)
 	if len(rep.Probes) != 2 {
 		t.Fatalf("%d probe rows", len(rep.Probes))
 	}
@@ -214,12 +215,12 @@ func checkScriptedRows(t *testing.T, iso, pair ProbeRow) {
 	checkNear(t, "isolated precision", iso.Precision, 5.0/7)
 	checkNear(t, "isolated F1", iso.F1, 50.0/65)
 	checkNear(t, "isolated defective share", iso.DefectiveShare, 0.7)
-	checkEq(t, "isolated note", iso.Note, "")
+	testcheck.Eq(t, "isolated note", iso.Note, "")
 	if iso.CI == nil {
 		t.Errorf("isolated row without a CI: %+v", iso)
 	}
 	checkRowCounts(t, pair, ProbeRow{Task: PairTask, Asked: 12, Unparseable: 1, N: 11, Correct: 8})
-	checkEq(t, "pair residual n", pair.ResidualN, 3)
+	testcheck.Eq(t, "pair residual n", pair.ResidualN, 3)
 	checkNear(t, "pair accuracy", pair.Accuracy, 8.0/11)
 	checkNear(t, "pair accuracy buggy first", pair.AccBuggyFirst, 1)
 	checkNear(t, "pair accuracy fixed first", pair.AccFixedFirst, 0.4)
@@ -295,9 +296,9 @@ func checkProbePredictions(t *testing.T, preds []Prediction, model string) {
 func checkProbeRoundTrip(t *testing.T, rep *Report) {
 	t.Helper()
 	b, err := json.Marshal(rep)
-	must(t, err)
+	testcheck.Must(t, err)
 	var back Report
-	must(t, json.Unmarshal(b, &back))
+	testcheck.Must(t, json.Unmarshal(b, &back))
 	if got := probeMarkdown(&back); got != probeMarkdown(rep) {
 		t.Errorf("probe tables after a JSON round trip differ:\n%s", got)
 	}
@@ -333,10 +334,10 @@ func TestProbeResume(t *testing.T) {
 		t.Fatalf("after the failure: %d answers logged, %d calls; want 7, 8", len(recs), calls)
 	}
 	run, calls, err := pass(0)
-	must(t, err)
+	testcheck.Must(t, err)
 	checkPass(t, "resumed pass", run, calls, passCounts{Calls: 17, Asked: 17, Resumed: 7, Records: 24})
 	run, calls, err = pass(0)
-	must(t, err)
+	testcheck.Must(t, err)
 	checkPass(t, "third pass", run, calls, passCounts{Calls: 0, Asked: 0, Resumed: 24, Records: 24})
 	checkLoggedOnce(t, log, 24)
 }
@@ -356,7 +357,7 @@ func checkPass(t *testing.T, what string, run *ProbeRun, calls int64, want passC
 func checkLoggedOnce(t *testing.T, log string, want int) {
 	t.Helper()
 	recs, err := jsonl.ReadFile[ProbeRecord](log)
-	must(t, err)
+	testcheck.Must(t, err)
 	keys := map[string]bool{}
 	for _, r := range recs {
 		if keys[ProbeKey(r)] {
@@ -364,7 +365,7 @@ func checkLoggedOnce(t *testing.T, log string, want int) {
 		}
 		keys[ProbeKey(r)] = true
 	}
-	checkEq(t, "answers in the log", len(recs), want)
+	testcheck.Eq(t, "answers in the log", len(recs), want)
 }
 
 // renamed gives a provider model a fixed id (the scripted server's port
@@ -390,7 +391,7 @@ func TestProbeNgram(t *testing.T) {
 		s := probeSession(t, cache)
 		m := openModel(t, s, "ngram:"+path)
 		run, err := RunProbes(context.Background(), []llm.Model{m}, seeds, ProbeOptions{Log: filepath.Join(t.TempDir(), ProbeLogFile), MaxTokens: 24})
-		must(t, err)
+		testcheck.Must(t, err)
 		return run, s.Manifest()
 	}
 	run, man := pass()
@@ -404,7 +405,7 @@ func TestProbeNgram(t *testing.T) {
 		t.Errorf("second pass: %d calls, %d cache hits; want 0 and 12", man2.Calls, man2.CacheHits)
 	}
 	for i := range run.Records {
-		checkEq(t, fmt.Sprintf("cached answer %d", i), run2.Records[i].Raw, run.Records[i].Raw)
+		testcheck.Eq(t, fmt.Sprintf("cached answer %d", i), run2.Records[i].Raw, run.Records[i].Raw)
 	}
 }
 
@@ -428,7 +429,7 @@ func checkNgramRecords(t *testing.T, recs []ProbeRecord, model string) {
 func checkNgramAnalysis(t *testing.T, recs []ProbeRecord, infos []SeedInfo) {
 	t.Helper()
 	preds, rows, err := ProbeAnalysis(context.Background(), recs, infos, AnalyzeOptions{Bootstrap: 50})
-	must(t, err)
+	testcheck.Must(t, err)
 	parsed := 0
 	for _, row := range rows {
 		if row.Asked != 6 || row.N+row.Unparseable != row.Asked {
@@ -448,30 +449,30 @@ func TestProbeErrors(t *testing.T) {
 	ctx, models := context.Background(), []llm.Model{m}
 	log := filepath.Join(t.TempDir(), ProbeLogFile)
 	_, err := RunProbes(ctx, models, seeds, ProbeOptions{})
-	checkErrIs(t, "no log", err, errs.ErrUsage)
+	testcheck.ErrIs(t, "no log", err, errs.ErrUsage)
 	dup := append(append([]corpus.Seed(nil), seeds...), seeds[0])
 	_, err = RunProbes(ctx, models, dup, ProbeOptions{Log: log})
-	checkErrIs(t, "duplicate seed", err, errs.ErrInput)
+	testcheck.ErrIs(t, "duplicate seed", err, errs.ErrInput)
 	_, err = RunProbes(ctx, models, seeds, ProbeOptions{Log: log, Tasks: []string{"triage"}})
-	checkErrIs(t, "unknown task", err, errs.ErrUsage)
+	testcheck.ErrIs(t, "unknown task", err, errs.ErrUsage)
 	// A log written under other prompts is refused, not mixed in.
 	old := ProbeRecord{Model: m.ID(), Task: Isolated, BugID: seeds[0].BugID, Side: "buggy", Prompt: "probe-v0", PromptHash: "0ld", Raw: "yes"}
-	must(t, jsonl.Rewrite(log, []ProbeRecord{old}))
+	testcheck.Must(t, jsonl.Rewrite(log, []ProbeRecord{old}))
 	_, err = RunProbes(ctx, models, seeds, ProbeOptions{Log: log})
-	checkErrIs(t, "stale prompts", err, errs.ErrUsage)
-	checkErrSays(t, "stale prompts", err, "probe-v0")
+	testcheck.ErrIs(t, "stale prompts", err, errs.ErrUsage)
+	testcheck.ErrSays(t, "stale prompts", err, "probe-v0")
 	// Only the pair task; an answer naming an unknown seed is refused by
 	// the analysis.
 	run, err := RunProbes(ctx, models, seeds, ProbeOptions{Log: filepath.Join(t.TempDir(), ProbeLogFile), Tasks: []string{PairTask}})
-	must(t, err)
+	testcheck.Must(t, err)
 	if len(run.Records) != 12 {
 		t.Fatalf("pair only: %d records, want 12", len(run.Records))
 	}
 	_, rows, err := ProbeAnalysis(ctx, run.Records, infos, AnalyzeOptions{Bootstrap: 50})
-	must(t, err)
-	checkEq(t, "pair-only row task", onlyRow(t, "pair-only", rows).Task, PairTask)
+	testcheck.Must(t, err)
+	testcheck.Eq(t, "pair-only row task", onlyRow(t, "pair-only", rows).Task, PairTask)
 	_, _, err = ProbeAnalysis(ctx, run.Records, infos[1:], AnalyzeOptions{})
-	checkErrIs(t, "unknown seed", err, errs.ErrInput)
+	testcheck.ErrIs(t, "unknown seed", err, errs.ErrInput)
 	checkOneClass(t, seeds, infos)
 }
 
@@ -483,13 +484,13 @@ func checkOneClass(t *testing.T, seeds []corpus.Seed, infos []SeedInfo) {
 	one := []ProbeRecord{{Model: "m", Task: Isolated, BugID: seeds[0].BugID, Side: "buggy", Defective: &yes},
 		{Model: "m", Task: Isolated, BugID: seeds[0].BugID, Side: "fixed", Unparseable: "empty answer"}}
 	preds, rows, err := ProbeAnalysis(context.Background(), one, infos, AnalyzeOptions{Bootstrap: 50})
-	must(t, err)
-	checkEq(t, "one class: predictions", len(preds), 0)
+	testcheck.Must(t, err)
+	testcheck.Eq(t, "one class: predictions", len(preds), 0)
 	r := onlyRow(t, "one class", rows)
 	if r.Note == "" || r.Specificity != nil {
 		t.Errorf("one class: note %q, specificity %s; want a note and no specificity", r.Note, showFloat(r.Specificity))
 	}
-	checkEq(t, "one class: unparseable", r.Unparseable, 1)
+	testcheck.Eq(t, "one class: unparseable", r.Unparseable, 1)
 	checkNear(t, "one class: recall", r.Recall, 1)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/fidelity/fidelitytest"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 func smallCorpus() ([]corpus.Pair, []corpus.Seed) {
@@ -28,13 +29,13 @@ func TestGolden(t *testing.T) {
 	pairs[5].BuggyMethod = seeds[5].BuggyMethod
 	pairs[5].ErrorType = seeds[5].Exception
 	r, err := Run(context.Background(), pairs, seeds, Options{Fixed: true, Workers: 2})
-	must(t, err)
+	testcheck.Must(t, err)
 	golden.CheckString(t, filepath.Join("testdata", "small.md"), r.Markdown())
 	if len(r.Skipped) != 1 {
 		t.Fatalf("skipped = %+v, want the fixed method of %s", r.Skipped, pairs[3].PairID)
 	}
-	checkEq(t, "skipped id", r.Skipped[0].ID, pairs[3].PairID)
-	checkEq(t, "skipped side", r.Skipped[0].Side, "fixed")
+	testcheck.Eq(t, "skipped id", r.Skipped[0].ID, pairs[3].PairID)
+	testcheck.Eq(t, "skipped side", r.Skipped[0].Side, "fixed")
 	if r.Distance.Exact < 1 {
 		t.Errorf("exact reproductions = %d, want ≥ 1 (pair %s copies seed %s)", r.Distance.Exact, pairs[5].PairID, seeds[5].BugID)
 	}
@@ -43,9 +44,9 @@ func TestGolden(t *testing.T) {
 	}
 	// The JSON round trip renders the same Markdown (--render-only).
 	b, err := json.Marshal(r)
-	must(t, err)
+	testcheck.Must(t, err)
 	var back Report
-	must(t, json.Unmarshal(b, &back))
+	testcheck.Must(t, json.Unmarshal(b, &back))
 	if d := cmp.Diff(r.Markdown(), back.Markdown()); d != "" {
 		t.Errorf("markdown after JSON round trip differs:\n%s", d)
 	}
@@ -66,20 +67,20 @@ func TestReferenceRule(t *testing.T) {
 	seeds = append(seeds, corpus.Seed{BugID: "c", Exception: corpus.ClassCast}, corpus.Seed{BugID: "u", Exception: corpus.ClassCast})
 	lloc = append(lloc, 99, -1)
 	in, ref, err := referenceSet(seeds, lloc, nil)
-	must(t, err)
+	testcheck.Must(t, err)
 	want := []bool{true, true, true, true, true, true, true, true, false, true, false}
 	if d := cmp.Diff(want, in); d != "" {
 		t.Errorf("membership (-want +got):\n%s", d)
 	}
-	checkEq(t, "reference n", ref.N, 9)
+	testcheck.Eq(t, "reference n", ref.N, 9)
 	if len(ref.Excluded) != 1 || ref.Excluded[0].BugID != "ni" || ref.Excluded[0].Fence != 13 {
 		t.Errorf("reference excluded %+v, want ni over the fence 13", ref.Excluded)
 	}
 	in, ref, err = referenceSet(seeds, lloc, []string{"na", "c"})
-	must(t, err)
-	checkEq(t, "explicit list: membership of na, nb, c", [3]bool{in[0], in[1], in[9]}, [3]bool{true, false, true})
-	checkEq(t, "explicit list: n", ref.N, 2)
-	checkEq(t, "explicit list: rule", ref.Rule, "file")
+	testcheck.Must(t, err)
+	testcheck.Eq(t, "explicit list: membership of na, nb, c", [3]bool{in[0], in[1], in[9]}, [3]bool{true, false, true})
+	testcheck.Eq(t, "explicit list: n", ref.N, 2)
+	testcheck.Eq(t, "explicit list: rule", ref.Rule, "file")
 	if _, _, err := referenceSet(seeds, lloc, []string{"nope"}); !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("unknown id: %v, want ErrInput naming it", err)
 	}
@@ -115,12 +116,12 @@ func TestNearestSeedMatchesBruteForce(t *testing.T) {
 	var sm []seedMethod
 	for i, s := range seeds {
 		m, err := Measure(s.BuggyMethod)
-		must(t, err)
+		testcheck.Must(t, err)
 		sm = append(sm, seedMethod{s.BugID, "buggy", i%3 != 0, fingerprintOf(m.Tokens)})
 	}
 	for _, p := range pairs[:30] {
 		m, err := Measure(p.BuggyMethod)
-		must(t, err)
+		testcheck.Must(t, err)
 		fp := fingerprintOf(m.Tokens)
 		got := nearestSeed(fp, sm)
 		want := bruteNearest(fp, sm)

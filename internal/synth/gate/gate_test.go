@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // longMethod is a method of n statements whose names derive from tag, so
@@ -74,7 +75,7 @@ func gateFixture() ([]corpus.Seed, []corpus.Candidate) {
 func TestGates(t *testing.T) {
 	seeds, cands := gateFixture()
 	res, err := Run(context.Background(), cands, seeds, Options{Workers: 2})
-	must(t, err)
+	testcheck.Must(t, err)
 	got := map[string]string{}
 	for _, r := range res.Rejected {
 		if _, dup := got[r.ID]; !dup {
@@ -122,7 +123,7 @@ func checkGolden(t *testing.T, name string, res *Result) {
 		Rejections []Rejection   `json:"rejections"`
 	}{res, res.Accepted, res.Rejected}
 	got, err := json.MarshalIndent(out, "", "  ")
-	must(t, err)
+	testcheck.Must(t, err)
 	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
@@ -141,8 +142,8 @@ func TestStripComments(t *testing.T) {
 func TestFilesRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	res, err := Run(context.Background(), []corpus.Candidate{cand("a", corpus.NullPointer, longMethod("a", 5, false), longMethod("a", 5, true))}, nil, Options{})
-	must(t, err)
-	must(t, WriteOutputs(dir, res))
+	testcheck.Must(t, err)
+	testcheck.Must(t, WriteOutputs(dir, res))
 	b, err := os.ReadFile(filepath.Join(dir, PairsFile))
 	if err != nil || !strings.Contains(string(b), `"pair_id":"a"`) {
 		t.Fatalf("pairs.jsonl = %q, %v", b, err)
@@ -163,7 +164,7 @@ func TestAcceptedPairKeepsSource(t *testing.T) {
 	plain := cand("plain", npe, longMethod("tau", 9, false), longMethod("tau", 9, true))
 	plain.Source = &corpus.CandidateSource{File: "java.base/java/util/A.java"}
 	res, err := Run(context.Background(), []corpus.Candidate{real, plain}, nil, Options{})
-	must(t, err)
+	testcheck.Must(t, err)
 	if len(res.Accepted) != 2 {
 		t.Fatalf("accepted %d, rejected %+v", len(res.Accepted), res.Rejected)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 func writeLog(t *testing.T, path, model, rubric string, verdicts []string, types []string) {
@@ -17,7 +18,7 @@ func writeLog(t *testing.T, path, model, rubric string, verdicts []string, types
 	for i, v := range verdicts {
 		recs = append(recs, Record{PairID: fmt.Sprintf("p%02d", i), ErrorType: types[i], Model: model, Rubric: rubric, Initial: v, Verdict: v})
 	}
-	must(t, jsonl.Rewrite(path, recs))
+	testcheck.Must(t, jsonl.Rewrite(path, recs))
 }
 
 // loadSources loads the judgement logs at the paths under dir.
@@ -26,7 +27,7 @@ func loadSources(t *testing.T, dir string, paths ...string) []*Source {
 	var srcs []*Source
 	for _, p := range paths {
 		s, err := LoadSource(filepath.Join(dir, p))
-		must(t, err)
+		testcheck.Must(t, err)
 		srcs = append(srcs, s)
 	}
 	return srcs
@@ -61,32 +62,32 @@ func TestAgree(t *testing.T) {
 	writeLog(t, filepath.Join(dir, "w.jsonl"), "openai:flash", RubricWhole, []string{A, R, R, A, R, R, R, R, R, R}, types)
 	srcs := loadSources(t, dir, "a.jsonl", "b.jsonl", "run2/a.jsonl", "w.jsonl")
 	ag, err := Agree(srcs)
-	must(t, err)
+	testcheck.Must(t, err)
 	if ag.Acceptance[0].Rubric != RubricWhole || ag.Acceptance[0].Accepted != 2 {
 		t.Errorf("whole-method acceptance first: %+v", ag.Acceptance[0])
 	}
 	ab := pairRow(t, ag, srcs[0], srcs[1], "all")
 	abNoISE := pairRow(t, ag, srcs[0], srcs[1], "excl. "+corpus.IllegalState)
 	rep := pairRow(t, ag, srcs[0], srcs[2], "all")
-	checkEq(t, "a vs b: n", ab.N, 9)
-	checkEq(t, "a vs b: dropped", ab.Dropped, 1)
+	testcheck.Eq(t, "a vs b: n", ab.N, 9)
+	testcheck.Eq(t, "a vs b: dropped", ab.Dropped, 1)
 	checkNear(t, "a vs b: agreement", ab.Agree, 7.0/9)
 	checkNear(t, "a vs b: kappa", kappaOf(ab), 20.0/38)
-	checkEq(t, "a vs b: repeated", ab.Repeated, false)
-	checkEq(t, "a vs b excl. ISE: n", abNoISE.N, 8)
+	testcheck.Eq(t, "a vs b: repeated", ab.Repeated, false)
+	testcheck.Eq(t, "a vs b excl. ISE: n", abNoISE.N, 8)
 	checkNear(t, "a vs b excl. ISE: agreement", abNoISE.Agree, 7.0/8)
-	checkEq(t, "repeated run: repeated", rep.Repeated, true)
-	checkEq(t, "repeated run: n", rep.N, 10)
+	testcheck.Eq(t, "repeated run: repeated", rep.Repeated, true)
+	testcheck.Eq(t, "repeated run: n", rep.N, 10)
 	checkNear(t, "repeated run: agreement", rep.Agree, 0.9)
 	if srcs[0].Label == srcs[2].Label {
 		t.Errorf("repeated runs share the label %q", srcs[0].Label)
 	}
 	_, err = Agree(srcs[:1])
-	checkErrIs(t, "one source", err, errs.ErrUsage)
+	testcheck.ErrIs(t, "one source", err, errs.ErrUsage)
 	mixed := filepath.Join(dir, "mixed.jsonl")
-	must(t, jsonl.Rewrite(mixed, []Record{{PairID: "x", Model: "m1", Rubric: RubricPatch}, {PairID: "y", Model: "m2", Rubric: RubricPatch}}))
+	testcheck.Must(t, jsonl.Rewrite(mixed, []Record{{PairID: "x", Model: "m1", Rubric: RubricPatch}, {PairID: "y", Model: "m2", Rubric: RubricPatch}}))
 	_, err = LoadSource(mixed)
-	checkErrIs(t, "mixed log", err, errs.ErrInput)
+	testcheck.ErrIs(t, "mixed log", err, errs.ErrInput)
 }
 
 // kappaOf is a row's κ, NaN for a row without one.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // BenchmarkRunScripted measures the judge's own cost per pair — prompt
@@ -16,11 +17,11 @@ func BenchmarkRunScripted(b *testing.B) {
 	_, url := scripted(b, script)
 	s := newSessionB(b)
 	m, err := s.Open("openai:judge-a@" + url)
-	must(b, err)
+	testcheck.Must(b, err)
 	r, err := s.Open("openai:repairer@" + url)
-	must(b, err)
+	testcheck.Must(b, err)
 	j, err := New(m, r, Options{Now: fixedNow})
-	must(b, err)
+	testcheck.Must(b, err)
 	valid := testPairs[:7]
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

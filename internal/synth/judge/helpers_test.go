@@ -1,7 +1,6 @@
 package judge
 
 import (
-	"errors"
 	"math"
 	"net/http/httptest"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	_ "github.com/benchforge/benchforge/internal/llm/providers"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/judge/judgetest"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // fixedNow stamps records in tests.
@@ -146,14 +146,14 @@ func newSession(t *testing.T, cacheDir string) *llm.Session {
 	t.Helper()
 	opts := llm.SessionOptions{CacheDir: cacheDir, NoCache: cacheDir == "", Retry: llm.RetryPolicy{MaxAttempts: 1}}
 	s, err := llm.NewSession(opts)
-	must(t, err)
+	testcheck.Must(t, err)
 	t.Cleanup(func() { s.Close() })
 	return s
 }
 
 func newSessionB(b *testing.B) *llm.Session {
 	s, err := llm.NewSession(llm.SessionOptions{NoCache: true, Retry: llm.RetryPolicy{MaxAttempts: 1}})
-	must(b, err)
+	testcheck.Must(b, err)
 	b.Cleanup(func() { s.Close() })
 	return s
 }
@@ -161,24 +161,8 @@ func newSessionB(b *testing.B) *llm.Session {
 func open(t *testing.T, s *llm.Session, spec string) llm.Model {
 	t.Helper()
 	m, err := s.Open(spec)
-	must(t, err)
+	testcheck.Must(t, err)
 	return m
-}
-
-// must stops the test at once on an error.
-func must(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// checkEq reports what when got differs from want.
-func checkEq[T comparable](t testing.TB, what string, got, want T) {
-	t.Helper()
-	if got != want {
-		t.Errorf("%s = %v, want %v", what, got, want)
-	}
 }
 
 // checkNear reports what when got is not within 1e-12 of want (or NaN).
@@ -186,13 +170,5 @@ func checkNear(t testing.TB, what string, got, want float64) {
 	t.Helper()
 	if !(math.Abs(got-want) <= 1e-12) {
 		t.Errorf("%s = %v, want %v", what, got, want)
-	}
-}
-
-// checkErrIs reports what when err does not wrap target.
-func checkErrIs(t testing.TB, what string, err, target error) {
-	t.Helper()
-	if !errors.Is(err, target) {
-		t.Errorf("%s: err %v, want %v", what, err, target)
 	}
 }

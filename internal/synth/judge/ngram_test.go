@@ -7,6 +7,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/ngram/ngramtest"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // TestNgramServerPlumbing runs a pass against benchforge's own n-gram LM
@@ -22,10 +23,10 @@ func TestNgramServerPlumbing(t *testing.T) {
 	pass := func() (*Summary, string, int64, int64) {
 		s := newSession(t, cache)
 		j, err := New(open(t, s, spec), open(t, s, spec), Options{MaxTokens: 40, Now: fixedNow})
-		must(t, err)
+		testcheck.Must(t, err)
 		dir := t.TempDir()
 		sum, err := Run(context.Background(), j, pairs, dir, RunOptions{})
-		must(t, err)
+		testcheck.Must(t, err)
 		man := s.Manifest()
 		return sum, dir, man.Calls, man.CacheHits
 	}
@@ -34,7 +35,7 @@ func TestNgramServerPlumbing(t *testing.T) {
 		t.Errorf("first pass: %d calls, %d cache hits", calls, hits)
 	}
 	recs, err := jsonl.ReadFile[Record](filepath.Join(dir, JudgementsFile))
-	must(t, err)
+	testcheck.Must(t, err)
 	if len(recs) != len(pairs) || sum.Core+sum.Excluded != len(pairs) {
 		t.Fatalf("%d records, summary %+v", len(recs), sum)
 	}

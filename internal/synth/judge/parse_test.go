@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/golden"
+	"github.com/benchforge/benchforge/internal/testcheck"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -33,7 +34,7 @@ func TestParseRecordedAnswers(t *testing.T) {
 	got := map[string]parsedAnswer{}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
-		must(t, err)
+		testcheck.Must(t, err)
 		name := filepath.Base(f)
 		var pa parsedAnswer
 		switch {
@@ -58,7 +59,7 @@ func TestParseRecordedAnswers(t *testing.T) {
 	enc, _ := json.MarshalIndent(got, "", "  ")
 	b := golden.Read(t, path, append(enc, '\n'))
 	var want map[string]parsedAnswer
-	must(t, json.Unmarshal(b, &want))
+	testcheck.Must(t, json.Unmarshal(b, &want))
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("readings differ from %s (-want +got):\n%s", path, d)
 	}

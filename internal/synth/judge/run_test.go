@@ -18,6 +18,7 @@ import (
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/judge/judgetest"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 func newJudge(t *testing.T, judge, repair string, sessDir string, rubric string) *Judge {
@@ -25,7 +26,7 @@ func newJudge(t *testing.T, judge, repair string, sessDir string, rubric string)
 	s := newSession(t, sessDir)
 	var rm = open(t, s, judge)
 	j, err := New(rm, nil, Options{Rubric: rubric, Now: fixedNow})
-	must(t, err)
+	testcheck.Must(t, err)
 	if repair != "" {
 		if j, err = New(rm, open(t, s, repair), Options{Rubric: rubric, Now: fixedNow}); err != nil {
 			t.Fatal(err)
@@ -43,7 +44,7 @@ func TestRunScripted(t *testing.T) {
 	j := newJudge(t, "openai:judge-a@"+url, "openai:repairer@"+url, t.TempDir(), "")
 	dir := t.TempDir()
 	sum, err := Run(context.Background(), j, testPairs, dir, RunOptions{Workers: 2})
-	must(t, err)
+	testcheck.Must(t, err)
 	checkVerdicts(t, dir)
 	// Stage 1 once per valid pair plus once per gated repair; Stage 2 only
 	// after a confirming Stage 1; exactly one repair per Stage 2 rejection.
@@ -55,14 +56,14 @@ func TestRunScripted(t *testing.T) {
 	checkCore(t, dir)
 	checkExcluded(t, dir, sum)
 	md, err := os.ReadFile(filepath.Join(dir, TableFile))
-	must(t, err)
+	testcheck.Must(t, err)
 	md = []byte(strings.ReplaceAll(string(md), url, "URL"))
 	golden.Check(t, "testdata/table7.golden.md", md)
 
 	// A rerun finds everything judged: no model call, same outputs.
 	before := srv.Calls(judgetest.Stage1)
 	sum2, err := Run(context.Background(), j, testPairs, dir, RunOptions{})
-	must(t, err)
+	testcheck.Must(t, err)
 	if sum2.Resumed != len(testPairs) || sum2.JudgedNow != 0 || srv.Calls(judgetest.Stage1) != before {
 		t.Errorf("rerun judged again: %+v", sum2)
 	}
@@ -73,7 +74,7 @@ func TestRunScripted(t *testing.T) {
 func checkVerdicts(t *testing.T, dir string) {
 	t.Helper()
 	recs, err := jsonl.ReadFile[Record](filepath.Join(dir, JudgementsFile))
-	must(t, err)
+	testcheck.Must(t, err)
 	got := map[string][3]string{}
 	for _, r := range recs {
 		got[r.PairID] = [3]string{r.Initial, r.Verdict, r.Category}
@@ -101,7 +102,7 @@ func checkVerdicts(t *testing.T, dir string) {
 func checkCore(t *testing.T, dir string) {
 	t.Helper()
 	core, err := jsonl.ReadFile[corpus.Pair](filepath.Join(dir, CoreFile))
-	must(t, err)
+	testcheck.Must(t, err)
 	if ids := pairIDs(core); !slices.Equal(ids, []string{"p-accept", "p-repair-ok", "p-ise"}) {
 		t.Fatalf("core = %+v", core)
 	}
@@ -110,8 +111,8 @@ func checkCore(t *testing.T, dir string) {
 		t.Errorf("accepted judgement (-want +got):\n%s", d)
 	}
 	checkRepaired(t, core[1], testPairs[1])
-	checkEq(t, "ISE pair flags", core[2].Flags, corpus.Flags{ISELowConfidence: true, FixIntroducesLabel: true})
-	checkEq(t, "NPE pair flags", core[0].Flags, corpus.Flags{})
+	testcheck.Eq(t, "ISE pair flags", core[2].Flags, corpus.Flags{ISELowConfidence: true, FixIntroducesLabel: true})
+	testcheck.Eq(t, "NPE pair flags", core[0].Flags, corpus.Flags{})
 }
 
 func pairIDs(ps []corpus.Pair) []string {
@@ -139,15 +140,15 @@ func checkRepaired(t *testing.T, p, orig corpus.Pair) {
 func checkExcluded(t *testing.T, dir string, sum *Summary) {
 	t.Helper()
 	ex, err := jsonl.ReadFile[Excluded](filepath.Join(dir, ExcludedFile))
-	must(t, err)
-	checkEq(t, "excluded records", len(ex), 5)
-	checkEq(t, "summary counts", [3]int{sum.Core, sum.Excluded, sum.JudgedNow}, [3]int{3, 5, 8})
+	testcheck.Must(t, err)
+	testcheck.Eq(t, "excluded records", len(ex), 5)
+	testcheck.Eq(t, "summary counts", [3]int{sum.Core, sum.Excluded, sum.JudgedNow}, [3]int{3, 5, 8})
 	for _, e := range ex {
 		if e.Reason == "" || e.Category == "" {
 			t.Errorf("excluded record without category or reason: %+v", e)
 		}
 	}
-	checkEq(t, "flag counts (ISE low confidence, fix introduces label)", [2]int{sum.Flags.ISELowConfidence, sum.Flags.FixIntroducesLabel}, [2]int{1, 1})
+	testcheck.Eq(t, "flag counts (ISE low confidence, fix introduces label)", [2]int{sum.Flags.ISELowConfidence, sum.Flags.FixIntroducesLabel}, [2]int{1, 1})
 }
 
 // TestNoRepairModel: without --repair-with a Stage 2 failure is excluded
@@ -156,7 +157,7 @@ func TestNoRepairModel(t *testing.T) {
 	srv, url := scripted(t, script)
 	j := newJudge(t, "openai:judge-a@"+url, "", "", "")
 	sum, err := Run(context.Background(), j, testPairs[:4], t.TempDir(), RunOptions{})
-	must(t, err)
+	testcheck.Must(t, err)
 	if srv.Calls(judgetest.Repair) != 0 || sum.Core != 1 {
 		t.Errorf("repairs %d, summary %+v", srv.Calls(judgetest.Repair), sum)
 	}
@@ -171,7 +172,7 @@ func TestWholeMethodRubric(t *testing.T) {
 	srv, url := scripted(t, script)
 	j := newJudge(t, "openai:judge-a@"+url, "", "", RubricWhole)
 	sum, err := Run(context.Background(), j, testPairs, t.TempDir(), RunOptions{})
-	must(t, err)
+	testcheck.Must(t, err)
 	if srv.Calls(judgetest.Whole) != 7 || srv.Calls(judgetest.Stage1) != 0 {
 		t.Errorf("calls: whole %d, stage1 %d", srv.Calls(judgetest.Whole), srv.Calls(judgetest.Stage1))
 	}
@@ -216,7 +217,7 @@ func TestResumeAfterCancel(t *testing.T) {
 		t.Fatalf("cancelled run kept %d records, want some but not all", n)
 	}
 	sum, err := Run(context.Background(), j, testPairs, dir, RunOptions{})
-	must(t, err)
+	testcheck.Must(t, err)
 	if sum.Resumed != n || sum.Resumed+sum.JudgedNow != len(testPairs) {
 		t.Errorf("resume: %+v after %d records", sum, n)
 	}
@@ -255,7 +256,7 @@ func countShown(prompt string, perPair map[string]*atomic.Int32) {
 func judgedPairs(t *testing.T, dir string) (map[string]int, int) {
 	t.Helper()
 	recs, err := jsonl.ReadFile[Record](filepath.Join(dir, JudgementsFile))
-	must(t, err)
+	testcheck.Must(t, err)
 	seen := map[string]int{}
 	for _, r := range recs {
 		seen[r.PairID]++

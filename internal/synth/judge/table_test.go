@@ -7,6 +7,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // TestTable7PaperCounts rebuilds rxsynth Table 7 from records carrying its
@@ -34,13 +35,13 @@ func TestTable7PaperCounts(t *testing.T) {
 	}
 	tb := BuildTable(recs)
 	tot := tb.Total
-	checkEq(t, "totals (judged, initial valid, repair candidates, repair accepted, excluded, final)",
+	testcheck.Eq(t, "totals (judged, initial valid, repair candidates, repair accepted, excluded, final)",
 		[6]int{tot.Judged, tot.InitialValid, tot.RepairCandidates, tot.RepairAccepted, tot.Excluded, tot.Final},
 		[6]int{4900, 4112, 168, 163, 625, 4275})
-	checkEq(t, "rates", fmt.Sprintf("%.1f %.1f", 100*tot.InitialRate, 100*tot.FinalRate), "83.9 87.2")
+	testcheck.Eq(t, "rates", fmt.Sprintf("%.1f %.1f", 100*tot.InitialRate, 100*tot.FinalRate), "83.9 87.2")
 	golden.Check(t, "testdata/table7_paper.golden.md", []byte(tb.Markdown()))
 	b, err := json.MarshalIndent(tb.Rows[len(tb.Rows)-1], "", "  ")
-	must(t, err)
+	testcheck.Must(t, err)
 	golden.Check(t, "testdata/table7_paper_ise_row.golden.json", append(b, '\n'))
 }
 

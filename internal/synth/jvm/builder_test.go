@@ -15,6 +15,7 @@ import (
 	_ "github.com/benchforge/benchforge/internal/llm/providers" // openai
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/judge/judgetest"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // scripted serves OpenAI chat completions answering each harness prompt
@@ -43,10 +44,10 @@ func newScripted(t *testing.T, answers map[string]string) (*scripted, llm.Model)
 	hs := httptest.NewServer(s.srv)
 	t.Cleanup(hs.Close)
 	sess, err := llm.NewSession(llm.SessionOptions{CacheDir: t.TempDir()})
-	must(t, err)
+	testcheck.Must(t, err)
 	t.Cleanup(func() { sess.Close() })
 	m, err := sess.Open("openai:builder-test@" + hs.URL + "/v1")
-	must(t, err)
+	testcheck.Must(t, err)
 	return s, m
 }
 
@@ -83,7 +84,7 @@ func pairsByID(t *testing.T, ids ...string) []corpus.Pair {
 func readExecutions(t *testing.T, path string) map[string]Execution {
 	t.Helper()
 	recs, err := jsonl.ReadFile[Execution](path)
-	must(t, err)
+	testcheck.Must(t, err)
 	out := map[string]Execution{}
 	for _, e := range recs {
 		if _, dup := out[e.PairID]; dup {
@@ -108,11 +109,11 @@ func TestHarnessDiffAided(t *testing.T) {
 		"make":   `{"inputs": []}`,
 	})
 	b, err := NewBuilder(m, RegimeDiffAided, nil)
-	must(t, err)
+	testcheck.Must(t, err)
 	pairs := pairsByID(t, "npe-valid", "nfe-valid", "aioobe-valid", "cce-valid", "sioobe-valid", "iae-valid")
 	out := t.TempDir()
 	s, err := RunModel(context.Background(), pairs, out, b, opts)
-	must(t, err)
+	testcheck.Must(t, err)
 	if s.Path != filepath.Join(out, "harness-diff-aided.jsonl") || s.Verified != len(pairs) || srv.calls() != len(pairs) {
 		t.Fatalf("summary %+v after %d calls", s, srv.calls())
 	}
@@ -140,31 +141,31 @@ func checkModelRecords(t *testing.T, got map[string]Execution, regime string, wa
 func checkDiffAidedInputs(t *testing.T, got map[string]Execution) {
 	t.Helper()
 	npe := got["npe-valid"] // len(null) alone
-	checkEq(t, "npe-valid trigger", inputOf(npe.C), "len(null)")
-	checkEq(t, "npe-valid vectors", npe.Candidates, 1)
+	testcheck.Eq(t, "npe-valid trigger", inputOf(npe.C), "len(null)")
+	testcheck.Eq(t, "npe-valid vectors", npe.Candidates, 1)
 	nfe := got["nfe-valid"] // the non-triggering input must run and not confirm
-	checkEq(t, "nfe-valid inputs tried", nfe.InputsTried, 1)
-	checkEq(t, "nfe-valid status", nfe.Status, StatusUnconfirmed)
+	testcheck.Eq(t, "nfe-valid inputs tried", nfe.InputsTried, 1)
+	testcheck.Eq(t, "nfe-valid status", nfe.Status, StatusUnconfirmed)
 	aioobe := got["aioobe-valid"] // the vector that does not compile dropped alone
-	checkEq(t, "aioobe-valid compiled", aioobe.Compile.OK, true)
-	checkEq(t, "aioobe-valid vectors", aioobe.Candidates, 1)
-	checkContains(t, "aioobe-valid input 0 dropped", aioobe.Harness.Inputs[0].Dropped, "does not compile: compiler.err")
-	checkEq(t, "aioobe-valid input 1 dropped", aioobe.Harness.Inputs[1].Dropped, "")
-	checkEq(t, "aioobe-valid trigger", inputOf(aioobe.C), "last(new int[]{1, 2})")
+	testcheck.Eq(t, "aioobe-valid compiled", aioobe.Compile.OK, true)
+	testcheck.Eq(t, "aioobe-valid vectors", aioobe.Candidates, 1)
+	testcheck.Contains(t, "aioobe-valid input 0 dropped", aioobe.Harness.Inputs[0].Dropped, "does not compile: compiler.err")
+	testcheck.Eq(t, "aioobe-valid input 1 dropped", aioobe.Harness.Inputs[1].Dropped, "")
+	testcheck.Eq(t, "aioobe-valid trigger", inputOf(aioobe.C), "last(new int[]{1, 2})")
 	cce := got["cce-valid"]
 	if cce.Harness.Unparseable == "" {
 		t.Errorf("cce-valid: prose answer not recorded as unparseable")
 	}
-	checkEq(t, "cce-valid calls", cce.Calls, 0)
-	checkPrefix(t, "cce-valid reason", cce.Reason, ReasonUnparseable)
+	testcheck.Eq(t, "cce-valid calls", cce.Calls, 0)
+	testcheck.Prefix(t, "cce-valid reason", cce.Reason, ReasonUnparseable)
 	sioobe := got["sioobe-valid"]
-	checkEq(t, "sioobe-valid parsed", sioobe.Harness.Parsed, "fenced")
-	checkContains(t, "sioobe-valid input 0 dropped", sioobe.Harness.Inputs[0].Dropped, "2 arguments for 1")
-	checkContains(t, "sioobe-valid input 1 dropped", sioobe.Harness.Inputs[1].Dropped, "assigns")
-	checkEq(t, "sioobe-valid trigger", inputOf(sioobe.C), `first3("ab")`)
+	testcheck.Eq(t, "sioobe-valid parsed", sioobe.Harness.Parsed, "fenced")
+	testcheck.Contains(t, "sioobe-valid input 0 dropped", sioobe.Harness.Inputs[0].Dropped, "2 arguments for 1")
+	testcheck.Contains(t, "sioobe-valid input 1 dropped", sioobe.Harness.Inputs[1].Dropped, "assigns")
+	testcheck.Eq(t, "sioobe-valid trigger", inputOf(sioobe.C), `first3("ab")`)
 	iae := got["iae-valid"]
-	checkEq(t, "iae-valid reason", iae.Reason, ReasonDeclined)
-	checkEq(t, "iae-valid calls", iae.Calls, 0)
+	testcheck.Eq(t, "iae-valid reason", iae.Reason, ReasonDeclined)
+	testcheck.Eq(t, "iae-valid calls", iae.Calls, 0)
 }
 
 // checkDiffAidedSummary checks the prompt and the run's model counts,
@@ -177,10 +178,10 @@ func checkDiffAidedSummary(t *testing.T, srv *scripted, s Summary) {
 	if mc := s.Model; mc == nil || [5]int{mc.Asked, mc.Unparseable, mc.Declined, mc.Proposed, mc.Dropped} != [5]int{6, 1, 1, 7, 3} {
 		t.Errorf("model counts %+v, want asked 6, unparseable 1, declined 1, proposed 7, dropped 3", mc)
 	}
-	checkEq(t, "pooled n", s.Table.Pooled.N, 6)
-	checkEq(t, "pooled (c)", s.Table.Pooled.C.K, 3)
-	checkEq(t, "confirmed", s.Confirmed, 3)
-	checkEq(t, "confirmed file", filepath.Base(s.ConfirmedPath), "confirmed-diff-aided.jsonl")
+	testcheck.Eq(t, "pooled n", s.Table.Pooled.N, 6)
+	testcheck.Eq(t, "pooled (c)", s.Table.Pooled.C.K, 3)
+	testcheck.Eq(t, "confirmed", s.Confirmed, 3)
+	testcheck.Eq(t, "confirmed file", filepath.Base(s.ConfirmedPath), "confirmed-diff-aided.jsonl")
 }
 
 // TestHarnessJudgeFed shows the judge's site and trigger in the prompt;
@@ -194,9 +195,9 @@ func TestHarnessJudgeFed(t *testing.T) {
 		{PairID: "iae-valid", ErrorType: corpus.IllegalArgument, Stage1: &corpus.Stage1Result{Stage1: corpus.Stage1{CanThrowT: false}}},
 	}
 	b, err := NewBuilder(m, RegimeJudgeFed, recs)
-	must(t, err)
+	testcheck.Must(t, err)
 	s, err := RunModel(context.Background(), pairsByID(t, "npe-valid", "iae-valid", "nfe-valid"), t.TempDir(), b, opts)
-	must(t, err)
+	testcheck.Must(t, err)
 	if srv.calls() != 1 {
 		t.Errorf("%d model calls, want 1 (only npe-valid has a judgement to show)", srv.calls())
 	}
@@ -250,7 +251,7 @@ func TestHarnessResumes(t *testing.T) {
 	}
 	srv, m := newScripted(t, answers)
 	b, err := NewBuilder(m, RegimeMethodsOnly, nil)
-	must(t, err)
+	testcheck.Must(t, err)
 	out := t.TempDir()
 	ctx, first := cancelAt(opts, 4)
 	s1, err := RunModel(ctx, pairs, out, b, first)
@@ -258,19 +259,19 @@ func TestHarnessResumes(t *testing.T) {
 		t.Fatalf("first run: verified %d, err %v; want a cancelled partial run", s1.Verified, err)
 	}
 	s2, err := RunModel(context.Background(), pairs, out, b, opts)
-	must(t, err)
-	checkEq(t, "resume: skipped", s2.Skipped, s1.Verified)
-	checkEq(t, "resume: verified", s2.Verified, len(pairs)-s1.Verified)
-	checkEq(t, "model calls after the resume", srv.calls(), len(pairs))
+	testcheck.Must(t, err)
+	testcheck.Eq(t, "resume: skipped", s2.Skipped, s1.Verified)
+	testcheck.Eq(t, "resume: verified", s2.Verified, len(pairs)-s1.Verified)
+	testcheck.Eq(t, "model calls after the resume", srv.calls(), len(pairs))
 	checkRecordsConfirmed(t, readExecutions(t, s2.Path), pairs)
 	if p := srv.prompts["m0"]; strings.Contains(p, "```diff") || strings.Contains(p, "localised") {
 		t.Errorf("methods-only prompt shows a diff or a site:\n%s", p)
 	}
 	s3, err := RunModel(context.Background(), pairs, out, b, opts)
-	must(t, err)
-	checkEq(t, "third run: verified", s3.Verified, 0)
-	checkEq(t, "third run: skipped", s3.Skipped, len(pairs))
-	checkEq(t, "model calls after the third run", srv.calls(), len(pairs))
+	testcheck.Must(t, err)
+	testcheck.Eq(t, "third run: verified", s3.Verified, 0)
+	testcheck.Eq(t, "third run: skipped", s3.Skipped, len(pairs))
+	testcheck.Eq(t, "model calls after the third run", srv.calls(), len(pairs))
 }
 
 // checkRecordsConfirmed checks that every pair's record is confirmed.

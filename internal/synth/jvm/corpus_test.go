@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/golden"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // TestHandwrittenCorpusInSync keeps testdata/pairs.jsonl, the hand-written
@@ -19,8 +20,8 @@ func TestHandwrittenCorpusInSync(t *testing.T) {
 	for _, tp := range readPairs(t, "testdata/pairs.txt") {
 		p := tp.pair
 		p.ExampleBugIDs = []string{}
-		must(t, p.Validate())
-		must(t, enc.Encode(p))
+		testcheck.Must(t, p.Validate())
+		testcheck.Must(t, enc.Encode(p))
 	}
 	golden.Check(t, "testdata/pairs.jsonl", b.Bytes())
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/stats"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // BenchmarkVerifyFloor sets `synth verify` against its floor (issue 19):
@@ -56,7 +57,7 @@ func BenchmarkVerifyFloor(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			pairs, err := jsonl.ReadFile[corpus.Pair](path)
-			must(b, err)
+			testcheck.Must(b, err)
 			benchFloor(b, name, pairs, opts)
 		})
 	}
@@ -66,7 +67,7 @@ func benchFloor(b *testing.B, name string, pairs []corpus.Pair, opts Options) {
 	ctx := context.Background()
 	// The untimed first run fixes the verdicts and what the floor does.
 	ref, fl, err := verifyTraced(ctx, pairs, opts)
-	must(b, err)
+	testcheck.Must(b, err)
 	if dir := os.Getenv("BENCHFORGE_JVM_BENCH_VERDICTS"); dir != "" {
 		path := filepath.Join(dir, name+".jsonl")
 		whys, err := checkVerdictFile(path, ref.verdicts)
@@ -83,7 +84,7 @@ func benchFloor(b *testing.B, name string, pairs []corpus.Pair, opts Options) {
 			t0, u0 := time.Now(), cpuTime()
 			got, err := verifyRun(ctx, pairs, opts)
 			dv, uv = time.Since(t0), cpuTime()-u0
-			must(b, err)
+			testcheck.Must(b, err)
 			if d, _ := diffVerdicts(ref.verdicts, got.verdicts); len(d) > 0 {
 				b.Errorf("round %d: verdicts differ from the first run:\n%s", round, strings.Join(d, "\n"))
 			}
@@ -92,7 +93,7 @@ func benchFloor(b *testing.B, name string, pairs []corpus.Pair, opts Options) {
 			t0, u0 := time.Now(), cpuTime()
 			err := fl.run(ctx, opts)
 			df, uf = time.Since(t0), cpuTime()-u0
-			must(b, err)
+			testcheck.Must(b, err)
 		}
 		if round%2 == 0 {
 			verifySide()
@@ -429,8 +430,8 @@ func TestDiffVerdicts(t *testing.T) {
 		t.Fatalf("first check writes the reference: %v", err)
 	}
 	w, err := checkVerdictFile(path, []verdict{b2, a})
-	must(t, err)
-	checkEq(t, "same verdicts: whys", len(w), 1)
+	testcheck.Must(t, err)
+	testcheck.Eq(t, "same verdicts: whys", len(w), 1)
 	_, err = checkVerdictFile(path, []verdict{c, b})
 	if err == nil || !strings.Contains(err.Error(), "in 1 of 2 pairs") {
 		t.Errorf("changed verdict: err = %v", err)
@@ -445,6 +446,6 @@ func checkPrefixes(t *testing.T, what string, lines []string, prefixes ...string
 		t.Fatalf("%s = %q, want %d lines", what, lines, len(prefixes))
 	}
 	for i, p := range prefixes {
-		checkPrefix(t, fmt.Sprintf("%s line %d", what, i), lines[i], p)
+		testcheck.Prefix(t, fmt.Sprintf("%s line %d", what, i), lines[i], p)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // testPair is a hand-written pair with what the verifier must conclude.
@@ -21,7 +22,7 @@ type testPair struct {
 func readPairs(t testing.TB, path string) []testPair {
 	t.Helper()
 	f, err := os.Open(path)
-	must(t, err)
+	testcheck.Must(t, err)
 	defer f.Close()
 	var out []testPair
 	var cur *testPair
@@ -91,50 +92,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// must stops the test at once on an error.
-func must(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// checkEq reports what when got differs from want.
-func checkEq[T comparable](t testing.TB, what string, got, want T) {
-	t.Helper()
-	if got != want {
-		t.Errorf("%s = %v, want %v", what, got, want)
-	}
-}
-
-// checkContains reports what when s lacks sub.
-func checkContains(t testing.TB, what, s, sub string) {
-	t.Helper()
-	if !strings.Contains(s, sub) {
-		t.Errorf("%s = %q, want it to contain %q", what, s, sub)
-	}
-}
-
-// checkPrefix reports what when s does not start with prefix.
-func checkPrefix(t testing.TB, what, s, prefix string) {
-	t.Helper()
-	if !strings.HasPrefix(s, prefix) {
-		t.Errorf("%s = %q, want it to start with %q", what, s, prefix)
-	}
-}
-
 // inputOf is a trigger's input, "" without a trigger.
 func inputOf(tr *Trigger) string {
 	if tr == nil {
 		return ""
 	}
 	return tr.Input
-}
-
-// checkErrSays reports what when err is nil or its text lacks sub.
-func checkErrSays(t testing.TB, what string, err error, sub string) {
-	t.Helper()
-	if err == nil || !strings.Contains(err.Error(), sub) {
-		t.Errorf("%s: err %v, want one saying %q", what, err, sub)
-	}
 }

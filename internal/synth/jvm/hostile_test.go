@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/benchforge/benchforge/internal/sandbox/sandboxtest"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // TestHostile runs the hostile pairs of testdata/hostile.txt (the hazard
@@ -24,7 +25,7 @@ func TestHostile(t *testing.T) {
 	secret, home, marker, ssh := plantSecrets(t)
 	dir := t.TempDir()
 	outside, victim := filepath.Join(dir, "written"), filepath.Join(dir, "victim")
-	must(t, os.WriteFile(victim, []byte("keep"), 0o644))
+	testcheck.Must(t, os.WriteFile(victim, []byte("keep"), 0o644))
 	ln := sandboxtest.Listen(t)
 	sleep := sandboxtest.UniqueSleep()
 	fill := strings.NewReplacer("@OUTSIDE@", outside, "@VICTIM@", victim, "@SSH@", ssh,
@@ -68,8 +69,8 @@ func plantSecrets(t *testing.T) (secret, home, marker, ssh string) {
 	marker = "host-only-" + strconv.Itoa(os.Getpid())
 	t.Setenv("BENCHFORGE_HOST_MARKER", marker) // no secret, but host data the JVM needs not see
 	ssh = filepath.Join(home, ".ssh", "id_test")
-	must(t, os.MkdirAll(filepath.Dir(ssh), 0o700))
-	must(t, os.WriteFile(ssh, []byte(secret), 0o600))
+	testcheck.Must(t, os.MkdirAll(filepath.Dir(ssh), 0o700))
+	testcheck.Must(t, os.WriteFile(ssh, []byte(secret), 0o600))
 	return secret, home, marker, ssh
 }
 
@@ -106,19 +107,19 @@ func checkHostileRecord(t *testing.T, tp testPair, got map[string]Execution, lea
 func checkHostileOutcomes(t *testing.T, got map[string]Execution) {
 	t.Helper()
 	fd3 := got["h-forge-fd3"] // a tampered, unconfirmed pair
-	checkEq(t, "h-forge-fd3 tampered", fd3.Tampered, true)
-	checkEq(t, "h-forge-fd3 status", fd3.Status, StatusUnconfirmed)
+	testcheck.Eq(t, "h-forge-fd3 tampered", fd3.Tampered, true)
+	testcheck.Eq(t, "h-forge-fd3 status", fd3.Status, StatusUnconfirmed)
 	stdout := got["h-forge-stdout"] // stdout is not the reply channel
-	checkEq(t, "h-forge-stdout tampered", stdout.Tampered, false)
+	testcheck.Eq(t, "h-forge-stdout tampered", stdout.Tampered, false)
 	if stdout.A != nil {
 		t.Errorf("h-forge-stdout: a=%+v: stdout is not the reply channel", stdout.A)
 	}
-	checkContains(t, "h-ssh message (the key files hidden)", messageOf(got["h-ssh"].A), "NoSuchFileException")
-	checkPrefix(t, "h-env message (the keys scrubbed)", messageOf(got["h-env"].A), "null|null|")
+	testcheck.Contains(t, "h-ssh message (the key files hidden)", messageOf(got["h-ssh"].A), "NoSuchFileException")
+	testcheck.Prefix(t, "h-env message (the keys scrubbed)", messageOf(got["h-env"].A), "null|null|")
 	for id, want := range map[string]string{"seen-write": "Read-only file system", "seen-delete": "Read-only file system",
 		"seen-socket": "Connection refused", "seen-setsid": "started "} {
 		if e := got[id]; e.Files == NetIsolated {
-			checkContains(t, id+" exception", messageOf(e.A), want)
+			testcheck.Contains(t, id+" exception", messageOf(e.A), want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // demoProject is a two-class project: Shelf's method reads a
@@ -79,8 +80,8 @@ func gitProject(t *testing.T, files map[string]string) (string, string) {
 	dir := t.TempDir()
 	for name, text := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
-		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		must(t, os.WriteFile(p, []byte(text), 0o644))
+		testcheck.Must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		testcheck.Must(t, os.WriteFile(p, []byte(text), 0o644))
 	}
 	git := func(args ...string) string {
 		cmd := exec.Command("git", args...)
@@ -127,7 +128,7 @@ func TestBuildProject(t *testing.T) {
 	opts := needJDK(t)
 	gitDir, commit := demoGit(t)
 	p, err := BuildProject(context.Background(), *opts.JDK, ProjectOptions{GitDir: gitDir, Commit: commit, Repo: "demo/shelf", CacheDir: t.TempDir()})
-	must(t, err)
+	testcheck.Must(t, err)
 	if p.Files != 2 || p.Compiled != 2 || len(p.Dropped) != 0 || !strings.HasSuffix(p.SrcRoot, filepath.FromSlash("src/main/java")) {
 		t.Errorf("build: root %s, %d files, %d compiled, dropped %v; want src/main/java, 2, 2, none", p.SrcRoot, p.Files, p.Compiled, p.Dropped)
 	}
@@ -151,11 +152,11 @@ func TestVerifyProjectMode(t *testing.T) {
 	opts := needJDK(t)
 	gitDir, commit := demoGit(t)
 	repos := t.TempDir()
-	must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__shelf.git")))
+	testcheck.Must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__shelf.git")))
 	opts.Projects = &ProjectSource{Repos: repos, CacheDir: t.TempDir()}
 	out := t.TempDir()
 	s, err := Run(context.Background(), []corpus.Pair{demoPair(commit)}, out, opts)
-	must(t, err)
+	testcheck.Must(t, err)
 	recs, err := jsonl.ReadFile[Execution](filepath.Join(out, ExecutionsFile))
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("records %v, %v", recs, err)
@@ -178,9 +179,9 @@ func TestProjectFlagAndRepoLookup(t *testing.T) {
 		t.Errorf("ParseProjectFlag(repo@rev) = %q %q %v", r, c, err)
 	}
 	_, _, _, err := ParseProjectFlag("no-such-dir")
-	checkErrSays(t, "ParseProjectFlag(bad), want the remedy", err, "REPO@REV")
+	testcheck.ErrSays(t, "ParseProjectFlag(bad), want the remedy", err, "REPO@REV")
 	_, err = FindGitDir(dir, "apache/commons-cli")
-	checkErrSays(t, "FindGitDir on an empty dir, want not found naming the repo", err, "commons-cli")
+	testcheck.ErrSays(t, "FindGitDir on an empty dir, want not found naming the repo", err, "commons-cli")
 }
 
 // linkProject's Node passes itself to a Visitor taking a Node and casts
@@ -215,7 +216,7 @@ func TestVerifyRealNameLinks(t *testing.T) {
 	opts := needJDK(t)
 	gitDir, commit := gitProject(t, linkProject)
 	repos := t.TempDir()
-	must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__link.git")))
+	testcheck.Must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__link.git")))
 	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
 	pair := func(id, name string, start, end int, self string) corpus.Pair {
 		head := "    public int " + name + "(String s) {\n"

@@ -11,6 +11,7 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // genPairs makes n compilable pairs cycling through the seven types.
@@ -47,7 +48,7 @@ func TestRunResumes(t *testing.T) {
 		t.Fatalf("first run verified %d, want a partial run of at least 5", s.Verified)
 	}
 	s2, err := Run(context.Background(), pairs, out, opts)
-	must(t, err)
+	testcheck.Must(t, err)
 	if s2.Skipped != s.Verified || s2.Verified != len(pairs)-s.Verified {
 		t.Errorf("resume: skipped %d verified %d; first run verified %d of %d", s2.Skipped, s2.Verified, s.Verified, len(pairs))
 	}
@@ -75,7 +76,7 @@ func cancelAt(opts Options, n int) (context.Context, Options) {
 func checkRecordedOnce(t *testing.T, path string, pairs []corpus.Pair) {
 	t.Helper()
 	recs, err := jsonl.ReadFile[Execution](path)
-	must(t, err)
+	testcheck.Must(t, err)
 	seen := map[string]int{}
 	for _, r := range recs {
 		seen[r.PairID]++
@@ -91,12 +92,12 @@ func checkRecordedOnce(t *testing.T, path string, pairs []corpus.Pair) {
 // its table and the confirmed pairs written unchanged.
 func checkAllConfirmed(t *testing.T, s2 Summary, pairs []corpus.Pair) {
 	t.Helper()
-	checkEq(t, "pooled n", s2.Table.Pooled.N, len(pairs))
-	checkEq(t, "pooled (c)", s2.Table.Pooled.C.K, len(pairs))
-	checkEq(t, "type rows", len(s2.Table.Rows), len(corpus.Types))
+	testcheck.Eq(t, "pooled n", s2.Table.Pooled.N, len(pairs))
+	testcheck.Eq(t, "pooled (c)", s2.Table.Pooled.C.K, len(pairs))
+	testcheck.Eq(t, "type rows", len(s2.Table.Rows), len(corpus.Types))
 	conf, err := jsonl.ReadFile[corpus.Pair](s2.ConfirmedPath)
-	must(t, err)
-	checkEq(t, "summary confirmed", s2.Confirmed, len(pairs))
+	testcheck.Must(t, err)
+	testcheck.Eq(t, "summary confirmed", s2.Confirmed, len(pairs))
 	if len(conf) != len(pairs) || conf[0].BuggyMethod != pairs[0].BuggyMethod {
 		t.Errorf("confirmed.jsonl holds %d pairs, want the %d input pairs unchanged", len(conf), len(pairs))
 	}
@@ -109,8 +110,8 @@ func TestFindJDKMissing(t *testing.T) {
 	if !errors.Is(err, errs.ErrUnavailable) {
 		t.Fatalf("err = %v, want ErrUnavailable", err)
 	}
-	checkContains(t, "error", err.Error(), "find javac")
-	checkContains(t, "error", err.Error(), "install a JDK")
+	testcheck.Contains(t, "error", err.Error(), "find javac")
+	testcheck.Contains(t, "error", err.Error(), "install a JDK")
 }
 
 func BenchmarkVerify(b *testing.B) {
@@ -118,7 +119,7 @@ func BenchmarkVerify(b *testing.B) {
 	pairs := genPairs(100)
 	ctx := context.Background()
 	v, err := New(ctx, opts)
-	must(b, err)
+	testcheck.Must(b, err)
 	defer v.Close()
 	b.ResetTimer()
 	n := 0

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 func crit(e Execution) string {
@@ -30,14 +31,14 @@ func verifyAll(t *testing.T, opts Options, tps []testPair) map[string]Execution 
 	t.Helper()
 	ctx := context.Background()
 	v, err := New(ctx, opts)
-	must(t, err)
+	testcheck.Must(t, err)
 	defer v.Close()
 	pairs := make([]corpus.Pair, len(tps))
 	for i, tp := range tps {
 		pairs[i] = tp.pair
 	}
 	got := map[string]Execution{}
-	must(t, v.Verify(ctx, pairs, func(e Execution) error { got[e.PairID] = e; return nil }))
+	testcheck.Must(t, v.Verify(ctx, pairs, func(e Execution) error { got[e.PairID] = e; return nil }))
 	return got
 }
 
@@ -161,8 +162,8 @@ func checkHazards(t *testing.T, tps []testPair, got map[string]Execution) {
 			t.Errorf("%s: criteria %s, want %s (%s)", tp.pair.PairID, c, tp.expect, e.Reason)
 		}
 	}
-	checkEq(t, "exit: first hazard", firstHazard(got["exit"]), "exited")
-	checkEq(t, "loop: first hazard", firstHazard(got["loop"]), "timeout")
+	testcheck.Eq(t, "exit: first hazard", firstHazard(got["exit"]), "exited")
+	testcheck.Eq(t, "loop: first hazard", firstHazard(got["loop"]), "timeout")
 	if e := got["loop"]; e.InputsTried > maxHazards {
 		t.Errorf("loop: tried %d, want an early stop after the timeouts", e.InputsTried)
 	}

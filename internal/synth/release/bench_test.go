@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // Measured (BenchmarkBuildCheck: 5,000 core pairs, 170 seeds, build then
@@ -23,12 +24,12 @@ func BenchmarkBuildCheck(b *testing.B) {
 	tmp := b.TempDir()
 	writeJSONL := func(name string, recs []any) string {
 		f, err := os.Create(filepath.Join(tmp, name))
-		must(b, err)
+		testcheck.Must(b, err)
 		enc := json.NewEncoder(f)
 		for _, r := range recs {
-			must(b, enc.Encode(r))
+			testcheck.Must(b, enc.Encode(r))
 		}
-		must(b, f.Close())
+		testcheck.Must(b, f.Close())
 		return f.Name()
 	}
 	var seeds, core []any

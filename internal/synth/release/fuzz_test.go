@@ -2,6 +2,8 @@ package release
 
 import (
 	"testing"
+
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // FuzzSchemaValidate: ParseSchema and Validate never panic, and a schema
@@ -35,7 +37,7 @@ func FuzzReadRecords(f *testing.F) {
 	f.Add([]byte("pair_id,partition,example_bug_ids\np,core,a;b\n\"q\n\",x,\n"))
 	f.Add([]byte("{\"pair_id\":\"x\"}\n{oops\n"))
 	schema, err := SchemaFor(GenerationRow{}, "", "")
-	must(f, err)
+	testcheck.Must(f, err)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lines := 1
 		for _, c := range data {

@@ -12,6 +12,7 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // TestLicenseRulesExamples enforces every licence rule's must-match and
@@ -46,8 +47,8 @@ func licensedRepo(t *testing.T, dir string, files map[string]string) string {
 	}
 	for name, text := range files {
 		p := filepath.Join(dir, name)
-		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		must(t, os.WriteFile(p, []byte(text), 0o644))
+		testcheck.Must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		testcheck.Must(t, os.WriteFile(p, []byte(text), 0o644))
 	}
 	git := func(args ...string) string {
 		cmd := exec.Command("git", args...)
@@ -79,7 +80,7 @@ func TestReleaseAttributesSources(t *testing.T) {
 	mit := licensedRepo(t, filepath.Join(repos, "acme__tool"), map[string]string{
 		"LICENSE": "Permission is hereby granted, free of charge ... THE SOFTWARE IS PROVIDED \"AS IS\"", "src/B.java": "// SPDX-License-Identifier: BSD-2-Clause\nclass B {}\n"})
 	pairs, err := jsonl.ReadFile[corpus.Pair]("testdata/in/core.jsonl")
-	must(t, err)
+	testcheck.Must(t, err)
 	pairs[0].Source = &corpus.Source{Repo: "acme/lib", Commit: apache, Path: "src/A.java", Span: corpus.Span{Start: 1, End: 1}, Operator: "drop-null-guard", Seed: "Lang-7-a"}
 	pairs[1].Source = &corpus.Source{Repo: "acme/tool", Commit: mit, Path: "src/B.java", Span: corpus.Span{Start: 2, End: 2}}
 	pairs[2].Source = &corpus.Source{Repo: "acme/lib", Commit: apache, Path: "src/A.java", Span: corpus.Span{Start: 1, End: 1}}
@@ -92,21 +93,21 @@ func TestReleaseAttributesSources(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "rel")
 	res, err := Build(context.Background(), in, dir, Options{Repos: repos})
-	must(t, err)
+	testcheck.Must(t, err)
 	m := res.Manifest
 	if m.CodeLicense != mixedLicense || len(m.Counts.CodeLicenses) != 2 || m.Counts.Candidates != 3 {
 		t.Fatalf("manifest code_license %q, licences %+v, candidates %d; want mixed over Apache-2.0 and BSD-2-Clause, 3", m.CodeLicense, m.Counts.CodeLicenses, m.Counts.Candidates)
 	}
 	recs, err := jsonl.ReadFile[CorePair](filepath.Join(dir, "core.jsonl"))
-	must(t, err)
+	testcheck.Must(t, err)
 	checkRecordLicences(t, recs, map[string]string{pairs[0].PairID: "Apache-2.0", pairs[1].PairID: "BSD-2-Clause", pairs[2].PairID: "Apache-2.0"})
-	checkEq(t, "provenance operator", recs[0].Source.Operator, "drop-null-guard")
+	testcheck.Eq(t, "provenance operator", recs[0].Source.Operator, "drop-null-guard")
 	if !strings.HasPrefix(recs[0].Source.Evidence, "LICENSE at ") {
 		t.Errorf("provenance %+v, want the licence file as evidence", recs[0].Source)
 	}
 	sheet, _ := os.ReadFile(filepath.Join(dir, DatasheetFile))
-	checkContains(t, "datasheet", string(sheet), "code licence mixed")
-	checkContains(t, "datasheet", string(sheet), "BSD-2-Clause (1 pairs)")
+	testcheck.Contains(t, "datasheet", string(sheet), "code licence mixed")
+	testcheck.Contains(t, "datasheet", string(sheet), "BSD-2-Clause (1 pairs)")
 	chk, err := Check(context.Background(), dir)
 	if err != nil || !chk.OK() {
 		t.Fatalf("check: %v\n%s", err, problems(chk))
@@ -137,10 +138,10 @@ func checkCountsMustAddUp(t *testing.T, dir string) {
 	t.Helper()
 	var raw map[string]any
 	data, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
-	must(t, json.Unmarshal(data, &raw))
+	testcheck.Must(t, json.Unmarshal(data, &raw))
 	raw["counts"].(map[string]any)["candidates"] = 4
 	data, _ = json.Marshal(raw)
-	must(t, os.WriteFile(filepath.Join(dir, ManifestFile), data, 0o644))
+	testcheck.Must(t, os.WriteFile(filepath.Join(dir, ManifestFile), data, 0o644))
 	chk, err := Check(context.Background(), dir)
 	if err != nil || chk.OK() || !strings.Contains(problems(chk), "3 core + 0 excluded") {
 		t.Errorf("check of a manifest claiming 4 candidates: %v\n%s", err, problems(chk))
@@ -152,9 +153,9 @@ func writePairs(t *testing.T, path string, pairs []corpus.Pair) {
 	var b strings.Builder
 	for _, p := range pairs {
 		j, err := json.Marshal(p)
-		must(t, err)
+		testcheck.Must(t, err)
 		b.Write(j)
 		b.WriteByte('\n')
 	}
-	must(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	testcheck.Must(t, os.WriteFile(path, []byte(b.String()), 0o644))
 }

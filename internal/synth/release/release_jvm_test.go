@@ -12,6 +12,7 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/jvm"
+	"github.com/benchforge/benchforge/internal/testcheck"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -46,7 +47,7 @@ func verifyJVMPairs(t *testing.T) (confirmed, executions, all string) {
 	}
 	out := t.TempDir()
 	s, err := jvm.Run(ctx, jvmPairs, out, jvm.Options{JDK: &jdk, CacheDir: t.TempDir(), Budget: 60})
-	must(t, err)
+	testcheck.Must(t, err)
 	if s.Confirmed != 3 {
 		t.Fatalf("the JVM confirmed %d of the pairs, want 3 (all but j-never): %+v", s.Confirmed, s.Table)
 	}
@@ -60,10 +61,10 @@ func writeLines[T any](t *testing.T, path string, recs []T) {
 	var b bytes.Buffer
 	for _, r := range recs {
 		line, err := json.Marshal(r)
-		must(t, err)
+		testcheck.Must(t, err)
 		b.Write(append(line, '\n'))
 	}
-	must(t, os.WriteFile(path, b.Bytes(), 0o644))
+	testcheck.Must(t, os.WriteFile(path, b.Bytes(), 0o644))
 }
 
 func jvmInputs(confirmed, executions string) Inputs {
@@ -81,7 +82,7 @@ func TestJVMValidatedRelease(t *testing.T) {
 		t.Helper()
 		dir := filepath.Join(t.TempDir(), "rel")
 		res, err := Build(context.Background(), jvmInputs(confirmed, executions), dir, Options{CodeLicense: "MIT", Name: "jvm corpus"})
-		must(t, err)
+		testcheck.Must(t, err)
 		if res.Manifest.ValidatedBy != ValidatedByJVM {
 			t.Errorf("manifest validated_by = %q", res.Manifest.ValidatedBy)
 		}
@@ -154,7 +155,7 @@ func checkJVMRelease(t *testing.T, dir string) {
 	checkJVMCore(t, dir)
 	checkJVMDatasheet(t, dir)
 	chk, err := Check(context.Background(), dir)
-	must(t, err)
+	testcheck.Must(t, err)
 	if !chk.OK() {
 		t.Fatalf("fresh jvm release fails its check:\n%s", problems(chk))
 	}
@@ -165,7 +166,7 @@ func checkJVMCounts(t *testing.T, dir string) {
 	t.Helper()
 	var m Manifest
 	raw, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
-	must(t, json.Unmarshal(raw, &m))
+	testcheck.Must(t, json.Unmarshal(raw, &m))
 	// The wanted counts are the manifest's with the checked fields set.
 	c := m.Counts
 	want := c
@@ -217,8 +218,8 @@ func checkJVMEvidence(t *testing.T, id string, ev *CoreExecution, exception stri
 	if ev.Input == "" || ev.JDK == "" || len(ev.SiteLines) == 0 {
 		t.Errorf("%s: evidence %+v, want an input, a JDK and site lines", id, ev)
 	}
-	checkEq(t, id+": buggy outcome", ev.BuggyOutcome.Kind, "threw")
-	checkEq(t, id+": buggy exception", ev.BuggyOutcome.Exception, exception)
+	testcheck.Eq(t, id+": buggy outcome", ev.BuggyOutcome.Kind, "threw")
+	testcheck.Eq(t, id+": buggy exception", ev.BuggyOutcome.Exception, exception)
 }
 
 // checkJVMDatasheet checks that the datasheet describes the JVM validation,
@@ -228,7 +229,7 @@ func checkJVMDatasheet(t *testing.T, dir string) {
 	sheet, _ := os.ReadFile(filepath.Join(dir, DatasheetFile))
 	for _, want := range []string{"validated by JVM execution.", "never set on the\n  3 pairs validated by JVM execution",
 		"**JVM execution, criterion (c)** (3 pairs, §5.4)", "harnesses: boundary-value search (3).", "3 core pairs were validated by JVM\n  execution alone"} {
-		checkContains(t, "datasheet", string(sheet), want)
+		testcheck.Contains(t, "datasheet", string(sheet), want)
 	}
 	if strings.Contains(string(sheet), "LLM judge**") {
 		t.Errorf("datasheet describes a judge validation:\n%s", sheet)
@@ -286,7 +287,7 @@ func checkJVMBuildRefuses(t *testing.T, confirmed, executions, all string) {
 func checkHasProblem(t *testing.T, dir string, want Problem) {
 	t.Helper()
 	res, err := Check(context.Background(), dir)
-	must(t, err)
+	testcheck.Must(t, err)
 	for _, p := range res.Problems {
 		if p.File == want.File && p.Line == want.Line && p.Field == want.Field && strings.Contains(p.Msg, want.Msg) {
 			return
@@ -299,7 +300,7 @@ func checkHasProblem(t *testing.T, dir string, want Problem) {
 func jsonlRecords[T any](t *testing.T, path string) ([]T, []string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
-	must(t, err)
+	testcheck.Must(t, err)
 	var out []T
 	var lines []string
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
@@ -319,12 +320,12 @@ func mutateCore(t *testing.T, dir string, n int, f func(map[string]any)) {
 	path := filepath.Join(dir, "core.jsonl")
 	_, lines := jsonlRecords[map[string]any](t, path)
 	var r map[string]any
-	must(t, json.Unmarshal([]byte(lines[n-1]), &r))
+	testcheck.Must(t, json.Unmarshal([]byte(lines[n-1]), &r))
 	f(r)
 	b, err := json.Marshal(r)
-	must(t, err)
+	testcheck.Must(t, err)
 	lines[n-1] = string(b)
-	must(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	testcheck.Must(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
 	reseal(t, dir, "core.jsonl")
 }
 

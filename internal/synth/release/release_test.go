@@ -17,6 +17,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/golden"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 func fixtureInputs() Inputs {
@@ -37,7 +38,7 @@ func buildFixture(t *testing.T) (string, *Result) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "rel")
 	res, err := Build(context.Background(), fixtureInputs(), dir, Options{CodeLicense: "MIT", Name: "fixture corpus", Version: "0.1.0"})
-	must(t, err)
+	testcheck.Must(t, err)
 	return dir, res
 }
 
@@ -59,15 +60,15 @@ func TestBuildAndCheck(t *testing.T) {
 		t.Errorf("flag changes = %q, want %q", res.FlagChanges, want)
 	}
 	chk, err := Check(context.Background(), dir)
-	must(t, err)
+	testcheck.Must(t, err)
 	if !chk.OK() {
 		t.Fatalf("fresh release fails its check:\n%s", problems(chk))
 	}
-	checkEq(t, "checked files", chk.Files, 13)
-	checkEq(t, "checked records", chk.Records, 3+3+2+3+5+5)
+	testcheck.Eq(t, "checked files", chk.Files, 13)
+	testcheck.Eq(t, "checked records", chk.Records, 3+3+2+3+5+5)
 	for _, name := range []string{DatasheetFile, ManifestFile, "core.jsonl", "excluded.jsonl", "seeds.json", "id_map.csv", "generation.csv", "schemas/core.schema.json", "schemas/generation.schema.json"} {
 		data, err := os.ReadFile(filepath.Join(dir, name))
-		must(t, err)
+		testcheck.Must(t, err)
 		golden.Check(t, filepath.Join("testdata", "golden", name), data)
 	}
 }
@@ -86,10 +87,10 @@ func reseal(t *testing.T, dir, path string) {
 	t.Helper()
 	var m Manifest
 	raw, err := os.ReadFile(filepath.Join(dir, ManifestFile))
-	must(t, err)
-	must(t, json.Unmarshal(raw, &m))
+	testcheck.Must(t, err)
+	testcheck.Must(t, json.Unmarshal(raw, &m))
 	data, err := os.ReadFile(filepath.Join(dir, path))
-	must(t, err)
+	testcheck.Must(t, err)
 	for i := range m.Files {
 		if m.Files[i].Path == path {
 			sum := sha256.Sum256(data)
@@ -97,7 +98,7 @@ func reseal(t *testing.T, dir, path string) {
 		}
 	}
 	out, _ := json.MarshalIndent(m, "", "  ")
-	must(t, os.WriteFile(filepath.Join(dir, ManifestFile), out, 0o644))
+	testcheck.Must(t, os.WriteFile(filepath.Join(dir, ManifestFile), out, 0o644))
 }
 
 // edit replaces the first occurrence of old in path (which must exist).
@@ -105,11 +106,11 @@ func edit(t *testing.T, dir, path, old, new string, resealIt bool) {
 	t.Helper()
 	p := filepath.Join(dir, path)
 	data, err := os.ReadFile(p)
-	must(t, err)
+	testcheck.Must(t, err)
 	if !bytes.Contains(data, []byte(old)) {
 		t.Fatalf("%s does not contain %q", path, old)
 	}
-	must(t, os.WriteFile(p, bytes.Replace(data, []byte(old), []byte(new), 1), 0o644))
+	testcheck.Must(t, os.WriteFile(p, bytes.Replace(data, []byte(old), []byte(new), 1), 0o644))
 	if resealIt {
 		reseal(t, dir, path)
 	}
@@ -163,10 +164,10 @@ func TestCheckDetectsCorruption(t *testing.T) {
 			edit(t, d, ManifestFile, `"core": 3,`, `"core": 4,`, false)
 		}, Problem{File: ManifestFile, Field: "counts.core", Msg: "manifest says 4, the records give 3"}},
 		{"unlisted file", func(t *testing.T, d string) {
-			must(t, os.WriteFile(filepath.Join(d, "notes.txt"), []byte("x"), 0o644))
+			testcheck.Must(t, os.WriteFile(filepath.Join(d, "notes.txt"), []byte("x"), 0o644))
 		}, Problem{File: "notes.txt", Msg: "not listed in the manifest"}},
 		{"missing file", func(t *testing.T, d string) {
-			must(t, os.Remove(filepath.Join(d, "seeds.json")))
+			testcheck.Must(t, os.Remove(filepath.Join(d, "seeds.json")))
 		}, Problem{File: "seeds.json", Msg: "cannot be read"}},
 		{"unsupported schema keyword", func(t *testing.T, d string) {
 			edit(t, d, "schemas/core.schema.json", `"type": "object",`, `"type": "object", "pattern": "x",`, true)
@@ -180,7 +181,7 @@ func TestCheckDetectsCorruption(t *testing.T) {
 			dir, _ := buildFixture(t)
 			tt.corrupt(t, dir)
 			res, err := Check(context.Background(), dir)
-			must(t, err)
+			testcheck.Must(t, err)
 			for _, p := range res.Problems {
 				if p.File == tt.want.File && p.Line == tt.want.Line && p.Field == tt.want.Field && strings.Contains(p.Msg, tt.want.Msg) {
 					return
@@ -193,7 +194,7 @@ func TestCheckDetectsCorruption(t *testing.T) {
 
 func firstLine(t *testing.T, dir, path string) string {
 	data, err := os.ReadFile(filepath.Join(dir, path))
-	must(t, err)
+	testcheck.Must(t, err)
 	line, _, _ := strings.Cut(string(data), "\n")
 	return line
 }
@@ -213,7 +214,7 @@ func TestBuildErrors(t *testing.T) {
 	tmp := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(tmp, name)
-		must(t, os.WriteFile(p, []byte(text), 0o644))
+		testcheck.Must(t, os.WriteFile(p, []byte(text), 0o644))
 		return p
 	}
 	core := firstLineOf(t, "testdata/in/core.jsonl")
@@ -267,7 +268,7 @@ func TestBuildErrors(t *testing.T) {
 
 func firstLineOf(t *testing.T, path string) string {
 	data, err := os.ReadFile(path)
-	must(t, err)
+	testcheck.Must(t, err)
 	line, _, _ := strings.Cut(string(data), "\n")
 	return line
 }
@@ -278,7 +279,7 @@ func TestISEThreshold(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "rel")
 	th := 0.5
 	res, err := Build(context.Background(), fixtureInputs(), dir, Options{CodeLicense: "MIT", ISEMaxConfidence: &th})
-	must(t, err)
+	testcheck.Must(t, err)
 	if res.Manifest.Counts.ISELowConfidence != 0 || res.Manifest.ISEMaxConfidence != 0.5 {
 		t.Errorf("ise count %d at threshold %v", res.Manifest.Counts.ISELowConfidence, res.Manifest.ISEMaxConfidence)
 	}
@@ -317,7 +318,7 @@ func TestMinimalRelease(t *testing.T) {
 	}
 	in.IDMap = "testdata/in/idmap.csv"
 	res, err := Build(context.Background(), in, dir, Options{CodeLicense: "MIT"})
-	must(t, err)
+	testcheck.Must(t, err)
 	if c := res.Manifest.Counts; c.Excluded != 0 || c.Contrast != 0 || c.NotRun != 3 {
 		t.Errorf("counts %+v", c)
 	}

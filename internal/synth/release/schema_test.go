@@ -12,6 +12,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 func jsonFields(t reflect.Type) []string {
@@ -50,7 +51,7 @@ func TestRecordTypesCarryPipelineFields(t *testing.T) {
 // of the type with every field set validates.
 func TestSchemasMatchTypes(t *testing.T) {
 	schemas, err := Schemas()
-	must(t, err)
+	testcheck.Must(t, err)
 	yes := true
 	full := map[string]any{
 		"core.jsonl": CorePair{PairID: "p", SampleID: "s", Partition: PartCore, ErrorType: corpus.NullPointer, BuggyMethod: "b", FixedMethod: "f",
@@ -90,7 +91,7 @@ func TestSchemasMatchTypes(t *testing.T) {
 		}
 		raw, _ := json.Marshal(full[f.Path])
 		v, err := decodeValue(raw)
-		must(t, err)
+		testcheck.Must(t, err)
 		if got := s.Validate(v); len(got) > 0 {
 			t.Errorf("%s: full value invalid: %v", f.Schema, got)
 		}
@@ -99,7 +100,7 @@ func TestSchemasMatchTypes(t *testing.T) {
 		}
 		// Round trip through the document form.
 		b, err := s.Marshal()
-		must(t, err)
+		testcheck.Must(t, err)
 		back, err := ParseSchema(b)
 		if err != nil {
 			t.Fatalf("%s: %v", f.Schema, err)
@@ -116,7 +117,7 @@ func TestValidate(t *testing.T) {
 	 "f":{"type":"number"},"b":{"type":"boolean"},
 	 "xs":{"type":"array","items":{"type":"object","required":["k"],"properties":{"k":{"type":"string"}}}}}}`
 	s, err := ParseSchema([]byte(schema))
-	must(t, err)
+	testcheck.Must(t, err)
 	tests := []struct {
 		doc  string
 		want []string
@@ -137,7 +138,7 @@ func TestValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		v, err := decodeValue([]byte(tt.doc))
-		must(t, err)
+		testcheck.Must(t, err)
 		var got []string
 		for _, fe := range s.Validate(v) {
 			got = append(got, fe.String())
@@ -192,7 +193,7 @@ func TestReadJSONArrayLines(t *testing.T) {
 
 func TestReadCSVTyping(t *testing.T) {
 	s, err := SchemaFor(GenerationRow{}, "", "")
-	must(t, err)
+	testcheck.Must(t, err)
 	data := []byte("pair_id,partition,error_type,generator,example_bug_ids,source_bugs,size_target,exec_a\n" +
 		"p,core,NullPointerException,g,a;b,,7,true\n" +
 		"q,core,NullPointerException,g,,,1e400,yes\n" +

@@ -11,6 +11,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/diff"
 	"github.com/benchforge/benchforge/internal/gitrepo/gittest"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // demoClass renders class BugN with the given field line and the bodies of
@@ -151,12 +152,12 @@ func buildDemoIn(t testing.TB, root string) (d4j, repos string) {
 	t.Helper()
 	repos = filepath.Join(root, "repos")
 	repoDir := filepath.Join(repos, "Demo")
-	must(t, os.MkdirAll(repoDir, 0o755))
+	testcheck.Must(t, os.MkdirAll(repoDir, 0o755))
 	b := gittest.NewIn(t, repoDir)
 	d4j = filepath.Join(root, "d4j")
 	proj := filepath.Join(d4j, "Demo")
 	copyDir(t, filepath.Join("testdata", "extract", "Demo"), proj)
-	must(t, os.MkdirAll(filepath.Join(proj, "patches"), 0o755))
+	testcheck.Must(t, os.MkdirAll(filepath.Join(proj, "patches"), 0o755))
 	active := []string{"bug.id,revision.id.buggy,revision.id.fixed,report.id,report.url"}
 	var layout []string
 	for n := 1; n <= 10; n++ {
@@ -184,7 +185,7 @@ func buildDemoIn(t testing.TB, root string) (d4j, repos string) {
 
 func writeFile(t testing.TB, path, content string) {
 	t.Helper()
-	must(t, os.WriteFile(path, []byte(content), 0o644))
+	testcheck.Must(t, os.WriteFile(path, []byte(content), 0o644))
 }
 
 func copyDir(t testing.TB, from, to string) {
@@ -203,5 +204,5 @@ func copyDir(t testing.TB, from, to string) {
 		}
 		return os.WriteFile(filepath.Join(to, rel), data, 0o644)
 	})
-	must(t, err)
+	testcheck.Must(t, err)
 }

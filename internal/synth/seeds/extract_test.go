@@ -14,6 +14,7 @@ import (
 	"github.com/benchforge/benchforge/internal/gitrepo/gittest"
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 type memSink struct {
@@ -40,12 +41,12 @@ func TestExtractDefects4JFixture(t *testing.T) {
 	defer finder.Close()
 	sink := &memSink{}
 	logs, err := Extract(context.Background(), bugs, ExtractOptions{Repos: finder}, sink)
-	must(t, err)
+	testcheck.Must(t, err)
 	checkDemoLogs(t, logs)
 	checkDemoSeeds(t, sink.seeds)
 	rows, pooled := Funnel(logs)
-	checkEq(t, "funnel rows", len(rows), 1)
-	checkEq(t, "funnel (total, runtime, seeds, seed bugs, F3 excluded, F4 excluded)",
+	testcheck.Eq(t, "funnel rows", len(rows), 1)
+	testcheck.Eq(t, "funnel (total, runtime, seeds, seed bugs, F3 excluded, F4 excluded)",
 		[6]int{pooled.Total, pooled.Runtime, pooled.Seeds, pooled.SeedBugs, pooled.Excluded[StageF3], pooled.Excluded[StageF4]},
 		[6]int{10, 8, 4, 3, 4, 1})
 }
@@ -136,27 +137,27 @@ func checkDemoSeeds(t *testing.T, seeds []corpus.Seed) {
 func TestExtractResumesFromFiles(t *testing.T) {
 	d4j, repos := buildDemo(t)
 	bugs, _, err := LoadDefects4J(d4j, []string{"Demo"})
-	must(t, err)
+	testcheck.Must(t, err)
 	dir := t.TempDir()
 	seedsPath, logPath := filepath.Join(dir, "seeds.jsonl"), filepath.Join(dir, "log.jsonl")
 	run := func(bugs []BugInput) []BugLog {
 		finder := &RepoFinder{Dir: repos}
 		defer finder.Close()
 		logs, err := ExtractToFiles(context.Background(), bugs, ExtractOptions{Repos: finder}, ExtractFiles{Seeds: seedsPath, Log: logPath})
-		must(t, err)
+		testcheck.Must(t, err)
 		return logs
 	}
 	run(bugs[:5])
 	// Simulate a crash after bug 5's seeds but before its log record.
 	recs, err := jsonl.ReadFile[BugLog](logPath)
-	must(t, err)
-	must(t, jsonl.Rewrite(logPath, recs[:4]))
+	testcheck.Must(t, err)
+	testcheck.Must(t, jsonl.Rewrite(logPath, recs[:4]))
 	logs := run(bugs)
 	if len(logs) != 10 {
 		t.Fatalf("second run returned %d logs, want 10", len(logs))
 	}
 	all, err := jsonl.ReadFile[corpus.Seed](seedsPath)
-	must(t, err)
+	testcheck.Must(t, err)
 	var ids []string
 	for _, s := range all {
 		ids = append(ids, s.BugID)
@@ -177,11 +178,11 @@ func TestExtractSingleMethodAndMissingRepo(t *testing.T) {
 	finder := &RepoFinder{Dir: repos}
 	defer finder.Close()
 	logs, err := Extract(context.Background(), bugs[4:5], ExtractOptions{Repos: finder, SingleMethod: true}, sink)
-	must(t, err)
+	testcheck.Must(t, err)
 	checkDropped(t, "single-method", logs[0], StageF3, "changes 2 method bodies")
 	empty := &RepoFinder{Dir: t.TempDir()}
 	logs, err = Extract(context.Background(), bugs[:1], ExtractOptions{Repos: empty}, &memSink{})
-	must(t, err)
+	testcheck.Must(t, err)
 	checkDropped(t, "missing repository", logs[0], StageF3, "no local clone for Demo under")
 }
 
@@ -201,14 +202,14 @@ func TestExtractGenericJSONL(t *testing.T) {
 `
 	writeFile(t, file, lines)
 	bugs, err := ReadGenericBugs(file)
-	must(t, err)
+	testcheck.Must(t, err)
 	finder := &RepoFinder{Mapping: map[string]string{"acme/demo": b.Dir()}}
 	defer finder.Close()
 	sink := &memSink{}
 	logs, err := Extract(context.Background(), bugs, ExtractOptions{Repos: finder}, sink)
-	must(t, err)
+	testcheck.Must(t, err)
 	checkKept(t, "bj-1", logs[0], NPE)
-	checkEq(t, "bj-1 benchmark", logs[0].Benchmark, "bugs.jar")
+	testcheck.Eq(t, "bj-1 benchmark", logs[0].Benchmark, "bugs.jar")
 	checkKept(t, "bj-2 (exception given, no log)", logs[1], IAE)
 	if len(logs[1].Notes) == 0 {
 		t.Errorf("bj-2 (exception given, no log): no note: %+v", logs[1])
@@ -220,9 +221,9 @@ func TestExtractGenericJSONL(t *testing.T) {
 
 	writeFile(t, file, `{"bug_id":"x","repo":"a/b","bogus":1}`+"\n")
 	_, err = ReadGenericBugs(file)
-	checkErrIs(t, "unknown field", err, errs.ErrInput)
+	testcheck.ErrIs(t, "unknown field", err, errs.ErrInput)
 	if err != nil {
-		checkContains(t, "unknown field", err.Error(), "bugs.jsonl:1")
+		testcheck.Contains(t, "unknown field", err.Error(), "bugs.jsonl:1")
 	}
 }
 
@@ -252,8 +253,8 @@ func TestRepoFinderLayouts(t *testing.T) {
 		t.Run(layout, func(t *testing.T) {
 			dir := t.TempDir()
 			dst := filepath.Join(dir, layout)
-			must(t, os.MkdirAll(filepath.Dir(dst), 0o755))
-			must(t, os.Symlink(bare, dst))
+			testcheck.Must(t, os.MkdirAll(filepath.Dir(dst), 0o755))
+			testcheck.Must(t, os.Symlink(bare, dst))
 			f := &RepoFinder{Dir: dir}
 			defer f.Close()
 			if _, err := f.Find(context.Background(), "Demo", "acme/demo"); err != nil {
@@ -273,7 +274,7 @@ func TestReadMapping(t *testing.T) {
 	p := filepath.Join(dir, "map.json")
 	writeFile(t, p, `{"Lang": "/abs/lang", "acme/demo": "rel/demo"}`)
 	m, err := ReadMapping(p)
-	must(t, err)
+	testcheck.Must(t, err)
 	want := map[string]string{"Lang": "/abs/lang", "acme/demo": filepath.Join(dir, "rel/demo")}
 	if d := cmp.Diff(want, m); d != "" {
 		t.Error(d)

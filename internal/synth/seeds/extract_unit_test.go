@@ -15,6 +15,7 @@ import (
 	"github.com/benchforge/benchforge/internal/llm"
 	_ "github.com/benchforge/benchforge/internal/llm/providers"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 func javaClass(members string) string {
@@ -167,18 +168,18 @@ func TestReferenceSetAndDistribution(t *testing.T) {
 	seeds = append(seeds, seedWithLLOC("Math-1#1", "Math-1", corpus.NullPointer, 40))
 	seeds = append(seeds, seedWithLLOC("Math-1#2", "Math-1", corpus.IllegalState, 90))
 	ref, err := ReferenceSet(seeds)
-	must(t, err)
+	testcheck.Must(t, err)
 	if out := notInReference(ref); !cmp.Equal(out, []string{"Math-1#1"}) {
 		t.Errorf("excluded = %v, want [Math-1#1] (a lone ISE seed is its own type's fence)", out)
 	}
-	checkEq(t, "NPE fence", ref[0].Threshold, 13)
+	testcheck.Eq(t, "NPE fence", ref[0].Threshold, 13)
 	checkDistribution(t, seeds, ref)
 	unlisted, stale := CheckReference(seeds[:2], append(ref[1:2], ReferenceEntry{BugID: "Gone-1"}))
 	if !cmp.Equal(unlisted, []string{"Lang-1"}) || !cmp.Equal(stale, []string{"Gone-1"}) {
 		t.Errorf("CheckReference = %v, %v", unlisted, stale)
 	}
 	_, err = Distribute([]corpus.Seed{{BugID: "x", Exception: "Boom"}}, nil)
-	checkErrIs(t, "bad exception", err, errs.ErrInput)
+	testcheck.ErrIs(t, "bad exception", err, errs.ErrInput)
 }
 
 // notInReference lists the bug ids the reference set leaves out.
@@ -197,7 +198,7 @@ func notInReference(ref []ReferenceEntry) []string {
 func checkDistribution(t *testing.T, seeds []corpus.Seed, ref []ReferenceEntry) {
 	t.Helper()
 	d, err := Distribute(seeds, ref)
-	must(t, err)
+	testcheck.Must(t, err)
 	// The wanted NPE row is the computed one with the checked fields set.
 	npe := d.Types[0]
 	want := npe
@@ -205,9 +206,9 @@ func checkDistribution(t *testing.T, seeds []corpus.Seed, ref []ReferenceEntry) 
 	if diff := cmp.Diff(want, npe); diff != "" {
 		t.Errorf("NPE row (-want +got):\n%s", diff)
 	}
-	checkEq(t, "total seeds", d.Total.Total, 10)
-	checkEq(t, "total ISE seeds", d.Total.ByType[ISE], 1)
-	checkEq(t, "ISE bugs", d.Types[6].Bugs, 1)
+	testcheck.Eq(t, "total seeds", d.Total.Total, 10)
+	testcheck.Eq(t, "total ISE seeds", d.Total.ByType[ISE], 1)
+	testcheck.Eq(t, "ISE bugs", d.Types[6].Bugs, 1)
 }
 
 func TestParseValidation(t *testing.T) {
@@ -253,22 +254,22 @@ func TestLLMValidatorF5(t *testing.T) {
 	}))
 	defer srv.Close()
 	m, err := llm.Open("openai:judge@"+srv.URL+"/v1", llm.Options{})
-	must(t, err)
+	testcheck.Must(t, err)
 	d4j, repos := buildDemo(t)
 	bugs, _, _ := LoadDefects4J(d4j, nil)
 	finder := &RepoFinder{Dir: repos}
 	defer finder.Close()
 	logs, err := Extract(context.Background(), []BugInput{bugs[0]}, ExtractOptions{Repos: finder, Validator: LLMValidator{Model: m}}, &memSink{})
-	must(t, err)
-	checkEq(t, "NPE kept", logs[0].Kept, true)
-	checkContains(t, "NPE reason", logs[0].Methods[0].Reason, "validator accepts (confidence 0.90)")
+	testcheck.Must(t, err)
+	testcheck.Eq(t, "NPE kept", logs[0].Kept, true)
+	testcheck.Contains(t, "NPE reason", logs[0].Methods[0].Reason, "validator accepts (confidence 0.90)")
 	in := bugs[0]
 	in.Exception = ISE
 	logs, err = Extract(context.Background(), []BugInput{in}, ExtractOptions{Repos: finder, Validator: LLMValidator{Model: m}}, &memSink{})
-	must(t, err)
-	checkEq(t, "ISE low confidence: kept", logs[0].Kept, false)
-	checkEq(t, "ISE low confidence: stage", logs[0].Stage, StageF5)
-	checkContains(t, "ISE low confidence: reason", logs[0].Reason, "confidence 0.50 < 0.70")
+	testcheck.Must(t, err)
+	testcheck.Eq(t, "ISE low confidence: kept", logs[0].Kept, false)
+	testcheck.Eq(t, "ISE low confidence: stage", logs[0].Stage, StageF5)
+	testcheck.Contains(t, "ISE low confidence: reason", logs[0].Reason, "confidence 0.50 < 0.70")
 }
 
 func FuzzExtractMethodPairs(f *testing.F) {

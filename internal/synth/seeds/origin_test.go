@@ -3,6 +3,8 @@ package seeds
 import (
 	"context"
 	"testing"
+
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // TestFrameRulesExamples enforces every rule's must-match and
@@ -66,13 +68,13 @@ func TestExtractDropsTestOrigin(t *testing.T) {
 		Traces: []Trace{{Frames: []string{"demo.HTest.t(HTest.java:7)", "junit.framework.TestCase.runTest(TestCase.java:176)"}}},
 	}}}
 	logs, err := Extract(context.Background(), []BugInput{in}, ExtractOptions{}, &memSink{logs: map[string]BugLog{}})
-	must(t, err)
+	testcheck.Must(t, err)
 	if len(logs) != 1 {
 		t.Fatalf("%d logs, want 1", len(logs))
 	}
 	checkDropped(t, "test-origin bug", logs[0], StageScope, "outside production code")
 	logs, err = Extract(context.Background(), []BugInput{in}, ExtractOptions{Scan: ScanOptions{AnyOrigin: true}}, &memSink{logs: map[string]BugLog{}})
-	must(t, err)
+	testcheck.Must(t, err)
 	if len(logs) != 1 || logs[0].Stage == StageScope || logs[0].Exception != NPE {
 		t.Fatalf("AnyOrigin: logs = %+v, want the NPE past the scope stage", logs)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/golden"
 	"github.com/benchforge/benchforge/internal/shareddata"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // render prints a Prevalence compactly: the rows as JSON, one line per bug
@@ -22,7 +23,7 @@ func render(t *testing.T, p *Prevalence) []byte {
 	var b strings.Builder
 	for _, r := range append(p.Rows, p.Pooled) {
 		j, err := json.Marshal(r)
-		must(t, err)
+		testcheck.Must(t, err)
 		b.Write(j)
 		b.WriteByte('\n')
 	}
@@ -44,7 +45,7 @@ func render(t *testing.T, p *Prevalence) []byte {
 
 func TestScanSynthetic(t *testing.T) {
 	p, err := ScanDefects4J(context.Background(), "testdata/d4j", ScanOptions{})
-	must(t, err)
+	testcheck.Must(t, err)
 	golden.Check(t, filepath.Join("testdata", "synthetic_prevalence.golden"), render(t, p))
 	want := map[string]Status{"Demo-1": StatusRuntime, "Demo-2": StatusJUnitOnly, "Demo-3": StatusRuntime, "Demo-4": StatusCheckedOnly,
 		"Demo-5": StatusUnknown, "Demo-6": StatusUnchecked, "Demo-7": StatusUnknown, "Demo-8": StatusTestOrigin}
@@ -75,7 +76,7 @@ func TestScanDefects4J(t *testing.T) {
 	}
 	for _, rd := range readings {
 		p, err := ScanDefects4J(context.Background(), defects4jRoot, rd.opts)
-		must(t, err)
+		testcheck.Must(t, err)
 		golden.Check(t, filepath.Join("testdata", rd.name), render(t, p))
 		if p.Pooled.Runtime < rd.lo || p.Pooled.Runtime > rd.hi {
 			t.Errorf("%+v: %d runtime bugs, want %d..%d", rd.opts, p.Pooled.Runtime, rd.lo, rd.hi)
@@ -110,7 +111,7 @@ func TestScanVendored(t *testing.T) {
 		{"vendored_prevalence_wide.golden", ScanOptions{Subclasses: true, AnyOrigin: true}},
 	} {
 		p, err := ScanDefects4J(context.Background(), root, rd.opts)
-		must(t, err)
+		testcheck.Must(t, err)
 		golden.Check(t, filepath.Join("testdata", rd.name), render(t, p))
 		if p.Pooled.Total != 13 || len(p.Unknown) != 0 || len(p.Problems) != 0 {
 			t.Errorf("pooled %d bugs, %d unknown classes, %d problems; want 13, 0, 0", p.Pooled.Total, len(p.Unknown), len(p.Problems))
@@ -124,9 +125,9 @@ func TestScanVendored(t *testing.T) {
 func TestScanErrors(t *testing.T) {
 	dir := t.TempDir()
 	proj := filepath.Join(dir, "Lang")
-	must(t, os.MkdirAll(filepath.Join(proj, "trigger_tests"), 0o755))
-	must(t, os.WriteFile(filepath.Join(proj, "active-bugs.csv"), []byte("bug.id,revision.id.buggy,revision.id.fixed\n1,a,b\n2,c,d\n"), 0o644))
-	must(t, os.WriteFile(filepath.Join(proj, "trigger_tests", "1"), []byte("--- a.B::c\n"), 0o644))
+	testcheck.Must(t, os.MkdirAll(filepath.Join(proj, "trigger_tests"), 0o755))
+	testcheck.Must(t, os.WriteFile(filepath.Join(proj, "active-bugs.csv"), []byte("bug.id,revision.id.buggy,revision.id.fixed\n1,a,b\n2,c,d\n"), 0o644))
+	testcheck.Must(t, os.WriteFile(filepath.Join(proj, "trigger_tests", "1"), []byte("--- a.B::c\n"), 0o644))
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
 	tests := []struct {
@@ -146,7 +147,7 @@ func TestScanErrors(t *testing.T) {
 			t.Errorf("%s: err = %v, want %v naming %q", tt.name, err, tt.want, tt.msg)
 		}
 	}
-	must(t, os.WriteFile(filepath.Join(proj, "trigger_tests", "1"), []byte("--- a.B::c\nx.Y\n"), 0o644))
+	testcheck.Must(t, os.WriteFile(filepath.Join(proj, "trigger_tests", "1"), []byte("--- a.B::c\nx.Y\n"), 0o644))
 	if _, err := ScanDefects4J(context.Background(), dir, ScanOptions{}); !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), "Lang-2") {
 		t.Errorf("missing trigger file: err = %v, want ErrInput naming Lang-2", err)
 	}

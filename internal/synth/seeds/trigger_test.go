@@ -12,6 +12,7 @@ import (
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/shareddata"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 func TestParseTriggerTests(t *testing.T) {
@@ -66,7 +67,7 @@ func TestParseTriggerTests(t *testing.T) {
 				}
 				return
 			}
-			must(t, err)
+			testcheck.Must(t, err)
 			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}
@@ -91,7 +92,7 @@ func TestParseRealTriggerTests(t *testing.T) {
 	total := 0
 	for _, f := range files {
 		data, err := os.ReadFile(f)
-		must(t, err)
+		testcheck.Must(t, err)
 		got, err := ParseTriggerTests(f, data)
 		if err != nil {
 			t.Errorf("%v", err)

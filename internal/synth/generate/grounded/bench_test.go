@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // BenchmarkPrompt renders seed-grounded prompts (schedules, diffs and
@@ -18,7 +19,7 @@ func BenchmarkPrompt(b *testing.B) {
 		seeds = append(seeds, s)
 	}
 	p := NewPrompter(Options{Seed: 1})
-	must(b, p.Prepare(seeds))
+	testcheck.Must(b, p.Prepare(seeds))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := p.Prompt(corpus.NullPointer, i); err != nil {

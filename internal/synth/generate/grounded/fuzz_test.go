@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // FuzzPrompter: arbitrary seed texts (unparsable, empty lines, huge, binary)
@@ -22,12 +23,12 @@ func FuzzPrompter(f *testing.F) {
 			{BugID: "d", SourceBug: "d", Exception: corpus.NullPointer, BuggyMethod: other + buggy, FixedMethod: fixed + other},
 		}
 		p := NewPrompter(Options{Seed: uint64(n)})
-		must(t, p.Prepare(seeds))
+		testcheck.Must(t, p.Prepare(seeds))
 		if !p.Serves(corpus.NullPointer) {
 			return // every seed had an empty method
 		}
 		pr, err := p.Prompt(corpus.NullPointer, n)
-		must(t, err)
+		testcheck.Must(t, err)
 		for _, id := range pr.ExampleBugIDs {
 			if id < "a" || id > "d" {
 				t.Fatalf("exemplar %q", id)

@@ -18,6 +18,7 @@ import (
 	"github.com/benchforge/benchforge/internal/synth/gate"
 	"github.com/benchforge/benchforge/internal/synth/generate"
 	"github.com/benchforge/benchforge/internal/synth/generate/llmgen"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 var fixedNow = func() time.Time { return time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC) }
@@ -29,7 +30,7 @@ var fixedNow = func() time.Time { return time.Date(2025, 3, 1, 12, 0, 0, 0, time
 func TestExemplarSelection(t *testing.T) {
 	p := NewPrompter(Options{Seed: 11})
 	seeds := testSeeds()
-	must(t, p.Prepare(seeds))
+	testcheck.Must(t, p.Prepare(seeds))
 	k2, k1, pairs := countNPEExemplars(t, p)
 	if k2 != 74 || k1 != 26 || pairs != 10 {
 		t.Errorf("100 prompts: %d k=2 (want 74), %d k=1, %d distinct pairs among the first 10 (want 10)", k2, k1, pairs)
@@ -38,8 +39,8 @@ func TestExemplarSelection(t *testing.T) {
 	if _, _, err := p.Exemplars(corpus.NumberFormat, 0); !errors.Is(err, errs.ErrInput) {
 		t.Errorf("type without seeds: %v", err)
 	}
-	checkEq(t, "Serves(NumberFormat)", p.Serves(corpus.NumberFormat), false)
-	checkEq(t, "Serves(ClassCast)", p.Serves(corpus.ClassCast), true)
+	testcheck.Eq(t, "Serves(NumberFormat)", p.Serves(corpus.NumberFormat), false)
+	testcheck.Eq(t, "Serves(ClassCast)", p.Serves(corpus.ClassCast), true)
 }
 
 // countNPEExemplars draws the exemplars of the first 100 NPE prompts,
@@ -52,7 +53,7 @@ func countNPEExemplars(t *testing.T, p *Prompter) (k2, k1, distinct int) {
 	pairs := map[[2]int]bool{}
 	for n := 0; n < 100; n++ {
 		idx, isPair, err := p.Exemplars(corpus.NullPointer, n)
-		must(t, err)
+		testcheck.Must(t, err)
 		if !isPair {
 			k1++
 			if len(idx) != 1 {
@@ -93,18 +94,18 @@ func checkCCERotates(t *testing.T, p *Prompter) {
 // diffs, the size target between them and the hard constraints.
 func TestPromptContent(t *testing.T) {
 	p := NewPrompter(Options{Seed: 1, PairShare: 1})
-	must(t, p.Prepare(testSeeds()))
+	testcheck.Must(t, p.Prepare(testSeeds()))
 	pr, err := p.Prompt(corpus.NullPointer, 0)
-	must(t, err)
+	testcheck.Must(t, err)
 	if len(pr.ExampleBugIDs) != 2 || pr.Operator != "k2-pair-queue" || pr.SizeTarget == 0 {
 		t.Fatalf("prompt: %+v", pr)
 	}
 	for _, want := range []string{"### Example 1", "### Example 2", "```diff\n@@ ", "+    if (value == null) {",
 		"aim between them", "identical signatures", "NullPointerException", "about " + strconv.Itoa(pr.SizeTarget) + " logical lines"} {
-		checkContains(t, "prompt", pr.User, want)
+		testcheck.Contains(t, "prompt", pr.User, want)
 	}
 	d := MethodDiff("a\nb\nc\nd\ne\nf\ng\n", "a\nb\nc\nX\ne\nf\ng\n")
-	checkEq(t, "MethodDiff", d, "@@ -2,5 +2,5 @@\n b\n c\n-d\n+X\n e\n f")
+	testcheck.Eq(t, "MethodDiff", d, "@@ -2,5 +2,5 @@\n b\n c\n-d\n+X\n e\n f")
 }
 
 func session(t *testing.T, cacheDir string, opts llm.SessionOptions) *llm.Session {
@@ -112,7 +113,7 @@ func session(t *testing.T, cacheDir string, opts llm.SessionOptions) *llm.Sessio
 	opts.CacheDir = cacheDir
 	opts.Retry = llm.RetryPolicy{MaxAttempts: 1}
 	s, err := llm.NewSession(opts)
-	must(t, err)
+	testcheck.Must(t, err)
 	t.Cleanup(func() { s.Close() })
 	return s
 }
@@ -121,9 +122,9 @@ func session(t *testing.T, cacheDir string, opts llm.SessionOptions) *llm.Sessio
 func runOnce(t *testing.T, s *llm.Session, spec, dir string, quotas map[string]int, seeds []corpus.Seed) (*generate.Stats, error) {
 	t.Helper()
 	m, err := s.Open(spec)
-	must(t, err)
+	testcheck.Must(t, err)
 	g, err := New(m, Options{Seed: 5}, llmgen.Options{Dir: dir, Workers: 3, Batch: 3, MaxTokens: 1000, Temperature: 0.9, TopP: 0.9, Now: fixedNow})
-	must(t, err)
+	testcheck.Must(t, err)
 	defer g.Close()
 	return generate.Run(context.Background(), g, generate.RunOptions{Dir: dir, PerType: quotas, Seeds: seeds})
 }
@@ -138,12 +139,12 @@ func TestScriptedEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	quotas := map[string]int{corpus.NullPointer: 5, corpus.ClassCast: 2}
 	st, err := runOnce(t, session(t, t.TempDir(), llm.SessionOptions{}), spec, dir, quotas, seeds)
-	must(t, err)
+	testcheck.Must(t, err)
 	if st.New != 7 || srv.hits.Load() != 7 {
 		t.Fatalf("stats %+v, %d server hits; want 7 new candidates from 7 calls", st, srv.hits.Load())
 	}
 	cands, err := gate.ReadCandidates(filepath.Join(dir, generate.CandidatesFile))
-	must(t, err)
+	testcheck.Must(t, err)
 	checkCandidateProvenance(t, cands, seeds)
 	checkGatesKeepProvenance(t, cands, seeds, 7)
 	checkCallRecords(t, dir, 7)
@@ -154,16 +155,16 @@ func TestScriptedEndToEnd(t *testing.T) {
 
 	// Resume: same directory, llm cache off — all from calls.jsonl.
 	st, err = runOnce(t, session(t, "", llm.SessionOptions{NoCache: true}), spec, dir, quotas, seeds)
-	must(t, err)
-	checkEq(t, "resume: new", st.New, 0)
-	checkEq(t, "resume: resumed", st.Resumed, 7)
-	checkEq(t, "resume: server hits", srv.hits.Load(), 7)
+	testcheck.Must(t, err)
+	testcheck.Eq(t, "resume: new", st.New, 0)
+	testcheck.Eq(t, "resume: resumed", st.Resumed, 7)
+	testcheck.Eq(t, "resume: server hits", srv.hits.Load(), 7)
 	// A larger quota continues the same schedule: only the extra prompts call.
 	quotas[corpus.NullPointer] = 8
 	st, err = runOnce(t, session(t, "", llm.SessionOptions{NoCache: true}), spec, dir, quotas, seeds)
-	must(t, err)
-	checkEq(t, "extended run: new", st.New, 3)
-	checkEq(t, "extended run: server hits", srv.hits.Load(), 10)
+	testcheck.Must(t, err)
+	testcheck.Eq(t, "extended run: new", st.New, 3)
+	testcheck.Eq(t, "extended run: server hits", srv.hits.Load(), 10)
 }
 
 // checkCandidateProvenance checks that every candidate carries its answer,
@@ -195,7 +196,7 @@ func checkCandidateRecord(t *testing.T, c corpus.Candidate) {
 	if c.Answer == "" || c.SizeTarget < 3 {
 		t.Errorf("candidate %s lacks its answer or size target: %+v", c.ID, c)
 	}
-	checkEq(t, "candidate "+c.ID+" prompt hash length", len(c.PromptHash), 64)
+	testcheck.Eq(t, "candidate "+c.ID+" prompt hash length", len(c.PromptHash), 64)
 	if !strings.HasPrefix(c.Generator, Version+":openai:scripted@") {
 		t.Errorf("candidate %s: generator %q", c.ID, c.Generator)
 	}
@@ -206,7 +207,7 @@ func checkCandidateRecord(t *testing.T, c corpus.Candidate) {
 func checkGatesKeepProvenance(t *testing.T, cands []corpus.Candidate, seeds []corpus.Seed, want int) {
 	t.Helper()
 	res, err := gate.Run(context.Background(), cands, seeds, gate.DefaultOptions())
-	must(t, err)
+	testcheck.Must(t, err)
 	if len(res.Accepted) != want {
 		t.Fatalf("gates accepted %d of %d: %v", len(res.Accepted), want, res.Rejected)
 	}
@@ -222,7 +223,7 @@ func checkGatesKeepProvenance(t *testing.T, cands []corpus.Candidate, seeds []co
 func checkCallRecords(t *testing.T, dir string, want int) {
 	t.Helper()
 	calls, err := jsonl.ReadFile[llmgen.Call](filepath.Join(dir, llmgen.CallsFile))
-	must(t, err)
+	testcheck.Must(t, err)
 	if len(calls) != want {
 		t.Fatalf("%d calls recorded, want %d", len(calls), want)
 	}
@@ -242,10 +243,10 @@ func checkCallRecord(t *testing.T, c llmgen.Call) {
 	if !strings.Contains(c.User, "### Example 1") {
 		t.Errorf("call record's prompt lacks the exemplar: %q", c.User)
 	}
-	checkEq(t, "reported model", c.ReportedModel, "scripted-1")
-	checkEq(t, "template hash", c.TemplateHash, TemplateHash())
-	checkEq(t, "max tokens", c.Params.MaxTokens, 1000)
-	checkEq(t, "temperature", c.Params.Temperature, 0.9)
+	testcheck.Eq(t, "reported model", c.ReportedModel, "scripted-1")
+	testcheck.Eq(t, "template hash", c.TemplateHash, TemplateHash())
+	testcheck.Eq(t, "max tokens", c.Params.MaxTokens, 1000)
+	testcheck.Eq(t, "temperature", c.Params.Temperature, 0.9)
 	if !c.Time.Equal(fixedNow()) {
 		t.Errorf("call time %v, want %v", c.Time, fixedNow())
 	}
@@ -270,7 +271,7 @@ func TestBudgetStopThenResume(t *testing.T) {
 		t.Fatalf("budget run: %d server hits, %d recorded calls; want 3 and 3", paid, len(calls))
 	}
 	st, err := runOnce(t, session(t, "", llm.SessionOptions{NoCache: true, MaxCost: 10, Prices: prices}), spec, dir, quotas, seeds)
-	must(t, err)
+	testcheck.Must(t, err)
 	if srv.hits.Load() != 7 || st.Have[corpus.NullPointer] != 7 {
 		t.Errorf("resume: %d server hits in all (want 7: none repeated), stats %+v", srv.hits.Load(), st)
 	}

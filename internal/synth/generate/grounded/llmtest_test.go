@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/metrics"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // testSeeds are five NPE seeds (enough for the pair queue) and two CCE seeds
@@ -132,7 +133,7 @@ func TestScriptedPairsAreDistinct(t *testing.T) {
 		}
 		seen[b] = true
 		m, err := metrics.OfMethodSource([]byte(b))
-		must(t, err)
+		testcheck.Must(t, err)
 		if m.Metrics.LLOC < 8 || m.Metrics.LLOC > 9 {
 			t.Errorf("answer %d: LLOC %d for target 8", n, m.Metrics.LLOC)
 		}

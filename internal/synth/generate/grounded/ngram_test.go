@@ -12,6 +12,7 @@ import (
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/gate"
 	"github.com/benchforge/benchforge/internal/synth/generate"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // TestNgramServerPlumbing runs the seed-grounded generator against
@@ -28,12 +29,12 @@ func TestNgramServerPlumbing(t *testing.T) {
 	run := func() (*generate.Stats, llm.Manifest) {
 		s := session(t, cache, llm.SessionOptions{})
 		m, err := s.Open(spec)
-		must(t, err)
+		testcheck.Must(t, err)
 		g, err := New(m, Options{Seed: 2}, llmgenOptions(dir))
-		must(t, err)
+		testcheck.Must(t, err)
 		defer g.Close()
 		st, err := generate.Run(context.Background(), g, generate.RunOptions{Dir: dir, PerType: quotas, Seeds: seeds})
-		must(t, err)
+		testcheck.Must(t, err)
 		return st, s.Manifest()
 	}
 	st, man := run()
@@ -52,10 +53,10 @@ func seedLM(t *testing.T) *ngram.Model {
 	t.Helper()
 	src := t.TempDir()
 	for _, s := range testSeeds() {
-		must(t, os.WriteFile(filepath.Join(src, s.BugID[:6]+".java"), []byte("class A {\n"+s.BuggyMethod+s.FixedMethod+"}\n"), 0o644))
+		testcheck.Must(t, os.WriteFile(filepath.Join(src, s.BugID[:6]+".java"), []byte("class A {\n"+s.BuggyMethod+s.FixedMethod+"}\n"), 0o644))
 	}
 	m, err := ngram.Train(context.Background(), ngram.Corpus{Paths: []string{src}}, ngram.Options{Order: 3})
-	must(t, err)
+	testcheck.Must(t, err)
 	return m
 }
 
@@ -64,9 +65,9 @@ func seedLM(t *testing.T) *ngram.Model {
 func checkAllRejected(t *testing.T, dir string, seeds []corpus.Seed, n int) {
 	t.Helper()
 	cands, err := gate.ReadCandidates(filepath.Join(dir, generate.CandidatesFile))
-	must(t, err)
+	testcheck.Must(t, err)
 	res, err := gate.Run(context.Background(), cands, seeds, gate.DefaultOptions())
-	must(t, err)
+	testcheck.Must(t, err)
 	if len(res.Accepted) != 0 || len(res.Rejected) != n {
 		t.Fatalf("%d accepted, %d rejected; want all %d rejected", len(res.Accepted), len(res.Rejected), n)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // TestPairQueueExhaustsBeforeReuse: every block of C(N,2) consecutive draws
@@ -32,7 +33,7 @@ func TestPairQueueExhaustsBeforeReuse(t *testing.T) {
 func checkPairQueue(t *testing.T, n int) {
 	t.Helper()
 	q, err := NewPairQueue(n, 7, "NPE")
-	must(t, err)
+	testcheck.Must(t, err)
 	p := n * (n - 1) / 2
 	if q.Len() != p {
 		t.Fatalf("n=%d: Len %d, want %d", n, q.Len(), p)
@@ -126,7 +127,7 @@ func TestRotationAvoidsRecentSeeds(t *testing.T) {
 	for _, tc := range tests {
 		name := fmt.Sprint(tc.sizes)
 		r, err := NewRotation(tc.sizes, tc.bands, tc.window, 3, "k1")
-		must(t, err)
+		testcheck.Must(t, err)
 		n := len(tc.sizes)
 		bands := r.Bands()
 		bandOf := checkBandsBySize(t, name, tc.sizes, bands)

@@ -11,6 +11,7 @@ import (
 	"github.com/benchforge/benchforge/internal/metrics"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/generate"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // nullMethod is a public method with one removable null guard and body
@@ -37,8 +38,8 @@ func groundCorpus(t *testing.T) []CorpusSpec {
 			b.WriteString(nullMethod(fmt.Sprintf("m%d", k), n))
 		}
 		b.WriteString("}\n")
-		must(t, os.MkdirAll(filepath.Join(dir, "src/main/java/p"), 0o755))
-		must(t, os.WriteFile(filepath.Join(dir, "src/main/java/p/C.java"), []byte(b.String()), 0o644))
+		testcheck.Must(t, os.MkdirAll(filepath.Join(dir, "src/main/java/p"), 0o755))
+		testcheck.Must(t, os.WriteFile(filepath.Join(dir, "src/main/java/p/C.java"), []byte(b.String()), 0o644))
 		specs = append(specs, CorpusSpec{Path: dir, Repo: fmt.Sprintf("o/r%d", r), Commit: fmt.Sprintf("%040d", r)})
 	}
 	return specs
@@ -47,7 +48,7 @@ func groundCorpus(t *testing.T) []CorpusSpec {
 func lloc(t *testing.T, src string) int {
 	t.Helper()
 	m, err := metrics.OfMethodSource([]byte(src))
-	must(t, err)
+	testcheck.Must(t, err)
 	return m.Metrics.LLOC
 }
 
@@ -66,18 +67,18 @@ func TestGroundedFollowsSeeds(t *testing.T) {
 		{BugID: "L-1", Exception: corpus.NullPointer, BuggyMethod: large, FixedMethod: largeFixed},
 	}
 	g, err := New(Options{Corpora: groundCorpus(t), Seed: 3, PublicOnly: true, Ground: &Grounding{Reference: seeds}})
-	must(t, err)
+	testcheck.Must(t, err)
 	defer g.Close()
 	if g.ID() != GroundedID {
 		t.Errorf("ID %s, want %s", g.ID(), GroundedID)
 	}
 	st, err := generate.Run(context.Background(), g, generate.RunOptions{Dir: t.TempDir(), PerType: map[string]int{corpus.NullPointer: 4}})
-	must(t, err)
+	testcheck.Must(t, err)
 	if st.Have[corpus.NullPointer] != 4 {
 		t.Fatalf("have %v, want 4 NPE pairs", st.Have)
 	}
 	cands, err := readCandidates(t, g, 4)
-	must(t, err)
+	testcheck.Must(t, err)
 	bySeed := map[string][]int{}
 	for _, c := range cands {
 		if len(c.ExampleBugIDs) != 1 || c.Source == nil || c.Source.Repo == "" || c.Source.Commit == "" || c.Operator != "remove_null_guard" {

@@ -12,6 +12,7 @@ import (
 	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/generate"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 func TestClassifyFix(t *testing.T) {
@@ -107,8 +108,8 @@ func fixtureCorpus(t *testing.T) string {
 	dir := t.TempDir()
 	for name, src := range fixtureFiles {
 		p := filepath.Join(dir, name)
-		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		must(t, os.WriteFile(p, []byte(src), 0o644))
+		testcheck.Must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		testcheck.Must(t, os.WriteFile(p, []byte(src), 0o644))
 	}
 	return dir
 }
@@ -121,10 +122,10 @@ func TestGenerateRunResume(t *testing.T) {
 	}
 	run := func(dir string) *generate.Stats {
 		g, err := New(Options{Corpus: src, Seed: 7, ChunkFiles: 1, MinLines: 3, PublicOnly: true})
-		must(t, err)
+		testcheck.Must(t, err)
 		defer g.Close()
 		st, err := generate.Run(context.Background(), g, generate.RunOptions{Dir: dir, PerType: per})
-		must(t, err)
+		testcheck.Must(t, err)
 		return st
 	}
 	dir := t.TempDir()
@@ -134,15 +135,15 @@ func TestGenerateRunResume(t *testing.T) {
 		t.Errorf("candidates per type (-want +got):\n%s", d)
 	}
 	cands, err := jsonl.ReadFile[generate.Candidate](filepath.Join(dir, generate.CandidatesFile))
-	must(t, err)
+	testcheck.Must(t, err)
 	for _, c := range cands {
 		checkMutationProvenance(t, c)
 	}
 	// Rerun: nothing new, everything counted as resumed.
 	st2 := run(dir)
-	checkEq(t, "rerun: new", st2.New, 0)
-	checkEq(t, "rerun: resumed", st2.Resumed, len(cands))
-	checkEq(t, "rerun: attempts", st2.Attempts, 0)
+	testcheck.Eq(t, "rerun: new", st2.New, 0)
+	testcheck.Eq(t, "rerun: resumed", st2.Resumed, len(cands))
+	testcheck.Eq(t, "rerun: attempts", st2.Attempts, 0)
 	// A fresh directory gives byte-identical logs (determinism).
 	dir2 := t.TempDir()
 	run(dir2)
@@ -176,7 +177,7 @@ func checkSameFile(t *testing.T, a, b string) {
 
 func TestGenerateExhausted(t *testing.T) {
 	g, err := New(Options{Corpus: fixtureCorpus(t), ChunkFiles: 10})
-	must(t, err)
+	testcheck.Must(t, err)
 	defer g.Close()
 	_, err = g.Generate(context.Background(), generate.Request{Chunk: 1, Want: map[string]int{corpus.NullPointer: 1}})
 	if !errors.Is(err, generate.ErrExhausted) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/code"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // opCase is a must-apply (want set) or must-not-apply (want empty) example
@@ -197,7 +198,7 @@ var opCases = []opCase{
 func sitesOf(t *testing.T, op *Operator, src string) (*code.File, []Site) {
 	t.Helper()
 	f, err := code.ParseJavaMethod([]byte(src))
-	must(t, err)
+	testcheck.Must(t, err)
 	if se := f.SyntaxErrors(); len(se) > 0 {
 		t.Fatalf("example does not parse: %v", se)
 	}
