@@ -262,7 +262,7 @@ func notLanded(v Verdict, hist *History, landed track.Commit) Verdict {
 // score is high enough, with the snapshot files the walks reached at
 // position i.
 func (c *Checker) verifyTracked(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, snap string, files []*fileWork, tbs []*trackedBlock, i int, v *Verdict) error {
-	if v.Present || c.opts.NoTests || c.opts.Verifier == nil || v.Score < c.opts.low() {
+	if !c.wantsTests(v) {
 		return nil
 	}
 	sfs, err := c.trackedFiles(ctx, repo, snap, files, tbs, i)
