@@ -233,10 +233,7 @@ func (sc scope) aligned(li int) int {
 // its weakest line.
 func (c *Checker) matchAdded(ctx context.Context, fw *fileWork, pb *pblock, sc scope, sfi int, hint *scopeHint, b *Block) (float64, bool, error) {
 	fix, snap := fw.fix, sc.snap
-	allWeak := true
-	for _, a := range pb.adds {
-		allWeak = allWeak && weakLine(fix.lines[a].text)
-	}
+	allWeak := allWeakLines(fix, pb.adds)
 	score, exact := 1.0, true
 	for _, a := range pb.adds {
 		if sfi >= 0 && !c.opts.NoLocalize && a == headerLine(fix, pb.fn) {
@@ -256,6 +253,16 @@ func (c *Checker) matchAdded(ctx context.Context, fw *fileWork, pb *pblock, sc s
 	return score, exact, nil
 }
 
+// allWeakLines reports whether every line lis of v is weak.
+func allWeakLines(v *version, lis []int) bool {
+	for _, li := range lis {
+		if !weakLine(v.lines[li].text) {
+			return false
+		}
+	}
+	return true
+}
+
 // matchAddedLine matches fixed line a: its best counterpart in scope, else
 // the same text elsewhere in the tracked file (moved), and, in a block of
 // weak lines only, no better than its neighbours.
@@ -273,15 +280,22 @@ func (c *Checker) matchAddedLine(ctx context.Context, fw *fileWork, pb *pblock, 
 		movedInFile(&ml, fix.lines[a].text, sc.snap, sc.lines)
 	}
 	if at >= 0 && allWeak && !c.opts.NoLocalize {
-		sup, err := c.neighbourSupport(ctx, fix, a, sc.snap, at)
-		if err != nil {
-			return ml, err
-		}
-		if sup < ml.Similarity {
-			ml.Similarity, ml.Via = round(sup), ml.Via+"+neighbours"
-		}
+		err = c.capByNeighbours(ctx, &ml, fix, a, sc.snap, at)
 	}
-	return ml, nil
+	return ml, err
+}
+
+// capByNeighbours lowers ml, weak fixed line a matched at snapshot line
+// at, to the support of its neighbours when that is lower.
+func (c *Checker) capByNeighbours(ctx context.Context, ml *MatchedLine, fix *version, a int, snap *version, at int) error {
+	sup, err := c.neighbourSupport(ctx, fix, a, snap, at)
+	if err != nil {
+		return err
+	}
+	if sup < ml.Similarity {
+		ml.Similarity, ml.Via = round(sup), ml.Via+"+neighbours"
+	}
+	return nil
 }
 
 // matchDeletion scores a deletion block: its context must show the place
