@@ -115,14 +115,38 @@ func parseBatchHeader(line string) (oid, typ string, size int, err error) {
 // hundreds of requests cost one round trip, not hundreds. A cancelled ctx
 // kills the child; the next call starts a new one.
 func (r *Repo) batch(ctx context.Context, specs []string) ([]object, error) {
-	for _, s := range specs {
-		if strings.ContainsAny(s, "\n\x00") {
-			return nil, fmt.Errorf("gitrepo: object name %q in %s contains a newline or NUL: %w", s, r.path, errs.ErrInput)
-		}
+	if err := r.checkSpecs(specs); err != nil {
+		return nil, err
 	}
 	h := r.cat
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	c, err := r.running(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stop := context.AfterFunc(ctx, c.kill)
+	out, rerr, wErr := c.exchange(specs)
+	cancelled := !stop()
+	if cancelled || rerr != nil || wErr != nil {
+		// The child's state is unknown: drop it; the next call starts anew.
+		c.close()
+		h.proc = nil
+		if cancelled {
+			return nil, fmt.Errorf("gitrepo: reading objects from %s: %w", r.path, ctx.Err())
+		}
+		if rerr == nil {
+			rerr = wErr
+		}
+		return nil, fmt.Errorf("gitrepo: reading objects from %s: %v: %w", r.path, rerr, errs.ErrUnavailable)
+	}
+	return out, nil
+}
+
+// running returns the repository's cat-file child, starting it if there is
+// none. The caller holds r.cat.mu.
+func (r *Repo) running(ctx context.Context) (*catFile, error) {
+	h := r.cat
 	if h.closed {
 		return nil, fmt.Errorf("gitrepo: %s is closed: %w", r.path, errs.ErrUsage)
 	}
@@ -136,22 +160,26 @@ func (r *Repo) batch(ctx context.Context, specs []string) ([]object, error) {
 		}
 		h.proc = p
 	}
-	c := h.proc
-	stop := context.AfterFunc(ctx, c.kill)
+	return h.proc, nil
+}
 
-	werr := make(chan error, 1)
-	go func() {
-		w := bufio.NewWriterSize(c.stdin, 32<<10)
-		for _, s := range specs {
-			if _, err := w.WriteString(s + "\n"); err != nil {
-				werr <- err
-				return
-			}
+// checkSpecs rejects object names that would break the line protocol.
+func (r *Repo) checkSpecs(specs []string) error {
+	for _, s := range specs {
+		if strings.ContainsAny(s, "\n\x00") {
+			return fmt.Errorf("gitrepo: object name %q in %s contains a newline or NUL: %w", s, r.path, errs.ErrInput)
 		}
-		werr <- w.Flush()
-	}()
-	out := make([]object, 0, len(specs))
-	var rerr error
+	}
+	return nil
+}
+
+// exchange writes specs to the child from a goroutine while reading their
+// answers. It returns the answers read, the first read error and the
+// writer's error; on a read error it kills the child to unblock the writer.
+func (c *catFile) exchange(specs []string) (out []object, rerr, werr error) {
+	wdone := make(chan error, 1)
+	go func() { wdone <- c.writeRequests(specs) }()
+	out = make([]object, 0, len(specs))
 	for _, s := range specs {
 		o, err := c.readAnswer(s)
 		if err != nil {
@@ -163,18 +191,16 @@ func (r *Repo) batch(ctx context.Context, specs []string) ([]object, error) {
 	if rerr != nil {
 		c.kill() // unblock the writer
 	}
-	wErr := <-werr
-	cancelled := !stop()
-	if cancelled || rerr != nil || wErr != nil {
-		c.close()
-		h.proc = nil
-		if cancelled {
-			return nil, fmt.Errorf("gitrepo: reading objects from %s: %w", r.path, ctx.Err())
+	return out, rerr, <-wdone
+}
+
+// writeRequests writes one request line per spec and flushes.
+func (c *catFile) writeRequests(specs []string) error {
+	w := bufio.NewWriterSize(c.stdin, 32<<10)
+	for _, s := range specs {
+		if _, err := w.WriteString(s + "\n"); err != nil {
+			return err
 		}
-		if rerr == nil {
-			rerr = wErr
-		}
-		return nil, fmt.Errorf("gitrepo: reading objects from %s: %v: %w", r.path, rerr, errs.ErrUnavailable)
 	}
-	return out, nil
+	return w.Flush()
 }

@@ -44,24 +44,8 @@ func Clone(ctx context.Context, url, cacheDir string) (*Repo, error) {
 	defer os.RemoveAll(tmp) // a no-op after a successful rename
 
 	target := filepath.Join(tmp, "repo.git")
-	cmd := guard(exec.CommandContext(ctx, "git", "clone", "--bare", "--quiet", "--", url, target))
-	cmd.Env = gitEnv()
-	var stderr bytes.Buffer
-	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 4096}
-	if err := cmd.Run(); err != nil {
-		switch {
-		case ctx.Err() != nil:
-			return nil, fmt.Errorf("gitrepo.Clone(%s): %w", url, ctx.Err())
-		case errors.Is(err, exec.ErrNotFound):
-			return nil, fmt.Errorf("gitrepo.Clone(%s): git not found on PATH; install git: %w", url, errs.ErrUnavailable)
-		}
-		msg := strings.TrimSpace(stderr.String())
-		kind := errs.ErrUnavailable
-		if strings.Contains(msg, "does not exist") || strings.Contains(msg, "not found") ||
-			strings.Contains(msg, "does not appear to be a git repository") {
-			kind = errs.ErrNotFound
-		}
-		return nil, fmt.Errorf("gitrepo.Clone(%s): git clone: %s: %w", url, msg, kind)
+	if err := cloneBare(ctx, url, target); err != nil {
+		return nil, fmt.Errorf("gitrepo.Clone(%s): %w", url, err)
 	}
 	if err := os.Rename(target, dest); err != nil {
 		// Another process may have won the race; use its clone.
@@ -71,6 +55,40 @@ func Clone(ctx context.Context, url, cacheDir string) (*Repo, error) {
 		return nil, fmt.Errorf("gitrepo.Clone(%s): moving clone into %s: %w", url, dest, err)
 	}
 	return Open(ctx, dest)
+}
+
+// cloneBare runs `git clone --bare` of url into target. A failure is
+// errs.ErrNotFound when git says the repository does not exist, else
+// errs.ErrUnavailable.
+func cloneBare(ctx context.Context, url, target string) error {
+	cmd := guard(exec.CommandContext(ctx, "git", "clone", "--bare", "--quiet", "--", url, target))
+	cmd.Env = gitEnv()
+	var stderr bytes.Buffer
+	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 4096}
+	err := cmd.Run()
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, exec.ErrNotFound):
+		return fmt.Errorf("git not found on PATH; install git: %w", errs.ErrUnavailable)
+	}
+	msg := strings.TrimSpace(stderr.String())
+	return fmt.Errorf("git clone: %s: %w", msg, cloneFailure(msg))
+}
+
+// notFoundClone are git clone messages saying the repository does not exist.
+var notFoundClone = []string{"does not exist", "not found", "does not appear to be a git repository"}
+
+// cloneFailure classifies git clone's stderr.
+func cloneFailure(msg string) error {
+	for _, m := range notFoundClone {
+		if strings.Contains(msg, m) {
+			return errs.ErrNotFound
+		}
+	}
+	return errs.ErrUnavailable
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -86,25 +104,7 @@ func CacheName(url string) (string, error) {
 	if u == "" || strings.HasPrefix(u, "-") {
 		return "", fmt.Errorf("repository URL %q is empty or starts with '-': %w", url, errs.ErrInput)
 	}
-	if i := strings.Index(u, "://"); i >= 0 {
-		u = u[i+3:]
-		if j := strings.IndexByte(u, '/'); j >= 0 { // drop the host
-			u = u[j:]
-		} else {
-			u = ""
-		}
-	} else if i := strings.IndexByte(u, ':'); i > 0 && !strings.Contains(u[:i], "/") && !filepath.IsAbs(u) {
-		u = u[i+1:] // scp-like host:path
-	}
-	u = strings.ReplaceAll(u, `\`, "/")
-	var segs []string
-	for _, s := range strings.Split(u, "/") {
-		s = strings.TrimSuffix(s, ".git")
-		s = strings.Trim(unsafeName.ReplaceAllString(s, "-"), "-.")
-		if s != "" {
-			segs = append(segs, s)
-		}
-	}
+	segs := nameSegments(urlPath(u))
 	switch len(segs) {
 	case 0:
 		return "", fmt.Errorf("repository URL %q has no repository name: %w", url, errs.ErrInput)
@@ -112,4 +112,35 @@ func CacheName(url string) (string, error) {
 		return segs[0], nil
 	}
 	return segs[len(segs)-2] + "__" + segs[len(segs)-1], nil
+}
+
+// urlPath is the path part of a repository URL: without scheme and host
+// ("https://host/a/b" → "/a/b"), or the part after "host:" of an scp-like
+// URL; a local path is returned as it is.
+func urlPath(u string) string {
+	if i := strings.Index(u, "://"); i >= 0 {
+		u = u[i+3:]
+		if j := strings.IndexByte(u, '/'); j >= 0 { // drop the host
+			return u[j:]
+		}
+		return ""
+	}
+	if i := strings.IndexByte(u, ':'); i > 0 && !strings.Contains(u[:i], "/") && !filepath.IsAbs(u) {
+		return u[i+1:] // scp-like host:path
+	}
+	return u
+}
+
+// nameSegments splits a path on / or \ into its non-empty segments, each
+// without a ".git" suffix and with unsafe characters replaced.
+func nameSegments(p string) []string {
+	var segs []string
+	for _, s := range strings.Split(strings.ReplaceAll(p, `\`, "/"), "/") {
+		s = strings.TrimSuffix(s, ".git")
+		s = strings.Trim(unsafeName.ReplaceAllString(s, "-"), "-.")
+		if s != "" {
+			segs = append(segs, s)
+		}
+	}
+	return segs
 }

@@ -46,18 +46,7 @@ func parseCommit(hash string, data []byte) (Commit, error) {
 			continue
 		}
 		key, val, _ := strings.Cut(line, " ")
-		var err error
-		switch key {
-		case "tree":
-			c.Tree = val
-		case "parent":
-			c.Parents = append(c.Parents, val)
-		case "author":
-			c.Author, err = parseSignature(val)
-		case "committer":
-			c.Committer, err = parseSignature(val)
-		}
-		if err != nil {
+		if err := c.setHeader(key, val); err != nil {
 			return Commit{}, fmt.Errorf("commit %s: %s header: %w", hash, key, err)
 		}
 	}
@@ -67,6 +56,22 @@ func parseCommit(hash string, data []byte) (Commit, error) {
 	c.Message = strings.TrimRight(string(msg), "\n")
 	c.Subject = subject(c.Message)
 	return c, nil
+}
+
+// setHeader records one commit header; unknown keys are ignored.
+func (c *Commit) setHeader(key, val string) error {
+	var err error
+	switch key {
+	case "tree":
+		c.Tree = val
+	case "parent":
+		c.Parents = append(c.Parents, val)
+	case "author":
+		c.Author, err = parseSignature(val)
+	case "committer":
+		c.Committer, err = parseSignature(val)
+	}
+	return err
 }
 
 // subject is the first paragraph of msg with its lines joined by spaces.

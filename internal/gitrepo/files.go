@@ -45,13 +45,9 @@ func (r *Repo) ReadFiles(ctx context.Context, rev string, paths []string) (map[s
 	if err != nil {
 		return nil, fmt.Errorf("gitrepo.ReadFiles(%s): %w", rev, err)
 	}
-	specs := make([]string, len(paths))
-	for i, p := range paths {
-		cp, err := cleanPath(p)
-		if err != nil {
-			return nil, fmt.Errorf("gitrepo.ReadFiles(%s:%s) in %s: %v: %w", rev, p, r.path, err, errs.ErrInput)
-		}
-		specs[i] = c.Tree + ":" + cp
+	specs, err := r.blobSpecs(rev, c.Tree, paths)
+	if err != nil {
+		return nil, err
 	}
 	objs, err := r.batch(ctx, specs)
 	if err != nil {
@@ -70,19 +66,35 @@ func (r *Repo) ReadFiles(ctx context.Context, rev string, paths []string) (map[s
 		}
 	}
 	if len(missing)+len(notBlob) > 0 {
-		var b strings.Builder
-		if len(missing) > 0 {
-			fmt.Fprintf(&b, "no such file %s", listSome(missing))
-		}
-		if len(notBlob) > 0 {
-			if b.Len() > 0 {
-				b.WriteString("; ")
-			}
-			fmt.Fprintf(&b, "not a file %s", listSome(notBlob))
-		}
-		return out, fmt.Errorf("gitrepo.ReadFiles in %s: %s: check the path and revision: %w", r.path, b.String(), errs.ErrNotFound)
+		return out, fmt.Errorf("gitrepo.ReadFiles in %s: %s: check the path and revision: %w", r.path, unreadable(missing, notBlob), errs.ErrNotFound)
 	}
 	return out, nil
+}
+
+// blobSpecs names each path in tree for cat-file ("<tree>:<path>").
+func (r *Repo) blobSpecs(rev, tree string, paths []string) ([]string, error) {
+	specs := make([]string, len(paths))
+	for i, p := range paths {
+		cp, err := cleanPath(p)
+		if err != nil {
+			return nil, fmt.Errorf("gitrepo.ReadFiles(%s:%s) in %s: %v: %w", rev, p, r.path, err, errs.ErrInput)
+		}
+		specs[i] = tree + ":" + cp
+	}
+	return specs, nil
+}
+
+// unreadable describes the files ReadFiles could not return: "no such file
+// …", "not a file …" or both, separated by "; ".
+func unreadable(missing, notBlob []string) string {
+	var parts []string
+	if len(missing) > 0 {
+		parts = append(parts, "no such file "+listSome(missing))
+	}
+	if len(notBlob) > 0 {
+		parts = append(parts, "not a file "+listSome(notBlob))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // listSome renders up to five items and a count of the rest.
@@ -110,6 +122,14 @@ func (r *Repo) ListFiles(ctx context.Context, rev string, globs ...string) ([]st
 	if err != nil {
 		return nil, fmt.Errorf("gitrepo.ListFiles(%s): %w", rev, err)
 	}
+	files := blobPaths(out, globs)
+	sort.Strings(files)
+	return files, nil
+}
+
+// blobPaths parses `git ls-tree -r -z` output into the paths of its blobs
+// matching any of globs (all blobs when none are given).
+func blobPaths(out []byte, globs []string) []string {
 	var files []string
 	for _, rec := range bytes.Split(out, []byte{0}) {
 		// "<mode> SP <type> SP <object> TAB <path>"
@@ -122,8 +142,7 @@ func (r *Repo) ListFiles(ctx context.Context, rev string, globs ...string) ([]st
 			files = append(files, p)
 		}
 	}
-	sort.Strings(files)
-	return files, nil
+	return files
 }
 
 func matchAny(globs []string, p string) bool {

@@ -35,15 +35,19 @@ func matchSegs(pat, name []string) bool {
 				ok[i][j] = ok[i+1][j] || (j < nn && ok[i][j+1])
 				continue
 			}
-			if j == nn {
-				continue
-			}
-			if m, err := path.Match(pat[i], name[j]); err == nil && m {
+			if j < nn && segMatch(pat[i], name[j]) {
 				ok[i][j] = ok[i+1][j+1]
 			}
 		}
 	}
 	return ok[0][0]
+}
+
+// segMatch matches one name segment against one pattern segment; a
+// malformed pattern matches nothing.
+func segMatch(pat, seg string) bool {
+	m, err := path.Match(pat, seg)
+	return err == nil && m
 }
 
 // ValidatePattern reports whether pattern is well formed (path.ErrBadPattern

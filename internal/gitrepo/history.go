@@ -22,25 +22,24 @@ const (
 	Unknown     ChangeKind = "unknown"      // anything else git may add
 )
 
+// changeKinds maps git's --name-status letters to kinds.
+var changeKinds = map[byte]ChangeKind{
+	'A': Added, 'M': Modified, 'D': Deleted, 'R': Renamed, 'C': Copied, 'T': TypeChanged,
+}
+
 func changeKind(status string) ChangeKind {
-	if status == "" {
-		return Unknown
-	}
-	switch status[0] {
-	case 'A':
-		return Added
-	case 'M':
-		return Modified
-	case 'D':
-		return Deleted
-	case 'R':
-		return Renamed
-	case 'C':
-		return Copied
-	case 'T':
-		return TypeChanged
+	if k, ok := changeKinds[firstByte(status)]; ok {
+		return k
 	}
 	return Unknown
+}
+
+// firstByte is s[0], or 0 for "".
+func firstByte(s string) byte {
+	if s == "" {
+		return 0
+	}
+	return s[0]
 }
 
 // FileVersion is one commit in a file's history: the commit, the file's
@@ -135,27 +134,37 @@ func parseFollowLog(out []byte) ([]logRecord, error) {
 		if i+n >= len(toks) {
 			return nil, fmt.Errorf("git log status %q without its path", truncate(tok))
 		}
-		v := &recs[len(recs)-1].v
-		if v.Path != "" {
-			i += n // a second entry for the same commit: keep the first
-			continue
-		}
-		v.Change = kind
-		if n == 1 {
-			v.Path = string(toks[i+1])
-		} else {
-			v.OldPath, v.Path = string(toks[i+1]), string(toks[i+2])
-			for _, d := range status[1:] {
-				if d < '0' || d > '9' || v.Similarity > 100 {
-					break
-				}
-				v.Similarity = v.Similarity*10 + int(d-'0')
-			}
-			v.Similarity = min(v.Similarity, 100)
+		if v := &recs[len(recs)-1].v; v.Path == "" { // else a second entry for the same commit: keep the first
+			setEntry(v, kind, status, toks[i+1:i+1+n])
 		}
 		i += n
 	}
 	return recs, nil
+}
+
+// setEntry records one name-status entry: its kind, its path (or old and
+// new paths for R/C statuses) and, for those, the similarity in the status.
+func setEntry(v *FileVersion, kind ChangeKind, status string, paths [][]byte) {
+	v.Change = kind
+	if len(paths) == 1 {
+		v.Path = string(paths[0])
+		return
+	}
+	v.OldPath, v.Path = string(paths[0]), string(paths[1])
+	v.Similarity = similarity(status)
+}
+
+// similarity reads the percentage after a R/C status letter ("R087" → 87),
+// capped at 100.
+func similarity(status string) int {
+	n := 0
+	for _, d := range status[1:] {
+		if d < '0' || d > '9' || n > 100 {
+			break
+		}
+		n = n*10 + int(d-'0')
+	}
+	return min(n, 100)
 }
 
 func truncate(b []byte) []byte {

@@ -79,25 +79,9 @@ func Open(ctx context.Context, path string) (*Repo, error) {
 	if err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("open repository %s: not a git repository; clone it or pass --repos: %w", path, errs.ErrNotFound)
 	}
-	cmd := guard(exec.CommandContext(ctx, "git", "-C", abs, "rev-parse", "--absolute-git-dir", "--is-bare-repository"))
-	// The ceiling stops discovery at abs itself: Open(repo/sub) must fail
-	// rather than silently open repo.
-	cmd.Env = append(gitEnv(), "GIT_CEILING_DIRECTORIES="+filepath.Dir(abs))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := revParse(ctx, abs, path)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("gitrepo.Open(%s): %w", path, ctx.Err())
-		}
-		if errors.Is(err, exec.ErrNotFound) {
-			return nil, fmt.Errorf("gitrepo.Open(%s): git not found on PATH; install git: %w", path, errs.ErrUnavailable)
-		}
-		msg := strings.TrimSpace(stderr.String())
-		if strings.Contains(msg, "dubious ownership") {
-			return nil, fmt.Errorf("gitrepo.Open(%s): %s: %w", path, msg, errs.ErrInput)
-		}
-		return nil, fmt.Errorf("open repository %s: not a git repository; clone it or pass --repos: %w", path, errs.ErrNotFound)
+		return nil, err
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) != 2 {
@@ -111,6 +95,30 @@ func Open(ctx context.Context, path string) (*Repo, error) {
 	r.cat = &catHolder{gitDir: r.gitDir}
 	runtime.AddCleanup(r, (*catHolder).shutdown, r.cat)
 	return r, nil
+}
+
+// revParse asks git for the git directory of abs and whether it is bare.
+// path is abs as the caller gave it, for the error messages.
+func revParse(ctx context.Context, abs, path string) ([]byte, error) {
+	cmd := guard(exec.CommandContext(ctx, "git", "-C", abs, "rev-parse", "--absolute-git-dir", "--is-bare-repository"))
+	// The ceiling stops discovery at abs itself: Open(repo/sub) must fail
+	// rather than silently open repo.
+	cmd.Env = append(gitEnv(), "GIT_CEILING_DIRECTORIES="+filepath.Dir(abs))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	switch {
+	case err == nil:
+		return out, nil
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("gitrepo.Open(%s): %w", path, ctx.Err())
+	case errors.Is(err, exec.ErrNotFound):
+		return nil, fmt.Errorf("gitrepo.Open(%s): git not found on PATH; install git: %w", path, errs.ErrUnavailable)
+	}
+	if msg := strings.TrimSpace(stderr.String()); strings.Contains(msg, "dubious ownership") {
+		return nil, fmt.Errorf("gitrepo.Open(%s): %s: %w", path, msg, errs.ErrInput)
+	}
+	return nil, fmt.Errorf("open repository %s: not a git repository; clone it or pass --repos: %w", path, errs.ErrNotFound)
 }
 
 // gitEnv is the environment of every git child: the caller's environment

@@ -243,14 +243,21 @@ func TestResolve(t *testing.T) {
 	if !c5.Author.When.Equal(gittest.Date(2020, 6, 1)) || !c5.Committer.When.Equal(gittest.Date(2020, 4, 15)) {
 		t.Errorf("c5 dates author %s committer %s", c5.Author.When, c5.Committer.When)
 	}
+	checkResolveErrors(t, r, f.b.Dir())
+}
 
+// checkResolveErrors: revisions that name no commit are ErrNotFound naming
+// the repository dir; empty or multi-line ones are ErrInput.
+func checkResolveErrors(t *testing.T, r *Repo, dir string) {
+	t.Helper()
+	ctx := context.Background()
 	for _, rev := range []string{"abc123", strings.Repeat("0", 40), "no-such-branch", "main:README.md"} {
 		_, err := r.Resolve(ctx, rev)
 		if !errors.Is(err, errs.ErrNotFound) {
 			t.Errorf("Resolve(%q) error = %v, want ErrNotFound", rev, err)
 			continue
 		}
-		if want := "commit " + rev + " not in " + f.b.Dir() + ": fetch it or use --clone"; !strings.Contains(err.Error(), want) {
+		if want := "commit " + rev + " not in " + dir + ": fetch it or use --clone"; !strings.Contains(err.Error(), want) {
 			t.Errorf("Resolve(%q) error %q does not contain %q", rev, err, want)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,13 +24,24 @@ func localize(fix *version, fi int, snap *version) (int, string) {
 	if fi < 0 || snap.file == nil || fix.file == nil {
 		return -1, "file"
 	}
-	for i, k := range snap.keys {
-		if k == fix.keys[fi] {
-			return i, "function:key"
-		}
+	if i := slices.Index(snap.keys, fix.keys[fi]); i >= 0 {
+		return i, "function:key"
 	}
+	best, bestJ, byName := closestFunc(fix, fi, snap)
+	switch {
+	case byName:
+		return best, "function:name"
+	case best >= 0 && bestJ >= minContext:
+		return best, "function:context"
+	}
+	return -1, "file"
+}
+
+// closestFunc is the snapshot function with the best identifier Jaccard
+// to fixed function fi, preferring functions of the same name (byName).
+func closestFunc(fix *version, fi int, snap *version) (best int, bestJ float64, byName bool) {
 	ids := fix.identifiers(fi)
-	best, bestJ, byName := -1, -1.0, false
+	best, bestJ = -1, -1.0
 	for i, fn := range snap.funcs {
 		same := fn.Name == fix.funcs[fi].Name
 		if byName && !same {
@@ -44,13 +56,7 @@ func localize(fix *version, fi int, snap *version) (int, string) {
 			best, bestJ = i, j
 		}
 	}
-	switch {
-	case byName:
-		return best, "function:name"
-	case best >= 0 && bestJ >= minContext:
-		return best, "function:context"
-	}
-	return -1, "file"
+	return best, bestJ, byName
 }
 
 // scopeHint is the history tracker's answer for one block: the key of the
@@ -181,23 +187,11 @@ func blockScope(fix *version, pb *pblock, sf *snapFile, sfi int, hint *scopeHint
 	case hint != nil && sfi >= 0:
 		sc.lines = append(sc.lines, hint.extraLines(snap)...)
 	}
-	sc.avail = map[string]int{}
-	for _, li := range sc.lines {
-		sc.avail[snap.lines[li].text]++
-	}
 	fixScope := -1
 	if sfi >= 0 {
 		fixScope = pb.fn
 	}
-	inBlock := map[int]bool{}
-	for _, a := range pb.adds {
-		inBlock[a] = true
-	}
-	for _, li := range fix.funcLines(fixScope) {
-		if !inBlock[li] {
-			sc.avail[fix.lines[li].text]--
-		}
-	}
+	sc.avail = available(snap, sc.lines, fix, fix.funcLines(fixScope), pb.adds)
 	if sfi >= 0 {
 		sc.via = "function"
 		need := append(append([]int{}, pb.adds...), pb.ctx...)
@@ -205,6 +199,25 @@ func blockScope(fix *version, pb *pblock, sf *snapFile, sfi int, hint *scopeHint
 		sc.align = alignLines(fix, need, nm, sf.leaf)
 	}
 	return sc
+}
+
+// available counts, per text, the snapshot lines of scope not claimed by
+// the fixed scope's lines outside the block (adds).
+func available(snap *version, scope []int, fix *version, fixScope, adds []int) map[string]int {
+	avail := map[string]int{}
+	for _, li := range scope {
+		avail[snap.lines[li].text]++
+	}
+	inBlock := map[int]bool{}
+	for _, a := range adds {
+		inBlock[a] = true
+	}
+	for _, li := range fixScope {
+		if !inBlock[li] {
+			avail[fix.lines[li].text]--
+		}
+	}
+	return avail
 }
 
 // aligned is the snapshot line the syntax trees align fixed line li
@@ -220,10 +233,7 @@ func (sc scope) aligned(li int) int {
 // its weakest line.
 func (c *Checker) matchAdded(ctx context.Context, fw *fileWork, pb *pblock, sc scope, sfi int, hint *scopeHint, b *Block) (float64, bool, error) {
 	fix, snap := fw.fix, sc.snap
-	allWeak := true
-	for _, a := range pb.adds {
-		allWeak = allWeak && weakLine(fix.lines[a].text)
-	}
+	allWeak := allWeakLines(fix, pb.adds)
 	score, exact := 1.0, true
 	for _, a := range pb.adds {
 		if sfi >= 0 && !c.opts.NoLocalize && a == headerLine(fix, pb.fn) {
@@ -243,6 +253,16 @@ func (c *Checker) matchAdded(ctx context.Context, fw *fileWork, pb *pblock, sc s
 	return score, exact, nil
 }
 
+// allWeakLines reports whether every line lis of v is weak.
+func allWeakLines(v *version, lis []int) bool {
+	for _, li := range lis {
+		if !weakLine(v.lines[li].text) {
+			return false
+		}
+	}
+	return true
+}
+
 // matchAddedLine matches fixed line a: its best counterpart in scope, else
 // the same text elsewhere in the tracked file (moved), and, in a block of
 // weak lines only, no better than its neighbours.
@@ -260,15 +280,22 @@ func (c *Checker) matchAddedLine(ctx context.Context, fw *fileWork, pb *pblock, 
 		movedInFile(&ml, fix.lines[a].text, sc.snap, sc.lines)
 	}
 	if at >= 0 && allWeak && !c.opts.NoLocalize {
-		sup, err := c.neighbourSupport(ctx, fix, a, sc.snap, at)
-		if err != nil {
-			return ml, err
-		}
-		if sup < ml.Similarity {
-			ml.Similarity, ml.Via = round(sup), ml.Via+"+neighbours"
-		}
+		err = c.capByNeighbours(ctx, &ml, fix, a, sc.snap, at)
 	}
-	return ml, nil
+	return ml, err
+}
+
+// capByNeighbours lowers ml, weak fixed line a matched at snapshot line
+// at, to the support of its neighbours when that is lower.
+func (c *Checker) capByNeighbours(ctx context.Context, ml *MatchedLine, fix *version, a int, snap *version, at int) error {
+	sup, err := c.neighbourSupport(ctx, fix, a, snap, at)
+	if err != nil {
+		return err
+	}
+	if sup < ml.Similarity {
+		ml.Similarity, ml.Via = round(sup), ml.Via+"+neighbours"
+	}
+	return nil
 }
 
 // matchDeletion scores a deletion block: its context must show the place
@@ -277,13 +304,40 @@ func (c *Checker) matchAddedLine(ctx context.Context, fw *fileWork, pb *pblock, 
 // (one drifted neighbour, "mLocale = locale;" become "locale =
 // LocaleUtils.toLocale(locale);", does not undo a deletion beside it).
 func (c *Checker) matchDeletion(ctx context.Context, fw *fileWork, pb *pblock, sc scope, sfi int, b *Block) (float64, bool, error) {
+	pos, score, exact, err := c.matchDeletionContext(ctx, fw, pb, sc, b)
+	if err != nil {
+		return 0, false, err
+	}
+	region := deletionRegion(sc.lines, pos, pb.nBefore, len(pb.dels))
+	for _, d := range pb.dels {
+		ml, err := c.matchAbsent(ctx, fw.bug.lines[d].text, sc.snap, region)
+		if err != nil {
+			return 0, false, err
+		}
+		exact = exact && ml.Similarity == 1
+		score = min(score, ml.Similarity)
+		b.MatchedLines = append(b.MatchedLines, ml)
+	}
+	if len(pb.ctx) == 0 && sfi < 0 && pb.fn >= 0 && !c.opts.NoLocalize {
+		// The function holding the deletion is gone: nothing to vouch
+		// for the fix.
+		score = 0
+	}
+	return score, exact, nil
+}
+
+// matchDeletionContext matches a deletion block's context lines. It
+// returns the snapshot line of each (-1 below the threshold), the score
+// (the weaker of the best line before and the best line after) and
+// whether all matched exactly.
+func (c *Checker) matchDeletionContext(ctx context.Context, fw *fileWork, pb *pblock, sc scope, b *Block) ([]int, float64, bool, error) {
 	score, exact := 1.0, true
 	pos := make([]int, len(pb.ctx))
 	side := [2]float64{-1, -1}
 	for k, li := range pb.ctx {
 		ml, at, err := c.matchPresent(ctx, fw.fix.lines[li].text, "", "context", sc, sc.aligned(li))
 		if err != nil {
-			return 0, false, err
+			return nil, 0, false, err
 		}
 		if ml.Similarity < c.opts.threshold() {
 			at = -1
@@ -302,22 +356,7 @@ func (c *Checker) matchDeletion(ctx context.Context, fw *fileWork, pb *pblock, s
 			score = min(score, s)
 		}
 	}
-	region := deletionRegion(sc.lines, pos, pb.nBefore, len(pb.dels))
-	for _, d := range pb.dels {
-		ml, err := c.matchAbsent(ctx, fw.bug.lines[d].text, sc.snap, region)
-		if err != nil {
-			return 0, false, err
-		}
-		exact = exact && ml.Similarity == 1
-		score = min(score, ml.Similarity)
-		b.MatchedLines = append(b.MatchedLines, ml)
-	}
-	if len(pb.ctx) == 0 && sfi < 0 && pb.fn >= 0 && !c.opts.NoLocalize {
-		// The function holding the deletion is gone: nothing to vouch
-		// for the fix.
-		score = 0
-	}
-	return score, exact, nil
+	return pos, score, exact, nil
 }
 
 // headerLine is the logical line of v that declares function fi (its
@@ -455,41 +494,66 @@ func neighbour(v *version, i, dir int) int {
 // line; with only one side matched, window lines on the open side; with
 // none, the whole scope.
 func deletionRegion(scope []int, pos []int, nBefore, window int) []int {
-	lo, hi := -1, -1
-	for k := 0; k < nBefore; k++ {
-		if pos[k] >= 0 {
-			lo = max(lo, pos[k])
-		}
-	}
-	for k := nBefore; k < len(pos); k++ {
-		if pos[k] >= 0 && (hi < 0 || pos[k] < hi) {
-			hi = pos[k]
-		}
-	}
-	var out []int
+	lo, hi := lastMatched(pos[:nBefore]), firstMatched(pos[nBefore:])
 	switch {
 	case lo < 0 && hi < 0:
 		return scope
 	case hi < 0:
-		for _, li := range scope {
-			if li > lo && len(out) < window+2 {
-				out = append(out, li)
-			}
-		}
+		return firstAfter(scope, lo, window+2)
 	case lo < 0:
-		for i := len(scope) - 1; i >= 0; i-- {
-			if scope[i] < hi && len(out) < window+2 {
-				out = append(out, scope[i])
-			}
-		}
-		sort.Ints(out)
-	default:
-		for _, li := range scope {
-			if li > lo && li < hi {
-				out = append(out, li)
-			}
+		return lastBefore(scope, hi, window+2)
+	}
+	var out []int
+	for _, li := range scope {
+		if li > lo && li < hi {
+			out = append(out, li)
 		}
 	}
+	return out
+}
+
+// lastMatched is the greatest matched (non-negative) position, or -1.
+func lastMatched(pos []int) int {
+	lo := -1
+	for _, p := range pos {
+		if p >= 0 {
+			lo = max(lo, p)
+		}
+	}
+	return lo
+}
+
+// firstMatched is the least matched (non-negative) position, or -1.
+func firstMatched(pos []int) int {
+	hi := -1
+	for _, p := range pos {
+		if p >= 0 && (hi < 0 || p < hi) {
+			hi = p
+		}
+	}
+	return hi
+}
+
+// firstAfter is the first n lines of scope after line lo.
+func firstAfter(scope []int, lo, n int) []int {
+	var out []int
+	for _, li := range scope {
+		if li > lo && len(out) < n {
+			out = append(out, li)
+		}
+	}
+	return out
+}
+
+// lastBefore is the last n lines of scope before line hi, in order.
+func lastBefore(scope []int, hi, n int) []int {
+	var out []int
+	for i := len(scope) - 1; i >= 0; i-- {
+		if scope[i] < hi && len(out) < n {
+			out = append(out, scope[i])
+		}
+	}
+	sort.Ints(out)
 	return out
 }
 
@@ -500,34 +564,10 @@ func deletionRegion(scope []int, pos []int, nBefore, window int) []int {
 func (c *Checker) verify(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, files []*fileWork, snaps []*snapFile, v *Verdict) error {
 	var patch bytes.Buffer
 	for i, fw := range files {
-		sf := snaps[i]
-		if sf.v == nil || fw.fix.file == nil || sf.v.file == nil {
-			v.Reason += "; test verification skipped: " + fw.fd.Name() + " has no snapshot counterpart"
+		mod, skip := withSnapshotFuncs(fw, snaps[i])
+		if skip != "" {
+			v.Reason += "; test verification skipped: " + skip
 			return nil
-		}
-		type repl struct {
-			from, to int
-			text     []byte
-		}
-		var rs []repl
-		done := map[int]bool{}
-		for _, pb := range fw.blocks {
-			if pb.fn < 0 || done[pb.fn] {
-				continue
-			}
-			done[pb.fn] = true
-			sfi, _ := localize(fw.fix, pb.fn, sf.v)
-			if sfi < 0 {
-				v.Reason += fmt.Sprintf("; test verification skipped: %s %s not localised in the snapshot", fw.fd.Name(), fw.fix.funcName(pb.fn))
-				return nil
-			}
-			ff, sfn := fw.fix.funcs[pb.fn], sf.v.funcs[sfi]
-			rs = append(rs, repl{ff.StartByte, ff.EndByte, sf.v.src[sfn.StartByte:sfn.EndByte]})
-		}
-		sort.Slice(rs, func(a, b int) bool { return rs[a].from > rs[b].from })
-		mod := append([]byte(nil), fw.fix.src...)
-		for _, r := range rs {
-			mod = append(mod[:r.from:r.from], append(append([]byte(nil), r.text...), mod[r.to:]...)...)
 		}
 		old := fw.fd.OldPath
 		if old == "" {
@@ -537,11 +577,50 @@ func (c *Checker) verify(ctx context.Context, s bench.Sample, repo *gitrepo.Repo
 		patch.WriteString("diff --git a/" + old + " b/" + fw.fd.Name() + "\n")
 		patch.WriteString(fd.String())
 	}
-	passed, detail, err := c.opts.Verifier.Verify(ctx, s, repo, patch.Bytes())
+	return c.runVerifier(ctx, s, repo, patch.Bytes(), v)
+}
+
+// withSnapshotFuncs is the fixed file with each patched function replaced
+// by its localised snapshot counterpart; skip says why that cannot be
+// built ("" when it can).
+func withSnapshotFuncs(fw *fileWork, sf *snapFile) (mod []byte, skip string) {
+	if sf.v == nil || fw.fix.file == nil || sf.v.file == nil {
+		return nil, fw.fd.Name() + " has no snapshot counterpart"
+	}
+	type repl struct {
+		from, to int
+		text     []byte
+	}
+	var rs []repl
+	done := map[int]bool{}
+	for _, pb := range fw.blocks {
+		if pb.fn < 0 || done[pb.fn] {
+			continue
+		}
+		done[pb.fn] = true
+		sfi, _ := localize(fw.fix, pb.fn, sf.v)
+		if sfi < 0 {
+			return nil, fmt.Sprintf("%s %s not localised in the snapshot", fw.fd.Name(), fw.fix.funcName(pb.fn))
+		}
+		ff, sfn := fw.fix.funcs[pb.fn], sf.v.funcs[sfi]
+		rs = append(rs, repl{ff.StartByte, ff.EndByte, sf.v.src[sfn.StartByte:sfn.EndByte]})
+	}
+	sort.Slice(rs, func(a, b int) bool { return rs[a].from > rs[b].from })
+	mod = append([]byte(nil), fw.fix.src...)
+	for _, r := range rs {
+		mod = append(mod[:r.from:r.from], append(append([]byte(nil), r.text...), mod[r.to:]...)...)
+	}
+	return mod, ""
+}
+
+// runVerifier runs the tests with patch and records the result in v: a
+// pass makes v present by tests.
+func (c *Checker) runVerifier(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, patch []byte, v *Verdict) error {
+	passed, detail, err := c.opts.Verifier.Verify(ctx, s, repo, patch)
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err()
 	}
-	v.Tests = &TestResult{Passed: passed && err == nil, Detail: detail, Patch: patch.String()}
+	v.Tests = &TestResult{Passed: passed && err == nil, Detail: detail, Patch: string(patch)}
 	if err != nil {
 		v.Tests.Error = err.Error()
 		v.Reason += "; test verification failed to run: " + err.Error()

@@ -42,60 +42,75 @@ func blocksOf(file string, bug, fix *version) []*pblock {
 	var out []*pblock
 	byFn := map[int]*pblock{}
 	for _, h := range lineDiff(bug, fix) {
-		oi, ni := h.OldStart-1, h.NewStart-1
-		if h.OldLines == 0 {
-			oi = h.OldStart // the line after which the insertion goes
+		adds, dels, ni := changedLines(h, bug, fix)
+		switch {
+		case len(adds) > 0:
+			out = addToFuncBlocks(out, byFn, file, bug, fix, adds, dels)
+		case len(dels) > 0:
+			out = append(out, deletionBlock(file, fix, dels, ni))
 		}
-		if h.NewLines == 0 {
-			ni = h.NewStart
-		}
-		var adds, dels []int
-		for _, l := range h.Lines {
-			switch l.Op {
-			case diff.Del:
-				if !bug.lines[oi].trivial {
-					dels = append(dels, oi)
-				}
-				oi++
-			case diff.Add:
-				if !fix.lines[ni].trivial {
-					adds = append(adds, ni)
-				}
-				ni++
-			}
-		}
-		if len(adds) > 0 {
-			for _, a := range adds {
-				fi := fix.enclosing(fix.lines[a].startByte)
-				b := byFn[fi]
-				if b == nil {
-					b = &pblock{file: file, fn: fi, kind: "added", pair: map[int]int{}}
-					byFn[fi] = b
-					out = append(out, b)
-				}
-				b.adds = append(b.adds, a)
-				if d, ok := bestPair(fix.lines[a].text, bug, dels); ok {
-					b.pair[a] = d
-				}
-			}
-			continue
-		}
-		if len(dels) == 0 {
-			continue
-		}
-		// Deletion only: the fixed version's lines around the insertion
-		// point (index ni after the loop) are the context.
-		pos := ni
-		fi := -1
-		if len(fix.funcs) > 0 {
-			fi = fix.enclosing(anchorByte(fix, pos))
-		}
-		b := &pblock{file: file, fn: fi, kind: "deletion", dels: dels}
-		before, after := contextAround(fix, fi, pos, 2)
-		b.ctx, b.nBefore = append(before, after...), len(before)
-		out = append(out, b)
 	}
 	return out
+}
+
+// changedLines are the non-trivial fixed lines hunk h adds and buggy lines
+// it deletes, and the fixed line position after the hunk.
+func changedLines(h *diff.Hunk, bug, fix *version) (adds, dels []int, ni int) {
+	oi, ni := h.OldStart-1, h.NewStart-1
+	if h.OldLines == 0 {
+		oi = h.OldStart // the line after which the insertion goes
+	}
+	if h.NewLines == 0 {
+		ni = h.NewStart
+	}
+	for _, l := range h.Lines {
+		switch l.Op {
+		case diff.Del:
+			if !bug.lines[oi].trivial {
+				dels = append(dels, oi)
+			}
+			oi++
+		case diff.Add:
+			if !fix.lines[ni].trivial {
+				adds = append(adds, ni)
+			}
+			ni++
+		}
+	}
+	return adds, dels, ni
+}
+
+// addToFuncBlocks adds each added line to the "added" block of its
+// enclosing function (new blocks are appended to out and indexed in
+// byFn), paired with its most similar deleted line.
+func addToFuncBlocks(out []*pblock, byFn map[int]*pblock, file string, bug, fix *version, adds, dels []int) []*pblock {
+	for _, a := range adds {
+		fi := fix.enclosing(fix.lines[a].startByte)
+		b := byFn[fi]
+		if b == nil {
+			b = &pblock{file: file, fn: fi, kind: "added", pair: map[int]int{}}
+			byFn[fi] = b
+			out = append(out, b)
+		}
+		b.adds = append(b.adds, a)
+		if d, ok := bestPair(fix.lines[a].text, bug, dels); ok {
+			b.pair[a] = d
+		}
+	}
+	return out
+}
+
+// deletionBlock is the block of a hunk that only deletes logic: the fixed
+// version's lines around the insertion point pos are its context.
+func deletionBlock(file string, fix *version, dels []int, pos int) *pblock {
+	fi := -1
+	if len(fix.funcs) > 0 {
+		fi = fix.enclosing(anchorByte(fix, pos))
+	}
+	b := &pblock{file: file, fn: fi, kind: "deletion", dels: dels}
+	before, after := contextAround(fix, fi, pos, 2)
+	b.ctx, b.nBefore = append(before, after...), len(before)
+	return b
 }
 
 // anchorByte is a byte offset of the fixed version at line position pos
@@ -118,27 +133,30 @@ func anchorByte(v *version, pos int) int {
 // contextAround returns up to n non-trivial lines of function fi before
 // position pos and up to n from pos on, in order.
 func contextAround(v *version, fi, pos, n int) (before, after []int) {
-	in := func(i int) bool {
-		if v.lines[i].trivial {
-			return false
-		}
-		if fi < 0 {
-			return true
-		}
-		fn := v.funcs[fi]
-		return v.lines[i].startByte >= fn.StartByte && v.lines[i].startByte < fn.EndByte
-	}
 	for i := pos - 1; i >= 0 && len(before) < n; i-- {
-		if in(i) {
+		if v.contextLine(i, fi) {
 			before = append([]int{i}, before...)
 		}
 	}
 	for i := pos; i < len(v.lines) && len(after) < n; i++ {
-		if in(i) {
+		if v.contextLine(i, fi) {
 			after = append(after, i)
 		}
 	}
 	return before, after
+}
+
+// contextLine reports whether line i is non-trivial and in function fi
+// (any function for fi < 0).
+func (v *version) contextLine(i, fi int) bool {
+	if v.lines[i].trivial {
+		return false
+	}
+	if fi < 0 {
+		return true
+	}
+	fn := v.funcs[fi]
+	return v.lines[i].startByte >= fn.StartByte && v.lines[i].startByte < fn.EndByte
 }
 
 // bestPair finds among the buggy lines dels the one most similar to the

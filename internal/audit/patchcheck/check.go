@@ -83,31 +83,49 @@ func (c *Checker) Check(ctx context.Context, s bench.Sample, repo *gitrepo.Repo,
 	if from == "" {
 		from = s.BaseCommit
 	}
+	snaps, score, exact, err := c.matchFiles(ctx, repo, from, snap.Hash, files, &v)
+	if err != nil {
+		return v, err
+	}
+	c.conclude(&v, score, exact, "the localised snapshot code")
+	if c.wantsTests(&v) {
+		if err := c.verify(ctx, s, repo, files, snaps, &v); err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// matchFiles locates each file of the fix in snapshot snap (following it
+// from commit from) and matches its blocks there, appending them to
+// v.Blocks. It returns the located files, the weakest block's similarity
+// and whether every line matched exactly.
+func (c *Checker) matchFiles(ctx context.Context, repo *gitrepo.Repo, from, snap string, files []*fileWork, v *Verdict) ([]*snapFile, float64, bool, error) {
 	score, exact := 1.0, true
 	var snaps []*snapFile
 	for _, fw := range files {
-		sf, err := c.locateFile(ctx, repo, from, snap.Hash, fw.fd.Name())
+		sf, err := c.locateFile(ctx, repo, from, snap, fw.fd.Name())
 		if err != nil {
-			return v, err
+			return nil, 0, false, err
 		}
 		snaps = append(snaps, sf)
 		for _, pb := range fw.blocks {
 			b, allExact, err := c.matchBlock(ctx, fw, pb, sf, nil)
 			if err != nil {
-				return v, err
+				return nil, 0, false, err
 			}
 			exact = exact && allExact
 			score = min(score, b.Similarity)
 			v.Blocks = append(v.Blocks, b)
 		}
 	}
-	c.conclude(&v, score, exact, "the localised snapshot code")
-	if !v.Present && !c.opts.NoTests && c.opts.Verifier != nil && v.Score >= c.opts.low() {
-		if err := c.verify(ctx, s, repo, files, snaps, &v); err != nil {
-			return v, err
-		}
-	}
-	return v, nil
+	return snaps, score, exact, nil
+}
+
+// wantsTests reports whether v, not decided present by similarity, scores
+// high enough to be settled by running the tests.
+func (c *Checker) wantsTests(v *Verdict) bool {
+	return !v.Present && !c.opts.NoTests && c.opts.Verifier != nil && v.Score >= c.opts.low()
 }
 
 // prepare parses the gold patch and builds the blocks of each source
@@ -119,28 +137,10 @@ func (c *Checker) prepare(ctx context.Context, s bench.Sample, repo *gitrepo.Rep
 	}
 	// Text that is no diff at all, or a diff of binary files only, gives
 	// nothing to look for: unknown (counted), not "touches no source".
-	binary := 0
-	for _, fd := range fds {
-		if fd.IsBinary {
-			binary++
-		}
-	}
-	if len(fds) == 0 || binary == len(fds) {
-		why := "not a unified diff"
-		if len(fds) > 0 {
-			why += " (binary files only)"
-		}
+	if why := noTextHunks(fds); why != "" {
 		return nil, unknown(v, CauseBadPatch, why+": the gold patch has no text hunks to look for; check the benchmark's patch field"), true
 	}
-	var files []*fileWork
-	var skipped []string
-	for _, fd := range fds {
-		if fd.IsBinary || !IsSource(fd.Name()) {
-			skipped = append(skipped, fd.Name())
-			continue
-		}
-		files = append(files, &fileWork{fd: fd})
-	}
+	files, skipped := sourceFiles(fds)
 	if len(files) == 0 {
 		v.Verdict, v.Cause = NotApplicable, CauseNoSource
 		v.Reason = fmt.Sprintf("the fix touches no source file (only tests, docs or build files: %s)", strings.Join(skipped, ", "))
@@ -149,15 +149,9 @@ func (c *Checker) prepare(ctx context.Context, s bench.Sample, repo *gitrepo.Rep
 	if repo == nil {
 		return nil, unknown(v, CauseNoClone, "no local clone of "+s.Repo), true
 	}
-	nblocks := 0
-	for _, fw := range files {
-		bug, fix, err := c.versions(ctx, s, repo, fw.fd)
-		if err != nil {
-			return nil, unknown(v, CauseUnreadable, err.Error()), true
-		}
-		fw.bug, fw.fix = bug, fix
-		fw.blocks = blocksOf(fw.fd.Name(), bug, fix)
-		nblocks += len(fw.blocks)
+	nblocks, err := c.buildBlocks(ctx, s, repo, files)
+	if err != nil {
+		return nil, unknown(v, CauseUnreadable, err.Error()), true
 	}
 	if nblocks == 0 {
 		v.Verdict, v.Cause = NotApplicable, CauseNoLogicChange
@@ -165,6 +159,53 @@ func (c *Checker) prepare(ctx context.Context, s bench.Sample, repo *gitrepo.Rep
 		return nil, v, true
 	}
 	return files, v, false
+}
+
+// noTextHunks says why a parsed patch has nothing to look for ("not a
+// unified diff", or binary files only), or "" when it has text hunks.
+func noTextHunks(fds []*diff.FileDiff) string {
+	binary := 0
+	for _, fd := range fds {
+		if fd.IsBinary {
+			binary++
+		}
+	}
+	switch {
+	case len(fds) == 0:
+		return "not a unified diff"
+	case binary == len(fds):
+		return "not a unified diff (binary files only)"
+	}
+	return ""
+}
+
+// sourceFiles splits the file diffs into work for the source files and
+// the names of the others (binary, tests, docs, build files).
+func sourceFiles(fds []*diff.FileDiff) (files []*fileWork, skipped []string) {
+	for _, fd := range fds {
+		if fd.IsBinary || !IsSource(fd.Name()) {
+			skipped = append(skipped, fd.Name())
+			continue
+		}
+		files = append(files, &fileWork{fd: fd})
+	}
+	return files, skipped
+}
+
+// buildBlocks reads the buggy and fixed versions of each file and cuts
+// them into blocks; it returns the number of blocks.
+func (c *Checker) buildBlocks(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, files []*fileWork) (int, error) {
+	nblocks := 0
+	for _, fw := range files {
+		bug, fix, err := c.versions(ctx, s, repo, fw.fd)
+		if err != nil {
+			return 0, err
+		}
+		fw.bug, fw.fix = bug, fix
+		fw.blocks = blocksOf(fw.fd.Name(), bug, fix)
+		nblocks += len(fw.blocks)
+	}
+	return nblocks, nil
 }
 
 // conclude sets v's score, verdict, method and reason from the blocks'
@@ -193,12 +234,7 @@ func unknown(v Verdict, cause Cause, reason string) Verdict {
 
 // absentReason names the weakest block and why it failed.
 func absentReason(v Verdict) (Cause, string) {
-	worst := -1
-	for i, b := range v.Blocks {
-		if !b.Passed && (worst < 0 || b.Similarity < v.Blocks[worst].Similarity) {
-			worst = i
-		}
-	}
+	worst := weakestFailed(v.Blocks)
 	if worst < 0 {
 		return CauseLinesMissing, "score below threshold"
 	}
@@ -214,23 +250,34 @@ func absentReason(v Verdict) (Cause, string) {
 		return CauseFunctionGone, fmt.Sprintf("%s: patched function not in the snapshot file (no key, name or context match)", where)
 	case b.Kind == "deletion":
 		return CauseDeletedKept, fmt.Sprintf("%s: deleted logic still present or context missing (score %.2f)", where, b.Similarity)
-	default:
-		cause := CauseLinesMissing
-		switch {
-		case reverted(b):
-			cause = CauseReverted
-		case b.Localized == "history:gone":
-			cause = CauseFunctionGone
-		}
-		return cause, fmt.Sprintf("%s: patch lines not found (score %.2f < %.2f, localised by %s)", where, b.Similarity, v.Threshold, b.Localized)
 	}
+	return linesCause(b), fmt.Sprintf("%s: patch lines not found (score %.2f < %.2f, localised by %s)", where, b.Similarity, v.Threshold, b.Localized)
 }
 
-// versions returns the buggy and fixed versions of one file of the fix.
-// With a fix commit (Defects4J) the fixed file is read there and the buggy
-// one obtained by reversing the patch — Defects4J's buggy version is the
-// fixed revision minus the gold patch; else the buggy file is read at the
-// base commit and the patch applied (SWE-bench).
+// weakestFailed is the index of the failed block with the lowest
+// similarity (the first of equals), or -1.
+func weakestFailed(blocks []Block) int {
+	worst := -1
+	for i, b := range blocks {
+		if !b.Passed && (worst < 0 || b.Similarity < blocks[worst].Similarity) {
+			worst = i
+		}
+	}
+	return worst
+}
+
+// linesCause is why an added block's lines were not found: reverted to
+// the buggy text, its function gone in the history, or just missing.
+func linesCause(b Block) Cause {
+	switch {
+	case reverted(b):
+		return CauseReverted
+	case b.Localized == "history:gone":
+		return CauseFunctionGone
+	}
+	return CauseLinesMissing
+}
+
 // pair parses a sample's buggy and fixed file, the buggy one first, so
 // that the fixed one (which the history walk starts from) is the tree
 // kept for the file's next version.
@@ -245,6 +292,11 @@ func (c *Checker) fileVersion(repo *gitrepo.Repo, p string, src []byte) *version
 	return parseVersion(c.trees, repo.GitDir()+"\x00"+p, p, src, c.opts.NoPreprocess)
 }
 
+// versions returns the buggy and fixed versions of one file of the fix.
+// With a fix commit (Defects4J) the fixed file is read there and the buggy
+// one obtained by reversing the patch — Defects4J's buggy version is the
+// fixed revision minus the gold patch; else the buggy file is read at the
+// base commit and the patch applied (SWE-bench).
 func (c *Checker) versions(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, fd *diff.FileDiff) (*version, *version, error) {
 	name, old := fd.Name(), fd.OldPath
 	if old == "" {
@@ -252,18 +304,9 @@ func (c *Checker) versions(ctx context.Context, s bench.Sample, repo *gitrepo.Re
 	}
 	var firstErr error
 	if s.FixCommit != "" && !fd.IsDeleted {
-		fixed, err := repo.ReadFile(ctx, s.FixCommit, name)
+		buggy, fixed, err := atFixCommit(ctx, s.FixCommit, repo, fd)
 		if err == nil {
-			var buggy []byte
-			if !fd.IsNew {
-				buggy, err = diff.Apply(fixed, diff.Reverse(fd), diff.ApplyOptions{})
-			}
-			if err == nil {
-				return c.pair(repo, old, buggy, name, fixed)
-			}
-			err = fmt.Errorf("reverse-apply gold patch to %s at fix commit %s: %w", name, short(s.FixCommit), err)
-		} else {
-			err = fmt.Errorf("read %s at fix commit %s (fetch the clone or check the commit): %w", name, short(s.FixCommit), err)
+			return c.pair(repo, old, buggy, name, fixed)
 		}
 		firstErr = err
 	}
@@ -285,6 +328,22 @@ func (c *Checker) versions(ctx context.Context, s bench.Sample, repo *gitrepo.Re
 		return nil, nil, errors.Join(firstErr, fmt.Errorf("apply gold patch to %s at base commit %s: %w", old, short(s.BaseCommit), err))
 	}
 	return c.pair(repo, old, buggy, name, fixed)
+}
+
+// atFixCommit reads fd's file at fix commit fix and reverse-applies the
+// patch to it, returning the buggy and fixed contents.
+func atFixCommit(ctx context.Context, fix string, repo *gitrepo.Repo, fd *diff.FileDiff) (buggy, fixed []byte, err error) {
+	name := fd.Name()
+	fixed, err = repo.ReadFile(ctx, fix, name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s at fix commit %s (fetch the clone or check the commit): %w", name, short(fix), err)
+	}
+	if !fd.IsNew {
+		if buggy, err = diff.Apply(fixed, diff.Reverse(fd), diff.ApplyOptions{}); err != nil {
+			return nil, nil, fmt.Errorf("reverse-apply gold patch to %s at fix commit %s: %w", name, short(fix), err)
+		}
+	}
+	return buggy, fixed, nil
 }
 
 func short(h string) string {

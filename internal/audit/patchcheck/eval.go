@@ -79,22 +79,8 @@ func evaluate(ps []scored) (*Evaluation, error) {
 		if ev.Threshold == 0 {
 			ev.Threshold = v.Threshold
 		}
-		// A tests-verified sample counts as fully present.
-		s := v.Score
-		if v.Method == MethodTests && v.Present {
-			s = 1
-		}
-		scores, ys = append(scores, s), append(ys, y)
-		switch {
-		case y && v.Present:
-			ev.Confusion["tp"]++
-		case y:
-			ev.Confusion["fn"]++
-		case v.Present:
-			ev.Confusion["fp"]++
-		default:
-			ev.Confusion["tn"]++
-		}
+		scores, ys = append(scores, evalScore(v)), append(ys, y)
+		ev.Confusion[confusionCell(y, v.Present)]++
 	}
 	ev.N = len(scores)
 	ev.Positives = ev.Confusion["tp"] + ev.Confusion["fn"]
@@ -104,14 +90,42 @@ func evaluate(ps []scored) (*Evaluation, error) {
 	}
 	ev.TPR = float64(ev.Confusion["tp"]) / float64(ev.Positives)
 	ev.FPR = float64(ev.Confusion["fp"]) / float64(ev.Negatives)
+	return ev, ev.curves(scores, ys)
+}
+
+// evalScore is the score v is ranked by: a tests-verified sample counts as
+// fully present.
+func evalScore(v Verdict) float64 {
+	if v.Method == MethodTests && v.Present {
+		return 1
+	}
+	return v.Score
+}
+
+// confusionCells names the confusion-matrix cell of [label][predicted].
+var confusionCells = [2][2]string{{"tn", "fp"}, {"fn", "tp"}}
+
+func confusionCell(label, predicted bool) string {
+	return confusionCells[b2i(label)][b2i(predicted)]
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// curves computes ev's AUC and ROC.
+func (ev *Evaluation) curves(scores []float64, ys []bool) error {
 	var err error
 	if ev.AUC, err = stats.AUC(scores, ys); err != nil {
-		return ev, fmt.Errorf("patchcheck: evaluate: %w", err)
+		return fmt.Errorf("patchcheck: evaluate: %w", err)
 	}
 	if ev.ROC, err = stats.ROC(scores, ys); err != nil {
-		return ev, fmt.Errorf("patchcheck: evaluate: %w", err)
+		return fmt.Errorf("patchcheck: evaluate: %w", err)
 	}
-	return ev, nil
+	return nil
 }
 
 // ReadLabels reads ground-truth labels: JSONL objects with "sample_id" (or
@@ -172,43 +186,27 @@ func parseLabelSet(path string, r io.Reader) ([]Label, error) {
 		if t == "" {
 			continue
 		}
-		var id string
-		var y bool
-		var ok bool
 		var lab Label
+		var ok bool
 		if strings.HasPrefix(t, "{") {
-			var m map[string]any
-			if err := json.Unmarshal([]byte(t), &m); err != nil {
+			var err error
+			if lab, ok, err = jsonLabel(t); err != nil {
 				return nil, fmt.Errorf("patchcheck: labels %s:%d: %v: %w", path, line, err, errs.ErrInput)
-			}
-			id, _ = m["sample_id"].(string)
-			if id == "" {
-				id, _ = m["id"].(string)
-			}
-			lab.Confidence, _ = m["confidence"].(string)
-			lab.Language, _ = m["language"].(string)
-			lab.Cutoff, _ = m["cutoff"].(string)
-			for _, k := range []string{"label", "present", "contaminated"} {
-				if val, has := m[k]; has {
-					y, ok = labelValue(val)
-					break
-				}
 			}
 		} else {
 			f := strings.Split(t, ",")
 			if len(f) < 2 {
 				return nil, fmt.Errorf("patchcheck: labels %s:%d: want \"id,label\": %w", path, line, errs.ErrInput)
 			}
-			id = strings.TrimSpace(f[0])
-			y, ok = labelValue(strings.TrimSpace(f[1]))
+			lab.ID = strings.TrimSpace(f[0])
+			lab.Present, ok = labelValue(strings.TrimSpace(f[1]))
 			if !ok && line == 1 {
 				continue // header
 			}
 		}
-		if id == "" || !ok {
+		if lab.ID == "" || !ok {
 			return nil, fmt.Errorf("patchcheck: labels %s:%d: need an id and a boolean label: %w", path, line, errs.ErrInput)
 		}
-		lab.ID, lab.Present = id, y
 		lab.Confidence = strings.ToLower(strings.TrimSpace(lab.Confidence))
 		lab.Language = strings.ToLower(strings.TrimSpace(lab.Language))
 		out = append(out, lab)
@@ -217,6 +215,28 @@ func parseLabelSet(path string, r io.Reader) ([]Label, error) {
 		return nil, fmt.Errorf("patchcheck: labels %s: %w", path, err)
 	}
 	return out, nil
+}
+
+// jsonLabel parses one JSONL label; ok is false without a boolean label.
+func jsonLabel(t string) (lab Label, ok bool, err error) {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(t), &m); err != nil {
+		return lab, false, err
+	}
+	lab.ID, _ = m["sample_id"].(string)
+	if lab.ID == "" {
+		lab.ID, _ = m["id"].(string)
+	}
+	lab.Confidence, _ = m["confidence"].(string)
+	lab.Language, _ = m["language"].(string)
+	lab.Cutoff, _ = m["cutoff"].(string)
+	for _, k := range []string{"label", "present", "contaminated"} {
+		if val, has := m[k]; has {
+			lab.Present, ok = labelValue(val)
+			break
+		}
+	}
+	return lab, ok, nil
 }
 
 func labelValue(v any) (bool, bool) {

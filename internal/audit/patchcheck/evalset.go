@@ -40,10 +40,7 @@ func EvaluateSet(verdicts []Verdict, labels []Label, o EvalOptions) (*SetEvaluat
 	for _, c := range o.Confidence {
 		keep[c] = true
 	}
-	bySample := map[string][]Verdict{}
-	for _, v := range verdicts {
-		bySample[v.SampleID] = append(bySample[v.SampleID], v)
-	}
+	bySample := groupBySample(verdicts)
 	se := &SetEvaluation{ByLanguage: map[string]*Evaluation{}, LanguageErrors: map[string]string{}, Labels: map[string]map[string]int{}}
 	var all []scored
 	perLang := map[string][]scored{}
@@ -62,14 +59,8 @@ func EvaluateSet(verdicts []Verdict, labels []Label, o EvalOptions) (*SetEvaluat
 			missing = append(missing, l.ID)
 			continue
 		}
-		lang := l.Language
-		if lang == "" {
-			lang = verdictLanguage(v)
-		}
-		if se.Labels[lang] == nil {
-			se.Labels[lang] = map[string]int{}
-		}
-		se.Labels[lang][l.Confidence]++
+		lang := labelLanguage(l, v)
+		se.countLabel(lang, l.Confidence)
 		if v.Verdict == Unknown || v.Verdict == NotApplicable {
 			skipped[v.Verdict]++
 			continue
@@ -84,6 +75,38 @@ func EvaluateSet(verdicts []Verdict, labels []Label, o EvalOptions) (*SetEvaluat
 	sort.Strings(missing)
 	ev.Missing = missing
 	se.Overall = ev
+	se.evaluateLanguages(perLang)
+	return se, err
+}
+
+// groupBySample groups verdicts by sample, in their order.
+func groupBySample(verdicts []Verdict) map[string][]Verdict {
+	bySample := map[string][]Verdict{}
+	for _, v := range verdicts {
+		bySample[v.SampleID] = append(bySample[v.SampleID], v)
+	}
+	return bySample
+}
+
+// labelLanguage is the label's language, else the verdict's.
+func labelLanguage(l Label, v Verdict) string {
+	if l.Language != "" {
+		return l.Language
+	}
+	return verdictLanguage(v)
+}
+
+// countLabel counts one label of language lang with confidence conf.
+func (se *SetEvaluation) countLabel(lang, conf string) {
+	if se.Labels[lang] == nil {
+		se.Labels[lang] = map[string]int{}
+	}
+	se.Labels[lang][conf]++
+}
+
+// evaluateLanguages scores each language's verdicts; a language whose
+// evaluation fails records the error in LanguageErrors.
+func (se *SetEvaluation) evaluateLanguages(perLang map[string][]scored) {
 	for lang, ps := range perLang {
 		e, lerr := evaluate(ps)
 		se.ByLanguage[lang] = e
@@ -91,7 +114,6 @@ func EvaluateSet(verdicts []Verdict, labels []Label, o EvalOptions) (*SetEvaluat
 			se.LanguageErrors[lang] = lerr.Error()
 		}
 	}
-	return se, err
 }
 
 // verdictFor picks sample l's verdict at the cutoff asked for (or the

@@ -190,26 +190,37 @@ func TestScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v.Verdict != s.want || s.wantMethod != "" && v.Method != s.wantMethod {
-				t.Fatalf("verdict %s/%s (score %.3f, %s), want %s/%s\n%s", v.Verdict, v.Method, v.Score, v.Reason, s.want, s.wantMethod, dump(v))
-			}
-			if s.wantLocalized != "" && (len(v.Blocks) == 0 || v.Blocks[0].Localized != s.wantLocalized) {
-				t.Fatalf("localised %q, want %q\n%s", v.Blocks[0].Localized, s.wantLocalized, dump(v))
-			}
-			if s.wantFileVia != "" && (len(v.Blocks) == 0 || v.Blocks[0].FileVia != s.wantFileVia) {
-				t.Fatalf("file found via %q, want %q\n%s", v.Blocks[0].FileVia, s.wantFileVia, dump(v))
-			}
-			if v.SnapshotCommit != f.snap.Hash || len(v.Blocks) == 0 {
-				t.Fatalf("snapshot %s blocks %d", v.SnapshotCommit, len(v.Blocks))
-			}
+			checkScenario(t, v, s, f)
 		})
 	}
 	v, err := c.Check(ctx, f.notApplicable, f.repo, f.snap)
 	if err != nil || v.Verdict != NotApplicable {
 		t.Fatalf("docs/tests-only patch: %s %v (%s)", v.Verdict, err, v.Reason)
 	}
-	// A patch that is no diff, or a binary-only one, is unknown (counted
-	// in the rates' denominators), never not_applicable.
+	checkNoDiffIsUnknown(t, c, f)
+}
+
+// checkScenario checks v, scenario s's verdict at the fixture's snapshot.
+func checkScenario(t *testing.T, v Verdict, s scenario, f *fixture) {
+	t.Helper()
+	if v.Verdict != s.want || s.wantMethod != "" && v.Method != s.wantMethod {
+		t.Fatalf("verdict %s/%s (score %.3f, %s), want %s/%s\n%s", v.Verdict, v.Method, v.Score, v.Reason, s.want, s.wantMethod, dump(v))
+	}
+	if s.wantLocalized != "" && (len(v.Blocks) == 0 || v.Blocks[0].Localized != s.wantLocalized) {
+		t.Fatalf("localised %q, want %q\n%s", v.Blocks[0].Localized, s.wantLocalized, dump(v))
+	}
+	if s.wantFileVia != "" && (len(v.Blocks) == 0 || v.Blocks[0].FileVia != s.wantFileVia) {
+		t.Fatalf("file found via %q, want %q\n%s", v.Blocks[0].FileVia, s.wantFileVia, dump(v))
+	}
+	if v.SnapshotCommit != f.snap.Hash || len(v.Blocks) == 0 {
+		t.Fatalf("snapshot %s blocks %d", v.SnapshotCommit, len(v.Blocks))
+	}
+}
+
+// checkNoDiffIsUnknown: a patch that is no diff, or a binary-only one, is
+// unknown (counted in the rates' denominators), never not_applicable.
+func checkNoDiffIsUnknown(t *testing.T, c *Checker, f *fixture) {
+	t.Helper()
 	for name, patch := range map[string]string{
 		"prose":  "Fixed the null check in Foo.bar().\n",
 		"empty":  "",
@@ -217,7 +228,7 @@ func TestScenarios(t *testing.T) {
 	} {
 		s := f.notApplicable
 		s.ID, s.Patch = name, patch
-		v, err := c.Check(ctx, s, f.repo, f.snap)
+		v, err := c.Check(context.Background(), s, f.repo, f.snap)
 		if err != nil || v.Verdict != Unknown || !strings.HasPrefix(v.Reason, "not a unified diff") {
 			t.Errorf("%s patch: %s %v (%s), want unknown: not a unified diff", name, v.Verdict, err, v.Reason)
 		}

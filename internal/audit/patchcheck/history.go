@@ -91,18 +91,25 @@ func (c *Checker) CheckAll(ctx context.Context, s bench.Sample, repo *gitrepo.Re
 		return c.unknownAll(ctx, v0, snaps, CauseUnreadable, err.Error())
 	}
 	if an.Index < 0 {
-		if s.FixCommit == "" {
-			// The gold patch never landed verbatim upstream: judge it by
-			// one jump from the base commit, and say so.
-			vs, err := c.each(ctx, s, repo, snaps)
-			for i := range vs {
-				vs[i].History = &History{Via: "one-jump", Note: an.Reason + "; decided by one jump from the base commit", Timeline: []Interval{}}
-			}
-			return vs, err
-		}
-		return absentAll(v0, snaps, "fix not merged before the cutoff: "+an.Reason, an), nil
+		return c.unanchored(ctx, s, repo, snaps, an, v0)
 	}
 	return c.tracked(ctx, s, repo, h, an, files, v0, snaps)
+}
+
+// unanchored decides the snapshots of a sample whose fix was not found in
+// the history: by one jump from the base commit when the sample has no
+// fix commit, else absent (not merged).
+func (c *Checker) unanchored(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, snaps []gitrepo.Commit, an track.Anchor, v0 Verdict) ([]Verdict, error) {
+	if s.FixCommit != "" {
+		return absentAll(v0, snaps, "fix not merged before the cutoff: "+an.Reason, an), nil
+	}
+	// The gold patch never landed verbatim upstream: judge it by one jump
+	// from the base commit, and say so.
+	vs, err := c.each(ctx, s, repo, snaps)
+	for i := range vs {
+		vs[i].History = &History{Via: "one-jump", Note: an.Reason + "; decided by one jump from the base commit", Timeline: []Interval{}}
+	}
+	return vs, err
 }
 
 // each decides every snapshot by Check.
@@ -174,32 +181,29 @@ func addedLines(fd *diff.FileDiff) []string {
 	var out []string
 	for _, h := range fd.Hunks {
 		for _, l := range h.Lines {
-			t := strings.TrimSpace(l.Text)
-			if l.Op != diff.Add || len(t) < 4 || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "*") {
-				continue
+			if t := strings.TrimSpace(l.Text); l.Op == diff.Add && carriesCode(t) {
+				out = append(out, t)
 			}
-			out = append(out, t)
 		}
 	}
 	return out
 }
 
+// carriesCode reports whether trimmed line t is long enough to identify
+// the fix and not a comment.
+func carriesCode(t string) bool {
+	return len(t) >= 4 && !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "//") && !strings.HasPrefix(t, "*")
+}
+
 // tracked follows every block from the landing commit to the latest
 // snapshot and reads each snapshot's verdict off the walk.
 func (c *Checker) tracked(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, h *track.History, an track.Anchor, files []*fileWork, v0 Verdict, snaps []gitrepo.Commit) ([]Verdict, error) {
-	idx := make([]int, len(snaps))
-	upto := -1
-	for i, sn := range snaps {
-		p, err := h.Position(ctx, repo, sn.Hash)
-		if err != nil {
-			return nil, err
-		}
-		idx[i] = p
-		upto = max(upto, idx[i])
+	idx, upto, err := positions(ctx, repo, h, snaps)
+	if err != nil {
+		return nil, err
 	}
 	var tbs []*trackedBlock
 	if an.Index <= upto {
-		var err error
 		if tbs, err = c.walkBlocks(ctx, repo, h, an.Index, upto, files); err != nil {
 			return nil, err
 		}
@@ -211,10 +215,7 @@ func (c *Checker) tracked(ctx context.Context, s bench.Sample, repo *gitrepo.Rep
 		v.SnapshotCommit = sn.Hash
 		hist := &History{Landed: landed.Hash, LandedAt: landed.Time.Format(time.RFC3339), Via: an.Via}
 		if idx[i] < 0 || idx[i] < an.Index {
-			v.Verdict, v.Method, v.Cause, v.Score = Absent, MethodSimilarity, CauseNotMerged, 0
-			v.Reason = fmt.Sprintf("fix not merged before the cutoff (it landed in %s on %s)", short(landed.Hash), landed.Time.Format("2006-01-02"))
-			v.History = hist
-			out[i] = v
+			out[i] = notLanded(v, hist, landed)
 			continue
 		}
 		if err := c.decideAt(ctx, repo, &v, tbs, idx[i]); err != nil {
@@ -222,29 +223,68 @@ func (c *Checker) tracked(ctx context.Context, s bench.Sample, repo *gitrepo.Rep
 		}
 		hist.Blocks = blockHistories(h, tbs, idx[i])
 		v.History = hist
-		if !v.Present && !c.opts.NoTests && c.opts.Verifier != nil && v.Score >= c.opts.low() {
-			sfs, err := c.trackedFiles(ctx, repo, sn.Hash, files, tbs, idx[i])
-			if err != nil {
-				return nil, err
-			}
-			if err := c.verify(ctx, s, repo, files, sfs, &v); err != nil {
-				return nil, err
-			}
+		if err := c.verifyTracked(ctx, s, repo, sn.Hash, files, tbs, idx[i], &v); err != nil {
+			return nil, err
 		}
 		out[i] = v
 	}
 	// The timeline after the verdicts: their whole-file scores replace
 	// the scope scores of the states in force at the snapshots.
+	setTimelines(out, h, tbs, upto)
+	return out, nil
+}
+
+// positions are the first-parent positions of snaps in h (-1 for one not
+// on it) and the greatest of them.
+func positions(ctx context.Context, repo *gitrepo.Repo, h *track.History, snaps []gitrepo.Commit) ([]int, int, error) {
+	idx := make([]int, len(snaps))
+	upto := -1
+	for i, sn := range snaps {
+		p, err := h.Position(ctx, repo, sn.Hash)
+		if err != nil {
+			return nil, 0, err
+		}
+		idx[i] = p
+		upto = max(upto, idx[i])
+	}
+	return idx, upto, nil
+}
+
+// notLanded is v at a snapshot before the fix landed: absent.
+func notLanded(v Verdict, hist *History, landed track.Commit) Verdict {
+	v.Verdict, v.Method, v.Cause, v.Score = Absent, MethodSimilarity, CauseNotMerged, 0
+	v.Reason = fmt.Sprintf("fix not merged before the cutoff (it landed in %s on %s)", short(landed.Hash), landed.Time.Format("2006-01-02"))
+	v.History = hist
+	return v
+}
+
+// verifyTracked runs the tests on a verdict not decided present whose
+// score is high enough, with the snapshot files the walks reached at
+// position i.
+func (c *Checker) verifyTracked(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, snap string, files []*fileWork, tbs []*trackedBlock, i int, v *Verdict) error {
+	if !c.wantsTests(v) {
+		return nil
+	}
+	sfs, err := c.trackedFiles(ctx, repo, snap, files, tbs, i)
+	if err != nil {
+		return err
+	}
+	return c.verify(ctx, s, repo, files, sfs, v)
+}
+
+// setTimelines gives every tracked verdict the sample's timeline up to
+// position upto and each of its blocks that block's timeline.
+func setTimelines(out []Verdict, h *track.History, tbs []*trackedBlock, upto int) {
 	timeline := sampleTimeline(h, tbs, upto)
 	for i := range out {
-		if out[i].History != nil {
-			out[i].History.Timeline = timeline
-			for k := range out[i].History.Blocks {
-				out[i].History.Blocks[k].Timeline = intervals(h, tbs[k:k+1])
-			}
+		if out[i].History == nil {
+			continue
+		}
+		out[i].History.Timeline = timeline
+		for k := range out[i].History.Blocks {
+			out[i].History.Blocks[k].Timeline = intervals(h, tbs[k:k+1])
 		}
 	}
-	return out, nil
 }
 
 // trackedFiles are the snapshot files the walks reached, one per file of
@@ -489,28 +529,10 @@ func sampleTimeline(h *track.History, tbs []*trackedBlock, upto int) []Interval 
 // block passes; each stretch ends at the state change that made a block
 // fail, named by that step.
 func intervals(h *track.History, tbs []*trackedBlock) []Interval {
-	bounds := map[int]bool{}
-	for _, tb := range tbs {
-		for _, st := range tb.states {
-			bounds[st.From] = true
-		}
-	}
-	var idx []int
-	for i := range bounds {
-		idx = append(idx, i)
-	}
-	sort.Ints(idx)
 	out := []Interval{}
 	var open *Interval
-	for _, i := range idx {
-		pass, why := true, ""
-		for _, tb := range tbs {
-			k := stateAt(tb.states, i)
-			if !tb.evals[k].Passed && pass {
-				pass = false
-				why = endedBy(tb.states[k], tb.evals[k])
-			}
-		}
+	for _, i := range stateStarts(tbs) {
+		pass, why := allPass(tbs, i)
 		c := h.Commits[i]
 		switch {
 		case pass && open == nil:
@@ -522,6 +544,33 @@ func intervals(h *track.History, tbs []*trackedBlock) []Interval {
 		}
 	}
 	return out
+}
+
+// stateStarts are the positions where any block's state changes, sorted.
+func stateStarts(tbs []*trackedBlock) []int {
+	bounds := map[int]bool{}
+	for _, tb := range tbs {
+		for _, st := range tb.states {
+			bounds[st.From] = true
+		}
+	}
+	var idx []int
+	for i := range bounds {
+		idx = append(idx, i)
+	}
+	sort.Ints(idx)
+	return idx
+}
+
+// allPass reports whether every block passes in its state at position i;
+// if not, why is what the first failing block's state did to the fix.
+func allPass(tbs []*trackedBlock, i int) (pass bool, why string) {
+	for _, tb := range tbs {
+		if k := stateAt(tb.states, i); !tb.evals[k].Passed {
+			return false, endedBy(tb.states[k], tb.evals[k])
+		}
+	}
+	return true, ""
 }
 
 // endedBy says what a failing state did to the fix.

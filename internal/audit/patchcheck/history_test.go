@@ -230,14 +230,7 @@ func TestHistoryRules(t *testing.T) {
 		t.Run(hc.name, func(t *testing.T) {
 			r, s := hc.build(t)
 			ctx := context.Background()
-			var snaps []gitrepo.Commit
-			for _, c := range hc.cutoffs {
-				sn, err := r.Snapshot(ctx, c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				snaps = append(snaps, sn)
-			}
+			snaps := snapshotsAt(t, r, hc.cutoffs)
 			vs, err := New(Options{}).CheckAll(ctx, s, r, snaps)
 			if err != nil {
 				t.Fatal(err)
@@ -247,26 +240,46 @@ func TestHistoryRules(t *testing.T) {
 					t.Errorf("cutoff %s: %s (score %.2f, %s), want %s\n%s%s", hc.cutoffs[i].Format("2006-01-02"), v.Verdict, v.Score, v.Reason, hc.want[i], dump(v), chain(v))
 				}
 			}
-			last := vs[len(vs)-1]
-			if last.Cause == "" || hc.wantCause != "" && last.Cause != hc.wantCause {
-				t.Errorf("cause %q, want %q", last.Cause, hc.wantCause)
-			}
-			if hc.wantReason != "" && !strings.Contains(last.Reason, hc.wantReason) {
-				t.Errorf("reason %q, want %q", last.Reason, hc.wantReason)
-			}
-			if last.History == nil {
-				t.Fatalf("no history chain in the verdict")
-			}
-			kinds := chain(last)
-			for _, k := range hc.wantKinds {
-				if !strings.Contains(kinds, k) {
-					t.Errorf("chain %s lacks a %s step", kinds, k)
-				}
-			}
-			if hc.wantIntervals >= 0 && len(last.History.Timeline) != hc.wantIntervals {
-				t.Errorf("timeline %+v: want %d intervals", last.History.Timeline, hc.wantIntervals)
-			}
+			checkLastCutoff(t, hc, vs[len(vs)-1])
 		})
+	}
+}
+
+// snapshotsAt are r's snapshots at cutoffs.
+func snapshotsAt(t *testing.T, r *gitrepo.Repo, cutoffs []time.Time) []gitrepo.Commit {
+	t.Helper()
+	var snaps []gitrepo.Commit
+	for _, c := range cutoffs {
+		sn, err := r.Snapshot(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snaps = append(snaps, sn)
+	}
+	return snaps
+}
+
+// checkLastCutoff checks the verdict at hc's last cutoff: its cause and
+// reason, and its history's chain steps and timeline.
+func checkLastCutoff(t *testing.T, hc histCase, last Verdict) {
+	t.Helper()
+	if last.Cause == "" || hc.wantCause != "" && last.Cause != hc.wantCause {
+		t.Errorf("cause %q, want %q", last.Cause, hc.wantCause)
+	}
+	if hc.wantReason != "" && !strings.Contains(last.Reason, hc.wantReason) {
+		t.Errorf("reason %q, want %q", last.Reason, hc.wantReason)
+	}
+	if last.History == nil {
+		t.Fatalf("no history chain in the verdict")
+	}
+	kinds := chain(last)
+	for _, k := range hc.wantKinds {
+		if !strings.Contains(kinds, k) {
+			t.Errorf("chain %s lacks a %s step", kinds, k)
+		}
+	}
+	if hc.wantIntervals >= 0 && len(last.History.Timeline) != hc.wantIntervals {
+		t.Errorf("timeline %+v: want %d intervals", last.History.Timeline, hc.wantIntervals)
 	}
 }
 

@@ -32,33 +32,41 @@ func (c *Checker) chainStep(ctx context.Context, tb *trackedBlock, prev []lineCh
 	if tb.pb.kind != "added" || len(b.MatchedLines) != len(tb.pb.adds) {
 		return nil, nil
 	}
-	thr := c.opts.threshold()
 	out := make([]lineChain, len(b.MatchedLines))
 	sc := newLines(was, sv)
 	for j, ml := range b.MatchedLines {
 		if weakLine(ml.Patch) {
 			continue
 		}
-		direct := lineChain{text: ml.Snapshot, score: ml.Similarity, alive: ml.Similarity >= thr && !ml.Reverted, kind: "unchanged", at: commit}
-		if prev == nil || !prev[j].alive {
-			// The landing state, or a chain that ended: the line's own
-			// match starts (or restarts: a fix re-applied) the chain.
-			out[j] = direct
-			continue
-		}
-		next, err := c.continueLine(ctx, prev[j], tb.buggyOf(j), sc)
-		if err != nil {
+		var err error
+		if out[j], err = c.chainLine(ctx, tb, prev, j, ml, sc, commit); err != nil {
 			return nil, err
 		}
-		if next.at = prev[j].at; next.kind != "unchanged" {
-			next.at = commit
-		}
-		if direct.alive && direct.score >= next.score {
-			next = direct
-		}
-		out[j] = next
 	}
 	return out, nil
+}
+
+// chainLine is the chain of the j-th added line in the state at commit,
+// whose one-jump match is ml: the previous chain continued in sc, unless
+// ml itself matches at least as well.
+func (c *Checker) chainLine(ctx context.Context, tb *trackedBlock, prev []lineChain, j int, ml MatchedLine, sc scope, commit string) (lineChain, error) {
+	direct := lineChain{text: ml.Snapshot, score: ml.Similarity, alive: ml.Similarity >= c.opts.threshold() && !ml.Reverted, kind: "unchanged", at: commit}
+	if prev == nil || !prev[j].alive {
+		// The landing state, or a chain that ended: the line's own match
+		// starts (or restarts: a fix re-applied) the chain.
+		return direct, nil
+	}
+	next, err := c.continueLine(ctx, prev[j], tb.buggyOf(j), sc)
+	if err != nil {
+		return lineChain{}, err
+	}
+	if next.at = prev[j].at; next.kind != "unchanged" {
+		next.at = commit
+	}
+	if direct.alive && direct.score >= next.score {
+		next = direct
+	}
+	return next, nil
 }
 
 // newLines is the scope of sv whose lines can continue a chain: all of

@@ -38,13 +38,7 @@ type snapFile struct {
 // else where git's rename detection between from and snap says it went (a
 // renamed file; one `git diff -M` per fix commit, so it comes last).
 func (c *Checker) locateFile(ctx context.Context, repo *gitrepo.Repo, from, snap, p string) (*snapFile, error) {
-	try := func(q, via string) (*snapFile, error) {
-		sf, err := c.snapVersion(ctx, repo, snap, q)
-		if sf == nil || err != nil {
-			return nil, err
-		}
-		return &snapFile{path: sf.path, via: via, v: sf.v, leaf: sf.leaf}, nil
-	}
+	try := func(q, via string) (*snapFile, error) { return c.snapFileVia(ctx, repo, snap, q, via) }
 	if sf, err := try(p, "same-path"); sf != nil || err != nil {
 		return sf, err
 	}
@@ -57,18 +51,39 @@ func (c *Checker) locateFile(ctx context.Context, repo *gitrepo.Repo, from, snap
 			return sf, err
 		}
 	}
-	if from != "" {
-		ren, err := c.renames(ctx, repo, from, snap)
-		if err != nil {
-			return nil, err
-		}
-		if q, ok := ren[p]; ok {
-			if sf, err := try(q, "rename"); sf != nil || err != nil {
-				return sf, err
-			}
+	q, err := c.renamedTo(ctx, repo, from, snap, p)
+	if err != nil {
+		return nil, err
+	}
+	if q != "" {
+		if sf, err := try(q, "rename"); sf != nil || err != nil {
+			return sf, err
 		}
 	}
 	return &snapFile{path: "", via: "missing"}, nil
+}
+
+// snapFileVia is snapshot file q found by way via, or nil when there is
+// none.
+func (c *Checker) snapFileVia(ctx context.Context, repo *gitrepo.Repo, snap, q, via string) (*snapFile, error) {
+	sf, err := c.snapVersion(ctx, repo, snap, q)
+	if sf == nil || err != nil {
+		return nil, err
+	}
+	return &snapFile{path: sf.path, via: via, v: sf.v, leaf: sf.leaf}, nil
+}
+
+// renamedTo is where git's rename detection between from and snap says p
+// went, or "" (also without from).
+func (c *Checker) renamedTo(ctx context.Context, repo *gitrepo.Repo, from, snap, p string) (string, error) {
+	if from == "" {
+		return "", nil
+	}
+	ren, err := c.renames(ctx, repo, from, snap)
+	if err != nil {
+		return "", err
+	}
+	return ren[p], nil
 }
 
 // snapVersion reads, parses and normalises path at commit once per run

@@ -132,21 +132,26 @@ func init() {
 	}
 }
 
+// blind replaces each literal token by "LIT" and each identifier by "ID",
+// keeping keywords and punctuation.
 func blind(ts []string) []string {
 	out := make([]string, len(ts))
 	for i, t := range ts {
-		switch c := t[0]; {
-		case keywords[t]:
-			out[i] = t
-		case c == '"' || c == '\'' || c >= '0' && c <= '9' || strings.HasPrefix(t, "f\"") || strings.HasPrefix(t, "r\""):
-			out[i] = "LIT"
-		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-			out[i] = "ID"
-		default:
-			out[i] = t
-		}
+		out[i] = blindToken(t)
 	}
 	return out
+}
+
+func blindToken(t string) string {
+	switch c := t[0]; {
+	case keywords[t]:
+		return t
+	case c == '"' || c == '\'' || c >= '0' && c <= '9' || strings.HasPrefix(t, "f\"") || strings.HasPrefix(t, "r\""):
+		return "LIT"
+	case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		return "ID"
+	}
+	return t
 }
 
 // embedCache memoises embeddings by text for the Checker's lifetime.
@@ -271,13 +276,8 @@ func (c *Checker) matchPresent(ctx context.Context, text, buggy, role string, sc
 	if aligned >= 0 && !sc.free(aligned) {
 		aligned = -1
 	}
-	if aligned >= 0 && snap.lines[aligned].text == text {
-		return c.hit(ml, snap, aligned, 1, "exact-ast"), aligned, nil
-	}
-	for _, li := range sc.lines {
-		if snap.lines[li].text == text && sc.free(li) {
-			return c.hit(ml, snap, li, 1, "exact-"+sc.via), li, nil
-		}
+	if li, via := exactLine(text, sc, aligned); li >= 0 {
+		return c.hit(ml, snap, li, 1, via), li, nil
 	}
 	if c.opts.ExactOnly {
 		return ml, -1, nil
@@ -288,21 +288,9 @@ func (c *Checker) matchPresent(ctx context.Context, text, buggy, role string, sc
 	}
 	best, bestS, bestVia, bestRev := -1, -1.0, "", false
 	for k, li := range cands {
-		rev := false
-		t := snap.lines[li].text
-		s, err := c.similarity(ctx, text, t)
+		s, rev, err := c.candidateScore(ctx, text, buggy, snap.lines[li].text)
 		if err != nil {
 			return ml, -1, err
-		}
-		if buggy != "" {
-			sb, err := c.similarity(ctx, buggy, t)
-			if err != nil {
-				return ml, -1, err
-			}
-			if sb >= s {
-				s *= 1 - sb
-				rev = sb == 1
-			}
 		}
 		via := sc.via
 		if k == 0 && aligned >= 0 {
@@ -317,6 +305,40 @@ func (c *Checker) matchPresent(ctx context.Context, text, buggy, role string, sc
 	}
 	ml.Reverted = bestRev
 	return c.hit(ml, snap, best, bestS, bestVia), best, nil
+}
+
+// exactLine finds text verbatim: the aligned line (via "exact-ast"), else
+// the first free scope line (via "exact-" + scope's via); -1 if neither.
+func exactLine(text string, sc scope, aligned int) (int, string) {
+	snap := sc.snap
+	if aligned >= 0 && snap.lines[aligned].text == text {
+		return aligned, "exact-ast"
+	}
+	for _, li := range sc.lines {
+		if snap.lines[li].text == text && sc.free(li) {
+			return li, "exact-" + sc.via
+		}
+	}
+	return -1, ""
+}
+
+// candidateScore is the similarity of snapshot line t to text, discounted
+// to s·(1−sim_buggy) when t is at least as close to buggy (the line the
+// fix replaced); reverted reports t identical to buggy in that case.
+func (c *Checker) candidateScore(ctx context.Context, text, buggy, t string) (s float64, reverted bool, err error) {
+	s, err = c.similarity(ctx, text, t)
+	if err != nil || buggy == "" {
+		return s, false, err
+	}
+	sb, err := c.similarity(ctx, buggy, t)
+	if err != nil {
+		return s, false, err
+	}
+	if sb >= s {
+		s *= 1 - sb
+		reverted = sb == 1
+	}
+	return s, reverted, nil
 }
 
 func (c *Checker) hit(ml MatchedLine, snap *version, li int, s float64, via string) MatchedLine {

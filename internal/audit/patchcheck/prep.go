@@ -26,27 +26,62 @@ var sourceExts = map[string]bool{
 // have no source extension.
 func IsSource(p string) bool {
 	ext := strings.ToLower(path.Ext(p))
-	if !sourceExts[ext] {
+	if !sourceExts[ext] || inTestDir(p) {
 		return false
-	}
-	for _, seg := range strings.Split(path.Dir(p), "/") {
-		switch strings.ToLower(seg) {
-		case "test", "tests", "testing", "__tests__", "testdata", "test-data":
-			return false
-		}
 	}
 	base := path.Base(p)
-	stem := strings.TrimSuffix(base, path.Ext(base))
-	switch {
-	case ext == ".java" && (strings.HasSuffix(stem, "Test") || strings.HasSuffix(stem, "Tests") ||
-		strings.HasSuffix(stem, "TestCase") || strings.HasPrefix(stem, "Test") && len(stem) > 4 && isUpper(stem[4])):
-		return false
-	case (ext == ".py" || ext == ".pyi") && (strings.HasPrefix(stem, "test_") || strings.HasSuffix(stem, "_test") || stem == "conftest"):
-		return false
-	case strings.HasSuffix(stem, ".test") || strings.HasSuffix(stem, ".spec") || strings.HasSuffix(stem, "_test"):
-		return false
+	return !testNamed(ext, strings.TrimSuffix(base, path.Ext(base)))
+}
+
+// testDirs are directory names (lower-cased) that hold tests.
+var testDirs = map[string]bool{
+	"test": true, "tests": true, "testing": true, "__tests__": true, "testdata": true, "test-data": true,
+}
+
+// inTestDir reports whether any directory of p is a test directory.
+func inTestDir(p string) bool {
+	for _, seg := range strings.Split(path.Dir(p), "/") {
+		if testDirs[strings.ToLower(seg)] {
+			return true
+		}
 	}
-	return true
+	return false
+}
+
+// testNamed reports whether a file with extension ext (lower-cased) and
+// name stem is named like a test: by its language's convention or, in any
+// language, "foo.test", "foo.spec", "foo_test".
+func testNamed(ext, stem string) bool {
+	if rule := testNameRules[ext]; rule != nil && rule(stem) {
+		return true
+	}
+	return hasAnySuffix(stem, ".test", ".spec", "_test")
+}
+
+// testNameRules are the test naming conventions of languages, by extension.
+var testNameRules = map[string]func(stem string) bool{
+	".java": javaTestName,
+	".py":   pythonTestName,
+	".pyi":  pythonTestName,
+}
+
+// javaTestName: FooTest, FooTests, FooTestCase, TestFoo.
+func javaTestName(stem string) bool {
+	return hasAnySuffix(stem, "Test", "Tests", "TestCase") || strings.HasPrefix(stem, "Test") && len(stem) > 4 && isUpper(stem[4])
+}
+
+// pythonTestName: test_foo, foo_test, conftest.
+func pythonTestName(stem string) bool {
+	return strings.HasPrefix(stem, "test_") || strings.HasSuffix(stem, "_test") || stem == "conftest"
+}
+
+func hasAnySuffix(s string, suffixes ...string) bool {
+	for _, x := range suffixes {
+		if strings.HasSuffix(s, x) {
+			return true
+		}
+	}
+	return false
 }
 
 func isUpper(b byte) bool { return b >= 'A' && b <= 'Z' }

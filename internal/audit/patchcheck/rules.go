@@ -230,26 +230,34 @@ func percentToFString(t string) string {
 		if strings.Contains(body, "%%") {
 			return m
 		}
-		var sb strings.Builder
-		n := 0
-		for i := 0; i < len(body); i++ {
-			if body[i] == '%' && i+1 < len(body) && strings.IndexByte("sdr", body[i+1]) >= 0 {
-				if n >= len(args) {
-					return m
-				}
-				sb.WriteString("{" + args[n] + "}")
-				n++
-				i++
-				continue
-			}
-			if body[i] == '%' {
-				return m
-			}
-			sb.WriteByte(body[i])
-		}
-		if n != len(args) {
+		f, ok := fillPlaceholders(body, args)
+		if !ok {
 			return m
 		}
-		return lead + "f" + q + sb.String() + q
+		return lead + "f" + q + f + q
 	})
+}
+
+// fillPlaceholders replaces the %s, %d and %r of body by "{arg}", in
+// order; false unless they are the only placeholders and pair up with
+// args one to one.
+func fillPlaceholders(body string, args []string) (string, bool) {
+	var sb strings.Builder
+	n := 0
+	for i := 0; i < len(body); i++ {
+		if body[i] == '%' && i+1 < len(body) && strings.IndexByte("sdr", body[i+1]) >= 0 {
+			if n >= len(args) {
+				return "", false
+			}
+			sb.WriteString("{" + args[n] + "}")
+			n++
+			i++
+			continue
+		}
+		if body[i] == '%' {
+			return "", false
+		}
+		sb.WriteByte(body[i])
+	}
+	return sb.String(), n == len(args)
 }

@@ -105,12 +105,7 @@ type snapshotFunc func(context.Context, *gitrepo.Repo, time.Time) (gitrepo.Commi
 // sample emits sample s's verdict at every cutoff not yet done, all
 // decided in one pass (CheckAll).
 func (c *Checker) sample(ctx context.Context, s bench.Sample, src RepoSource, cutoffs []time.Time, done func(string, time.Time) bool, snapshot snapshotFunc, emit func(Verdict) error) error {
-	var todo []time.Time
-	for _, cut := range cutoffs {
-		if done == nil || !done(s.ID, cut) {
-			todo = append(todo, cut)
-		}
-	}
+	todo := pending(s.ID, cutoffs, done)
 	if len(todo) == 0 {
 		return nil
 	}
@@ -122,24 +117,9 @@ func (c *Checker) sample(ctx context.Context, s bench.Sample, src RepoSource, cu
 	if err != nil {
 		return c.failAll(ctx, s, todo, CauseNoClone, fmt.Sprintf("repository %s: %v", s.Repo, err), out)
 	}
-	var snaps []gitrepo.Commit
-	var at []time.Time
-	for _, cut := range todo {
-		snap, err := snapshot(ctx, r, cut)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			v, _ := c.Check(ctx, s, nil, gitrepo.Commit{})
-			if v.Verdict != NotApplicable {
-				v = unknown(v, CauseNoSnapshot, fmt.Sprintf("no cutoff snapshot of %s: %v", s.Repo, err))
-			}
-			if err := out(v, cut); err != nil {
-				return err
-			}
-			continue
-		}
-		snaps, at = append(snaps, snap), append(at, cut)
+	snaps, at, err := c.snapshots(ctx, s, r, todo, snapshot, out)
+	if err != nil {
+		return err
 	}
 	if len(snaps) == 0 {
 		return nil
@@ -156,16 +136,57 @@ func (c *Checker) sample(ctx context.Context, s bench.Sample, src RepoSource, cu
 	return nil
 }
 
+// pending are the cutoffs of sample id not yet done (all without done).
+func pending(id string, cutoffs []time.Time, done func(string, time.Time) bool) []time.Time {
+	var todo []time.Time
+	for _, cut := range cutoffs {
+		if done == nil || !done(id, cut) {
+			todo = append(todo, cut)
+		}
+	}
+	return todo
+}
+
+// snapshots finds r's snapshot at each cutoff of todo, returning those
+// found with their cutoffs; a cutoff without one gets its verdict (unknown)
+// emitted at once.
+func (c *Checker) snapshots(ctx context.Context, s bench.Sample, r *gitrepo.Repo, todo []time.Time, snapshot snapshotFunc, out func(Verdict, time.Time) error) ([]gitrepo.Commit, []time.Time, error) {
+	var snaps []gitrepo.Commit
+	var at []time.Time
+	for _, cut := range todo {
+		snap, err := snapshot(ctx, r, cut)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			v := c.unknownSample(ctx, s, CauseNoSnapshot, fmt.Sprintf("no cutoff snapshot of %s: %v", s.Repo, err))
+			if err := out(v, cut); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		snaps, at = append(snaps, snap), append(at, cut)
+	}
+	return snaps, at, nil
+}
+
+// unknownSample is s's verdict when its repository cannot be searched:
+// unknown, or not_applicable when the fix touches no source.
+func (c *Checker) unknownSample(ctx context.Context, s bench.Sample, cause Cause, reason string) Verdict {
+	v, _ := c.Check(ctx, s, nil, gitrepo.Commit{})
+	if v.Verdict != NotApplicable {
+		v = unknown(v, cause, reason)
+	}
+	return v
+}
+
 // failAll emits an unknown verdict (or not_applicable, when the fix
 // touches no source) at every cutoff.
 func (c *Checker) failAll(ctx context.Context, s bench.Sample, cuts []time.Time, cause Cause, reason string, out func(Verdict, time.Time) error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	v, _ := c.Check(ctx, s, nil, gitrepo.Commit{})
-	if v.Verdict != NotApplicable {
-		v = unknown(v, cause, reason)
-	}
+	v := c.unknownSample(ctx, s, cause, reason)
 	for _, cut := range cuts {
 		if err := out(v, cut); err != nil {
 			return err

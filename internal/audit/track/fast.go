@@ -83,16 +83,8 @@ func braceEnd(src []byte, at int) int {
 		case '"', '\'':
 			i = skipQuoted(src, i, c)
 		case '/':
-			if i+1 < len(src) && src[i+1] == '/' {
-				for i < len(src) && src[i] != '\n' {
-					i++
-				}
-			} else if i+1 < len(src) && src[i+1] == '*' {
-				j := bytes.Index(src[i+2:], []byte("*/"))
-				if j < 0 {
-					return -1
-				}
-				i += j + 3
+			if i = skipComment(src, i); i < 0 {
+				return -1
 			}
 		case ';':
 			if depth == 0 {
@@ -111,6 +103,30 @@ func braceEnd(src []byte, at int) int {
 		}
 	}
 	return -1
+}
+
+// skipComment is the offset of the last byte of the comment starting at
+// src[i] == '/' (the newline ending a line comment, or len(src); the '/'
+// closing a block comment), i itself when no comment starts there, or -1
+// for an unterminated block comment.
+func skipComment(src []byte, i int) int {
+	if i+1 >= len(src) {
+		return i
+	}
+	switch src[i+1] {
+	case '/':
+		for i < len(src) && src[i] != '\n' {
+			i++
+		}
+		return i
+	case '*':
+		j := bytes.Index(src[i+2:], []byte("*/"))
+		if j < 0 {
+			return -1
+		}
+		return i + j + 3
+	}
+	return i
 }
 
 func skipQuoted(src []byte, i int, q byte) int {

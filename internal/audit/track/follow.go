@@ -128,6 +128,19 @@ func (w *walk) run(ctx context.Context, from, upto int) ([]State, error) {
 		return w.out, nil
 	}
 	w.prev = v
+	if !w.land(from, v) {
+		return w.out, nil
+	}
+	if err := w.follow(ctx, from, upto); err != nil {
+		return nil, err
+	}
+	return w.out, nil
+}
+
+// land starts the walk at the landing commit from, whose version of the
+// file is v: the target function is found by key, else by a unique name.
+// It reports false when the function is not there (the walk ends gone).
+func (w *walk) land(from int, v *fileVersion) bool {
 	if w.tg.Key != "" {
 		k := v.byKey(w.tg.Key)
 		if k < 0 {
@@ -135,11 +148,17 @@ func (w *walk) run(ctx context.Context, from, upto int) ([]State, error) {
 		}
 		if k < 0 {
 			w.gone(from, StepFuncDeleted, fmt.Sprintf("%s is not in %s at the landing commit", w.tg.Key, w.tg.Path))
-			return w.out, nil
+			return false
 		}
 		w.cur.Key, w.text = v.functions()[k].Key, v.functions()[k].Text
 	}
 	w.push(from, StepLanded, "")
+	return true
+}
+
+// follow visits every commit after from, up to upto, that changes the
+// tracked file, until the file or function is lost.
+func (w *walk) follow(ctx context.Context, from, upto int) error {
 	for i := from; w.cur.Path != ""; {
 		j := w.h.nextTouch(w.cur.Path, i)
 		if j < 0 || j > upto {
@@ -151,10 +170,10 @@ func (w *walk) run(ctx context.Context, from, upto int) ([]State, error) {
 			continue
 		}
 		if err := w.visit(ctx, j, ch); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return w.out, nil
+	return nil
 }
 
 // visit follows the tracked function through commit j's change ch of its
@@ -191,20 +210,7 @@ func (w *walk) visit(ctx context.Context, j int, ch Change) error {
 // differs from the tracked one.
 func (w *walk) changed(ctx context.Context, j int, v *fileVersion, renamed bool, oldPath string) error {
 	fs := v.functions()
-	kind, detail := StepModified, ""
-	k := v.byKey(w.cur.Key)
-	if k < 0 {
-		if k = w.sameName(v); k >= 0 {
-			kind, detail = StepResigned, "was "+w.cur.Key
-		} else if k = w.similar(v, w.prev); k >= 0 {
-			kind, detail = StepRenamed, "was "+w.cur.Key
-		}
-	}
-	if k < 0 {
-		if k = inlinedInto(fn{Text: w.text}.sourceLinesCopy(), v, w.prev); k >= 0 {
-			kind, detail = StepInlined, "was "+w.cur.Key
-		}
-	}
+	k, kind, detail := w.descendant(v)
 	if k < 0 {
 		return w.lost(ctx, j, StepFuncDeleted, fmt.Sprintf("%s no longer in %s", w.cur.Key, w.cur.Path))
 	}
@@ -223,6 +229,25 @@ func (w *walk) changed(ctx context.Context, j int, v *fileVersion, renamed bool,
 	w.extraTexts(v)
 	w.push(j, kind, detail)
 	return nil
+}
+
+// descendant finds the tracked function in v: by key (modified), else by
+// name with a new signature, by similar text (renamed) or as the function
+// it was inlined into; -1 when none.
+func (w *walk) descendant(v *fileVersion) (k int, kind, detail string) {
+	if k = v.byKey(w.cur.Key); k >= 0 {
+		return k, StepModified, ""
+	}
+	if k = w.sameName(v); k >= 0 {
+		return k, StepResigned, "was " + w.cur.Key
+	}
+	if k = w.similar(v, w.prev); k >= 0 {
+		return k, StepRenamed, "was " + w.cur.Key
+	}
+	if k = inlinedInto(fn{Text: w.text}.sourceLinesCopy(), v, w.prev); k >= 0 {
+		return k, StepInlined, "was " + w.cur.Key
+	}
+	return -1, StepModified, ""
 }
 
 // fast handles the common step without a parse: the function's header
@@ -316,18 +341,11 @@ func (w *walk) lost(ctx context.Context, j int, kind, why string) error {
 		if c.Status == 'D' || c.New == w.cur.Path || path.Ext(c.New) != ext {
 			continue
 		}
-		v, err := w.t.files.get(ctx, w.repo, w.h.Commits[j].Hash, c.New)
+		v, k, err := w.movedInto(ctx, j, c.New)
 		if err != nil {
 			return err
 		}
-		if v == nil || !bytes.Contains(v.src, []byte(nameOf(w.cur.Key)+"(")) && !bytes.Contains(v.src, []byte(nameOf(w.cur.Key)+" (")) {
-			continue // no function of that name: no parse
-		}
-		k := v.byKey(w.cur.Key)
 		if k < 0 {
-			k = w.sameName(v)
-		}
-		if k < 0 || jaccard(words(v.functions()[k].Text), words(w.text)) < minRenamed {
 			continue
 		}
 		from := w.cur.Path
@@ -338,6 +356,27 @@ func (w *walk) lost(ctx context.Context, j int, kind, why string) error {
 	}
 	w.gone(j, kind, why)
 	return nil
+}
+
+// movedInto finds the tracked function in file p of commit j: by key or
+// name, with a body similar enough (≥ minRenamed); k is -1 when it is not
+// there.
+func (w *walk) movedInto(ctx context.Context, j int, p string) (v *fileVersion, k int, err error) {
+	v, err = w.t.files.get(ctx, w.repo, w.h.Commits[j].Hash, p)
+	if err != nil {
+		return nil, -1, err
+	}
+	if v == nil || !bytes.Contains(v.src, []byte(nameOf(w.cur.Key)+"(")) && !bytes.Contains(v.src, []byte(nameOf(w.cur.Key)+" (")) {
+		return v, -1, nil // no function of that name: no parse
+	}
+	k = v.byKey(w.cur.Key)
+	if k < 0 {
+		k = w.sameName(v)
+	}
+	if k < 0 || jaccard(words(v.functions()[k].Text), words(w.text)) < minRenamed {
+		return v, -1, nil
+	}
+	return v, k, nil
 }
 
 // sameName is the function of v with the tracked function's name (its
@@ -387,16 +426,7 @@ func (w *walk) similar(v, prev *fileVersion) int {
 // the function and appear in a function added, or grown, in the same
 // commit).
 func extractedInto(oldLines []string, now *fn, v, prev *fileVersion) []string {
-	in := map[string]bool{}
-	for _, l := range now.sourceLines() {
-		in[l] = true
-	}
-	var left []string
-	for _, l := range oldLines {
-		if !in[l] {
-			left = append(left, l)
-		}
-	}
+	left := linesLeft(oldLines, now)
 	if len(left) == 0 {
 		return nil
 	}
@@ -407,17 +437,7 @@ func extractedInto(oldLines []string, now *fn, v, prev *fileVersion) []string {
 		if f.Key == now.Key || !newOrGrown(f, prev) {
 			continue
 		}
-		have := map[string]bool{}
-		for _, l := range f.sourceLines() {
-			have[l] = true
-		}
-		n := 0
-		for _, l := range left {
-			if have[l] {
-				n++
-			}
-		}
-		if n >= 2 || n == len(left) {
+		if n := sharedLines(f, left); n >= 2 || n == len(left) {
 			out = append(out, f.Key)
 		}
 	}
@@ -428,12 +448,7 @@ func extractedInto(oldLines []string, now *fn, v, prev *fileVersion) []string {
 // the deleted function's lines (at least two and half of its body
 // lines; CodeTracker's inline-method rule), or -1.
 func inlinedInto(lines []string, v, prev *fileVersion) int {
-	var body []string
-	for _, l := range lines[min(1, len(lines)):] { // the header cannot survive an inline
-		if !generic(l) {
-			body = append(body, l)
-		}
-	}
+	body := telling(lines[min(1, len(lines)):]) // the header cannot survive an inline
 	if len(body) < 2 {
 		return -1
 	}
@@ -444,17 +459,7 @@ func inlinedInto(lines []string, v, prev *fileVersion) int {
 		if !newOrGrown(f, prev) {
 			continue
 		}
-		have := map[string]bool{}
-		for _, l := range f.sourceLines() {
-			have[l] = true
-		}
-		n := 0
-		for _, l := range body {
-			if have[l] {
-				n++
-			}
-		}
-		if n > bestN {
+		if n := sharedLines(f, body); n > bestN {
 			best, bestN = i, n
 		}
 	}
@@ -462,6 +467,47 @@ func inlinedInto(lines []string, v, prev *fileVersion) int {
 		return -1
 	}
 	return best
+}
+
+// linesLeft are the lines of oldLines not in now.
+func linesLeft(oldLines []string, now *fn) []string {
+	in := map[string]bool{}
+	for _, l := range now.sourceLines() {
+		in[l] = true
+	}
+	var left []string
+	for _, l := range oldLines {
+		if !in[l] {
+			left = append(left, l)
+		}
+	}
+	return left
+}
+
+// telling are the lines that are not generic.
+func telling(lines []string) []string {
+	var body []string
+	for _, l := range lines {
+		if !generic(l) {
+			body = append(body, l)
+		}
+	}
+	return body
+}
+
+// sharedLines counts the lines of want that f's source has.
+func sharedLines(f *fn, want []string) int {
+	have := map[string]bool{}
+	for _, l := range f.sourceLines() {
+		have[l] = true
+	}
+	n := 0
+	for _, l := range want {
+		if have[l] {
+			n++
+		}
+	}
+	return n
 }
 
 func newOrGrown(f *fn, prev *fileVersion) bool {

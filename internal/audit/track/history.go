@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -77,26 +78,13 @@ func LoadHistory(ctx context.Context, repo *gitrepo.Repo, tip string, exts []str
 // after the first), then "<status>" and one path, or two for R and C.
 func parseLog(r io.Reader) (*History, error) {
 	h := &History{index: map[string]int{}, touch: map[string][]int{}}
-	br := bufio.NewReaderSize(r, 1<<16)
-	var pending []string
-	next := func() (string, bool) {
-		if len(pending) > 0 {
-			t := pending[0]
-			pending = pending[1:]
-			return t, true
-		}
-		t, err := br.ReadString(0)
-		if err != nil && t == "" {
-			return "", false
-		}
-		return string(bytes.TrimSuffix([]byte(t), []byte{0})), true
-	}
+	toks := logTokens{bufio.NewReaderSize(r, 1<<16)}
 	for {
-		tok, ok := next()
+		tok, ok := toks.next()
 		if !ok {
 			break
 		}
-		tok = string(bytes.TrimLeft([]byte(tok), "\n"))
+		tok = strings.TrimLeft(tok, "\n")
 		if tok == "" {
 			continue
 		}
@@ -109,24 +97,50 @@ func parseLog(r io.Reader) (*History, error) {
 		if len(h.Commits) == 0 {
 			return nil, fmt.Errorf("git log: status %q before any commit", tok)
 		}
-		p1, ok := next()
-		if !ok {
-			return nil, fmt.Errorf("git log: status %q without its path", tok)
+		ch, err := toks.change(tok)
+		if err != nil {
+			return nil, err
 		}
-		ch := Change{Status: tok[0], Old: p1, New: p1}
-		if tok[0] == 'R' || tok[0] == 'C' {
-			if ch.New, ok = next(); !ok {
-				return nil, fmt.Errorf("git log: status %q without its second path", tok)
-			}
-		}
-		i := len(h.Commits) - 1
-		h.Commits[i].Changes = append(h.Commits[i].Changes, ch)
-		h.touch[ch.Old] = append(h.touch[ch.Old], i)
-		if ch.New != ch.Old {
-			h.touch[ch.New] = append(h.touch[ch.New], i)
-		}
+		h.addChange(ch)
 	}
 	return h, nil
+}
+
+// logTokens reads the NUL-terminated tokens of git log -z.
+type logTokens struct{ br *bufio.Reader }
+
+// next is the next token without its NUL; false at the end.
+func (t logTokens) next() (string, bool) {
+	s, err := t.br.ReadString(0)
+	if err != nil && s == "" {
+		return "", false
+	}
+	return strings.TrimSuffix(s, "\x00"), true
+}
+
+// change reads the path (or, for R and C, the two paths) of status tok.
+func (t logTokens) change(tok string) (Change, error) {
+	p1, ok := t.next()
+	if !ok {
+		return Change{}, fmt.Errorf("git log: status %q without its path", tok)
+	}
+	ch := Change{Status: tok[0], Old: p1, New: p1}
+	if tok[0] == 'R' || tok[0] == 'C' {
+		if ch.New, ok = t.next(); !ok {
+			return Change{}, fmt.Errorf("git log: status %q without its second path", tok)
+		}
+	}
+	return ch, nil
+}
+
+// addChange records ch in the last commit and indexes its paths.
+func (h *History) addChange(ch Change) {
+	i := len(h.Commits) - 1
+	h.Commits[i].Changes = append(h.Commits[i].Changes, ch)
+	h.touch[ch.Old] = append(h.touch[ch.Old], i)
+	if ch.New != ch.Old {
+		h.touch[ch.New] = append(h.touch[ch.New], i)
+	}
 }
 
 func (h *History) addCommit(s string) error {
@@ -218,16 +232,7 @@ func (h *History) Landing(ctx context.Context, repo *gitrepo.Repo, fix string) (
 	if i := h.Index(fix); i >= 0 {
 		return i, nil
 	}
-	anc := func(i int) (bool, error) {
-		_, err := repo.Git(ctx, "merge-base", "--is-ancestor", fix, h.Commits[i].Hash)
-		if err == nil {
-			return true, nil
-		}
-		if ctx.Err() != nil {
-			return false, ctx.Err()
-		}
-		return false, nil
-	}
+	anc := func(i int) (bool, error) { return isAncestor(ctx, repo, fix, h.Commits[i].Hash) }
 	n := len(h.Commits)
 	if n == 0 {
 		return -1, nil
@@ -249,4 +254,17 @@ func (h *History) Landing(ctx context.Context, repo *gitrepo.Repo, fix string) (
 		}
 	}
 	return lo, nil
+}
+
+// isAncestor reports whether commit a is an ancestor of commit b (any git
+// failure but cancellation reads as no).
+func isAncestor(ctx context.Context, repo *gitrepo.Repo, a, b string) (bool, error) {
+	_, err := repo.Git(ctx, "merge-base", "--is-ancestor", a, b)
+	if err == nil {
+		return true, nil
+	}
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	return false, nil
 }

@@ -13,23 +13,9 @@ import (
 // commit's renames; a fix made on a side branch lands at its merge, and a
 // commit off the default branch does not land at all.
 func TestLoadHistoryAndLanding(t *testing.T) {
-	b := gittest.New(t)
-	b.Write("a/Old.java", "class Old { int f() { return 1; } }\n")
-	c1 := b.Commit("one", gittest.Date(2020, 1, 1))
-	b.Branch("side")
-	b.Write("a/Old.java", "class Old { int f() { return 2; } }\n")
-	side := b.Commit("fix on a branch", gittest.Date(2020, 2, 1))
-	b.Checkout("main")
-	b.Rename("a/Old.java", "a/New.java")
-	b.Commit("rename", gittest.Date(2020, 3, 1))
-	m := b.Merge("side", "merge side", gittest.Date(2020, 4, 1))
-	b.Write("README.md", "docs only\n")
-	docs := b.Commit("docs", gittest.Date(2020, 4, 15))
-	b.Branch("stray")
-	stray := b.Commit("never merged", gittest.Date(2020, 5, 1))
-	b.Checkout("main")
+	lf := buildLandingRepo(t)
 	ctx := context.Background()
-	r, err := gitrepo.Open(ctx, b.Dir())
+	r, err := gitrepo.Open(ctx, lf.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,24 +24,61 @@ func TestLoadHistoryAndLanding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(h.Commits) != 3 || h.Commits[0].Hash != c1 || h.Commits[2].Hash != m {
+	if len(h.Commits) != 3 || h.Commits[0].Hash != lf.c1 || h.Commits[2].Hash != lf.merge {
 		t.Fatalf("chain %+v", h.Commits)
 	}
 	if ch := h.Commits[1].Changes; len(ch) != 1 || ch[0].Status != 'R' || ch[0].Old != "a/Old.java" || ch[0].New != "a/New.java" {
 		t.Fatalf("rename commit changes %+v", ch)
 	}
-	if i, err := h.Landing(ctx, r, side); err != nil || i != 2 {
+	checkLandings(t, r, h, lf)
+}
+
+// landingRepo is the history of TestLoadHistoryAndLanding: a commit, a
+// fix on a side branch, a rename on main, the merge of the side branch, a
+// docs-only commit, and a commit on a branch never merged.
+type landingRepo struct {
+	dir                          string
+	c1, side, merge, docs, stray string
+}
+
+func buildLandingRepo(t *testing.T) landingRepo {
+	t.Helper()
+	b := gittest.New(t)
+	var lf landingRepo
+	b.Write("a/Old.java", "class Old { int f() { return 1; } }\n")
+	lf.c1 = b.Commit("one", gittest.Date(2020, 1, 1))
+	b.Branch("side")
+	b.Write("a/Old.java", "class Old { int f() { return 2; } }\n")
+	lf.side = b.Commit("fix on a branch", gittest.Date(2020, 2, 1))
+	b.Checkout("main")
+	b.Rename("a/Old.java", "a/New.java")
+	b.Commit("rename", gittest.Date(2020, 3, 1))
+	lf.merge = b.Merge("side", "merge side", gittest.Date(2020, 4, 1))
+	b.Write("README.md", "docs only\n")
+	lf.docs = b.Commit("docs", gittest.Date(2020, 4, 15))
+	b.Branch("stray")
+	lf.stray = b.Commit("never merged", gittest.Date(2020, 5, 1))
+	b.Checkout("main")
+	lf.dir = b.Dir()
+	return lf
+}
+
+// checkLandings: the side-branch fix lands at the merge, the stray commit
+// nowhere, and the docs commit (touching no followed file) is not listed
+// but positioned after the merge.
+func checkLandings(t *testing.T, r *gitrepo.Repo, h *History, lf landingRepo) {
+	t.Helper()
+	ctx := context.Background()
+	if i, err := h.Landing(ctx, r, lf.side); err != nil || i != 2 {
 		t.Fatalf("side-branch fix lands at %d (%v), want the merge (2)", i, err)
 	}
-	if i, err := h.Landing(ctx, r, stray); err != nil || i != -1 {
+	if i, err := h.Landing(ctx, r, lf.stray); err != nil || i != -1 {
 		t.Fatalf("stray commit lands at %d (%v), want -1", i, err)
 	}
-	// The docs commit touches no .java file: not listed, positioned after
-	// the merge.
-	if h.Index(docs) != -1 {
+	if h.Index(lf.docs) != -1 {
 		t.Fatal("a commit touching no followed file is listed")
 	}
-	if i, err := h.Position(ctx, r, docs); err != nil || i != 2 {
+	if i, err := h.Position(ctx, r, lf.docs); err != nil || i != 2 {
 		t.Fatalf("docs commit at %d (%v), want 2", i, err)
 	}
 }

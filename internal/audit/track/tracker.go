@@ -122,25 +122,35 @@ func (t *Tracker) AnchorPatch(ctx context.Context, repo *gitrepo.Repo, h *Histor
 	// branch is also the merge that brought the fix in.
 	span := bc.Hash + ".." + h.Commits[len(h.Commits)-1].Hash
 	for _, p := range probes {
-		out, err := repo.Git(ctx, "log", "--first-parent", "--reverse", "--format=%H", "-S"+p.line, span, "--", p.path)
-		if err != nil {
-			return Anchor{}, fmt.Errorf("search the history for the gold patch's line %q: %w", p.line, err)
-		}
-		for _, hash := range strings.Fields(string(out)) {
-			i := h.Index(hash)
-			if i < from {
-				continue
-			}
-			ok, err := t.contains(ctx, repo, hash, files)
-			if err != nil {
-				return Anchor{}, err
-			}
-			if ok {
-				return Anchor{Index: i, Commit: hash, Via: "pickaxe"}, nil
-			}
+		an, ok, err := t.pickaxe(ctx, repo, h, span, from, p, files)
+		if err != nil || ok {
+			return an, err
 		}
 	}
 	return Anchor{Index: -1, Via: "pickaxe", Reason: fmt.Sprintf("no default-branch commit after the base commit adds %q to %s with the rest of the gold patch", probes[0].line, probes[0].path)}, nil
+}
+
+// pickaxe searches span for the commits adding probe p's line and returns
+// the first, at chain index from or later, that contains the gold patch.
+func (t *Tracker) pickaxe(ctx context.Context, repo *gitrepo.Repo, h *History, span string, from int, p probe, files []AddedLines) (Anchor, bool, error) {
+	out, err := repo.Git(ctx, "log", "--first-parent", "--reverse", "--format=%H", "-S"+p.line, span, "--", p.path)
+	if err != nil {
+		return Anchor{}, false, fmt.Errorf("search the history for the gold patch's line %q: %w", p.line, err)
+	}
+	for _, hash := range strings.Fields(string(out)) {
+		i := h.Index(hash)
+		if i < from {
+			continue
+		}
+		ok, err := t.contains(ctx, repo, hash, files)
+		if err != nil {
+			return Anchor{}, false, err
+		}
+		if ok {
+			return Anchor{Index: i, Commit: hash, Via: "pickaxe"}, true, nil
+		}
+	}
+	return Anchor{}, false, nil
 }
 
 // minLanded is the share of the gold patch's added lines a candidate
@@ -162,10 +172,7 @@ func (t *Tracker) contains(ctx context.Context, repo *gitrepo.Repo, commit strin
 			total += len(f.Lines)
 			continue
 		}
-		have := map[string]bool{}
-		for _, l := range strings.Split(string(v.src), "\n") {
-			have[stripComment(strings.TrimSpace(l))] = true
-		}
+		have := codeLines(v.src)
 		for _, l := range f.Lines {
 			total++
 			if have[stripComment(l)] {
@@ -174,6 +181,16 @@ func (t *Tracker) contains(ctx context.Context, repo *gitrepo.Repo, commit strin
 		}
 	}
 	return total > 0 && float64(found) >= minLanded*float64(total), nil
+}
+
+// codeLines is the set of src's lines, trimmed and without trailing
+// comments.
+func codeLines(src []byte) map[string]bool {
+	have := map[string]bool{}
+	for _, l := range strings.Split(string(src), "\n") {
+		have[stripComment(strings.TrimSpace(l))] = true
+	}
+	return have
 }
 
 // probe is an added line to search the history for, and its file.
