@@ -109,8 +109,8 @@ func (ts *Trees) Parse(lang Lang, key, path string, src []byte) (*File, error) {
 	if f := ts.same(key, lang, path, src); f != nil {
 		return f, nil
 	}
-	lines := splitLines(src)
-	base := ts.nearest(key, lang, lines)
+	hashes := hashLines(splitLines(src))
+	base := ts.nearest(key, lang, hashes)
 	f, tree, err := parseFrom(g, p, base, lang, path, src)
 	if err != nil {
 		return nil, fmt.Errorf("parse(%s): %w", path, err)
@@ -120,7 +120,7 @@ func (ts *Trees) Parse(lang Lang, key, path string, src []byte) (*File, error) {
 	}
 	if tree != nil {
 		kept := *f // its own copy: the caller may Close f
-		ts.put(&baseTree{key: key, lang: lang, src: src, tree: tree, lines: hashSet(lines), file: &kept})
+		ts.put(&baseTree{key: key, lang: lang, src: src, tree: tree, lines: hashSet(hashes), file: &kept})
 	}
 	return f, nil
 }
@@ -150,7 +150,7 @@ type edit struct {
 
 // nearest returns a copy of the kept tree of key and lang that shares most
 // lines with the new text, or nil.
-func (ts *Trees) nearest(key string, lang Lang, lines [][]byte) *edit {
+func (ts *Trees) nearest(key string, lang Lang, hashes []uint64) *edit {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	var best *baseTree
@@ -161,8 +161,8 @@ func (ts *Trees) nearest(key string, lang Lang, lines [][]byte) *edit {
 			continue
 		}
 		n := 0
-		for _, l := range lines {
-			if b.lines[lineHash(l)] {
+		for _, h := range hashes {
+			if b.lines[h] {
 				n++
 			}
 		}
@@ -296,10 +296,10 @@ func splitLines(src []byte) [][]byte {
 	return out
 }
 
-func hashSet(lines [][]byte) map[uint64]bool {
-	m := make(map[uint64]bool, len(lines))
-	for _, l := range lines {
-		m[lineHash(l)] = true
+func hashSet(hashes []uint64) map[uint64]bool {
+	m := make(map[uint64]bool, len(hashes))
+	for _, h := range hashes {
+		m[h] = true
 	}
 	return m
 }
