@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/benchforge/benchforge/internal/audit/baselines"
 	"github.com/benchforge/benchforge/internal/audit/repoprobe"
 	"github.com/benchforge/benchforge/internal/llm"
 	"github.com/benchforge/benchforge/internal/ngram"
+	"github.com/benchforge/benchforge/internal/step"
 )
 
 // runCapacity trains one target, probes every repository under every
@@ -95,24 +94,21 @@ func split(repos []repo) (controls, rest []int) {
 
 func probeAll(ctx context.Context, target llm.Model, d *seedData, cr *CapacityRun, idx []int, cfgs []string, po repoprobe.ProbeOptions, p0 map[string]float64) error {
 	vs := make([]map[string]repoprobe.RepoVerdict, len(idx))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(2)
-	for k, i := range idx {
-		g.Go(func() error {
-			vs[k] = map[string]repoprobe.RepoVerdict{}
-			for _, c := range cfgs {
-				o := po
-				o.P0, o.Sequential = p0[c], c == ConfigSequential
-				v, err := repoprobe.Probe(gctx, target, d.repos[i].Name(), d.repos[i].sel[c], o)
-				if err != nil {
-					return err
-				}
-				vs[k][c] = v
+	err := step.EachIndex(ctx, 2, len(idx), func(ctx context.Context, k int) error {
+		i := idx[k]
+		vs[k] = map[string]repoprobe.RepoVerdict{}
+		for _, c := range cfgs {
+			o := po
+			o.P0, o.Sequential = p0[c], c == ConfigSequential
+			v, err := repoprobe.Probe(ctx, target, d.repos[i].Name(), d.repos[i].sel[c], o)
+			if err != nil {
+				return err
 			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+			vs[k][c] = v
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	for k, i := range idx {
@@ -150,28 +146,23 @@ func calibrate(cr *CapacityRun, controls []int, cfgs []string) map[string]float6
 // want of a token are the same and the cross-fitted Ref is the target's
 // mean loss minus that reference's.
 func scoreBaselines(ctx context.Context, opts Options, target llm.Model, d *seedData, cr *CapacityRun) error {
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(2)
-	for i := range d.repos {
-		g.Go(func() error {
-			r := d.repos[i]
-			texts := make([][]byte, len(r.files))
-			for k, f := range r.files {
-				texts[k] = f.Content
-			}
-			snips := baselines.Snippets(texts, opts.Snippets, opts.SnippetLines)
-			s, err := baselines.Scorer{Target: target, Reference: d.small}.Mean(gctx, snips)
-			if err != nil {
-				return fmt.Errorf("testbed: baselines on %s: %w", r.Repo, err)
-			}
-			cross, err := baselines.Scorer{Target: d.refs[r.fold]}.Mean(gctx, snips)
-			if err != nil {
-				return fmt.Errorf("testbed: baselines on %s: %w", r.Repo, err)
-			}
-			ref := s.Loss - cross.Loss
-			cr.Repos[i].Baselines, cr.Repos[i].RefCrossfit = &s, &ref
-			return nil
-		})
-	}
-	return g.Wait()
+	return step.EachIndex(ctx, 2, len(d.repos), func(ctx context.Context, i int) error {
+		r := d.repos[i]
+		texts := make([][]byte, len(r.files))
+		for k, f := range r.files {
+			texts[k] = f.Content
+		}
+		snips := baselines.Snippets(texts, opts.Snippets, opts.SnippetLines)
+		s, err := baselines.Scorer{Target: target, Reference: d.small}.Mean(ctx, snips)
+		if err != nil {
+			return fmt.Errorf("testbed: baselines on %s: %w", r.Repo, err)
+		}
+		cross, err := baselines.Scorer{Target: d.refs[r.fold]}.Mean(ctx, snips)
+		if err != nil {
+			return fmt.Errorf("testbed: baselines on %s: %w", r.Repo, err)
+		}
+		ref := s.Loss - cross.Loss
+		cr.Repos[i].Baselines, cr.Repos[i].RefCrossfit = &s, &ref
+		return nil
+	})
 }

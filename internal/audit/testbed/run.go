@@ -7,14 +7,13 @@ import (
 	"slices"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/benchforge/benchforge/internal/audit/repoprobe"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jdk"
 	"github.com/benchforge/benchforge/internal/llm"
 	"github.com/benchforge/benchforge/internal/llm/ngramllm"
 	"github.com/benchforge/benchforge/internal/ngram"
+	"github.com/benchforge/benchforge/internal/step"
 )
 
 // Capacity is one setting of the target model's knobs (ngram.Options
@@ -451,14 +450,9 @@ func docBytes(docs []ngram.Doc) int64 {
 func selectAll(ctx context.Context, opts Options, d *seedData, seed uint64) error {
 	freq := repoprobe.NewMapFreq(d.composition.index)
 	maxFrac := (float64(opts.MaxRepoFreq) + 0.5) / float64(freq.Repos())
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(2)
-	for i := range d.repos {
-		g.Go(func() error {
-			return selectRepo(gctx, opts, &d.repos[i], freq, maxFrac, d.refs[d.repos[i].fold], d.small, seed)
-		})
-	}
-	return g.Wait()
+	return step.EachIndex(ctx, 2, len(d.repos), func(ctx context.Context, i int) error {
+		return selectRepo(ctx, opts, &d.repos[i], freq, maxFrac, d.refs[d.repos[i].fold], d.small, seed)
+	})
 }
 
 func selectRepo(ctx context.Context, opts Options, r *repo, freq *repoprobe.MapFreq, maxFrac float64, ref, small llm.Model, seed uint64) error {
