@@ -132,7 +132,7 @@ func printTestbed(w io.Writer, res *testbed.QuickResult) error {
 	t := output.Table{Header: []string{"repository", "lang", "label", "queries", "hits", "weighted", "p", "verdict", "calls"}}
 	for _, r := range res.Repos {
 		v := r.Verdicts[testbed.ConfigFull]
-		t.Add(r.Name, r.Lang, testbedLabel(r), v.Queries, v.Hits, fmt.Sprintf("%.2f", v.WeightedHits), fmt.Sprintf("%.3g", v.PValue), v.Verdict, v.Calls)
+		t.Add(r.Name, r.Lang, r.Label(), v.Queries, v.Hits, fmt.Sprintf("%.2f", v.WeightedHits), fmt.Sprintf("%.3g", v.PValue), v.Verdict, v.Calls)
 	}
 	if err := t.Write(w); err != nil {
 		return err

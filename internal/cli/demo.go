@@ -190,7 +190,7 @@ func writeDemoStage1(w io.Writer, tb *testbed.QuickResult) error {
 	v := output.Table{Header: []string{"repository", "label", "p-value", "verdict"}}
 	for _, r := range tb.Repos {
 		rv := r.Verdicts[testbed.ConfigFull]
-		v.Add(r.Name, testbedLabel(r), fmt.Sprintf("%.3g", rv.PValue), rv.Verdict)
+		v.Add(r.Name, r.Label(), fmt.Sprintf("%.3g", rv.PValue), rv.Verdict)
 	}
 	fmt.Fprintln(w)
 	if err := v.Write(w); err != nil {
@@ -198,19 +198,6 @@ func writeDemoStage1(w io.Writer, tb *testbed.QuickResult) error {
 	}
 	fmt.Fprintln(w)
 	return nil
-}
-
-// testbedLabel is a testbed repository's known membership.
-func testbedLabel(r testbed.QuickRepo) string {
-	switch {
-	case r.Seen:
-		return "seen"
-	case r.Control:
-		return "control"
-	case r.Reuse != "":
-		return "unseen+reuse"
-	}
-	return "unseen"
 }
 
 // writeDemoRescore prints the re-scoring: each model's resolution on its

@@ -311,7 +311,7 @@ func stage1Blocks(s *report.Section, a *Audit) error {
 	cats := []string{"seen", "unseen", "unseen+reuse", "control"}
 	vals := make([][]float64, len(cats))
 	for _, r := range tb.Repos {
-		label := tbLabel(r)
+		label := r.Label()
 		v := r.Verdicts[testbed.ConfigFull]
 		repos.AddRow(r.Name, r.Lang, label, r.Files, v.Queries, v.Hits, v.WeightedHits, v.PValue, v.Verdict, v.Calls)
 		for i, c := range cats {
@@ -335,18 +335,6 @@ func stage1Blocks(s *report.Section, a *Audit) error {
 		s.Add(&report.Plot{Caption: "ROC of the full method over the labelled repositories (controls excluded)", SVG: svg})
 	}
 	return nil
-}
-
-func tbLabel(r testbed.QuickRepo) string {
-	switch {
-	case r.Seen:
-		return "seen"
-	case r.Control:
-		return "control"
-	case r.Reuse != "":
-		return "unseen+reuse"
-	}
-	return "unseen"
 }
 
 func stage2Blocks(s *report.Section, a *Audit) error {

@@ -72,6 +72,20 @@ type QuickRepo struct {
 	Verdicts   map[string]repoprobe.RepoVerdict `json:"verdicts"`
 }
 
+// Label is r's known membership: seen, control, unseen+reuse (an unseen
+// repository copying files from a seen one) or unseen.
+func (r QuickRepo) Label() string {
+	switch {
+	case r.Seen:
+		return "seen"
+	case r.Control:
+		return "control"
+	case r.Reuse != "":
+		return "unseen+reuse"
+	}
+	return "unseen"
+}
+
 // QuickConfig is one row of the testbed table.
 type QuickConfig struct {
 	Config string   `json:"config"`
