@@ -226,45 +226,30 @@ func (h *History) Position(ctx context.Context, repo *gitrepo.Repo, hash string)
 
 // Landing is the first commit of the chain that contains commit fix (fix
 // itself when it is on the chain, else the merge that brought it in), or
-// -1 when no commit of the chain does. Ancestry is monotonic along the
-// chain, so a binary search asks git about log2(n) commits.
+// -1 when no commit of the chain does (or git cannot tell: an unknown
+// commit). One `git rev-list --ancestry-path fix..tip` lists the commits
+// that descend from fix; the earliest of them on the chain is the landing
+// (ancestry is monotonic along the chain).
 func (h *History) Landing(ctx context.Context, repo *gitrepo.Repo, fix string) (int, error) {
 	if i := h.Index(fix); i >= 0 {
 		return i, nil
 	}
-	anc := func(i int) (bool, error) { return isAncestor(ctx, repo, fix, h.Commits[i].Hash) }
 	n := len(h.Commits)
 	if n == 0 {
 		return -1, nil
 	}
-	if ok, err := anc(n - 1); err != nil || !ok {
-		return -1, err
-	}
-	lo, hi := 0, n-1
-	for lo < hi {
-		m := (lo + hi) / 2
-		ok, err := anc(m)
-		if err != nil {
-			return -1, err
+	out, err := repo.Git(ctx, "rev-list", "--ancestry-path", fix+".."+h.Commits[n-1].Hash)
+	if err != nil {
+		if ctx.Err() != nil {
+			return -1, ctx.Err()
 		}
-		if ok {
-			hi = m
-		} else {
-			lo = m + 1
+		return -1, nil
+	}
+	first := -1
+	for _, c := range strings.Fields(string(out)) {
+		if i := h.Index(c); i >= 0 && (first < 0 || i < first) {
+			first = i
 		}
 	}
-	return lo, nil
-}
-
-// isAncestor reports whether commit a is an ancestor of commit b (any git
-// failure but cancellation reads as no).
-func isAncestor(ctx context.Context, repo *gitrepo.Repo, a, b string) (bool, error) {
-	_, err := repo.Git(ctx, "merge-base", "--is-ancestor", a, b)
-	if err == nil {
-		return true, nil
-	}
-	if ctx.Err() != nil {
-		return false, ctx.Err()
-	}
-	return false, nil
+	return first, nil
 }
