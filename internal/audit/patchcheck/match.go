@@ -210,6 +210,20 @@ func cosine(a, b []float64) float64 {
 	return dot / math.Sqrt(na*nb)
 }
 
+// keepSmallest inserts d into ascending best and keeps the k smallest.
+func keepSmallest(best []float64, d float64, k int) []float64 {
+	i := sort.SearchFloat64s(best, d)
+	if i >= k {
+		return best
+	}
+	if len(best) < k {
+		best = append(best, 0)
+	}
+	copy(best[i+1:], best[i:len(best)-1])
+	best[i] = d
+	return best
+}
+
 // levenshtein is the character edit distance of a and b.
 func levenshtein(a, b string) int {
 	if len(a) < len(b) {
@@ -241,18 +255,31 @@ func nearest(text string, sc scope, k int) []int {
 		i int
 		d float64
 	}
+	if k <= 0 {
+		return []int{}
+	}
 	cs := make([]cd, 0, len(sc.lines))
+	var best []float64 // the k smallest distances so far, ascending
 	for _, li := range sc.lines {
 		t := sc.snap.lines[li].text
 		if sc.snap.lines[li].trivial || !sc.free(li) {
 			continue
 		}
 		// The length difference is a lower bound of the distance: lines
-		// far apart in length are no candidates.
-		if la, lb := len(text), len(t); 10*abs(la-lb) > 7*max(la, lb) {
+		// far apart in length are no candidates, and a line whose bound
+		// is no better than the k-th best so far cannot be among the k
+		// (ties go to the earlier line).
+		la, lb := len(text), len(t)
+		if 10*abs(la-lb) > 7*max(la, lb) {
 			continue
 		}
-		cs = append(cs, cd{li, float64(levenshtein(text, t)) / float64(max(len(text), len(t), 1))})
+		n := float64(max(la, lb, 1))
+		if len(best) == k && float64(abs(la-lb))/n >= best[k-1] {
+			continue
+		}
+		d := float64(levenshtein(text, t)) / n
+		cs = append(cs, cd{li, d})
+		best = keepSmallest(best, d, k)
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
 	out := make([]int, 0, k)
