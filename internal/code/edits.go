@@ -15,7 +15,7 @@ type region struct{ a0, a1, b0, b1 int }
 func editToText(tree *cTree, old, new []byte) {
 	ol, nl := splitLines(old), splitLines(new)
 	rs, ok := lineRegions(ol, nl)
-	if !ok {
+	if !ok || !unchangedEqual(ol, nl, rs) {
 		editTree(tree, old, new)
 		return
 	}
@@ -27,6 +27,25 @@ func editToText(tree *cTree, old, new []byte) {
 		ins := new[nOff[r.b0]:nOff[r.b1]]
 		editSpan(tree, old, start, oldEnd, ins)
 	}
+}
+
+// unchangedEqual checks, byte for byte, the lines the regions leave
+// unchanged: the diff compares line hashes, and a collision would tell
+// tree-sitter that a changed line did not change.
+func unchangedEqual(ol, nl [][]byte, rs []region) bool {
+	a, b := 0, 0
+	for _, r := range append(rs, region{len(ol), len(ol), len(nl), len(nl)}) {
+		if r.a0-a != r.b0-b {
+			return false
+		}
+		for ; a < r.a0; a, b = a+1, b+1 {
+			if string(ol[a]) != string(nl[b]) {
+				return false
+			}
+		}
+		a, b = r.a1, r.b1
+	}
+	return true
 }
 
 // lineOffsets is the byte offset of each line's start, and the text's
@@ -88,7 +107,7 @@ func hashLines(lines [][]byte) []uint64 {
 // myers returns the changed regions of a shortest edit script from a to
 // b, in order, or false when it is longer than maxD (Myers 1986, with
 // the V arrays kept for the walk back). Equal hashes are taken as equal
-// lines.
+// lines; editToText checks them byte for byte.
 func myers(a, b []uint64, maxD int) ([]region, bool) {
 	n, m := len(a), len(b)
 	maxD = min(maxD, n+m)
