@@ -31,8 +31,10 @@ type Checker struct {
 const keptTrees = 128
 
 // parsedFiles bounds the parse cache (files; a large Java file parsed and
-// normalised is a few MB).
-const parsedFiles = 48
+// normalised is a few MB). Every sample of a repository reads the same
+// snapshot files at each cutoff: five cutoffs of Lang's 25-odd files must
+// fit, or each sample re-parses them.
+const parsedFiles = 160
 
 // parsedScopes bounds the scope-version cache (a function or a few: tens
 // of KB each).
