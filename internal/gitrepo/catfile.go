@@ -194,13 +194,17 @@ func (c *catFile) exchange(specs []string) (out []object, rerr, werr error) {
 	return out, rerr, <-wdone
 }
 
-// writeRequests writes one request line per spec and flushes.
+// writeRequests writes one request line per spec, all in one write (most
+// exchanges are a spec or two: a buffer sized for many would be garbage).
 func (c *catFile) writeRequests(specs []string) error {
-	w := bufio.NewWriterSize(c.stdin, 32<<10)
+	n := 0
 	for _, s := range specs {
-		if _, err := w.WriteString(s + "\n"); err != nil {
-			return err
-		}
+		n += len(s) + 1
 	}
-	return w.Flush()
+	buf := make([]byte, 0, n)
+	for _, s := range specs {
+		buf = append(append(buf, s...), '\n')
+	}
+	_, err := c.stdin.Write(buf)
+	return err
 }
