@@ -152,8 +152,8 @@ func (f *File) LineTokens() [][]Token {
 	cuts := f.lineCuts()
 	skip := f.docstrings()
 	var (
-		lines   [][]Token
-		cur     []Token
+		all     = make([]Token, 0, f.leaves()) // every line's tokens, in one array
+		starts  []int                          // where each line starts in all
 		prevEnd = -1
 		ci      int
 	)
@@ -165,19 +165,24 @@ func (f *File) LineTokens() [][]Token {
 		for ci < len(cuts) && cuts[ci] < prevEnd {
 			ci++
 		}
-		if ci < len(cuts) && cuts[ci] <= t.StartByte {
-			if len(cur) > 0 {
-				lines, cur = append(lines, cur), nil
+		if ci < len(cuts) && cuts[ci] <= t.StartByte || len(all) == 0 {
+			if len(starts) == 0 || starts[len(starts)-1] < len(all) {
+				starts = append(starts, len(all))
 			}
 			for ci < len(cuts) && cuts[ci] <= t.StartByte {
 				ci++
 			}
 		}
-		cur = append(cur, t)
+		all = append(all, t)
 		prevEnd = t.EndByte
 	})
-	if len(cur) > 0 {
-		lines = append(lines, cur)
+	lines := make([][]Token, len(starts))
+	for i, s := range starts {
+		e := len(all)
+		if i+1 < len(starts) {
+			e = starts[i+1]
+		}
+		lines[i] = all[s:e:e] // capped: a caller's append cannot overwrite the next line
 	}
 	return lines
 }

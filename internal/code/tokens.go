@@ -80,15 +80,20 @@ var separators = map[Lang]map[string]bool{
 // Tokens returns the file's lexical tokens in source order, comments
 // included as Comment tokens. Zero-width (MISSING) nodes are skipped.
 func (f *File) Tokens() []Token {
-	leaves := 0 // at least the token count: a token is a leaf or holds some
-	for i := range f.nodes {
-		if f.nodes[i].End == i+1 {
-			leaves++
-		}
-	}
-	out := make([]Token, 0, leaves)
+	out := make([]Token, 0, f.leaves())
 	f.eachToken(func(t Token) { out = append(out, t) })
 	return out
+}
+
+// leaves is at least the token count: a token is a leaf or holds some.
+func (f *File) leaves() int {
+	n := 0
+	for i := range f.nodes {
+		if f.nodes[i].End == i+1 {
+			n++
+		}
+	}
+	return n
 }
 
 // eachToken calls fn for each token of the file in source order.
@@ -101,6 +106,7 @@ func (f *File) eachToken(fn func(Token)) {
 		return
 	}
 	leaves, seps := leafKinds[f.Lang], separators[f.Lang]
+	src := string(f.Src) // one copy: token texts are its substrings
 	for i := 0; i < len(f.nodes); i++ {
 		n := &f.nodes[i]
 		id := int(f.ids[i])
@@ -116,10 +122,9 @@ func (f *File) eachToken(fn func(Token)) {
 			k = classifyLeaf(n, leaves, seps)
 		}
 		if n.EndByte > n.StartByte && n.Kind != "line_continuation" {
-			b := f.Src[n.StartByte:n.EndByte]
 			text := n.Kind
-			if n.Named || string(b) != text {
-				text = string(b)
+			if b := src[n.StartByte:n.EndByte]; n.Named || b != text {
+				text = b
 			}
 			fn(Token{Kind: k, Text: text,
 				StartByte: n.StartByte, EndByte: n.EndByte, Line: n.StartLine, Col: n.StartCol, Node: i})
