@@ -81,7 +81,7 @@ func (c *Checker) Run(ctx context.Context, samples []bench.Sample, src RepoSourc
 		defer emu.Unlock()
 		return emit(v)
 	}
-	err := step.Each(ctx, workers, samples, func(ctx context.Context, s bench.Sample) error {
+	err := step.Each(ctx, workers, spread(samples, workers), func(ctx context.Context, s bench.Sample) error {
 		return c.sample(ctx, s, src, cutoffs, ro.Done, snapshot, emitOne)
 	})
 	if err != nil {
@@ -193,4 +193,24 @@ func (c *Checker) failAll(ctx context.Context, s bench.Sample, cuts []time.Time,
 		}
 	}
 	return nil
+}
+
+// spread deals samples to k workers from k contiguous runs: neighbouring
+// samples share their files' histories, so workers that start far apart
+// parse different versions instead of waiting for each other's.
+func spread(samples []bench.Sample, k int) []bench.Sample {
+	if k < 2 || len(samples) <= k {
+		return samples
+	}
+	n := len(samples)
+	size := (n + k - 1) / k
+	out := make([]bench.Sample, 0, n)
+	for i := 0; i < size; i++ {
+		for r := 0; r < k; r++ {
+			if j := r*size + i; j < n {
+				out = append(out, samples[j])
+			}
+		}
+	}
+	return out
 }

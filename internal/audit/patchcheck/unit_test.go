@@ -2,8 +2,10 @@ package patchcheck
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
+	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/code"
 )
 
@@ -135,6 +137,38 @@ func TestWeakLines(t *testing.T) {
 	for _, l := range []string{"r = Math . min ( r , hi ) ;", "next ( pos , 1 ) ;", "if ( r > hi )", "return appendTo . append ( QUOTE ) ;"} {
 		if weakLine(l) {
 			t.Errorf("%q is not weak", l)
+		}
+	}
+}
+
+// TestSpreadDealsEverySampleOnce checks spread is a permutation that
+// starts k workers k runs apart (neighbours share histories).
+func TestSpreadDealsEverySampleOnce(t *testing.T) {
+	for _, tc := range []struct {
+		n, k  int
+		first []string
+	}{
+		{n: 7, k: 2, first: []string{"s0", "s4", "s1", "s5"}},
+		{n: 9, k: 3, first: []string{"s0", "s3", "s6", "s1"}},
+		{n: 2, k: 2, first: []string{"s0", "s1"}},
+		{n: 5, k: 1, first: []string{"s0", "s1", "s2"}},
+	} {
+		var in []bench.Sample
+		for i := range tc.n {
+			in = append(in, bench.Sample{ID: fmt.Sprintf("s%d", i)})
+		}
+		out := spread(in, tc.k)
+		seen := map[string]int{}
+		for _, s := range out {
+			seen[s.ID]++
+		}
+		if len(out) != tc.n || len(seen) != tc.n {
+			t.Fatalf("n=%d k=%d: %d samples out, %d distinct", tc.n, tc.k, len(out), len(seen))
+		}
+		for i, id := range tc.first {
+			if out[i].ID != id {
+				t.Errorf("n=%d k=%d: position %d is %s, want %s", tc.n, tc.k, i, out[i].ID, id)
+			}
 		}
 	}
 }
