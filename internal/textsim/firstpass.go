@@ -1,7 +1,6 @@
 package textsim
 
 import (
-	"cmp"
 	"math"
 	"slices"
 )
@@ -69,19 +68,14 @@ func rankSets(sh [][]uint64) (set [][]uint32, distinct int) {
 			df[v]++
 		}
 	}
-	byRank := make([]uint64, 0, len(df))
-	for x := range df {
-		byRank = append(byRank, x)
+	byRank := make([]dfShingle, 0, len(df))
+	for x, n := range df {
+		byRank = append(byRank, dfShingle{df: n, v: x})
 	}
-	slices.SortFunc(byRank, func(a, b uint64) int {
-		if c := cmp.Compare(df[a], df[b]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	byRank = sortByDFThenValue(byRank)
 	rankOf := make(map[uint64]uint32, len(byRank))
 	for r, x := range byRank {
-		rankOf[x] = uint32(r)
+		rankOf[x.v] = uint32(r)
 	}
 	set = make([][]uint32, len(sh))
 	for i, x := range sh {
@@ -93,6 +87,52 @@ func rankSets(sh [][]uint64) (set [][]uint32, distinct int) {
 		set[i] = s
 	}
 	return set, len(byRank)
+}
+
+// dfShingle is a shingle and the number of docs holding it.
+type dfShingle struct {
+	df int32
+	v  uint64
+}
+
+// sortByDFThenValue orders shingles by df, then by value, in linear time:
+// an LSD radix sort on the value, then a stable counting sort on df (a
+// comparison sort here made the whole dedup grow as n log n).
+func sortByDFThenValue(a []dfShingle) []dfShingle {
+	b := make([]dfShingle, len(a))
+	var count [256]int
+	for shift := uint(0); shift < 64; shift += 8 {
+		clear(count[:])
+		for _, x := range a {
+			count[byte(x.v>>shift)]++
+		}
+		pos := 0
+		for i, c := range count {
+			count[i], pos = pos, pos+c
+		}
+		for _, x := range a {
+			k := byte(x.v >> shift)
+			b[count[k]] = x
+			count[k]++
+		}
+		a, b = b, a
+	}
+	maxDF := int32(0)
+	for _, x := range a {
+		maxDF = max(maxDF, x.df)
+	}
+	start := make([]int, maxDF+2)
+	for _, x := range a {
+		start[x.df+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	for _, x := range a {
+		b[start[x.df]] = x
+		start[x.df]++
+	}
+	return b
 }
 
 // prefixJoin is FirstPassDedup's exact similarity join: kept docs are
