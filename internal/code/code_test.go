@@ -108,7 +108,7 @@ public class Outer<T> {
 		{"h", "Outer.Inner", "method", "void h()", []Param{}, 8, 12, true},
 		{"run", "Outer.Inner.<anonymous>", "method", "public void run()", []Param{}, 9, 9, true},
 		{"k", "Outer.Inner.Local", "method", "void k()", []Param{}, 11, 11, true},
-		{"e", "Outer.E.<anonymous>", "method", "void e()", []Param{}, 14, 14, true},
+		{"e", "Outer.E.<A>", "method", "void e()", []Param{}, 14, 14, true},
 		{"e", "Outer.E", "method", "void e()", []Param{}, 14, 14, true},
 		{"R", "Outer.R", "constructor", "R", []Param{}, 15, 15, true},
 	}

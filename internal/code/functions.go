@@ -260,13 +260,27 @@ func (f *File) classChain(i int) string {
 			}
 		case f.Lang == LangJava && pn.Kind == "class_body" && pn.Parent >= 0 &&
 			!javaTypeDecls[f.nodes[pn.Parent].Kind]:
-			names = append(names, "<anonymous>")
+			names = append(names, f.anonymousName(pn.Parent))
 		}
 	}
 	for l, r := 0, len(names)-1; l < r; l, r = l+1, r-1 {
 		names[l], names[r] = names[r], names[l]
 	}
 	return strings.Join(names, ".")
+}
+
+// anonymousName names the anonymous class whose body's parent is node
+// owner: an enum constant's body is "<Name>" after its constant (the many
+// bodies of a state-machine enum each override the same methods, and
+// one name for all made their methods one key); any other is
+// "<anonymous>".
+func (f *File) anonymousName(owner int) string {
+	if f.nodes[owner].Kind == "enum_constant" {
+		if c := f.ChildByField(owner, "name"); c >= 0 {
+			return "<" + f.Text(c) + ">"
+		}
+	}
+	return "<anonymous>"
 }
 
 // signature renders the declaration text in [start, end) without comments

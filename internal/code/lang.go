@@ -13,7 +13,8 @@
 //     Python function_definition nodes (def and async def) anywhere, with
 //     the decorators of a decorated definition included in its span. Class
 //     is the chain of enclosing class-like declarations joined with "."
-//     (an anonymous Java class contributes "<anonymous>"); Kind is
+//     (an anonymous Java class contributes "<anonymous>", an enum
+//     constant's body "<CONSTANT>"); Kind is
 //     "constructor", "method" (Java, or a Python def directly in a class
 //     body) or "function".
 //   - Token: a leaf of the tree, except that string, character and

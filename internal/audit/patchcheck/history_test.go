@@ -156,6 +156,9 @@ func histCases() []histCase {
 			fixed:   "package p;\n\npublic class Loop {\n    public boolean has(int[] a, int k) {\n        boolean found = false;\n        for (int x : a) {\n            if (x == k) {\n                found = true;\n                break;\n            }\n            if (x < 0) {\n                break;\n            }\n        }\n        return found;\n    }\n}\n",
 			later:   []edit{{date: d(2016), write: map[string]string{"src/p/Loop.java": "package p;\n\npublic class Loop {\n    public boolean has(int[] a, int k) {\n        boolean found = false;\n        for (int x : a) {\n            if (x == k) {\n                found = true;\n            }\n            if (x < 0) {\n                break;\n            }\n        }\n        return found;\n    }\n}\n"}}},
 			cutoffs: []time.Time{d(2015).AddDate(0, 6, 0), d(2020)}, want: []string{Present, Absent}, wantIntervals: 1},
+		{name: "java enum constant bodies overriding one method", path: "src/p/Op.java", buggy: opEnum(opBuggyB, "int y = x"), fixed: opEnum(opFixedB, "int y = x"),
+			later:   []edit{{date: d(2016), write: map[string]string{"src/p/Op.java": opEnum(strings.Replace(opFixedB, "- 8", "- 16", 1), "int v = x")}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantIntervals: 1},
 		{name: "python module moved into a package", path: "pkg/limits.py", buggy: pyBuggy, fixed: pyFixed,
 			later: []edit{{date: d(2016), rename: [2]string{"pkg/limits.py", "pkg/core/limits.py"}},
 				{date: d(2017), write: map[string]string{"pkg/core/limits.py": pyFixed + "\n\ndef thrice(x):\n    return x * 3\n"}}},
@@ -296,3 +299,17 @@ func chain(v Verdict) string {
 	}
 	return b.String()
 }
+
+// opEnum is a state-machine enum whose constants A and B override apply:
+// the fix is in B's, and a later edit renames a local in both and changes
+// the fix's bound, so the walk must tell the two apply(int) bodies apart
+// (with one key for both it followed A's).
+func opEnum(bBody, local string) string {
+	return "package p;\n\nenum Op {\n    A {\n        int apply(int x) {\n            " + local + " * 3;\n            return y;\n        }\n    },\n" +
+		"    B {\n        int apply(int x) {\n" + strings.ReplaceAll(bBody, "int y = x", local) + "        }\n    };\n\n    abstract int apply(int x);\n}\n"
+}
+
+const (
+	opBuggyB = "            int y = x + 1;\n            return y;\n"
+	opFixedB = "            int y = x + 1;\n            if (y > Integer.MAX_VALUE - 8) {\n                throw new ArithmeticException(\"overflow past the limit\");\n            }\n            return y;\n"
+)

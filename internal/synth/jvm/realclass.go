@@ -72,7 +72,7 @@ func (rc *realClass) locate(h *harness, p *Project) string {
 		return fmt.Sprintf("method %s not found at line %d of %s", h.bsig.Name, rc.start, h.pair.Source.Path)
 	}
 	parts := strings.Split(chain, ".")
-	if strings.Contains(chain, "<anonymous>") {
+	if strings.Contains(chain, "<") { // <anonymous>, or an enum constant's <BODY>
 		return "the method is in an anonymous class: no way to call it"
 	}
 	rc.outer, rc.nested = parts[0], ""
