@@ -12,14 +12,24 @@ import (
 // to the next line indented no deeper than the header (Python). ok is
 // false when the header is not unique or the span cannot be closed; the
 // caller then parses the file.
-func fastSpan(src []byte, text, name string, python bool) (string, bool) {
+//
+// prev, the version text was read from (nil: none), settles a header that
+// src holds several times — the bodies of a state-machine enum each
+// override process(...) — by the line above it there ("InBody {");
+// anchored says it was settled so.
+func fastSpan(src []byte, text, name string, python bool, prev []byte) (span string, ok, anchored bool) {
 	header := headerLine(text, name)
 	if header == "" {
-		return "", false
+		return "", false, false
 	}
-	at := uniqueLine(src, header)
+	at := uniqueLine(src, header, "")
+	if at == -2 {
+		if above, ok := lineAbove(prev, text, header); ok {
+			at, anchored = uniqueLine(src, header, above), true
+		}
+	}
 	if at < 0 {
-		return "", false
+		return "", false, false
 	}
 	var end int
 	if python {
@@ -28,9 +38,9 @@ func fastSpan(src []byte, text, name string, python bool) (string, bool) {
 		end = braceEnd(src, at)
 	}
 	if end < 0 {
-		return "", false
+		return "", false, false
 	}
-	return string(src[at:end]), true
+	return string(src[at:end]), true, anchored
 }
 
 // headerLine is the first line of text containing "name(" (trimmed).
@@ -44,9 +54,10 @@ func headerLine(text, name string) string {
 }
 
 // uniqueLine is the byte offset of the start of the only line of src whose
-// trimmed text is header (-1 when none or several); the offset skips the
-// line's indentation.
-func uniqueLine(src []byte, header string) int {
+// trimmed text is header and, unless above is "", whose nearest non-blank
+// line above is above (trimmed); -1 when there is none, -2 when several.
+// The offset skips the line's indentation.
+func uniqueLine(src []byte, header, above string) int {
 	hb := []byte(header)
 	found := -1
 	for off := 0; off < len(src); {
@@ -62,15 +73,44 @@ func uniqueLine(src []byte, header string) int {
 		} else {
 			le += p
 		}
-		if string(bytes.TrimSpace(src[ls:le])) == header {
+		if string(bytes.TrimSpace(src[ls:le])) == header && (above == "" || prevLine(src, ls) == above) {
 			if found >= 0 {
-				return -1
+				return -2
 			}
 			found = p
 		}
 		off = p + len(hb)
 	}
 	return found
+}
+
+// lineAbove is the trimmed non-blank line above text's header line in
+// prev, where text occurs once; false when it cannot be told.
+func lineAbove(prev []byte, text, header string) (string, bool) {
+	i := bytes.Index(prev, []byte(text))
+	if i < 0 || bytes.LastIndex(prev, []byte(text)) != i {
+		return "", false
+	}
+	h := strings.Index(text, header)
+	if h < 0 {
+		return "", false
+	}
+	p := i + h
+	above := prevLine(prev, bytes.LastIndexByte(prev[:p], '\n')+1)
+	return above, above != ""
+}
+
+// prevLine is the trimmed text of the nearest non-blank line before the
+// line starting at ls.
+func prevLine(src []byte, ls int) string {
+	for end := ls - 1; end > 0; {
+		start := bytes.LastIndexByte(src[:end], '\n') + 1
+		if t := bytes.TrimSpace(src[start:end]); len(t) > 0 {
+			return string(t)
+		}
+		end = start - 1
+	}
+	return ""
 }
 
 // braceEnd is the offset after the brace closing the first block opened

@@ -255,7 +255,7 @@ func (w *walk) descendant(v *fileVersion) (k int, kind, detail string) {
 // the file (no extraction to look for), so the new text is the modified
 // function.
 func (w *walk) fast(j int, v *fileVersion, renamed bool, oldPath string) bool {
-	text, ok := fastSpan(v.src, w.text, nameOf(w.cur.Key), path.Ext(w.cur.Path) == ".py")
+	text, ok, anchored := fastSpan(v.src, w.text, nameOf(w.cur.Key), path.Ext(w.cur.Path) == ".py", w.prevSrc())
 	if !ok {
 		return false
 	}
@@ -266,7 +266,7 @@ func (w *walk) fast(j int, v *fileVersion, renamed bool, oldPath string) bool {
 	}
 	old := fn{Text: w.text}
 	for _, l := range old.sourceLines() {
-		if !in[l] && !generic(l) && w.mayHaveMoved([]byte(l), v) {
+		if !in[l] && !generic(l) && w.mayHaveMoved([]byte(l), v, anchored) {
 			return false // lines may have gone into another function: parse
 		}
 	}
@@ -284,17 +284,29 @@ func (w *walk) fast(j int, v *fileVersion, renamed bool, oldPath string) bool {
 	return true
 }
 
+// prevSrc is the text of the version the walk saw last (nil before the
+// first).
+func (w *walk) prevSrc() []byte {
+	if w.prev == nil {
+		return nil
+	}
+	return w.prev.src
+}
+
 // mayHaveMoved reports whether line l, gone from the tracked function,
 // may have gone elsewhere in v: v holds it at least as often as the
 // previous version did (a deleted line leaves one copy fewer; a line that
 // merely also occurs elsewhere, as "return INDEX_NOT_FOUND;" does dozens
-// of times in StringUtils, is no sign of an extraction).
-func (w *walk) mayHaveMoved(l []byte, v *fileVersion) bool {
+// of times in StringUtils, is no sign of an extraction). Among repeated
+// bodies (anchored: a header the file holds several times) any copy left
+// may be a helper the duplicates were merged into, as Jsoup's tokeniser
+// states' end-tag code went into handleDataEndTag.
+func (w *walk) mayHaveMoved(l []byte, v *fileVersion, anchored bool) bool {
 	n := bytes.Count(v.src, l)
 	if n == 0 {
 		return false
 	}
-	return w.prev == nil || n >= bytes.Count(w.prev.src, l)
+	return anchored || w.prev == nil || n >= bytes.Count(w.prev.src, l)
 }
 
 // fastExtra finds the extra functions' texts in v by a byte search, as
@@ -305,7 +317,7 @@ func (w *walk) fastExtra(v *fileVersion) ([]string, bool) {
 	}
 	out := make([]string, len(w.cur.Extra))
 	for i, k := range w.cur.Extra {
-		t, ok := fastSpan(v.src, w.cur.ExtraText[i], nameOf(k), path.Ext(w.cur.Path) == ".py")
+		t, ok, _ := fastSpan(v.src, w.cur.ExtraText[i], nameOf(k), path.Ext(w.cur.Path) == ".py", w.prevSrc())
 		if !ok {
 			return nil, false
 		}

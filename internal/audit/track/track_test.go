@@ -88,17 +88,44 @@ func checkLandings(t *testing.T, r *gitrepo.Repo, h *History, lf landingRepo) {
 // parse.
 func TestFastSpan(t *testing.T) {
 	java := "class A {\n    int f(int x) {\n        String s = \"}\"; // }\n        return x;\n    }\n\n    int g() { return 0; }\n}\n"
-	got, ok := fastSpan([]byte(java), "int f(int x) {\n        return 0;\n    }", "f", false)
+	got, ok, _ := fastSpan([]byte(java), "int f(int x) {\n        return 0;\n    }", "f", false, nil)
 	if !ok || !strings.HasPrefix(got, "int f(int x) {") || !strings.HasSuffix(got, "return x;\n    }") {
 		t.Fatalf("java span %q %v", got, ok)
 	}
-	if _, ok := fastSpan([]byte(java+java), "int f(int x) {", "f", false); ok {
+	if _, ok, _ := fastSpan([]byte(java+java), "int f(int x) {", "f", false, nil); ok {
 		t.Fatal("a header found twice must fall back to a parse")
 	}
 	py := "class A:\n    def f(self, x):\n        if x:\n            return 1\n\n        return 2\n\n    def g(self):\n        pass\n"
-	got, ok = fastSpan([]byte(py), "def f(self, x):\n        return 0", "f", true)
+	got, ok, _ = fastSpan([]byte(py), "def f(self, x):\n        return 0", "f", true, nil)
 	if !ok || !strings.HasSuffix(got, "return 2") || strings.Contains(got, "def g") {
 		t.Fatalf("python span %q %v", got, ok)
+	}
+}
+
+// TestFastSpanEnumBodies: a header every constant body repeats is found by
+// the line above it in the previous version, and not when that line is
+// gone or repeated too.
+func TestFastSpanEnumBodies(t *testing.T) {
+	body := func(name, ret string) string {
+		return "    " + name + " {\n        boolean process(Token t) {\n            return " + ret + ";\n        }\n    },\n"
+	}
+	prev := "enum S {\n" + body("Initial", "true") + body("InBody", "t.ok()") + "}\n"
+	text := "boolean process(Token t) {\n            return t.ok();\n        }"
+	now := "enum S {\n" + body("Initial", "false") + "\n" + body("InBody", "t.ok() && t.done()") + "}\n"
+	got, ok, anchored := fastSpan([]byte(now), text, "process", false, []byte(prev))
+	if !ok || !anchored || !strings.Contains(got, "t.done()") {
+		t.Fatalf("InBody's process: %q %v", got, ok)
+	}
+	renamed := strings.Replace(now, "InBody {", "InBodyRenamed {", 1)
+	if got, ok, _ := fastSpan([]byte(renamed), text, "process", false, []byte(prev)); ok {
+		t.Fatalf("constant renamed: found %q, want a fall back to a parse", got)
+	}
+	twice := "enum S {\n" + body("InBody", "a") + body("InBody", "b") + "}\n"
+	if got, ok, _ := fastSpan([]byte(twice), text, "process", false, []byte(prev)); ok {
+		t.Fatalf("line above repeated: found %q, want a fall back to a parse", got)
+	}
+	if _, ok, _ := fastSpan([]byte(now), text, "process", false, nil); ok {
+		t.Fatal("no previous version: a repeated header must fall back to a parse")
 	}
 }
 
