@@ -155,7 +155,7 @@ stage2() (
 		t2=$(date +%s%N)
 		ratios+=("$(( (t2 - t1) / 1000 )) $(( (t1 - t0) / 1000 ))")
 	done
-	printf '%s\n' "${ratios[@]}" | awk -v n="$n" -v s="$(wc -l <"$samples")" '
+	printf '%s\n' "${ratios[@]}" | awk -v n="$n" -v s="$(wc -l <"$tmp/rec.jsonl")" '
 		{ r[NR] = $1 / $2; run[NR] = $1; fl[NR] = $2 }
 		END {
 			for (i = 1; i <= NR; i++) for (j = i + 1; j <= NR; j++) {
