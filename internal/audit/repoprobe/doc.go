@@ -43,9 +43,17 @@
 //     p-value, p = 1 / max E (Ville's inequality: P(p ≤ α) ≤ α under H0
 //     whenever probing stops, for every α at once), so the reported
 //     p-value is that of the design run, not the stopping boundary; it
-//     stops once p ≤ α (present) or once hits on every remaining query
-//     could not reach α (absent), marks the record StoppedEarly, and
-//     records PValueKind. TestSequentialPValueValidUnderH0 checks
+//     stops once p ≤ α (present), once E falls to β (absent: Wald's SPRT
+//     acceptance boundary on the mixture, whose martingales are
+//     likelihood ratios, so by Ville's inequality under the mixture of
+//     alternatives it stops there with probability at most β; β = α by
+//     default, and a futility stop never rejects, so the type-I error is
+//     unchanged) or once hits on every remaining query could not reach α
+//     (absent), marks the record StoppedEarly, and records PValueKind.
+//     TestSequentialFutilityBoundsPowerLoss checks the β bound (0.020 at
+//     β = 0.05 over 2,000 runs) and that a repository never hit stops
+//     after half the queries curtailment alone needs.
+//     TestSequentialPValueValidUnderH0 checks
 //     P(p ≤ α) ≤ α over 2,000 simulated runs with random weights: 0.0155
 //     at α = 0.05 and 0.0015 at α = 0.01 (the stopping boundary reported
 //     before gave 0.098 and 0.042). The fixed-n p-value of Eq. 5 treats

@@ -107,8 +107,13 @@ type ProbeOptions struct {
 	Alpha      float64
 	MinQueries int
 	// Sequential stops as soon as the verdict at Alpha can no longer
-	// change.
+	// change, or, as absent, once the evidence favours H0 by 1/Beta (the
+	// futility boundary; see Probe).
 	Sequential bool
+	// Beta bounds the sequential test's futility error: the chance, under
+	// the test's mixture of alternatives, that it ever stops as absent
+	// through the futility boundary [Alpha: the SPRT's symmetric choice].
+	Beta float64
 	// Log, when set, records every probe and replays recorded ones, so an
 	// interrupted run resumes without repeating calls.
 	Log *ProbeLog
@@ -228,8 +233,9 @@ type RepoVerdict struct {
 // test martingale (see eProcess) and the p-value is always-valid
 // (PValueAlwaysValid): P(p ≤ α) ≤ α under H0 however early probing stops,
 // so the reported p-value is a p-value of the design actually run, not the
-// stopping boundary. Probing stops once p ≤ Alpha (present) or once even
-// hits on every remaining query could not bring p to Alpha (absent);
+// stopping boundary. Probing stops once p ≤ Alpha (present), once the
+// mixture falls to Beta (absent: the futility boundary, see stop) or once
+// even hits on every remaining query could not bring p to Alpha (absent);
 // StoppedEarly and CallsSaved record it. The sequential verdict can differ
 // from the fixed-n one near the boundary: the always-valid test pays for
 // the freedom to stop with some power. Calls counts Generate calls made or
@@ -271,7 +277,7 @@ func Probe(ctx context.Context, target llm.Model, repo string, qs []Query, opts 
 		if i == n-1 {
 			break
 		}
-		if ev.stop(&v, i, n, opts.Alpha) {
+		if ev.stop(&v, i, n, opts.Alpha, opts.Beta) {
 			return v, nil
 		}
 	}
@@ -305,12 +311,36 @@ func (o *ProbeOptions) defaults() {
 	if o.MinQueries <= 0 {
 		o.MinQueries = 10
 	}
+	if o.Beta <= 0 {
+		o.Beta = o.Alpha
+	}
 }
 
 // stop is the sequential test's decision after query i of n: present once
-// the always-valid p-value reaches alpha, absent once even hits on every
-// remaining query could not bring it there. It fills v when it stops.
-func (e *eProcess) stop(v *RepoVerdict, i, n int, alpha float64) bool {
+// the always-valid p-value reaches alpha; absent once the mixture E falls
+// to beta (the futility boundary) or once even hits on every remaining
+// query could not bring p to alpha (curtailment). It fills v when it
+// stops.
+//
+// The futility boundary is the acceptance boundary of Wald's sequential
+// probability ratio test (Wald 1945, "Sequential tests of statistical
+// hypotheses", Ann. Math. Statist. 16: accept H0 once the likelihood
+// ratio falls to B ≈ β/(1−α)) applied to the mixture: each martingale of eProcess is the
+// likelihood ratio of Bernoulli(p0 + b(1−p0)) hits against Bernoulli(p0)
+// (a hit multiplies it by 1 + b(1−p0)/p0, a miss by 1 − b), so E is the
+// likelihood ratio of the mixture of those alternatives Q against H0, and
+// 1/E is a nonnegative Q-martingale started at 1. Ville's inequality under
+// Q gives Q(E ever ≤ β) ≤ β exactly (Ramdas et al. 2023, "Game-theoretic
+// statistics and safe anytime-valid inference", Statist. Sci. 38), where
+// Wald's B is an approximation: stopping there loses at most β of the
+// power against Q, and it cannot raise the type-I error, since a
+// futility stop never rejects (a non-binding futility boundary in the
+// sense of Jennison & Turnbull 2000, "Group Sequential Methods with
+// Applications to Clinical Trials"). It is
+// what lets an absent repository stop early: curtailment alone waits
+// until too few queries remain, because at P0 ≈ 0.02 one hit multiplies E
+// by up to 45.
+func (e *eProcess) stop(v *RepoVerdict, i, n int, alpha, beta float64) bool {
 	v.EValue = e.mixture(e.m)
 	if p := e.pValue(); p <= alpha {
 		v.PValue, v.Present, v.Verdict = p, true, Present
@@ -318,14 +348,20 @@ func (e *eProcess) stop(v *RepoVerdict, i, n int, alpha float64) bool {
 		v.Reason = fmt.Sprintf("stopped after %d of %d queries: %d hits, weighted %.2f; always-valid p = %.3g ≤ %.3g", v.Probed, n, v.Hits, v.WeightedHits, p, alpha)
 		return true
 	}
-	if best := e.bestFinal(i + 1); 1/best > alpha {
-		v.PValue, v.Verdict = e.pValue(), Absent
-		v.CallsSaved, v.StoppedEarly = n-v.Probed, true
-		v.Reason = fmt.Sprintf("stopped after %d of %d queries: %d hits, weighted %.2f; always-valid p = %.3g, and even hits on every remaining query would leave it above %.3g",
-			v.Probed, n, v.Hits, v.WeightedHits, v.PValue, alpha)
-		return true
+	var why string
+	switch {
+	case v.EValue <= beta:
+		why = fmt.Sprintf("the e-value fell to %.3g ≤ β = %.3g (futility: the hits favour H0 over the alternatives %.0f to 1)", v.EValue, beta, 1/v.EValue)
+	case 1/e.bestFinal(i+1) > alpha:
+		why = fmt.Sprintf("even hits on every remaining query would leave it above %.3g", alpha)
+	default:
+		return false
 	}
-	return false
+	v.PValue, v.Verdict = e.pValue(), Absent
+	v.CallsSaved, v.StoppedEarly = n-v.Probed, true
+	v.Reason = fmt.Sprintf("stopped after %d of %d queries: %d hits, weighted %.2f; always-valid p = %.3g, and %s",
+		v.Probed, n, v.Hits, v.WeightedHits, v.PValue, why)
+	return true
 }
 
 // P-value kinds (RepoVerdict.PValueKind).

@@ -154,6 +154,95 @@ func TestSequentialPValueValidUnderH0(t *testing.T) {
 	}
 }
 
+// TestSequentialFutilityBoundsPowerLoss: under the test's own mixture of
+// alternatives Q (a betting fraction drawn at random, then each query hit
+// with probability p0 + b(1−p0), b that fraction scaled by the query's
+// weight) the futility boundary stops as absent in at most β of 2,000
+// runs (Ville's inequality for 1/E under Q); and a repository never hit
+// (most of the testbed's non-members) stops before curtailment alone
+// would stop it.
+func TestSequentialFutilityBoundsPowerLoss(t *testing.T) {
+	const runs, beta = 2000, 0.05
+	r := rand.New(rand.NewPCG(17, 5))
+	futile, calls, curtailed, earlier := 0, 0, 0, 0
+	for run := range runs {
+		n := 20 + r.IntN(181)
+		p0 := 0.01 + 0.04*r.Float64() // the testbed calibrates P0 ≈ 0.02
+		qs, s := scriptedQueries(r, n, 0)
+		selectLikeWeights(r, qs)
+		f := eBets[r.IntN(len(eBets))]
+		wmax := 0.0
+		for _, q := range qs {
+			wmax = max(wmax, q.Weight)
+		}
+		for _, q := range qs {
+			s.hit[q.ID] = r.Float64() < p0+f*q.Weight/wmax*(1-p0)
+		}
+		v, err := Probe(context.Background(), s, "r", qs, ProbeOptions{P0: p0, Alpha: 0.05, Beta: beta, Sequential: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Verdict == Absent && v.StoppedEarly && strings.Contains(v.Reason, "futility") {
+			futile++
+			if v.EValue > beta {
+				t.Fatalf("run %d: futility stop at e-value %v above β", run, v.EValue)
+			}
+		}
+		for id := range s.hit {
+			s.hit[id] = false
+		}
+		if v, err = Probe(context.Background(), s, "r", qs, ProbeOptions{P0: p0, Alpha: 0.05, Beta: beta, Sequential: true}); err != nil {
+			t.Fatal(err)
+		}
+		c := curtailedAt(qs, p0, 0.05)
+		calls, curtailed = calls+v.Calls, curtailed+c
+		if v.Calls > c {
+			t.Fatalf("run %d: never hit, stopped after %d queries, curtailment alone after %d", run, v.Calls, c)
+		}
+		if v.Calls < c {
+			earlier++
+		}
+	}
+	rate := float64(futile) / runs
+	t.Logf("under Q: %d/%d = %.4f futility stops; never hit: %d calls against %d with curtailment alone, earlier in %d runs", futile, runs, rate, calls, curtailed, earlier)
+	if rate > beta {
+		t.Errorf("futility stops under the alternative: %.4f, above β = %v", rate, beta)
+	}
+	if earlier < runs/2 {
+		t.Errorf("never hit: the futility boundary stopped earlier than curtailment in only %d of %d runs", earlier, runs)
+	}
+}
+
+// selectLikeWeights gives qs the weights Select gives signature snippets
+// (entropy / repository frequency, normalised to mean 1) for entropies
+// uniform on [2, 8] nats (MinEntropy 2 up) and targets in one or two
+// reference repositories (MaxRepoFreq 2), rather than scriptedQueries'
+// exponential weights, many of them near 0.
+func selectLikeWeights(r *rand.Rand, qs []Query) {
+	sum := 0.0
+	for i := range qs {
+		qs[i].Weight = (2 + 6*r.Float64()) / float64(1+r.IntN(2))
+		sum += qs[i].Weight
+	}
+	for i := range qs {
+		qs[i].Weight *= float64(len(qs)) / sum
+	}
+}
+
+// curtailedAt is where a repository that no query hits stops with
+// curtailment alone: after the first query from which even hits on every
+// remaining one could not bring the mixture to 1/α.
+func curtailedAt(qs []Query, p0, alpha float64) int {
+	e := newEProcess(qs, p0)
+	for i := range qs[:len(qs)-1] {
+		e.observe(i, false)
+		if 1/e.bestFinal(i+1) > alpha {
+			return i + 1
+		}
+	}
+	return len(qs)
+}
+
 // TestSequentialDetectsAndMarks: a strong signal is found early and marked;
 // a repository with no hit stops early as absent; fixed-n reports Eq. 5.
 func TestSequentialDetectsAndMarks(t *testing.T) {
@@ -172,12 +261,21 @@ func TestSequentialDetectsAndMarks(t *testing.T) {
 		t.Errorf("strong signal: e-value %v, p %v; want e = 1/p ≥ 1/α", v.EValue, v.PValue)
 	}
 	qs, s = scriptedQueries(r, 200, 0)
+	for i := range qs {
+		qs[i].Weight = 1 // equal weights: every martingale bets its full fraction
+	}
 	v, err = Probe(context.Background(), s, "unseen", qs, ProbeOptions{P0: 0.2, Alpha: 0.05, Sequential: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v.Present || v.Verdict != Absent || !v.StoppedEarly || v.CallsSaved == 0 {
 		t.Errorf("no hit: %+v", v)
+	}
+	// It stops at the futility boundary (e-value ≤ β = α), long before
+	// curtailment could (that needs too few queries left for any run of
+	// hits to reach 1/α).
+	if !strings.Contains(v.Reason, "futility") || v.EValue > 0.05 || v.Probed > 50 {
+		t.Errorf("no hit: stopped after %d of 200 at e-value %v (%s); want the futility boundary", v.Probed, v.EValue, v.Reason)
 	}
 	// Every miss shrinks the martingales: the e-value ranks it below a
 	// repository with hits although both report p = 1.

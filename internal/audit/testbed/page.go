@@ -19,14 +19,14 @@ func (r *Result) Tables() []*report.Table {
 	for _, c := range r.Checks {
 		checks.AddRow(c.Name, c.Target, c.Measured, passMark(c.Pass))
 	}
-	cfg := &report.Table{Caption: fmt.Sprintf("Stage I per capacity and configuration (benchchecker Table 5), %d seeds; AUC mean [min–max] over seeds, TPR/FPR at α = %g pooled over seeds, controls excluded; every configuration is tested at the full method's P0 (the method's one hyperparameter), the last three columns at P0 recalibrated on the controls under the configuration itself; benchchecker-small-ref is the full method with context-independence scored by the small reference trained on the target's own text (not the cross-fitted one, which never read the repository), at its own P0", len(r.Seeds), r.Alpha),
-		Header: []string{"capacity", "configuration", "AUC", "AUC range", "TPR", "FPR", "calls", "P0", "own P0", "TPR own P0", "FPR own P0"}}
+	cfg := &report.Table{Caption: fmt.Sprintf("Stage I per capacity and configuration (benchchecker Table 5), %d seeds; AUC mean [min–max] over seeds, TPR/FPR at α = %g pooled over seeds, controls excluded; every configuration is tested at the full method's P0 (the method's one hyperparameter), the next three columns at P0 recalibrated on the controls under the configuration itself, the last two the share of probed queries hit among members and non-members; benchchecker-small-ref is the full method with context-independence scored by the small reference trained on the target's own text (not the cross-fitted one, which never read the repository), at its own P0", len(r.Seeds), r.Alpha),
+		Header: []string{"capacity", "configuration", "AUC", "AUC range", "TPR", "FPR", "calls", "P0", "own P0", "TPR own P0", "FPR own P0", "hit rate members", "hit rate non-members"}}
 	for _, x := range r.Table {
 		if x.Config == ConfigSequential {
-			cfg.AddRow(x.Capacity, x.Config, f3(x.AUCMean), f3(x.AUCMin)+"–"+f3(x.AUCMax), f3(x.TPR), f3(x.FPR), x.Calls, f3(x.P0), "", "", "")
+			cfg.AddRow(x.Capacity, x.Config, f3(x.AUCMean), f3(x.AUCMin)+"–"+f3(x.AUCMax), f3(x.TPR), f3(x.FPR), x.Calls, f3(x.P0), "", "", "", f3(x.HitsMembers), f3(x.HitsNonMembers))
 			continue
 		}
-		cfg.AddRow(x.Capacity, x.Config, f3(x.AUCMean), f3(x.AUCMin)+"–"+f3(x.AUCMax), f3(x.TPR), f3(x.FPR), x.Calls, f3(x.P0), f3(x.OwnP0), f3(x.TPROwnP0), f3(x.FPROwnP0))
+		cfg.AddRow(x.Capacity, x.Config, f3(x.AUCMean), f3(x.AUCMin)+"–"+f3(x.AUCMax), f3(x.TPR), f3(x.FPR), x.Calls, f3(x.P0), f3(x.OwnP0), f3(x.TPROwnP0), f3(x.FPROwnP0), f3(x.HitsMembers), f3(x.HitsNonMembers))
 	}
 	base := &report.Table{Caption: "Logit baselines (benchchecker Table 3) on the same repositories: mean over 16 snippets per repository; Ref against a smaller model (order 4, the headline cutoff, budget and cache) trained on the target's own text, ref-crossfit against a cross-fitted reference that never read the repository (an oracle, not compared in the checks); TPR/FPR at the Youden-optimal threshold chosen on the scored repositories (favours the baseline), mean over seeds",
 		Header: []string{"capacity", "method", "AUC", "AUC range", "TPR", "FPR"}}

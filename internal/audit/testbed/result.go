@@ -262,6 +262,12 @@ type Row struct {
 	OwnP0    float64 `json:"own_p0_mean"`
 	TPROwnP0 float64 `json:"tpr_own_p0"`
 	FPROwnP0 float64 `json:"fpr_own_p0"`
+	// HitsMembers and HitsNonMembers are the shares of probed queries hit
+	// (pooled over seeds, controls excluded): what an ablation does to the
+	// members' hit rate and to the null's, beside P0 (benchchecker §5.4
+	// explains Table 5 by exactly these rates).
+	HitsMembers    float64 `json:"hit_rate_members"`
+	HitsNonMembers float64 `json:"hit_rate_nonmembers"`
 }
 
 // BaselineRow is one baseline of one capacity over seeds.
@@ -344,6 +350,7 @@ func (r *Result) finish(opts Options) {
 func pooledRow(capacity, cfg string, runs []*CapacityRun, k int) Row {
 	row := Row{Capacity: capacity, Config: cfg, AUCMin: math.Inf(1), AUCMax: math.Inf(-1)}
 	pos, neg, tp, fp := 0, 0, 0, 0
+	var hits, probed [2]int // non-members, members
 	for _, cr := range runs {
 		s := cr.Summary[k]
 		if s.AUC != nil {
@@ -360,7 +367,9 @@ func pooledRow(capacity, cfg string, runs []*CapacityRun, k int) Row {
 			if rr.Control {
 				continue
 			}
-			present := rr.Verdicts[cfg].Present
+			v := rr.Verdicts[cfg]
+			present, m := v.Present, b2i(rr.Role == RoleMember)
+			hits[m], probed[m] = hits[m]+v.Hits, probed[m]+v.Probed
 			if rr.Role == RoleMember {
 				pos, tp = pos+1, tp+b2i(present)
 			} else {
@@ -372,6 +381,7 @@ func pooledRow(capacity, cfg string, runs []*CapacityRun, k int) Row {
 		row.AUCMean /= float64(row.Seeds)
 	}
 	row.TPR, row.FPR = ratio(tp, pos), ratio(fp, neg)
+	row.HitsMembers, row.HitsNonMembers = ratio(hits[1], probed[1]), ratio(hits[0], probed[0])
 	return row
 }
 
