@@ -3,6 +3,7 @@ package patchcheck
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -648,7 +649,12 @@ func (c *Checker) runVerifier(ctx context.Context, s bench.Sample, repo *gitrepo
 	v.Tests = &TestResult{Passed: passed && err == nil, Detail: detail, Patch: string(patch)}
 	if err != nil {
 		v.Tests.Error = err.Error()
-		v.Reason += "; test verification failed to run: " + err.Error()
+		var inc interface{ Inconclusive() bool }
+		if v.Tests.Inconclusive = errors.As(err, &inc) && inc.Inconclusive(); v.Tests.Inconclusive {
+			v.Reason += "; test verification inconclusive: " + err.Error()
+		} else {
+			v.Reason += "; test verification failed to run: " + err.Error()
+		}
 		return nil
 	}
 	if passed {

@@ -84,9 +84,16 @@ type Verifier struct {
 	controls map[string]controlOutcome // see control.go
 }
 
-// ErrInconclusive marks a test run that did not run every listed test, so
-// its outcome says nothing about the patch.
-var ErrInconclusive = errors.New("test run inconclusive")
+// ErrInconclusive marks a test run that did not run every listed test, or
+// whose control did not hold, so its outcome says nothing about the patch.
+// Its Inconclusive method lets callers that do not import this package
+// (patchcheck) recognise it with errors.As.
+var ErrInconclusive error = inconclusiveErr{}
+
+type inconclusiveErr struct{}
+
+func (inconclusiveErr) Error() string      { return "test run inconclusive" }
+func (inconclusiveErr) Inconclusive() bool { return true }
 
 // TestResult is the outcome of one requested test.
 type TestResult struct {
