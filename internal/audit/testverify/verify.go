@@ -119,10 +119,11 @@ type Runner interface {
 
 // Verify applies modifiedPatch to sample's buggy version (BaseCommit, after
 // its TestPatch) in a temporary work tree and runs the sample's tests; passed
-// is true when every FAIL_TO_PASS and PASS_TO_PASS test passes. detail says
-// what happened in one line. A patch that does not apply returns passed=false
-// and an error wrapping a *diff.ApplyError (errs.ErrInput) that names the file
-// and hunk.
+// is true when every FAIL_TO_PASS and PASS_TO_PASS test passes and both
+// controls hold (control.go; one that does not makes the result
+// inconclusive). detail says what happened in one line. A patch that does
+// not apply returns passed=false and an error wrapping a *diff.ApplyError
+// (errs.ErrInput) that names the file and hunk.
 func (v *Verifier) Verify(ctx context.Context, sample bench.Sample, repo *gitrepo.Repo, modifiedPatch []byte) (passed bool, detail string, err error) {
 	op := fmt.Sprintf("test verification of sample %s", sample.ID)
 	tests, err := checkRequest(op, sample, repo, modifiedPatch)
@@ -133,9 +134,9 @@ func (v *Verifier) Verify(ctx context.Context, sample bench.Sample, repo *gitrep
 	if err != nil {
 		return false, "", fmt.Errorf("%s: base commit %q in %s: %w", op, sample.BaseCommit, repo.Path(), err)
 	}
-	tmp, err := os.MkdirTemp(v.TempDir, "benchforge-verify-*")
+	tmp, err := v.workDir(op)
 	if err != nil {
-		return false, "", fmt.Errorf("%s: work tree: %v: %w", op, err, errs.ErrUnavailable)
+		return false, "", err
 	}
 	defer sandbox.ForceRemove(tmp)
 	// The modified tree first: a patch that does not apply needs no
@@ -199,9 +200,9 @@ func detailOf(err error) string {
 // test patch and then patch (what it is, for messages; none: the buggy
 // version) applied.
 func (v *Verifier) runPatched(ctx context.Context, op string, sample bench.Sample, repo *gitrepo.Repo, hash, what string, patch []byte, tests []string) (bool, string, error) {
-	tmp, err := os.MkdirTemp(v.TempDir, "benchforge-verify-*")
+	tmp, err := v.workDir(op)
 	if err != nil {
-		return false, "", fmt.Errorf("%s: work tree: %v: %w", op, err, errs.ErrUnavailable)
+		return false, "", err
 	}
 	defer sandbox.ForceRemove(tmp)
 	work, detail, err := v.patchedTree(ctx, op, sample, repo, hash, tmp, what, patch)
@@ -209,6 +210,15 @@ func (v *Verifier) runPatched(ctx context.Context, op string, sample bench.Sampl
 		return false, detail, err
 	}
 	return v.runTests(ctx, op, sample, work, tests)
+}
+
+// workDir makes a temporary directory for one work tree.
+func (v *Verifier) workDir(op string) (string, error) {
+	tmp, err := os.MkdirTemp(v.TempDir, "benchforge-verify-*")
+	if err != nil {
+		return "", fmt.Errorf("%s: work tree: %v: %w", op, err, errs.ErrUnavailable)
+	}
+	return tmp, nil
 }
 
 // patchedTree checks out commit hash in tmp/src and applies the sample's
