@@ -583,7 +583,7 @@ func (c *Checker) verify(ctx context.Context, s bench.Sample, repo *gitrepo.Repo
 
 // withSnapshotFuncs is the fixed file with each patched function replaced
 // by its localised snapshot counterpart; skip says why that cannot be
-// built ("" when it can).
+// built ("" when it can: every block lies in a function).
 func withSnapshotFuncs(fw *fileWork, sf *snapFile) (mod []byte, skip string) {
 	if sf.v == nil || fw.fix.file == nil || sf.v.file == nil {
 		return nil, fw.fd.Name() + " has no snapshot counterpart"
@@ -591,7 +591,13 @@ func withSnapshotFuncs(fw *fileWork, sf *snapFile) (mod []byte, skip string) {
 	var rs []funcRepl
 	done := map[int]bool{}
 	for _, pb := range fw.blocks {
-		if pb.fn < 0 || done[pb.fn] {
+		if pb.fn < 0 {
+			// Only functions are replaced: a top-level block would keep
+			// the gold patch's code in the modified patch, and the tests
+			// would judge the gold fix rather than the snapshot.
+			return nil, fw.fd.Name() + " has a patch block outside any function, which would keep the gold code"
+		}
+		if done[pb.fn] {
 			continue
 		}
 		done[pb.fn] = true

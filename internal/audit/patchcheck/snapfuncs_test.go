@@ -35,3 +35,15 @@ func TestWithSnapshotFuncsNested(t *testing.T) {
 		t.Errorf("inner replaced twice:\n%s", mod)
 	}
 }
+
+// TestWithSnapshotFuncsTopLevel: a block outside any function has no
+// snapshot function to take its place, so no modified patch is built (it
+// would hold the gold code, and the tests would judge the gold fix).
+func TestWithSnapshotFuncsTopLevel(t *testing.T) {
+	const fixed = "TABLE = {\n    \"max\": 1,\n    \"min\": 2,\n}\n\n\ndef f():\n    return TABLE\n"
+	fix := newVersion("m.py", []byte(fixed), false)
+	fw := &fileWork{fd: &diff.FileDiff{OldPath: "m.py", NewPath: "m.py"}, fix: fix, blocks: []*pblock{{fn: -1}}}
+	mod, skip := withSnapshotFuncs(fw, &snapFile{v: newVersion("m.py", []byte(fixed), false)})
+	testcheck.Eq(t, "modified file", string(mod), "")
+	testcheck.Contains(t, "skip", skip, "m.py has a patch block outside any function")
+}
