@@ -570,6 +570,11 @@ func (c *Checker) verify(ctx context.Context, s bench.Sample, repo *gitrepo.Repo
 			v.Reason += "; test verification skipped: " + skip
 			return nil
 		}
+		if bytes.Equal(mod, fw.bug.src) {
+			// the snapshot's functions are the buggy ones: this file
+			// stays as it is (a header without hunks does not parse)
+			continue
+		}
 		old := fw.fd.OldPath
 		if old == "" {
 			old = fw.fd.Name()
@@ -577,6 +582,10 @@ func (c *Checker) verify(ctx context.Context, s bench.Sample, repo *gitrepo.Repo
 		fd := diff.Unified("a/"+old, "b/"+fw.fd.Name(), fw.bug.src, mod, 3)
 		patch.WriteString("diff --git a/" + old + " b/" + fw.fd.Name() + "\n")
 		patch.WriteString(fd.String())
+	}
+	if patch.Len() == 0 {
+		v.Reason += "; test verification skipped: the snapshot's code in place of the patch is the buggy code itself"
+		return nil
 	}
 	return c.runVerifier(ctx, s, repo, patch.Bytes(), v)
 }

@@ -1,10 +1,13 @@
 package patchcheck
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/benchforge/benchforge/internal/audit/testverify"
+	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/code"
 	"github.com/benchforge/benchforge/internal/diff"
 	"github.com/benchforge/benchforge/internal/testcheck"
@@ -46,4 +49,23 @@ func TestWithSnapshotFuncsTopLevel(t *testing.T) {
 	mod, skip := withSnapshotFuncs(fw, &snapFile{v: newVersion("m.py", []byte(fixed), false)})
 	testcheck.Eq(t, "modified file", string(mod), "")
 	testcheck.Contains(t, "skip", skip, "m.py has a patch block outside any function")
+}
+
+// TestVerifySnapshotIsBuggy: when the snapshot's functions are the buggy
+// ones (the fix was reverted), the modified patch would change nothing;
+// no verification runs (an empty diff used to reach the verifier as a
+// header without hunks, an unparsable patch) and the reason says why.
+func TestVerifySnapshotIsBuggy(t *testing.T) {
+	const buggy = "def clamp(v, lo, hi):\n    return max(v, lo)\n"
+	const fixed = "def clamp(v, lo, hi):\n    return min(max(v, lo), hi)\n"
+	fix := newVersion("m.py", []byte(fixed), false)
+	fw := &fileWork{fd: &diff.FileDiff{OldPath: "m.py", NewPath: "m.py"}, bug: newVersion("m.py", []byte(buggy), false), fix: fix,
+		blocks: []*pblock{{fn: 0}}}
+	c := New(Options{Verifier: &testverify.Verifier{}, InconclusiveLow: -1})
+	v := Verdict{SampleID: "s"}
+	testcheck.Must(t, c.verify(context.Background(), bench.Sample{ID: "s"}, nil, []*fileWork{fw}, []*snapFile{{v: newVersion("m.py", []byte(buggy), false)}}, &v))
+	if v.Tests != nil {
+		t.Errorf("tests ran: %+v", v.Tests)
+	}
+	testcheck.Contains(t, "reason", v.Reason, "test verification skipped: the snapshot's code in place of the patch is the buggy code itself")
 }
