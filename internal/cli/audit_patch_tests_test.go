@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/audit/patchcheck"
@@ -60,5 +61,11 @@ func TestAuditPatchTestFallback(t *testing.T) {
 	v := verdict("--test-fallback", "--inconclusive-low", "-1", "--test-cmd", "python3 -m unittest {tests}", "--test-timeout", "60s")
 	if v.Verdict != "present" || v.Method != "tests" {
 		t.Fatalf("with tests: verdict %s by %s (%s), want present by tests", v.Verdict, v.Method, v.Reason)
+	}
+	// A harness that passes whatever the code: the buggy version passes
+	// its FAIL_TO_PASS test too, so the run is inconclusive, not present.
+	v = verdict("--test-fallback", "--inconclusive-low", "-1", "--test-cmd", "true {tests}", "--test-timeout", "60s")
+	if v.Verdict != "absent" || v.Tests == nil || !v.Tests.Inconclusive || !strings.Contains(v.Reason, "test verification inconclusive: ") {
+		t.Fatalf("harness that cannot fail: verdict %s, tests %+v (%s), want absent, inconclusive", v.Verdict, v.Tests, v.Reason)
 	}
 }

@@ -3,6 +3,7 @@ package patchcheck
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -569,6 +570,11 @@ func (c *Checker) verify(ctx context.Context, s bench.Sample, repo *gitrepo.Repo
 			v.Reason += "; test verification skipped: " + skip
 			return nil
 		}
+		if bytes.Equal(mod, fw.bug.src) {
+			// the snapshot's functions are the buggy ones: this file
+			// stays as it is (a header without hunks does not parse)
+			continue
+		}
 		old := fw.fd.OldPath
 		if old == "" {
 			old = fw.fd.Name()
@@ -577,24 +583,30 @@ func (c *Checker) verify(ctx context.Context, s bench.Sample, repo *gitrepo.Repo
 		patch.WriteString("diff --git a/" + old + " b/" + fw.fd.Name() + "\n")
 		patch.WriteString(fd.String())
 	}
+	if patch.Len() == 0 {
+		v.Reason += "; test verification skipped: the snapshot's code in place of the patch is the buggy code itself"
+		return nil
+	}
 	return c.runVerifier(ctx, s, repo, patch.Bytes(), v)
 }
 
 // withSnapshotFuncs is the fixed file with each patched function replaced
 // by its localised snapshot counterpart; skip says why that cannot be
-// built ("" when it can).
+// built ("" when it can: every block lies in a function).
 func withSnapshotFuncs(fw *fileWork, sf *snapFile) (mod []byte, skip string) {
 	if sf.v == nil || fw.fix.file == nil || sf.v.file == nil {
 		return nil, fw.fd.Name() + " has no snapshot counterpart"
 	}
-	type repl struct {
-		from, to int
-		text     []byte
-	}
-	var rs []repl
+	var rs []funcRepl
 	done := map[int]bool{}
 	for _, pb := range fw.blocks {
-		if pb.fn < 0 || done[pb.fn] {
+		if pb.fn < 0 {
+			// Only functions are replaced: a top-level block would keep
+			// the gold patch's code in the modified patch, and the tests
+			// would judge the gold fix rather than the snapshot.
+			return nil, fw.fd.Name() + " has a patch block outside any function, which would keep the gold code"
+		}
+		if done[pb.fn] {
 			continue
 		}
 		done[pb.fn] = true
@@ -603,14 +615,43 @@ func withSnapshotFuncs(fw *fileWork, sf *snapFile) (mod []byte, skip string) {
 			return nil, fmt.Sprintf("%s %s not localised in the snapshot", fw.fd.Name(), fw.fix.funcName(pb.fn))
 		}
 		ff, sfn := fw.fix.funcs[pb.fn], sf.v.funcs[sfi]
-		rs = append(rs, repl{ff.StartByte, ff.EndByte, sf.v.src[sfn.StartByte:sfn.EndByte]})
+		rs = append(rs, funcRepl{ff.StartByte, ff.EndByte, sf.v.src[sfn.StartByte:sfn.EndByte]})
 	}
-	sort.Slice(rs, func(a, b int) bool { return rs[a].from > rs[b].from })
+	rs = outermost(rs)
 	mod = append([]byte(nil), fw.fix.src...)
-	for _, r := range rs {
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := rs[i]
 		mod = append(mod[:r.from:r.from], append(append([]byte(nil), r.text...), mod[r.to:]...)...)
 	}
 	return mod, ""
+}
+
+// funcRepl replaces the fixed file's bytes [from, to) with text.
+type funcRepl struct {
+	from, to int
+	text     []byte
+}
+
+// outermost sorts rs by position and drops each replacement that lies
+// inside another: a patched function nested in a patched function (a
+// closure, a method of a local class) is already replaced by its outer
+// function's snapshot text, and splicing it as well would cut into text
+// that is no longer there.
+func outermost(rs []funcRepl) []funcRepl {
+	sort.Slice(rs, func(a, b int) bool {
+		if rs[a].from != rs[b].from {
+			return rs[a].from < rs[b].from
+		}
+		return rs[a].to > rs[b].to
+	})
+	var out []funcRepl
+	for _, r := range rs {
+		if n := len(out); n > 0 && r.from < out[n-1].to {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // runVerifier runs the tests with patch and records the result in v: a
@@ -623,7 +664,12 @@ func (c *Checker) runVerifier(ctx context.Context, s bench.Sample, repo *gitrepo
 	v.Tests = &TestResult{Passed: passed && err == nil, Detail: detail, Patch: string(patch)}
 	if err != nil {
 		v.Tests.Error = err.Error()
-		v.Reason += "; test verification failed to run: " + err.Error()
+		var inc interface{ Inconclusive() bool }
+		if v.Tests.Inconclusive = errors.As(err, &inc) && inc.Inconclusive(); v.Tests.Inconclusive {
+			v.Reason += "; test verification inconclusive: " + err.Error()
+		} else {
+			v.Reason += "; test verification failed to run: " + err.Error()
+		}
 		return nil
 	}
 	if passed {

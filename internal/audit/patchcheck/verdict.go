@@ -124,7 +124,11 @@ type TestResult struct {
 	Passed bool   `json:"passed"`
 	Detail string `json:"detail,omitempty"`
 	Error  string `json:"error,omitempty"`
-	Patch  string `json:"patch,omitempty"`
+	// Inconclusive says the run neither confirmed nor refuted the
+	// snapshot (tests not run, or a control that did not hold: the gold
+	// patch fails under the harness); Error says why.
+	Inconclusive bool   `json:"inconclusive,omitempty"`
+	Patch        string `json:"patch,omitempty"`
 }
 
 // Embedder embeds texts as vectors; cosine similarity between them re-ranks

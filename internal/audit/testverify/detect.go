@@ -11,8 +11,9 @@ import (
 
 // Detect chooses a built-in runner for the work tree at dir:
 //
-//   - python: pytest when an interpreter with pytest is installed, else
-//     unittest (always available with python3);
+//   - python: sympy's bin/test in a sympy tree (SympyRunner), else pytest
+//     when an interpreter with pytest is installed, else unittest (always
+//     available with python3);
 //   - java: Maven for pom.xml, Gradle for build.gradle(.kts), Ant for
 //     build.xml — each only when the tool is installed (errs.ErrUnavailable
 //     otherwise);
@@ -20,6 +21,9 @@ import (
 func Detect(dir, language string, opts Options) (Runner, error) {
 	switch strings.ToLower(language) {
 	case "python", "py":
+		if isSympyTree(dir) {
+			return NewSympyRunner(opts)
+		}
 		if r, err := NewPytestRunner(opts); err == nil {
 			return r, nil
 		}

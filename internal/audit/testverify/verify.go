@@ -15,18 +15,27 @@
 // group, timeout, memory cap, private HOME/TMPDIR, no network when the OS
 // allows, scrubbed environment.
 //
+// Controls (control.go): the gold patch runs first under the same harness
+// and must pass every listed test, and before a pass counts the buggy
+// version (test patch only) must fail a FAIL_TO_PASS test; otherwise the
+// harness cannot tell fixed from buggy here (an old commit on a new
+// Python, a missing package) and Verify is inconclusive, never "failed".
+// Each control runs once per sample and base commit.
+//
 // Runners: CommandRunner (an argv template such as
 // `python3 -m pytest -q {tests}`, split into words without a shell),
-// PytestRunner, UnittestRunner, MavenRunner, GradleRunner and AntRunner.
-// Detect picks one from the work tree and what is installed.
+// PytestRunner, UnittestRunner, SympyRunner (sympy's bin/test on the test
+// patch's files, as SWE-bench runs sympy), MavenRunner, GradleRunner and
+// AntRunner. Detect picks one from the work tree and what is installed.
 //
 // Definitions:
 //   - A Runner returns one TestResult per requested test, named exactly as
 //     requested. A test the runner found no result for is failed, with a
 //     Detail saying so; a skipped test is not a pass (it demonstrates
 //     nothing).
-//   - passed = the modified patch applied and every listed test passed. A
-//     sample that lists no tests cannot be verified and is an error.
+//   - passed = the modified patch applied, every listed test passed and
+//     both controls held. A sample that lists no tests, or has no gold
+//     patch, cannot be verified and is an error.
 //   - A run that collected or executed none of the listed tests, or not
 //     all of them (pytest exit 4 "not found" or 5 "no tests collected",
 //     a test id the report does not contain), is inconclusive, not a
@@ -48,6 +57,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/benchforge/benchforge/internal/bench"
@@ -69,11 +79,21 @@ type Verifier struct {
 	Apply diff.ApplyOptions
 	// TempDir is where work trees are made; empty means os.TempDir().
 	TempDir string
+
+	mu       sync.Mutex
+	controls map[string]controlOutcome // see control.go
 }
 
-// ErrInconclusive marks a test run that did not run every listed test, so
-// its outcome says nothing about the patch.
-var ErrInconclusive = errors.New("test run inconclusive")
+// ErrInconclusive marks a test run that did not run every listed test, or
+// whose control did not hold, so its outcome says nothing about the patch.
+// Its Inconclusive method lets callers that do not import this package
+// (patchcheck) recognise it with errors.As.
+var ErrInconclusive error = inconclusiveErr{}
+
+type inconclusiveErr struct{}
+
+func (inconclusiveErr) Error() string      { return "test run inconclusive" }
+func (inconclusiveErr) Inconclusive() bool { return true }
 
 // TestResult is the outcome of one requested test.
 type TestResult struct {
@@ -99,41 +119,112 @@ type Runner interface {
 
 // Verify applies modifiedPatch to sample's buggy version (BaseCommit, after
 // its TestPatch) in a temporary work tree and runs the sample's tests; passed
-// is true when every FAIL_TO_PASS and PASS_TO_PASS test passes. detail says
-// what happened in one line. A patch that does not apply returns passed=false
-// and an error wrapping a *diff.ApplyError (errs.ErrInput) that names the file
-// and hunk.
+// is true when every FAIL_TO_PASS and PASS_TO_PASS test passes and both
+// controls hold (control.go; one that does not makes the result
+// inconclusive). detail says what happened in one line. A patch that does
+// not apply returns passed=false and an error wrapping a *diff.ApplyError
+// (errs.ErrInput) that names the file and hunk.
 func (v *Verifier) Verify(ctx context.Context, sample bench.Sample, repo *gitrepo.Repo, modifiedPatch []byte) (passed bool, detail string, err error) {
 	op := fmt.Sprintf("test verification of sample %s", sample.ID)
-	if repo == nil {
-		return false, "", fmt.Errorf("%s: no repository: %w", op, errs.ErrUsage)
-	}
-	tests := sampleTests(sample)
-	if len(tests) == 0 {
-		return false, "sample lists no tests", fmt.Errorf("%s: the sample lists no FAIL_TO_PASS or PASS_TO_PASS tests, so nothing can verify the patch: %w", op, errs.ErrInput)
-	}
-	if len(strings.TrimSpace(string(modifiedPatch))) == 0 {
-		return false, "empty modified patch", fmt.Errorf("%s: empty modified patch: %w", op, errs.ErrInput)
+	tests, err := checkRequest(op, sample, repo, modifiedPatch)
+	if err != nil {
+		return false, detailOf(err), err
 	}
 	commit, err := repo.Resolve(ctx, sample.BaseCommit)
 	if err != nil {
 		return false, "", fmt.Errorf("%s: base commit %q in %s: %w", op, sample.BaseCommit, repo.Path(), err)
 	}
-	tmp, err := os.MkdirTemp(v.TempDir, "benchforge-verify-*")
+	tmp, err := v.workDir(op)
 	if err != nil {
-		return false, "", fmt.Errorf("%s: work tree: %v: %w", op, err, errs.ErrUnavailable)
+		return false, "", err
 	}
 	defer sandbox.ForceRemove(tmp)
-	work, detail, err := v.patchedTree(ctx, op, sample, repo, commit.Hash, tmp, modifiedPatch)
+	// The modified tree first: a patch that does not apply needs no
+	// control run.
+	work, detail, err := v.patchedTree(ctx, op, sample, repo, commit.Hash, tmp, "modified patch", modifiedPatch)
+	if err != nil {
+		return false, detail, err
+	}
+	run := func(what string, patch []byte, tests []string) (bool, string, error) {
+		return v.runPatched(ctx, op, sample, repo, commit.Hash, what, patch, tests)
+	}
+	if detail, err := v.goldControl(ctx, op, sample, commit.Hash, tests, run); err != nil {
+		return false, detail, err
+	}
+	if passed, detail, err = v.runTests(ctx, op, sample, work, tests); err != nil || !passed {
+		return passed, detail, err
+	}
+	if d, err := v.buggyControl(ctx, op, sample, commit.Hash, run); err != nil {
+		return false, d, err
+	}
+	return true, detail, nil
+}
+
+// checkRequest validates a Verify call and returns the sample's tests.
+func checkRequest(op string, sample bench.Sample, repo *gitrepo.Repo, modifiedPatch []byte) ([]string, error) {
+	if repo == nil {
+		return nil, fmt.Errorf("%s: no repository: %w", op, errs.ErrUsage)
+	}
+	tests := sampleTests(sample)
+	if len(tests) == 0 {
+		return nil, &detailErr{"sample lists no tests", fmt.Errorf("%s: the sample lists no FAIL_TO_PASS or PASS_TO_PASS tests, so nothing can verify the patch: %w", op, errs.ErrInput)}
+	}
+	if len(strings.TrimSpace(string(modifiedPatch))) == 0 {
+		return nil, &detailErr{"empty modified patch", fmt.Errorf("%s: empty modified patch: %w", op, errs.ErrInput)}
+	}
+	if len(strings.TrimSpace(sample.Patch)) == 0 {
+		return nil, &detailErr{"no gold patch", fmt.Errorf("%s: the sample has no gold patch, so the control run (the gold fix must pass the tests here) cannot be made: %w", op, errs.ErrInput)}
+	}
+	return tests, nil
+}
+
+// detailErr is an error with the one-line detail Verify reports for it.
+type detailErr struct {
+	detail string
+	err    error
+}
+
+func (e *detailErr) Error() string { return e.err.Error() }
+func (e *detailErr) Unwrap() error { return e.err }
+
+// detailOf is err's one-line detail ("" when it has none).
+func detailOf(err error) string {
+	var de *detailErr
+	if errors.As(err, &de) {
+		return de.detail
+	}
+	return ""
+}
+
+// runPatched runs tests on a private copy of commit hash with the sample's
+// test patch and then patch (what it is, for messages; none: the buggy
+// version) applied.
+func (v *Verifier) runPatched(ctx context.Context, op string, sample bench.Sample, repo *gitrepo.Repo, hash, what string, patch []byte, tests []string) (bool, string, error) {
+	tmp, err := v.workDir(op)
+	if err != nil {
+		return false, "", err
+	}
+	defer sandbox.ForceRemove(tmp)
+	work, detail, err := v.patchedTree(ctx, op, sample, repo, hash, tmp, what, patch)
 	if err != nil {
 		return false, detail, err
 	}
 	return v.runTests(ctx, op, sample, work, tests)
 }
 
+// workDir makes a temporary directory for one work tree.
+func (v *Verifier) workDir(op string) (string, error) {
+	tmp, err := os.MkdirTemp(v.TempDir, "benchforge-verify-*")
+	if err != nil {
+		return "", fmt.Errorf("%s: work tree: %v: %w", op, err, errs.ErrUnavailable)
+	}
+	return tmp, nil
+}
+
 // patchedTree checks out commit hash in tmp/src and applies the sample's
-// test patch, then the modified patch; detail says which did not apply.
-func (v *Verifier) patchedTree(ctx context.Context, op string, sample bench.Sample, repo *gitrepo.Repo, hash, tmp string, modifiedPatch []byte) (work, detail string, err error) {
+// test patch, then patch (if any; what names it); detail says which did
+// not apply.
+func (v *Verifier) patchedTree(ctx context.Context, op string, sample bench.Sample, repo *gitrepo.Repo, hash, tmp, what string, patch []byte) (work, detail string, err error) {
 	work = filepath.Join(tmp, "src")
 	if err := Checkout(ctx, repo.GitDir(), hash, work, filepath.Join(tmp, "index")); err != nil {
 		return "", "", fmt.Errorf("%s: %w", op, err)
@@ -143,8 +234,11 @@ func (v *Verifier) patchedTree(ctx context.Context, op string, sample bench.Samp
 			return "", "test patch does not apply", fmt.Errorf("%s: test patch on %.12s: %w", op, hash, err)
 		}
 	}
-	if err := ApplyPatch(work, modifiedPatch, v.Apply); err != nil {
-		return "", "modified patch does not apply: " + err.Error(), fmt.Errorf("%s: modified patch on %.12s: %w", op, hash, err)
+	if len(patch) == 0 {
+		return work, "", nil
+	}
+	if err := ApplyPatch(work, patch, v.Apply); err != nil {
+		return "", what + " does not apply: " + err.Error(), fmt.Errorf("%s: %s on %.12s: %w", op, what, hash, err)
 	}
 	return work, "", nil
 }
@@ -160,6 +254,13 @@ func (v *Verifier) runTests(ctx context.Context, op string, sample bench.Sample,
 			return false, "", fmt.Errorf("%s: %w", op, err)
 		}
 	}
+	if fs, ok := runner.(fileScoped); ok {
+		files, err := TestPatchFiles(sample.TestPatch)
+		if err != nil {
+			return false, "", fmt.Errorf("%s: %w", op, err)
+		}
+		runner = fs.withFiles(files)
+	}
 	results, err := runner.Run(ctx, work, tests)
 	if err != nil {
 		return false, "", fmt.Errorf("%s: %w", op, err)
@@ -169,6 +270,13 @@ func (v *Verifier) runTests(ctx context.Context, op string, sample bench.Sample,
 	}
 	passed, detail := Summarise(tests, results)
 	return passed, detail, nil
+}
+
+// fileScoped is a Runner that runs whole test files and is told the files
+// of the sample's test patch (SWE-bench's test directives); with none it
+// finds the files itself.
+type fileScoped interface {
+	withFiles(files []string) Runner
 }
 
 // notRun describes a run that did not run every requested test: how many,

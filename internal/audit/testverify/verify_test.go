@@ -100,6 +100,7 @@ func buildFixture(t *testing.T) fixture {
 	}
 	return fixture{repo: repo, bare: bare, base: base, sample: bench.Sample{
 		ID: "calc-1", Benchmark: "test", Repo: "example/calc", Language: "python", BaseCommit: base,
+		Patch: string(calcPatch("a + b")),
 		Tests: bench.Tests{
 			FailToPass: []string{"test_calc.TestCalc.test_add"},
 			PassToPass: []string{"test_mul (test_calc.TestCalc)"},

@@ -1,0 +1,71 @@
+package patchcheck
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/benchforge/benchforge/internal/audit/testverify"
+	"github.com/benchforge/benchforge/internal/bench"
+	"github.com/benchforge/benchforge/internal/code"
+	"github.com/benchforge/benchforge/internal/diff"
+	"github.com/benchforge/benchforge/internal/testcheck"
+)
+
+// TestWithSnapshotFuncsNested: a fix that patches a function and the
+// closure inside it gets the outer function's snapshot text once (the
+// closure's counterpart is inside it), where splicing both used to cut
+// past the end of the already shortened file and panic.
+func TestWithSnapshotFuncsNested(t *testing.T) {
+	const fixed = "def other():\n    return 2\n\n\ndef outer(xs):\n    def inner(x):\n        y = x + 1\n        return y\n    total = 0\n    for x in xs:\n        total += inner(x)\n    return total\n"
+	const snap = "def other():\n    return 2\n\n\ndef outer(xs):\n    def inner(x):\n        return x + 1\n    return sum(inner(x) for x in xs)\n"
+	fix := newVersion("m.py", []byte(fixed), false)
+	sv := newVersion("m.py", []byte(snap), false)
+	fn := func(name string) int {
+		i := slices.IndexFunc(fix.funcs, func(f code.Function) bool { return f.Name == name })
+		if i < 0 {
+			t.Fatalf("no function %s in the fixed version", name)
+		}
+		return i
+	}
+	fw := &fileWork{fd: &diff.FileDiff{OldPath: "m.py", NewPath: "m.py"}, fix: fix,
+		blocks: []*pblock{{fn: fn("inner")}, {fn: fn("outer")}}}
+	mod, skip := withSnapshotFuncs(fw, &snapFile{v: sv})
+	testcheck.Eq(t, "skip", skip, "")
+	testcheck.Eq(t, "modified file", string(mod), snap)
+	if strings.Count(string(mod), "def inner") != 1 {
+		t.Errorf("inner replaced twice:\n%s", mod)
+	}
+}
+
+// TestWithSnapshotFuncsTopLevel: a block outside any function has no
+// snapshot function to take its place, so no modified patch is built (it
+// would hold the gold code, and the tests would judge the gold fix).
+func TestWithSnapshotFuncsTopLevel(t *testing.T) {
+	const fixed = "TABLE = {\n    \"max\": 1,\n    \"min\": 2,\n}\n\n\ndef f():\n    return TABLE\n"
+	fix := newVersion("m.py", []byte(fixed), false)
+	fw := &fileWork{fd: &diff.FileDiff{OldPath: "m.py", NewPath: "m.py"}, fix: fix, blocks: []*pblock{{fn: -1}}}
+	mod, skip := withSnapshotFuncs(fw, &snapFile{v: newVersion("m.py", []byte(fixed), false)})
+	testcheck.Eq(t, "modified file", string(mod), "")
+	testcheck.Contains(t, "skip", skip, "m.py has a patch block outside any function")
+}
+
+// TestVerifySnapshotIsBuggy: when the snapshot's functions are the buggy
+// ones (the fix was reverted), the modified patch would change nothing;
+// no verification runs (an empty diff used to reach the verifier as a
+// header without hunks, an unparsable patch) and the reason says why.
+func TestVerifySnapshotIsBuggy(t *testing.T) {
+	const buggy = "def clamp(v, lo, hi):\n    return max(v, lo)\n"
+	const fixed = "def clamp(v, lo, hi):\n    return min(max(v, lo), hi)\n"
+	fix := newVersion("m.py", []byte(fixed), false)
+	fw := &fileWork{fd: &diff.FileDiff{OldPath: "m.py", NewPath: "m.py"}, bug: newVersion("m.py", []byte(buggy), false), fix: fix,
+		blocks: []*pblock{{fn: 0}}}
+	c := New(Options{Verifier: &testverify.Verifier{}, InconclusiveLow: -1})
+	v := Verdict{SampleID: "s"}
+	testcheck.Must(t, c.verify(context.Background(), bench.Sample{ID: "s"}, nil, []*fileWork{fw}, []*snapFile{{v: newVersion("m.py", []byte(buggy), false)}}, &v))
+	if v.Tests != nil {
+		t.Errorf("tests ran: %+v", v.Tests)
+	}
+	testcheck.Contains(t, "reason", v.Reason, "test verification skipped: the snapshot's code in place of the patch is the buggy code itself")
+}
