@@ -48,6 +48,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/benchforge/benchforge/internal/bench"
@@ -69,6 +70,14 @@ type Verifier struct {
 	Apply diff.ApplyOptions
 	// TempDir is where work trees are made; empty means os.TempDir().
 	TempDir string
+	// Control also runs the tests with the gold patch itself when the
+	// modified patch's run passed or failed (see control.go): when they
+	// do not all pass, the harness cannot judge the sample and Verify is
+	// inconclusive.
+	Control bool
+
+	controlMu sync.Mutex
+	controls  map[string]controlResult
 }
 
 // ErrInconclusive marks a test run that did not run every listed test, so
@@ -128,14 +137,25 @@ func (v *Verifier) Verify(ctx context.Context, sample bench.Sample, repo *gitrep
 	if err != nil {
 		return false, detail, err
 	}
-	return v.runTests(ctx, op, sample, work, tests)
+	passed, detail, err = v.runTests(ctx, op, sample, work, tests)
+	if err != nil || !v.Control {
+		return passed, detail, err
+	}
+	// Only a run that passed or failed needs the control: one that could
+	// not build or apply is inconclusive either way.
+	if cd, err := v.control(ctx, op, sample, repo, commit.Hash, tests); err != nil {
+		return false, cd, err
+	}
+	return passed, detail, nil
 }
 
-// patchedTree checks out commit hash in tmp/src and applies the sample's
-// test patch, then the modified patch; detail says which did not apply.
+// patchedTree checks out the buggy version (commit hash, or for a
+// Defects4J-style sample its fix commit minus the gold patch; see
+// checkoutBuggy) in tmp/src and applies the sample's test patch, then the
+// modified patch; detail says which did not apply.
 func (v *Verifier) patchedTree(ctx context.Context, op string, sample bench.Sample, repo *gitrepo.Repo, hash, tmp string, modifiedPatch []byte) (work, detail string, err error) {
 	work = filepath.Join(tmp, "src")
-	if err := Checkout(ctx, repo.GitDir(), hash, work, filepath.Join(tmp, "index")); err != nil {
+	if err := checkoutBuggy(ctx, sample, repo, hash, work, tmp, v.Apply); err != nil {
 		return "", "", fmt.Errorf("%s: %w", op, err)
 	}
 	if strings.TrimSpace(sample.TestPatch) != "" {
