@@ -13,6 +13,12 @@ import (
 	"github.com/benchforge/benchforge/internal/sandbox"
 )
 
+// Harness names the version of the test-verification harness (how the
+// buggy version is built, the runners, the gold control). It enters the
+// settings of every Stage II record decided with --test-fallback, so a
+// resumed run does not reuse a verdict an older harness decided.
+const Harness = "testverify/2 (gold control, Defects4J fix-minus-gold tree, javac runner)"
+
 // controlResult is the outcome of one sample's gold control.
 type controlResult struct {
 	detail string
