@@ -587,11 +587,7 @@ func withSnapshotFuncs(fw *fileWork, sf *snapFile) (mod []byte, skip string) {
 	if sf.v == nil || fw.fix.file == nil || sf.v.file == nil {
 		return nil, fw.fd.Name() + " has no snapshot counterpart"
 	}
-	type repl struct {
-		from, to int
-		text     []byte
-	}
-	var rs []repl
+	var rs []funcRepl
 	done := map[int]bool{}
 	for _, pb := range fw.blocks {
 		if pb.fn < 0 || done[pb.fn] {
@@ -603,14 +599,43 @@ func withSnapshotFuncs(fw *fileWork, sf *snapFile) (mod []byte, skip string) {
 			return nil, fmt.Sprintf("%s %s not localised in the snapshot", fw.fd.Name(), fw.fix.funcName(pb.fn))
 		}
 		ff, sfn := fw.fix.funcs[pb.fn], sf.v.funcs[sfi]
-		rs = append(rs, repl{ff.StartByte, ff.EndByte, sf.v.src[sfn.StartByte:sfn.EndByte]})
+		rs = append(rs, funcRepl{ff.StartByte, ff.EndByte, sf.v.src[sfn.StartByte:sfn.EndByte]})
 	}
-	sort.Slice(rs, func(a, b int) bool { return rs[a].from > rs[b].from })
+	rs = outermost(rs)
 	mod = append([]byte(nil), fw.fix.src...)
-	for _, r := range rs {
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := rs[i]
 		mod = append(mod[:r.from:r.from], append(append([]byte(nil), r.text...), mod[r.to:]...)...)
 	}
 	return mod, ""
+}
+
+// funcRepl replaces the fixed file's bytes [from, to) with text.
+type funcRepl struct {
+	from, to int
+	text     []byte
+}
+
+// outermost sorts rs by position and drops each replacement that lies
+// inside another: a patched function nested in a patched function (a
+// closure, a method of a local class) is already replaced by its outer
+// function's snapshot text, and splicing it as well would cut into text
+// that is no longer there.
+func outermost(rs []funcRepl) []funcRepl {
+	sort.Slice(rs, func(a, b int) bool {
+		if rs[a].from != rs[b].from {
+			return rs[a].from < rs[b].from
+		}
+		return rs[a].to > rs[b].to
+	})
+	var out []funcRepl
+	for _, r := range rs {
+		if n := len(out); n > 0 && r.from < out[n-1].to {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // runVerifier runs the tests with patch and records the result in v: a
