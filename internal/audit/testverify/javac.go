@@ -104,7 +104,7 @@ func NewJavacRunner(opts Options) (*JavacRunner, error) {
 // "Class::method" for it and the test class's source file ("" when no
 // test root has it).
 type javaTest struct {
-	name, arg, class, file string
+	name, arg, file string
 }
 
 // javacBuild is one Run: the work tree, its layout and the output
@@ -132,8 +132,12 @@ func (r *JavacRunner) Run(ctx context.Context, dir string, tests []string) ([]Te
 	if err := b.prepare(); err != nil {
 		return nil, fmt.Errorf("javac runner: %w", err)
 	}
-	if res, ok, err := b.build(ctx, reqs); err != nil || !ok {
-		return notRunAll(tests, "the build failed: "+javacErrors(res), res), err
+	res, ok, err := b.build(ctx, reqs)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return notRunAll(tests, "the build failed: "+javacErrors(res), res), nil
 	}
 	return b.runTests(ctx, reqs)
 }
@@ -166,7 +170,8 @@ func (b *javacBuild) opts() Options {
 }
 
 // prepare makes the output directories, writes the JUnit driver, rewrites
-// ISO-8859-1 sources of a UTF-8 build and expands Maven source templates (*.java.in) of the main roots into gen.
+// ISO-8859-1 sources of a UTF-8 build and expands Maven source templates
+// (*.java.in) of the main roots into gen.
 func (b *javacBuild) prepare() error {
 	for _, d := range []string{"main", "test", "gen", "runner"} {
 		if err := os.MkdirAll(filepath.Join(b.out, d), 0o755); err != nil {
@@ -215,7 +220,7 @@ func (b *javacBuild) requests(tests []string) []javaTest {
 		jt := javaTest{name: t}
 		if len(k) > 0 {
 			cls, method := classMethod(t, k)
-			jt.class, jt.arg = cls, cls
+			jt.arg = cls
 			if method != "" {
 				jt.arg = cls + "::" + method
 			}

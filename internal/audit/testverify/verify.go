@@ -71,13 +71,13 @@ type Verifier struct {
 	// TempDir is where work trees are made; empty means os.TempDir().
 	TempDir string
 	// Control also runs the tests with the gold patch itself when the
-	// modified patch's run passed or failed (see control.go): when they
+	// modified patch's run passed or failed (see goldcontrol.go): when they
 	// do not all pass, the harness cannot judge the sample and Verify is
 	// inconclusive.
 	Control bool
 
-	controlMu sync.Mutex
-	controls  map[string]controlResult
+	goldMu   sync.Mutex
+	goldRuns map[string]goldRun
 }
 
 // ErrInconclusive marks a test run that did not run every listed test, so
@@ -143,7 +143,7 @@ func (v *Verifier) Verify(ctx context.Context, sample bench.Sample, repo *gitrep
 	}
 	// Only a run that passed or failed needs the control: one that could
 	// not build or apply is inconclusive either way.
-	if cd, err := v.control(ctx, op, sample, repo, commit.Hash, tests); err != nil {
+	if cd, err := v.goldCheck(ctx, op, sample, repo, commit.Hash, tests); err != nil {
 		return false, cd, err
 	}
 	return passed, detail, nil

@@ -19,13 +19,13 @@ import (
 // resumed run does not reuse a verdict an older harness decided.
 const Harness = "testverify/2 (gold control, Defects4J fix-minus-gold tree, javac runner)"
 
-// controlResult is the outcome of one sample's gold control.
-type controlResult struct {
+// goldRun is the outcome of one sample's gold control.
+type goldRun struct {
 	detail string
 	err    error
 }
 
-// control runs the gold patch through the same harness as the modified
+// goldCheck runs the gold patch through the same harness as the modified
 // patch: if the listed tests do not all pass with the benchmark's own fix
 // in place, the harness cannot tell a fix from a non-fix for this sample
 // (a JDK newer than the project, a library Debian lacks, a test that
@@ -34,36 +34,36 @@ type controlResult struct {
 // control's outcome as its reason, never "failed". The outcome is cached
 // per sample and base commit for the Verifier's life (several cutoffs of
 // one sample share it).
-func (v *Verifier) control(ctx context.Context, op string, s bench.Sample, repo *gitrepo.Repo, hash string, tests []string) (string, error) {
+func (v *Verifier) goldCheck(ctx context.Context, op string, s bench.Sample, repo *gitrepo.Repo, hash string, tests []string) (string, error) {
 	key := s.ID + "\x00" + hash
-	v.controlMu.Lock()
-	if c, ok := v.controls[key]; ok {
-		v.controlMu.Unlock()
+	v.goldMu.Lock()
+	if c, ok := v.goldRuns[key]; ok {
+		v.goldMu.Unlock()
 		return c.detail, c.err
 	}
-	v.controlMu.Unlock()
-	c := v.runControl(ctx, op, s, repo, hash, tests)
+	v.goldMu.Unlock()
+	c := v.runGold(ctx, op, s, repo, hash, tests)
 	if ctx.Err() != nil {
 		return c.detail, c.err
 	}
-	v.controlMu.Lock()
-	if v.controls == nil {
-		v.controls = map[string]controlResult{}
+	v.goldMu.Lock()
+	if v.goldRuns == nil {
+		v.goldRuns = map[string]goldRun{}
 	}
-	v.controls[key] = c
-	v.controlMu.Unlock()
+	v.goldRuns[key] = c
+	v.goldMu.Unlock()
 	return c.detail, c.err
 }
 
-// runControl applies the gold patch in a fresh work tree and runs the
+// runGold applies the gold patch in a fresh work tree and runs the
 // tests; a nil error means every test passed.
-func (v *Verifier) runControl(ctx context.Context, op string, s bench.Sample, repo *gitrepo.Repo, hash string, tests []string) controlResult {
+func (v *Verifier) runGold(ctx context.Context, op string, s bench.Sample, repo *gitrepo.Repo, hash string, tests []string) goldRun {
 	if strings.TrimSpace(s.Patch) == "" {
-		return controlResult{"gold control: the sample has no gold patch", fmt.Errorf("%s: gold control: the sample has no gold patch to check the harness with: %w", op, ErrInconclusive)}
+		return goldRun{"gold control: the sample has no gold patch", fmt.Errorf("%s: gold control: the sample has no gold patch to check the harness with: %w", op, ErrInconclusive)}
 	}
 	tmp, err := os.MkdirTemp(v.TempDir, "benchforge-control-*")
 	if err != nil {
-		return controlResult{"", fmt.Errorf("%s: gold control work tree: %v: %w", op, err, errs.ErrUnavailable)}
+		return goldRun{"", fmt.Errorf("%s: gold control work tree: %v: %w", op, err, errs.ErrUnavailable)}
 	}
 	defer sandbox.ForceRemove(tmp)
 	work, detail, err := v.patchedTree(ctx, op, s, repo, hash, tmp, []byte(s.Patch))
@@ -71,16 +71,16 @@ func (v *Verifier) runControl(ctx context.Context, op string, s bench.Sample, re
 		var passed bool
 		passed, detail, err = v.runTests(ctx, op, s, work, tests)
 		if err == nil && passed {
-			return controlResult{}
+			return goldRun{}
 		}
 	}
 	if err != nil && !errors.Is(err, ErrInconclusive) && !errors.Is(err, errs.ErrInput) {
-		return controlResult{"", err} // the harness itself could not run
+		return goldRun{"", err} // the harness itself could not run
 	}
 	why := detail
 	if err != nil {
 		why = err.Error()
 	}
 	d := "gold control failed, so the harness cannot judge this sample: with the gold patch " + oneLine(why, 900)
-	return controlResult{d, fmt.Errorf("%s: %s: %w", op, d, ErrInconclusive)}
+	return goldRun{d, fmt.Errorf("%s: %s: %w", op, d, ErrInconclusive)}
 }
