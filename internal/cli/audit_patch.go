@@ -25,7 +25,9 @@ import (
 // newTestVerifier builds the test-verification backend for --test-fallback:
 // a command-template runner when --test-cmd is given, else the runner
 // detected per sample (pytest or unittest for Python; Maven, Gradle or Ant
-// for Java where installed).
+// for Java where they can run, else javac and JUnit 4). Every sample's gold
+// patch is run first as a control: where it does not pass, the harness
+// cannot judge the sample and the fallback is inconclusive.
 func newTestVerifier(o auditPatchOptions) (patchcheck.TestVerifier, error) {
 	vo := testverify.Options{Timeout: o.testTimeout}
 	v := &testverify.Verifier{Options: vo}
@@ -92,7 +94,7 @@ Defects4J project name (bare or not), through --mapping, or cloned into
 	f.StringVar(&o.cutoff, "cutoff", "", "model training cutoff(s), comma-separated: 2023-09-01, 2023-09 or RFC 3339 (required)")
 	f.StringVar(&o.recheck, "recheck", "", "redo finished records on resume: unknown (the default: unknown verdicts are always redone) or all")
 	f.StringVar(&o.embedder, "embedder", "", "embedding model spec for re-ranking (e.g. openai:text-embedding-3-small)")
-	f.BoolVar(&o.testFallback, "test-fallback", false, "run the tests when the similarity is inconclusive")
+	f.BoolVar(&o.testFallback, "test-fallback", false, "run the tests when the similarity is inconclusive (after a control run with the gold patch; Java without a usable Maven/Gradle/Ant builds with javac and JUnit 4)")
 	f.StringVar(&o.testCmd, "test-cmd", "", "with --test-fallback, the test command as argv with {tests}, {test} or {dir} placeholders, e.g. 'python3 -m pytest -q {tests}' (no shell is used); default: detected per sample")
 	f.StringVar(&o.junitXML, "junit-xml", "", "with --test-cmd, a glob of JUnit XML reports to read per-test results from")
 	f.DurationVar(&o.testTimeout, "test-timeout", 0, "with --test-fallback, the time limit of each test run (default 10m)")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/benchforge/benchforge/internal/audit/patchcheck"
+	"github.com/benchforge/benchforge/internal/audit/testverify"
 	"github.com/benchforge/benchforge/internal/bench"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jsonl"
@@ -53,6 +54,7 @@ func PatchSettings(o patchcheck.Options, cutoff time.Time, n PatchNames) runkey.
 		s["test_cmd"] = n.TestCmd
 		s["junit_xml"] = n.JUnitXML
 		s["test_timeout"] = n.TestTimeout.String()
+		s["test_harness"] = testverify.Harness
 	}
 	return s
 }

@@ -9,6 +9,12 @@ import (
 	"github.com/benchforge/benchforge/internal/errs"
 )
 
+// Harness names the version of the test-verification harness (how the
+// buggy version is built, the runners, the controls). It enters the
+// settings of every Stage II record decided with --test-fallback, so a
+// resumed run does not reuse a verdict an older harness decided.
+const Harness = "testverify/2 (gold and buggy controls, Defects4J fix-minus-gold tree, javac and sympy runners)"
+
 // The controls. The tests judge the snapshot's code (BenchChecker §3.4)
 // only if this harness — this interpreter, these installed packages, this
 // sandbox — can tell the sample's fixed version from its buggy one. An

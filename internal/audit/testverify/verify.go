@@ -221,12 +221,13 @@ func (v *Verifier) workDir(op string) (string, error) {
 	return tmp, nil
 }
 
-// patchedTree checks out commit hash in tmp/src and applies the sample's
-// test patch, then patch (if any; what names it); detail says which did
-// not apply.
+// patchedTree checks out the buggy version (commit hash, or for a
+// Defects4J-style sample its fix commit minus the gold patch; see
+// checkoutBuggy) in tmp/src and applies the sample's test patch, then patch
+// (if any; what names it); detail says which did not apply.
 func (v *Verifier) patchedTree(ctx context.Context, op string, sample bench.Sample, repo *gitrepo.Repo, hash, tmp, what string, patch []byte) (work, detail string, err error) {
 	work = filepath.Join(tmp, "src")
-	if err := Checkout(ctx, repo.GitDir(), hash, work, filepath.Join(tmp, "index")); err != nil {
+	if err := checkoutBuggy(ctx, sample, repo, hash, work, tmp, v.Apply); err != nil {
 		return "", "", fmt.Errorf("%s: %w", op, err)
 	}
 	if strings.TrimSpace(sample.TestPatch) != "" {
