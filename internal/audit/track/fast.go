@@ -23,8 +23,13 @@ func fastSpan(src []byte, text, name string, python bool, prev []byte) (span str
 		return "", false, false
 	}
 	at := uniqueLine(src, header, "")
-	if at == -2 {
-		if above, ok := lineAbove(prev, text, header); ok {
+	if at == -2 && headerCount(prev, header) == headerCount(src, header) {
+		// As many bodies as before: none was copied or moved in beside it.
+		// The line above must open the enclosing body and name one place in
+		// both ("InBody {"; not "@Override", above a method that may have
+		// moved into another class), so the function's class is unchanged.
+		if above, ok := lineAbove(prev, text, header); ok && strings.HasSuffix(above, "{") &&
+			headerCount(prev, above) == 1 && headerCount(src, above) == 1 {
 			at, anchored = uniqueLine(src, header, above), true
 		}
 	}
@@ -82,6 +87,17 @@ func uniqueLine(src []byte, header, above string) int {
 		off = p + len(hb)
 	}
 	return found
+}
+
+// headerCount is how many lines of src read header (trimmed).
+func headerCount(src []byte, header string) int {
+	n := 0
+	for _, l := range bytes.Split(src, []byte("\n")) {
+		if string(bytes.TrimSpace(l)) == header {
+			n++
+		}
+	}
+	return n
 }
 
 // lineAbove is the trimmed non-blank line above text's header line in

@@ -124,6 +124,15 @@ func TestFastSpanEnumBodies(t *testing.T) {
 	if got, ok, _ := fastSpan([]byte(twice), text, "process", false, []byte(prev)); ok {
 		t.Fatalf("line above repeated: found %q, want a fall back to a parse", got)
 	}
+	annotated := strings.Replace(now, "    InBody {\n        boolean process", "    InBody {\n        @Override\n        boolean process", 1)
+	annotatedPrev := strings.Replace(prev, "    InBody {\n        boolean process", "    InBody {\n        @Override\n        boolean process", 1)
+	if got, ok, _ := fastSpan([]byte(annotated), text, "process", false, []byte(annotatedPrev)); ok {
+		t.Fatalf("line above is a unique @Override (the method may have moved classes): found %q, want a fall back to a parse", got)
+	}
+	copied := strings.Replace(now, "}\n", body("Copy", "t.ok()")+"}\n", 1)
+	if got, ok, _ := fastSpan([]byte(copied), text, "process", false, []byte(prev)); ok {
+		t.Fatalf("a body more than before: found %q, want a fall back to a parse", got)
+	}
 	if _, ok, _ := fastSpan([]byte(now), text, "process", false, nil); ok {
 		t.Fatal("no previous version: a repeated header must fall back to a parse")
 	}
