@@ -14,6 +14,7 @@ import (
 
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/jdk"
+	"github.com/benchforge/benchforge/internal/pom"
 	"github.com/benchforge/benchforge/internal/sandbox"
 )
 
@@ -266,7 +267,7 @@ func (b *javacBuild) classpathJars() []string {
 // (<repo>/<group path>/<artifact>/<version>/<artifact>-<version>.jar),
 // preferring the "debian" version link; "" when it has none. JUnit itself
 // is already on the class path.
-func debianJar(repo string, d mavenDep) string {
+func debianJar(repo string, d pom.Dep) string {
 	if repo == "" || d.GroupID == "" || d.ArtifactID == "" || d.ArtifactID == "junit" {
 		return ""
 	}

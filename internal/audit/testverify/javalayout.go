@@ -1,7 +1,6 @@
 package testverify
 
 import (
-	"encoding/xml"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/benchforge/benchforge/internal/pom"
 )
 
 // javaLayout is what a javac build of a work tree needs to know: where the
@@ -22,39 +23,9 @@ type javaLayout struct {
 	Resources  []string // resource directories (main and test)
 	Encoding   string   // -encoding: the pom's, else UTF-8 (see latin1ToUTF8)
 	Release    string   // --release
-	Deps       []mavenDep
+	Deps       []pom.Dep
 	// GroupID, ArtifactID and Version fill Maven's source templates.
 	GroupID, ArtifactID, Version string
-}
-
-// mavenDep is a dependency of the pom.
-type mavenDep struct {
-	GroupID    string `xml:"groupId"`
-	ArtifactID string `xml:"artifactId"`
-}
-
-// pomFile is the part of a pom.xml the javac runner reads.
-type pomFile struct {
-	GroupID    string `xml:"groupId"`
-	ArtifactID string `xml:"artifactId"`
-	Version    string `xml:"version"`
-	Parent     struct {
-		GroupID string `xml:"groupId"`
-		Version string `xml:"version"`
-	} `xml:"parent"`
-	Properties struct {
-		Entries []struct {
-			XMLName xml.Name
-			Value   string `xml:",chardata"`
-		} `xml:",any"`
-	} `xml:"properties"`
-	Build struct {
-		SourceDirectory     string   `xml:"sourceDirectory"`
-		TestSourceDirectory string   `xml:"testSourceDirectory"`
-		Resources           []string `xml:"resources>resource>directory"`
-		TestResources       []string `xml:"testResources>testResource>directory"`
-	} `xml:"build"`
-	Dependencies []mavenDep `xml:"dependencies>dependency"`
 }
 
 // Conventional source and resource roots, tried in order when the pom
@@ -70,14 +41,11 @@ var (
 // sourceDirectory, testSourceDirectory and resource directories where it
 // names them, else the conventional roots.
 func readLayout(dir string) javaLayout {
-	var p pomFile
-	if data, err := os.ReadFile(filepath.Join(dir, "pom.xml")); err == nil {
-		_ = xml.Unmarshal(data, &p) // a pom that does not parse leaves the conventions
+	p, err := pom.Read(dir)
+	if err != nil {
+		p = &pom.POM{} // no pom, or one that does not parse: the conventions
 	}
-	props := map[string]string{}
-	for _, e := range p.Properties.Entries {
-		props[e.XMLName.Local] = strings.TrimSpace(e.Value)
-	}
+	props := p.Props()
 	l := javaLayout{Deps: p.Dependencies, GroupID: first(p.GroupID, p.Parent.GroupID),
 		ArtifactID: p.ArtifactID, Version: first(p.Version, p.Parent.Version)}
 	l.Main = roots(dir, p.Build.SourceDirectory, mainRoots)

@@ -2,80 +2,34 @@ package jvm
 
 import (
 	"context"
-	"encoding/xml"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/benchforge/benchforge/internal/pom"
 )
-
-// pom is the part of a Maven pom.xml that names dependencies.
-type pom struct {
-	Version string `xml:"version"`
-	Parent  struct {
-		Version string `xml:"version"`
-	} `xml:"parent"`
-	Properties struct {
-		Entries []struct {
-			XMLName xml.Name
-			Value   string `xml:",chardata"`
-		} `xml:",any"`
-	} `xml:"properties"`
-	Dependencies []pomDep `xml:"dependencies>dependency"`
-}
-
-type pomDep struct {
-	GroupID    string `xml:"groupId"`
-	ArtifactID string `xml:"artifactId"`
-	Version    string `xml:"version"`
-	Scope      string `xml:"scope"`
-}
-
-var pomProperty = regexp.MustCompile(`\$\{([^}]+)\}`)
 
 // pomDependencies reads the compile-time dependencies (test scope left
 // out) of the pom.xml at the tree's root, with ${property} versions
 // resolved from the pom's properties and its own and parent's versions.
-func pomDependencies(root string) []pomDep {
-	data, err := os.ReadFile(filepath.Join(root, "pom.xml"))
+func pomDependencies(root string) []pom.Dep {
+	p, err := pom.Read(root)
 	if err != nil {
 		return nil
 	}
-	var p pom
-	if xml.Unmarshal(data, &p) != nil {
-		return nil
-	}
-	props := map[string]string{"project.version": p.Version, "pom.version": p.Version, "version": p.Version, "project.parent.version": p.Parent.Version}
-	for _, e := range p.Properties.Entries {
-		props[e.XMLName.Local] = strings.TrimSpace(e.Value)
-	}
-	var out []pomDep
+	props := p.Props()
+	var out []pom.Dep
 	for _, d := range p.Dependencies {
 		if d.Scope == "test" || d.ArtifactID == "" {
 			continue
 		}
-		d.Version = resolveVersion(d.Version, props)
+		d.Version = pom.Resolve(d.Version, props)
 		if d.Version == "" || strings.Contains(d.Version, "${") {
 			continue
 		}
 		out = append(out, d)
 	}
 	return out
-}
-
-// resolveVersion replaces the ${property} references of a version, three
-// levels deep; an unknown one is left as it is.
-func resolveVersion(v string, props map[string]string) string {
-	for i := 0; i < 3 && strings.Contains(v, "${"); i++ {
-		v = pomProperty.ReplaceAllStringFunc(v, func(m string) string {
-			if v, ok := props[m[2:len(m)-1]]; ok {
-				return v
-			}
-			return m
-		})
-	}
-	return strings.TrimSpace(v)
 }
 
 // releaseTags are the tag names a release of artifact at version goes by,
@@ -115,7 +69,7 @@ func dependencySources(ctx context.Context, root, repo, repos, cacheDir string) 
 // exportRelease exports the clone of dependency d at the first of its
 // release tags that it has and returns its production source root; ok
 // is false when no tag is there or the export fails.
-func exportRelease(ctx context.Context, gitDir, name string, d pomDep, cacheDir string) (src, tag string, ok bool) {
+func exportRelease(ctx context.Context, gitDir, name string, d pom.Dep, cacheDir string) (src, tag string, ok bool) {
 	for _, tag := range releaseTags(d.ArtifactID, d.Version) {
 		if exec.CommandContext(ctx, "git", "--git-dir", gitDir, "rev-parse", "--verify", "-q", "refs/tags/"+tag+"^{commit}").Run() != nil {
 			continue
