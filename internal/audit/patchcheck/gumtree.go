@@ -108,6 +108,9 @@ func (m mapping) set(i, p int) { m.partner[i-m.root] = int32(p) }
 type matcher struct {
 	a, b   *tree
 	ab, ba mapping
+	// whole[i-a.root] marks a node of a whose subtree mapSubtrees mapped
+	// node by node onto its partner's (see bestContainer).
+	whole []bool
 }
 
 // gumtree maps nodes of a's subtree at ra to nodes of b's subtree at rb.
@@ -118,7 +121,7 @@ func gumtree(a *code.File, ra int, b *code.File, rb int, minHeight int) mapping 
 // gumtreeTrees is gumtree on trees already built (a sample's fixed
 // function is matched against every state of its walk).
 func gumtreeTrees(ta, tb *tree, minHeight int) mapping {
-	m := &matcher{a: ta, b: tb, ab: newMapping(ta), ba: newMapping(tb)}
+	m := &matcher{a: ta, b: tb, ab: newMapping(ta), ba: newMapping(tb), whole: make([]bool, ta.size(ta.root))}
 	m.topDown(minHeight)
 	m.bottomUp()
 	if !m.ab.mapped(ta.root) && !m.ba.mapped(tb.root) {
@@ -139,9 +142,14 @@ func (m *matcher) link(x, y int) {
 // mapSubtrees maps two isomorphic subtrees node by node (isomorphic
 // subtrees have the same pre-order shape).
 func (m *matcher) mapSubtrees(x, y int) {
+	whole := true
 	for k := 0; k < m.a.size(x); k++ {
 		m.link(x+k, y+k)
+		if p, _ := m.ab.get(x + k); p != y+k {
+			whole = false // a node was mapped elsewhere before
+		}
 	}
+	m.whole[x-m.a.root] = whole
 }
 
 // heightList is a priority list of subtree roots by height.
@@ -303,6 +311,11 @@ func (m *matcher) bottomUp() {
 // bestContainer is the unmapped node of x's kind in b that holds most of
 // the partners of x's mapped descendants, when their dice is at least 0.5
 // (ties to the earliest), or -1.
+//
+// A descendant whose whole subtree is mapped onto its partner's counts
+// once with its size: every node of that subtree has its partner inside
+// the partner's subtree, which is all mapped, so each adds one to the same
+// ancestors above it (the counts are those of walking every node up).
 func (m *matcher) bestContainer(x int) int {
 	counts := map[int]int{}
 	kind := m.a.nodes[x].Kind
@@ -311,9 +324,14 @@ func (m *matcher) bestContainer(x int) int {
 		if !ok {
 			continue
 		}
+		n := 1
+		if m.whole[k-m.a.root] {
+			n = m.a.size(k)
+			k = m.a.nodes[k].End - 1
+		}
 		for q := m.b.nodes[p].Parent; q >= m.b.root; q = m.b.nodes[q].Parent {
 			if !m.ba.mapped(q) && m.b.nodes[q].Kind == kind {
-				counts[q]++
+				counts[q] += n
 			}
 		}
 	}
