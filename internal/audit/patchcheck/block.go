@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -623,7 +624,86 @@ func withSnapshotFuncs(fw *fileWork, sf *snapFile) (mod []byte, skip string) {
 		r := rs[i]
 		mod = append(mod[:r.from:r.from], append(append([]byte(nil), r.text...), mod[r.to:]...)...)
 	}
+	if strings.HasSuffix(fw.fd.Name(), ".java") {
+		var used []byte
+		for _, r := range rs {
+			used = append(append(used, r.text...), '\n')
+		}
+		mod = withImports(mod, sf.v.src, used)
+	}
 	return mod, ""
+}
+
+// importedName is the simple name an import declaration brings in
+// ("Objects" for "import java.util.Objects;").
+func importedName(imp string) string {
+	imp = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(imp), ";"))
+	return imp[strings.LastIndexByte(imp, '.')+1:]
+}
+
+// mentions reports whether text holds name as a whole word.
+func mentions(text []byte, name string) bool {
+	for i := 0; ; {
+		j := bytes.Index(text[i:], []byte(name))
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(name)
+		if (j == 0 || !isWordByte(text[j-1])) && (end == len(text) || !isWordByte(text[end])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// javaImport is one import declaration on its own line.
+var javaImport = regexp.MustCompile(`(?m)^[ \t]*import[ \t]+(static[ \t]+)?[\w.]+(\.\*)?[ \t]*;[ \t]*$`)
+
+// withImports adds to Java file src the snapshot's single-name imports it
+// lacks whose name the snapshot's functions (used) mention, after its last
+// import (or its package line): those functions name the types their file
+// imports (java.util.Objects for Objects.equals), and without them the
+// modified patch would not compile, so the tests could not judge it. Only
+// names used and not imported yet are added, since an import of a class
+// the buggy tree lacks fails the build; a wildcard import is never added.
+func withImports(src, snap, used []byte) []byte {
+	named := map[string]bool{} // simple names src imports already
+	for _, m := range javaImport.FindAll(src, -1) {
+		named[importedName(string(m))] = true
+	}
+	var add []byte
+	for _, m := range javaImport.FindAll(snap, -1) {
+		imp := strings.TrimSpace(string(m))
+		name := importedName(imp)
+		// A name src imports already resolves (a second import of it
+		// from another package, as commons-math 4's moved classes, would
+		// not compile).
+		if named[name] || strings.HasSuffix(imp, ".*;") || !mentions(used, name) {
+			continue
+		}
+		named[name] = true
+		add = append(append(add, imp...), '\n')
+	}
+	if len(add) == 0 {
+		return src
+	}
+	at := 0
+	if locs := javaImport.FindAllIndex(src, -1); len(locs) > 0 {
+		at = locs[len(locs)-1][1]
+	} else if loc := regexp.MustCompile(`(?m)^[ \t]*package[ \t]+[\w.]+[ \t]*;[ \t]*$`).FindIndex(src); loc != nil {
+		at = loc[1]
+	}
+	if at < len(src) && src[at] == '\n' {
+		at++
+	} else if at > 0 {
+		add = append([]byte("\n"), add...)
+	}
+	return append(append(append([]byte(nil), src[:at]...), add...), src[at:]...)
 }
 
 // funcRepl replaces the fixed file's bytes [from, to) with text.

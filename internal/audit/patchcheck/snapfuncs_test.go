@@ -69,3 +69,25 @@ func TestVerifySnapshotIsBuggy(t *testing.T) {
 	}
 	testcheck.Contains(t, "reason", v.Reason, "test verification skipped: the snapshot's code in place of the patch is the buggy code itself")
 }
+
+// TestWithImports: the snapshot's imports a Java file lacks and its
+// functions use are added after its last import, or after its package
+// line, once each; unused ones and wildcards are not.
+func TestWithImports(t *testing.T) {
+	snap := []byte("package p;\n\nimport java.util.List;\nimport java.util.Objects;\nimport java.util.Map;\nimport java.io.*;\nimport static java.lang.Math.max;\n\nclass A {}\n")
+	used := []byte("boolean f(Object a, Object b) { return Objects.equals(a, b) && max(1, 2) > 0; } // MapX")
+	const added = "import java.util.Objects;\nimport static java.lang.Math.max;\n"
+	for _, tc := range []struct{ src, want string }{
+		{"package p;\n\nimport java.util.List;\n\nclass A { int f() { return 1; } }\n",
+			"package p;\n\nimport java.util.List;\n" + added + "\nclass A { int f() { return 1; } }\n"},
+		{"package p;\nclass A {}\n", "package p;\n" + added + "class A {}\n"},
+		{"class A {}\n", added + "class A {}\n"},
+		{"package p;\nimport java.util.Objects;\nimport static java.lang.Math.max;\nclass A {}\n", "package p;\nimport java.util.Objects;\nimport static java.lang.Math.max;\nclass A {}\n"},
+	} {
+		testcheck.Eq(t, "with imports", string(withImports([]byte(tc.src), snap, used)), tc.want)
+	}
+	// a name imported already, from another package, is not imported again
+	testcheck.Eq(t, "moved class", string(withImports([]byte("import org.m3.Objects;\nclass A {}\n"), snap, used)), "import org.m3.Objects;\nimport static java.lang.Math.max;\nclass A {}\n")
+	// a comment that mentions an import is not one
+	testcheck.Eq(t, "comment", string(withImports([]byte("class A {}\n"), []byte("// import java.util.Map;\nclass A {}\n"), []byte("Map m;"))), "class A {}\n")
+}

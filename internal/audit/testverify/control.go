@@ -13,7 +13,7 @@ import (
 // buggy version is built, the runners, the controls). It enters the
 // settings of every Stage II record decided with --test-fallback, so a
 // resumed run does not reuse a verdict an older harness decided.
-const Harness = "testverify/2 (gold and buggy controls, Defects4J fix-minus-gold tree, javac and sympy runners)"
+const Harness = "testverify/3 (gold and buggy controls, Defects4J fix-minus-gold tree, javac and sympy runners, the snapshot's Java imports in the modified patch)"
 
 // The controls. The tests judge the snapshot's code (BenchChecker §3.4)
 // only if this harness — this interpreter, these installed packages, this
