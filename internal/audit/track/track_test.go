@@ -138,6 +138,26 @@ func TestFastSpanEnumBodies(t *testing.T) {
 	}
 }
 
+// TestMayHaveMovedAmongRepeatedBodies: a line gone from the tracked
+// function that the file now holds fewer times than before is a plain
+// deletion, unless the function is one of several repeated bodies: there
+// the duplicates may have been merged into one helper (Jsoup's tokeniser
+// states into handleDataEndTag), so it may have moved.
+func TestMayHaveMovedAmongRepeatedBodies(t *testing.T) {
+	l := []byte("String name = r.consumeLetterSequence();")
+	w := &walk{prev: &fileVersion{src: []byte("A {\n" + string(l) + "\n}\nB {\n" + string(l) + "\n}\n")}}
+	v := &fileVersion{src: []byte("A {\n}\nB {\n}\nvoid helper() {\n" + string(l) + "\n}\n")}
+	if w.mayHaveMoved(l, v, false) {
+		t.Error("one copy fewer, unique header: want a plain deletion")
+	}
+	if !w.mayHaveMoved(l, v, true) {
+		t.Error("one copy fewer among repeated bodies: want a possible move")
+	}
+	if w.mayHaveMoved([]byte("gone();"), v, true) {
+		t.Error("a line the file no longer holds cannot have moved")
+	}
+}
+
 // TestRulesOfGeneric: lines that say nothing about where code went are
 // not used as evidence of an extraction; lines with content are.
 func TestRulesOfGeneric(t *testing.T) {
