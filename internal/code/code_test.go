@@ -306,3 +306,15 @@ func TestParseConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestAsUTF8: UTF-8 text is returned as it is; other bytes are read as
+// ISO-8859-1, so the result parses and keeps every character.
+func TestAsUTF8(t *testing.T) {
+	utf := []byte("// J\u00f6rg\nclass A {}\n")
+	if got := AsUTF8(utf); &got[0] != &utf[0] {
+		t.Errorf("valid UTF-8 was copied")
+	}
+	if got := string(AsUTF8([]byte("// J\xf6rg \xa9\nclass A {}\n"))); got != "// J\u00f6rg \u00a9\nclass A {}\n" {
+		t.Errorf("AsUTF8 = %q", got)
+	}
+}

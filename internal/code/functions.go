@@ -246,6 +246,32 @@ func endLine(n *Node) int {
 	return n.EndLine
 }
 
+// ClassBody is the index of the body node (class_body, enum_body, …) of
+// the Java type declaration named chain ("Outer.Inner", as Function.Class
+// names a method's class), or -1 when the file declares no such type.
+func (f *File) ClassBody(chain string) int {
+	if f.Lang != LangJava {
+		return -1
+	}
+	for i := range f.nodes {
+		if !javaTypeDecls[f.nodes[i].Kind] {
+			continue
+		}
+		name := f.ChildByField(i, "name")
+		if name < 0 {
+			continue
+		}
+		full := f.Text(name)
+		if outer := f.classChain(i); outer != "" {
+			full = outer + "." + full
+		}
+		if full == chain {
+			return f.ChildByField(i, "body")
+		}
+	}
+	return -1
+}
+
 // classChain joins the names of the class-like declarations enclosing
 // node i, outermost first.
 func (f *File) classChain(i int) string {

@@ -105,6 +105,22 @@ func Parse(lang Lang, path string, src []byte) (*File, error) {
 	return &File{Lang: lang, Path: path, Src: src, nodes: nodes, ids: ids, g: g, wrapClass: -1}, nil
 }
 
+// AsUTF8 is src when it is UTF-8 text, else src read as ISO-8859-1 and
+// re-encoded as UTF-8. Old Apache sources mix the two (a "ö" byte in an
+// author's name): read as UTF-8 they would not parse, and Stage II would
+// fall back to comparing raw lines. ISO-8859-1 maps every byte, so
+// nothing the author wrote is lost.
+func AsUTF8(src []byte) []byte {
+	if utf8.Valid(src) {
+		return src
+	}
+	out := make([]byte, 0, len(src)+len(src)/16)
+	for _, b := range src {
+		out = utf8.AppendRune(out, rune(b))
+	}
+	return out
+}
+
 func checkText(src []byte) error {
 	if len(src) >= maxSource {
 		return fmt.Errorf("%d bytes is over the 2 GiB limit", len(src))

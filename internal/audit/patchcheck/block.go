@@ -235,7 +235,7 @@ func (sc scope) aligned(li int) int {
 // its weakest line.
 func (c *Checker) matchAdded(ctx context.Context, fw *fileWork, pb *pblock, sc scope, sfi int, hint *scopeHint, b *Block) (float64, bool, error) {
 	fix, snap := fw.fix, sc.snap
-	allWeak := allWeakLines(fix, pb.adds)
+	allWeak := allWeakLines(fix, pb.adds) && !namesNew(fix, fw.bug, pb.adds)
 	score, exact := 1.0, true
 	for _, a := range pb.adds {
 		if sfi >= 0 && !c.opts.NoLocalize && a == headerLine(fix, pb.fn) {
@@ -265,6 +265,27 @@ func allWeakLines(v *version, lis []int) bool {
 	return true
 }
 
+// namesNew reports whether a line lis of fix names an identifier the
+// buggy file bug lacks: one the fix introduced (Compress-3's
+// "haveUnclosedEntry = false;" sets the field its patch adds), so the
+// line is evidence alone, however short.
+func namesNew(fix, bug *version, lis []int) bool {
+	var src []byte
+	if bug != nil {
+		src = bug.src
+	}
+	for _, li := range lis {
+		for _, t := range strings.Fields(fix.lines[li].text) {
+			if len(t) > 2 && isIdentStart(t[0]) && !keywords[t] && !mentions(src, t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isIdentStart(b byte) bool { return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+
 // matchAddedLine matches fixed line a: its best counterpart in scope, else
 // the same text elsewhere in the tracked file (moved), and, in a block of
 // weak lines only, no better than its neighbours.
@@ -277,6 +298,12 @@ func (c *Checker) matchAddedLine(ctx context.Context, fw *fileWork, pb *pblock, 
 	ml, at, err := c.matchPresent(ctx, fix.lines[a].text, buggy, "added", sc, sc.aligned(a))
 	if err != nil {
 		return ml, err
+	}
+	if ml.Similarity < 1 && !c.opts.ExactOnly {
+		// a table the fix added entries to is judged by those entries
+		if eml, ok, err := c.entryMatch(ctx, fix.lines[a].text, buggy, sc); ok || err != nil {
+			return eml, err
+		}
 	}
 	if ml.Similarity < c.opts.threshold() && hint != nil && !hint.whole {
 		movedInFile(&ml, fix.lines[a].text, sc.snap, sc.lines)
@@ -592,13 +619,15 @@ func (c *Checker) verify(ctx context.Context, s bench.Sample, repo *gitrepo.Repo
 }
 
 // withSnapshotFuncs is the fixed file with each patched function replaced
-// by its localised snapshot counterpart; skip says why that cannot be
-// built ("" when it can: every block lies in a function).
+// by its localised snapshot counterpart and, in Java, with the members and
+// imports those functions need (withMembers, withImports); skip says why
+// that cannot be built ("" when it can: every block lies in a function).
 func withSnapshotFuncs(fw *fileWork, sf *snapFile) (mod []byte, skip string) {
 	if sf.v == nil || fw.fix.file == nil || sf.v.file == nil {
 		return nil, fw.fd.Name() + " has no snapshot counterpart"
 	}
 	var rs []funcRepl
+	var ts []transplant
 	done := map[int]bool{}
 	for _, pb := range fw.blocks {
 		if pb.fn < 0 {
@@ -617,6 +646,7 @@ func withSnapshotFuncs(fw *fileWork, sf *snapFile) (mod []byte, skip string) {
 		}
 		ff, sfn := fw.fix.funcs[pb.fn], sf.v.funcs[sfi]
 		rs = append(rs, funcRepl{ff.StartByte, ff.EndByte, sf.v.src[sfn.StartByte:sfn.EndByte]})
+		ts = append(ts, transplant{node: sfn.Node, snapClass: sfn.Class, cls: ff.Class})
 	}
 	rs = outermost(rs)
 	mod = append([]byte(nil), fw.fix.src...)
@@ -626,6 +656,7 @@ func withSnapshotFuncs(fw *fileWork, sf *snapFile) (mod []byte, skip string) {
 	}
 	if strings.HasSuffix(fw.fd.Name(), ".java") {
 		var used []byte
+		mod, used = withMembers(mod, sf.v.file, ts)
 		for _, r := range rs {
 			used = append(append(used, r.text...), '\n')
 		}
@@ -670,11 +701,15 @@ var javaImport = regexp.MustCompile(`(?m)^[ \t]*import[ \t]+(static[ \t]+)?[\w.]
 // imports (java.util.Objects for Objects.equals), and without them the
 // modified patch would not compile, so the tests could not judge it. Only
 // names used and not imported yet are added, since an import of a class
-// the buggy tree lacks fails the build; a wildcard import is never added.
+// the buggy tree lacks fails the build. A wildcard import is added only
+// for a JDK package (jackson-core's TextBuffer came to import java.io.*
+// for its IOException), which every build has.
 func withImports(src, snap, used []byte) []byte {
 	named := map[string]bool{} // simple names src imports already
+	have := map[string]bool{}  // its import lines
 	for _, m := range javaImport.FindAll(src, -1) {
 		named[importedName(string(m))] = true
+		have[strings.TrimSpace(string(m))] = true
 	}
 	var add []byte
 	for _, m := range javaImport.FindAll(snap, -1) {
@@ -683,7 +718,14 @@ func withImports(src, snap, used []byte) []byte {
 		// A name src imports already resolves (a second import of it
 		// from another package, as commons-math 4's moved classes, would
 		// not compile).
-		if named[name] || strings.HasSuffix(imp, ".*;") || !mentions(used, name) {
+		if strings.HasSuffix(imp, ".*;") {
+			if jdkWildcard(imp) && !have[imp] {
+				have[imp] = true
+				add = append(append(add, imp...), '\n')
+			}
+			continue
+		}
+		if named[name] || !mentions(used, name) {
 			continue
 		}
 		named[name] = true
@@ -704,6 +746,13 @@ func withImports(src, snap, used []byte) []byte {
 		add = append([]byte("\n"), add...)
 	}
 	return append(append(append([]byte(nil), src[:at]...), add...), src[at:]...)
+}
+
+// jdkWildcard reports whether imp imports a java.* package on demand
+// ("import java.io.*;"; not static, not a project package, not javax.*,
+// some of which later JDKs dropped).
+func jdkWildcard(imp string) bool {
+	return strings.HasPrefix(imp, "import java.")
 }
 
 // funcRepl replaces the fixed file's bytes [from, to) with text.

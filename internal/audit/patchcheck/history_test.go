@@ -2,6 +2,7 @@ package patchcheck
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -117,11 +118,34 @@ func histCases() []histCase {
 				"        if (r > hi) {\n            r = hi;\n        }\n        return r;\n    }\n",
 				"        return cap(r, hi);\n    }\n\n    private int cap(int r, int hi) {\n        if (r > hi) {\n            r = hi;\n        }\n        return r;\n    }\n", 1)}}},
 			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"extracted"}, wantIntervals: 1},
+		{name: "java method delegates to its overload", path: "src/p/Calc.java", buggy: withOverload(calcBuggy), fixed: withOverload(calcFixed),
+			// The overload had the fix's lines already; the fixed method
+			// comes to call it, so the lines left it for the overload.
+			later: []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(withOverload(calcFixed),
+				between(calcFixed, "        int r = v;", "    public int twice"), "        return clamp(v, lo, hi, false);\n    }\n\n", 1)}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"extracted"}, wantIntervals: 1},
+		{name: "java method leaves its lines to the overload it calls", path: "src/p/Calc.java", buggy: withOverload(calcBuggy),
+			// As jackson-core's getValueAsString(): the fix adds the check
+			// to a method that goes on to call its overload, which has it;
+			// later the method keeps only the call.
+			fixed: strings.Replace(withOverload(calcFixed), "        return r;\n    }\n\n    public int clamp(int v, int lo, int hi, boolean strict)",
+				"        return clamp(r, lo, hi, false);\n    }\n\n    public int clamp(int v, int lo, int hi, boolean strict)", 1),
+			later: []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(withOverload(calcFixed),
+				between(calcFixed, "        int r = v;", "    public int twice"), "        return clamp(v, lo, hi, false);\n    }\n\n", 1)}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"extracted"}, wantIntervals: 1},
 		{name: "java method inlined into its caller", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
 			later: []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": "package p;\n\npublic class Calc {\n" +
 				"    private int lo, hi;\n\n    public int twice(int x) {\n        int r = x * 2;\n        if (r < lo) {\n            r = lo;\n        }\n" +
 				"        if (r > hi) {\n            r = hi;\n        }\n        return r;\n    }\n}\n"}}},
 			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"inlined"}, wantIntervals: 1},
+		{name: "java file later saved as ISO-8859-1", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
+			// "J\xf6rg" is Latin-1, not UTF-8: read as UTF-8 the snapshot
+			// would not parse and its raw lines would not match the fix's.
+			// The method is renamed in the same commit, so following it
+			// takes a parse of that version.
+			later: []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(strings.Replace(calcFixed,
+				"public class Calc {\n", "/** @author J\xf6rg */\npublic class Calc {\n", 1), "clamp(", "bound(", 1)}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"renamed"}, wantIntervals: 1, wantReason: "tracked descendant"},
 		{name: "java diamond and final modernisation", path: "src/p/Calc.java", buggy: calcBuggy,
 			fixed:   strings.Replace(calcBuggy, "        int r = v;\n", "        int r = v;\n        java.util.List<Integer> seen = new java.util.ArrayList<Integer>();\n", 1),
 			later:   []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(calcBuggy, "        int r = v;\n", "        int r = v;\n        final java.util.List<Integer> seen = new java.util.ArrayList<>();\n", 1)}}},
@@ -156,9 +180,33 @@ func histCases() []histCase {
 			fixed:   "package p;\n\npublic class Loop {\n    public boolean has(int[] a, int k) {\n        boolean found = false;\n        for (int x : a) {\n            if (x == k) {\n                found = true;\n                break;\n            }\n            if (x < 0) {\n                break;\n            }\n        }\n        return found;\n    }\n}\n",
 			later:   []edit{{date: d(2016), write: map[string]string{"src/p/Loop.java": "package p;\n\npublic class Loop {\n    public boolean has(int[] a, int k) {\n        boolean found = false;\n        for (int x : a) {\n            if (x == k) {\n                found = true;\n            }\n            if (x < 0) {\n                break;\n            }\n        }\n        return found;\n    }\n}\n"}}},
 			cutoffs: []time.Time{d(2015).AddDate(0, 6, 0), d(2020)}, want: []string{Present, Absent}, wantIntervals: 1},
+		{name: "java short line naming a field the fix adds", path: "src/p/Out.java", buggy: outBuggy, fixed: outFixed,
+			// "dirty = false;" is short, but its field is the fix's own:
+			// it is judged alone, not by its rewritten neighbours.
+			later: []edit{{date: d(2016), write: map[string]string{"src/p/Out.java": strings.Replace(outFixed,
+				"        flush();\n        closed = true;\n", "        if (!closed) {\n            sink.flush(buffer);\n            closed = count >= 0;\n        }\n", 1)}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantIntervals: 1},
 		{name: "java enum constant bodies overriding one method", path: "src/p/Op.java", buggy: opEnum(opBuggyB, "int y = x"), fixed: opEnum(opFixedB, "int y = x"),
 			later:   []edit{{date: d(2016), write: map[string]string{"src/p/Op.java": opEnum(strings.Replace(opFixedB, "- 8", "- 16", 1), "int v = x")}}},
 			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantIntervals: 1},
+		{name: "python table grown after the fix", path: "pkg/names.py", buggy: pyTable(0, false), fixed: pyTable(0, true),
+			// The fix adds one entry; later commits add twenty: the line
+			// is judged by the fix's entry, which is still there.
+			later:   []edit{{date: d(2016), write: map[string]string{"pkg/names.py": pyTable(20, true)}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantIntervals: 1, patchOnly: true},
+		{name: "python table entry extended after the fix", path: "pkg/opts.py", buggy: "OPTS = {\n    \"-a\": (True, _a),\n}\n",
+			fixed: "OPTS = {\n    \"-a\": (True, _a),\n    \"-v\": (False, _verbose),\n}\n",
+			// Every entry gains a field, as pylint's PREPROCESSABLE_OPTIONS
+			// did: the fix's entry scores as a line would against its
+			// descendant ("-v": (False, _verbose, 2)).
+			later: []edit{{date: d(2016), write: map[string]string{"pkg/opts.py": "OPTS = {\n    \"-a\": (True, _a, 1),\n    \"-v\": (False, _verbose, 2),\n" +
+				"    \"-q\": (False, _quiet, 0),\n    \"-o\": (True, _output, 3),\n    \"-x\": (False, _exit, 0),\n}\n"}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantIntervals: -1, patchOnly: true},
+		{name: "python table entry removed after the fix", path: "pkg/names.py", buggy: pyTable(0, false), fixed: pyTable(0, true),
+			// A module-level block has no function to follow, so its
+			// timeline has no state after the landing (intervals unchecked).
+			later:   []edit{{date: d(2016), write: map[string]string{"pkg/names.py": pyTable(1, false)}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Absent}, wantIntervals: -1, patchOnly: true},
 		{name: "python module moved into a package", path: "pkg/limits.py", buggy: pyBuggy, fixed: pyFixed,
 			later: []edit{{date: d(2016), rename: [2]string{"pkg/limits.py", "pkg/core/limits.py"}},
 				{date: d(2017), write: map[string]string{"pkg/core/limits.py": pyFixed + "\n\ndef thrice(x):\n    return x * 3\n"}}},
@@ -181,6 +229,54 @@ func histCases() []histCase {
 
 // between is the part of s from the line starting with from up to (not
 // including) the line starting with to.
+const outBuggy = `package p;
+
+public class Out {
+    private boolean closed;
+    private int count;
+
+    public void put(int b) {
+        count++;
+    }
+
+    public void close() {
+        flush();
+        closed = true;
+    }
+
+    public void finish() {
+        close();
+    }
+}
+`
+
+var outFixed = strings.NewReplacer("    private int count;\n", "    private int count;\n    private boolean dirty = false;\n",
+	"        count++;\n", "        count++;\n        dirty = true;\n",
+	"        closed = true;\n", "        closed = true;\n        dirty = false;\n").Replace(outBuggy)
+
+// pyTable is a module with a name table of three entries, n more, and
+// the fix's "max" entry when fixed.
+func pyTable(n int, fixed bool) string {
+	var b strings.Builder
+	b.WriteString("known = {\n    \"exp\": \"Exp\",\n    \"log\": \"Log\",\n    \"sin\": \"Sin\",\n")
+	if fixed {
+		b.WriteString("    \"max\": \"Max\",\n")
+	}
+	for i := range n {
+		fmt.Fprintf(&b, "    \"f%d\": \"F%d\",\n", i, i)
+	}
+	b.WriteString("}\n\n\ndef spell(name):\n    return known.get(name, name)\n")
+	return b.String()
+}
+
+// withOverload adds to a Calc class an overload of clamp that has the
+// upper bound already.
+func withOverload(calc string) string {
+	return strings.Replace(calc, "    public int twice", "    public int clamp(int v, int lo, int hi, boolean strict) {\n"+
+		"        int r = v;\n        if (r < lo) {\n            r = lo;\n        }\n        if (r > hi) {\n            r = hi;\n        }\n"+
+		"        return strict && r != v ? -1 : r;\n    }\n\n    public int twice", 1)
+}
+
 func between(s, from, to string) string {
 	i, j := strings.Index(s, from), strings.Index(s, to)
 	return s[i:j]

@@ -22,15 +22,26 @@ var sourceExts = map[string]bool{
 // logic: a source extension and not a test. Tests are files under a test
 // directory (test, tests, testing, src/test, __tests__) or named like one
 // (FooTest.java, FooTests.java, FooTestCase.java, TestFoo.java, test_foo.py,
-// foo_test.py, conftest.py, foo.test.js, foo_test.go). Docs and build files
-// have no source extension.
+// foo_test.py, conftest.py, foo.test.js, foo_test.go), except under a
+// src/main production root. Docs and build files have no source extension.
 func IsSource(p string) bool {
 	ext := strings.ToLower(path.Ext(p))
 	if !sourceExts[ext] || inTestDir(p) {
 		return false
 	}
+	if inMainRoot(p) {
+		// Maven's and Gradle's production root: a name that looks like a
+		// test's is production code there (commons-math's statistical
+		// tests MannWhitneyUTest and TTest, and their TestUtils).
+		return true
+	}
 	base := path.Base(p)
 	return !testNamed(ext, strings.TrimSuffix(base, path.Ext(base)))
+}
+
+// inMainRoot reports whether p lies under a src/main directory.
+func inMainRoot(p string) bool {
+	return strings.HasPrefix(p, "src/main/") || strings.Contains(p, "/src/main/")
 }
 
 // testDirs are directory names (lower-cased) that hold tests.
@@ -144,6 +155,7 @@ func newVersion(p string, src []byte, raw bool) *version {
 // parseVersion is newVersion parsing through trees under key (nil trees:
 // afresh): the versions of one file parse incrementally from each other.
 func parseVersion(trees *code.Trees, key, p string, src []byte, raw bool) *version {
+	src = code.AsUTF8(src)
 	v := &version{path: p, src: src}
 	if lang := langOf(p); lang != "" {
 		if f, err := trees.Parse(lang, key, p, src); err == nil {

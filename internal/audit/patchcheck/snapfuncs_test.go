@@ -72,22 +72,43 @@ func TestVerifySnapshotIsBuggy(t *testing.T) {
 
 // TestWithImports: the snapshot's imports a Java file lacks and its
 // functions use are added after its last import, or after its package
-// line, once each; unused ones and wildcards are not.
+// line, once each, and so are its java.* wildcards; unused names and
+// other wildcards are not.
 func TestWithImports(t *testing.T) {
-	snap := []byte("package p;\n\nimport java.util.List;\nimport java.util.Objects;\nimport java.util.Map;\nimport java.io.*;\nimport static java.lang.Math.max;\n\nclass A {}\n")
+	snap := []byte("package p;\n\nimport java.util.List;\nimport java.util.Objects;\nimport java.util.Map;\nimport java.io.*;\nimport org.q.*;\nimport javax.xml.bind.*;\nimport static java.lang.Math.max;\n\nclass A {}\n")
 	used := []byte("boolean f(Object a, Object b) { return Objects.equals(a, b) && max(1, 2) > 0; } // MapX")
-	const added = "import java.util.Objects;\nimport static java.lang.Math.max;\n"
+	const added = "import java.util.Objects;\nimport java.io.*;\nimport static java.lang.Math.max;\n"
 	for _, tc := range []struct{ src, want string }{
 		{"package p;\n\nimport java.util.List;\n\nclass A { int f() { return 1; } }\n",
 			"package p;\n\nimport java.util.List;\n" + added + "\nclass A { int f() { return 1; } }\n"},
 		{"package p;\nclass A {}\n", "package p;\n" + added + "class A {}\n"},
 		{"class A {}\n", added + "class A {}\n"},
-		{"package p;\nimport java.util.Objects;\nimport static java.lang.Math.max;\nclass A {}\n", "package p;\nimport java.util.Objects;\nimport static java.lang.Math.max;\nclass A {}\n"},
+		{"package p;\nimport java.util.Objects;\nimport java.io.*;\nimport static java.lang.Math.max;\nclass A {}\n", "package p;\nimport java.util.Objects;\nimport java.io.*;\nimport static java.lang.Math.max;\nclass A {}\n"},
 	} {
 		testcheck.Eq(t, "with imports", string(withImports([]byte(tc.src), snap, used)), tc.want)
 	}
 	// a name imported already, from another package, is not imported again
-	testcheck.Eq(t, "moved class", string(withImports([]byte("import org.m3.Objects;\nclass A {}\n"), snap, used)), "import org.m3.Objects;\nimport static java.lang.Math.max;\nclass A {}\n")
+	testcheck.Eq(t, "moved class", string(withImports([]byte("import org.m3.Objects;\nclass A {}\n"), snap, used)), "import org.m3.Objects;\nimport java.io.*;\nimport static java.lang.Math.max;\nclass A {}\n")
 	// a comment that mentions an import is not one
 	testcheck.Eq(t, "comment", string(withImports([]byte("class A {}\n"), []byte("// import java.util.Map;\nclass A {}\n"), []byte("Map m;"))), "class A {}\n")
+}
+
+// TestWithSnapshotMembers: the snapshot's function uses members its class
+// gained after the fix (two constants, one defined by the other, and a
+// helper); they are copied into the class, once, while a name the
+// function declares itself (a local shadowing a snapshot field), a member
+// the class has already and an unused one are not.
+func TestWithSnapshotMembers(t *testing.T) {
+	const fixed = "package p;\n\nclass L {\n    static int pad = 1;\n\n    static boolean ok(String s) {\n        char c = s.charAt(0);\n        return c == '_' || c == '-';\n    }\n}\n"
+	const snap = "package p;\n\nimport java.util.Objects;\n\nclass L {\n    private static final char UNDERSCORE = '_';\n    private static final char DASH = (char) (UNDERSCORE + 0) == '_' ? '-' : '-';\n    static int pad = 2;\n    private int count;\n    private int unused;\n\n    static boolean ok(String s) {\n        int count = s.length();\n        char c = s.charAt(0);\n        return count > 0 && (c == UNDERSCORE || isDash(c)) && pad > 0 && Objects.nonNull(s);\n    }\n\n    private static boolean isDash(char c) {\n        return c == DASH;\n    }\n}\n"
+	fix := newVersion("L.java", []byte(fixed), false)
+	sv := newVersion("L.java", []byte(snap), false)
+	fw := &fileWork{fd: &diff.FileDiff{OldPath: "L.java", NewPath: "L.java"}, fix: fix, blocks: []*pblock{{fn: 0}}}
+	mod, skip := withSnapshotFuncs(fw, &snapFile{v: sv})
+	testcheck.Eq(t, "skip", skip, "")
+	const want = "package p;\nimport java.util.Objects;\n\nclass L {\n    static int pad = 1;\n\n    static boolean ok(String s) {\n        int count = s.length();\n        char c = s.charAt(0);\n        return count > 0 && (c == UNDERSCORE || isDash(c)) && pad > 0 && Objects.nonNull(s);\n    }\n\n    private static final char UNDERSCORE = '_';\n\n    private static final char DASH = (char) (UNDERSCORE + 0) == '_' ? '-' : '-';\n\n    private static boolean isDash(char c) {\n        return c == DASH;\n    }\n}\n"
+	testcheck.Eq(t, "modified file", string(mod), want)
+	if _, err := code.Parse(code.LangJava, "L.java", mod); err != nil {
+		t.Fatal(err)
+	}
 }

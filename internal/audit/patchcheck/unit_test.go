@@ -11,10 +11,11 @@ import (
 
 func TestIsSource(t *testing.T) {
 	for p, want := range map[string]bool{
-		"src/main/java/p/A.java": true, "src/test/java/p/ATest.java": false, "src/main/java/p/ATest.java": false,
+		"src/main/java/p/A.java": true, "src/test/java/p/ATest.java": false, "src/main/java/p/ATest.java": true,
+		"lib/p/ATest.java": false, "math-legacy/src/main/java/p/MannWhitneyUTest.java": true, "m/src/test/java/p/A.java": false,
 		"pkg/mod.py": true, "tests/test_mod.py": false, "pkg/test_mod.py": false, "conftest.py": false,
 		"README.md": false, "pom.xml": false, "setup.cfg": false, "lib/x.go": true, "lib/x_test.go": false,
-		"src/main/java/p/TestUtils.java": false, "src/main/java/p/Testament.java": true,
+		"src/main/java/p/TestUtils.java": true, "lib/p/TestUtils.java": false, "src/main/java/p/Testament.java": true,
 	} {
 		if got := IsSource(p); got != want {
 			t.Errorf("IsSource(%q) = %v, want %v", p, got, want)

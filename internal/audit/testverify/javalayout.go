@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/benchforge/benchforge/internal/code"
 	"github.com/benchforge/benchforge/internal/pom"
 )
 
@@ -113,11 +114,7 @@ func latin1ToUTF8(dir string, roots []string) int {
 			if err != nil || utf8.Valid(data) {
 				continue
 			}
-			out := make([]rune, len(data))
-			for i, b := range data {
-				out[i] = rune(b)
-			}
-			if os.WriteFile(p, []byte(string(out)), 0o644) == nil {
+			if os.WriteFile(p, code.AsUTF8(data), 0o644) == nil {
 				n++
 			}
 		}

@@ -30,8 +30,11 @@
 // CodeTracker's inline-method rule). Lines that leave the
 // function and appear in a function added or grown in the same commit
 // are extracted (CodeTracker's extract-method rule, Jodavi & Tsantalis,
-// FSE 2022): that function joins the tracked scope. Every step records
-// its commit, date and kind, so a verdict can be checked with `git show`.
+// FSE 2022), and so are lines that leave it for a function it now calls
+// (delegation to an overload that held them already): that function
+// joins the tracked scope. Every step records its commit, date and kind,
+// so a verdict can be checked with `git show`. A version that is not
+// UTF-8 is read as ISO-8859-1 (old Apache sources), so it parses.
 //
 // The states Follow returns give the tracked descendant at any commit of
 // the chain (At); Stage II (internal/audit/patchcheck) scores the fix

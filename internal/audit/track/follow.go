@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 	"time"
 
@@ -265,8 +266,9 @@ func (w *walk) fast(j int, v *fileVersion, renamed bool, oldPath string) bool {
 		in[l] = true
 	}
 	old := fn{Text: w.text}
+	calls := addsCall(w.text, text) || ownCalls(text, nameOf(w.cur.Key)) > 1
 	for _, l := range old.sourceLines() {
-		if !in[l] && !generic(l) && w.mayHaveMoved([]byte(l), v, anchored) {
+		if !in[l] && !generic(l) && (w.mayHaveMoved([]byte(l), v, anchored) || calls && bytes.Contains(v.src, []byte(l))) {
 			return false // lines may have gone into another function: parse
 		}
 	}
@@ -436,24 +438,90 @@ func (w *walk) similar(v, prev *fileVersion) int {
 // extractedInto names the functions of v that received lines which left
 // the tracked function (CodeTracker's extract-method rule: the lines leave
 // the function and appear in a function added, or grown, in the same
-// commit).
+// commit), or that the function now delegates to: lines leaving a method
+// that now calls a sibling already holding them (jackson-core's
+// getValueAsString() came to return getValueAsString(null) alone, whose
+// overload had the same fix) went there as surely as into a new helper.
 func extractedInto(oldLines []string, now *fn, v, prev *fileVersion) []string {
 	left := linesLeft(oldLines, now)
 	if len(left) == 0 {
 		return nil
 	}
+	old := strings.Join(oldLines, "\n")
 	var out []string
 	fs := v.functions()
 	for i := range fs {
 		f := &fs[i]
-		if f.Key == now.Key || !newOrGrown(f, prev) {
+		if f.Key == now.Key {
 			continue
 		}
-		if n := sharedLines(f, left); n >= 2 || n == len(left) {
-			out = append(out, f.Key)
+		n := sharedLines(f, left)
+		switch {
+		case newOrGrown(f, prev):
+			if n >= 2 || n == len(left) {
+				out = append(out, f.Key)
+			}
+		case delegates(old, now, f.Name):
+			// f did not change: it must hold most of what left, not
+			// two lines any method of the class has ("continue;").
+			if t := sharedLines(f, telling(left)); t >= 2 && 2*t >= len(telling(left)) {
+				out = append(out, f.Key)
+			}
 		}
 	}
 	return out
+}
+
+// callSite is an identifier followed by "(": a call, or a declaration's
+// header.
+var callSite = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*\s*\(`)
+
+// addsCall reports whether now has a call site old has fewer of: the
+// function may now delegate lines that left it (extractedInto).
+func addsCall(old, now string) bool {
+	n := map[string]int{}
+	for _, c := range callSite.FindAllString(old, -1) {
+		n[strings.TrimRight(c, " \t\n(")]++
+	}
+	for _, c := range callSite.FindAllString(now, -1) {
+		k := strings.TrimRight(c, " \t\n(")
+		if n[k]--; n[k] < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// delegates reports whether function now calls name more often than old
+// did (a call the commit added; a method's own header counts in both), or
+// calls an overload of itself. Only calls on the same object count:
+// StringUtils.indexOf(this, str, i) in StrBuilder.indexOf is another
+// class's method, not an overload.
+func delegates(old string, now *fn, name string) bool {
+	n := ownCalls(now.Text, name)
+	return name != "" && (n > ownCalls(old, name) || name == now.Name && n > 1)
+}
+
+// ownCalls counts the places text names name followed by "(", without a
+// receiver or with "this." before it (a header counts too).
+func ownCalls(text, name string) int {
+	n := 0
+	for i := 0; ; {
+		j := strings.Index(text[i:], name+"(")
+		if j < 0 {
+			return n
+		}
+		j += i
+		before := strings.TrimRight(text[:j], " \t")
+		if (j == 0 || !isIdentByte(text[j-1])) && (!strings.HasSuffix(before, ".") || strings.HasSuffix(before, "this.")) {
+			n++
+		}
+		i = j + len(name)
+	}
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
 // inlinedInto is the function of v, grown since prev, that holds most of

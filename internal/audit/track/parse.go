@@ -113,7 +113,7 @@ func (c *versions) get(ctx context.Context, repo *gitrepo.Repo, commit, path str
 		}
 		return nil, err
 	}
-	v := &fileVersion{path: path, src: src, trees: c.trees, key: repo.GitDir() + "\x00" + path}
+	v := &fileVersion{path: path, src: code.AsUTF8(src), trees: c.trees, key: repo.GitDir() + "\x00" + path}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, dup := c.m[key]; dup {

@@ -188,3 +188,19 @@ func TestProbesWithoutComments(t *testing.T) {
 		t.Errorf("a # inside a literal was cut: %q", s)
 	}
 }
+
+// TestOwnCalls: calls on the same object count (bare, or after "this."),
+// calls on another receiver and longer names do not.
+func TestOwnCalls(t *testing.T) {
+	for text, want := range map[string]int{
+		"int indexOf(String s, int i) { return indexOf(s, i, 0); }": 2,
+		"int indexOf(String s) { return this.indexOf(s, 0); }":      2,
+		"int indexOf(String s) { return StringUtils.indexOf(s); }":  1,
+		"int indexOf(String s) { return lastIndexOf(s); }":          1,
+		"int indexOf(String s) { return x . indexOf (s); }":         1,
+	} {
+		if got := ownCalls(text, "indexOf"); got != want {
+			t.Errorf("ownCalls(%q) = %d, want %d", text, got, want)
+		}
+	}
+}
