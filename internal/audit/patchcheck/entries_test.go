@@ -14,12 +14,12 @@ import (
 func TestLiteralEntries(t *testing.T) {
 	for line, want := range map[string]string{
 		`known = { "exp" : "Exp" , "max" : [ ( lambda * x : True , "Max" ) ] , }`: `known = {|"exp" : "Exp"|"max" : [ ( lambda * x : True , "Max" ) ]`,
-		`NAMES = [ "a, b" , 'c' ]`:                       `NAMES = [|"a, b"|'c'`,
-		`String [ ] KEYS = { "x" , f ( 1 , 2 ) } ;`:      `String [ ] KEYS = {|"x"|f ( 1 , 2 )`,
-		`x = f ( a , b )`:                                ``,
-		`if x == { 1 , 2 } :`:                            ``,
-		`xs = [ 1 , 2 ] + ys`:                            ``,
-		`total = { }`:                                    `total = {`,
+		`NAMES = [ "a, b" , 'c' ]`:                  `NAMES = [|"a, b"|'c'`,
+		`String [ ] KEYS = { "x" , f ( 1 , 2 ) } ;`: `String [ ] KEYS = {|"x"|f ( 1 , 2 )`,
+		`x = f ( a , b )`:                           ``,
+		`if x == { 1 , 2 } :`:                       ``,
+		`xs = [ 1 , 2 ] + ys`:                       ``,
+		`total = { }`:                               `total = {`,
 	} {
 		target, entries, ok := literalEntries(line)
 		got := ""
