@@ -1,0 +1,156 @@
+package ngram
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/benchforge/benchforge/internal/golden"
+)
+
+// TestServeSameBytes pins the exact response bytes of the server (as
+// sent, not re-encoded: TestServeGolden compares decoded values) for the
+// requests of BenchmarkServeVsEcho and those of TestServeGolden, so work
+// on the served path — candidate scoring, the prompt cache, the JSON
+// encoding — cannot change a token, a log-probability's digits or the
+// layout. The expectation was recorded with the implementation before
+// issue 19's serve work (commit a1946b5). The benchmark's requests are
+// sent once in order and once from 8 concurrent clients, which must
+// give the same bytes: memos filled in another order change nothing.
+// With the JDK's src.zip the same runs on the benchmark's own model;
+// its digest is for the src.zip named in the golden file.
+func TestServeSameBytes(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the expectation was made on amd64, where Go never fuses multiply-add (see TestServeGolden)")
+	}
+	m := goldenModel(t)
+	cached, err := m.WithCache(Cache{Weight: 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	for _, v := range []struct {
+		name string
+		m    *Model
+	}{{"plain", m}, {"cache", cached}} {
+		sameBytes(t, &got, v.name, v.m, "m")
+	}
+	golden.Check(t, filepath.Join("testdata", "serve-bytes.golden.txt"), []byte(got.String()))
+
+	zp, size := jdkZipSize()
+	if zp == "" {
+		t.Skip("no JDK src.zip: the benchmark model's digest is not checked")
+	}
+	want, err := os.ReadFile(filepath.Join("testdata", "serve-bytes-jdk.golden.txt"))
+	header := fmt.Sprintf("model trained on 5 MB of java.base from %s (%d bytes)\n", zp, size)
+	if err == nil && !strings.HasPrefix(string(want), header) && !golden.Updating() {
+		t.Skipf("the JDK digest was recorded for another src.zip (%q); this machine has %s", strings.SplitN(string(want), "\n", 2)[0], header)
+	}
+	var jdk strings.Builder
+	jdk.WriteString(header)
+	sameBytes(t, &jdk, "jdk", benchJDKModel(t), "jdk")
+	golden.Check(t, filepath.Join("testdata", "serve-bytes-jdk.golden.txt"), []byte(jdk.String()))
+}
+
+// jdkZipSize is the src.zip jdkSrcZip would use and its size, or "".
+func jdkZipSize() (string, int64) {
+	for _, p := range jdkZips {
+		if fi, err := os.Stat(p); err == nil {
+			return p, fi.Size()
+		}
+	}
+	return "", 0
+}
+
+// sameBytes serves m as id and writes, for each request set, the digest
+// of its responses in order and the first responses in full.
+func sameBytes(t *testing.T, out *strings.Builder, name string, m *Model, id string) {
+	srv := httptest.NewServer(NewServer(m, id))
+	defer srv.Close()
+	var bench []struct{ path, body string }
+	for seed := 1; seed <= 300; seed++ {
+		bench = append(bench, struct{ path, body string }{"/v1/completions",
+			fmt.Sprintf(`{"model":%q,"prompt":%q,"max_tokens":16,"temperature":0.8,"seed":%d}`, id, benchPrompt, seed)})
+	}
+	var varied []struct{ path, body string }
+	for _, r := range goldenRequests() {
+		r.body = strings.Replace(r.body, `"model":"m"`, fmt.Sprintf(`"model":%q`, id), 1)
+		varied = append(varied, r)
+	}
+	seq := postAll(t, srv.URL, bench, 1)
+	writeDigest(out, name+" bench c1", seq)
+	if par := postAll(t, srv.URL, bench, 8); digest(par) != digest(seq) {
+		t.Errorf("%s: the benchmark's requests from 8 clients got other bytes than from one", name)
+	}
+	writeDigest(out, name+" varied", postAll(t, srv.URL, varied, 1))
+}
+
+// respID and respCreated match what differs per run in a response: its
+// id (a per-server counter) and creation time.
+var (
+	respID      = regexp.MustCompile(`"id":"(chat)?cmpl-[0-9]+-[0-9]+"`)
+	respCreated = regexp.MustCompile(`"created":[0-9]+`)
+)
+
+// postAll posts every request from conc clients and returns the response
+// bodies in request order, with respID and respCreated scrubbed.
+func postAll(t *testing.T, base string, reqs []struct{ path, body string }, conc int) []string {
+	t.Helper()
+	out := make([]string, len(reqs))
+	var wg sync.WaitGroup
+	next := make(chan int, len(reqs))
+	for i := range reqs {
+		next <- i
+	}
+	close(next)
+	for range conc {
+		wg.Go(func() {
+			for i := range next {
+				resp, err := http.Post(base+reqs[i].path, "application/json", strings.NewReader(reqs[i].body))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				data, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != http.StatusOK {
+					t.Errorf("POST %s: status %d, %v: %s", reqs[i].body, resp.StatusCode, err, data)
+					return
+				}
+				if !respID.Match(data) || !respCreated.Match(data) {
+					t.Errorf("POST %s: response %s lacks the id or created field", reqs[i].body, data)
+				}
+				s := respID.ReplaceAllString(string(data), `"id":"${1}cmpl-ID"`)
+				out[i] = respCreated.ReplaceAllString(s, `"created":0`)
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+func digest(resps []string) string {
+	h := sha256.New()
+	for _, r := range resps {
+		io.WriteString(h, r)
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// writeDigest writes the set's size and digest and its first three
+// responses, so a difference can be read, not only detected.
+func writeDigest(out *strings.Builder, name string, resps []string) {
+	fmt.Fprintf(out, "%s: %d responses, sha256 %s\n", name, len(resps), digest(resps))
+	for _, r := range resps[:min(3, len(resps))] {
+		out.WriteString(r) // each ends in a newline, as sent
+	}
+}
