@@ -1,9 +1,12 @@
 package ngram
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -152,5 +155,43 @@ func writeDigest(out *strings.Builder, name string, resps []string) {
 	fmt.Fprintf(out, "%s: %d responses, sha256 %s\n", name, len(resps), digest(resps))
 	for _, r := range resps[:min(3, len(resps))] {
 		out.WriteString(r) // each ends in a newline, as sent
+	}
+}
+
+// TestAppendCompletion compares the hand encoding of a response without
+// log-probabilities with encoding/json's (as writeJSONResponse sets it
+// up) byte for byte: every single byte, invalid and valid UTF-8, the
+// separators JSON escapes, and strings of random bytes from a fixed seed.
+func TestAppendCompletion(t *testing.T) {
+	texts := []string{"", "\u2028\u2029", "<a href=\"x\">&amp;</a>", "\xff\xfe", "\xe2\x80", "\xed\xa0\x80", "\U0001F600 é \ufffd", "\x7f\x00\x1f"}
+	for c := 0; c < 256; c++ {
+		texts = append(texts, string([]byte{byte(c)}), "a"+string([]byte{byte(c)})+"b")
+	}
+	rng := rand.New(rand.NewPCG(19, 4))
+	for range 500 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = byte(rng.IntN(256))
+		}
+		texts = append(texts, string(b))
+	}
+	for i, text := range texts {
+		r := completionResponse{ID: "cmpl-1-" + text, Object: "text_completion", Created: int64(i) * 1e9, Model: text,
+			Choices: []completionChoice{{Text: text, Index: i, FinishReason: FinishStop}}, Usage: usage{PromptTokens: i, CompletionTokens: 1, TotalTokens: i + 1}}
+		if i%3 == 0 {
+			r.Choices = append(r.Choices, completionChoice{Text: "x" + text, Index: i + 1, FinishReason: FinishLength})
+		}
+		if i%7 == 0 {
+			r.Choices = []completionChoice{}
+		}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(&r); err != nil {
+			t.Fatal(err)
+		}
+		if got := appendCompletion(nil, &r); string(got) != want.String() {
+			t.Errorf("text %q: hand encoding\n%s\nencoding/json\n%s", text, got, want.String())
+		}
 	}
 }
