@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -193,5 +194,32 @@ func TestAppendCompletion(t *testing.T) {
 		if got := appendCompletion(nil, &r); string(got) != want.String() {
 			t.Errorf("text %q: hand encoding\n%s\nencoding/json\n%s", text, got, want.String())
 		}
+	}
+}
+
+// TestPromptCache checks the server's prompt tokens are the model's,
+// from the cache or not, and that the cache stays within its bounds.
+func TestPromptCache(t *testing.T) {
+	testServer(t) // trains serverModel once
+	m := serverModel
+	s := NewServer(m, "m").(*server)
+	long := strings.Repeat("x = y;\n", promptCacheBytes/promptCacheEntries/7+1)
+	for i := range 3 * promptCacheEntries {
+		p := fmt.Sprintf("    int v%d = f(%d);\n", i%(promptCacheEntries+8), i)
+		if i%40 == 0 {
+			p = long + p
+		}
+		for range 2 {
+			if got, want := s.tokens(p), m.tokenize(p); !slices.Equal(got, want) {
+				t.Fatalf("prompt %q: cached tokens %v, want %v", p, got, want)
+			}
+		}
+	}
+	c := &s.prompts
+	if len(c.toks) != len(c.order) || len(c.order) > promptCacheEntries || c.bytes > promptCacheBytes {
+		t.Errorf("cache holds %d entries (%d in order), %d bytes; bounds %d, %d", len(c.toks), len(c.order), c.bytes, promptCacheEntries, promptCacheBytes)
+	}
+	if _, ok := c.toks[long+"    int v0 = f(0);\n"]; ok {
+		t.Error("a prompt over the per-entry share was cached")
 	}
 }

@@ -52,6 +52,57 @@ type server struct {
 	created  int64
 	idPrefix string // of completion ids: cmpl-<created>-<seq>
 	seq      atomic.Uint64
+	prompts  promptCache
+}
+
+// promptCache keeps the tokens of recent prompts. Clients send the same
+// prompt again and again (n samples in separate requests, a benchmark's
+// or a retry's), and its tokens are a pure function of the text; they
+// are shared read-only (the sampler does not modify them). Bounded by
+// entries and by prompt bytes; the oldest entry goes first.
+type promptCache struct {
+	mu    sync.Mutex
+	toks  map[string][]Token
+	order []string // insertion order, oldest first
+	bytes int
+}
+
+const (
+	promptCacheEntries = 64
+	promptCacheBytes   = 4 << 20
+)
+
+// tokens returns the model's tokens of prompt, from the cache when it
+// was seen recently.
+func (s *server) tokens(prompt string) []Token {
+	c := &s.prompts
+	c.mu.Lock()
+	t, ok := c.toks[prompt]
+	c.mu.Unlock()
+	if ok {
+		return t
+	}
+	t = s.m.tokenize(prompt)
+	if len(prompt) > promptCacheBytes/promptCacheEntries {
+		return t // a long prompt would evict many short ones
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.toks == nil {
+		c.toks = map[string][]Token{}
+	}
+	if _, ok := c.toks[prompt]; ok {
+		return t
+	}
+	for len(c.order) >= promptCacheEntries || c.bytes+len(prompt) > promptCacheBytes {
+		c.bytes -= len(c.order[0])
+		delete(c.toks, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.toks[prompt] = t
+	c.order = append(c.order, prompt)
+	c.bytes += len(prompt)
+	return t
 }
 
 type apiError struct {
@@ -491,7 +542,7 @@ func (s *server) complete(ctx context.Context, resp *completionResponse, q *comp
 	// the prompt is not scored.
 	var promptScores []TokenLogProb
 	var promptTop [][]Candidate
-	ptoks := s.m.tokenize(prompt) // once, for the count and the sampler
+	ptoks := s.tokens(prompt) // once, for the count and the sampler
 	if q.Logprobs != nil {
 		promptScores, promptTop = s.m.scoreWithTop(prompt, nlp)
 		resp.Usage.PromptTokens += len(promptScores)
@@ -630,7 +681,7 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 		parts[i] = m.Content
 	}
 	prompt := strings.Join(parts, "\n")
-	ptoks := s.m.tokenize(prompt)
+	ptoks := s.tokens(prompt)
 	comps, err := s.m.sampleTokens(r.Context(), ptoks, opts, 0)
 	if err != nil {
 		return
