@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"runtime"
 	"slices"
@@ -222,4 +223,70 @@ func TestPromptCache(t *testing.T) {
 	if _, ok := c.toks[long+"    int v0 = f(0);\n"]; ok {
 		t.Error("a prompt over the per-entry share was cached")
 	}
+}
+
+// TestFastDecode compares fastDecode with encoding/json (as decode runs
+// it) on hand-written bodies and on random edits of the benchmark's:
+// whatever fastDecode accepts, encoding/json must decode without error
+// to the same request (and prompt string); it must accept the common
+// shape, so the fast path is the one taken.
+func TestFastDecode(t *testing.T) {
+	bench := fmt.Sprintf(`{"model":"jdk","prompt":%q,"max_tokens":16,"temperature":0.8,"seed":%d}`, benchPrompt, 7)
+	bodies := []string{bench, `{}`, ` { "model" : "m" , "prompt" : "a\"b\\c\/d\b\f\n\r\t" } `, `{"prompt":"\u0041"}`,
+		`{"prompt":"é ü 😀"}`, "{\"prompt\":\"\xff\"}", "{\"prompt\":\"a\x01\"}", `{"n":0}`, `{"n":-0}`, `{"n":1.5}`, `{"n":1e2}`,
+		`{"n":01}`, `{"temperature":1.}`, `{"temperature":.5}`, `{"temperature":-}`, `{"temperature":1e}`, `{"temperature":1e+5}`,
+		`{"temperature":-0.0}`, `{"seed":9223372036854775807}`, `{"seed":9223372036854775808}`, `{"temperature":1e400}`,
+		`{"model":"a","model":"b"}`, `{"model":"a","extra":1}`, `{"Model":"a"}`, `{"model":null}`, `{"prompt":null}`,
+		`{"model":"a"}x`, `{"model":"a"} `, `{"model":"a",}`, `{"model":"a" "n":1}`, `{"model":{"a":1}}`, `{"stream":true,"echo":false}`,
+		`{"echo":tru}`, `{"echo":truex}`, `{"stop":"\n"}`, `{"stop":["a"]}`, `{"prompt":["a","b"]}`, `{"logprobs":5,"top_k":3,"top_p":0.9}`,
+		`{"model":"a"`, `{"model":"a`, `{"model`, `[]`, ``, `{"prompt":"a\`}
+	for _, r := range goldenRequests() {
+		bodies = append(bodies, r.body)
+	}
+	rng := rand.New(rand.NewPCG(19, 5))
+	const alphabet = "{}[]\":,\\ 0123456789.-+eEtrufalsn\n\x00\xc3\xa9"
+	for range 20000 {
+		b := []byte(bench)
+		for range 1 + rng.IntN(3) {
+			i := rng.IntN(len(b))
+			switch rng.IntN(3) {
+			case 0:
+				b[i] = alphabet[rng.IntN(len(alphabet))]
+			case 1:
+				b = append(b[:i], b[i+1:]...)
+			default:
+				b = append(b[:i], append([]byte{alphabet[rng.IntN(len(alphabet))]}, b[i:]...)...)
+			}
+		}
+		bodies = append(bodies, string(b))
+	}
+	accepted := 0
+	for _, body := range bodies {
+		var fast completionRequest
+		if !fastDecode([]byte(body), &fast) {
+			continue
+		}
+		accepted++
+		var want completionRequest
+		dec := json.NewDecoder(strings.NewReader(body))
+		if err := dec.Decode(&want); err != nil || dec.More() {
+			t.Errorf("fastDecode accepted %q, which encoding/json rejects (%v)", body, err)
+			continue
+		}
+		if want.Prompt != nil {
+			ps, e := stringOrList(want.Prompt, "prompt")
+			if e != nil || len(ps) != 1 || fast.prompt == nil || *fast.prompt != ps[0] {
+				t.Errorf("%q: prompt %v, want %q (%v)", body, fast.prompt, ps, e)
+			}
+		}
+		fast.prompt = nil
+		if !reflect.DeepEqual(fast, want) {
+			t.Errorf("%q: fastDecode gives %+v, encoding/json %+v", body, fast, want)
+		}
+	}
+	var q completionRequest
+	if !fastDecode([]byte(bench), &q) || accepted < 1000 {
+		t.Errorf("fastDecode accepted %d of %d bodies; the benchmark's must be one", accepted, len(bodies))
+	}
+	t.Logf("fastDecode accepted %d of %d bodies", accepted, len(bodies))
 }

@@ -201,6 +201,8 @@ type completionRequest struct {
 	Prompt   json.RawMessage `json:"prompt"`
 	Logprobs *int            `json:"logprobs"`
 	Echo     bool            `json:"echo"`
+	// prompt is Prompt decoded, when fastDecode read a single string.
+	prompt *string
 }
 
 type logprobs struct {
@@ -254,6 +256,9 @@ func (s *server) decode(w http.ResponseWriter, r *http.Request, v any) *reqError
 			return &reqError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("request body exceeds %d bytes", maxBodyBytes)}
 		}
 		return badParam("", "reading request body: %v", err)
+	}
+	if q, ok := v.(*completionRequest); ok && fastDecode(body, q) {
+		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(v); err != nil {
@@ -514,7 +519,13 @@ func appendJSONString(b []byte, s string) []byte {
 // completionParams validates a completion request: its prompts, sampling
 // options and number of top log-probabilities.
 func (s *server) completionParams(q *completionRequest) ([]string, SampleOptions, int, *reqError) {
-	prompts, e := stringOrList(q.Prompt, "prompt")
+	var prompts []string
+	var e *reqError
+	if q.prompt != nil {
+		prompts = []string{*q.prompt} // stringOrList's result, decoded already
+	} else {
+		prompts, e = stringOrList(q.Prompt, "prompt")
+	}
 	if e == nil && prompts == nil {
 		e = badParam("prompt", "you must provide a prompt")
 	}
@@ -700,4 +711,271 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 	resp["choices"] = choices
 	resp["usage"] = u
 	writeJSONResponse(w, http.StatusOK, resp)
+}
+
+// Request decoding.
+//
+// A completion request is mostly one shape: a flat object of a model
+// name, a prompt string, a few numbers and flags. encoding/json decodes
+// it by reflection, twice for the prompt (into a RawMessage, then into
+// a string): a twentieth of a served request beside the model's work.
+// fastDecode reads that shape strictly — each key spelled as its field's
+// tag and given once, string values with short escapes only (no \u,
+// no control bytes, valid UTF-8), JSON number literals that strconv
+// parses as encoding/json does, true and false — and hands every other
+// body (null, arrays, unknown or differently spelt keys, \u escapes,
+// trailing data, anything malformed) to encoding/json, whose result or
+// error stands. TestFastDecode compares the two on what it accepts.
+
+// wireReader reads a request body.
+type wireReader struct {
+	b []byte
+	i int
+}
+
+// fastDecode decodes body into q when it has the common shape and
+// reports whether it did; q is unchanged otherwise.
+func fastDecode(body []byte, q *completionRequest) bool {
+	r := wireReader{b: body}
+	var out completionRequest
+	var seen uint32
+	if !r.next('{') {
+		return false
+	}
+	for first := true; !r.next('}'); first = false {
+		if !first && !r.next(',') {
+			return false
+		}
+		key, ok := r.str()
+		if !ok || !r.next(':') {
+			return false
+		}
+		bit, ok := out.field(&r, key)
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+	}
+	r.ws()
+	if r.i != len(r.b) {
+		return false
+	}
+	*q = out
+	return true
+}
+
+// field reads the value of key into q and returns the key's bit; false
+// for an unknown key or a value of another shape.
+func (q *completionRequest) field(r *wireReader, key string) (uint32, bool) {
+	var ok bool
+	switch key {
+	case "model":
+		q.Model, ok = r.str()
+		return 1 << 0, ok
+	case "prompt", "stop":
+		r.ws()
+		start := r.i
+		var text string
+		if text, ok = r.str(); !ok {
+			return 0, false
+		}
+		raw := json.RawMessage(slices.Clone(r.b[start:r.i]))
+		if key == "stop" {
+			q.Stop = raw
+			return 1 << 1, true
+		}
+		q.Prompt, q.prompt = raw, &text
+		return 1 << 2, true
+	case "stream":
+		q.Stream, ok = r.boolean()
+		return 1 << 3, ok
+	case "echo":
+		q.Echo, ok = r.boolean()
+		return 1 << 4, ok
+	case "temperature":
+		q.Temperature, ok = r.float()
+		return 1 << 5, ok
+	case "top_p":
+		q.TopP, ok = r.float()
+		return 1 << 6, ok
+	case "seed":
+		var n *int
+		if n, ok = r.integer(); ok {
+			q.Seed = new(int64(*n))
+		}
+		return 1 << 7, ok
+	}
+	return q.intField(r, key)
+}
+
+// intField reads the integer fields.
+func (q *completionRequest) intField(r *wireReader, key string) (uint32, bool) {
+	var ok bool
+	switch key {
+	case "max_tokens":
+		q.MaxTokens, ok = r.integer()
+		return 1 << 8, ok
+	case "n":
+		q.N, ok = r.integer()
+		return 1 << 9, ok
+	case "top_k":
+		q.TopK, ok = r.integer()
+		return 1 << 10, ok
+	case "logprobs":
+		q.Logprobs, ok = r.integer()
+		return 1 << 11, ok
+	}
+	return 0, false
+}
+
+// ws skips JSON whitespace.
+func (r *wireReader) ws() {
+	for r.i < len(r.b) && (r.b[r.i] == ' ' || r.b[r.i] == '\t' || r.b[r.i] == '\n' || r.b[r.i] == '\r') {
+		r.i++
+	}
+}
+
+// next consumes c after whitespace, if it is there.
+func (r *wireReader) next(c byte) bool {
+	r.ws()
+	if r.i < len(r.b) && r.b[r.i] == c {
+		r.i++
+		return true
+	}
+	return false
+}
+
+// str reads a string of the common shape (see fastDecode).
+func (r *wireReader) str() (string, bool) {
+	if !r.next('"') {
+		return "", false
+	}
+	var buf []byte // nil until the first escape
+	start, ascii := r.i, true
+	for r.i < len(r.b) {
+		switch c := r.b[r.i]; {
+		case c == '"':
+			seg := r.b[start:r.i]
+			r.i++
+			if buf != nil {
+				seg = append(buf, seg...)
+			}
+			return string(seg), ascii || utf8.Valid(seg)
+		case c == '\\':
+			e, ok := shortEscape(r.b, r.i+1)
+			if !ok {
+				return "", false
+			}
+			buf = append(append(buf, r.b[start:r.i]...), e)
+			r.i += 2
+			start = r.i
+		case c < 0x20:
+			return "", false
+		default:
+			ascii = ascii && c < utf8.RuneSelf
+			r.i++
+		}
+	}
+	return "", false
+}
+
+// shortEscape is the byte the escape letter at b[i] stands for, false
+// for \u (encoding/json's surrogate rules are left to it) or a bad one.
+func shortEscape(b []byte, i int) (byte, bool) {
+	if i >= len(b) {
+		return 0, false
+	}
+	switch b[i] {
+	case '"', '\\', '/':
+		return b[i], true
+	case 'b':
+		return '\b', true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	}
+	return 0, false
+}
+
+// number reads a JSON number literal (-?int frac? exp?) and returns it.
+func (r *wireReader) number() (string, bool) {
+	r.ws()
+	start := r.i
+	if r.i < len(r.b) && r.b[r.i] == '-' {
+		r.i++
+	}
+	if r.i < len(r.b) && r.b[r.i] == '0' {
+		r.i++
+	} else if !r.digits() {
+		return "", false
+	}
+	if r.i < len(r.b) && r.b[r.i] == '.' {
+		r.i++
+		if !r.digits() {
+			return "", false
+		}
+	}
+	if r.i < len(r.b) && (r.b[r.i] == 'e' || r.b[r.i] == 'E') {
+		r.i++
+		if r.i < len(r.b) && (r.b[r.i] == '+' || r.b[r.i] == '-') {
+			r.i++
+		}
+		if !r.digits() {
+			return "", false
+		}
+	}
+	return string(r.b[start:r.i]), true
+}
+
+// digits consumes a run of decimal digits; false when there is none.
+func (r *wireReader) digits() bool {
+	start := r.i
+	for r.i < len(r.b) && r.b[r.i] >= '0' && r.b[r.i] <= '9' {
+		r.i++
+	}
+	return r.i > start
+}
+
+// integer reads a number into an int as encoding/json does
+// (strconv.ParseInt; a fraction, exponent or overflow is its error).
+func (r *wireReader) integer() (*int, bool) {
+	s, ok := r.number()
+	if !ok {
+		return nil, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || int64(int(n)) != n {
+		return nil, false
+	}
+	return new(int(n)), true
+}
+
+// float reads a number into a float64 as encoding/json does.
+func (r *wireReader) float() (*float64, bool) {
+	s, ok := r.number()
+	if !ok {
+		return nil, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return nil, false
+	}
+	return &f, true
+}
+
+// boolean reads true or false.
+func (r *wireReader) boolean() (bool, bool) {
+	r.ws()
+	for _, lit := range []string{"true", "false"} {
+		if bytes.HasPrefix(r.b[r.i:], []byte(lit)) {
+			r.i += len(lit)
+			return lit == "true", true
+		}
+	}
+	return false, false
 }
