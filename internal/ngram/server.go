@@ -403,7 +403,7 @@ func (s *server) completions(w http.ResponseWriter, r *http.Request) {
 // byte for byte. A response without log-probabilities (a sampled
 // completion that did not ask for them, as most do) has a fixed shape
 // and is encoded by hand into a pooled buffer: encoding/json's
-// reflection was a tenth of the handler's time beside the model's own.
+// reflection was a sixth of the handler's time outside the model.
 // Responses with log-probabilities (floats, maps) go through
 // encoding/json.
 func writeCompletion(w http.ResponseWriter, resp *completionResponse) {
@@ -718,7 +718,7 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 // A completion request is mostly one shape: a flat object of a model
 // name, a prompt string, a few numbers and flags. encoding/json decodes
 // it by reflection, twice for the prompt (into a RawMessage, then into
-// a string): a twentieth of a served request beside the model's work.
+// a string): about a twentieth of a served request's CPU.
 // fastDecode reads that shape strictly — each key spelled as its field's
 // tag and given once, string values with short escapes only (no \u,
 // no control bytes, valid UTF-8), JSON number literals that strconv
