@@ -21,7 +21,7 @@ var (
 
 // benchJDKModel trains a 6-gram model on 5 MB of java.base (skipping when
 // there is no JDK src.zip).
-func benchJDKModel(b *testing.B) *Model {
+func benchJDKModel(b testing.TB) *Model {
 	zp := jdkSrcZip(b)
 	benchOnce.Do(func() {
 		m, err := Train(context.Background(), Corpus{Paths: []string{zp}, Include: []string{"java.base/**.java"}, MaxBytes: 5 << 20}, Options{})

@@ -82,8 +82,7 @@ func (m *Model) table(s *state, base int) *ctxTable {
 func (m *Model) probsUpTo(s *state, words []uint32, top int) []float64 {
 	p := make([]float64, len(words))
 	for i, w := range words {
-		a := m.lv[0].adj[w]
-		p[i] = math.Max(float64(a)-discount(&m.disc[0], a), 0)/m.uniDen + m.uniGamma*m.uniform
+		p[i] = m.uniP[w]
 	}
 	// Every level up to top is usable (top bounds the usable ones and
 	// the usable ones are a prefix), so prob never stops early here.
@@ -108,7 +107,7 @@ func (m *Model) probsUpTo(s *state, words []uint32, top int) []float64 {
 			if k < len(cw) && cw[k] == w {
 				a = ca[k]
 			}
-			p[i] = math.Max(float64(a)-discount(&m.disc[j], a), 0)/den + g*p[i]
+			p[i] = discounted(&m.disc[j], a)/den + g*p[i]
 		}
 	}
 	return p
@@ -182,16 +181,39 @@ type stepWeights struct {
 // the model starts a new one, so a long-running server follows its
 // traffic instead of keeping the first contexts it saw.
 type stepMemo struct {
-	m     shardMap[*stepEntry] // uint64(top)<<32 | node → entry, or nil when seen once
+	m     shardMap[*stepEntry] // uint64(top)<<32 | node → entry
 	slots atomic.Int64
+	// seen has a bit per hashed key, set on a key's first visit. A
+	// map entry per mark cost a locked insert, and its growth, on every
+	// fresh step; a bit is one atomic or. Two keys may share a bit, so
+	// a key may be taken for seen and kept on its first visit: the
+	// entry holds the same values, so only memory is affected.
+	seen [seenBits / 64]atomic.Uint64
+}
+
+// seenBits is the size of a generation's seen set: with at most
+// stepSlots/markSlots marks, under 7% of fresh keys share a bit.
+const seenBits = 1 << 22
+
+// visit marks key seen and reports whether it already was.
+func (g *stepMemo) visit(key uint64) bool {
+	h := (key * 0x9e3779b97f4a7c15) >> (64 - 22)
+	bit := uint64(1) << (h % 64)
+	w := &g.seen[h/64]
+	if w.Load()&bit != 0 {
+		return true
+	}
+	return w.Or(bit)&bit != 0
 }
 
 // stepSlots bounds the candidates (and cached weights, one slot per
 // candidate and temperature) a generation holds: about 40 MB.
 const stepSlots = 1 << 20
 
-// markSlots is what a seen-once mark is charged: with its share of the
-// map's overhead an entry is a few candidates' bytes.
+// markSlots is what a seen-once mark is charged. A mark is a bit of
+// the seen set now, but it is charged what its map entry used to cost
+// (a few candidates' bytes), so generations turn over with the traffic
+// as often as before.
 const markSlots = 4
 
 // maxStepTemps bounds the temperatures whose weights an entry keeps.
@@ -211,7 +233,9 @@ func (c *ctxMemo) charge(g *stepMemo, n int) bool {
 	if g.slots.Add(int64(n)) <= stepSlots {
 		return true
 	}
-	c.steps.CompareAndSwap(g, &stepMemo{})
+	if c.steps.Load() == g { // else another caller has renewed it
+		c.steps.CompareAndSwap(g, &stepMemo{})
+	}
 	return false
 }
 
@@ -230,23 +254,23 @@ func (m *Model) step(s *state, buf []cand) ([]cand, float64, *stepEntry, []uint3
 		key = uint64(top)<<32 | uint64(s.ctx[top-1])
 	}
 	g := m.memo.stepGen()
-	e, seen := g.m.Load(key)
-	if e != nil {
+	if !g.visit(key) {
+		// Most contexts of a completion are reached once: an entry (a
+		// copy of the list and its weights) is made on the second visit.
+		// An entry is stored only after its key's bit is set, so there
+		// is none to look up.
+		m.memo.charge(g, markSlots)
+		cands, rest, ids := m.candidatesAt(s, top, buf)
+		return cands, rest, nil, ids
+	}
+	if e, _ := g.m.Load(key); e != nil {
 		return e.cands, e.rest, e, e.ids
 	}
 	cands, rest, ids := m.candidatesAt(s, top, buf)
-	if !seen {
-		// Most contexts of a completion are reached once: an entry (a
-		// copy of the list and its weights) is made on the second visit.
-		if m.memo.charge(g, markSlots) {
-			g.m.LoadOrStore(key, nil)
-		}
-		return cands, rest, nil, ids
-	}
 	if !m.memo.charge(g, len(cands)) {
 		return cands, rest, nil, ids
 	}
-	e = &stepEntry{cands: slices.Clone(cands), rest: rest, ids: ids}
+	e := &stepEntry{cands: slices.Clone(cands), rest: rest, ids: ids}
 	g.m.Store(key, e) // a racing writer's equal entry may be replaced
 	return e.cands, e.rest, e, ids
 }
@@ -289,26 +313,32 @@ type stepScratch struct {
 
 var scratchPool = sync.Pool{New: func() any { return new(stepScratch) }}
 
-// fromTable computes the step's candidates from the base table t and the
-// deeper contexts base+1..top of s, appending them sorted to buf, and the
-// rest mass. The sum is taken in word order, as prob's callers always did.
 // addDeeper adds level j's discounted counts (words with adjusted counts
 // adj, denominator den) to the probabilities p of the table's words,
-// marking each word found as deep (idx lists them). A deeper context has
-// few children among many candidates: each is found by binary search
-// from the last one's place, not by walking the candidates.
+// marking each word found as deep (idx lists them). A deeper context
+// with few children among many candidates finds each by binary search
+// from the last one's place; one with many walks the candidates once,
+// as probsUpTo does (addDeeper was a seventh of a cold server's sampling
+// time, searching every child). Both find the same places.
 func (m *Model) addDeeper(j int, words, adj []uint32, den float64, tw []uint32, p []float64, deep []bool, idx []int) []int {
 	n := len(tw)
+	walk := n <= 8*len(words)
 	i := 0
 	for c, w := range words {
-		k, found := slices.BinarySearch(tw[i:], w)
-		i += k
+		if walk {
+			for i < n && tw[i] < w {
+				i++
+			}
+		} else {
+			k, _ := slices.BinarySearch(tw[i:], w)
+			i += k
+		}
 		if i == n {
 			break
 		}
-		if found {
+		if tw[i] == w {
 			a := adj[c]
-			p[i] = math.Max(float64(a)-discount(&m.disc[j], a), 0)/den + p[i]
+			p[i] = discounted(&m.disc[j], a)/den + p[i]
 			if !deep[i] {
 				deep[i] = true
 				idx = append(idx, i)
@@ -318,6 +348,9 @@ func (m *Model) addDeeper(j int, words, adj []uint32, den float64, tw []uint32, 
 	return idx
 }
 
+// fromTable computes the step's candidates from the base table t and the
+// deeper contexts base+1..top of s, appending them sorted to buf, and the
+// rest mass. The sum is taken in word order, as prob's callers always did.
 func (m *Model) fromTable(s *state, t *ctxTable, base, top int, buf []cand) ([]cand, float64) {
 	sc := scratchPool.Get().(*stepScratch)
 	defer scratchPool.Put(sc)
@@ -342,18 +375,39 @@ func (m *Model) fromTable(s *state, t *ctxTable, base, top int, buf []cand) ([]c
 	for _, v := range p {
 		sum += v
 	}
-	out := slices.Grow(buf[:0], n)
-	for _, k := range t.order {
-		if !deep[k] {
-			out = append(out, cand{id: t.words[k], p: p[k], lw: t.lp[k] + logScale})
-		}
-	}
-	insertionFix(out) // scaling can make neighbours tie; ties go by id
-	if len(idx) > 0 {
-		out = mergeDeep(out, idx, t.words, p, sc)
-	}
+	d := sortDeep(idx, t.words, p, sc)
+	out := mergeTable(buf, t, p, deep, logScale, d)
 	sc.p, sc.deep, sc.idx = p, deep, idx
 	return out, math.Max(0, 1-sum)
+}
+
+// mergeTable appends to buf[:0] the table's words that are not deep, in
+// the table's order with the step's probabilities, merged with the
+// sorted deep candidates d. Scaling can make neighbours of the table's
+// order tie (ties go by id), so each candidate appended is moved back
+// while it precedes the one before it: an insertion sort, linear when
+// nothing moves, whose result is candCmp order whatever the input's. One
+// forward pass replaced appending, fixing ties and merging from the back
+// in three, which moved most of the list twice (the deep candidates,
+// found in deeper contexts, are mostly the most probable).
+func mergeTable(buf []cand, t *ctxTable, p []float64, deep []bool, logScale float64, d []cand) []cand {
+	out := slices.Grow(buf[:0], len(t.words))
+	k := 0
+	for _, i := range t.order {
+		if deep[i] {
+			continue
+		}
+		c := cand{id: t.words[i], p: p[i], lw: t.lp[i] + logScale}
+		for k < len(d) && candCmp(d[k], c) < 0 {
+			out = append(out, d[k])
+			k++
+		}
+		out = append(out, c)
+		for j := len(out) - 1; j > 0 && candCmp(out[j-1], out[j]) > 0; j-- {
+			out[j-1], out[j] = out[j], out[j-1]
+		}
+	}
+	return append(out, d[k:]...)
 }
 
 // insertionFix restores candCmp order in a list that is already sorted
@@ -366,9 +420,10 @@ func insertionFix(c []cand) {
 	}
 }
 
-// mergeDeep merges the deeper contexts' children (indices idx into
-// words/p) into the sorted list c, using sc's d and keys as scratch.
-func mergeDeep(c []cand, idx []int, words []uint32, p []float64, sc *stepScratch) []cand {
+// sortDeep returns the deeper contexts' children (indices idx into
+// words/p) as candidates in candCmp order, in sc's d, using sc's keys as
+// scratch.
+func sortDeep(idx []int, words []uint32, p []float64, sc *stepScratch) []cand {
 	d := sc.d[:0]
 	if len(idx) <= 1<<16 {
 		// Sorting the deep children by candCmp with a comparison
@@ -396,21 +451,7 @@ func mergeDeep(c []cand, idx []int, words []uint32, p []float64, sc *stepScratch
 		sortCands(d)
 	}
 	sc.d = d
-	n := len(c)
-	c = slices.Grow(c, len(d))[:n+len(d)]
-	// Merge from the back in place.
-	i, j, k := n-1, len(d)-1, len(c)-1
-	for j >= 0 {
-		if i >= 0 && candCmp(c[i], d[j]) > 0 {
-			c[k] = c[i]
-			i--
-		} else {
-			c[k] = d[j]
-			j--
-		}
-		k--
-	}
-	return c
+	return d
 }
 
 // candCmp orders by descending probability, then ascending id.

@@ -10,9 +10,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // Server limits. Requests beyond them get a 400 error.
@@ -38,14 +42,67 @@ const (
 // without generating. Errors use OpenAI's {"error":{...}} shape with
 // status 400, 404, 405 or 413. The handler is safe for concurrent use.
 func NewServer(m *Model, id string) http.Handler {
-	return &server{m: m, id: id, created: time.Now().Unix()}
+	created := time.Now().Unix()
+	return &server{m: m, id: id, created: created, idPrefix: "cmpl-" + strconv.FormatInt(created, 10) + "-"}
 }
 
 type server struct {
-	m       *Model
-	id      string
-	created int64
-	seq     atomic.Uint64
+	m        *Model
+	id       string
+	created  int64
+	idPrefix string // of completion ids: cmpl-<created>-<seq>
+	seq      atomic.Uint64
+	prompts  promptCache
+}
+
+// promptCache keeps the tokens of recent prompts. Clients send the same
+// prompt again and again (n samples in separate requests, a benchmark's
+// or a retry's), and its tokens are a pure function of the text; they
+// are shared read-only (the sampler does not modify them). Bounded by
+// entries and by prompt bytes; the oldest entry goes first.
+type promptCache struct {
+	mu    sync.Mutex
+	toks  map[string][]Token
+	order []string // insertion order, oldest first
+	bytes int
+}
+
+const (
+	promptCacheEntries = 64
+	promptCacheBytes   = 4 << 20
+)
+
+// tokens returns the model's tokens of prompt, from the cache when it
+// was seen recently.
+func (s *server) tokens(prompt string) []Token {
+	c := &s.prompts
+	c.mu.Lock()
+	t, ok := c.toks[prompt]
+	c.mu.Unlock()
+	if ok {
+		return t
+	}
+	t = s.m.tokenize(prompt)
+	if len(prompt) > promptCacheBytes/promptCacheEntries {
+		return t // a long prompt would evict many short ones
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.toks == nil {
+		c.toks = map[string][]Token{}
+	}
+	if _, ok := c.toks[prompt]; ok {
+		return t
+	}
+	for len(c.order) >= promptCacheEntries || c.bytes+len(prompt) > promptCacheBytes {
+		c.bytes -= len(c.order[0])
+		delete(c.toks, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.toks[prompt] = t
+	c.order = append(c.order, prompt)
+	c.bytes += len(prompt)
+	return t
 }
 
 type apiError struct {
@@ -144,6 +201,8 @@ type completionRequest struct {
 	Prompt   json.RawMessage `json:"prompt"`
 	Logprobs *int            `json:"logprobs"`
 	Echo     bool            `json:"echo"`
+	// prompt is Prompt decoded, when fastDecode read a single string.
+	prompt *string
 }
 
 type logprobs struct {
@@ -197,6 +256,9 @@ func (s *server) decode(w http.ResponseWriter, r *http.Request, v any) *reqError
 			return &reqError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("request body exceeds %d bytes", maxBodyBytes)}
 		}
 		return badParam("", "reading request body: %v", err)
+	}
+	if q, ok := v.(*completionRequest); ok && fastDecode(body, q) {
+		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(v); err != nil {
@@ -325,7 +387,7 @@ func (s *server) completions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp := completionResponse{
-		ID: fmt.Sprintf("cmpl-%d-%d", s.created, s.seq.Add(1)), Object: "text_completion",
+		ID: s.idPrefix + strconv.FormatUint(s.seq.Add(1), 10), Object: "text_completion",
 		Created: time.Now().Unix(), Model: s.id, Choices: []completionChoice{},
 	}
 	for pi, prompt := range prompts {
@@ -334,13 +396,136 @@ func (s *server) completions(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	resp.Usage.TotalTokens = resp.Usage.PromptTokens + resp.Usage.CompletionTokens
-	writeJSONResponse(w, http.StatusOK, resp)
+	writeCompletion(w, &resp)
+}
+
+// writeCompletion writes resp with status 200 as writeJSONResponse does,
+// byte for byte. A response without log-probabilities (a sampled
+// completion that did not ask for them, as most do) has a fixed shape
+// and is encoded by hand into a pooled buffer: encoding/json's
+// reflection was a sixth of the handler's time outside the model.
+// Responses with log-probabilities (floats, maps) go through
+// encoding/json.
+func writeCompletion(w http.ResponseWriter, resp *completionResponse) {
+	if resp.Choices == nil || slices.ContainsFunc(resp.Choices, func(c completionChoice) bool { return c.Logprobs != nil }) {
+		writeJSONResponse(w, http.StatusOK, resp)
+		return
+	}
+	bp := wirePool.Get().(*[]byte)
+	b := appendCompletion((*bp)[:0], resp)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b) // the client has gone; nothing to do
+	if cap(b) <= maxPooledWire {
+		*bp = b
+		wirePool.Put(bp)
+	}
+}
+
+// maxPooledWire bounds the response buffers kept for reuse, so a rare
+// huge response (128 choices of 4096 tokens) does not stay in the pool.
+const maxPooledWire = 64 << 10
+
+var wirePool = sync.Pool{New: func() any { return new([]byte) }}
+
+// appendCompletion appends encoding/json's encoding of r, whose choices
+// have no logprobs, with its trailing newline.
+func appendCompletion(b []byte, r *completionResponse) []byte {
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, r.ID)
+	b = append(b, `,"object":`...)
+	b = appendJSONString(b, r.Object)
+	b = append(b, `,"created":`...)
+	b = strconv.AppendInt(b, r.Created, 10)
+	b = append(b, `,"model":`...)
+	b = appendJSONString(b, r.Model)
+	b = append(b, `,"choices":[`...)
+	for i, c := range r.Choices {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"text":`...)
+		b = appendJSONString(b, c.Text)
+		b = append(b, `,"index":`...)
+		b = strconv.AppendInt(b, int64(c.Index), 10)
+		b = append(b, `,"logprobs":null,"finish_reason":`...)
+		b = appendJSONString(b, c.FinishReason)
+		b = append(b, '}')
+	}
+	b = append(b, `],"usage":{"prompt_tokens":`...)
+	b = strconv.AppendInt(b, int64(r.Usage.PromptTokens), 10)
+	b = append(b, `,"completion_tokens":`...)
+	b = strconv.AppendInt(b, int64(r.Usage.CompletionTokens), 10)
+	b = append(b, `,"total_tokens":`...)
+	b = strconv.AppendInt(b, int64(r.Usage.TotalTokens), 10)
+	return append(b, "}}\n"...)
+}
+
+// appendJSONString appends s quoted as encoding/json quotes a string
+// with HTML escaping off (its appendString): `"` and `\` and the control
+// bytes escaped (\b \f \n \r \t short, others \u00xx), each invalid
+// UTF-8 byte as \ufffd, U+2028 and U+2029 as escapes, all else as is.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // completionParams validates a completion request: its prompts, sampling
 // options and number of top log-probabilities.
 func (s *server) completionParams(q *completionRequest) ([]string, SampleOptions, int, *reqError) {
-	prompts, e := stringOrList(q.Prompt, "prompt")
+	var prompts []string
+	var e *reqError
+	if q.prompt != nil {
+		prompts = []string{*q.prompt} // stringOrList's result, decoded already
+	} else {
+		prompts, e = stringOrList(q.Prompt, "prompt")
+	}
 	if e == nil && prompts == nil {
 		e = badParam("prompt", "you must provide a prompt")
 	}
@@ -368,7 +553,7 @@ func (s *server) complete(ctx context.Context, resp *completionResponse, q *comp
 	// the prompt is not scored.
 	var promptScores []TokenLogProb
 	var promptTop [][]Candidate
-	ptoks := s.m.tokenize(prompt) // once, for the count and the sampler
+	ptoks := s.tokens(prompt) // once, for the count and the sampler
 	if q.Logprobs != nil {
 		promptScores, promptTop = s.m.scoreWithTop(prompt, nlp)
 		resp.Usage.PromptTokens += len(promptScores)
@@ -507,7 +692,7 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 		parts[i] = m.Content
 	}
 	prompt := strings.Join(parts, "\n")
-	ptoks := s.m.tokenize(prompt)
+	ptoks := s.tokens(prompt)
 	comps, err := s.m.sampleTokens(r.Context(), ptoks, opts, 0)
 	if err != nil {
 		return
@@ -526,4 +711,271 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 	resp["choices"] = choices
 	resp["usage"] = u
 	writeJSONResponse(w, http.StatusOK, resp)
+}
+
+// Request decoding.
+//
+// A completion request is mostly one shape: a flat object of a model
+// name, a prompt string, a few numbers and flags. encoding/json decodes
+// it by reflection, twice for the prompt (into a RawMessage, then into
+// a string): about a twentieth of a served request's CPU.
+// fastDecode reads that shape strictly — each key spelled as its field's
+// tag and given once, string values with short escapes only (no \u,
+// no control bytes, valid UTF-8), JSON number literals that strconv
+// parses as encoding/json does, true and false — and hands every other
+// body (null, arrays, unknown or differently spelt keys, \u escapes,
+// trailing data, anything malformed) to encoding/json, whose result or
+// error stands. TestFastDecode compares the two on what it accepts.
+
+// wireReader reads a request body.
+type wireReader struct {
+	b []byte
+	i int
+}
+
+// fastDecode decodes body into q when it has the common shape and
+// reports whether it did; q is unchanged otherwise.
+func fastDecode(body []byte, q *completionRequest) bool {
+	r := wireReader{b: body}
+	var out completionRequest
+	var seen uint32
+	if !r.next('{') {
+		return false
+	}
+	for first := true; !r.next('}'); first = false {
+		if !first && !r.next(',') {
+			return false
+		}
+		key, ok := r.str()
+		if !ok || !r.next(':') {
+			return false
+		}
+		bit, ok := out.field(&r, key)
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+	}
+	r.ws()
+	if r.i != len(r.b) {
+		return false
+	}
+	*q = out
+	return true
+}
+
+// field reads the value of key into q and returns the key's bit; false
+// for an unknown key or a value of another shape.
+func (q *completionRequest) field(r *wireReader, key string) (uint32, bool) {
+	var ok bool
+	switch key {
+	case "model":
+		q.Model, ok = r.str()
+		return 1 << 0, ok
+	case "prompt", "stop":
+		r.ws()
+		start := r.i
+		var text string
+		if text, ok = r.str(); !ok {
+			return 0, false
+		}
+		raw := json.RawMessage(slices.Clone(r.b[start:r.i]))
+		if key == "stop" {
+			q.Stop = raw
+			return 1 << 1, true
+		}
+		q.Prompt, q.prompt = raw, &text
+		return 1 << 2, true
+	case "stream":
+		q.Stream, ok = r.boolean()
+		return 1 << 3, ok
+	case "echo":
+		q.Echo, ok = r.boolean()
+		return 1 << 4, ok
+	case "temperature":
+		q.Temperature, ok = r.float()
+		return 1 << 5, ok
+	case "top_p":
+		q.TopP, ok = r.float()
+		return 1 << 6, ok
+	case "seed":
+		var n *int
+		if n, ok = r.integer(); ok {
+			q.Seed = new(int64(*n))
+		}
+		return 1 << 7, ok
+	}
+	return q.intField(r, key)
+}
+
+// intField reads the integer fields.
+func (q *completionRequest) intField(r *wireReader, key string) (uint32, bool) {
+	var ok bool
+	switch key {
+	case "max_tokens":
+		q.MaxTokens, ok = r.integer()
+		return 1 << 8, ok
+	case "n":
+		q.N, ok = r.integer()
+		return 1 << 9, ok
+	case "top_k":
+		q.TopK, ok = r.integer()
+		return 1 << 10, ok
+	case "logprobs":
+		q.Logprobs, ok = r.integer()
+		return 1 << 11, ok
+	}
+	return 0, false
+}
+
+// ws skips JSON whitespace.
+func (r *wireReader) ws() {
+	for r.i < len(r.b) && (r.b[r.i] == ' ' || r.b[r.i] == '\t' || r.b[r.i] == '\n' || r.b[r.i] == '\r') {
+		r.i++
+	}
+}
+
+// next consumes c after whitespace, if it is there.
+func (r *wireReader) next(c byte) bool {
+	r.ws()
+	if r.i < len(r.b) && r.b[r.i] == c {
+		r.i++
+		return true
+	}
+	return false
+}
+
+// str reads a string of the common shape (see fastDecode).
+func (r *wireReader) str() (string, bool) {
+	if !r.next('"') {
+		return "", false
+	}
+	var buf []byte // nil until the first escape
+	start, ascii := r.i, true
+	for r.i < len(r.b) {
+		switch c := r.b[r.i]; {
+		case c == '"':
+			seg := r.b[start:r.i]
+			r.i++
+			if buf != nil {
+				seg = append(buf, seg...)
+			}
+			return string(seg), ascii || utf8.Valid(seg)
+		case c == '\\':
+			e, ok := shortEscape(r.b, r.i+1)
+			if !ok {
+				return "", false
+			}
+			buf = append(append(buf, r.b[start:r.i]...), e)
+			r.i += 2
+			start = r.i
+		case c < 0x20:
+			return "", false
+		default:
+			ascii = ascii && c < utf8.RuneSelf
+			r.i++
+		}
+	}
+	return "", false
+}
+
+// shortEscape is the byte the escape letter at b[i] stands for, false
+// for \u (encoding/json's surrogate rules are left to it) or a bad one.
+func shortEscape(b []byte, i int) (byte, bool) {
+	if i >= len(b) {
+		return 0, false
+	}
+	switch b[i] {
+	case '"', '\\', '/':
+		return b[i], true
+	case 'b':
+		return '\b', true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	}
+	return 0, false
+}
+
+// number reads a JSON number literal (-?int frac? exp?) and returns it.
+func (r *wireReader) number() (string, bool) {
+	r.ws()
+	start := r.i
+	if r.i < len(r.b) && r.b[r.i] == '-' {
+		r.i++
+	}
+	if r.i < len(r.b) && r.b[r.i] == '0' {
+		r.i++
+	} else if !r.digits() {
+		return "", false
+	}
+	if r.i < len(r.b) && r.b[r.i] == '.' {
+		r.i++
+		if !r.digits() {
+			return "", false
+		}
+	}
+	if r.i < len(r.b) && (r.b[r.i] == 'e' || r.b[r.i] == 'E') {
+		r.i++
+		if r.i < len(r.b) && (r.b[r.i] == '+' || r.b[r.i] == '-') {
+			r.i++
+		}
+		if !r.digits() {
+			return "", false
+		}
+	}
+	return string(r.b[start:r.i]), true
+}
+
+// digits consumes a run of decimal digits; false when there is none.
+func (r *wireReader) digits() bool {
+	start := r.i
+	for r.i < len(r.b) && r.b[r.i] >= '0' && r.b[r.i] <= '9' {
+		r.i++
+	}
+	return r.i > start
+}
+
+// integer reads a number into an int as encoding/json does
+// (strconv.ParseInt; a fraction, exponent or overflow is its error).
+func (r *wireReader) integer() (*int, bool) {
+	s, ok := r.number()
+	if !ok {
+		return nil, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || int64(int(n)) != n {
+		return nil, false
+	}
+	return new(int(n)), true
+}
+
+// float reads a number into a float64 as encoding/json does.
+func (r *wireReader) float() (*float64, bool) {
+	s, ok := r.number()
+	if !ok {
+		return nil, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return nil, false
+	}
+	return &f, true
+}
+
+// boolean reads true or false.
+func (r *wireReader) boolean() (bool, bool) {
+	r.ws()
+	for _, lit := range []string{"true", "false"} {
+		if bytes.HasPrefix(r.b[r.i:], []byte(lit)) {
+			r.i += len(lit)
+			return lit == "true", true
+		}
+	}
+	return false, false
 }
