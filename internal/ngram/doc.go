@@ -81,10 +81,8 @@
 // are computed once per node, with their sorted order, into a bounded
 // memo (candidates.go), and a step applies only its deeper levels, term
 // by term as prob does, so values and order are bit-identical to scoring
-// each candidate with prob and sorting. On a 5 MB java.base model this cut
-// `lm serve` from a median 36× to 5.5× a trivial Go echo server per
-// 16-token completion at concurrency 1 (BenchmarkServeVsEcho, interleaved
-// runs on a shared 2-core machine at load 17–24). A step's finished list
+// each candidate with prob and sorting (BenchmarkServeVsEcho measures
+// the served path against a trivial echo server). A step's finished list
 // depends on its deepest context node alone, so a step reached a second
 // time is kept too, with its sampling weights per temperature (no exp
 // per candidate when it recurs); the memo holds no lock on the request
