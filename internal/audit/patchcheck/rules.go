@@ -141,6 +141,40 @@ var modRules = []modRule{
 		},
 	},
 	{
+		Name: "python-string-concat", Lang: code.LangPython,
+		Needs: `" `,
+		// "a" "b" → "ab", and f"a" f" {x}" → f"a {x}" (implicit
+		// concatenation: a long message split over lines, or rejoined).
+		Fn: joinAdjacentStrings,
+		MustMatch: [][2]string{
+			{`raise ValueError ( "expected {} " "as the first" )`, `raise ValueError ( "expected {} as the first" )`},
+			{`msg = f"{a} is" f" {b}"`, `msg = f"{a} is {b}"`},
+			{`msg = "the " f"{b}"`, `msg = f"the {b}"`},
+		},
+		MustNotMatch: [][2]string{
+			{`xs = [ "a" , "b" ]`, `xs = [ "ab" ]`},
+			{`msg = "{x} " f"{b}"`, `msg = f"{x} {b}"`},
+		},
+	},
+	{
+		Name: "python-format-args", Lang: code.LangPython,
+		Needs: ". format (",
+		// "… {} … {} …" . format ( a , f ( b ) ) → f"… {a} … {f(b)} …"
+		// (positional placeholders only; the arguments written as an
+		// f-string writes them).
+		Fn: formatToFString,
+		MustMatch: [][2]string{
+			{`raise ValueError ( "{} is invalid - expected {}" . format ( self . __class__ . __name__ , as_str ( cols ) ) )`,
+				`raise ValueError ( f"{self.__class__.__name__} is invalid - expected {as_str(cols)}" )`},
+			{`s = "{}-{}" . format ( a [ 0 ] , b )`, `s = f"{a[0]}-{b}"`},
+		},
+		MustNotMatch: [][2]string{
+			{`s = "{}-{}" . format ( a , b )`, `s = f"{b}-{a}"`},
+			{`s = "{0}-{1}" . format ( a , b )`, `s = f"{a}-{b}"`},
+			{`s = "{}" . format ( a , key = b )`, `s = f"{a}"`},
+		},
+	},
+	{
 		Name: "python-percent-tuple", Lang: code.LangPython,
 		Needs: "% (",
 		// "… %s … %s …" % ( a , b ) → f"… {a} … {b} …".
@@ -261,3 +295,103 @@ func fillPlaceholders(body string, args []string) (string, bool) {
 	}
 	return sb.String(), n == len(args)
 }
+
+// adjacentStrings matches two string literal tokens in a row, each an
+// optional f prefix and a double-quoted body without quotes or
+// backslashes (the python-quotes rule has turned simple '…' into "…").
+var adjacentStrings = regexp.MustCompile(`(^|[^\w"])(f?)"([^"\\]*)" (f?)"([^"\\]*)"`)
+
+// joinAdjacentStrings joins implicitly concatenated string literals, an
+// f-string with a plain one only when the plain one has no braces (which
+// an f-string would read as fields).
+func joinAdjacentStrings(t string) string {
+	for {
+		out := adjacentStrings.ReplaceAllStringFunc(t, func(m string) string {
+			sub := adjacentStrings.FindStringSubmatch(m)
+			lead, f1, a, f2, b := sub[1], sub[2], sub[3], sub[4], sub[5]
+			if f1 != f2 && (f1 == "" && strings.ContainsAny(a, "{}") || f2 == "" && strings.ContainsAny(b, "{}")) {
+				return m
+			}
+			f := f1
+			if f == "" {
+				f = f2
+			}
+			return lead + f + `"` + a + b + `"`
+		})
+		if out == t {
+			return t
+		}
+		t = out
+	}
+}
+
+// formatCall matches the start of "…" . format ( with its body.
+var formatCall = regexp.MustCompile(`(^|[^\w"])"([^"\\]*)" \. format \( `)
+
+// formatToFString rewrites "… {} …" . format ( args ) as an f-string when
+// the body's placeholders are all "{}" and pair up with positional
+// arguments one to one.
+func formatToFString(t string) string {
+	loc := formatCall.FindStringSubmatchIndex(t)
+	if loc == nil {
+		return t
+	}
+	body := t[loc[4]:loc[5]]
+	args, end, ok := callArgs(t, loc[1])
+	if !ok || strings.Count(body, "{}") != len(args) || strings.Count(body, "{") != len(args) || strings.Count(body, "}") != len(args) {
+		return t
+	}
+	var sb strings.Builder
+	for i, part := range strings.Split(body, "{}") {
+		sb.WriteString(part)
+		if i < len(args) {
+			sb.WriteString("{" + compactExpr(args[i]) + "}")
+		}
+	}
+	return t[:loc[3]] + `f"` + sb.String() + `"` + t[end:]
+}
+
+// callArgs splits the argument list that starts at t[from:] (just after
+// "( ") at its top-level commas, up to its closing parenthesis; end is
+// just past it. ok is false for keyword or starred arguments.
+func callArgs(t string, from int) (args []string, end int, ok bool) {
+	depth, start := 0, from
+	for i := from; i < len(t); i++ {
+		switch t[i] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			if depth == 0 {
+				args = append(args, strings.TrimSpace(t[start:i]))
+				for _, a := range args {
+					if a == "" || strings.HasPrefix(a, "*") || strings.Contains(a, " = ") {
+						return nil, 0, false
+					}
+				}
+				return args, i + 1, true
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				args = append(args, strings.TrimSpace(t[start:i]))
+				start = i + 1
+			}
+		case '"':
+			j := strings.IndexByte(t[i+1:], '"')
+			if j < 0 {
+				return nil, 0, false
+			}
+			i += j + 1
+		}
+	}
+	return nil, 0, false
+}
+
+// compactExpr writes a normalised expression as source would inside an
+// f-string field: no blanks around ".", brackets and parentheses, ", "
+// between arguments.
+func compactExpr(e string) string {
+	return exprSpaces.Replace(e)
+}
+
+var exprSpaces = strings.NewReplacer(" . ", ".", " ( ", "(", " ( )", "()", " )", ")", "( ", "(", " [ ", "[", " ]", "]", " , ", ", ")
