@@ -168,20 +168,21 @@ func (c *Checker) anchor(ctx context.Context, s bench.Sample, repo *gitrepo.Repo
 	}
 	var added []track.AddedLines
 	for _, fw := range files {
-		if ls := addedLines(fw.fd); len(ls) > 0 {
-			added = append(added, track.AddedLines{Path: fw.fd.Name(), Lines: ls})
+		if ls := patchLines(fw.fd, diff.Add); len(ls) > 0 {
+			added = append(added, track.AddedLines{Path: fw.fd.Name(), Lines: ls, Removed: patchLines(fw.fd, diff.Del)})
 		}
 	}
 	return c.tr.AnchorPatch(ctx, repo, h, s.BaseCommit, added)
 }
 
-// addedLines are the trimmed lines a file diff adds that carry code (not
-// blank, not a lone brace or a comment).
-func addedLines(fd *diff.FileDiff) []string {
+// patchLines are the trimmed lines of a file diff with op (diff.Add: the
+// lines it adds) that carry code (not blank, not a lone brace or a
+// comment).
+func patchLines(fd *diff.FileDiff, op diff.Op) []string {
 	var out []string
 	for _, h := range fd.Hunks {
 		for _, l := range h.Lines {
-			if t := strings.TrimSpace(l.Text); l.Op == diff.Add && carriesCode(t) {
+			if t := strings.TrimSpace(l.Text); l.Op == op && carriesCode(t) {
 				out = append(out, t)
 			}
 		}

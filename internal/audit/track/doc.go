@@ -10,7 +10,8 @@
 // upstream commit often differs from the cleaned patch in a line). A `git
 // log -S` pickaxe from the base commit itself (which often sits on a
 // release branch merged together with the fix) on the three longest added
-// lines, trailing comments dropped, proposes candidates; reading the files
+// lines, trailing comments dropped (lines the patch only re-indents last:
+// their count never changes), proposes candidates; reading the files
 // verifies them. The landing commit is the first commit of the default branch's
 // first-parent chain that contains the fix (the fix itself, or the merge
 // that brought it in). A fix that lands after a snapshot is absent there,

@@ -184,6 +184,14 @@ func TestProbesWithoutComments(t *testing.T) {
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("probes = %v, want %v", got, want)
 	}
+	// A line the patch re-indents (removed and added again) comes after
+	// the new ones, however long: -S finds no commit for it.
+	got = distinctive([]AddedLines{{Path: "c.py", Lines: []string{
+		`raise ValueError("Resulting object does not have monotonic"`, "for dim in concat_dims:"},
+		Removed: []string{`raise ValueError("Resulting object does not have monotonic"`, "for dim in concatenated.dims:"}}}, 2)
+	if len(got) != 2 || got[0].line != "for dim in concat_dims:" {
+		t.Errorf("probes = %v, want the new line first", got)
+	}
 	if s := stripComment("url = 'http://h/#frag'"); s != "url = 'http://h/#frag'" {
 		t.Errorf("a # inside a literal was cut: %q", s)
 	}

@@ -94,6 +94,10 @@ func (t *Tracker) AnchorFix(ctx context.Context, repo *gitrepo.Repo, h *History,
 type AddedLines struct {
 	Path  string
 	Lines []string
+	// Removed are the lines the patch removes from the file (trimmed): an
+	// added line among them was only re-indented, and a pickaxe search
+	// for it finds nothing (its count in the file does not change).
+	Removed []string
 }
 
 // AnchorPatch finds where a SWE-bench gold patch landed upstream: the
@@ -196,22 +200,37 @@ func codeLines(src []byte) map[string]bool {
 // probe is an added line to search the history for, and its file.
 type probe struct{ line, path string }
 
-// distinctive picks up to n pickaxe probes: the longest added lines
+// distinctive picks up to n pickaxe probes: the longest added lines that
+// the patch does not also remove (then the re-indented ones)
 // (ties: the earlier file's), each without a trailing comment, which the
 // upstream commit often lacks or words otherwise ("# type: ignore").
 func distinctive(files []AddedLines, n int) []probe {
-	var cs []probe
+	var cs, moved []probe
 	seen := map[string]bool{}
 	for _, f := range files {
+		removed := map[string]bool{}
+		for _, l := range f.Removed {
+			removed[stripComment(l)] = true
+		}
 		for _, l := range f.Lines {
 			l = stripComment(l)
-			if len(l) >= 8 && !seen[l] {
-				seen[l] = true
+			if len(l) < 8 || seen[l] {
+				continue
+			}
+			seen[l] = true
+			if removed[l] {
+				moved = append(moved, probe{l, f.Path})
+			} else {
 				cs = append(cs, probe{l, f.Path})
 			}
 		}
 	}
-	sort.SliceStable(cs, func(i, j int) bool { return len(cs[i].line) > len(cs[j].line) })
+	byLength := func(ps []probe) {
+		sort.SliceStable(ps, func(i, j int) bool { return len(ps[i].line) > len(ps[j].line) })
+	}
+	byLength(cs)
+	byLength(moved)
+	cs = append(cs, moved...) // re-indented lines last: -S cannot see them
 	return cs[:min(n, len(cs))]
 }
 
