@@ -42,7 +42,35 @@ func literalEntries(t string) (target string, entries []string, ok bool) {
 
 // closedBody is the text between s's opening bracket and the bracket that
 // closes it, which must end s (but for a ";"); ok false otherwise.
-func closedBody(s string) (string, bool) {
+func closedBody(s string) (body string, ok bool) {
+	eachTop(s, func(i, depth int) bool {
+		if depth != 1 || !strings.ContainsRune("}])", rune(s[i])) {
+			return true
+		}
+		tail := strings.TrimSpace(s[i+1:])
+		body, ok = s[1:i], tail == "" || tail == ";"
+		return false
+	})
+	return body, ok
+}
+
+// splitTop splits s at the commas outside brackets and quotes.
+func splitTop(s string) []string {
+	var out []string
+	from := 0
+	eachTop(s, func(i, depth int) bool {
+		if depth == 0 && s[i] == ',' {
+			out = append(out, s[from:i])
+			from = i + 1
+		}
+		return true
+	})
+	return append(out, s[from:])
+}
+
+// eachTop calls fn with each byte position of s outside string literals
+// and the bracket depth before it, until fn returns false.
+func eachTop(s string, fn func(i, depth int) bool) {
 	depth, quote := 0, byte(0)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -53,45 +81,21 @@ func closedBody(s string) (string, bool) {
 			} else if c == quote {
 				quote = 0
 			}
+			continue
 		case c == '"' || c == '\'':
 			quote = c
-		case c == '{' || c == '[' || c == '(':
-			depth++
-		case c == '}' || c == ']' || c == ')':
-			if depth--; depth == 0 {
-				tail := strings.TrimSpace(s[i+1:])
-				return s[1:i], tail == "" || tail == ";"
-			}
+			continue
 		}
-	}
-	return "", false
-}
-
-// splitTop splits s at the commas outside brackets and quotes.
-func splitTop(s string) []string {
-	var out []string
-	depth, quote, from := 0, byte(0), 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '{' || c == '[' || c == '(':
+		if !fn(i, depth) {
+			return
+		}
+		switch c {
+		case '{', '[', '(':
 			depth++
-		case c == '}' || c == ']' || c == ')':
+		case '}', ']', ')':
 			depth--
-		case c == ',' && depth == 0:
-			out = append(out, s[from:i])
-			from = i + 1
 		}
 	}
-	return append(out, s[from:])
 }
 
 // addedEntries are the entries of fixed literal line fix that buggy
