@@ -59,7 +59,7 @@ func (c Capacity) Label() string {
 // reaches AUC ≈ 1; the budget keeps what the whole corpus repeats and
 // forgets much of what one repository says, as a pretrained model does
 // (measured: member text whose local context the training text holds
-// once to three times is reproduced on 3–7 % of queries, four times or
+// one to three times is reproduced on 2–10 % of queries, four times or
 // more on 26–58 %; testdata/testbed/apache-java.measured.md). It is kept
 // proportional to the training text, about 4.8k per MB (60k for the
 // 12.6 MB the target read with the 4 MB JDK sample; 120k for the
