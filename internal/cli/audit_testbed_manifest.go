@@ -36,7 +36,7 @@ func (o *ecosystemOptions) flags(f *pflag.FlagSet) {
 	f.StringVar(&o.repoDir, "repos", "", "directory of local clones of the manifest's repositories, owner__name.git or owner+name/repo (with --manifest)")
 	f.StringVar(&o.jdkSrc, "jdk-src", "", "JDK src.zip for the manifest's jdk_modules (default: the installed JDK's)")
 	f.UintSliceVar(&o.seeds, "train-seeds", []uint{1, 2, 3}, "training seeds of the manifest testbed (file samples, background, controls, sampling)")
-	f.StringArrayVar(&o.capacities, "capacity", nil, "target capacity order=N,cutoff=N,cache=W,subword=0|1,budget=N[,discount=S] (repeatable; default: order=6,cutoff=2,subword=1 with cache=0.4,budget=60000 (the headline), cache=0.2,budget=60000 and cache=0.4 with no budget)")
+	f.StringArrayVar(&o.capacities, "capacity", nil, "target capacity order=N,cutoff=N,cache=W,subword=0|1,budget=N[,discount=S] (repeatable; default: order=6,cutoff=2,subword=1 with cache=0.4,budget=120000 (the headline), cache=0.2,budget=120000 and cache=0.4 with no budget)")
 	f.IntVar(&o.maxFiles, "manifest-max-files", 40, "source files sampled per repository of the manifest testbed")
 }
 
