@@ -87,7 +87,7 @@ type ProjectOptions struct {
 
 // buildVersion is part of a build's cache key: builds made by older rules
 // are not reused.
-const buildVersion = "v2"
+const buildVersion = "v3"
 
 // maxBuildRounds bounds the javac runs of a project build: a run that
 // wrote no class is repeated without the files javac named.
@@ -351,10 +351,11 @@ func otherRoots(root, main string) []string {
 	if err != nil {
 		return nil
 	}
+	own := javaFiles(main)
 	var out []string
 	for d := range votes {
 		abs := filepath.Join(root, d)
-		if abs == main || d == "." || d == "" {
+		if abs == main || d == "." || d == "" || shadows(abs, own) {
 			continue
 		}
 		out = append(out, abs)
@@ -368,6 +369,33 @@ func otherRoots(root, main string) []string {
 		return strings.Compare(a, b)
 	})
 	return out
+}
+
+// javaFiles are the .java files under dir, by path relative to it.
+func javaFiles(dir string) map[string]bool {
+	out := map[string]bool{}
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".java") {
+			rel, _ := filepath.Rel(dir, path)
+			out[rel] = true
+		}
+		return nil
+	})
+	return out
+}
+
+// shadows reports whether the root at dir declares a class the main root
+// also declares (the same package path and file): such a root is another
+// build's copy of the project — joda-time's JodaTimeContrib/gwt emulation
+// of org.joda.time — and, on the source path, javac would take its
+// classes for the project's own.
+func shadows(dir string, own map[string]bool) bool {
+	for rel := range javaFiles(dir) {
+		if own[rel] {
+			return true
+		}
+	}
+	return false
 }
 
 // rootOf is the source root a file's package declaration implies ("" when
