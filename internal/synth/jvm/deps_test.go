@@ -1,8 +1,10 @@
 package jvm
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -71,5 +73,37 @@ func TestOtherRootsShadow(t *testing.T) {
 	want := []string{filepath.Join(root, "cglib-and-asm", "src")}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("other roots (-want +got)\n%s", d)
+	}
+}
+
+// TestOnDemandBuildAfterErrors: once a file has errors, javac writes no
+// class for files it read later only through the source path (B, which A
+// needs, after D's dependency Bad failed); the on-demand build names the
+// files it read and compiles them again, so B is there and only Bad is
+// dropped.
+func TestOnDemandBuildAfterErrors(t *testing.T) {
+	opts := needJDK(t)
+	dir := t.TempDir()
+	files := map[string]string{
+		"A.java":   "package p;\npublic class A { public int f() { return new B().g(); } }\n",
+		"B.java":   "package p;\npublic class B { public int g() { return 1; } }\n",
+		"D.java":   "package p;\npublic class D { public Object h() { return new Bad(); } }\n",
+		"Bad.java": "package p;\npublic class Bad implements java.util.Map<Object, Object> { public Object remove(Object k, Object v) { return null; } }\n",
+	}
+	for name, text := range files {
+		path := filepath.Join(dir, "src", "main", "java", "p", name)
+		testcheck.Must(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		testcheck.Must(t, os.WriteFile(path, []byte(text), 0o644))
+	}
+	p, err := BuildProject(context.Background(), *opts.JDK, ProjectOptions{Dir: dir, Repo: "demo/ondemand", CacheDir: t.TempDir(),
+		Roots: []string{"src/main/java/p/D.java", "src/main/java/p/A.java"}})
+	testcheck.Must(t, err)
+	for _, c := range []string{"A", "B"} {
+		if _, err := os.Stat(filepath.Join(p.Classes, "p", c+".class")); err != nil {
+			t.Errorf("class %s not built: %v (dropped %v)", c, err, p.Dropped)
+		}
+	}
+	if !slices.Contains(p.Dropped, filepath.Join("p", "Bad.java")) {
+		t.Errorf("dropped %v, want p/Bad.java among them", p.Dropped)
 	}
 }
