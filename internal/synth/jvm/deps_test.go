@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -105,5 +106,16 @@ func TestOnDemandBuildAfterErrors(t *testing.T) {
 	}
 	if !slices.Contains(p.Dropped, filepath.Join("p", "Bad.java")) {
 		t.Errorf("dropped %v, want p/Bad.java among them", p.Dropped)
+	}
+}
+
+// TestArgsImportsOneLine: the real file's imports go on one line of the
+// argument class, a CRLF file's carriage returns included (javac counts a
+// lone CR as a line end, and the candidates are found by line).
+func TestArgsImportsOneLine(t *testing.T) {
+	h := &harness{real: &realClass{pkg: "org.x", imports: "import java.lang.reflect.Field;\r\nimport java.lang.reflect.Type;\r"}}
+	got := h.argsImports()
+	if strings.ContainsAny(got, "\r\n") || !strings.Contains(got, "import java.lang.reflect.Type;") || !strings.HasSuffix(got, "import org.x.*;") {
+		t.Errorf("argsImports = %q: want one line ending in the package import", got)
 	}
 }

@@ -298,7 +298,10 @@ func (h *harness) argsImports() string {
 	if h.real.pkg != "" {
 		s += "\nimport " + h.real.pkg + ".*;"
 	}
-	return strings.ReplaceAll(s, "\n", " ")
+	// One line: the argument class's line numbers name its candidates. A
+	// CRLF file's carriage returns go too (javac counts a lone CR as a
+	// line end: mockito's sources).
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 }
 
 // realFailure is the record of a project-mode compile error: no stubs are
