@@ -314,18 +314,34 @@ func otherTypes(t jtype) []string {
 }
 
 // changedLines are the lines of the fix: deleted from the buggy method or
-// added in the fixed one (rxsynth §5's patched site, without context).
+// added in the fixed one (rxsynth §5's patched site), and the unchanged
+// `if`/`else if` header right above a run of changes — the guard under
+// which the changed statement runs (a fix that turns `if (n < 0) throw …`
+// into `if (n < 0) n = 0;` changes the branch, not its condition).
 func changedLines(buggy, fixed string) []string {
-	fd := diff.Unified("buggy", "fixed", []byte(buggy), []byte(fixed), 0)
+	fd := diff.Unified("buggy", "fixed", []byte(buggy), []byte(fixed), 1)
 	var out []string
 	for _, h := range fd.Hunks {
-		for _, l := range h.Lines {
-			if l.Op == diff.Del || l.Op == diff.Add {
+		for i, l := range h.Lines {
+			switch {
+			case l.Op == diff.Del || l.Op == diff.Add:
+				out = append(out, l.Text)
+			case i+1 < len(h.Lines) && h.Lines[i+1].Op != l.Op && opensBranch(l.Text):
 				out = append(out, l.Text)
 			}
 		}
 	}
 	return out
+}
+
+var guardHeader = regexp.MustCompile(`^\s*(?:\}\s*)?(?:else\s+)?if\s*\(`)
+
+// opensBranch reports whether line is an if header whose branch goes on
+// below it (`if (c) {`, a braceless `if (c)`), not a whole statement
+// (`if (c) return 0;`, which guards nothing after it).
+func opensBranch(line string) bool {
+	code := strings.TrimSpace(codePart(line))
+	return guardHeader.MatchString(code) && !strings.HasSuffix(code, ";") && !strings.HasSuffix(code, "}")
 }
 
 // maxAnchored bounds the patch-anchored vectors of a pair.

@@ -216,3 +216,16 @@ func TestAnchorPairs(t *testing.T) {
 func testCorpusPair(buggy, fixed string) corpus.Pair {
 	return corpus.Pair{PairID: "anchor-1", ErrorType: corpus.StringIndexOOB, Generator: "hand", BuggyMethod: buggy, FixedMethod: fixed}
 }
+
+// TestChangedLinesGuard: the unchanged if header above a changed branch
+// is read with the changes (the branch runs under it); an unchanged whole
+// if statement above a change (TestAnchorHarness's `if (s == null)
+// return 0;`) and other unchanged lines are not.
+func TestChangedLinesGuard(t *testing.T) {
+	buggy := "int f(int n, String s) {\n    if (s == null) return 0;\n    if (n < -5) {\n        throw new IllegalArgumentException(\"n\");\n    }\n    return n;\n}\n"
+	fixed := "int f(int n, String s) {\n    if (s == null) return 0;\n    if (n < -5) {\n        n = 0;\n    }\n    return n;\n}\n"
+	want := []string{"    if (n < -5) {", "        throw new IllegalArgumentException(\"n\");", "        n = 0;"}
+	if d := cmp.Diff(want, changedLines(buggy, fixed)); d != "" {
+		t.Errorf("changed lines (-want +got)\n%s", d)
+	}
+}

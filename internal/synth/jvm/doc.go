@@ -112,8 +112,9 @@
 //
 // Patch-anchored inputs (anchor.go; rxsynth §5's validation is anchored on
 // the patch). Before the boundary search, each rule of anchorRules reads
-// the lines the fix changed (deleted or added; never unchanged lines, a
-// comment or a thrown message) and derives values for the parameters a
+// the lines the fix changed (deleted or added, and the unchanged if
+// header of a changed branch; never other unchanged lines, a comment or
+// a thrown message) and derives values for the parameters a
 // guard names: null for `p == null`, an array holding null for
 // `p[i] == null`, the constant of `p == T.C`, a literal the fix tests
 // with (`p.startsWith("0X")`: "0X", "0X1"), the characters of char
