@@ -92,6 +92,7 @@ and DIR/manifest-REGIME.json (model calls, cost) are rewritten each run.
 	f.DurationVar(&o.opts.Timeout, "timeout", 2*time.Second, "wall-clock limit per call")
 	f.IntVar(&o.opts.Workers, "workers", 1, "worker JVMs")
 	f.IntVar(&o.opts.Batch, "batch", 100, "pairs per javac run")
+	f.BoolVar(&o.opts.NoAnchors, "no-anchors", false, "no patch-anchored inputs (values derived from the fix's guards, tried first): the boundary search alone, for comparison")
 	f.StringVar(&o.harnessModel, "harness-model", "", "model spec proposing the inputs (model-built harness; needs --regime)")
 	f.StringVar(&o.regime, "regime", "", "what the harness model sees: "+strings.Join(jvm.Regimes, ", "))
 	f.StringArrayVar(&o.judges, "judgements", nil, "judgements.jsonl of 'synth validate', one (judge-fed regime only)")
@@ -123,10 +124,14 @@ func runSynthVerify(a *app, cmd *cobra.Command, o verifyOptions) error {
 		log = filepath.Join(o.out, jvm.HarnessFile(o.regime))
 	}
 	// One log holds one set of the settings that decide an execution.
-	if err := runkey.CheckPass(log, "--out", runkey.Settings{
+	settings := runkey.Settings{
 		"budget": opts.Budget, "timeout": opts.Timeout.String(), "harness_model": o.harnessModel, "regime": o.regime,
 		"judgements": o.judge, "harness_prompts": jvm.HarnessPromptVersion,
-	}); err != nil {
+	}
+	if opts.NoAnchors {
+		settings["anchors"] = "off" // only when set: logs written before the flag keep resuming
+	}
+	if err := runkey.CheckPass(log, "--out", settings); err != nil {
 		return fmt.Errorf("synth verify: %w", err)
 	}
 	h := a.stream("synth verify", o.asJSON, renderAs(printVerify))

@@ -12,6 +12,10 @@ import (
 // pomDependencies reads the compile-time dependencies (test scope left
 // out) of the pom.xml at the tree's root, with ${property} versions
 // resolved from the pom's properties and its own and parent's versions.
+// A version the pom leaves to its parent (empty, or a property only the
+// parent defines: jackson-databind 2.9's ${jackson.version.core}, set by
+// jackson-bom) is taken from the release train when the dependency is of
+// the parent's group (releaseTrain).
 func pomDependencies(root string) []pom.Dep {
 	p, err := pom.Read(root)
 	if err != nil {
@@ -25,11 +29,25 @@ func pomDependencies(root string) []pom.Dep {
 		}
 		d.Version = pom.Resolve(d.Version, props)
 		if d.Version == "" || strings.Contains(d.Version, "${") {
-			continue
+			if d.Version = releaseTrain(p, d); d.Version == "" {
+				continue
+			}
 		}
 		out = append(out, d)
 	}
 	return out
+}
+
+// releaseTrain is the version a parent of the dependency's own group
+// gives its members: a BOM parent (com.fasterxml.jackson:jackson-bom
+// 2.9.0.pr3) releases com.fasterxml.jackson.core's modules under its own
+// version. "" when the parent is of another group.
+func releaseTrain(p *pom.POM, d pom.Dep) string {
+	g := p.Parent.GroupID
+	if g == "" || p.Parent.Version == "" || strings.Contains(p.Parent.Version, "${") || d.GroupID != g && !strings.HasPrefix(d.GroupID, g+".") {
+		return ""
+	}
+	return p.Parent.Version
 }
 
 // releaseTags are the tag names a release of artifact at version goes by,

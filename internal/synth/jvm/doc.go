@@ -95,7 +95,11 @@
 // dependency of the same owner that --repos holds as a clone
 // (jackson-databind's jackson-core) is compiled from that clone at the
 // release tag the pom names, ahead of any newer system jar
-// (-Xprefer:source). The pair's file is copied twice with the method's
+// (-Xprefer:source); a version only the parent pom defines is the
+// parent's release train for a module of its group (jackson-bom 2.9.0.pr3
+// → jackson-core-2.9.0.pr3). A second source root that declares the main
+// root's classes (joda-time's GWT emulation) is another build's copy and
+// stays off the source path. The pair's file is copied twice with the method's
 // span replaced by the buggy and the fixed method, each compiled under its
 // real name (in javac layers in which each file name occurs once) into a
 // directory of its own; the worker runs each side through a child-first
@@ -106,10 +110,33 @@
 // concreteJDK). No stub is grown: a compile error is final ("cannot
 // compile against the project").
 //
+// Patch-anchored inputs (anchor.go; rxsynth §5's validation is anchored on
+// the patch). Before the boundary search, each rule of anchorRules reads
+// the lines the fix changed (deleted or added, and the unchanged if
+// header of a changed branch; never other unchanged lines, a comment or
+// a thrown message) and derives values for the parameters a
+// guard names: null for `p == null`, an array holding null for
+// `p[i] == null`, the constant of `p == T.C`, a literal the fix tests
+// with (`p.startsWith("0X")`: "0X", "0X1"), the characters of char
+// comparisons ("&#"), the length of another parameter's ordinary value
+// for `i > s.length()`, the empty value for `p.isEmpty()`, sizes n-1, n,
+// n+1 for `p.length() OP n`, integers n-1, n, n+1 for `p OP n`, other
+// types for `p instanceof T` on an Object parameter, and number texts at
+// the parsers' edges ("2147483648", "1.", "0x") when the fix parses or
+// catches NumberFormatException. The all-ordinary vector with one
+// parameter set to a derived value is tried first, then two derived
+// values together (at most 60 vectors), then the boundary search; records
+// name the rules (anchors) and mark an anchored trigger. Nothing is
+// derived for fields or locals: the search chooses arguments only.
+// TestAnchorRules holds each rule's must-apply and must-not-apply
+// examples; Options.NoAnchors (--no-anchors) turns them off.
+//
 // Inputs the search may build (both modes), and nothing else: literals of
 // the JDK types (values.go), the buggy method's own string literals (and
 // each with "1" appended) for a String parameter, JDK collections, maps
-// and arrays of those, and, for a project type, null and values built only
+// and arrays of those, the patch-anchored values above (literals, JDK
+// values, arrays and lists of ordinary elements, public constants the fix
+// compares with) and, for a project type, null and values built only
 // through the public API javap lists — public constructors and static
 // factories with ordinary arguments, and one public setter called with a
 // boundary value on such a value. The receiver is built by its own

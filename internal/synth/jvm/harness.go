@@ -47,6 +47,13 @@ type harness struct {
 	// its real class, compiled against the project.
 	project *Project
 	real    *realClass
+	// anchors are the patch-anchored vectors (anchor.go), one expression
+	// per parameter ("" the ordinary candidate), tried before the
+	// boundary search; anchorRules the rules that derived them, and
+	// nAnchored how many of vecs they are.
+	anchors     [][]string
+	anchorRules []string
+	nAnchored   int
 }
 
 func newHarness(n int, p corpus.Pair) *harness {
@@ -227,7 +234,7 @@ func (h *harness) argsClass(limit int) string {
 	for i, cs := range h.cands {
 		sizes[i] = len(cs)
 	}
-	h.vecs = vectors(sizes, limit)
+	h.vecs, h.nAnchored = withAnchored(h.anchoredIndexVectors(), vectors(sizes, limit), limit)
 	return b.String()
 }
 

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,7 +88,7 @@ type ProjectOptions struct {
 
 // buildVersion is part of a build's cache key: builds made by older rules
 // are not reused.
-const buildVersion = "v2"
+const buildVersion = "v4"
 
 // maxBuildRounds bounds the javac runs of a project build: a run that
 // wrote no class is repeated without the files javac named.
@@ -351,10 +352,11 @@ func otherRoots(root, main string) []string {
 	if err != nil {
 		return nil
 	}
+	own := javaFiles(main)
 	var out []string
 	for d := range votes {
 		abs := filepath.Join(root, d)
-		if abs == main || d == "." || d == "" {
+		if abs == main || d == "." || d == "" || shadows(abs, own) {
 			continue
 		}
 		out = append(out, abs)
@@ -368,6 +370,33 @@ func otherRoots(root, main string) []string {
 		return strings.Compare(a, b)
 	})
 	return out
+}
+
+// javaFiles are the .java files under dir, by path relative to it.
+func javaFiles(dir string) map[string]bool {
+	out := map[string]bool{}
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".java") {
+			rel, _ := filepath.Rel(dir, path)
+			out[rel] = true
+		}
+		return nil
+	})
+	return out
+}
+
+// shadows reports whether the root at dir declares a class the main root
+// also declares (the same package path and file): such a root is another
+// build's copy of the project — joda-time's JodaTimeContrib/gwt emulation
+// of org.joda.time — and, on the source path, javac would take its
+// classes for the project's own.
+func shadows(dir string, own map[string]bool) bool {
+	for rel := range javaFiles(dir) {
+		if own[rel] {
+			return true
+		}
+	}
+	return false
 }
 
 // rootOf is the source root a file's package declaration implies ("" when
@@ -510,9 +539,22 @@ func (p *Project) compileRoots(ctx context.Context, jdk JDK, work, gen, done str
 	// jackson-core) is compiled from the source, the version the project
 	// was written for; by default javac takes the newer file, and git
 	// archive dates sources by their commit.
-	bad, err := p.javac(ctx, jdk, work, p.roots, "-sourcepath", sp, "-implicit:class", "-Xprefer:source")
+	args := []string{"-sourcepath", sp, "-implicit:class", "-Xprefer:source"}
+	bad, out, err := p.javacOut(ctx, jdk, work, p.roots, append([]string{"-verbose"}, args...)...)
 	if err != nil {
 		return err
+	}
+	if len(bad) > 0 {
+		// Once a file has errors, javac writes no class for many files it
+		// read only through the source path (commons-collections 3's
+		// FunctorException, behind MultiKeyMap's clash with Java 8's
+		// Map.remove): naming every file it read but the bad ones has it
+		// generate each that compiles, as a full build does.
+		more, _, err := p.javacOut(ctx, jdk, work, parsedSources(out, bad), args...)
+		if err != nil {
+			return err
+		}
+		maps.Copy(bad, more)
 	}
 	for f := range bad {
 		rel, _ := filepath.Rel(p.SrcRoot, f)
@@ -526,9 +568,30 @@ func (p *Project) compileRoots(ctx context.Context, jdk JDK, work, gen, done str
 // javac compiles files into p.Classes and returns the files it reported
 // errors in; extra replaces the default "-sourcepath ” -implicit:none".
 func (p *Project) javac(ctx context.Context, jdk JDK, work string, files []string, extra ...string) (map[string]bool, error) {
+	bad, _, err := p.javacOut(ctx, jdk, work, files, extra...)
+	return bad, err
+}
+
+var parsedFile = regexp.MustCompile(`(?m)^\[parsing started \w*FileObject\[([^\]\n]+)\]\]`)
+
+// parsedSources are the source files a -verbose javac run read ("root:rel"
+// for a source-path file), in order, but those in bad.
+func parsedSources(out string, bad map[string]bool) []string {
+	var files []string
+	for _, m := range parsedFile.FindAllStringSubmatch(out, -1) {
+		f := strings.Replace(m[1], ":", string(filepath.Separator), 1)
+		if !bad[f] && !slices.Contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+// javacOut is javac that also returns javac's output.
+func (p *Project) javacOut(ctx context.Context, jdk JDK, work string, files []string, extra ...string) (map[string]bool, string, error) {
 	argfile := filepath.Join(work, "files.txt")
 	if err := os.WriteFile(argfile, []byte(strings.Join(files, "\n")+"\n"), 0o644); err != nil {
-		return nil, fmt.Errorf("build project %s: %w", p.Repo, err)
+		return nil, "", fmt.Errorf("build project %s: %w", p.Repo, err)
 	}
 	if len(extra) == 0 {
 		// Dependencies found as sources are compiled as they are needed.
@@ -544,19 +607,19 @@ func (p *Project) javac(ctx context.Context, jdk JDK, work string, files []strin
 	}
 	out, err := exec.CommandContext(ctx, jdk.Javac, append(args, "@"+argfile)...).CombinedOutput()
 	if err == nil {
-		return nil, nil
+		return nil, string(out), nil
 	}
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return nil, "", ctx.Err()
 	}
 	bad := map[string]bool{}
 	for _, m := range diagFile.FindAllStringSubmatch(string(out), -1) {
 		bad[m[1]] = true
 	}
 	if len(bad) == 0 {
-		return nil, fmt.Errorf("build project %s: javac failed without naming a file: %v: %s", p.Repo, err, firstLines(string(out), 5))
+		return nil, "", fmt.Errorf("build project %s: javac failed without naming a file: %v: %s", p.Repo, err, firstLines(string(out), 5))
 	}
-	return bad, nil
+	return bad, string(out), nil
 }
 
 // classCount is the number of class files under dir.

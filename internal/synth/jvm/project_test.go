@@ -244,3 +244,48 @@ func TestVerifyRealNameLinks(t *testing.T) {
 		}
 	}
 }
+
+// nestedProject has an instance method in a static nested class whose
+// only constructor takes an argument: the receiver needs the added
+// no-argument constructor inside the nested class.
+var nestedProject = map[string]string{
+	"src/main/java/org/nest/Outer.java": `package org.nest;
+
+public class Outer {
+    public static class Counter {
+        private final int base;
+        public Counter(int base) { this.base = base; }
+        public int count(String s) {
+            return base + s.length();
+        }
+    }
+}
+`,
+}
+
+// TestVerifyStaticNestedReceiver: the method of a static nested class
+// without a no-argument constructor runs on a receiver built through its
+// real constructor (before, the worker found no constructor and the
+// search stopped at a harness error).
+func TestVerifyStaticNestedReceiver(t *testing.T) {
+	opts := needJDK(t)
+	gitDir, commit := gitProject(t, nestedProject)
+	repos := t.TempDir()
+	testcheck.Must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__nest.git")))
+	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	p := corpus.Pair{PairID: "nest-1", ErrorType: corpus.NullPointer, Generator: "hand",
+		BuggyMethod: "        public int count(String s) {\n            return base + s.length();\n        }\n",
+		FixedMethod: "        public int count(String s) {\n            return base + (s == null ? 0 : s.length());\n        }\n",
+		Source:      &corpus.Source{Repo: "demo/nest", Commit: commit, Path: "src/main/java/org/nest/Outer.java", Span: corpus.Span{Start: 7, End: 9}}}
+	out := t.TempDir()
+	if _, err := Run(context.Background(), []corpus.Pair{p}, out, opts); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := jsonl.ReadFile[Execution](filepath.Join(out, ExecutionsFile))
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("records %v, %v", recs, err)
+	}
+	if e := recs[0]; !e.Compile.OK || e.Status != StatusConfirmed || inputOf(e.C) != "count(null)" {
+		t.Errorf("nested receiver: compile %+v, status %s (%s), (c) %+v; want confirmed with count(null)", e.Compile, e.Status, e.Reason, e.C)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/code"
@@ -83,14 +84,55 @@ func (rc *realClass) locate(h *harness, p *Project) string {
 	if h.bsig.Static {
 		return ""
 	}
-	if len(parts) > 1 {
-		return "" // the worker's no-argument constructor rule decides; a nested class needs its own
+	if decl := classDecl(f, chain); len(parts) > 1 && (decl < 0 || !staticNested(f, decl)) {
+		return "" // an inner class needs an outer instance: the worker's no-argument constructor rule decides
 	}
 	best, need := shortestConstructor(f, chain)
 	if !need {
 		return ""
 	}
-	return rc.addConstructor(h.pair.Source.Path, receiverArgs(p, best))
+	return rc.addConstructor(h.pair.Source.Path, chain, receiverArgs(p, best))
+}
+
+// typeDecls are the tree-sitter kinds of Java type declarations.
+var typeDecls = map[string]bool{"class_declaration": true, "interface_declaration": true, "enum_declaration": true,
+	"record_declaration": true, "annotation_type_declaration": true}
+
+// classDecl is the node of the class declared as chain ("Outer.Inner"),
+// or -1.
+func classDecl(f *code.File, chain string) int {
+	for i, n := range f.Nodes() {
+		if n.Kind == "class_declaration" && typeChain(f, i) == chain {
+			return i
+		}
+	}
+	return -1
+}
+
+// typeChain joins the names of the type declarations from the outermost
+// down to node i.
+func typeChain(f *code.File, i int) string {
+	nodes := f.Nodes()
+	var names []string
+	for p := i; p >= 0; p = nodes[p].Parent {
+		if c := f.ChildByField(p, "name"); typeDecls[nodes[p].Kind] && c >= 0 {
+			names = append([]string{f.Text(c)}, names...)
+		}
+	}
+	return strings.Join(names, ".")
+}
+
+// staticNested reports whether the nested class at decl needs no outer
+// instance: it is static, or a member of an interface.
+func staticNested(f *code.File, decl int) bool {
+	nodes := f.Nodes()
+	for c := range f.Children(decl) {
+		if nodes[c].Kind == "modifiers" && slices.Contains(strings.Fields(f.Text(c)), "static") {
+			return true
+		}
+	}
+	body := nodes[decl].Parent
+	return body >= 0 && nodes[body].Parent >= 0 && nodes[nodes[body].Parent].Kind == "interface_declaration"
 }
 
 // methodClass is the class chain ("Outer.Inner") of the function named as
@@ -151,18 +193,20 @@ func receiverArgs(p *Project, params []code.Param) []string {
 	return args
 }
 
-// addConstructor adds to the outer class, in both files, a no-argument
-// constructor delegating with args.
-func (rc *realClass) addConstructor(path string, args []string) string {
+// addConstructor adds to the method's class (chain: the outer class or a
+// static nested one), in both files, a no-argument constructor
+// delegating with args.
+func (rc *realClass) addConstructor(path, chain string, args []string) string {
+	name := chain[strings.LastIndex(chain, ".")+1:]
 	for kind, text := range rc.texts {
-		end := classBodyEnd(text, path, rc.outer)
+		end := classBodyEnd(text, path, chain)
 		if end < 0 {
-			return "no closing brace of class " + rc.outer + " in " + path
+			return "no closing brace of class " + chain + " in " + path
 		}
 		// Same line as the closing brace: no line of the method moves.
 		// "throws Exception": the delegated constructor may declare
 		// checked exceptions (a stream's IOException).
-		rc.texts[kind] = text[:end] + fmt.Sprintf(" %s() throws Exception { this(%s); } ", rc.outer, strings.Join(args, ", ")) + text[end:]
+		rc.texts[kind] = text[:end] + fmt.Sprintf(" %s() throws Exception { this(%s); } ", name, strings.Join(args, ", ")) + text[end:]
 	}
 	return ""
 }
@@ -254,7 +298,10 @@ func (h *harness) argsImports() string {
 	if h.real.pkg != "" {
 		s += "\nimport " + h.real.pkg + ".*;"
 	}
-	return strings.ReplaceAll(s, "\n", " ")
+	// One line: the argument class's line numbers name its candidates. A
+	// CRLF file's carriage returns go too (javac counts a lone CR as a
+	// line end: mockito's sources).
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 }
 
 // realFailure is the record of a project-mode compile error: no stubs are
@@ -281,25 +328,19 @@ func (v *Verifier) classpath() string {
 	return v.classes + string(os.PathListSeparator) + v.opts.Project.Classpath()
 }
 
-// classBodyEnd is the byte offset of the closing brace of the top-level
-// class name in a Java file, or -1.
-func classBodyEnd(text, path, name string) int {
+// classBodyEnd is the byte offset of the closing brace of the class
+// declared as chain ("Outer", "Outer.Nested") in a Java file, or -1.
+func classBodyEnd(text, path, chain string) int {
 	f, err := code.Parse(code.LangJava, path, []byte(text))
 	if err != nil {
 		return -1
 	}
 	defer f.Close()
-	nodes := f.Nodes()
-	for i, n := range nodes {
-		if n.Kind != "class_declaration" || n.Parent < 0 || nodes[n.Parent].Parent >= 0 {
-			continue
-		}
-		if c := f.ChildByField(i, "name"); c >= 0 && f.Text(c) == name {
-			end := strings.LastIndex(text[:n.EndByte], "}")
-			return end
-		}
+	i := classDecl(f, chain)
+	if i < 0 {
+		return -1
 	}
-	return -1
+	return strings.LastIndex(text[:f.Nodes()[i].EndByte], "}")
 }
 
 // receiverArg is a constructor argument for the receiver: the ordinary

@@ -42,6 +42,10 @@ type Execution struct {
 	InputsTried int `json:"inputs_tried"`
 	Calls       int `json:"calls"`
 	Budget      int `json:"budget"`
+	// Anchors are the rules that derived patch-anchored inputs from the
+	// fix (anchor.go); Anchored how many vectors they gave, tried first.
+	Anchors  []string `json:"anchors,omitempty"`
+	Anchored int      `json:"anchored,omitempty"`
 	// Criteria are the verdicts of rxsynth §5.4 / Table 8.
 	Criteria Criteria `json:"criteria"`
 	// A, B and C are the first inputs meeting each criterion, as Java
@@ -100,6 +104,8 @@ type Trigger struct {
 	Input string   `json:"input"`
 	Buggy Outcome  `json:"buggy"`
 	Fixed *Outcome `json:"fixed,omitempty"`
+	// Anchored: the input is a patch-anchored one (anchor.go).
+	Anchored bool `json:"anchored,omitempty"`
 }
 
 // Hazard is a call that did not come back normally.

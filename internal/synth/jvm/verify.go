@@ -42,6 +42,9 @@ type Options struct {
 	// source instead (RunProjects).
 	Project  *Project
 	Projects *ProjectSource
+	// NoAnchors turns the patch-anchored inputs (anchor.go) off: the
+	// boundary search alone, for comparison.
+	NoAnchors bool
 }
 
 func (o *Options) defaults() error {
@@ -252,6 +255,8 @@ func (v *Verifier) harnessBatches(pairs []corpus.Pair, props []*ModelHarness) []
 			}
 			if props != nil {
 				hs[i].useModel(props[start+i])
+			} else if !v.opts.NoAnchors {
+				hs[i].anchor() // after useProject: from the real types' candidates
 			}
 			v.next++
 		}
@@ -336,6 +341,7 @@ func (v *Verifier) run(ctx context.Context, w *worker, h *harness) (e Execution,
 	e.Method, e.Static, e.Params = h.bsig.Name, h.bsig.Static, h.bsig.Params
 	e.Site = PatchedSite(h.pair.BuggyMethod, h.pair.FixedMethod)
 	e.Candidates = len(h.vecs)
+	e.Anchors, e.Anchored = h.anchorRules, h.nAnchored
 	if h.model != nil && len(h.vecs) == 0 {
 		e.Status, e.Reason = StatusUnconfirmed, h.model.idleReason()
 	}
@@ -398,7 +404,7 @@ func (r *pairRun) try(i int) (final bool, err error) {
 		return false, nil
 	}
 	if e.A == nil {
-		e.A = &Trigger{Input: h.input(i), Buggy: bo}
+		e.A = &Trigger{Input: h.input(i), Buggy: bo, Anchored: i < h.nAnchored}
 	}
 	if e.Calls >= r.v.opts.Budget {
 		return false, nil
@@ -424,10 +430,10 @@ func (r *pairRun) try(i int) (final bool, err error) {
 func (r *pairRun) noteFixed(i int, bo, fo Outcome) {
 	h, e := r.h, r.e
 	if e.B == nil && fo.Kind == "returned" {
-		e.B = &Trigger{Input: h.input(i), Buggy: bo, Fixed: &fo}
+		e.B = &Trigger{Input: h.input(i), Buggy: bo, Fixed: &fo, Anchored: i < h.nAnchored}
 	}
 	if e.C == nil && meetsC(e.Site, h.pair.ErrorType, bo, fo) {
-		e.C = &Trigger{Input: h.input(i), Buggy: bo, Fixed: &fo}
+		e.C = &Trigger{Input: h.input(i), Buggy: bo, Fixed: &fo, Anchored: i < h.nAnchored}
 	}
 	if e.firstFixed == nil {
 		e.firstFixed = &fo

@@ -1,0 +1,121 @@
+package jvm
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/benchforge/benchforge/internal/testcheck"
+)
+
+// TestPomDependenciesReleaseTrain: a version only the parent defines is
+// the parent's release train for a module of the parent's group
+// (jackson-databind 2.9 under jackson-bom), and nothing for a dependency
+// of another group or under a parent of another group.
+func TestPomDependenciesReleaseTrain(t *testing.T) {
+	cases := []struct {
+		name, parent, deps string
+		want               map[string]string // artifact → version
+	}{
+		{name: "bom parent", parent: "<groupId>com.fasterxml.jackson</groupId><artifactId>jackson-bom</artifactId><version>2.9.0.pr3</version>",
+			deps: dep("com.fasterxml.jackson.core", "jackson-core", "${jackson.version.core}") + dep("com.fasterxml.jackson.core", "jackson-annotations", "") +
+				dep("junit", "junit", "${junit.version}") + dep("org.slf4j", "slf4j-api", "1.7.0"),
+			want: map[string]string{"jackson-core": "2.9.0.pr3", "jackson-annotations": "2.9.0.pr3", "slf4j-api": "1.7.0"}},
+		{name: "parent of another group", parent: "<groupId>org.apache.commons</groupId><artifactId>commons-parent</artifactId><version>42</version>",
+			deps: dep("com.fasterxml.jackson.core", "jackson-core", "${jackson.version}"), want: map[string]string{}},
+		{name: "own property", parent: "<groupId>com.fasterxml.jackson</groupId><artifactId>jackson-parent</artifactId><version>2.5</version>",
+			deps: "</dependencies><properties><core.version>2.5.1</core.version></properties><dependencies>" + dep("com.fasterxml.jackson.core", "jackson-core", "${core.version}"),
+			want: map[string]string{"jackson-core": "2.5.1"}},
+	}
+	for _, c := range cases {
+		dir := t.TempDir()
+		text := "<project><parent>" + c.parent + "</parent><groupId>com.fasterxml.jackson.core</groupId><artifactId>jackson-databind</artifactId>" +
+			"<version>2.9.0-SNAPSHOT</version><dependencies>" + c.deps + "</dependencies></project>"
+		testcheck.Must(t, os.WriteFile(filepath.Join(dir, "pom.xml"), []byte(text), 0o644))
+		got := map[string]string{}
+		for _, d := range pomDependencies(dir) {
+			got[d.ArtifactID] = d.Version
+		}
+		if d := cmp.Diff(c.want, got); d != "" {
+			t.Errorf("%s: (-want +got)\n%s", c.name, d)
+		}
+	}
+}
+
+func dep(group, artifact, version string) string {
+	return "<dependency><groupId>" + group + "</groupId><artifactId>" + artifact + "</artifactId><version>" + version + "</version></dependency>"
+}
+
+// TestOtherRootsShadow: a second root declaring the main root's classes
+// (joda-time's GWT emulation of org.joda.time) is another build's copy
+// and stays off the source path; a root of other classes (mockito's
+// cglib-and-asm/src) is kept.
+func TestOtherRootsShadow(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"src/main/java/org/x/A.java":                 "package org.x;\npublic class A {}\n",
+		"src/main/java/org/x/B.java":                 "package org.x;\npublic class B {}\n",
+		"contrib/gwt/src/emul/org/x/A.java":          "package org.x;\npublic class A { int gwt; }\n",
+		"cglib-and-asm/src/org/mockito/cglib/C.java": "package org.mockito.cglib;\npublic class C {}\n",
+		"cglib-and-asm/src/org/mockito/cglib/D.java": "package org.mockito.cglib;\npublic class D {}\n",
+		"src/test/java/org/x/ATest.java":             "package org.x;\npublic class ATest {}\n",
+	}
+	for rel, text := range files {
+		path := filepath.Join(root, filepath.FromSlash(rel))
+		testcheck.Must(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		testcheck.Must(t, os.WriteFile(path, []byte(text), 0o644))
+	}
+	got := otherRoots(root, filepath.Join(root, "src", "main", "java"))
+	want := []string{filepath.Join(root, "cglib-and-asm", "src")}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("other roots (-want +got)\n%s", d)
+	}
+}
+
+// TestOnDemandBuildAfterErrors: once a file has errors, javac writes no
+// class for files it read later only through the source path (B, which A
+// needs, after D's dependency Bad failed); the on-demand build names the
+// files it read and compiles them again, so B is there and only Bad is
+// dropped.
+func TestOnDemandBuildAfterErrors(t *testing.T) {
+	opts := needJDK(t)
+	dir := t.TempDir()
+	files := map[string]string{
+		"A.java":   "package p;\npublic class A { public int f() { return new B().g(); } }\n",
+		"B.java":   "package p;\npublic class B { public int g() { return 1; } }\n",
+		"D.java":   "package p;\npublic class D { public Object h() { return new Bad(); } }\n",
+		"Bad.java": "package p;\npublic class Bad implements java.util.Map<Object, Object> { public Object remove(Object k, Object v) { return null; } }\n",
+	}
+	for name, text := range files {
+		path := filepath.Join(dir, "src", "main", "java", "p", name)
+		testcheck.Must(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		testcheck.Must(t, os.WriteFile(path, []byte(text), 0o644))
+	}
+	p, err := BuildProject(context.Background(), *opts.JDK, ProjectOptions{Dir: dir, Repo: "demo/ondemand", CacheDir: t.TempDir(),
+		Roots: []string{"src/main/java/p/D.java", "src/main/java/p/A.java"}})
+	testcheck.Must(t, err)
+	for _, c := range []string{"A", "B"} {
+		if _, err := os.Stat(filepath.Join(p.Classes, "p", c+".class")); err != nil {
+			t.Errorf("class %s not built: %v (dropped %v)", c, err, p.Dropped)
+		}
+	}
+	if !slices.Contains(p.Dropped, filepath.Join("p", "Bad.java")) {
+		t.Errorf("dropped %v, want p/Bad.java among them", p.Dropped)
+	}
+}
+
+// TestArgsImportsOneLine: the real file's imports go on one line of the
+// argument class, a CRLF file's carriage returns included (javac counts a
+// lone CR as a line end, and the candidates are found by line).
+func TestArgsImportsOneLine(t *testing.T) {
+	h := &harness{real: &realClass{pkg: "org.x", imports: "import java.lang.reflect.Field;\r\nimport java.lang.reflect.Type;\r"}}
+	got := h.argsImports()
+	if strings.ContainsAny(got, "\r\n") || !strings.Contains(got, "import java.lang.reflect.Type;") || !strings.HasSuffix(got, "import org.x.*;") {
+		t.Errorf("argsImports = %q: want one line ending in the package import", got)
+	}
+}
