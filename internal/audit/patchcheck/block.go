@@ -235,7 +235,7 @@ func (sc scope) aligned(li int) int {
 // its weakest line.
 func (c *Checker) matchAdded(ctx context.Context, fw *fileWork, pb *pblock, sc scope, sfi int, hint *scopeHint, b *Block) (float64, bool, error) {
 	fix, snap := fw.fix, sc.snap
-	allWeak := allWeakLines(fix, pb.adds) && !namesNew(fix, fw.bug, pb.adds)
+	allWeak := allWeakLines(fix, pb.adds) && !pb.namesNew(fix, fw.bug)
 	score, exact := 1.0, true
 	for _, a := range pb.adds {
 		if sfi >= 0 && !c.opts.NoLocalize && a == headerLine(fix, pb.fn) {
@@ -263,6 +263,17 @@ func allWeakLines(v *version, lis []int) bool {
 		}
 	}
 	return true
+}
+
+// namesNew is namesNew of pb's added lines, computed once per block.
+func (pb *pblock) namesNew(fix, bug *version) bool {
+	if pb.newName == 0 {
+		pb.newName = 1
+		if namesNew(fix, bug, pb.adds) {
+			pb.newName = 2
+		}
+	}
+	return pb.newName == 2
 }
 
 // namesNew reports whether a line lis of fix names an identifier the

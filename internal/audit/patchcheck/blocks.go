@@ -20,6 +20,9 @@ type pblock struct {
 	// nBefore is how many of ctx precede the deletion point.
 	nBefore int
 	dels    []int // deletion: buggy-version line indices that must be absent
+	// newName caches namesNew for adds (0 unknown, 1 no, 2 yes): a block
+	// is matched once per state of its history.
+	newName int8
 }
 
 // lineDiff diffs two versions at the level of their logical lines.

@@ -266,11 +266,18 @@ func (w *walk) fast(j int, v *fileVersion, renamed bool, oldPath string) bool {
 		in[l] = true
 	}
 	old := fn{Text: w.text}
-	calls := addsCall(w.text, text) || ownCalls(text, nameOf(w.cur.Key)) > 1
+	var gone []string
 	for _, l := range old.sourceLines() {
-		if !in[l] && !generic(l) && (w.mayHaveMoved([]byte(l), v, anchored) || calls && bytes.Contains(v.src, []byte(l))) {
+		if in[l] || generic(l) {
+			continue
+		}
+		if w.mayHaveMoved([]byte(l), v, anchored) {
 			return false // lines may have gone into another function: parse
 		}
+		gone = append(gone, l)
+	}
+	if w.mayDelegate(gone, v, text) {
+		return false // they may have gone to a function it now calls: parse
 	}
 	extra, ok := w.fastExtra(v)
 	if !ok {
@@ -284,6 +291,21 @@ func (w *walk) fast(j int, v *fileVersion, renamed bool, oldPath string) bool {
 	w.prev = v
 	w.push(j, StepModified, detail)
 	return true
+}
+
+// mayDelegate reports whether the telling lines gone from the tracked
+// function may have gone to a function its new text calls, by the
+// conditions extractedInto's delegation rule needs: a call it did not
+// make before (or one to its own name), and at least two of the lines,
+// and half of them, still in the file.
+func (w *walk) mayDelegate(gone []string, v *fileVersion, now string) bool {
+	n := 0
+	for _, l := range gone {
+		if bytes.Contains(v.src, []byte(l)) {
+			n++
+		}
+	}
+	return n >= 2 && 2*n >= len(gone) && (addsCall(w.text, now) || ownCalls(now, nameOf(w.cur.Key)) > 1)
 }
 
 // prevSrc is the text of the version the walk saw last (nil before the
@@ -447,7 +469,7 @@ func extractedInto(oldLines []string, now *fn, v, prev *fileVersion) []string {
 	if len(left) == 0 {
 		return nil
 	}
-	old := strings.Join(oldLines, "\n")
+	was, is := ownCallCounts(strings.Join(oldLines, "\n")), ownCallCounts(now.Text)
 	var out []string
 	fs := v.functions()
 	for i := range fs {
@@ -461,7 +483,7 @@ func extractedInto(oldLines []string, now *fn, v, prev *fileVersion) []string {
 			if n >= 2 || n == len(left) {
 				out = append(out, f.Key)
 			}
-		case delegates(old, now, f.Name):
+		case delegates(was, is, now.Name, f.Name):
 			// f did not change: it must hold most of what left, not
 			// two lines any method of the class has ("continue;").
 			if t := sharedLines(f, telling(left)); t >= 2 && 2*t >= len(telling(left)) {
@@ -497,9 +519,36 @@ func addsCall(old, now string) bool {
 // calls an overload of itself. Only calls on the same object count:
 // StringUtils.indexOf(this, str, i) in StrBuilder.indexOf is another
 // class's method, not an overload.
-func delegates(old string, now *fn, name string) bool {
-	n := ownCalls(now.Text, name)
-	return name != "" && (n > ownCalls(old, name) || name == now.Name && n > 1)
+func delegates(was, is map[string]int, self, name string) bool {
+	n := is[name]
+	return name != "" && (n > was[name] || name == self && n > 1)
+}
+
+// ownCallCounts is ownCalls of text for every name at once.
+func ownCallCounts(text string) map[string]int {
+	out := map[string]int{}
+	for i := strings.IndexByte(text, '('); i >= 0; {
+		j := i
+		for j > 0 && isIdentByte(text[j-1]) {
+			j--
+		}
+		if name := text[j:i]; name != "" && ownCallAt(text, j) {
+			out[name]++
+		}
+		k := strings.IndexByte(text[i+1:], '(')
+		if k < 0 {
+			break
+		}
+		i += k + 1
+	}
+	return out
+}
+
+// ownCallAt reports whether the name starting at text[j] has no receiver
+// before it, or "this.".
+func ownCallAt(text string, j int) bool {
+	before := strings.TrimRight(text[:j], " \t")
+	return !strings.HasSuffix(before, ".") || strings.HasSuffix(before, "this.")
 }
 
 // ownCalls counts the places text names name followed by "(", without a
@@ -512,8 +561,7 @@ func ownCalls(text, name string) int {
 			return n
 		}
 		j += i
-		before := strings.TrimRight(text[:j], " \t")
-		if (j == 0 || !isIdentByte(text[j-1])) && (!strings.HasSuffix(before, ".") || strings.HasSuffix(before, "this.")) {
+		if (j == 0 || !isIdentByte(text[j-1])) && ownCallAt(text, j) {
 			n++
 		}
 		i = j + len(name)

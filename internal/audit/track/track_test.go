@@ -212,3 +212,17 @@ func TestOwnCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnCallCounts: the counts for all names agree with ownCalls.
+func TestOwnCallCounts(t *testing.T) {
+	text := "int indexOf(String s, int i) { if (s == null) { return this.indexOf(s); } return StringUtils.indexOf(s, i) + lastIndexOf(s) + indexOf (s); }"
+	got := ownCallCounts(text)
+	for _, name := range []string{"indexOf", "lastIndexOf", "if", "StringUtils"} {
+		if got[name] != ownCalls(text, name) {
+			t.Errorf("%s: %d, ownCalls %d", name, got[name], ownCalls(text, name))
+		}
+	}
+	if got["indexOf"] != 2 {
+		t.Errorf("indexOf counted %d times, want 2 (header and this.indexOf)", got["indexOf"])
+	}
+}
