@@ -79,12 +79,74 @@ static void bf_use_libc_allocator(void) { ts_set_allocator(NULL, NULL, NULL, NUL
 
 // bf_rec is one node of the pre-order walk.
 typedef struct {
+	uint64_t id;          // the node's heap subtree (0 for an inline leaf)
 	uint32_t start, end;  // byte span
 	int32_t parent, last; // parent index (-1 for the root), one past the subtree
+	int32_t from;         // index of the base tree's node whose subtree this one's copies, or -1
 	TSSymbol symbol;      // kind id (the alias if aliased), 0xFFFF for ERROR
 	TSFieldId field;      // field id in the parent, 0 for none
 	uint8_t missing;      // a zero-width leaf inserted by error recovery
 } bf_rec;
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "bf_heap_id reads tree-sitter's little-endian Subtree layout"
+#endif
+
+// bf_heap_id is the address of node's heap subtree, or 0 for an inline
+// leaf. A TSNode's id points at its Subtree, a union of a heap pointer and
+// an inline leaf whose first bit (is_inline, subtree.h of tree-sitter
+// 0.25) is the pointer's lowest bit, always 0 in a real pointer. An
+// unchanged subtree that an incremental parse reuses keeps its heap
+// address, which is how bf_flatten recognises it.
+static uint64_t bf_heap_id(TSNode node) {
+	uint64_t v = *(const uint64_t *)node.id;
+	return (v & 1) ? 0 : v;
+}
+
+// bf_base is the flattened base tree an incremental parse started from:
+// its records, and an open-addressing table from heap subtree to record
+// index (keys 0 for empty slots; mask + 1 slots).
+typedef struct {
+	const bf_rec *recs;
+	const uint64_t *keys;
+	const int32_t *vals;
+	uint64_t mask;
+} bf_base;
+
+// bf_lookup is the base's record index of subtree id, or -1.
+static int32_t bf_lookup(const bf_base *b, uint64_t id) {
+	if (!b || !b->keys || !id) {
+		return -1;
+	}
+	uint64_t h = (id >> 4) * 0x9E3779B97F4A7C15ull;
+	for (uint64_t i = h & b->mask;; i = (i + 1) & b->mask) {
+		if (b->keys[i] == id) {
+			return b->vals[i];
+		}
+		if (b->keys[i] == 0) {
+			return -1;
+		}
+	}
+}
+
+// bf_copy writes the base's subtree at oi (its root already at out[idx],
+// from the new tree) after idx, shifted by delta bytes, and returns the
+// index after it.
+static int64_t bf_copy(const bf_rec *old, int32_t oi, bf_rec *out, int32_t idx, int64_t delta) {
+	int32_t size = old[oi].last - oi;
+	out[idx].from = oi;
+	out[idx].last = idx + size;
+	for (int32_t k = 1; k < size; k++) {
+		bf_rec r = old[oi + k];
+		r.start = (uint32_t)((int64_t)r.start + delta);
+		r.end = (uint32_t)((int64_t)r.end + delta);
+		r.parent = r.parent - oi + idx;
+		r.last = r.last - oi + idx;
+		r.from = -1;
+		out[idx + k] = r;
+	}
+	return (int64_t)idx + size;
+}
 
 // bf_parse parses src and stores the tree's node count in *count; it
 // returns NULL when tree-sitter gives no tree.
@@ -101,8 +163,13 @@ static TSTree *bf_parse(TSParser *p, const TSTree *old, const char *src, uint32_
 }
 
 // bf_flatten writes the tree's nodes in pre-order to out and returns how
-// many it wrote, or -1 when cap was too small.
-static int64_t bf_flatten(const TSTree *t, bf_rec *out, int64_t cap) {
+// many it wrote, or -1 when cap was too small. A subtree found in base (an
+// unchanged part the incremental parse reused) is copied from the base's
+// records instead of walked.
+static int64_t bf_flatten(const TSTree *t, bf_rec *out, int64_t cap,
+		const bf_rec *old, const uint64_t *keys, const int32_t *vals, uint64_t mask) {
+	bf_base b = {old, keys, vals, mask};
+	const bf_base *base = old ? &b : NULL;
 	TSTreeCursor c = ts_tree_cursor_new(ts_tree_root_node(t));
 	int64_t n = 0;
 	int32_t parent = -1;
@@ -113,20 +180,30 @@ static int64_t bf_flatten(const TSTree *t, bf_rec *out, int64_t cap) {
 		}
 		TSNode node = ts_tree_cursor_current_node(&c);
 		bf_rec *r = &out[n];
+		r->id = bf_heap_id(node);
 		r->start = ts_node_start_byte(node);
 		r->end = ts_node_end_byte(node);
 		r->parent = parent;
 		r->symbol = ts_node_symbol(node);
 		r->field = ts_tree_cursor_current_field_id(&c);
 		r->missing = 0;
+		r->from = -1;
 		int32_t idx = (int32_t)n++;
-		if (ts_tree_cursor_goto_first_child(&c)) {
+		int32_t oi = bf_lookup(base, r->id);
+		if (oi >= 0 && base->recs[oi].last - oi > 1) {
+			if (idx + (int64_t)(base->recs[oi].last - oi) > cap) {
+				ts_tree_cursor_delete(&c);
+				return -1;
+			}
+			n = bf_copy(base->recs, oi, out, idx, (int64_t)r->start - base->recs[oi].start);
+		} else if (ts_tree_cursor_goto_first_child(&c)) {
 			parent = idx;
 			continue;
-		}
-		r->last = idx + 1;
-		if (r->start == r->end) {
-			r->missing = ts_node_is_missing(node);
+		} else {
+			r->last = idx + 1;
+			if (r->start == r->end) {
+				r->missing = ts_node_is_missing(node);
+			}
 		}
 		while (!ts_tree_cursor_goto_next_sibling(&c)) {
 			if (parent < 0 || !ts_tree_cursor_goto_parent(&c)) {
@@ -144,6 +221,7 @@ import "C"
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"sync"
 	"unsafe"
 
@@ -211,28 +289,83 @@ func parseRecs(p cParser, src []byte) (recs []rec, buf *[]rec, err error) {
 		return nil, nil, err
 	}
 	defer C.ts_tree_delete(tree)
-	return flattenTree(tree, count)
+	return flattenTree(tree, count, nil)
+}
+
+// flat is a parsed version kept for incremental parses of the next ones:
+// its records, its nodes, and which record holds each heap subtree.
+type flat struct {
+	recs  []rec
+	nodes []Node
+	ids   []uint16
+	keys  []uint64 // open addressing, 0 for empty; len a power of two
+	vals  []int32
+}
+
+// newBase indexes recs (and the nodes built from them) by subtree; only
+// inner nodes, since copying a leaf saves nothing.
+func newBase(recs []rec, nodes []Node, ids []uint16) *flat {
+	inner := 0
+	for i := range recs {
+		if recs[i].id != 0 && int(recs[i].last) > i+1 {
+			inner++
+		}
+	}
+	size := 16
+	for size < 2*inner {
+		size *= 2
+	}
+	b := &flat{recs: recs, nodes: nodes, ids: ids, keys: make([]uint64, size), vals: make([]int32, size)}
+	mask := uint64(size - 1)
+	for i := range recs {
+		id := uint64(recs[i].id)
+		if id == 0 || int(recs[i].last) <= i+1 {
+			continue
+		}
+		// The same hash as bf_lookup's.
+		for j := (id >> 4) * 0x9E3779B97F4A7C15 & mask; ; j = (j + 1) & mask {
+			if b.keys[j] == 0 || b.keys[j] == id {
+				b.keys[j], b.vals[j] = id, int32(i)
+				break
+			}
+		}
+	}
+	return b
 }
 
 // flattenTree copies tree's nodes out in pre-order (count is its
-// descendant count). The caller must hand buf back to recPool.
-func flattenTree(tree *C.TSTree, count int) (recs []rec, buf *[]rec, err error) {
+// descendant count), copying the subtrees it shares with b (nil: none)
+// from b's records. The caller must hand buf back to recPool.
+func flattenTree(tree *C.TSTree, count int, b *flat) (recs []rec, buf *[]rec, err error) {
 	buf = recPool.Get().(*[]rec)
 	want := count + 1
+	var old *rec
+	var keys *C.uint64_t
+	var vals *C.int32_t
+	var mask C.uint64_t
+	if b != nil {
+		old = unsafe.SliceData(b.recs)
+		keys = (*C.uint64_t)(unsafe.Pointer(unsafe.SliceData(b.keys)))
+		vals = (*C.int32_t)(unsafe.Pointer(unsafe.SliceData(b.vals)))
+		mask = C.uint64_t(len(b.keys) - 1)
+	}
 	for {
 		if cap(*buf) < want {
 			*buf = make([]rec, want)
 		}
-		b := (*buf)[:cap(*buf)]
-		n := C.bf_flatten(tree, unsafe.SliceData(b), C.int64_t(len(b)))
+		rb := (*buf)[:cap(*buf)]
+		n := C.bf_flatten(tree, unsafe.SliceData(rb), C.int64_t(len(rb)), old, keys, vals, mask)
 		if n >= 0 {
-			return b[:n], buf, nil
+			if b != nil {
+				runtime.KeepAlive(b)
+			}
+			return rb[:n], buf, nil
 		}
 		if want >= 1<<31 {
 			recPool.Put(buf)
 			return nil, nil, fmt.Errorf("syntax tree has over 2^31 nodes: %w", errs.ErrInput)
 		}
-		want = 2 * cap(b)
+		want = 2 * cap(rb)
 	}
 }
 

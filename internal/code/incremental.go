@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -16,7 +17,10 @@ import (
 // path in one repository), so that another version of that file is parsed
 // incrementally: a copy of the nearest kept tree (the one sharing most
 // lines with the new text) is edited to the new text, one edit per changed
-// run of lines, and tree-sitter reuses every unchanged subtree. Stage II
+// run of lines, and tree-sitter reuses every unchanged subtree; those
+// subtrees' records and Nodes are then copied from the base's, shifted,
+// instead of walked through the C API again (the walk cost several times
+// the incremental parse on a 2,000-line file). Stage II
 // parses many versions of the same file — a fix, its buggy parent, the
 // states of its history, the next sample's fix — that differ by a few
 // lines.
@@ -30,6 +34,7 @@ type Trees struct {
 	mu     sync.Mutex
 	max    int
 	reused atomic.Int64 // incremental trees accepted (for the tests)
+	copied atomic.Int64 // nodes copied from a base, not walked (for the tests)
 	*kept
 }
 
@@ -37,7 +42,9 @@ type Trees struct {
 const perKey = 8
 
 // keptBytes bounds the source text of the kept versions: a kept version
-// costs about a dozen times its text in tree-sitter's and Go's memory.
+// costs tens of times its text (for a Java file, about 40 bytes of Go
+// memory per source byte in its Nodes, records and subtree index, beside
+// tree-sitter's tree).
 const keptBytes = 2 << 20
 
 // kept is the cache's content, apart from Trees so that a cleanup can free
@@ -56,6 +63,15 @@ type baseTree struct {
 	tree  *cTree
 	lines map[uint64]bool // hashes of src's lines
 	file  *File           // its parse, shared by a parse of the same text
+	recs  []rec           // its flattening, indexed into base on first use
+	once  sync.Once
+	flat  *flat
+}
+
+// reuse is b's records, nodes and subtree index, for a parse from b.
+func (b *baseTree) reuse() *flat {
+	b.once.Do(func() { b.flat = newBase(b.recs, b.file.nodes, b.file.ids) })
+	return b.flat
 }
 
 var lineSeed = maphash.MakeSeed()
@@ -111,16 +127,17 @@ func (ts *Trees) Parse(lang Lang, key, path string, src []byte) (*File, error) {
 	}
 	hashes := hashLines(splitLines(src))
 	base := ts.nearest(key, lang, hashes)
-	f, tree, err := parseFrom(g, p, base, lang, path, src)
+	f, k, err := parseFrom(g, p, base, lang, path, src)
 	if err != nil {
 		return nil, fmt.Errorf("parse(%s): %w", path, err)
 	}
-	if base != nil && tree != nil {
+	if base != nil && k.tree != nil {
 		ts.reused.Add(1)
+		ts.copied.Add(int64(k.copied))
 	}
-	if tree != nil {
+	if k.tree != nil {
 		kept := *f // its own copy: the caller may Close f
-		ts.put(&baseTree{key: key, lang: lang, src: src, tree: tree, lines: hashSet(hashes), file: &kept})
+		ts.put(&baseTree{key: key, lang: lang, src: src, tree: k.tree, recs: k.recs, lines: hashSet(hashes), file: &kept})
 	}
 	return f, nil
 }
@@ -142,10 +159,12 @@ func (ts *Trees) same(key string, lang Lang, path string, src []byte) *File {
 	return nil
 }
 
-// edit is a base tree's copy and the text it was parsed from.
+// edit is a base tree's copy, the text it was parsed from, and its
+// flattening.
 type edit struct {
 	tree *cTree
 	src  []byte
+	flat *flat
 }
 
 // nearest returns a copy of the kept tree of key and lang that shares most
@@ -173,51 +192,67 @@ func (ts *Trees) nearest(key string, lang Lang, hashes []uint64) *edit {
 	if best == nil {
 		return nil
 	}
-	return &edit{tree: copyTree(best.tree), src: best.src}
+	return &edit{tree: copyTree(best.tree), src: best.src, flat: best.reuse()}
+}
+
+// keep is a parse to keep as a base: its tree and records.
+type keep struct {
+	tree   *cTree
+	recs   []rec
+	copied int // nodes copied from the base
 }
 
 // parseFrom parses src from base (nil: afresh) and returns its File and,
-// when it has no syntax error, its tree to keep.
-func parseFrom(g *grammar, p cParser, base *edit, lang Lang, path string, src []byte) (*File, *cTree, error) {
-	var old *cTree
-	if base != nil {
-		editToText(base.tree, base.src, src)
-		old = base.tree
-		defer deleteTree(base.tree)
+// when it has no syntax error, its tree and records to keep.
+func parseFrom(g *grammar, p cParser, base *edit, lang Lang, path string, src []byte) (*File, keep, error) {
+	if base == nil {
+		return fileFrom(g, p, nil, lang, path, src)
 	}
-	f, tree, err := fileFrom(g, p, old, lang, path, src)
-	if err != nil {
-		return nil, nil, err
+	editToText(base.tree, base.src, src)
+	defer deleteTree(base.tree)
+	f, k, err := fileFrom(g, p, base, lang, path, src)
+	if err != nil || k.tree != nil || !hasErrorNode(f) {
+		return f, k, err
 	}
-	if !hasErrorNode(f) {
-		return f, tree, nil
+	// Error recovery is where reuse could diverge: parse afresh.
+	f, k, err = fileFrom(g, p, nil, lang, path, src)
+	if k.tree != nil {
+		deleteTree(k.tree)
 	}
-	deleteTree(tree)
-	if old == nil {
-		return f, nil, nil
-	}
-	f, tree, err = fileFrom(g, p, nil, lang, path, src)
-	if err != nil {
-		return nil, nil, err
-	}
-	deleteTree(tree)
-	return f, nil, nil
+	return f, keep{}, err
 }
 
-// fileFrom parses src (from old when non-nil) into a File and its tree.
-func fileFrom(g *grammar, p cParser, old *cTree, lang Lang, path string, src []byte) (*File, *cTree, error) {
+// fileFrom parses src (from base when non-nil) into a File and, when it
+// has no syntax error, its tree and records to keep.
+func fileFrom(g *grammar, p cParser, base *edit, lang Lang, path string, src []byte) (*File, keep, error) {
+	var old *cTree
+	var ob *flat
+	if base != nil {
+		old, ob = base.tree, base.flat
+	}
 	tree, count, err := parseTree(p, old, src)
 	if err != nil {
-		return nil, nil, err
+		return nil, keep{}, err
 	}
-	recs, buf, err := flattenTree(tree, count)
+	recs, buf, err := flattenTree(tree, count, ob)
 	if err != nil {
 		deleteTree(tree)
-		return nil, nil, err
+		return nil, keep{}, err
 	}
 	defer recPool.Put(buf)
-	nodes, ids, _ := buildNodes(g, recs, src, 0)
-	return &File{Lang: lang, Path: path, Src: src, nodes: nodes, ids: ids, g: g, wrapClass: -1}, tree, nil
+	nodes, ids, _ := buildNodes(g, recs, src, 0, ob)
+	f := &File{Lang: lang, Path: path, Src: src, nodes: nodes, ids: ids, g: g, wrapClass: -1}
+	if hasErrorNode(f) {
+		deleteTree(tree)
+		return f, keep{}, nil
+	}
+	k := keep{tree: tree, recs: slices.Clone(recs)}
+	for i := range recs {
+		if from := recs[i].from; from >= 0 {
+			k.copied += int(recs[i].last) - i
+		}
+	}
+	return f, k, nil
 }
 
 // put keeps b among its key's bases (not twice for the same text),

@@ -150,7 +150,7 @@ func parseNodes(g *grammar, text, src []byte, off int) (nodes []Node, ids []uint
 		return nil, nil, -1, err
 	}
 	defer recPool.Put(buf)
-	nodes, ids, wrap = buildNodes(g, recs, src, off)
+	nodes, ids, wrap = buildNodes(g, recs, src, off, nil)
 	return nodes, ids, wrap, nil
 }
 
@@ -158,51 +158,86 @@ func parseNodes(g *grammar, text, src []byte, off int) (nodes []Node, ids []uint
 // Lines and columns come from src here rather than from C, in one pass
 // that finds each start line by stepping forward from the previous node's
 // (pre-order start offsets rarely go backwards) and each end line from the
-// node's start line, with a binary search when that takes long.
-func buildNodes(g *grammar, recs []rec, src []byte, off int) (nodes []Node, ids []uint16, wrap int) {
-	lines := lineStarts(src)
+// node's start line, with a binary search when that takes long. A subtree
+// the walk copied from b's records (rec.from) is copied from b's nodes,
+// shifted to where it now starts.
+func buildNodes(g *grammar, recs []rec, src []byte, off int, b *flat) (nodes []Node, ids []uint16, wrap int) {
+	nb := nodeBuilder{g: g, recs: recs, src: src, off: off, lines: lineStarts(src)}
 	nodes = make([]Node, len(recs))
 	ids = make([]uint16, len(recs))
 	wrap = -1
-	n := len(src)
-	sl := 0 // start line of the previous node, 0-based
-	for i := range recs {
-		r := &recs[i]
-		id := uint16(r.symbol)
-		start, end := int(r.start), int(r.end)
-		if off > 0 && wrap < 0 && start == 0 && g.kind(id) == "class_declaration" {
+	for i := 0; i < len(recs); i++ {
+		id := uint16(recs[i].symbol)
+		if off > 0 && wrap < 0 && recs[i].start == 0 && g.kind(id) == "class_declaration" {
 			wrap = i
 		}
-		start = clamp(start-off, 0, n)
-		end = clamp(end-off, start, n)
-		sl = lineOf(lines, start, sl)
-		el := lineOf(lines, end, sl)
-		field := ""
-		if fid := int(r.field); fid < len(g.fields) {
-			field = g.fields[fid]
+		nodes[i], ids[i] = nb.node(i), id
+		if from := int(recs[i].from); from >= 0 && b != nil {
+			i = copyNodes(nodes, ids, i, b, from) - 1
+			nb.sl = nodes[i].StartLine - 1
 		}
-		parent, last := int(r.parent), int(r.last)
-		if parent >= i || parent < -1 || last <= i || last > len(recs) { // never from tree-sitter
-			parent, last = max(-1, min(parent, i-1)), clamp(last, i+1, len(recs))
-		}
-		nodes[i] = Node{
-			Kind:      g.kind(id),
-			Field:     field,
-			Named:     g.isNamed(id),
-			Error:     id == 0xFFFF,
-			Missing:   r.missing != 0,
-			StartByte: start,
-			EndByte:   end,
-			StartLine: sl + 1,
-			StartCol:  start - lines[sl] + 1,
-			EndLine:   el + 1,
-			EndCol:    end - lines[el] + 1,
-			Parent:    parent,
-			End:       last,
-		}
-		ids[i] = id
 	}
 	return nodes, ids, wrap
+}
+
+// nodeBuilder makes Nodes from records, one after another.
+type nodeBuilder struct {
+	g     *grammar
+	recs  []rec
+	src   []byte
+	off   int
+	lines []int
+	sl    int // start line of the previous node, 0-based
+}
+
+// node is record i as a Node.
+func (nb *nodeBuilder) node(i int) Node {
+	r, g, n := &nb.recs[i], nb.g, len(nb.src)
+	id := uint16(r.symbol)
+	start := clamp(int(r.start)-nb.off, 0, n)
+	end := clamp(int(r.end)-nb.off, start, n)
+	nb.sl = lineOf(nb.lines, start, nb.sl)
+	el := lineOf(nb.lines, end, nb.sl)
+	field := ""
+	if fid := int(r.field); fid < len(g.fields) {
+		field = g.fields[fid]
+	}
+	parent, last := int(r.parent), int(r.last)
+	if parent >= i || parent < -1 || last <= i || last > len(nb.recs) { // never from tree-sitter
+		parent, last = max(-1, min(parent, i-1)), clamp(last, i+1, len(nb.recs))
+	}
+	return Node{
+		Kind: g.kind(id), Field: field, Named: g.isNamed(id), Error: id == 0xFFFF, Missing: r.missing != 0,
+		StartByte: start, EndByte: end,
+		StartLine: nb.sl + 1, StartCol: start - nb.lines[nb.sl] + 1,
+		EndLine: el + 1, EndCol: end - nb.lines[el] + 1,
+		Parent: parent, End: last,
+	}
+}
+
+// copyNodes fills the descendants of nodes[i], whose subtree is b's at
+// from, from b's nodes: the text is the same, so bytes and lines move by
+// the root's shift, and columns too on the root's first line. It returns
+// the index after the subtree.
+func copyNodes(nodes []Node, ids []uint16, i int, b *flat, from int) int {
+	root, old := nodes[i], b.nodes[from]
+	db, dl, dc := root.StartByte-old.StartByte, root.StartLine-old.StartLine, root.StartCol-old.StartCol
+	size := old.End - from
+	for k := 1; k < size; k++ {
+		n := b.nodes[from+k]
+		if n.StartLine == old.StartLine {
+			n.StartCol += dc
+		}
+		if n.EndLine == old.StartLine {
+			n.EndCol += dc
+		}
+		n.StartByte, n.EndByte = n.StartByte+db, n.EndByte+db
+		n.StartLine, n.EndLine = n.StartLine+dl, n.EndLine+dl
+		n.Parent, n.End = n.Parent-from+i, n.End-from+i
+		nodes[i+k] = n
+	}
+	copy(ids[i+1:i+size], b.ids[from+1:from+size])
+	return i + size
 }
 
 // Dummy class wrapper of ParseJavaMethod (rxsynth §4.4: "Both methods are
@@ -301,12 +336,12 @@ func wrapMethod(src []byte) []byte {
 
 // fileFromTree copies a parsed wrapped method out of C.
 func fileFromTree(g *grammar, tree *cTree, count int, src []byte) (*File, error) {
-	recs, buf, err := flattenTree(tree, count)
+	recs, buf, err := flattenTree(tree, count, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer recPool.Put(buf)
-	nodes, ids, wrap := buildNodes(g, recs, src, len(wrapPrefix))
+	nodes, ids, wrap := buildNodes(g, recs, src, len(wrapPrefix), nil)
 	return &File{Lang: LangJava, Path: "<method>", Src: src, nodes: nodes, ids: ids, g: g, wrapClass: wrap}, nil
 }
 

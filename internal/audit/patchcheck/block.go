@@ -197,7 +197,7 @@ func blockScope(fix *version, pb *pblock, sf *snapFile, sfi int, hint *scopeHint
 	if sfi >= 0 {
 		sc.via = "function"
 		need := append(append([]int{}, pb.adds...), pb.ctx...)
-		nm := gumtreeTrees(fix.tree(fix.funcs[pb.fn].Node), snap.tree(snap.funcs[sfi].Node), 1)
+		nm := fix.align(fix.funcs[pb.fn].Node, snap, snap.funcs[sfi].Node)
 		sc.align = alignLines(fix, need, nm, sf.leaf)
 	}
 	return sc

@@ -125,7 +125,38 @@ type version struct {
 	keys  []string // change.Key of funcs
 
 	treeMu sync.Mutex
-	trees  map[int]*tree // GumTree sides by root node, built once
+	trees  map[int]*tree        // GumTree sides by root node, built once
+	maps   map[alignKey]mapping // GumTree matches of v's subtrees, see align
+}
+
+// alignKey is one GumTree match: v's subtree at root with other's at
+// oroot.
+type alignKey struct {
+	root  int
+	other *version
+	oroot int
+}
+
+// align is the GumTree match of v's subtree at root with other's at
+// oroot, computed once: the blocks of one fixed function are each
+// matched with the same state of the walk (Jsoup-87 has a dozen blocks in
+// one function).
+func (v *version) align(root int, other *version, oroot int) mapping {
+	k := alignKey{root, other, oroot}
+	v.treeMu.Lock()
+	m, ok := v.maps[k]
+	v.treeMu.Unlock()
+	if ok {
+		return m
+	}
+	m = gumtreeTrees(v.tree(root), other.tree(oroot), 1)
+	v.treeMu.Lock()
+	defer v.treeMu.Unlock()
+	if v.maps == nil {
+		v.maps = map[alignKey]mapping{}
+	}
+	v.maps[k] = m
+	return m
 }
 
 // tree is the GumTree side of v's subtree at root, built on first use (a
