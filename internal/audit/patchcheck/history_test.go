@@ -56,6 +56,12 @@ public class Calc {
 }
 `
 
+// withLimit replaces twice with a caller of clamp.
+func withLimit(src string) string {
+	return strings.Replace(src, "    public int twice(int x) {\n        return x * 2;\n    }\n",
+		"    public int limit(int x, int low, int high) {\n        return clamp(x, low, high);\n    }\n", 1)
+}
+
 // delBuggy has a line too many after the guard: its fix deletes it.
 var delBuggy = strings.Replace(calcBuggy, "            r = lo;\n        }\n", "            r = lo;\n        }\n        r = lo + 1;\n", 1)
 
@@ -137,6 +143,14 @@ func histCases() []histCase {
 			later: []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": "package p;\n\npublic class Calc {\n" +
 				"    private int lo, hi;\n\n    public int twice(int x) {\n        int r = x * 2;\n        if (r < lo) {\n            r = lo;\n        }\n" +
 				"        if (r > hi) {\n            r = hi;\n        }\n        return r;\n    }\n}\n"}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"inlined"}, wantIntervals: 1},
+		{name: "java method inlined with the call's arguments for its parameters", path: "src/p/Calc.java",
+			// As JxPath's compare(l, r) went into compute(left, right):
+			// no line of clamp survives as it was.
+			buggy: withLimit(calcBuggy), fixed: withLimit(calcFixed),
+			later: []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": "package p;\n\npublic class Calc {\n" +
+				"    public int limit(int x, int low, int high) {\n        int r = x;\n        if (r < low) {\n            r = low;\n        }\n" +
+				"        if (r > high) {\n            r = high;\n        }\n        return r;\n    }\n}\n"}}},
 			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"inlined"}, wantIntervals: 1},
 		{name: "java file later saved as ISO-8859-1", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
 			// "J\xf6rg" is Latin-1, not UTF-8: read as UTF-8 the snapshot

@@ -28,7 +28,9 @@
 // (identifier Jaccard ≥ 0.5, renamed); another file added or changed in
 // the same commit (moved, or the file split); deleted, with its lines in
 // a function of the same file that grew in that commit (inlined,
-// CodeTracker's inline-method rule). Lines that leave the
+// CodeTracker's inline-method rule: as they were, or with the call's
+// arguments in place of the parameters and a returned expression where
+// the call stood). Lines that leave the
 // function and appear in a function added or grown in the same commit
 // are extracted (CodeTracker's extract-method rule, Jodavi & Tsantalis,
 // FSE 2022), and so are lines that leave it for a function it now calls

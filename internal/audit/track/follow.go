@@ -245,7 +245,7 @@ func (w *walk) descendant(v *fileVersion) (k int, kind, detail string) {
 	if k = w.similar(v, w.prev); k >= 0 {
 		return k, StepRenamed, "was " + w.cur.Key
 	}
-	if k = inlinedInto(fn{Text: w.text}.sourceLinesCopy(), v, w.prev); k >= 0 {
+	if k = inlinedInto(w.text, nameOf(w.cur.Key), v, w.prev); k >= 0 {
 		return k, StepInlined, "was " + w.cur.Key
 	}
 	return -1, StepModified, ""
@@ -570,31 +570,6 @@ func ownCalls(text, name string) int {
 
 func isIdentByte(b byte) bool {
 	return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
-}
-
-// inlinedInto is the function of v, grown since prev, that holds most of
-// the deleted function's lines (at least two and half of its body
-// lines; CodeTracker's inline-method rule), or -1.
-func inlinedInto(lines []string, v, prev *fileVersion) int {
-	body := telling(lines[min(1, len(lines)):]) // the header cannot survive an inline
-	if len(body) < 2 {
-		return -1
-	}
-	best, bestN := -1, 0
-	fs := v.functions()
-	for i := range fs {
-		f := &fs[i]
-		if !newOrGrown(f, prev) {
-			continue
-		}
-		if n := sharedLines(f, body); n > bestN {
-			best, bestN = i, n
-		}
-	}
-	if bestN < 2 || 2*bestN < len(body) {
-		return -1
-	}
-	return best
 }
 
 // linesLeft are the lines of oldLines not in now.
