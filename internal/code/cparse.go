@@ -295,6 +295,7 @@ func parseRecs(p cParser, src []byte) (recs []rec, buf *[]rec, err error) {
 // flat is a parsed version kept for incremental parses of the next ones:
 // its records, its nodes, and which record holds each heap subtree.
 type flat struct {
+	src   []byte
 	recs  []rec
 	nodes []Node
 	ids   []uint16
@@ -304,7 +305,7 @@ type flat struct {
 
 // newBase indexes recs (and the nodes built from them) by subtree; only
 // inner nodes, since copying a leaf saves nothing.
-func newBase(recs []rec, nodes []Node, ids []uint16) *flat {
+func newBase(src []byte, recs []rec, nodes []Node, ids []uint16) *flat {
 	inner := 0
 	for i := range recs {
 		if recs[i].id != 0 && int(recs[i].last) > i+1 {
@@ -315,7 +316,7 @@ func newBase(recs []rec, nodes []Node, ids []uint16) *flat {
 	for size < 2*inner {
 		size *= 2
 	}
-	b := &flat{recs: recs, nodes: nodes, ids: ids, keys: make([]uint64, size), vals: make([]int32, size)}
+	b := &flat{src: src, recs: recs, nodes: nodes, ids: ids, keys: make([]uint64, size), vals: make([]int32, size)}
 	mask := uint64(size - 1)
 	for i := range recs {
 		id := uint64(recs[i].id)

@@ -70,7 +70,7 @@ type baseTree struct {
 
 // reuse is b's records, nodes and subtree index, for a parse from b.
 func (b *baseTree) reuse() *flat {
-	b.once.Do(func() { b.flat = newBase(b.recs, b.file.nodes, b.file.ids) })
+	b.once.Do(func() { b.flat = newBase(b.src, b.recs, b.file.nodes, b.file.ids) })
 	return b.flat
 }
 
@@ -165,6 +165,7 @@ type edit struct {
 	tree *cTree
 	src  []byte
 	flat *flat
+	pin  *cTree // another copy, see nearest
 }
 
 // nearest returns a copy of the kept tree of key and lang that shares most
@@ -192,7 +193,11 @@ func (ts *Trees) nearest(key string, lang Lang, hashes []uint64) *edit {
 	if best == nil {
 		return nil
 	}
-	return &edit{tree: copyTree(best.tree), src: best.src, flat: best.reuse()}
+	// pin keeps the base's subtrees shared while tree is edited and
+	// parsed, even if the cache drops the base meanwhile: an edit changes
+	// a subtree in place when nothing else holds it, and the base's
+	// records, which flat's copying trusts, would no longer describe it.
+	return &edit{tree: copyTree(best.tree), src: best.src, flat: best.reuse(), pin: copyTree(best.tree)}
 }
 
 // keep is a parse to keep as a base: its tree and records.
@@ -210,6 +215,7 @@ func parseFrom(g *grammar, p cParser, base *edit, lang Lang, path string, src []
 	}
 	editToText(base.tree, base.src, src)
 	defer deleteTree(base.tree)
+	defer deleteTree(base.pin)
 	f, k, err := fileFrom(g, p, base, lang, path, src)
 	if err != nil || k.tree != nil || !hasErrorNode(f) {
 		return f, k, err
@@ -234,13 +240,12 @@ func fileFrom(g *grammar, p cParser, base *edit, lang Lang, path string, src []b
 	if err != nil {
 		return nil, keep{}, err
 	}
-	recs, buf, err := flattenTree(tree, count, ob)
+	nodes, ids, recs, buf, err := treeNodes(g, tree, count, src, ob)
 	if err != nil {
 		deleteTree(tree)
 		return nil, keep{}, err
 	}
 	defer recPool.Put(buf)
-	nodes, ids, _ := buildNodes(g, recs, src, 0, ob)
 	f := &File{Lang: lang, Path: path, Src: src, nodes: nodes, ids: ids, g: g, wrapClass: -1}
 	if hasErrorNode(f) {
 		deleteTree(tree)
@@ -253,6 +258,22 @@ func fileFrom(g *grammar, p cParser, base *edit, lang Lang, path string, src []b
 		}
 	}
 	return f, k, nil
+}
+
+// treeNodes flattens tree and builds its Nodes, copying the subtrees it
+// shares with ob (nil: none) from ob. Should a copied subtree's text
+// differ from the base's, the copy is not trusted and the tree is walked
+// whole instead.
+func treeNodes(g *grammar, tree *cTree, count int, src []byte, ob *flat) ([]Node, []uint16, []rec, *[]rec, error) {
+	recs, buf, err := flattenTree(tree, count, ob)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if nodes, ids, _, ok := buildNodes(g, recs, src, 0, ob); ok {
+		return nodes, ids, recs, buf, nil
+	}
+	recPool.Put(buf)
+	return treeNodes(g, tree, count, src, nil)
 }
 
 // put keeps b among its key's bases (not twice for the same text),

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -391,4 +392,44 @@ func TestUnchangedEqual(t *testing.T) {
 	if unchangedEqual(ol, nl, []region{{4, 4, 4, 5}}) {
 		t.Fatal("a changed line passed as unchanged")
 	}
+}
+
+// TestTreesConcurrentEvictions: two workers parse versions of one file
+// through a cache of two trees, so a base is often dropped while the
+// other worker edits and parses from it; every parse must still equal a
+// fresh one (a base dropped mid-parse was once edited in place, and its
+// copied nodes came out wrong).
+func TestTreesConcurrentEvictions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var units []string
+	for k := range 40 {
+		units = append(units, unit(LangJava, k))
+	}
+	var hist []string
+	for range 60 {
+		units = mutateUnits(rng, LangJava, units)
+		hist = append(hist, wrapUnits(LangJava, units))
+	}
+	ts := NewTrees(2)
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(w), 5))
+			for step := range 400 {
+				src := []byte(hist[r.IntN(len(hist))])
+				got, err := ts.Parse(LangJava, "k", "A.java", src)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if want, _ := Parse(LangJava, "A.java", src); !slices.Equal(got.Nodes(), want.Nodes()) {
+					t.Errorf("worker %d step %d: incremental tree differs from a fresh parse", w, step)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

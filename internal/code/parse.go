@@ -150,7 +150,7 @@ func parseNodes(g *grammar, text, src []byte, off int) (nodes []Node, ids []uint
 		return nil, nil, -1, err
 	}
 	defer recPool.Put(buf)
-	nodes, ids, wrap = buildNodes(g, recs, src, off, nil)
+	nodes, ids, wrap, _ = buildNodes(g, recs, src, off, nil)
 	return nodes, ids, wrap, nil
 }
 
@@ -161,7 +161,7 @@ func parseNodes(g *grammar, text, src []byte, off int) (nodes []Node, ids []uint
 // node's start line, with a binary search when that takes long. A subtree
 // the walk copied from b's records (rec.from) is copied from b's nodes,
 // shifted to where it now starts.
-func buildNodes(g *grammar, recs []rec, src []byte, off int, b *flat) (nodes []Node, ids []uint16, wrap int) {
+func buildNodes(g *grammar, recs []rec, src []byte, off int, b *flat) (nodes []Node, ids []uint16, wrap int, ok bool) {
 	nb := nodeBuilder{g: g, recs: recs, src: src, off: off, lines: lineStarts(src)}
 	nodes = make([]Node, len(recs))
 	ids = make([]uint16, len(recs))
@@ -173,11 +173,21 @@ func buildNodes(g *grammar, recs []rec, src []byte, off int, b *flat) (nodes []N
 		}
 		nodes[i], ids[i] = nb.node(i), id
 		if from := int(recs[i].from); from >= 0 && b != nil {
+			if !sameText(src, nodes[i], b, from) {
+				return nil, nil, -1, false
+			}
 			i = copyNodes(nodes, ids, i, b, from) - 1
 			nb.sl = nodes[i].StartLine - 1
 		}
 	}
-	return nodes, ids, wrap
+	return nodes, ids, wrap, true
+}
+
+// sameText reports whether node n of src spans the same text as b's node
+// at from: what copying its subtree assumes.
+func sameText(src []byte, n Node, b *flat, from int) bool {
+	o := b.nodes[from]
+	return string(src[n.StartByte:n.EndByte]) == string(b.src[o.StartByte:o.EndByte])
 }
 
 // nodeBuilder makes Nodes from records, one after another.
@@ -341,7 +351,7 @@ func fileFromTree(g *grammar, tree *cTree, count int, src []byte) (*File, error)
 		return nil, err
 	}
 	defer recPool.Put(buf)
-	nodes, ids, wrap := buildNodes(g, recs, src, len(wrapPrefix), nil)
+	nodes, ids, wrap, _ := buildNodes(g, recs, src, len(wrapPrefix), nil)
 	return &File{Lang: LangJava, Path: "<method>", Src: src, nodes: nodes, ids: ids, g: g, wrapClass: wrap}, nil
 }
 
