@@ -139,11 +139,18 @@ func (w *walk) run(ctx context.Context, from, upto int) ([]State, error) {
 }
 
 // land starts the walk at the landing commit from, whose version of the
-// file is v: the target function is found by key, else by a unique name.
-// It reports false when the function is not there (the walk ends gone).
+// file is v: the target function is found by key, else by a name unique
+// in its class, else in the file (an upstream landing commit may have
+// other parameters than the benchmark's patched file: sphinx's
+// DocstringSignatureMixin.get_doc had lost its encoding parameter, and
+// four classes define get_doc). It reports false when the function is not
+// there (the walk ends gone).
 func (w *walk) land(from int, v *fileVersion) bool {
 	if w.tg.Key != "" {
 		k := v.byKey(w.tg.Key)
+		if k < 0 {
+			k = uniqueName(v, classOf(w.tg.Key), w.tg.Name)
+		}
 		if k < 0 {
 			k = uniqueName(v, "", w.tg.Name)
 		}

@@ -226,3 +226,21 @@ func TestOwnCallCounts(t *testing.T) {
 		t.Errorf("indexOf counted %d times, want 2 (header and this.indexOf)", got["indexOf"])
 	}
 }
+
+// TestLandByClassName: at the landing commit a function whose parameters
+// differ from the patched file's is found by its name in its class, when
+// other classes define the same name.
+func TestLandByClassName(t *testing.T) {
+	v := &fileVersion{path: "a.py", src: []byte("class A:\n    def get_doc(self, ignore=None):\n        return 1\n\n\n" +
+		"class B:\n    def get_doc(self, ignore=None):\n        return 2\n")}
+	h := &History{Commits: []Commit{{Hash: "c0"}}}
+	w := &walk{h: h, tg: Target{Path: "a.py", Key: "B.get_doc(self,encoding,ignore)", Name: "get_doc"}}
+	w.cur = State{Path: "a.py", Key: w.tg.Key}
+	if !w.land(0, v) || !strings.Contains(w.text, "return 2") {
+		t.Fatalf("landed = %q (key %q), want B's get_doc", w.text, w.cur.Key)
+	}
+	w = &walk{h: h, tg: Target{Path: "a.py", Key: "C.get_doc(self,encoding,ignore)", Name: "get_doc"}}
+	if w.land(0, v) {
+		t.Errorf("landed on %q: a name two other classes share is no landing", w.cur.Key)
+	}
+}
