@@ -111,6 +111,16 @@ func histCases() []histCase {
 			// git pairs Calc.java with one of the halves (a rename) or
 			// none (a move): either way the chain reaches Clamp.java.
 			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"src/p/Clamp.java"}, wantIntervals: 1},
+		{name: "java method moved while another file of the commit has one of its name", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
+			// As xarray's PandasIndexAdapter.dtype: the commit moves clamp
+			// to Bounds.java and also changes Aaa.java, listed first, whose
+			// own clamp is similar enough to pass alone; the closer body is
+			// the descendant.
+			later: []edit{{date: d(2016), write: map[string]string{
+				"src/p/Calc.java":   strings.Replace(calcFixed, between(calcFixed, "    public int clamp", "    public int twice"), "", 1),
+				"src/p/Bounds.java": "package p;\n\npublic class Bounds {\n" + between(calcFixed, "    public int clamp", "    public int twice") + "}\n",
+				"src/p/Aaa.java":    "package p;\n\npublic class Aaa {\n    public int clamp(int v, int lo, int hi) {\n        return Math.max(lo, Math.min(v, hi));\n    }\n}\n"}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"src/p/Bounds.java"}, wantIntervals: 1},
 		{name: "java method renamed", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
 			later:   []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(calcFixed, "clamp(", "bound(", 1)}}},
 			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"renamed"}, wantIntervals: 1},

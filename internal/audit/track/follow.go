@@ -373,53 +373,64 @@ func generic(l string) bool {
 }
 
 // lost looks for the tracked function in the other files commit j added
-// or changed (a move or a file split); failing that the function is gone.
+// or changed (a move or a file split): the most similar body among them,
+// since one commit may move a class while others keep functions of that
+// name (xarray's PandasIndexAdapter.dtype went to indexes.py as
+// PandasIndex.dtype, and dataarray.py, changed in the same commit, has a
+// dtype too). Failing that the function is gone.
 func (w *walk) lost(ctx context.Context, j int, kind, why string) error {
 	if w.cur.Key == "" {
 		w.gone(j, kind, why)
 		return nil
 	}
 	ext := path.Ext(w.cur.Path)
+	var best *fileVersion
+	bestK, bestJ, bestPath := -1, 0.0, ""
 	for _, c := range w.h.Commits[j].Changes {
 		if c.Status == 'D' || c.New == w.cur.Path || path.Ext(c.New) != ext {
 			continue
 		}
-		v, k, err := w.movedInto(ctx, j, c.New)
+		v, k, sim, err := w.movedInto(ctx, j, c.New)
 		if err != nil {
 			return err
 		}
-		if k < 0 {
-			continue
+		if k >= 0 && sim > bestJ {
+			best, bestK, bestJ, bestPath = v, k, sim, c.New
 		}
-		from := w.cur.Path
-		w.cur.Path, w.cur.Key, w.text, w.cur.Extra, w.cur.ExtraText = c.New, v.functions()[k].Key, v.functions()[k].Text, nil, nil
-		w.prev = v
-		w.push(j, StepMovedFile, "from "+from)
+	}
+	if bestK < 0 {
+		w.gone(j, kind, why)
 		return nil
 	}
-	w.gone(j, kind, why)
+	from, f := w.cur.Path, best.functions()[bestK]
+	w.cur.Path, w.cur.Key, w.text, w.cur.Extra, w.cur.ExtraText = bestPath, f.Key, f.Text, nil, nil
+	w.prev = best
+	w.push(j, StepMovedFile, "from "+from)
 	return nil
 }
 
 // movedInto finds the tracked function in file p of commit j: by key or
-// name, with a body similar enough (≥ minRenamed); k is -1 when it is not
-// there.
-func (w *walk) movedInto(ctx context.Context, j int, p string) (v *fileVersion, k int, err error) {
+// name, with a body similar enough (identifier Jaccard sim ≥ minRenamed);
+// k is -1 when it is not there.
+func (w *walk) movedInto(ctx context.Context, j int, p string) (v *fileVersion, k int, sim float64, err error) {
 	v, err = w.t.files.get(ctx, w.repo, w.h.Commits[j].Hash, p)
 	if err != nil {
-		return nil, -1, err
+		return nil, -1, 0, err
 	}
 	if v == nil || !bytes.Contains(v.src, []byte(nameOf(w.cur.Key)+"(")) && !bytes.Contains(v.src, []byte(nameOf(w.cur.Key)+" (")) {
-		return v, -1, nil // no function of that name: no parse
+		return v, -1, 0, nil // no function of that name: no parse
 	}
 	k = v.byKey(w.cur.Key)
 	if k < 0 {
 		k = w.sameName(v)
 	}
-	if k < 0 || jaccard(words(v.functions()[k].Text), words(w.text)) < minRenamed {
-		return v, -1, nil
+	if k < 0 {
+		return v, -1, 0, nil
 	}
-	return v, k, nil
+	if sim = jaccard(words(v.functions()[k].Text), words(w.text)); sim < minRenamed {
+		return v, -1, 0, nil
+	}
+	return v, k, sim, nil
 }
 
 // sameName is the function of v with the tracked function's name (its

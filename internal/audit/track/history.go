@@ -183,8 +183,11 @@ func (h *History) changeOf(i int, path string) (Change, bool) {
 		if c.Old != path {
 			continue
 		}
-		// A rename wins over a copy or a modification of the same path.
-		if !found || c.Status == 'R' || c.Status == 'D' {
+		// A rename wins over a copy or a modification of the same path,
+		// and a modification over a copy: git lists "C Calc.java
+		// Bounds.java" before "M Calc.java" when a commit moves a method
+		// out, and the copy leaves the file as it was.
+		if !found || c.Status == 'R' || c.Status == 'D' || hit.Status == 'C' {
 			hit, found = c, true
 		}
 	}
