@@ -174,3 +174,27 @@ func bestPair(text string, bug *version, dels []int) (int, bool) {
 	}
 	return best, best >= 0
 }
+
+// sourceLines are the trimmed source lines the patch fd added within
+// pb's added logical lines in fix (a dict's new entry, not the first line
+// of the whole literal), for following top-level code by text.
+func (pb *pblock) sourceLines(fix *version, fd *diff.FileDiff) []string {
+	added := map[string]bool{}
+	for _, h := range fd.Hunks {
+		for _, l := range h.Lines {
+			if l.Op == diff.Add {
+				added[strings.TrimSpace(l.Text)] = true
+			}
+		}
+	}
+	src := strings.Split(string(fix.src), "\n")
+	var out []string
+	for _, a := range pb.adds {
+		for n := max(1, fix.lines[a].start); n <= min(fix.lines[a].end, len(src)); n++ {
+			if t := strings.TrimSpace(src[n-1]); t != "" && added[t] {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}

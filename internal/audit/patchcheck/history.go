@@ -322,8 +322,10 @@ func (c *Checker) walkBlocks(ctx context.Context, repo *gitrepo.Repo, h *track.H
 			tg := track.Target{Path: fw.fd.Name()}
 			if pb.fn >= 0 && fw.fix.file != nil {
 				tg.Key, tg.Name = fw.fix.keys[pb.fn], fw.fix.funcs[pb.fn].Name
+			} else {
+				tg.Lines = pb.sourceLines(fw.fix, fw.fd)
 			}
-			wk := tg.Path + "\x00" + tg.Key
+			wk := tg.Path + "\x00" + tg.Key + "\x00" + strings.Join(tg.Lines, "\x00")
 			states, ok := walks[wk]
 			if !ok {
 				var err error

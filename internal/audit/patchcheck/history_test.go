@@ -227,10 +227,17 @@ func histCases() []histCase {
 				"    \"-q\": (False, _quiet, 0),\n    \"-o\": (True, _output, 3),\n    \"-x\": (False, _exit, 0),\n}\n"}}},
 			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantIntervals: -1, patchOnly: true},
 		{name: "python table entry removed after the fix", path: "pkg/names.py", buggy: pyTable(0, false), fixed: pyTable(0, true),
-			// A module-level block has no function to follow, so its
-			// timeline has no state after the landing (intervals unchecked).
+			// A module-level block has no function to follow: its lines
+			// are followed by text, so the removal ends its interval.
 			later:   []edit{{date: d(2016), write: map[string]string{"pkg/names.py": pyTable(1, false)}}},
-			cutoffs: []time.Time{d(2020)}, want: []string{Absent}, wantIntervals: -1, patchOnly: true},
+			cutoffs: []time.Time{d(2020)}, want: []string{Absent}, wantKinds: []string{"modified"}, wantIntervals: 1, patchOnly: true},
+		{name: "python table entry removed, then restored", path: "pkg/names.py", buggy: pyTable(0, false), fixed: pyTable(0, true),
+			// An edit elsewhere in the file (2016) is no state; the removal
+			// (2017) and the restoration (2019) are: two intervals.
+			later: []edit{{date: d(2016), write: map[string]string{"pkg/names.py": pyTable(1, true)}},
+				{date: d(2017), write: map[string]string{"pkg/names.py": pyTable(1, false)}},
+				{date: d(2019), write: map[string]string{"pkg/names.py": pyTable(2, true)}}},
+			cutoffs: []time.Time{d(2018), d(2020)}, want: []string{Absent, Present}, wantKinds: []string{"modified"}, wantIntervals: 2, patchOnly: true},
 		{name: "python module moved into a package", path: "pkg/limits.py", buggy: pyBuggy, fixed: pyFixed,
 			later: []edit{{date: d(2016), rename: [2]string{"pkg/limits.py", "pkg/core/limits.py"}},
 				{date: d(2017), write: map[string]string{"pkg/core/limits.py": pyFixed + "\n\ndef thrice(x):\n    return x * 3\n"}}},

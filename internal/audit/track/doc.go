@@ -37,7 +37,10 @@
 // (delegation to an overload that held them already): that function
 // joins the tracked scope. Every step records its commit, date and kind,
 // so a verdict can be checked with `git show`. A version that is not
-// UTF-8 is read as ISO-8859-1 (old Apache sources), so it parses.
+// UTF-8 is read as ISO-8859-1 (old Apache sources), so it parses. Code
+// outside any function (a field, a module-level table) has no function to
+// follow: its file is followed, with a state at each commit that removes
+// or restores one of the block's telling lines.
 //
 // The states Follow returns give the tracked descendant at any commit of
 // the chain (At); Stage II (internal/audit/patchcheck) scores the fix

@@ -56,11 +56,13 @@ type State struct {
 
 // Target is what to follow: a file of the fix, as it is named at the
 // landing commit, and a function in it (Key as change.Key; Key "" follows
-// the file alone, for top-level code).
+// the file alone, for top-level code, with a state wherever a commit
+// removes or restores one of Lines, the block's trimmed source lines).
 type Target struct {
-	Path string
-	Key  string
-	Name string
+	Path  string
+	Key   string
+	Name  string
+	Lines []string
 }
 
 // minRenamed is the identifier Jaccard a function with another name must
@@ -202,7 +204,11 @@ func (w *walk) visit(ctx context.Context, j int, ch Change) error {
 		return err
 	}
 	defer func() { w.prev = v }()
-	if w.cur.Key == "" || bytes.Contains(v.src, []byte(w.text)) {
+	if w.cur.Key == "" {
+		w.visitBlock(j, v, renamed, ch.Old)
+		return nil
+	}
+	if bytes.Contains(v.src, []byte(w.text)) {
 		if renamed {
 			w.push(j, StepFileRenamed, "from "+ch.Old)
 		}
@@ -256,6 +262,41 @@ func (w *walk) descendant(v *fileVersion) (k int, kind, detail string) {
 		return k, StepInlined, "was " + w.cur.Key
 	}
 	return -1, StepModified, ""
+}
+
+// visitBlock follows top-level code through commit j's version v of its
+// file: a state when the commit removes or restores one of the block's
+// telling lines (a byte search, no parse; a lone "}" says nothing), else
+// only a rename is recorded.
+func (w *walk) visitBlock(j int, v *fileVersion, renamed bool, oldPath string) {
+	switch gone, back := linesFlipped(telling(w.tg.Lines), w.prev, v); {
+	case gone+back > 0:
+		detail := fmt.Sprintf("%d of the block's lines removed, %d restored", gone, back)
+		if renamed {
+			detail += "; file renamed from " + oldPath
+		}
+		w.push(j, StepModified, detail)
+	case renamed:
+		w.push(j, StepFileRenamed, "from "+oldPath)
+	}
+}
+
+// linesFlipped counts the lines in prev and not in v (gone), and the
+// other way round (back).
+func linesFlipped(lines []string, prev, v *fileVersion) (gone, back int) {
+	if prev == nil {
+		return 0, 0
+	}
+	for _, l := range lines {
+		was, is := bytes.Contains(prev.src, []byte(l)), bytes.Contains(v.src, []byte(l))
+		switch {
+		case was && !is:
+			gone++
+		case is && !was:
+			back++
+		}
+	}
+	return gone, back
 }
 
 // fast handles the common step without a parse: the function's header
