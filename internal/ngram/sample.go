@@ -472,7 +472,9 @@ func (m *Model) drawDiscounted(lo, hi uint32, l *level, mass float64, d *[3]floa
 	// Children are sorted by id and <s> is id 1, so only the first two
 	// can be <s>; the walk over the rest (often thousands, a tenth of a
 	// served step) then reads the counts alone, each discounted by a
-	// table lookup worth what discount gives.
+	// table lookup worth what discount gives, clamped at 0 inline as
+	// discounted clamps it (math.Max, a call per child, was 4% of a
+	// served request's instructions under callgrind).
 	dd := [4]float64{0, d[0], d[1], d[2]}
 	c := lo
 	for ; c < hi && c < lo+2; c++ {
@@ -480,19 +482,27 @@ func (m *Model) drawDiscounted(lo, hi uint32, l *level, mass float64, d *[3]floa
 		if l.word[c] == bosID {
 			continue
 		}
-		u -= math.Max(float64(a)-dd[min(a, 3)], 0)
-		if u < 0 {
+		if u -= clampedCount(a, &dd); u < 0 {
 			return l.word[c]
 		}
 	}
 	for _, a := range l.adj[c:hi] {
-		u -= math.Max(float64(a)-dd[min(a, 3)], 0)
-		if u < 0 {
+		if u -= clampedCount(a, &dd); u < 0 {
 			return l.word[c]
 		}
 		c++
 	}
 	return unkID
+}
+
+// clampedCount is max(a − dd[min(a, 3)], 0) with math.Max's bits (see
+// discounted: the difference is never −0).
+func clampedCount(a uint32, dd *[4]float64) float64 {
+	v := float64(a) - dd[min(a, 3)]
+	if v < 0 {
+		return 0
+	}
+	return v
 }
 
 // healCandidates keeps the candidates whose text extends heal (heal itself
