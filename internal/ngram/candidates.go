@@ -39,6 +39,7 @@ const memoWords = 4 << 20
 
 type ctxMemo struct {
 	m     shardMap[*ctxTable] // uint64(level)<<32 | node
+	cums  shardMap[[]float64] // drawDiscounted's running sums, by the same key
 	words atomic.Int64
 	steps atomic.Pointer[stepMemo]
 }

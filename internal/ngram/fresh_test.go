@@ -126,3 +126,72 @@ func checkFresh(t *testing.T, m *Model, s state, temp float64) (random, decided,
 	}
 	return random, decided, edges, edgeDecided
 }
+
+// TestSearchDiscountedMatchesWalk checks the binary search of kept
+// running sums against the walk over the children, on every context node
+// of levels 1 and 2 with enough children (of the golden model, and of
+// the benchmark's when there is a JDK src.zip), for random
+// points and for points on each running sum and next to it: whenever the
+// search decides, its child is the walk's; random points are decided
+// nearly always, points on the sums never.
+func TestSearchDiscountedMatchesWalk(t *testing.T) {
+	models := []*Model{goldenModel(t)}
+	if p, _ := jdkZipSize(); p != "" && !testing.Short() {
+		models = append(models, benchJDKModel(t))
+	}
+	src := rand.New(rand.NewPCG(19, 6))
+	var random, decided, edges, edgeDecided, nodes int
+	for _, m := range models {
+		r, d, e, ed, n := checkSearch(t, m, src)
+		random, decided, edges, edgeDecided, nodes = random+r, decided+d, edges+e, edgeDecided+ed, nodes+n
+	}
+	t.Logf("%d nodes; random points: %d of %d decided; on or next to sums: %d of %d", nodes, decided, random, edgeDecided, edges)
+	if nodes == 0 || float64(decided) < 0.99*float64(random) || edgeDecided == edges {
+		t.Errorf("search decided %d of %d random points and %d of %d on sums", decided, random, edgeDecided, edges)
+	}
+}
+
+// checkSearch compares search and walk on m's nodes (see
+// TestSearchDiscountedMatchesWalk) and counts the points tried and
+// decided, random and on sums, and the nodes.
+func checkSearch(t *testing.T, m *Model, src *rand.Rand) (random, decided, edges, edgeDecided, nodes int) {
+	for j := 1; j <= min(2, m.order-1); j++ {
+		l := &m.lv[j-1]
+		for h := range uint32(len(l.den)) {
+			lo, hi := l.first[h], l.first[h+1]
+			if hi-lo < minCumChildren || l.den[h] == 0 {
+				continue
+			}
+			nodes++
+			mass := float64(l.den[h]) * (1 - float64(l.gamma[h]))
+			cum := m.cumulative(j, h)
+			us := []float64{}
+			for range 20 {
+				us = append(us, src.Float64()*mass)
+			}
+			for _, k := range []int{0, 1, len(cum) / 2, len(cum) - 2, len(cum) - 1} {
+				us = append(us, cum[k], math.Nextafter(cum[k], 0), math.Nextafter(cum[k], math.Inf(1)))
+			}
+			for i, u := range us {
+				w, ok := m.searchDiscounted(j, h, u, mass)
+				if i < 20 {
+					random++
+				} else {
+					edges++
+				}
+				if !ok {
+					continue
+				}
+				if i < 20 {
+					decided++
+				} else {
+					edgeDecided++
+				}
+				if want := walkDiscounted(lo, hi, &m.lv[j], u, &m.disc[j]); w != want {
+					t.Errorf("level %d node %d, u=%v: search gives %d, walk %d", j, h, u, w, want)
+				}
+			}
+		}
+	}
+	return random, decided, edges, edgeDecided, nodes
+}

@@ -459,7 +459,7 @@ func (m *Model) drawOnce(s *state, top int, rng *rand.Rand) uint32 {
 		if rng.Float64() < float64(l.gamma[h]) {
 			continue
 		}
-		return m.drawDiscounted(l.first[h], l.first[h+1], &m.lv[j], float64(l.den[h])*(1-float64(l.gamma[h])), &m.disc[j], rng)
+		return m.drawDiscounted(j, h, float64(l.den[h])*(1-float64(l.gamma[h])), rng)
 	}
 	if rng.Float64() >= m.uniGamma && len(m.uniCum) > 0 {
 		// Binary search the cumulative discounted unigram mass.
@@ -478,10 +478,79 @@ func (m *Model) drawOnce(s *state, top int, rng *rand.Rand) uint32 {
 	return uint32(rng.IntN(len(m.vocab)))
 }
 
-// drawDiscounted draws a node from lv.word[lo:hi] in proportion to its
-// discounted adjusted count; mass is the sum of those.
-func (m *Model) drawDiscounted(lo, hi uint32, l *level, mass float64, d *[3]float64, rng *rand.Rand) uint32 {
+// drawDiscounted draws a child of context node h of level j-1 in
+// proportion to its discounted adjusted count; mass is the sum of those.
+// The walk over the children subtracts each count from u in turn; for a
+// context with many children its running sums are kept (cumulative) and
+// searched instead, which finds the child the walk would whenever u is
+// clear of the sums on either side by the bound of freshMargin (the
+// walk's and the sums' rounding are under n·2^-52 of the mass), and
+// otherwise the walk decides.
+func (m *Model) drawDiscounted(j int, h uint32, mass float64, rng *rand.Rand) uint32 {
 	u := rng.Float64() * mass
+	lo, hi := m.lv[j-1].first[h], m.lv[j-1].first[h+1]
+	if n := hi - lo; n >= minCumChildren && n <= maxFreshCands && m.memo != nil {
+		if w, ok := m.searchDiscounted(j, h, u, mass); ok {
+			return w
+		}
+	}
+	return walkDiscounted(lo, hi, &m.lv[j], u, &m.disc[j])
+}
+
+// minCumChildren is the fewest children whose running sums are kept:
+// below it the walk is short.
+const minCumChildren = 32
+
+// searchDiscounted finds the child the walk would return for u, by
+// binary search of the running sums; false when u is too near a sum to
+// tell.
+func (m *Model) searchDiscounted(j int, h uint32, u, mass float64) (uint32, bool) {
+	cum := m.cumulative(j, h)
+	lo, hi := 0, len(cum)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if cum[mid] > u {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	err := freshMargin * max(mass, cum[len(cum)-1])
+	if lo == len(cum) || cum[lo]-err <= u || lo > 0 && cum[lo-1]+err > u {
+		return 0, false
+	}
+	return m.lv[j].word[m.lv[j-1].first[h]+uint32(lo)], true
+}
+
+// cumulative returns the running sums of the discounted counts of the
+// children of node h of level j-1 (<s> counting 0), kept in the memo
+// while its word budget lasts.
+func (m *Model) cumulative(j int, h uint32) []float64 {
+	key := uint64(j)<<32 | uint64(h)
+	if c, ok := m.memo.cums.Load(key); ok {
+		return c
+	}
+	lo, hi := m.lv[j-1].first[h], m.lv[j-1].first[h+1]
+	l, d := &m.lv[j], &m.disc[j]
+	dd := [4]float64{0, d[0], d[1], d[2]}
+	cum := make([]float64, 0, hi-lo)
+	acc := 0.0
+	for c := lo; c < hi; c++ {
+		if l.word[c] != bosID {
+			acc += clampedCount(l.adj[c], &dd)
+		}
+		cum = append(cum, acc)
+	}
+	if m.memo.words.Add(int64(len(cum))) <= memoWords {
+		m.memo.cums.Store(key, cum)
+	}
+	return cum
+}
+
+// walkDiscounted returns the child of lv.word[lo:hi] where u falls,
+// subtracting each discounted count from it in turn (unkID when
+// rounding leaves u past the end).
+func walkDiscounted(lo, hi uint32, l *level, u float64, d *[3]float64) uint32 {
 	// Children are sorted by id and <s> is id 1, so only the first two
 	// can be <s>; the walk over the rest (often thousands, a tenth of a
 	// served step) then reads the counts alone, each discounted by a
