@@ -82,7 +82,9 @@ func (m *Model) sampleTokens(ctx context.Context, ptoks []Token, opts SampleOpti
 	// would otherwise grow it to a few hundred candidates per request.
 	bp := candPool.Get().(*[]cand)
 	defer candPool.Put(bp)
-	sp.buf = (*bp)[:0]
+	// Sized for a usual step up front: a step kept in the memo is
+	// computed in the buffer and copied out, so growth there was lost.
+	sp.buf = slices.Grow((*bp)[:0], maxCandidates)
 	defer func() { *bp = sp.buf[:0] }()
 	out := make([]Completion, opts.N)
 	for i := range out {
@@ -222,11 +224,8 @@ func (sp *sampler) step(s *state) draw {
 func (sp *sampler) healStep(s *state, d draw) (draw, int) {
 	m := sp.m
 	if cands, ok := m.healCandidates(d.cands, sp.heal, sp.cache); ok {
-		d = draw{cands: cands}
-		if d.ent == nil {
-			sp.buf = d.cands
-		}
-		return d, len(sp.heal)
+		// cands is a list of its own: sp.buf keeps the pooled buffer.
+		return draw{cands: cands}, len(sp.heal)
 	}
 	m.push(s, m.id(sp.heal))
 	if sp.cache != nil {
