@@ -400,7 +400,12 @@ func (m *Model) addDeeper(j int, words, adj []uint32, den float64, tw []uint32, 
 	walk := n <= 8*len(words)
 	i := 0
 	for c, w := range words {
-		if i = seek(tw, i, w, walk); i == n {
+		if walk {
+			i = walkTo(tw, i, w)
+		} else {
+			i = searchFrom(tw, i, w)
+		}
+		if i == n {
 			break
 		}
 		if tw[i] == w {
@@ -415,16 +420,18 @@ func (m *Model) addDeeper(j int, words, adj []uint32, den float64, tw []uint32, 
 	return idx
 }
 
-// seek returns the first index from i on whose word is not below w:
-// tw walked from i, or binary searched when it is long beside the
-// words sought (walk false); both find the same place.
-func seek(tw []uint32, i int, w uint32, walk bool) int {
-	if walk {
-		for i < len(tw) && tw[i] < w {
-			i++
-		}
-		return i
+// walkTo and searchFrom return the first index from i on whose word is
+// not below w: tw walked from i, or binary searched when it is long
+// beside the words sought; both find the same place. (Apart, the walk
+// inlines.)
+func walkTo(tw []uint32, i int, w uint32) int {
+	for i < len(tw) && tw[i] < w {
+		i++
 	}
+	return i
+}
+
+func searchFrom(tw []uint32, i int, w uint32) int {
 	k, _ := slices.BinarySearch(tw[i:], w)
 	return i + k
 }

@@ -759,7 +759,12 @@ func (m *Model) deepen(j int, f *freshStep, words, adj []uint32, den float64) []
 	walk := len(tw) <= 8*len(words)
 	i, k := 0, 0
 	for c, w := range words {
-		if i = seek(tw, i, w, walk); i == len(tw) {
+		if walk {
+			i = walkTo(tw, i, w)
+		} else {
+			i = searchFrom(tw, i, w)
+		}
+		if i == len(tw) {
 			break
 		}
 		if tw[i] != w {
