@@ -28,6 +28,9 @@ type ctxTable struct {
 	p     []float64
 	lp    []float64 // log p, for sampling weights
 	order []uint32  // indices into words, by descending p then id
+	psum  float64   // Σ p (in index order), for a fresh step's rest mass
+	kept  bool      // held by the memo (so worth weights per temperature)
+	wts   atomic.Pointer[[]*tableWeights]
 }
 
 // memoWords bounds the words held by all tables of a model (about 14
@@ -36,6 +39,7 @@ const memoWords = 4 << 20
 
 type ctxMemo struct {
 	m     shardMap[*ctxTable] // uint64(level)<<32 | node
+	cums  shardMap[[]float64] // drawDiscounted's running sums, by the same key
 	words atomic.Int64
 	steps atomic.Pointer[stepMemo]
 }
@@ -63,13 +67,58 @@ func (m *Model) table(s *state, base int) *ctxTable {
 	t.lp = make([]float64, len(t.p))
 	for i, v := range t.p {
 		t.lp[i] = math.Log(v)
+		t.psum += v
 	}
 	if m.memo != nil && m.memo.words.Add(int64(len(t.words))) <= memoWords {
+		t.kept = true
 		if prev, loaded := m.memo.m.LoadOrStore(key, t); loaded {
 			return prev
 		}
 	}
 	return t
+}
+
+// tableWeights are a table's words' sampling weights at 1/T = invT
+// before a step's scaling — exp(invT·lp), or p itself at T = 1 — and
+// their sum; ok is false when a weight is too small for drawFresh's
+// error bound (see freshMargin).
+type tableWeights struct {
+	invT  float64
+	w     []float64
+	total float64
+	ok    bool
+}
+
+// weightsAt returns the table's weights at invT, computing them on
+// first use and keeping those of the last maxStepTemps temperatures
+// while the memo's word budget lasts.
+func (m *Model) weightsAt(t *ctxTable, invT float64) *tableWeights {
+	var have []*tableWeights
+	if l := t.wts.Load(); l != nil {
+		have = *l
+		for _, w := range have {
+			if w.invT == invT {
+				return w
+			}
+		}
+	}
+	tw := &tableWeights{invT: invT, w: t.p, total: t.psum, ok: true}
+	if invT != 1 {
+		tw.w, tw.total = make([]float64, len(t.lp)), 0
+		for i, lp := range t.lp {
+			tw.w[i] = math.Exp(invT * lp)
+			tw.total += tw.w[i]
+		}
+	}
+	for _, lp := range t.lp {
+		tw.ok = tw.ok && lp >= minFreshLogProb
+	}
+	if m.memo.words.Add(int64(len(t.lp))) <= memoWords {
+		// Racing writers may drop each other's sets; both are correct.
+		next := append(slices.Clone(have[max(0, len(have)-maxStepTemps+1):]), tw)
+		t.wts.Store(&next)
+	}
+	return tw
 }
 
 // probsUpTo is prob restricted to the contexts of levels 1..top, for
@@ -244,25 +293,50 @@ func (c *ctxMemo) charge(g *stepMemo, n int) bool {
 // entry the slice is the entry's and must not be modified; without one
 // (computed afresh and not kept, or no memo) it is buf reused.
 func (m *Model) step(s *state, buf []cand) ([]cand, float64, *stepEntry, []uint32) {
-	top := m.top(s)
-	if m.memo == nil {
-		cands, rest, ids := m.candidatesAt(s, top, buf)
+	v := m.visitStep(s)
+	if v.first {
+		cands, rest, ids := m.candidatesAt(s, v.top, buf)
 		return cands, rest, nil, ids
 	}
-	var key uint64
-	if top > 0 {
-		key = uint64(top)<<32 | uint64(s.ctx[top-1])
+	return m.revisit(s, v, buf)
+}
+
+// stepVisit is a step's deepest usable context length, its memo key and
+// generation, and whether it is the step's first visit (or there is no
+// memo): then the step is computed and not kept.
+type stepVisit struct {
+	top   int
+	key   uint64
+	g     *stepMemo
+	first bool
+}
+
+// visitStep marks the visit of s's step in the memo.
+func (m *Model) visitStep(s *state) stepVisit {
+	v := stepVisit{top: m.top(s)}
+	if m.memo == nil {
+		v.first = true
+		return v
 	}
-	g := m.memo.stepGen()
-	if !g.visit(key) {
+	if v.top > 0 {
+		v.key = uint64(v.top)<<32 | uint64(s.ctx[v.top-1])
+	}
+	v.g = m.memo.stepGen()
+	if !v.g.visit(v.key) {
 		// Most contexts of a completion are reached once: an entry (a
 		// copy of the list and its weights) is made on the second visit.
 		// An entry is stored only after its key's bit is set, so there
 		// is none to look up.
-		m.memo.charge(g, markSlots)
-		cands, rest, ids := m.candidatesAt(s, top, buf)
-		return cands, rest, nil, ids
+		m.memo.charge(v.g, markSlots)
+		v.first = true
 	}
+	return v
+}
+
+// revisit is step for a step visited before: its entry, or the list
+// computed and kept.
+func (m *Model) revisit(s *state, v stepVisit, buf []cand) ([]cand, float64, *stepEntry, []uint32) {
+	top, key, g := v.top, v.key, v.g
 	if e, _ := g.m.Load(key); e != nil {
 		return e.cands, e.rest, e, e.ids
 	}
@@ -309,6 +383,7 @@ type stepScratch struct {
 	idx  []int
 	d    []cand
 	keys []uint64
+	dv   []deepEntry
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(stepScratch) }}
@@ -326,12 +401,9 @@ func (m *Model) addDeeper(j int, words, adj []uint32, den float64, tw []uint32, 
 	i := 0
 	for c, w := range words {
 		if walk {
-			for i < n && tw[i] < w {
-				i++
-			}
+			i = walkTo(tw, i, w)
 		} else {
-			k, _ := slices.BinarySearch(tw[i:], w)
-			i += k
+			i = searchFrom(tw, i, w)
 		}
 		if i == n {
 			break
@@ -346,6 +418,22 @@ func (m *Model) addDeeper(j int, words, adj []uint32, den float64, tw []uint32, 
 		}
 	}
 	return idx
+}
+
+// walkTo and searchFrom return the first index from i on whose word is
+// not below w: tw walked from i, or binary searched when it is long
+// beside the words sought; both find the same place. (Apart, the walk
+// inlines.)
+func walkTo(tw []uint32, i int, w uint32) int {
+	for i < len(tw) && tw[i] < w {
+		i++
+	}
+	return i
+}
+
+func searchFrom(tw []uint32, i int, w uint32) int {
+	k, _ := slices.BinarySearch(tw[i:], w)
+	return i + k
 }
 
 // fromTable computes the step's candidates from the base table t and the
@@ -424,34 +512,45 @@ func insertionFix(c []cand) {
 // words/p) as candidates in candCmp order, in sc's d, using sc's keys as
 // scratch.
 func sortDeep(idx []int, words []uint32, p []float64, sc *stepScratch) []cand {
-	d := sc.d[:0]
-	if len(idx) <= 1<<16 {
-		// Sorting the deep children by candCmp with a comparison
-		// function was a tenth of a served step. Instead: sort plain
-		// integer keys, the bits of p (which order like p, p ≥ 0)
-		// inverted for descending order with the child's index in the
-		// lowest 16 bits, then let insertionFix order the few that
-		// agreed in all the higher bits. The order is total (ids
-		// differ), so any correct sort gives this same list.
-		keys := sc.keys[:0]
-		for k, i := range idx {
-			keys = append(keys, ^math.Float64bits(p[i])&^0xffff|uint64(k))
-		}
-		slices.Sort(keys)
-		for _, key := range keys {
-			i := idx[key&0xffff]
-			d = append(d, cand{id: words[i], p: p[i], lw: math.Log(p[i])})
-		}
-		insertionFix(d)
-		sc.keys = keys
-	} else {
-		for _, i := range idx {
-			d = append(d, cand{id: words[i], p: p[i], lw: math.Log(p[i])})
+	dv := sc.dv[:0]
+	for _, i := range idx {
+		dv = append(dv, deepEntry{i, p[i]})
+	}
+	sc.d, sc.keys = sortEntries(dv, words, sc.d, sc.keys)
+	sc.dv = dv
+	return sc.d
+}
+
+// sortEntries returns the deep entries dv (indices into words, with
+// their probabilities) as candidates in candCmp order in d[:0], using
+// keys as scratch.
+func sortEntries(dv []deepEntry, words []uint32, d []cand, keys []uint64) ([]cand, []uint64) {
+	d = d[:0]
+	if len(dv) > 1<<16 {
+		for _, e := range dv {
+			d = append(d, cand{id: words[e.i], p: e.p, lw: math.Log(e.p)})
 		}
 		sortCands(d)
+		return d, keys
 	}
-	sc.d = d
-	return d
+	// Sorting the deep children by candCmp with a comparison function
+	// was a tenth of a served step. Instead: sort plain integer keys,
+	// the bits of p (which order like p, p ≥ 0) inverted for descending
+	// order with the entry's index in the lowest 16 bits, then let
+	// insertionFix order the few that agreed in all the higher bits.
+	// The order is total (ids differ), so any correct sort gives this
+	// same list.
+	keys = keys[:0]
+	for k, e := range dv {
+		keys = append(keys, ^math.Float64bits(e.p)&^0xffff|uint64(k))
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		e := dv[key&0xffff]
+		d = append(d, cand{id: words[e.i], p: e.p, lw: math.Log(e.p)})
+	}
+	insertionFix(d)
+	return d, keys
 }
 
 // candCmp orders by descending probability, then ascending id.

@@ -98,4 +98,13 @@
 // interpolation chain. Temperature 0 is greedy argmax over the candidates.
 // The prompt's last token is healed (the first generated token must extend
 // it). Given a seed, results are deterministic.
+//
+// A step reached for the first time is drawn without listing it
+// (sample.go, "Fresh steps"): the total weight and the running sums are
+// estimated from per-table weights within a bound, and the draw is taken
+// only when the random point is clear of them by that bound; otherwise
+// the list is built and pick decides, so draws stay pick's bit for bit
+// (TestDrawFreshMatchesPick). The backoff draw over a context with many
+// children searches its kept running sums the same way
+// (TestSearchDiscountedMatchesWalk).
 package ngram

@@ -362,6 +362,16 @@ func (m *Model) candidatesAt(s *state, top int, buf []cand) (cands []cand, rest 
 		cands = append(cands, m.uniTop...)
 		return cands, m.uniTopRest, m.uniTopIDs
 	}
+	base := m.base(s, top)
+	t := m.table(s, base)
+	cands, rest = m.fromTable(s, t, base, top, buf)
+	return cands, rest, t.words // every child of the base is a candidate
+}
+
+// base is the level of s's context whose children are the candidates
+// of a step with deepest usable context length top (> 0): the shortest
+// context reached while each is within maxCandidates children.
+func (m *Model) base(s *state, top int) int {
 	base := top
 	for j := top - 1; j >= 1; j-- {
 		h := s.ctx[j-1]
@@ -370,9 +380,7 @@ func (m *Model) candidatesAt(s *state, top int, buf []cand) (cands []cand, rest 
 		}
 		base = j
 	}
-	t := m.table(s, base)
-	cands, rest = m.fromTable(s, t, base, top, buf)
-	return cands, rest, t.words // every child of the base is a candidate
+	return base
 }
 
 // initUnigramTop precomputes the candidates for an empty context.

@@ -82,7 +82,9 @@ func (m *Model) sampleTokens(ctx context.Context, ptoks []Token, opts SampleOpti
 	// would otherwise grow it to a few hundred candidates per request.
 	bp := candPool.Get().(*[]cand)
 	defer candPool.Put(bp)
-	sp.buf = (*bp)[:0]
+	// Sized for a usual step up front: a step kept in the memo is
+	// computed in the buffer and copied out, so growth there was lost.
+	sp.buf = slices.Grow((*bp)[:0], maxCandidates)
 	defer func() { *bp = sp.buf[:0] }()
 	out := make([]Completion, opts.N)
 	for i := range out {
@@ -106,15 +108,18 @@ type sampler struct {
 	cache        *cacheLM
 	markH, markL int
 	buf          []cand
+	// lazy: steps after the first are drawn by nextLazy (freshOK).
+	lazy bool
 }
 
 func (m *Model) newSampler(ptoks []Token, opts SampleOptions, topLogprobs int) *sampler {
 	sp := &sampler{m: m, opts: opts, topLogprobs: topLogprobs, base: m.newState(false)}
+	sp.cache = m.newCache()
+	sp.lazy = freshOK(opts, topLogprobs, sp.cache)
 	if n := len(ptoks); n > 0 {
 		sp.heal = ptoks[n-1].Text
 		ptoks = ptoks[:n-1]
 	}
-	sp.cache = m.newCache()
 	for _, t := range ptoks {
 		m.push(&sp.base, m.id(t.Text))
 		if sp.cache != nil {
@@ -185,6 +190,10 @@ func (sp *sampler) completion(i int) Completion {
 // in the prompt (skip).
 func (sp *sampler) next(s *state, rng *rand.Rand, healing bool) (d draw, w uint32, p float64, skip int) {
 	m := sp.m
+	if sp.lazy && !healing {
+		w, p = sp.nextLazy(s, rng)
+		return d, w, p, 0
+	}
 	d = sp.step(s)
 	if healing {
 		d, skip = sp.healStep(s, d)
@@ -215,11 +224,8 @@ func (sp *sampler) step(s *state) draw {
 func (sp *sampler) healStep(s *state, d draw) (draw, int) {
 	m := sp.m
 	if cands, ok := m.healCandidates(d.cands, sp.heal, sp.cache); ok {
-		d = draw{cands: cands}
-		if d.ent == nil {
-			sp.buf = d.cands
-		}
-		return d, len(sp.heal)
+		// cands is a list of its own: sp.buf keeps the pooled buffer.
+		return draw{cands: cands}, len(sp.heal)
 	}
 	m.push(s, m.id(sp.heal))
 	if sp.cache != nil {
@@ -341,6 +347,12 @@ func (m *Model) pick(s *state, cands []cand, rest float64, opts SampleOptions, r
 	if opts.Temperature == 0 {
 		return cands[0].id, cands[0].p
 	}
+	return m.pickWith(s, cands, rest, opts, rng.Float64(), rng, ent, ids)
+}
+
+// pickWith is pick at a positive temperature with the draw's random
+// number r in [0, 1) taken already (rng serves the backoff draw).
+func (m *Model) pickWith(s *state, cands []cand, rest float64, opts SampleOptions, r float64, rng *rand.Rand, ent *stepEntry, ids []uint32) (uint32, float64) {
 	n, cut := nucleus(cands, opts)
 	invT := 1 / opts.Temperature
 	// Each weight once (math.Pow dominates for T != 1), summed and walked
@@ -365,7 +377,7 @@ func (m *Model) pick(s *state, cands []cand, rest float64, opts SampleOptions, r
 	if !cut && rest > 0 {
 		restW = pickWeight(cand{p: rest, lw: math.Log(rest)}, cands[0], invT)
 	}
-	u := rng.Float64() * (total + restW)
+	u := r * (total + restW)
 	if u < total {
 		c := cands[walk(ws[:n], u)]
 		return c.id, c.p
@@ -446,7 +458,7 @@ func (m *Model) drawOnce(s *state, top int, rng *rand.Rand) uint32 {
 		if rng.Float64() < float64(l.gamma[h]) {
 			continue
 		}
-		return m.drawDiscounted(l.first[h], l.first[h+1], &m.lv[j], float64(l.den[h])*(1-float64(l.gamma[h])), &m.disc[j], rng)
+		return m.drawDiscounted(j, h, float64(l.den[h])*(1-float64(l.gamma[h])), rng)
 	}
 	if rng.Float64() >= m.uniGamma && len(m.uniCum) > 0 {
 		// Binary search the cumulative discounted unigram mass.
@@ -465,14 +477,85 @@ func (m *Model) drawOnce(s *state, top int, rng *rand.Rand) uint32 {
 	return uint32(rng.IntN(len(m.vocab)))
 }
 
-// drawDiscounted draws a node from lv.word[lo:hi] in proportion to its
-// discounted adjusted count; mass is the sum of those.
-func (m *Model) drawDiscounted(lo, hi uint32, l *level, mass float64, d *[3]float64, rng *rand.Rand) uint32 {
+// drawDiscounted draws a child of context node h of level j-1 in
+// proportion to its discounted adjusted count; mass is the sum of those.
+// The walk over the children subtracts each count from u in turn; for a
+// context with many children its running sums are kept (cumulative) and
+// searched instead, which finds the child the walk would whenever u is
+// clear of the sums on either side by the bound of freshMargin (the
+// walk's and the sums' rounding are under n·2^-52 of the mass), and
+// otherwise the walk decides.
+func (m *Model) drawDiscounted(j int, h uint32, mass float64, rng *rand.Rand) uint32 {
 	u := rng.Float64() * mass
+	lo, hi := m.lv[j-1].first[h], m.lv[j-1].first[h+1]
+	if n := hi - lo; n >= minCumChildren && n <= maxFreshCands && m.memo != nil {
+		if w, ok := m.searchDiscounted(j, h, u, mass); ok {
+			return w
+		}
+	}
+	return walkDiscounted(lo, hi, &m.lv[j], u, &m.disc[j])
+}
+
+// minCumChildren is the fewest children whose running sums are kept:
+// below it the walk is short.
+const minCumChildren = 32
+
+// searchDiscounted finds the child the walk would return for u, by
+// binary search of the running sums; false when u is too near a sum to
+// tell.
+func (m *Model) searchDiscounted(j int, h uint32, u, mass float64) (uint32, bool) {
+	cum := m.cumulative(j, h)
+	lo, hi := 0, len(cum)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if cum[mid] > u {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	err := freshMargin * max(mass, cum[len(cum)-1])
+	if lo == len(cum) || cum[lo]-err <= u || lo > 0 && cum[lo-1]+err > u {
+		return 0, false
+	}
+	return m.lv[j].word[m.lv[j-1].first[h]+uint32(lo)], true
+}
+
+// cumulative returns the running sums of the discounted counts of the
+// children of node h of level j-1 (<s> counting 0), kept in the memo
+// while its word budget lasts.
+func (m *Model) cumulative(j int, h uint32) []float64 {
+	key := uint64(j)<<32 | uint64(h)
+	if c, ok := m.memo.cums.Load(key); ok {
+		return c
+	}
+	lo, hi := m.lv[j-1].first[h], m.lv[j-1].first[h+1]
+	l, d := &m.lv[j], &m.disc[j]
+	dd := [4]float64{0, d[0], d[1], d[2]}
+	cum := make([]float64, 0, hi-lo)
+	acc := 0.0
+	for c := lo; c < hi; c++ {
+		if l.word[c] != bosID {
+			acc += clampedCount(l.adj[c], &dd)
+		}
+		cum = append(cum, acc)
+	}
+	if m.memo.words.Add(int64(len(cum))) <= memoWords {
+		m.memo.cums.Store(key, cum)
+	}
+	return cum
+}
+
+// walkDiscounted returns the child of lv.word[lo:hi] where u falls,
+// subtracting each discounted count from it in turn (unkID when
+// rounding leaves u past the end).
+func walkDiscounted(lo, hi uint32, l *level, u float64, d *[3]float64) uint32 {
 	// Children are sorted by id and <s> is id 1, so only the first two
 	// can be <s>; the walk over the rest (often thousands, a tenth of a
 	// served step) then reads the counts alone, each discounted by a
-	// table lookup worth what discount gives.
+	// table lookup worth what discount gives, clamped at 0 inline as
+	// discounted clamps it (math.Max, a call per child, was 4% of a
+	// served request's instructions under callgrind).
 	dd := [4]float64{0, d[0], d[1], d[2]}
 	c := lo
 	for ; c < hi && c < lo+2; c++ {
@@ -480,19 +563,27 @@ func (m *Model) drawDiscounted(lo, hi uint32, l *level, mass float64, d *[3]floa
 		if l.word[c] == bosID {
 			continue
 		}
-		u -= math.Max(float64(a)-dd[min(a, 3)], 0)
-		if u < 0 {
+		if u -= clampedCount(a, &dd); u < 0 {
 			return l.word[c]
 		}
 	}
 	for _, a := range l.adj[c:hi] {
-		u -= math.Max(float64(a)-dd[min(a, 3)], 0)
-		if u < 0 {
+		if u -= clampedCount(a, &dd); u < 0 {
 			return l.word[c]
 		}
 		c++
 	}
 	return unkID
+}
+
+// clampedCount is max(a − dd[min(a, 3)], 0) with math.Max's bits (see
+// discounted: the difference is never −0).
+func clampedCount(a uint32, dd *[4]float64) float64 {
+	v := float64(a) - dd[min(a, 3)]
+	if v < 0 {
+		return 0
+	}
+	return v
 }
 
 // healCandidates keeps the candidates whose text extends heal (heal itself
@@ -516,4 +607,346 @@ func (m *Model) healCandidates(cands []cand, heal string, cache *cacheLM) ([]can
 		out[i].lw -= ls
 	}
 	return out, true
+}
+
+// Fresh steps drawn without their list.
+//
+// Most steps of a served completion are first visits, computed afresh
+// and dropped (about nine of a benchmark request's sixteen). Listing one
+// costs passes over every candidate for its probability and the sum, a
+// merge into sorted order and an exp per candidate for pick's weights,
+// yet a draw reads only the total weight and the candidates before the
+// one drawn. nextLazy gets both without the list. The table's words no
+// deeper level reaches ("flat") keep the table's order, and their
+// weights are e·wT[i]: wT the table's weights at this temperature
+// (weightsAt, kept per table), e one factor of the step. The deep
+// candidates are computed exactly as fromTable computes them. The flat
+// weights differ from pick's in the last bits only, so the total, the
+// rest weight and the point u are known to within a bound
+// (freshMargin); when u is farther than that from the total and from
+// the running sums on either side of it, pick on the full list takes
+// the same branch and the same candidate, whose probability is exact.
+// Otherwise (a draw in 10^8 or so) the step is listed and pick decides
+// with the same random number, so draws are unchanged.
+
+// freshMargin is the error bound of drawFresh's sums relative to their
+// scale (the flat weights' sum plus the deep ones', at least 1, the top
+// candidate's weight). It is far above their rounding: sums of at most
+// maxFreshCands terms err by under maxFreshCands·2^-52 ≈ 3·10^-11, and
+// splitting exp(invT·(lp+scale−ref)) into two exps by under 10^-12 for
+// invT ≤ maxFreshInvT and log-probabilities above minFreshLogProb.
+const (
+	freshMargin     = 1e-9
+	maxFreshCands   = 1 << 17
+	maxFreshInvT    = 4
+	minFreshLogProb = -150
+)
+
+// freshOK reports whether a sampler's steps after the first can be
+// drawn by nextLazy: no cache (it changes the candidates), no top
+// log-probabilities or top-k/top-p cut (they read the list), and a
+// temperature within the bound's conditions.
+func freshOK(opts SampleOptions, topLogprobs int, c *cacheLM) bool {
+	return c == nil && topLogprobs == 0 && opts.TopK == 0 && !(opts.TopP > 0 && opts.TopP < 1) &&
+		opts.Temperature > 0 && 1/opts.Temperature <= maxFreshInvT
+}
+
+// deepEntry is a deep candidate: its index in the table and probability.
+type deepEntry struct {
+	i int
+	p float64
+}
+
+// freshStep is a first-visit step described for drawFresh: its base
+// table, the γ of the deeper levels and the deep candidates.
+type freshStep struct {
+	t        *ctxTable
+	gs       []float64 // γ of levels base+1..top, in order
+	logScale float64   // Σ log γ, summed as fromTable sums it
+	dv, dv2  []deepEntry
+	deep     []cand    // the deep candidates in candCmp order
+	dw       []float64 // their weights
+	mark     []bool    // mark[i]: word i of the table is deep
+	keys     []uint64  // sortEntries' scratch
+}
+
+var freshPool = sync.Pool{New: func() any { return new(freshStep) }}
+
+// nextLazy draws the next token after s as pick would from the step's
+// list (see Fresh steps).
+func (sp *sampler) nextLazy(s *state, rng *rand.Rand) (uint32, float64) {
+	m := sp.m
+	v := m.visitStep(s)
+	if !v.first || v.top == 0 {
+		var d draw
+		if v.first {
+			d.cands, d.rest, d.ids = m.candidatesAt(s, v.top, sp.buf)
+		} else {
+			d.cands, d.rest, d.ent, d.ids = m.revisit(s, v, sp.buf)
+		}
+		if d.ent == nil {
+			sp.buf = d.cands
+		}
+		return m.pick(s, d.cands, d.rest, sp.opts, rng, d.ent, d.ids)
+	}
+	base := m.base(s, v.top)
+	t := m.table(s, base)
+	if !t.kept || len(t.words) == 0 || len(t.words) > maxFreshCands {
+		cands, rest := m.fromTable(s, t, base, v.top, sp.buf)
+		sp.buf = cands
+		return m.pick(s, cands, rest, sp.opts, rng, nil, t.words)
+	}
+	f := freshPool.Get().(*freshStep)
+	defer f.release()
+	m.prepare(f, s, t, base, v.top)
+	r := rng.Float64()
+	c, backoff, ok := m.drawFresh(f, 1/sp.opts.Temperature, r)
+	switch {
+	case !ok:
+		cands, rest := m.fromTable(s, t, base, v.top, sp.buf)
+		sp.buf = cands
+		return m.pickWith(s, cands, rest, sp.opts, r, rng, nil, t.words)
+	case !backoff:
+		return c.id, c.p
+	}
+	if w, ok := m.drawBackoff(s, nil, rng, t.words); ok {
+		return w, m.prob(s, w)
+	}
+	return c.id, c.p // the top candidate, as pick falls back to it
+}
+
+// prepare describes in f the step of s with base table t (level base)
+// and deepest usable context length top.
+func (m *Model) prepare(f *freshStep, s *state, t *ctxTable, base, top int) {
+	f.t, f.gs, f.logScale, f.dv = t, f.gs[:0], 0, f.dv[:0]
+	for j := base + 1; j <= top; j++ {
+		h := s.ctx[j-1]
+		l := &m.lv[j-1]
+		g := float64(l.gamma[h])
+		f.gs = append(f.gs, g)
+		f.logScale += math.Log(g)
+		lo, hi := l.first[h], l.first[h+1]
+		out := m.deepen(j, f, m.lv[j].word[lo:hi], m.lv[j].adj[lo:hi], float64(l.den[h]))
+		f.dv, f.dv2 = out, f.dv
+	}
+	if cap(f.mark) < len(t.words) {
+		f.mark = make([]bool, len(t.words))
+	}
+	f.mark = f.mark[:len(t.words)]
+	for _, e := range f.dv {
+		f.mark[e.i] = true
+	}
+	f.deep, f.keys = sortEntries(f.dv, t.words, f.deep, f.keys)
+}
+
+// release clears f's marks and returns it to the pool.
+func (f *freshStep) release() {
+	for _, e := range f.dv {
+		f.mark[e.i] = false
+	}
+	f.t = nil
+	freshPool.Put(f)
+}
+
+// deepen applies level j (children words with adjusted counts adj,
+// denominator den; its γ is f.gs's last) to the deep entries f.dv,
+// into f.dv2: each entry scaled by γ, each child's discounted count
+// added, and a word first reached here entered with its table
+// probability scaled through every γ so far — fromTable's terms in
+// fromTable's order, so the values are its bits.
+func (m *Model) deepen(j int, f *freshStep, words, adj []uint32, den float64) []deepEntry {
+	tw, g, dv, out := f.t.words, f.gs[len(f.gs)-1], f.dv, f.dv2[:0]
+	walk := len(tw) <= 8*len(words)
+	i, k := 0, 0
+	for c, w := range words {
+		if walk {
+			i = walkTo(tw, i, w)
+		} else {
+			i = searchFrom(tw, i, w)
+		}
+		if i == len(tw) {
+			break
+		}
+		if tw[i] != w {
+			continue
+		}
+		for ; k < len(dv) && dv[k].i < i; k++ {
+			out = append(out, deepEntry{dv[k].i, g * dv[k].p})
+		}
+		var p float64
+		if k < len(dv) && dv[k].i == i {
+			p = g * dv[k].p
+			k++
+		} else {
+			p = scaled(f.t.p[i], f.gs)
+		}
+		out = append(out, deepEntry{i, discounted(&m.disc[j], adj[c])/den + p})
+	}
+	for ; k < len(dv); k++ {
+		out = append(out, deepEntry{dv[k].i, g * dv[k].p})
+	}
+	return out
+}
+
+// scaled is p times each γ of gs in turn, as fromTable scales a word no
+// deeper level reaches.
+func scaled(p float64, gs []float64) float64 {
+	for _, g := range gs {
+		p = g * p
+	}
+	return p
+}
+
+// nextFlat returns the first flat word at or after position pos of the
+// table's order as mergeTable makes its candidate, its index, and the
+// position after it; false at the end.
+func (f *freshStep) nextFlat(pos int) (c cand, i, next int, ok bool) {
+	t := f.t
+	for ; pos < len(t.order); pos++ {
+		if i = int(t.order[pos]); !f.mark[i] {
+			return cand{id: t.words[i], p: scaled(t.p[i], f.gs), lw: t.lp[i] + f.logScale}, i, pos + 1, true
+		}
+	}
+	return cand{}, 0, pos, false
+}
+
+// freshSums are drawFresh's estimates: the total weight, the bound on
+// its error (and on every running sum's), and the rest weight's range.
+type freshSums struct {
+	total, err     float64
+	restLo, restHi float64
+}
+
+// drawFresh draws from f's step at 1/T = invT with the random number r:
+// the candidate pick would return, or backoff (then c is the top
+// candidate); decided is false when the bound cannot tell.
+func (m *Model) drawFresh(f *freshStep, invT, r float64) (c cand, backoff, decided bool) {
+	tw := m.weightsAt(f.t, invT)
+	c0, ok := f.top()
+	if !ok || !tw.ok {
+		return cand{}, false, false
+	}
+	e := f.factor(c0, invT)
+	if math.IsInf(e, 0) || math.IsNaN(e) {
+		return cand{}, false, false
+	}
+	sm := f.sums(tw, c0, invT, e)
+	uLo := r * (sm.total - sm.err + sm.restLo) * (1 - freshMargin)
+	uHi := r * (sm.total + sm.err + sm.restHi) * (1 + freshMargin)
+	switch {
+	case uHi < sm.total-sm.err:
+		c, ok = f.walk(tw, e, uLo, uHi, sm.err)
+		return c, false, ok
+	case uLo >= sm.total+sm.err:
+		return c0, true, true
+	}
+	return cand{}, false, false
+}
+
+// top is the step's first candidate in candCmp order.
+func (f *freshStep) top() (cand, bool) {
+	x, _, _, ok := f.nextFlat(0)
+	if len(f.deep) > 0 && (!ok || candCmp(f.deep[0], x) < 0) {
+		return f.deep[0], true
+	}
+	return x, ok
+}
+
+// factor is e, a flat word's weight over its table weight: the product
+// of the γ over the top probability at T = 1, else exp(invT·(Σ log γ −
+// log p_top)), since pick's weight is exp(invT·(lp + Σ log γ − log p_top)).
+func (f *freshStep) factor(c0 cand, invT float64) float64 {
+	if invT == 1 {
+		return scaled(1, f.gs) / c0.p
+	}
+	return math.Exp(invT * (f.logScale - c0.lw))
+}
+
+// sums estimates the total weight (the flat words' from the table's sum
+// less the deep words' share) and the rest mass, as fromTable's
+// 1 − Σ p, and the rest weight's range.
+func (f *freshStep) sums(tw *tableWeights, c0 cand, invT, e float64) freshSums {
+	f.dw = f.dw[:0]
+	dw := 0.0
+	for _, c := range f.deep {
+		w := pickWeight(c, c0, invT)
+		f.dw = append(f.dw, w)
+		dw += w
+	}
+	var dwt, dtp, dp float64
+	for _, d := range f.dv {
+		dwt += tw.w[d.i]
+		dtp += f.t.p[d.i]
+		dp += d.p
+	}
+	g := scaled(1, f.gs)
+	sum := g*(f.t.psum-dtp) + dp
+	sumErr := freshMargin * (g*f.t.psum + dp + 1)
+	sm := freshSums{total: e*(tw.total-dwt) + dw, err: freshMargin * (e*tw.total + dw)}
+	sm.restLo = restWeight(max(0, 1-sum-sumErr), c0, invT) * (1 - freshMargin)
+	sm.restHi = restWeight(max(0, 1-sum+sumErr), c0, invT) * (1 + freshMargin)
+	return sm
+}
+
+// restWeight is pick's weight of the rest bucket of mass rest.
+func restWeight(rest float64, c0 cand, invT float64) float64 {
+	if rest <= 0 {
+		return 0
+	}
+	return pickWeight(cand{p: rest, lw: math.Log(rest)}, c0, invT)
+}
+
+// walk merges the flat words (in the table's order) with the deep ones
+// and returns the candidate where u, in [uLo, uHi], falls, when every
+// running sum (each within err) is clear of u. Scaling can make
+// neighbours of the table's order tie, and candCmp orders ties by id,
+// which the table's order need not: so each flat word taken must
+// precede the next in candCmp order, and so must the words of the run
+// of equal probabilities the first one not taken starts (flatRunOK);
+// then the list's first candidates are the ones walked.
+func (f *freshStep) walk(tw *tableWeights, e, uLo, uHi, err float64) (cand, bool) {
+	x, xi, next, okx := f.nextFlat(0)
+	cum, k := 0.0, 0
+	for {
+		var c cand
+		switch {
+		case k < len(f.deep) && (!okx || candCmp(f.deep[k], x) < 0):
+			c = f.deep[k]
+			cum += f.dw[k]
+			k++
+		case okx:
+			c = x
+			cum += e * tw.w[xi]
+			y, yi, ynext, oky := f.nextFlat(next)
+			if oky && candCmp(x, y) > 0 {
+				return cand{}, false
+			}
+			x, xi, next, okx = y, yi, ynext, oky
+		default:
+			return cand{}, false // u past the end: rounding decides
+		}
+		if uLo-err >= cum {
+			continue
+		}
+		if uHi+err >= cum || okx && !f.flatRunOK(x, next) {
+			return cand{}, false
+		}
+		return c, true
+	}
+}
+
+// flatRunOK reports whether the flat words from x (whose successor is at
+// position next) that share its probability come in ascending ids, so
+// none of the later flat words precedes x in candCmp order.
+func (f *freshStep) flatRunOK(x cand, next int) bool {
+	for {
+		y, _, ynext, ok := f.nextFlat(next)
+		if !ok || y.p < x.p {
+			return true
+		}
+		if candCmp(x, y) > 0 {
+			return false
+		}
+		x, next = y, ynext
+	}
 }
