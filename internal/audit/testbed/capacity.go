@@ -18,8 +18,7 @@ import (
 func runCapacity(ctx context.Context, opts Options, d *seedData, seed uint64, c Capacity) (*CapacityRun, error) {
 	cr := &CapacityRun{Seed: seed, Capacity: c}
 	t0 := time.Now()
-	docs := append(repoDocs(d.repos, func(r repo) bool { return r.Role == RoleMember }), d.background...)
-	m, err := ngram.Train(ctx, ngram.Corpus{Docs: docs}, ngram.Options{Order: c.Order, MinCount: c.MinCount, DiscountScale: c.DiscountScale, SplitIdentifiers: c.Subword, MaxNGrams: c.Budget})
+	m, err := ngram.Train(ctx, ngram.Corpus{Docs: d.targetDocs()}, ngram.Options{Order: c.Order, MinCount: c.MinCount, DiscountScale: c.DiscountScale, SplitIdentifiers: c.Subword, MaxNGrams: c.Budget})
 	if err != nil {
 		return nil, fmt.Errorf("testbed: train target %s: %w", c.Name, err)
 	}
