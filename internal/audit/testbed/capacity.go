@@ -24,10 +24,10 @@ func runCapacity(ctx context.Context, opts Options, d *seedData, seed uint64, c 
 	}
 	cr.TrainSeconds = time.Since(t0).Seconds() + d.trainSecs
 	cr.Target = m.Stats()
-	if m, err = m.WithCache(ngram.Cache{Weight: c.Cache}); err != nil {
+	if m, err = m.WithCache(ngram.Cache{Weight: c.Cache, Pieces: c.Pieces}); err != nil {
 		return nil, fmt.Errorf("testbed: capacity %s: %w", c.Name, err)
 	}
-	target, stop, err := serve(m, fmt.Sprintf("testbed-target-seed%d-%d-%d-%g-%v-%d", seed, c.Order, c.MinCount, c.Cache, c.Subword, c.Budget))
+	target, stop, err := serve(m, fmt.Sprintf("testbed-target-seed%d-%d-%d-%g-%v-%d-%v", seed, c.Order, c.MinCount, c.Cache, c.Subword, c.Budget, c.Pieces))
 	if err != nil {
 		return nil, err
 	}

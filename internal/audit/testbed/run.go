@@ -32,6 +32,11 @@ type Capacity struct {
 	// Budget caps the distinct n-grams kept per order
 	// (ngram.Options.MaxNGrams): capacity relative to the data.
 	Budget int `json:"budget,omitempty"`
+	// Pieces adds the cache's copy of identifier pieces
+	// (ngram.Cache.Pieces): an LLM composes a name from pieces its prompt
+	// used ("converter" → "getConverter"), which the suffix cache alone
+	// cannot.
+	Pieces bool `json:"pieces,omitempty"`
 }
 
 // Label names a capacity by its knobs.
@@ -42,6 +47,9 @@ func (c Capacity) Label() string {
 	}
 	if c.Budget > 0 {
 		s += fmt.Sprintf(", ≤ %dk n-grams/order", c.Budget/1000)
+	}
+	if c.Pieces {
+		s += ", piece copy"
 	}
 	if c.DiscountScale > 0 && c.DiscountScale != 1 {
 		s += fmt.Sprintf(", discounts ×%g", c.DiscountScale)
@@ -356,7 +364,7 @@ func trainSmall(ctx context.Context, opts Options, d *seedData, seed uint64) err
 	if err != nil {
 		return fmt.Errorf("testbed: train the small reference: %w", err)
 	}
-	if m, err = m.WithCache(ngram.Cache{Weight: c.Cache}); err != nil {
+	if m, err = m.WithCache(ngram.Cache{Weight: c.Cache, Pieces: c.Pieces}); err != nil {
 		return fmt.Errorf("testbed: the small reference: %w", err)
 	}
 	d.trainSecs += time.Since(t0).Seconds()
