@@ -24,14 +24,17 @@ import "strings"
 // hit 2.7 % of those whose target is not in the prompt verbatim
 // (testdata/testbed/apache-java.measured.md).
 //
-// It is used only where the suffix cache has no context (dist) and the
-// last token is a piece that the model itself mostly continues with
-// another piece of the same identifier — more than half of its bigram
-// continuation counts go to a capitalised piece ("get", "set", "create",
-// "is"), the table built once by WithCache — so it adds no mass where
-// the identifier usually ends (after "int", "value"), and since whether
-// it fires depends on the history alone the mixture stays a
-// distribution.
+// It is used only where the suffix cache has no context (dist), in two
+// ways, the first that applies: after a piece that, case folded, was
+// followed inside an identifier earlier (fuzzy induction: "quuxWidget",
+// then "getQuux" goes on with "Widget"); and after a piece that the
+// model itself mostly continues with another piece of the same
+// identifier — more than half of its bigram continuation counts go to a
+// capitalised piece ("get", "set", "create", "is"; the table built once
+// by WithCache) — the prompt's pieces by their counts. So it adds no
+// mass where an identifier usually ends (after "int", "value"), and
+// since whether it fires depends on the history alone, the mixture
+// stays a distribution.
 type pieceCopy struct {
 	m      *Model
 	counts map[string]int32 // the prompt's pieces, in inner form
