@@ -160,10 +160,10 @@ func (c *cacheLM) dist() (map[string]int32, int32) {
 			for _, n := range next {
 				total += n
 			}
-			return next, total
+			return c.pieces.with(next, total, c.hist)
 		}
 	}
-	return c.pieces.dist(c.hist)
+	return c.pieces.with(nil, 0, c.hist)
 }
 
 // overlay returns the id of token text t, giving an unknown text an id

@@ -24,17 +24,19 @@ import "strings"
 // hit 2.7 % of those whose target is not in the prompt verbatim
 // (testdata/testbed/apache-java.measured.md).
 //
-// It is used only where the suffix cache has no context (dist), in two
-// ways, the first that applies: after a piece that, case folded, was
-// followed inside an identifier earlier (fuzzy induction: "quuxWidget",
-// then "getQuux" goes on with "Widget"); and after a piece that the
-// model itself mostly continues with another piece of the same
+// It applies in two ways, the first that does: after a piece that, case
+// folded, was followed inside an identifier earlier (fuzzy induction:
+// "quuxWidget", then "getQuux" goes on with "Widget"); and after a piece
+// that the model itself mostly continues with another piece of the same
 // identifier — more than half of its bigram continuation counts go to a
 // capitalised piece ("get", "set", "create", "is"; the table built once
-// by WithCache) — the prompt's pieces by their counts. So it adds no
-// mass where an identifier usually ends (after "int", "value"), and
-// since whether it fires depends on the history alone, the mixture
-// stays a distribution.
+// by WithCache) — the prompt's pieces by their counts. Where the suffix
+// cache has a context too, the cache's distribution is the even mixture
+// of the two (with), as an LLM's copying weighs both the exact
+// continuation and the pieces it could compose. It adds no mass where
+// an identifier usually ends (after "int", "value"), and since whether
+// it applies depends on the history alone, the mixture stays a
+// distribution.
 type pieceCopy struct {
 	m      *Model
 	counts map[string]int32 // the prompt's pieces, in inner form
@@ -44,6 +46,7 @@ type pieceCopy struct {
 	// gives quux → Widget, so "getQuux" goes on with "Widget".
 	succ map[string]map[string]int32
 	log  []pieceEntry // additions, for rollback
+	buf  map[string]int32
 }
 
 type pieceEntry struct {
@@ -83,7 +86,7 @@ func newPieceTable(m *Model) *pieceTable {
 }
 
 func newPieceCopy(m *Model) *pieceCopy {
-	return &pieceCopy{m: m, counts: map[string]int32{}, succ: map[string]map[string]int32{}}
+	return &pieceCopy{m: m, counts: map[string]int32{}, succ: map[string]map[string]int32{}, buf: map[string]int32{}}
 }
 
 // add counts token text t, which follows history hist, when it is an
@@ -186,4 +189,27 @@ func isPiece(s string) bool {
 		}
 	}
 	return true
+}
+
+// with is the cache's distribution after hist given the suffix cache's
+// (next, total; nil when it has no context): the suffix cache's alone
+// when the piece copy does not apply, the piece copy's alone when the
+// suffix cache has nothing, else the even mixture of the two, as counts
+// scaled to a common total (in a buffer reused by the next call).
+func (p *pieceCopy) with(next map[string]int32, total int32, hist []string) (map[string]int32, int32) {
+	pn, pt := p.dist(hist)
+	switch {
+	case pt == 0:
+		return next, total
+	case total == 0:
+		return pn, pt
+	}
+	clear(p.buf)
+	for t, n := range next {
+		p.buf[t] += n * pt
+	}
+	for t, n := range pn {
+		p.buf[t] += n * total
+	}
+	return p.buf, 2 * total * pt
 }

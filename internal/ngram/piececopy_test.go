@@ -41,6 +41,16 @@ func TestPieceCopy(t *testing.T) {
 		t.Errorf("log p(Quux | …get): suffix cache %.2f, piece copy %.2f; want the piece copy ≥ log(0.4/7) = %.2f and the suffix cache far below",
 			a[0].LogProb, b[0].LogProb, math.Log(0.4/7))
 	}
+	// Where the suffix cache has a context too (" get" was followed by
+	// " =" before), the two are mixed evenly: " =" keeps half the cache's
+	// mass and the pieces share the other half.
+	both := "    int get = 0;\n" + prompt
+	if sc := pieces.Score(both, "Quux"); sc[0].LogProb < math.Log(0.4*0.5/9) {
+		t.Errorf("log p(Quux) with both caches %.2f, want ≥ log(0.4·0.5/9) = %.2f", sc[0].LogProb, math.Log(0.4*0.5/9))
+	}
+	if x, y := suffix.Score(both, " ="), pieces.Score(both, " ="); y[0].LogProb > x[0].LogProb-math.Log(1.5) {
+		t.Errorf("log p( =) %.2f with pieces, %.2f without; want the suffix cache's share halved", y[0].LogProb, x[0].LogProb)
+	}
 	// Outside an identifier (after " = ") the two agree.
 	if x, y := Summarize(suffix.ScoreText(prompt+" = 2;")), Summarize(pieces.ScoreText(prompt+" = 2;")); x.Tokens != y.Tokens {
 		t.Errorf("token counts differ: %+v, %+v", x, y)
