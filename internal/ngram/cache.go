@@ -29,8 +29,9 @@ import (
 type Cache struct {
 	Weight float64 `json:"weight"` // λ in [0, 1); 0 = no cache
 	Order  int     `json:"order"`  // longest cache context, in tokens [3]
-	// Pieces adds the copy of identifier pieces where the cache has no
-	// context (pieceCopy, piececopy.go) [off].
+	// Pieces adds the copy of identifier pieces by content (pieceCopy,
+	// piececopy.go): alone where the suffix cache has no context, mixed
+	// evenly with it where it has one [off].
 	Pieces bool        `json:"pieces,omitempty"`
 	table  *pieceTable // built by WithCache when Pieces
 }
