@@ -47,7 +47,7 @@ func parseCapacity(s string) (testbed.Capacity, error) {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		x, err := strconv.ParseFloat(v, 64)
 		if !ok || err != nil || x < 0 {
-			return c, fmt.Errorf("audit testbed: --capacity %q: %q is not KEY=NUMBER (keys order, cutoff, cache, discount, subword, budget; e.g. order=6,cutoff=2,cache=0.2,subword=1): %w", s, kv, errs.ErrUsage)
+			return c, fmt.Errorf("audit testbed: --capacity %q: %q is not KEY=NUMBER (keys order, cutoff, cache, discount, subword, budget, pieces; e.g. order=6,cutoff=2,cache=0.2,subword=1): %w", s, kv, errs.ErrUsage)
 		}
 		switch k {
 		case "order":
@@ -62,8 +62,10 @@ func parseCapacity(s string) (testbed.Capacity, error) {
 			c.Subword = x != 0
 		case "budget":
 			c.Budget = int(x)
+		case "pieces":
+			c.Pieces = x != 0
 		default:
-			return c, fmt.Errorf("audit testbed: --capacity %q: unknown key %q (keys order, cutoff, cache, discount, subword, budget): %w", s, k, errs.ErrUsage)
+			return c, fmt.Errorf("audit testbed: --capacity %q: unknown key %q (keys order, cutoff, cache, discount, subword, budget, pieces): %w", s, k, errs.ErrUsage)
 		}
 	}
 	if c.Order < 1 || c.Cache >= 1 {

@@ -29,6 +29,11 @@ import (
 type Cache struct {
 	Weight float64 `json:"weight"` // λ in [0, 1); 0 = no cache
 	Order  int     `json:"order"`  // longest cache context, in tokens [3]
+	// Pieces adds the copy of identifier pieces by content (pieceCopy,
+	// piececopy.go): alone where the suffix cache has no context, mixed
+	// evenly with it where it has one [off].
+	Pieces bool        `json:"pieces,omitempty"`
+	table  *pieceTable // built by WithCache when Pieces
 }
 
 // WithCache returns a model that shares m's counts and adds the cache
@@ -43,6 +48,9 @@ func (m *Model) WithCache(c Cache) (*Model, error) {
 	}
 	cp := *m
 	cp.cache = c
+	if c.Pieces {
+		cp.cache.table = newPieceTable(m)
+	}
 	return &cp, nil
 }
 
@@ -62,13 +70,18 @@ type cacheLM struct {
 	extraI map[string]uint32
 	base   uint32 // first overlay id = len(model vocab)
 	kbuf   []string
+	pieces *pieceCopy // nil unless Cache.Pieces
 }
 
 func (m *Model) newCache() *cacheLM {
 	if m.cache.Weight <= 0 {
 		return nil
 	}
-	return &cacheLM{order: m.cache.Order, counts: map[string]map[string]int32{}, extraI: map[string]uint32{}, base: uint32(len(m.vocab))}
+	c := &cacheLM{order: m.cache.Order, counts: map[string]map[string]int32{}, extraI: map[string]uint32{}, base: uint32(len(m.vocab))}
+	if m.cache.Pieces {
+		c.pieces = newPieceCopy(m)
+	}
+	return c
 }
 
 func (c *cacheLM) key(j int) string {
@@ -113,6 +126,9 @@ func (c *cacheLM) add(t string) {
 		next[t]++
 		c.log = append(c.log, k, t)
 	}
+	if c.pieces != nil {
+		c.pieces.add(t, c.hist)
+	}
 	c.hist = append(c.hist, t)
 }
 
@@ -130,6 +146,9 @@ func (c *cacheLM) rollback(h, l int) {
 		}
 	}
 	c.hist, c.log = c.hist[:h], c.log[:l]
+	if c.pieces != nil {
+		c.pieces.rollback(h)
+	}
 }
 
 // dist returns the successors of the longest context of the history seen
@@ -142,10 +161,10 @@ func (c *cacheLM) dist() (map[string]int32, int32) {
 			for _, n := range next {
 				total += n
 			}
-			return next, total
+			return c.pieces.with(next, total, c.hist)
 		}
 	}
-	return nil, 0
+	return c.pieces.with(nil, 0, c.hist)
 }
 
 // overlay returns the id of token text t, giving an unknown text an id

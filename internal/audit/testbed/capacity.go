@@ -18,17 +18,16 @@ import (
 func runCapacity(ctx context.Context, opts Options, d *seedData, seed uint64, c Capacity) (*CapacityRun, error) {
 	cr := &CapacityRun{Seed: seed, Capacity: c}
 	t0 := time.Now()
-	docs := append(repoDocs(d.repos, func(r repo) bool { return r.Role == RoleMember }), d.background...)
-	m, err := ngram.Train(ctx, ngram.Corpus{Docs: docs}, ngram.Options{Order: c.Order, MinCount: c.MinCount, DiscountScale: c.DiscountScale, SplitIdentifiers: c.Subword, MaxNGrams: c.Budget})
+	m, err := ngram.Train(ctx, ngram.Corpus{Docs: d.targetDocs()}, ngram.Options{Order: c.Order, MinCount: c.MinCount, DiscountScale: c.DiscountScale, SplitIdentifiers: c.Subword, MaxNGrams: c.Budget})
 	if err != nil {
 		return nil, fmt.Errorf("testbed: train target %s: %w", c.Name, err)
 	}
 	cr.TrainSeconds = time.Since(t0).Seconds() + d.trainSecs
 	cr.Target = m.Stats()
-	if m, err = m.WithCache(ngram.Cache{Weight: c.Cache}); err != nil {
+	if m, err = m.WithCache(ngram.Cache{Weight: c.Cache, Pieces: c.Pieces}); err != nil {
 		return nil, fmt.Errorf("testbed: capacity %s: %w", c.Name, err)
 	}
-	target, stop, err := serve(m, fmt.Sprintf("testbed-target-seed%d-%d-%d-%g-%v-%d", seed, c.Order, c.MinCount, c.Cache, c.Subword, c.Budget))
+	target, stop, err := serve(m, fmt.Sprintf("testbed-target-seed%d-%d-%d-%g-%v-%d-%v", seed, c.Order, c.MinCount, c.Cache, c.Subword, c.Budget, c.Pieces))
 	if err != nil {
 		return nil, err
 	}

@@ -5,9 +5,13 @@
 // of its members. It trains the built-in n-gram model (internal/ngram) on
 // the members plus a shared background — background repositories of the
 // family, the licence header and foreign imports of every testbed file
-// (Boilerplate; never a repository's own names), a JDK sample — at each
+// (Boilerplate; never a repository's own names), a JDK sample, and, when
+// the manifest asks (Manifest.Snapshots, history.go), earlier states of
+// the members and background repositories read from git, as a crawl
+// holds a repository once per crawl — at each
 // capacity (bounded order, count cutoff, n-gram budget, sub-word pieces,
-// a cache that copies from the prompt), serves it on loopback
+// a cache that copies from the prompt, optionally also by identifier
+// pieces: Capacity.Pieces), serves it on loopback
 // (ngramllm.Serve, real HTTP through the openai provider), and runs, per
 // training seed: Stage I under the full method, sequential stopping and
 // the three ablations (repoprobe), all at the one P0 the full method's

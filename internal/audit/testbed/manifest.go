@@ -38,6 +38,12 @@ type Manifest struct {
 	// (generic code from outside the testbed), up to JDKBytes bytes.
 	JDKModules []string `json:"jdk_modules,omitempty"`
 	JDKBytes   int64    `json:"jdk_bytes,omitempty"`
+	// Snapshots is how many states of each trained repository (members
+	// and background) the target reads: the manifest commit and
+	// Snapshots−1 earlier ones, SnapshotMonths apart (history) [1: the
+	// commit alone]. Non-members are never read at any state.
+	Snapshots      int `json:"snapshots,omitempty"`
+	SnapshotMonths int `json:"snapshot_months,omitempty"` // [12]
 }
 
 // Entry is one repository of a manifest.
@@ -82,6 +88,9 @@ func (m *Manifest) check() error {
 		if err := gitrepo.ValidatePattern(g); err != nil {
 			return fmt.Errorf("glob %q: %w: %w", g, err, errs.ErrInput)
 		}
+	}
+	if m.Snapshots < 0 || m.SnapshotMonths < 0 {
+		return fmt.Errorf("snapshots %d, snapshot_months %d: want >= 0: %w", m.Snapshots, m.SnapshotMonths, errs.ErrInput)
 	}
 	if m.count(RoleMember) < 2 || m.count(RoleNonMember) < 2 {
 		return fmt.Errorf("%d members and %d non-members; need at least 2 of each: %w", m.count(RoleMember), m.count(RoleNonMember), errs.ErrInput)
@@ -144,17 +153,33 @@ type ReadOptions struct {
 }
 
 // readRepo reads a seeded sample of an entry's source files at its commit,
-// straight from git, in path order.
-func readRepo(ctx context.Context, m *Manifest, e Entry, dirs []string, o ReadOptions) ([]repoprobe.File, error) {
+// straight from git, in path order, and, for a trained repository (member
+// or background), the same paths at the manifest's earlier snapshots
+// (history).
+func readRepo(ctx context.Context, m *Manifest, e Entry, dirs []string, o ReadOptions) ([]repoprobe.File, []Snapshot, error) {
 	dir, err := Locate(e.Repo, dirs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r, err := gitrepo.Open(ctx, dir)
 	if err != nil {
-		return nil, fmt.Errorf("testbed: %s: %w", e.Repo, err)
+		return nil, nil, fmt.Errorf("testbed: %s: %w", e.Repo, err)
 	}
 	defer r.Close()
+	files, err := readSample(ctx, m, e, r, o)
+	if err != nil || e.Role == RoleNonMember {
+		return files, nil, err
+	}
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.Path
+	}
+	snaps, err := history(ctx, m, e, r, paths, o)
+	return files, snaps, err
+}
+
+// readSample reads the seed's sample of an entry's files at its commit.
+func readSample(ctx context.Context, m *Manifest, e Entry, r *gitrepo.Repo, o ReadOptions) ([]repoprobe.File, error) {
 	inc := e.Include
 	if len(inc) == 0 {
 		inc = m.Include

@@ -54,6 +54,9 @@ func (r *Result) compositionTable() *report.Table {
 	c := r.Composition[0]
 	t.Caption = fmt.Sprintf("Testbed composition (seed %d): %d members, %d non-members (%d controls), %d background repositories; background %d documents, %.1f MB",
 		c.Seed, c.Members, c.NonMembers, c.Controls, c.Background, c.BackgroundDocs, float64(c.BackgroundBytes)/1e6)
+	if c.CrawlDocs > 0 {
+		t.Caption += fmt.Sprintf("; earlier snapshots of the members and background repositories %d documents, %.1f MB", c.CrawlDocs, float64(c.CrawlBytes)/1e6)
+	}
 	for _, e := range c.Repos {
 		role := e.Role
 		if e.Control {

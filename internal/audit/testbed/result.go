@@ -38,7 +38,11 @@ type Composition struct {
 	Background      int         `json:"background_repos"`
 	BackgroundDocs  int         `json:"background_docs"`
 	BackgroundBytes int64       `json:"background_bytes"`
-	index           [][]repoprobe.File
+	// CrawlDocs and CrawlBytes are the earlier snapshots the target
+	// reads (Manifest.Snapshots; 0 without).
+	CrawlDocs  int   `json:"crawl_docs,omitempty"`
+	CrawlBytes int64 `json:"crawl_bytes,omitempty"`
+	index      [][]repoprobe.File
 }
 
 // RepoEntry is one repository of a composition.

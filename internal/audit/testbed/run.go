@@ -32,6 +32,11 @@ type Capacity struct {
 	// Budget caps the distinct n-grams kept per order
 	// (ngram.Options.MaxNGrams): capacity relative to the data.
 	Budget int `json:"budget,omitempty"`
+	// Pieces adds the cache's copy of identifier pieces
+	// (ngram.Cache.Pieces): an LLM composes a name from pieces its prompt
+	// used ("converter" → "getConverter"), which the suffix cache alone
+	// cannot.
+	Pieces bool `json:"pieces,omitempty"`
 }
 
 // Label names a capacity by its knobs.
@@ -42,6 +47,9 @@ func (c Capacity) Label() string {
 	}
 	if c.Budget > 0 {
 		s += fmt.Sprintf(", ≤ %dk n-grams/order", c.Budget/1000)
+	}
+	if c.Pieces {
+		s += ", piece copy"
 	}
 	if c.DiscountScale > 0 && c.DiscountScale != 1 {
 		s += fmt.Sprintf(", discounts ×%g", c.DiscountScale)
@@ -157,6 +165,7 @@ func (o *Options) defaultCapacities() {
 type repo struct {
 	Entry
 	files   []repoprobe.File
+	snaps   []Snapshot // earlier states trained on with a member (history)
 	control bool
 	fold    int
 	sel     map[string][]repoprobe.Query
@@ -194,7 +203,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 type seedData struct {
 	repos      []repo
 	background []ngram.Doc
-	refs       [2]llm.Model
+	// crawl is the members' and background repositories' earlier
+	// snapshots (Manifest.Snapshots): read by the target and by the small
+	// reference, which reads the target's text, not by the cross-fitted
+	// references, which stand for a model that never read the repository.
+	crawl []ngram.Doc
+	refs  [2]llm.Model
 	// small is the Ref baseline's reference: a smaller model trained on
 	// the target's own training text (see trainSmall).
 	small       llm.Model
@@ -247,6 +261,10 @@ func prepare(ctx context.Context, opts Options, seed uint64) (*seedData, error) 
 	arrange(d.repos, opts.Controls, seed)
 	for _, r := range d.repos {
 		d.composition.add(r.Entry, len(r.files), r.control, "")
+		if r.Role == RoleMember {
+			d.composition.Repos[len(d.composition.Repos)-1].Note = snapshotNote(opts.Manifest, r.snaps)
+			d.crawl = append(d.crawl, snapshotDocs(r.Name(), r.snaps)...)
+		}
 	}
 	bg, err := background(opts, d.repos, bgRepos, seed)
 	if err != nil {
@@ -254,6 +272,7 @@ func prepare(ctx context.Context, opts Options, seed uint64) (*seedData, error) 
 	}
 	d.background = bg
 	d.composition.BackgroundDocs, d.composition.BackgroundBytes = len(bg), docBytes(bg)
+	d.composition.CrawlDocs, d.composition.CrawlBytes = len(d.crawl), docBytes(d.crawl)
 	if err := d.trainRefs(ctx, opts, seed); err != nil {
 		return nil, err
 	}
@@ -272,20 +291,22 @@ func (d *seedData) read(ctx context.Context, opts Options, seed uint64) ([][]rep
 	ro.Seed = seed
 	var bgRepos [][]repoprobe.File
 	for _, e := range opts.Manifest.Repos {
-		files, err := readRepo(ctx, opts.Manifest, e, opts.RepoDirs, ro)
+		files, snaps, err := readRepo(ctx, opts.Manifest, e, opts.RepoDirs, ro)
 		if err != nil {
 			return nil, err
 		}
 		if e.Role == RoleBackground {
 			bgRepos = append(bgRepos, files)
 			d.composition.add(e, len(files), false, "")
+			d.composition.Repos[len(d.composition.Repos)-1].Note = snapshotNote(opts.Manifest, snaps)
+			d.crawl = append(d.crawl, snapshotDocs("background/"+e.Name(), snaps)...)
 			continue
 		}
 		if len(files) < opts.MinFiles {
 			d.composition.add(e, len(files), false, fmt.Sprintf("dropped: %d files, fewer than --min-files %d", len(files), opts.MinFiles))
 			continue
 		}
-		d.repos = append(d.repos, repo{Entry: e, files: files})
+		d.repos = append(d.repos, repo{Entry: e, files: files, snaps: snaps})
 	}
 	return bgRepos, nil
 }
@@ -338,13 +359,12 @@ var ecoConfigs = append(slices.Clone(Configs), ConfigSmallRef)
 func trainSmall(ctx context.Context, opts Options, d *seedData, seed uint64) error {
 	t0 := time.Now()
 	c := opts.Capacities[0]
-	docs := append(repoDocs(d.repos, func(r repo) bool { return r.Role == RoleMember }), d.background...)
-	m, err := ngram.Train(ctx, ngram.Corpus{Docs: docs}, ngram.Options{Order: min(opts.RefOrder, c.Order), MinCount: c.MinCount,
+	m, err := ngram.Train(ctx, ngram.Corpus{Docs: d.targetDocs()}, ngram.Options{Order: min(opts.RefOrder, c.Order), MinCount: c.MinCount,
 		SplitIdentifiers: opts.RefSubword, MaxNGrams: c.Budget})
 	if err != nil {
 		return fmt.Errorf("testbed: train the small reference: %w", err)
 	}
-	if m, err = m.WithCache(ngram.Cache{Weight: c.Cache}); err != nil {
+	if m, err = m.WithCache(ngram.Cache{Weight: c.Cache, Pieces: c.Pieces}); err != nil {
 		return fmt.Errorf("testbed: the small reference: %w", err)
 	}
 	d.trainSecs += time.Since(t0).Seconds()
@@ -416,6 +436,13 @@ func familyDocs(repos []repo, bgRepos [][]repoprobe.File) []ngram.Doc {
 		}
 	}
 	return docs
+}
+
+// targetDocs is the target's training text: the members, the shared
+// background and the crawl's earlier snapshots.
+func (d *seedData) targetDocs() []ngram.Doc {
+	docs := repoDocs(d.repos, func(r repo) bool { return r.Role == RoleMember })
+	return append(append(docs, d.background...), d.crawl...)
 }
 
 func repoDocs(repos []repo, pick func(repo) bool) []ngram.Doc {
