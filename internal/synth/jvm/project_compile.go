@@ -98,7 +98,7 @@ func (v *Verifier) compileLayer(ctx context.Context, batch int, runs *int, srcRo
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("compile batch %d: %w", batch, err)
 	}
-	args := javacArgs(out, v.compileClasspath(), v.emptyDir)
+	args := append(javacArgs(out, v.compileClasspath(), v.unitSourcePath()), "--release", "8")
 	for i, u := range layer {
 		path, err := u.write(filepath.Join(srcRoot, "u"+run+"-"+strconv.Itoa(i)))
 		if err != nil {
@@ -132,6 +132,22 @@ func (v *Verifier) compileLayer(ctx context.Context, batch int, runs *int, srcRo
 		return nil, fmt.Errorf("compile batch %d: %w", batch, err)
 	}
 	return retry, nil
+}
+
+// unitSourcePath is the units' -sourcepath: none when every production
+// class was compiled; for an on-demand build (which compiled only the
+// classes its roots reach) the project's source roots, so that a package
+// a file imports whole but the build never needed still exists for javac
+// (mockito's org.mockito.exceptions.base); -implicit:none writes nothing
+// from them, so a class only found there is missing at run time (the
+// worker reports NoClassDefFoundError as a harness error). The units are compiled with --release 8, as the build was
+// (commons-collections' IteratorUtils compiles there and not against the
+// JDK 17 API).
+func (v *Verifier) unitSourcePath() string {
+	if p := v.opts.Project; p != nil && p.OnDemand {
+		return strings.Join(p.SourcePath, string(os.PathListSeparator))
+	}
+	return v.emptyDir
 }
 
 // write writes the unit's file, with its live variants, under dir as its
@@ -221,7 +237,7 @@ func (v *Verifier) compileArgs(ctx context.Context, hs []*harness, srcRoot strin
 			}
 			return nil
 		}
-		args := javacArgs(v.classes, v.compileClasspath(), v.emptyDir)
+		args := javacArgs(v.classes, v.compileClasspath(), v.unitSourcePath()) // it has the file's imports
 		files, err := v.writeArgClasses(active, srcRoot)
 		if err != nil {
 			return err
