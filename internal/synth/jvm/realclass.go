@@ -35,6 +35,8 @@ type realClass struct {
 	vstart        map[string]int
 }
 
+var harnessHelper = regexp.MustCompile(`\bbf[A-Z]\w*\(`)
+
 var importLine = regexp.MustCompile(`(?m)^\s*import\s+[\w.*\s]+;`)
 
 // newRealClass reads the pair's source file from the project tree and
@@ -398,8 +400,13 @@ func classBodyEnd(text, path, chain string) int {
 // candidate, but an empty collection or map for those (an element of the
 // wrong kind would fail in the constructor, before the method runs).
 func receiverArg(p *Project, typ string) string {
-	if c := p.realCandidates(typ, 1); len(c) > 0 {
-		return c[0]
+	// The constructor is in the real class, where the argument class's
+	// helpers (bfMap, bfWith) do not exist: a candidate using one does not
+	// compile there (jackson-databind's ObjectReader, 22 pairs).
+	for _, c := range p.realCandidates(typ, 1) {
+		if !harnessHelper.MatchString(c) {
+			return c
+		}
 	}
 	c := candidates(typ, nil)
 	if len(c) > 2 && (strings.HasPrefix(c[2], "new java.util.") && strings.HasSuffix(c[2], "()")) {
