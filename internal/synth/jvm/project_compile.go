@@ -119,6 +119,9 @@ func (v *Verifier) compileLayer(ctx context.Context, batch int, runs *int, srcRo
 	v.stats.javacRuns++
 	*runs++
 	if rc != 0 {
+		if v.sourcePathFault(diag, func(f string) bool { return names[f] != nil }) {
+			return layer, os.RemoveAll(out) // again, without the source path
+		}
 		if err := failVariants(batch, rc, diag, names); err != nil {
 			return nil, err
 		}
@@ -144,10 +147,28 @@ func (v *Verifier) compileLayer(ctx context.Context, batch int, runs *int, srcRo
 // (commons-collections' IteratorUtils compiles there and not against the
 // JDK 17 API).
 func (v *Verifier) unitSourcePath() string {
-	if p := v.opts.Project; p != nil && p.OnDemand {
+	if p := v.opts.Project; p != nil && p.OnDemand && !v.noSourcePath {
 		return strings.Join(p.SourcePath, string(os.PathListSeparator))
 	}
 	return v.emptyDir
+}
+
+// sourcePathFault reports whether a failed run's diagnostics name a file
+// that is not one of the run's own (ours: a source-path file the build
+// never compiled, such as one needing a source only a build tool
+// generates, jackson-dataformat-xml's PackageVersion), and if so turns the
+// source path off for the rest of the run.
+func (v *Verifier) sourcePathFault(diag string, ours func(file string) bool) bool {
+	if v.unitSourcePath() == v.emptyDir {
+		return false
+	}
+	for _, d := range parseDiagnostics(diag) {
+		if !ours(d.File) {
+			v.noSourcePath = true
+			return true
+		}
+	}
+	return false
 }
 
 // write writes the unit's file, with its live variants, under dir as its
@@ -249,6 +270,9 @@ func (v *Verifier) compileArgs(ctx context.Context, hs []*harness, srcRoot strin
 		v.stats.javacRuns++
 		*runs++
 		per := map[*harness][]diagnostic{}
+		if rc != 0 && v.sourcePathFault(diag, func(f string) bool { return files.byFile[f] != nil }) {
+			continue // again, without the source path
+		}
 		if rc != 0 {
 			if per, err = files.diagnosticsByPair(rc, diag); err != nil {
 				return err
