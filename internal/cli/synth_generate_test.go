@@ -77,13 +77,17 @@ func TestSynthGenerateMutation(t *testing.T) {
 	src := javaFixture(t)
 	seeds := filepath.Join(t.TempDir(), "seeds.jsonl")
 	seed := `{"bug_id":"Lang-1-a","source_bug":"Lang-1","benchmark":"defects4j","project":"Lang","exception":"NullPointerException",` +
-		`"buggy_method":"int f(String s) { return s.trim().length(); }","fixed_method":"int f(String s) { if (s == null) return 0; return s.trim().length(); }"}` + "\n"
+		`"buggy_method":"int f(String s) { int n = s.length(); if (n > 3) { n = 3; } return s.trim().length() + n; }",` +
+		`"fixed_method":"int f(String s) { if (s == null) return 0; int n = s.length(); if (n > 3) { n = 3; } return s.trim().length() + n; }"}` + "\n"
 	if err := os.WriteFile(seeds, []byte(seed), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
+	// Grounding draws only pairs within the seed's size band: the seed has
+	// 4 statements, and the wide band lets the fixture's 1- to 5-statement
+	// pairs all qualify.
 	args := []string{"benchforge", "synth", "generate", "--generator", "mutation", "--corpus", src, "--seeds", seeds,
-		"--per-type", "3", "--min-lines", "3", "--min-lloc", "1", "--out", out}
+		"--per-type", "3", "--min-lines", "3", "--min-lloc", "1", "--size-tolerance", "0.8", "--out", out}
 	var stdout, stderr bytes.Buffer
 	if code := Run(context.Background(), args, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())

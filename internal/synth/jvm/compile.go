@@ -299,9 +299,9 @@ func (h *harness) noteArgError(d diagnostic, drops argDrops) bool {
 func (h *harness) methodWhere(d diagnostic) string {
 	switch {
 	case strings.HasPrefix(d.File, "B"):
-		return fmt.Sprintf("buggy method line %d", d.Line-h.offset())
+		return fmt.Sprintf("buggy method line %d", d.Line-h.offset(""))
 	case strings.HasPrefix(d.File, "F"):
-		return fmt.Sprintf("fixed method line %d", d.Line-h.offset())
+		return fmt.Sprintf("fixed method line %d", d.Line-h.offset(""))
 	}
 	return d.File
 }

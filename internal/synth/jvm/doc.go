@@ -99,12 +99,27 @@
 // parent's release train for a module of its group (jackson-bom 2.9.0.pr3
 // → jackson-core-2.9.0.pr3). A second source root that declares the main
 // root's classes (joda-time's GWT emulation) is another build's copy and
-// stays off the source path. The pair's file is copied twice with the method's
-// span replaced by the buggy and the fixed method, each compiled under its
-// real name (in javac layers in which each file name occurs once) into a
-// directory of its own; the worker runs each side through a child-first
-// loader over that directory and the project's classes, so every project
-// class links against the patched copy. A class without a no-argument
+// stays off the source path. A source encoding the pom declares
+// (project.build.sourceEncoding: commons-lang 3's ISO-8859-1) is the
+// build's, and such files are re-encoded as UTF-8 for the pairs (before,
+// commons-lang built no class at all and its pairs compiled against
+// Debian's commons-lang3 3.12 jar). The build records the jars javac read
+// (-verbose); only those are on the pairs' compile classpath (the worker
+// JVMs keep every jar). Pairs are batched by file, and the pairs of one
+// file share one copy of it (variants.go): the real file with each
+// pair's buggy and fixed method added to the method's class as variants
+// under names of their own (name$bf<n>B/F, @Override blanked, the
+// variant's own calls renamed to it unless the class overloads the
+// name), so one javac run compiles each file of a batch once; a compile
+// error fails only the pair whose variant it is in. Each side's class
+// files are linked into a directory of its own and the worker runs each
+// side through a child-first loader over that directory and the
+// project's classes, so no two sides share static state; frames are
+// reported under the real name and the real file's line. The class's
+// other members and other project classes call the original method: only
+// a path that re-enters the method through another member (not the
+// variant's direct recursion) differs from a class with the method
+// replaced in place. A class without a no-argument
 // constructor gets one delegating to its shortest constructor, with
 // ordinary values (concrete JDK classes for abstract JDK types:
 // concreteJDK). No stub is grown: a compile error is final ("cannot

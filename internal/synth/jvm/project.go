@@ -31,6 +31,13 @@ type Project struct {
 	SrcRoot string // source root under Root holding the package directories
 	Classes string // compiled production classes
 	Jars    []string
+	// UsedJars are the Jars javac read a class from in the build (javac
+	// -verbose), in Jars order: the pairs' compile classpath. A pair side
+	// is a variant of a file the build compiled, so it needs no other
+	// jar, and each of the ~200 jars of /usr/share/java costs every javac
+	// run time to open and index (about 0.5 s a run on commons-lang). The
+	// worker JVMs still run with every jar. Nil: all of Jars.
+	UsedJars []string
 	// Files is the number of production sources, Compiled how many of
 	// them javac compiled; Dropped names the files left out, with why.
 	Files, Compiled int
@@ -46,11 +53,24 @@ type Project struct {
 	roots      []string
 	Build      time.Duration
 	types      map[string]*typeInfo // simple name ("Outer.Inner") → public API
+	used       map[string]bool      // jars javac read in the build (noteJars)
+	// Encoding is the sources' encoding, the pom's
+	// project.build.sourceEncoding (commons-lang 3.x: ISO-8859-1), else
+	// UTF-8.
+	Encoding string
 }
 
 // Classpath is the project classes followed by the dependency jars.
 func (p *Project) Classpath() string {
 	return strings.Join(append([]string{p.Classes}, p.Jars...), string(os.PathListSeparator))
+}
+
+// CompileClasspath is Classpath with only the jars the build read.
+func (p *Project) CompileClasspath() string {
+	if p.UsedJars == nil {
+		return p.Classpath()
+	}
+	return strings.Join(append([]string{p.Classes}, p.UsedJars...), string(os.PathListSeparator))
 }
 
 // ProjectOptions say where a project comes from and what it needs.
@@ -88,7 +108,7 @@ type ProjectOptions struct {
 
 // buildVersion is part of a build's cache key: builds made by older rules
 // are not reused.
-const buildVersion = "v4"
+const buildVersion = "v6"
 
 // maxBuildRounds bounds the javac runs of a project build: a run that
 // wrote no class is repeated without the files javac named.
@@ -112,6 +132,7 @@ func BuildProject(ctx context.Context, jdk JDK, o ProjectOptions) (*Project, err
 	if err := p.findSources(ctx, &o); err != nil {
 		return nil, err
 	}
+	p.Encoding = pomEncoding(p.Root)
 	var err error
 	if p.Jars, err = jarList(o.Jars, o.JarDir); err != nil {
 		return nil, err
@@ -457,7 +478,7 @@ func (p *Project) compile(ctx context.Context, jdk JDK, work string) error {
 	p.Files = len(files)
 	if data, err := os.ReadFile(done); err == nil {
 		p.Compiled, p.Dropped = parseBuildMark(string(data))
-		return nil
+		return p.readUsedJars()
 	}
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return fmt.Errorf("build project %s: %w", p.Repo, err)
@@ -524,6 +545,9 @@ func (p *Project) compileFiles(ctx context.Context, jdk JDK, work string, files 
 func (p *Project) writeBuildMark(done string) error {
 	if err := os.MkdirAll(p.Classes, 0o755); err != nil {
 		return fmt.Errorf("build project %s: %w", p.Repo, err)
+	}
+	if err := p.writeUsedJars(); err != nil {
+		return err
 	}
 	return os.WriteFile(done, []byte(fmt.Sprintf("%d\n%s", p.Compiled, strings.Join(p.Dropped, "\n"))), 0o644)
 }
@@ -600,12 +624,16 @@ func (p *Project) javacOut(ctx context.Context, jdk JDK, work string, files []st
 			extra = []string{"-sourcepath", strings.Join(p.SourcePath[1:], string(os.PathListSeparator)), "-implicit:class", "-Xprefer:source"}
 		}
 	}
-	args := append([]string{"-d", p.Classes, "-encoding", "UTF-8", "-nowarn", "-proc:none", "-g:source,lines",
+	args := append([]string{"-d", p.Classes, "-encoding", p.Encoding, "-nowarn", "-proc:none", "-g:source,lines",
 		"-XDshould-stop.ifError=GENERATE", "-Xmaxerrs", "100000", "--release", "8"}, extra...)
 	if len(p.Jars) > 0 {
 		args = append(args, "-cp", strings.Join(p.Jars, string(os.PathListSeparator)))
 	}
+	if !slices.Contains(args, "-verbose") {
+		args = append(args, "-verbose") // for the jars it reads (noteJars)
+	}
 	out, err := exec.CommandContext(ctx, jdk.Javac, append(args, "@"+argfile)...).CombinedOutput()
+	p.noteJars(string(out))
 	if err == nil {
 		return nil, string(out), nil
 	}
@@ -694,4 +722,88 @@ func parseBuildMark(s string) (int, []string) {
 		}
 	}
 	return n, dropped
+}
+
+// usedJarsFile, in the classes folder, lists the jars the build read.
+const usedJarsFile = ".benchforge-jars"
+
+var loadedJar = regexp.MustCompile(`(?m)^\[loading (?:ZipFileIndexFileObject\[)?([^()\[\]\n]+\.jar)\(`)
+
+// noteJars adds the jars a -verbose javac run read a class from to the
+// build's used set.
+func (p *Project) noteJars(out string) {
+	if p.used == nil {
+		p.used = map[string]bool{}
+	}
+	for _, m := range loadedJar.FindAllStringSubmatch(out, -1) {
+		p.used[m[1]] = true
+	}
+	p.UsedJars = p.UsedJars[:0]
+	for _, j := range p.Jars {
+		if p.used[j] {
+			p.UsedJars = append(p.UsedJars, j)
+		}
+	}
+}
+
+// writeUsedJars records UsedJars beside the classes.
+func (p *Project) writeUsedJars() error {
+	text := strings.Join(p.UsedJars, "\n")
+	if err := os.WriteFile(filepath.Join(p.Classes, usedJarsFile), []byte(text), 0o644); err != nil {
+		return fmt.Errorf("build project %s: %w", p.Repo, err)
+	}
+	return nil
+}
+
+// readUsedJars reads a cached build's UsedJars, keeping those still in
+// Jars (in its order); a build without the record uses every jar.
+func (p *Project) readUsedJars() error {
+	data, err := os.ReadFile(filepath.Join(p.Classes, usedJarsFile))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("build project %s: %w", p.Repo, err)
+	}
+	used := strings.Split(string(data), "\n")
+	p.UsedJars = []string{}
+	for _, j := range p.Jars {
+		if slices.Contains(used, j) {
+			p.UsedJars = append(p.UsedJars, j)
+		}
+	}
+	return nil
+}
+
+var sourceEncoding = regexp.MustCompile(`<project\.build\.sourceEncoding>\s*([\w.:-]+)\s*<`)
+
+// pomEncoding is the source encoding root's pom.xml declares, or UTF-8.
+// Compiling an ISO-8859-1 tree as UTF-8 fails on its first accented
+// comment (commons-lang's EntityArrays), and javac then writes no class.
+func pomEncoding(root string) string {
+	data, err := os.ReadFile(filepath.Join(root, "pom.xml"))
+	if err != nil {
+		return "UTF-8"
+	}
+	if m := sourceEncoding.FindSubmatch(data); m != nil {
+		return string(m[1])
+	}
+	return "UTF-8"
+}
+
+// toUTF8 re-encodes a source file of the project's encoding as UTF-8,
+// the encoding the verifier compiles pairs in (their methods come from
+// JSON); only ISO-8859-1 is converted, other texts
+// are returned as they are.
+func (p *Project) toUTF8(data []byte) []byte {
+	switch strings.ToUpper(strings.ReplaceAll(p.Encoding, "_", "-")) {
+	case "ISO-8859-1", "ISO8859-1", "LATIN1":
+	default:
+		return data
+	}
+	var b strings.Builder
+	for _, c := range data {
+		b.WriteRune(rune(c))
+	}
+	return []byte(b.String())
 }

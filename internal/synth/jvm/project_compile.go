@@ -5,33 +5,33 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 )
 
-// maxSideTries bounds the javac runs one side of a pair may go through
-// without javac writing its class (an error in another file stopped code
-// generation before it was reached).
+// maxSideTries bounds the error-free javac runs a unit may go through
+// without javac writing its class.
 const maxSideTries = 3
 
-// side is the buggy or the fixed copy of a pair's real class.
+// side is the buggy or the fixed variant of a pair in its unit.
 type side struct {
-	h     *harness
-	kind  string // "B" or "F"
-	path  string // its source file, named as the real file
-	tries int
+	h    *harness
+	kind string // "B" or "F"
 }
 
-// compileRealBatch is compileBatch in project mode. Each side of a pair is
-// its real class under its real name, so two sides with the same file name
-// cannot share a javac run (nor, for a class, an output directory): the
-// sides go in layers, one javac run each, in which every file name occurs
-// once, and each side's class files are then moved into a directory of
-// its own (sideDir), from which the worker loads it. Project-mode errors
-// are final (no stubs are grown: the classpath has every type the class
-// needs). The argument classes, one per pair in its own package, compile
-// together afterwards, dropping candidates that do not compile.
+// compileRealBatch is compileBatch in project mode. The pairs' files are
+// compiled as units (variants.go): each file once, with every pair's two
+// variants in it. Two units of the same file name cannot share a javac
+// run (javac names files by base name in its diagnostics), so units go in
+// layers, one javac run each, in which every file name occurs once; a
+// batch sorted by file has one unit per file and so, mostly, one layer.
+// Each side's class files are then linked into a directory of its own
+// (sideDir), from which the worker loads it. Project-mode errors are
+// final for the pair whose variant they are in (no stubs are grown: the
+// classpath has every type the class needs), and the unit goes round
+// again without it. The argument classes, one per pair in its own
+// package, compile together afterwards, dropping candidates that do not
+// compile.
 func (v *Verifier) compileRealBatch(ctx context.Context, hs []*harness, batch int) error {
 	srcRoot := filepath.Join(v.work, "src", strconv.Itoa(batch))
 	runs := 0
@@ -40,7 +40,7 @@ func (v *Verifier) compileRealBatch(ctx context.Context, hs []*harness, batch in
 			h.batchRounds = runs
 		}
 	}()
-	pending, err := writeSides(hs, srcRoot)
+	pending, err := fileUnits(hs)
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func (v *Verifier) compileRealBatch(ctx context.Context, hs []*harness, batch in
 		if len(layer) == 0 {
 			break
 		}
-		retry, err := v.compileLayer(ctx, batch, &runs, layer, names)
+		retry, err := v.compileLayer(ctx, batch, &runs, srcRoot, layer, names)
 		if err != nil {
 			return err
 		}
@@ -67,73 +67,66 @@ func (v *Verifier) compileRealBatch(ctx context.Context, hs []*harness, batch in
 	return nil
 }
 
-// writeSides writes both sides of every pair still in play, each in a
-// source directory of its own under its real file name.
-func writeSides(hs []*harness, srcRoot string) ([]*side, error) {
-	var sides []*side
-	for _, h := range hs {
-		if h.failed != "" || h.real == nil {
-			continue
-		}
-		for _, kind := range []string{"B", "F"} {
-			dir := h.real.pkgDir(filepath.Join(srcRoot, "p"+strconv.Itoa(h.n)+kind))
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return nil, fmt.Errorf("write harness for %s: %w", h.pair.PairID, err)
-			}
-			path := filepath.Join(dir, filepath.Base(filepath.FromSlash(h.pair.Source.Path)))
-			if err := os.WriteFile(path, []byte(h.real.source(kind)), 0o644); err != nil {
-				return nil, fmt.Errorf("write harness for %s: %w", h.pair.PairID, err)
-			}
-			sides = append(sides, &side{h: h, kind: kind, path: path})
-		}
-	}
-	return sides, nil
-}
-
-// nextLayer takes from pending the sides of pairs still in play whose
-// file names are not yet taken (names maps each to its side); rest are
+// nextLayer takes from pending the units with sides still in play whose
+// file names are not yet taken (names maps each to its unit); rest are
 // those left for a later layer.
-func nextLayer(pending []*side) (layer []*side, names map[string]*side, rest []*side) {
-	names = map[string]*side{}
-	for _, s := range pending {
-		if s.h.failed != "" {
-			continue // its other side did not compile
-		}
-		base := filepath.Base(s.path)
-		if names[base] != nil {
-			rest = append(rest, s)
+func nextLayer(pending []*unit) (layer []*unit, names map[string]*unit, rest []*unit) {
+	names = map[string]*unit{}
+	for _, u := range pending {
+		if len(u.live()) == 0 {
 			continue
 		}
-		names[base] = s
-		layer = append(layer, s)
+		base := filepath.Base(filepath.FromSlash(u.path))
+		if names[base] != nil {
+			rest = append(rest, u)
+			continue
+		}
+		names[base] = u
+		layer = append(layer, u)
 	}
 	return layer, names, rest
 }
 
-// compileLayer runs javac once on a layer, into a directory of its own,
-// fails the sides it reports errors in and moves the class files of the
-// others to their side directories; retry are the sides whose class
-// javac did not write (an error elsewhere came first).
-func (v *Verifier) compileLayer(ctx context.Context, batch int, runs *int, layer []*side, names map[string]*side) (retry []*side, err error) {
-	out := filepath.Join(v.work, "layers", strconv.Itoa(batch)+"-"+strconv.Itoa(*runs))
+// compileLayer writes the layer's units and runs javac once on them, into
+// a directory of its own; it fails the pairs whose variants javac reports
+// errors in and links the class files of the others into their side
+// directories. retry are the units to compile again: those that lost a
+// pair, and those whose class javac did not write.
+func (v *Verifier) compileLayer(ctx context.Context, batch int, runs *int, srcRoot string, layer []*unit, names map[string]*unit) (retry []*unit, err error) {
+	run := strconv.Itoa(batch) + "-" + strconv.Itoa(*runs)
+	out := filepath.Join(v.work, "layers", run)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("compile batch %d: %w", batch, err)
 	}
-	args := javacArgs(out, v.classpath(), v.emptyDir)
-	for _, s := range layer {
-		s.h.rounds++
-		args = append(args, s.path)
+	args := append(javacArgs(out, v.compileClasspath(), v.unitSourcePath()), "--release", "8")
+	for i, u := range layer {
+		path, err := u.write(filepath.Join(srcRoot, "u"+run+"-"+strconv.Itoa(i)))
+		if err != nil {
+			return nil, fmt.Errorf("compile batch %d: %w", batch, err)
+		}
+		if path == "" {
+			continue
+		}
+		for _, s := range u.live() {
+			s.h.rounds++
+		}
+		args = append(args, path)
 	}
 	rc, diag, err := v.javac.compile(ctx, filepath.Join(v.work, "diag.txt"), args)
 	if err != nil {
-		return nil, fmt.Errorf("compile batch %d (%d classes, first %s): %w", batch, len(layer), layer[0].h.pair.PairID, err)
+		return nil, fmt.Errorf("compile batch %d (%d files, first %s): %w", batch, len(layer), layer[0].path, err)
 	}
 	v.stats.javacRuns++
 	*runs++
 	if rc != 0 {
-		if err := failSides(batch, rc, diag, names); err != nil {
+		if v.sourcePathFault(diag, func(f string) bool { return names[f] != nil }) {
+			return layer, os.RemoveAll(out) // again, without the source path
+		}
+		if err := failVariants(batch, rc, diag, names); err != nil {
 			return nil, err
 		}
+		// Nothing is generated in a run with errors (should-stop.ifError=FLOW).
+		return layer, os.RemoveAll(out)
 	}
 	if retry, err = v.takeLayer(batch, out, layer); err != nil {
 		return nil, err
@@ -144,20 +137,80 @@ func (v *Verifier) compileLayer(ctx context.Context, batch int, runs *int, layer
 	return retry, nil
 }
 
-// failSides fails the pair of every side a failed javac run reported an
-// error in (project-mode errors are final).
-func failSides(batch, rc int, diag string, names map[string]*side) error {
+// unitSourcePath is the units' -sourcepath: none when every production
+// class was compiled; for an on-demand build (which compiled only the
+// classes its roots reach) the project's source roots, so that a package
+// a file imports whole but the build never needed still exists for javac
+// (mockito's org.mockito.exceptions.base); -implicit:none writes nothing
+// from them, so a class only found there is missing at run time (the
+// worker reports NoClassDefFoundError as a harness error). The units are compiled with --release 8, as the build was
+// (commons-collections' IteratorUtils compiles there and not against the
+// JDK 17 API).
+func (v *Verifier) unitSourcePath() string {
+	if p := v.opts.Project; p != nil && p.OnDemand && !v.noSourcePath {
+		return strings.Join(p.SourcePath, string(os.PathListSeparator))
+	}
+	return v.emptyDir
+}
+
+// sourcePathFault reports whether a failed run's diagnostics name a file
+// that is not one of the run's own (ours: a source-path file the build
+// never compiled, such as one needing a source only a build tool
+// generates, jackson-dataformat-xml's PackageVersion), and if so turns the
+// source path off for the rest of the run.
+func (v *Verifier) sourcePathFault(diag string, ours func(file string) bool) bool {
+	if v.unitSourcePath() == v.emptyDir {
+		return false
+	}
+	for _, d := range parseDiagnostics(diag) {
+		if !ours(d.File) {
+			v.noSourcePath = true
+			return true
+		}
+	}
+	return false
+}
+
+// write writes the unit's file, with its live variants, under dir as its
+// package's directory and real file name, and returns its path.
+func (u *unit) write(dir string) (string, error) {
+	text, err := u.text()
+	if err != nil {
+		for _, s := range u.live() {
+			s.h.failed = "cannot compile: " + err.Error()
+		}
+		return "", nil
+	}
+	rc := u.sides[0].h.real
+	pdir := rc.pkgDir(dir)
+	if err := os.MkdirAll(pdir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(pdir, filepath.Base(filepath.FromSlash(u.path)))
+	return path, os.WriteFile(path, []byte(text), 0o644)
+}
+
+// failVariants fails the pair of every variant a failed javac run reported
+// an error in; an error outside every variant (in an added constructor)
+// fails every pair of its unit. Project-mode errors are final.
+func failVariants(batch, rc int, diag string, names map[string]*unit) error {
 	ds := parseDiagnostics(diag)
 	if len(ds) == 0 {
 		return fmt.Errorf("compile batch %d: javac failed (exit %d) without diagnostics: %s", batch, rc, firstLines(diag, 5))
 	}
 	for _, d := range ds {
-		s := names[d.File]
-		if s == nil {
+		u := names[d.File]
+		if u == nil {
 			return fmt.Errorf("compile batch %d: javac reported %q, which maps to no pair", batch, d.Raw)
 		}
-		if s.h.failed == "" {
-			s.h.failed = s.h.realFailure(d, s.kind)
+		if s := u.variantAt(d.Line); s != nil {
+			if s.h.failed == "" {
+				s.h.failed = s.h.realFailure(d, s.kind)
+			}
+			continue
+		}
+		for _, s := range u.live() {
+			s.h.failed = s.h.outsideFailure(d, u.origLine(d.Line))
 		}
 	}
 	return nil
@@ -166,26 +219,25 @@ func failSides(batch, rc int, diag string, names map[string]*side) error {
 // sideNames name the sides in messages.
 var sideNames = map[string]string{"B": "buggy", "F": "fixed"}
 
-// takeLayer moves the class files of the layer's sides still in play out
-// of javac's output directory; a side whose class is missing goes round
-// again, up to maxSideTries.
-func (v *Verifier) takeLayer(batch int, out string, layer []*side) (retry []*side, err error) {
-	for _, s := range layer {
-		if s.h.failed != "" {
-			continue
-		}
-		ok, err := v.takeClasses(out, s)
+// takeLayer links the class files of the layer's units out of javac's
+// output directory; a unit whose class is missing goes round again, up to
+// maxSideTries.
+func (v *Verifier) takeLayer(batch int, out string, layer []*unit) (retry []*unit, err error) {
+	for _, u := range layer {
+		ok, err := v.linkClasses(out, u)
 		if err != nil {
 			return nil, fmt.Errorf("compile batch %d: %w", batch, err)
 		}
 		if ok {
 			continue
 		}
-		if s.tries++; s.tries >= maxSideTries {
-			s.h.failed = fmt.Sprintf("cannot compile: javac wrote no class for the %s side in %d runs", sideNames[s.kind], s.tries)
+		if u.tries++; u.tries >= maxSideTries {
+			for _, s := range u.live() {
+				s.h.failed = fmt.Sprintf("cannot compile: javac wrote no class for %s in %d runs", u.path, u.tries)
+			}
 			continue
 		}
-		retry = append(retry, s)
+		retry = append(retry, u)
 	}
 	return retry, nil
 }
@@ -206,7 +258,7 @@ func (v *Verifier) compileArgs(ctx context.Context, hs []*harness, srcRoot strin
 			}
 			return nil
 		}
-		args := javacArgs(v.classes, v.classpath(), v.emptyDir)
+		args := javacArgs(v.classes, v.compileClasspath(), v.unitSourcePath()) // it has the file's imports
 		files, err := v.writeArgClasses(active, srcRoot)
 		if err != nil {
 			return err
@@ -218,6 +270,9 @@ func (v *Verifier) compileArgs(ctx context.Context, hs []*harness, srcRoot strin
 		v.stats.javacRuns++
 		*runs++
 		per := map[*harness][]diagnostic{}
+		if rc != 0 && v.sourcePathFault(diag, func(f string) bool { return files.byFile[f] != nil }) {
+			continue // again, without the source path
+		}
 		if rc != 0 {
 			if per, err = files.diagnosticsByPair(rc, diag); err != nil {
 				return err
@@ -294,38 +349,6 @@ func (v *Verifier) repairArgs(active []*harness, per map[*harness][]diagnostic, 
 		}
 	}
 	return next
-}
-
-// takeClasses moves the class files of one side (its file's top-level
-// types and their nested and anonymous classes) from javac's output
-// directory into the side's own directory; ok reports whether the class
-// of the method was among them.
-func (v *Verifier) takeClasses(out string, s *side) (ok bool, err error) {
-	from := s.h.real.pkgDir(out)
-	to := s.h.real.pkgDir(v.sideDir(s.h, s.kind))
-	entries, err := os.ReadDir(from)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return false, nil
-		}
-		return false, fmt.Errorf("classes of %s: %w", s.h.pair.PairID, err)
-	}
-	if err := os.MkdirAll(to, 0o755); err != nil {
-		return false, fmt.Errorf("classes of %s: %w", s.h.pair.PairID, err)
-	}
-	tops := s.h.real.topNames()
-	for _, e := range entries {
-		name := e.Name()
-		base, isClass := strings.CutSuffix(name, ".class")
-		if !isClass || !slices.ContainsFunc(tops, func(t string) bool { return base == t || strings.HasPrefix(base, t+"$") }) {
-			continue
-		}
-		if err := os.Rename(filepath.Join(from, name), filepath.Join(to, name)); err != nil {
-			return false, fmt.Errorf("classes of %s: %w", s.h.pair.PairID, err)
-		}
-		ok = ok || base == s.h.real.outer
-	}
-	return ok, nil
 }
 
 // sideDir holds one side's class files in project mode.

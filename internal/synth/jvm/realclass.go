@@ -25,7 +25,17 @@ type realClass struct {
 	texts   map[string]string // kind ("B", "F") → file text, class still named outer
 	imports string            // the file's import lines, for the argument class
 	others  []string          // other top-level types of the file, renamed too
+	// chain is the method's class ("Outer.Inner"); overloaded is set when
+	// the class declares another method of the same name.
+	chain      string
+	overloaded bool
+	// The pair's variants in its unit (variants.go), per kind: the name
+	// the worker calls, the method text, and its first line in the unit.
+	call, variant map[string]string
+	vstart        map[string]int
 }
+
+var harnessHelper = regexp.MustCompile(`\bbf[A-Z]\w*\(`)
 
 var importLine = regexp.MustCompile(`(?m)^\s*import\s+[\w.*\s]+;`)
 
@@ -38,11 +48,13 @@ func newRealClass(p *Project, h *harness) (*realClass, string) {
 	if err != nil {
 		return nil, fmt.Sprintf("project source %s: %v", src.Path, err)
 	}
+	data = p.toUTF8(data)
 	lines := strings.SplitAfter(string(data), "\n")
 	if src.Span.Start < 1 || src.Span.End < src.Span.Start || src.Span.End > len(lines) {
 		return nil, fmt.Sprintf("project source %s has %d lines; the method span %d-%d is outside it", src.Path, len(lines), src.Span.Start, src.Span.End)
 	}
-	rc := &realClass{start: src.Span.Start, texts: map[string]string{}}
+	// "O" is the real file as it is, to which the variants are added.
+	rc := &realClass{start: src.Span.Start, texts: map[string]string{"O": string(data)}}
 	if m := packageDecl.FindStringSubmatch(string(data)); m != nil {
 		rc.pkg = m[1]
 	}
@@ -71,6 +83,10 @@ func (rc *realClass) locate(h *harness, p *Project) string {
 	chain := rc.methodClass(f, h)
 	if chain == "" {
 		return fmt.Sprintf("method %s not found at line %d of %s", h.bsig.Name, rc.start, h.pair.Source.Path)
+	}
+	rc.chain = chain
+	for _, fn := range f.Functions() {
+		rc.overloaded = rc.overloaded || fn.Class == chain && fn.Name == h.bsig.Name && (fn.StartLine < rc.start || fn.StartLine > rc.start+strings.Count(h.pair.BuggyMethod, "\n"))
 	}
 	parts := strings.Split(chain, ".")
 	if strings.Contains(chain, "<") { // <anonymous>, or an enum constant's <BODY>
@@ -280,12 +296,28 @@ func (h *harness) useProject(p *Project) {
 	}
 }
 
-// offset is the number of file lines above the method in B/F.
-func (h *harness) offset() int {
+// offset is the number of file lines above side kind's method in its
+// file: the harness's B/F, or the variant's unit in project mode.
+func (h *harness) offset(kind string) int {
+	if h.real != nil && h.real.vstart[kind] > 0 {
+		return h.real.vstart[kind] - 1
+	}
 	if h.real != nil {
 		return h.real.start - 1
 	}
 	return methodOffset
+}
+
+// callName is the name the worker calls for side kind: the variant's in
+// project mode.
+func (h *harness) callName(kind string) string {
+	if h.real != nil && h.real.call[kind] != "" {
+		return h.real.call[kind]
+	}
+	if kind == "F" {
+		return h.fsig.Name
+	}
+	return h.bsig.Name
 }
 
 // argsImports are the imports of the argument class: the common JDK ones
@@ -311,12 +343,18 @@ func (h *harness) realFailure(d diagnostic, kind string) string {
 	if kind == "F" {
 		side = "fixed"
 	}
-	line := d.Line - h.offset()
+	line := d.Line - h.offset(kind)
 	where := fmt.Sprintf("%s method line %d", side, line)
 	if n := strings.Count(h.pair.BuggyMethod, "\n") + 1; line < 1 || line > n+2 {
 		where = fmt.Sprintf("%s class %s line %d (outside the method)", side, h.pair.Source.Path, d.Line)
 	}
 	return fmt.Sprintf("cannot compile against the project: %s: %s", where, diagMessage(d))
+}
+
+// outsideFailure is the record of a project-mode compile error outside
+// every variant of the pair's unit, at line of the real file.
+func (h *harness) outsideFailure(d diagnostic, line int) string {
+	return fmt.Sprintf("cannot compile against the project: class %s line %d (outside the method): %s", h.pair.Source.Path, line, diagMessage(d))
 }
 
 // classpath is the verifier's compile and run classpath: its harness
@@ -328,6 +366,15 @@ func (v *Verifier) classpath() string {
 	return v.classes + string(os.PathListSeparator) + v.opts.Project.Classpath()
 }
 
+// compileClasspath is classpath with only the jars the project's build
+// read (Project.UsedJars): what javac needs for the pairs' classes.
+func (v *Verifier) compileClasspath() string {
+	if v.opts.Project == nil {
+		return v.classes
+	}
+	return v.classes + string(os.PathListSeparator) + v.opts.Project.CompileClasspath()
+}
+
 // classBodyEnd is the byte offset of the closing brace of the class
 // declared as chain ("Outer", "Outer.Nested") in a Java file, or -1.
 func classBodyEnd(text, path, chain string) int {
@@ -336,7 +383,13 @@ func classBodyEnd(text, path, chain string) int {
 		return -1
 	}
 	defer f.Close()
-	i := classDecl(f, chain)
+	i := -1
+	for k, n := range f.Nodes() {
+		if typeDecls[n.Kind] && typeChain(f, k) == chain {
+			i = k // a class, or an enum holding the method (joda's TimeZoneId)
+			break
+		}
+	}
 	if i < 0 {
 		return -1
 	}
@@ -347,8 +400,13 @@ func classBodyEnd(text, path, chain string) int {
 // candidate, but an empty collection or map for those (an element of the
 // wrong kind would fail in the constructor, before the method runs).
 func receiverArg(p *Project, typ string) string {
-	if c := p.realCandidates(typ, 1); len(c) > 0 {
-		return c[0]
+	// The constructor is in the real class, where the argument class's
+	// helpers (bfMap, bfWith) do not exist: a candidate using one does not
+	// compile there (jackson-databind's ObjectReader, 22 pairs).
+	for _, c := range p.realCandidates(typ, 1) {
+		if !harnessHelper.MatchString(c) {
+			return c
+		}
 	}
 	c := candidates(typ, nil)
 	if len(c) > 2 && (strings.HasPrefix(c[2], "new java.util.") && strings.HasSuffix(c[2], "()")) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -109,6 +110,8 @@ type Verifier struct {
 	workers   []*worker
 	next      int // pair counter: package bfv.p<next>
 	stats     struct{ javacRuns int }
+	// noSourcePath turns the on-demand source path off (sourcePathFault).
+	noSourcePath bool
 	// compiled, when set (by the floor benchmark), sees each batch's
 	// harnesses once compileBatch is done with them.
 	compiled func([]*harness)
@@ -211,6 +214,9 @@ func (v *Verifier) VerifyModel(ctx context.Context, pairs []corpus.Pair, props [
 }
 
 func (v *Verifier) verify(ctx context.Context, pairs []corpus.Pair, props []*ModelHarness, emit func(Execution) error) error {
+	if v.opts.Project != nil {
+		pairs, props = byFile(pairs, props)
+	}
 	batches := v.harnessBatches(pairs, props)
 	// The javac server compiles the next batch while the workers run
 	// this one: the two are separate JVMs, and batches share nothing but
@@ -240,6 +246,35 @@ func (v *Verifier) verify(ctx context.Context, pairs []corpus.Pair, props []*Mod
 		}
 	}
 	return <-compileErr
+}
+
+// byFile orders the pairs (and their proposals) by source file, stably,
+// so that a file's pairs share batches and so one compiled copy of the
+// file (variants.go); a pair's verdict does not depend on its place.
+func byFile(pairs []corpus.Pair, props []*ModelHarness) ([]corpus.Pair, []*ModelHarness) {
+	idx := make([]int, len(pairs))
+	for i := range idx {
+		idx[i] = i
+	}
+	path := func(i int) string {
+		if s := pairs[i].Source; s != nil {
+			return s.Path
+		}
+		return ""
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return path(idx[a]) < path(idx[b]) })
+	ps := make([]corpus.Pair, len(pairs))
+	var pr []*ModelHarness
+	if props != nil {
+		pr = make([]*ModelHarness, len(props))
+	}
+	for k, i := range idx {
+		ps[k] = pairs[i]
+		if props != nil {
+			pr[k] = props[i]
+		}
+	}
+	return ps, pr
 }
 
 // harnessBatches builds the pairs' harnesses, in batches of opts.Batch.
@@ -384,7 +419,7 @@ func (r *pairRun) enough() bool {
 // record is settled without judging (a harness error, tampering).
 func (r *pairRun) try(i int) (final bool, err error) {
 	h, e := r.h, r.e
-	bo, err := r.call("B", h.bsig.Name, i)
+	bo, err := r.call("B", h.callName("B"), i)
 	if err != nil {
 		return false, err
 	}
@@ -409,7 +444,7 @@ func (r *pairRun) try(i int) (final bool, err error) {
 	if e.Calls >= r.v.opts.Budget {
 		return false, nil
 	}
-	fo, err := r.call("F", h.fsig.Name, i)
+	fo, err := r.call("F", h.callName("F"), i)
 	if err != nil {
 		return false, err
 	}
@@ -463,8 +498,9 @@ func (r *pairRun) call(kind, name string, i int) (Outcome, error) {
 	e.Network, e.Files, e.SandboxNotes = w.net, w.files, w.notes
 	e.ExitTrap = w.sm
 	if o.Line > 0 {
-		o.Line -= h.offset()
+		o.Line -= h.offset(kind)
 	}
+	o.Frame = h.variantFrame(kind, o.Frame)
 	switch o.Kind {
 	case "timeout", "exited", KindTampered:
 		e.Hazards = append(e.Hazards, Hazard{Input: h.input(i), Side: kind, Outcome: o})
