@@ -224,30 +224,6 @@ func keepSmallest(best []float64, d float64, k int) []float64 {
 	return best
 }
 
-// levenshtein is the character edit distance of a and b.
-func levenshtein(a, b string) int {
-	if len(a) < len(b) {
-		a, b = b, a
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
 // nearest returns up to k of the scope's lines closest to text by
 // normalised character edit distance (ties: earlier line).
 func nearest(text string, sc scope, k int) []int {
@@ -277,7 +253,7 @@ func nearest(text string, sc scope, k int) []int {
 		if len(best) == k && float64(abs(la-lb))/n >= best[k-1] {
 			continue
 		}
-		d := float64(levenshtein(text, t)) / n
+		d := float64(textsim.Levenshtein(text, t)) / n
 		cs = append(cs, cd{li, d})
 		best = keepSmallest(best, d, k)
 	}

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/benchforge/benchforge/internal/textsim"
 )
 
 // nearestAll is nearest without pruning: every candidate's distance, then
@@ -24,7 +26,7 @@ func nearestAll(text string, sc scope, k int) []int {
 		if la, lb := len(text), len(t); 10*abs(la-lb) > 7*max(la, lb) {
 			continue
 		}
-		cs = append(cs, cd{li, float64(levenshtein(text, t)) / float64(max(len(text), len(t), 1))})
+		cs = append(cs, cd{li, float64(textsim.Levenshtein(text, t)) / float64(max(len(text), len(t), 1))})
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
 	out := []int{}
