@@ -208,7 +208,7 @@ func (w *walk) visit(ctx context.Context, j int, ch Change) error {
 		w.visitBlock(j, v, renamed, ch.Old)
 		return nil
 	}
-	if bytes.Contains(v.src, []byte(w.text)) {
+	if containsText(v.src, w.text) {
 		if renamed {
 			w.push(j, StepFileRenamed, "from "+ch.Old)
 		}

@@ -1,6 +1,7 @@
 package track
 
 import (
+	"bytes"
 	"container/list"
 	"context"
 	"errors"
@@ -171,4 +172,34 @@ func jaccard(a, b map[string]bool) float64 {
 		}
 	}
 	return float64(n) / float64(len(a)+len(b)-n)
+}
+
+// headLen is how much of a long text containsText searches for first:
+// no longer than the needles the runtime's vectorised index takes.
+const headLen = 31
+
+// containsText is bytes.Contains(src, text), faster for a long text such
+// as a whole function declaration: every commit a walk visits is first
+// searched for the tracked function's unchanged text, and for needles
+// past headLen bytes.Index hashes the whole file (Rabin-Karp). Here text's
+// first headLen bytes are found by the vectorised index and the rest
+// compared at each hit.
+func containsText(src []byte, text string) bool {
+	if len(text) <= headLen {
+		return bytes.Contains(src, []byte(text))
+	}
+	head := []byte(text[:headLen])
+	end := len(src) - len(text) + headLen // a later head leaves no room for text
+	for off := 0; off+len(text) <= len(src); {
+		i := bytes.Index(src[off:end], head)
+		if i < 0 {
+			return false
+		}
+		at := off + i
+		if string(src[at:at+len(text)]) == text {
+			return true
+		}
+		off = at + 1
+	}
+	return false
 }
