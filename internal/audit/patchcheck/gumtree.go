@@ -3,6 +3,7 @@ package patchcheck
 import (
 	"hash/fnv"
 	"sort"
+	"sync"
 
 	"github.com/benchforge/benchforge/internal/code"
 )
@@ -36,6 +37,9 @@ type tree struct {
 	root   int
 	height []int32
 	hash   []uint64
+
+	countsOnce sync.Once
+	counts     map[uint64]int // subtrees per hash, see hashCounts
 }
 
 func newTree(f *code.File, root int) *tree {
@@ -189,12 +193,17 @@ func (l *heightList) open(i int) {
 // cand is an ambiguous pair of isomorphic subtrees.
 type cand struct{ x, y int }
 
+// hashCounts is how many of t's subtrees have each hash, counted once per
+// tree: a fixed function is matched with every state of its walk, and a
+// state with every sample that reaches it.
 func hashCounts(t *tree) map[uint64]int {
-	n := map[uint64]int{}
-	for _, h := range t.hash {
-		n[h]++
-	}
-	return n
+	t.countsOnce.Do(func() {
+		t.counts = make(map[uint64]int, len(t.hash))
+		for _, h := range t.hash {
+			t.counts[h]++
+		}
+	})
+	return t.counts
 }
 
 func (m *matcher) topDown(minHeight int) {
