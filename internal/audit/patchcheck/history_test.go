@@ -154,6 +154,23 @@ func histCases() []histCase {
 				"src/p/core/Calc.java": strings.Replace(calcFixed, "package p;", "package p.core;", 1),
 				"src/p/Calc.java":      strings.Replace(calcFixed, between(calcFixed, "    public int clamp", "    public int twice"), "", 1)}}},
 			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"moved-file src/p/core/Calc.java"}, wantIntervals: 1},
+		{name: "java anonymous methods sharing a key: the fix's is followed", path: "src/p/Ad.java", buggy: adSrc(true, false), fixed: adSrc(true, true),
+			// As Gson's TypeAdapters: two anonymous classes' read(int) have
+			// one key and the fix is in the second; the first later moves
+			// to a file of its own. Landing on the first, the walk went
+			// with it.
+			later: []edit{{date: d(2016), write: map[string]string{"src/p/Ad.java": adSrc(false, true),
+				"src/p/Aread.java": "package p;\n\npublic class Aread {\n" + adRead + "}\n"}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantIntervals: 1},
+		{name: "java method moved into the abstract class that only declared it", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
+			// As commons-math's ChiSquareTestImpl, merged into its interface
+			// ChiSquareTest: the declaration there is no parallel
+			// implementation, so the move is followed.
+			later: []edit{{date: d(2016), write: map[string]string{"src/p/Bounds.java": "package p;\n\npublic abstract class Bounds {\n    public abstract int clamp(int v, int lo, int hi);\n}\n"}},
+				{date: d(2017), write: map[string]string{
+					"src/p/Calc.java":   strings.Replace(calcFixed, between(calcFixed, "    public int clamp", "    public int twice"), "", 1),
+					"src/p/Bounds.java": "package p;\n\npublic class Bounds {\n" + between(calcFixed, "    public int clamp", "    public int twice") + "}\n"}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"moved-file src/p/Bounds.java"}, wantIntervals: 1},
 		{name: "java method renamed", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
 			later:   []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(calcFixed, "clamp(", "bound(", 1)}}},
 			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"renamed"}, wantIntervals: 1},
@@ -350,6 +367,25 @@ func withCap(calc string, stub bool) string {
 	}
 	return strings.Replace(calc, "        if (r > hi) {\n            r = hi;\n        }\n        return r;\n    }\n",
 		"        return cap(r, hi);\n    }\n\n"+cap, 1)
+}
+
+// adRead is the first anonymous read(int) of adSrc.
+const adRead = "        public int read(int v) {\n            return Integer.reverse(v) ^ MASK_VALUE_ALPHA ^ Long.hashCode(SEED_BETA);\n        }\n"
+
+// adSrc is a class with two anonymous objects defining read(int) (the
+// first one only when first), the second clamped at zero when fixed.
+func adSrc(first, fixed bool) string {
+	var b strings.Builder
+	b.WriteString("package p;\n\npublic class Ad {\n")
+	if first {
+		b.WriteString("    static final Object A = new Object() {\n" + adRead + "    };\n\n")
+	}
+	b.WriteString("    static final Object B = new Object() {\n        public int read(int v) {\n            int r = v;\n")
+	if fixed {
+		b.WriteString("            if (r < 0) {\n                r = 0;\n            }\n")
+	}
+	b.WriteString("            return r;\n        }\n    };\n}\n")
+	return b.String()
 }
 
 // aaaClamp is a class Aaa with a clamp of its own (the fix's bound

@@ -63,6 +63,11 @@ type Target struct {
 	Key   string
 	Name  string
 	Lines []string
+	// Text is the function's source in the fixed file: of several
+	// functions with Key (anonymous classes' methods share
+	// "Outer.<anonymous>.read(JsonReader)") the landing is the one most
+	// like it.
+	Text string
 }
 
 // minRenamed is the identifier Jaccard a function with another name must
@@ -149,7 +154,7 @@ func (w *walk) run(ctx context.Context, from, upto int) ([]State, error) {
 // there (the walk ends gone).
 func (w *walk) land(from int, v *fileVersion) bool {
 	if w.tg.Key != "" {
-		k := v.byKey(w.tg.Key)
+		k := keyed(v, w.tg.Key, w.tg.Text)
 		if k < 0 {
 			k = uniqueName(v, classOf(w.tg.Key), w.tg.Name)
 		}
@@ -287,7 +292,7 @@ func (w *walk) splitAway(ctx context.Context, j int, now *fn) (bool, error) {
 // name with a new signature, by similar text (renamed) or as the function
 // it was inlined into; -1 when none.
 func (w *walk) descendant(v *fileVersion) (k int, kind, detail string) {
-	if k = v.byKey(w.cur.Key); k >= 0 {
+	if k = keyed(v, w.cur.Key, w.text); k >= 0 {
 		return k, StepModified, ""
 	}
 	if k = w.sameName(v); k >= 0 {
@@ -524,7 +529,7 @@ func (w *walk) movedInto(ctx context.Context, j int, c Change) (v *fileVersion, 
 	if sim = jaccard(words(v.functions()[k].Text), words(w.text)); sim < minRenamed {
 		return v, -1, 0, nil
 	}
-	if had, err := w.hadBefore(ctx, j, c, v.functions()[k].Key); err != nil || had {
+	if had, err := w.hadBefore(ctx, j, c, &v.functions()[k]); err != nil || had {
 		return v, -1, 0, err
 	}
 	return v, k, sim, nil
@@ -535,20 +540,31 @@ func hasCallSite(src []byte, name string) bool {
 	return bytes.Contains(src, []byte(name+"(")) || bytes.Contains(src, []byte(name+" ("))
 }
 
-// hadBefore reports whether the file of change c already held function
-// key before commit j (at the chain's previous commit, which has the same
-// version of every followed file as j's first parent; a renamed file
-// under its old name). A file the commit added or copied is new: sympy's
-// randtest.py was copied to sympy/testing/ and the old one kept as a shim.
-func (w *walk) hadBefore(ctx context.Context, j int, c Change, key string) (bool, error) {
+// hadBefore reports whether the file of change c already held the
+// function cand (its key) before commit j with as many of the tracked
+// function's telling lines as cand holds now: a parallel implementation
+// that received nothing (jackson-core's UTF8DataInputJsonParser has its
+// own _parseNegNumber). A declaration that gained the tracked body is a
+// move target (commons-math merged ChiSquareTestImpl into its interface
+// ChiSquareTest). The file before j is read at the chain's previous
+// commit (the same version of every followed file as j's first parent),
+// a renamed one under its old name; a file the commit added or copied is
+// new (sympy's randtest.py was copied to sympy/testing/, a shim kept).
+func (w *walk) hadBefore(ctx context.Context, j int, c Change, cand *fn) (bool, error) {
 	if j == 0 || c.Status == 'A' || c.Status == 'C' {
 		return false, nil
 	}
 	pv, err := w.t.files.get(ctx, w.repo, w.h.Commits[j-1].Hash, c.Old)
-	if err != nil || pv == nil || !hasCallSite(pv.src, nameOf(key)) {
+	if err != nil || pv == nil || !hasCallSite(pv.src, nameOf(cand.Key)) {
 		return false, err
 	}
-	return pv.hasKey(key), nil
+	k := pv.byKey(cand.Key)
+	if k < 0 {
+		return false, nil
+	}
+	old := fn{Text: w.text}
+	lines := telling(old.sourceLines())
+	return sharedLines(&pv.functions()[k], lines) >= sharedLines(cand, lines), nil
 }
 
 // sameName is the function of v with the tracked function's name (its
@@ -782,6 +798,36 @@ func appendNew(l []string, add ...string) []string {
 		}
 	}
 	return l
+}
+
+// keyed is the function of v with key key, of several the one whose body
+// is most like text (Gson's TypeAdapters has an anonymous adapter's
+// read(JsonReader) in many factories; the first is rarely the fix's); -1
+// when none.
+func keyed(v *fileVersion, key, text string) int {
+	fs := v.functions()
+	best, n := -1, 0
+	for i := range fs {
+		if fs[i].Key == key {
+			if best < 0 {
+				best = i
+			}
+			n++
+		}
+	}
+	if n < 2 || text == "" {
+		return best
+	}
+	ws, bestJ := words(text), -1.0
+	for i := range fs {
+		if fs[i].Key != key {
+			continue
+		}
+		if j := jaccard(ws, words(fs[i].Text)); j > bestJ {
+			best, bestJ = i, j
+		}
+	}
+	return best
 }
 
 // uniqueName is the one function of v named name (in class when given),
