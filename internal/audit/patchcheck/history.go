@@ -321,11 +321,12 @@ func (c *Checker) walkBlocks(ctx context.Context, repo *gitrepo.Repo, h *track.H
 		for _, pb := range fw.blocks {
 			tg := track.Target{Path: fw.fd.Name()}
 			if pb.fn >= 0 && fw.fix.file != nil {
-				tg.Key, tg.Name = fw.fix.keys[pb.fn], fw.fix.funcs[pb.fn].Name
+				f := fw.fix.funcs[pb.fn]
+				tg.Key, tg.Name, tg.Text = fw.fix.keys[pb.fn], f.Name, string(fw.fix.src[f.StartByte:f.EndByte])
 			} else {
 				tg.Lines = pb.sourceLines(fw.fix, fw.fd)
 			}
-			wk := tg.Path + "\x00" + tg.Key + "\x00" + strings.Join(tg.Lines, "\x00")
+			wk := tg.Path + "\x00" + tg.Key + "\x00" + strings.Join(tg.Lines, "\x00") + "\x00" + tg.Text
 			states, ok := walks[wk]
 			if !ok {
 				var err error

@@ -121,6 +121,56 @@ func histCases() []histCase {
 				"src/p/Bounds.java": "package p;\n\npublic class Bounds {\n" + between(calcFixed, "    public int clamp", "    public int twice") + "}\n",
 				"src/p/Aaa.java":    "package p;\n\npublic class Aaa {\n    public int clamp(int v, int lo, int hi) {\n        return Math.max(lo, Math.min(v, hi));\n    }\n}\n"}}},
 			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"src/p/Bounds.java"}, wantIntervals: 1},
+		{name: "java method deleted while another file of the commit keeps its own copy", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
+			// As jackson-core's _parseNegNumber: Aaa.java has had a clamp
+			// of its own since 2016; the 2017 commit deletes Calc's and
+			// changes Aaa.java too. A function a file already had is no
+			// move target: the fix is gone.
+			later: []edit{{date: d(2016), write: map[string]string{"src/p/Aaa.java": aaaClamp("")}},
+				{date: d(2017), write: map[string]string{
+					"src/p/Calc.java": strings.Replace(calcFixed, between(calcFixed, "    public int clamp", "    public int twice"), "", 1),
+					"src/p/Aaa.java":  aaaClamp("    public int zero() {\n        return 0;\n    }\n\n")}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Absent}, wantKinds: []string{"function-deleted"}, wantIntervals: 1},
+		{name: "java class split: the body went to another file, the name stayed", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
+			// As xarray's PandasIndex.__init__ in 4bb9d9c: Calc.clamp keeps
+			// its key with a new body, and its old body, fix included, is a
+			// new Bounds.clamp.
+			later: []edit{{date: d(2016), write: map[string]string{
+				"src/p/Calc.java":   strings.Replace(calcFixed, between(calcFixed, "    public int clamp", "    public int twice"), "    public int clamp(int v, int lo, int hi) {\n        throw new UnsupportedOperationException(\"use Bounds instead\");\n    }\n\n", 1),
+				"src/p/Bounds.java": "package p;\n\npublic class Bounds {\n" + between(calcFixed, "    public int clamp", "    public int twice") + "}\n"}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"moved-file src/p/Bounds.java"}, wantIntervals: 1},
+		{name: "java lines extracted into a helper, then the stub deleted", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
+			// As jackson-core's _parseNegNumber(), which came to delegate
+			// to _parsePossibleNumber and was then deleted: the fix lives
+			// on in the helper.
+			later: []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": withCap(calcFixed, true)}},
+				{date: d(2017), write: map[string]string{"src/p/Calc.java": withCap(calcFixed, false)}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"its extracted lines live on in Calc.cap(int,int)"}, wantIntervals: 1},
+		{name: "java file copied elsewhere, the old one kept as a shim", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
+			// As sympy's randtest.py, copied to sympy/testing/ with a shim
+			// left: git reports a copy of the old file, which had clamp;
+			// the copy is still a new file.
+			later: []edit{{date: d(2016), write: map[string]string{
+				"src/p/core/Calc.java": strings.Replace(calcFixed, "package p;", "package p.core;", 1),
+				"src/p/Calc.java":      strings.Replace(calcFixed, between(calcFixed, "    public int clamp", "    public int twice"), "", 1)}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"moved-file src/p/core/Calc.java"}, wantIntervals: 1},
+		{name: "java anonymous methods sharing a key: the fix's is followed", path: "src/p/Ad.java", buggy: adSrc(true, false), fixed: adSrc(true, true),
+			// As Gson's TypeAdapters: two anonymous classes' read(int) have
+			// one key and the fix is in the second; the first later moves
+			// to a file of its own. Landing on the first, the walk went
+			// with it.
+			later: []edit{{date: d(2016), write: map[string]string{"src/p/Ad.java": adSrc(false, true),
+				"src/p/Aread.java": "package p;\n\npublic class Aread {\n" + adRead + "}\n"}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantIntervals: 1},
+		{name: "java method moved into the abstract class that only declared it", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
+			// As commons-math's ChiSquareTestImpl, merged into its interface
+			// ChiSquareTest: the declaration there is no parallel
+			// implementation, so the move is followed.
+			later: []edit{{date: d(2016), write: map[string]string{"src/p/Bounds.java": "package p;\n\npublic abstract class Bounds {\n    public abstract int clamp(int v, int lo, int hi);\n}\n"}},
+				{date: d(2017), write: map[string]string{
+					"src/p/Calc.java":   strings.Replace(calcFixed, between(calcFixed, "    public int clamp", "    public int twice"), "", 1),
+					"src/p/Bounds.java": "package p;\n\npublic class Bounds {\n" + between(calcFixed, "    public int clamp", "    public int twice") + "}\n"}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"moved-file src/p/Bounds.java"}, wantIntervals: 1},
 		{name: "java method renamed", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
 			later:   []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(calcFixed, "clamp(", "bound(", 1)}}},
 			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"renamed"}, wantIntervals: 1},
@@ -306,6 +356,42 @@ func withOverload(calc string) string {
 	return strings.Replace(calc, "    public int twice", "    public int clamp(int v, int lo, int hi, boolean strict) {\n"+
 		"        int r = v;\n        if (r < lo) {\n            r = lo;\n        }\n        if (r > hi) {\n            r = hi;\n        }\n"+
 		"        return strict && r != v ? -1 : r;\n    }\n\n    public int twice", 1)
+}
+
+// withCap moves clamp's upper bound into a helper cap, and with stub
+// false deletes clamp itself.
+func withCap(calc string, stub bool) string {
+	cap := "    private int cap(int r, int hi) {\n        if (r > hi) {\n            r = hi;\n        }\n        return r;\n    }\n"
+	if !stub {
+		return strings.Replace(calc, between(calc, "    public int clamp", "    public int twice"), cap+"\n", 1)
+	}
+	return strings.Replace(calc, "        if (r > hi) {\n            r = hi;\n        }\n        return r;\n    }\n",
+		"        return cap(r, hi);\n    }\n\n"+cap, 1)
+}
+
+// adRead is the first anonymous read(int) of adSrc.
+const adRead = "        public int read(int v) {\n            return Integer.reverse(v) ^ MASK_VALUE_ALPHA ^ Long.hashCode(SEED_BETA);\n        }\n"
+
+// adSrc is a class with two anonymous objects defining read(int) (the
+// first one only when first), the second clamped at zero when fixed.
+func adSrc(first, fixed bool) string {
+	var b strings.Builder
+	b.WriteString("package p;\n\npublic class Ad {\n")
+	if first {
+		b.WriteString("    static final Object A = new Object() {\n" + adRead + "    };\n\n")
+	}
+	b.WriteString("    static final Object B = new Object() {\n        public int read(int v) {\n            int r = v;\n")
+	if fixed {
+		b.WriteString("            if (r < 0) {\n                r = 0;\n            }\n")
+	}
+	b.WriteString("            return r;\n        }\n    };\n}\n")
+	return b.String()
+}
+
+// aaaClamp is a class Aaa with a clamp of its own (the fix's bound
+// included) and extra members.
+func aaaClamp(extra string) string {
+	return "package p;\n\npublic class Aaa {\n" + extra + between(calcFixed, "    public int clamp", "    public int twice") + "}\n"
 }
 
 func between(s, from, to string) string {

@@ -97,19 +97,63 @@ var modRules = []modRule{
 		},
 	},
 	{
+		Name: "java-length-empty", Lang: code.LangJava,
+		Needs: "length ( )",
+		// s.length() == 0 → s.isEmpty() (Java 6 String.isEmpty, Java 15
+		// CharSequence.isEmpty: their definition), != 0 and > 0 → !isEmpty().
+		Fn: lengthToIsEmpty,
+		MustMatch: [][2]string{
+			{"if ( str . length ( ) == 0 )", "if ( str . isEmpty ( ) )"},
+			{"return buf . length ( ) > 0 ;", "return ! buf . isEmpty ( ) ;"},
+			{"if ( this . name . length ( ) != 0 )", "if ( ! this . name . isEmpty ( ) )"},
+		},
+		MustNotMatch: [][2]string{
+			{"if ( str . length ( ) == 1 )", "if ( str . isEmpty ( ) )"},
+			{"if ( str . length ( ) > 0 )", "if ( str . isEmpty ( ) )"},
+			{"if ( a . b ( ) . length ( ) == 0 )", "if ( b . isEmpty ( ) )"},
+			{"if ( d . length ( ) == 0.5 )", "if ( d . isEmpty ( ) .5 )"},
+		},
+	},
+	{
+		Name: "java-null-or-empty", Lang: code.LangJava,
+		Needs: "mpty",
+		// x == null || x.length() == 0 ↔ StringUtils.isEmpty(x) (and
+		// CollectionUtils', MapUtils', Guava's Strings.isNullOrEmpty; the
+		// negated forms too): the library's null-or-empty helper replacing
+		// the spelled-out check (PMD's InefficientEmptyStringCheck,
+		// Sonar's "use isEmpty()"), which is its definition. Applied
+		// after java-length-empty has turned length() == 0 into isEmpty().
+		Fn: nullOrEmpty,
+		MustMatch: [][2]string{
+			{"if ( className == null || className . length ( ) == 0 )", "if ( StringUtils . isEmpty ( className ) )"},
+			{"return list == null || list . isEmpty ( ) ;", "return CollectionUtils . isEmpty ( list ) ;"},
+			{"if ( s != null && s . length ( ) > 0 )", "if ( StringUtils . isNotEmpty ( s ) )"},
+			{"if ( name == null || name . isEmpty ( ) )", "if ( Strings . isNullOrEmpty ( name ) )"},
+		},
+		MustNotMatch: [][2]string{
+			{"if ( a == null || b . length ( ) == 0 )", "if ( StringUtils . isEmpty ( a ) )"},
+			{"if ( s == null || s . length ( ) == 0 )", "if ( StringUtils . isNotEmpty ( s ) )"},
+			{"if ( s == null || s . length ( ) == 0 )", "if ( StringUtils . isBlank ( s ) )"},
+			{"if ( s . length ( ) == 0 )", "if ( StringUtils . isEmpty ( s ) )"},
+		},
+	},
+	{
 		Name: "python-quotes", Lang: code.LangPython,
 		Needs: "'",
 		// 'text' → "text" (quote style; a literal holding either quote or a
-		// backslash is left alone).
-		Pattern: regexp.MustCompile(`(^|[^\w'"])([rbuRBU]?)'([^'"\\\n]*)'`),
+		// backslash is left alone; f-, r-, b- and u-prefixed literals too).
+		Pattern: regexp.MustCompile(`(^|[^\w'"])([rbuRBUfF]?|[rR][fFbB]|[fFbB][rR])'([^'"\\\n]*)'`),
 		Replace: `$1$2"$3"`,
 		MustMatch: [][2]string{
 			{"name = 'default'", `name = "default"`},
 			{"d [ 'key' ] = f ( 'a' , b )", `d [ "key" ] = f ( "a" , b )`},
 			{"p = r'x+'", `p = r"x+"`},
+			{"return f'clL_Zli{self.ident}E'", `return f"clL_Zli{self.ident}E"`},
+			{"p = rb'x+'", `p = rb"x+"`},
 		},
 		MustNotMatch: [][2]string{
 			{"name = 'default'", `name = "defaults"`},
+			{"s = f'{x}'", `s = "{x}"`},
 			{`s = "it's"`, `s = "it"s"`},
 		},
 	},
@@ -215,6 +259,50 @@ var modRules = []modRule{
 			{`f"value { x }"`, `f"value {y}"`},
 		},
 	},
+}
+
+// emptyOperand is a plain or dotted name (this . x, a . b), the operand
+// the emptiness rules rewrite: a call's result might differ between two
+// calls, so "f ( ) == null || f ( ) . isEmpty ( )" is not isEmpty(f()).
+const emptyOperand = `[A-Za-z_$][\w$]*(?: \. [A-Za-z_$][\w$]*)*`
+
+var (
+	lengthCmp    = regexp.MustCompile(`(^|[^.] )(` + emptyOperand + `) \. length \( \) (== 0|!= 0|> 0)( |$)`)
+	nullOrEmptyA = regexp.MustCompile(`(^|[^.] )(` + emptyOperand + `) == null \|\| (` + emptyOperand + `) \. isEmpty \( \)`)
+	notEmptyA    = regexp.MustCompile(`(^|[^.] )(` + emptyOperand + `) != null && ! (` + emptyOperand + `) \. isEmpty \( \)`)
+	helperEmpty  = regexp.MustCompile(`\b(?:StringUtils \. isEmpty|CollectionUtils \. isEmpty|MapUtils \. isEmpty|Strings \. isNullOrEmpty) \( (` + emptyOperand + `) \)`)
+	helperNot    = regexp.MustCompile(`\b(?:StringUtils \. isNotEmpty|CollectionUtils \. isNotEmpty|MapUtils \. isNotEmpty) \( (` + emptyOperand + `) \)`)
+)
+
+// lengthToIsEmpty rewrites "x . length ( ) == 0" as "x . isEmpty ( )" and
+// the != 0 and > 0 comparisons as "! x . isEmpty ( )".
+func lengthToIsEmpty(t string) string {
+	return lengthCmp.ReplaceAllStringFunc(t, func(m string) string {
+		sub := lengthCmp.FindStringSubmatch(m)
+		if sub[3] == "== 0" {
+			return sub[1] + sub[2] + " . isEmpty ( )" + sub[4]
+		}
+		return sub[1] + "! " + sub[2] + " . isEmpty ( )" + sub[4]
+	})
+}
+
+// nullOrEmpty rewrites the spelled-out null-or-empty checks on one
+// operand, and the library helpers that define them, to one canonical
+// "isNullOrEmpty ( x )" (negated: "! isNullOrEmpty ( x )").
+func nullOrEmpty(t string) string {
+	same := func(re *regexp.Regexp, neg string) func(string) string {
+		return func(m string) string {
+			sub := re.FindStringSubmatch(m)
+			if sub[2] != sub[3] {
+				return m
+			}
+			return sub[1] + neg + "isNullOrEmpty ( " + sub[2] + " )"
+		}
+	}
+	t = nullOrEmptyA.ReplaceAllStringFunc(t, same(nullOrEmptyA, ""))
+	t = notEmptyA.ReplaceAllStringFunc(t, same(notEmptyA, "! "))
+	t = helperEmpty.ReplaceAllString(t, "isNullOrEmpty ( $1 )")
+	return helperNot.ReplaceAllString(t, "! isNullOrEmpty ( $1 )")
 }
 
 // modernise applies the rules of lang to a normalised line.

@@ -25,8 +25,12 @@
 // (Grund et al., ICSE 2021) follows a method: a rename of its file; its
 // text unchanged (a byte search, no parse); the same key; the same name
 // with other parameters (re-signatured); another name with a similar body
-// (identifier Jaccard ≥ 0.5, renamed); another file added or changed in
-// the same commit (moved, or the file split); deleted, with its lines in
+// (identifier Jaccard ≥ 0.5, renamed); a function new in another file
+// added or changed in the same commit (moved, or the file split: a file
+// that had the function before keeps its own, a parallel implementation,
+// not ours), also when the function kept its key but less than half of
+// its body while the other file's new one has more (a class split whose
+// old name took a new role); deleted, with its lines in
 // a function of the same file that grew in that commit (inlined,
 // CodeTracker's inline-method rule: as they were, or with the call's
 // arguments in place of the parameters and a returned expression where
@@ -35,7 +39,8 @@
 // are extracted (CodeTracker's extract-method rule, Jodavi & Tsantalis,
 // FSE 2022), and so are lines that leave it for a function it now calls
 // (delegation to an overload that held them already): that function
-// joins the tracked scope. Every step records its commit, date and kind,
+// joins the tracked scope, and when the tracked function is later
+// deleted (the stub an extraction left) the walk goes on in it. Every step records its commit, date and kind,
 // so a verdict can be checked with `git show`. A version that is not
 // UTF-8 is read as ISO-8859-1 (old Apache sources), so it parses. Code
 // outside any function (a field, a module-level table) has no function to

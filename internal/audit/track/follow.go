@@ -63,6 +63,11 @@ type Target struct {
 	Key   string
 	Name  string
 	Lines []string
+	// Text is the function's source in the fixed file: of several
+	// functions with Key (anonymous classes' methods share
+	// "Outer.<anonymous>.read(JsonReader)") the landing is the one most
+	// like it.
+	Text string
 }
 
 // minRenamed is the identifier Jaccard a function with another name must
@@ -149,7 +154,7 @@ func (w *walk) run(ctx context.Context, from, upto int) ([]State, error) {
 // there (the walk ends gone).
 func (w *walk) land(from int, v *fileVersion) bool {
 	if w.tg.Key != "" {
-		k := v.byKey(w.tg.Key)
+		k := keyed(v, w.tg.Key, w.tg.Text)
 		if k < 0 {
 			k = uniqueName(v, classOf(w.tg.Key), w.tg.Name)
 		}
@@ -225,8 +230,14 @@ func (w *walk) visit(ctx context.Context, j int, ch Change) error {
 func (w *walk) changed(ctx context.Context, j int, v *fileVersion, renamed bool, oldPath string) error {
 	fs := v.functions()
 	k, kind, detail := w.descendant(v)
+	if k < 0 && w.intoExtra(j, v) {
+		return nil
+	}
 	if k < 0 {
 		return w.lost(ctx, j, StepFuncDeleted, fmt.Sprintf("%s no longer in %s", w.cur.Key, w.cur.Path))
+	}
+	if moved, err := w.splitAway(ctx, j, &fs[k]); err != nil || moved {
+		return err
 	}
 	if renamed && detail == "" {
 		detail = "file renamed from " + oldPath
@@ -245,11 +256,43 @@ func (w *walk) changed(ctx context.Context, j int, v *fileVersion, renamed bool,
 	return nil
 }
 
+// intoExtra continues the walk in the first function fix lines were
+// extracted into when the tracked function itself is deleted at commit j
+// and that function is still in v: the stub left after an extraction (a
+// one-line delegation, jackson-core's _parseNegNumber() calling
+// _parsePossibleNumber(true)) going is no loss of the lines it handed on.
+func (w *walk) intoExtra(j int, v *fileVersion) bool {
+	extra := keepExtra(v, w.cur.Extra)
+	if len(extra) == 0 {
+		return false
+	}
+	was := w.cur.Key
+	f := v.functions()[v.byKey(extra[0])]
+	w.cur.Key, w.text, w.cur.Extra = f.Key, f.Text, extra[1:]
+	w.extraTexts(v)
+	w.push(j, StepExtracted, "deleted "+was+"; its extracted lines live on in "+f.Key)
+	return true
+}
+
+// splitAway follows the tracked function to another file of commit j when
+// its descendant by key, now, kept less than minRenamed of its body and a
+// function the commit added elsewhere has more: a class split in which
+// the old name took a new role (xarray's PandasIndex.__init__ kept three
+// lines in 4bb9d9c while its body went to indexing.py's new
+// PandasIndexingAdapter.__init__).
+func (w *walk) splitAway(ctx context.Context, j int, now *fn) (bool, error) {
+	sim := jaccard(words(now.Text), words(w.text))
+	if sim >= minRenamed {
+		return false, nil
+	}
+	return w.movedAway(ctx, j, sim)
+}
+
 // descendant finds the tracked function in v: by key (modified), else by
 // name with a new signature, by similar text (renamed) or as the function
 // it was inlined into; -1 when none.
 func (w *walk) descendant(v *fileVersion) (k int, kind, detail string) {
-	if k = v.byKey(w.cur.Key); k >= 0 {
+	if k = keyed(v, w.cur.Key, w.text); k >= 0 {
 		return k, StepModified, ""
 	}
 	if k = w.sameName(v); k >= 0 {
@@ -305,8 +348,8 @@ func linesFlipped(lines []string, prev, v *fileVersion) (gone, back int) {
 // function.
 func (w *walk) fast(j int, v *fileVersion, renamed bool, oldPath string) bool {
 	text, ok, anchored := fastSpan(v.src, w.text, nameOf(w.cur.Key), path.Ext(w.cur.Path) == ".py", w.prevSrc())
-	if !ok {
-		return false
+	if !ok || jaccard(words(text), words(w.text)) < minRenamed {
+		return false // not found so, or rewritten: its body may have gone to another file (splitAway)
 	}
 	now := fn{Text: text}
 	in := map[string]bool{}
@@ -424,41 +467,56 @@ func (w *walk) lost(ctx context.Context, j int, kind, why string) error {
 		w.gone(j, kind, why)
 		return nil
 	}
+	moved, err := w.movedAway(ctx, j, 0)
+	if err != nil || moved {
+		return err
+	}
+	w.gone(j, kind, why)
+	return nil
+}
+
+// movedAway looks for the tracked function among the functions commit j
+// added to its other files (same extension) and, when one's body is more
+// similar than floor (and ≥ minRenamed), follows it there and reports
+// true.
+func (w *walk) movedAway(ctx context.Context, j int, floor float64) (bool, error) {
 	ext := path.Ext(w.cur.Path)
 	var best *fileVersion
-	bestK, bestJ, bestPath := -1, 0.0, ""
+	bestK, bestJ, bestPath := -1, floor, ""
 	for _, c := range w.h.Commits[j].Changes {
 		if c.Status == 'D' || c.New == w.cur.Path || path.Ext(c.New) != ext {
 			continue
 		}
-		v, k, sim, err := w.movedInto(ctx, j, c.New)
+		v, k, sim, err := w.movedInto(ctx, j, c)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if k >= 0 && sim > bestJ {
 			best, bestK, bestJ, bestPath = v, k, sim, c.New
 		}
 	}
 	if bestK < 0 {
-		w.gone(j, kind, why)
-		return nil
+		return false, nil
 	}
 	from, f := w.cur.Path, best.functions()[bestK]
 	w.cur.Path, w.cur.Key, w.text, w.cur.Extra, w.cur.ExtraText = bestPath, f.Key, f.Text, nil, nil
 	w.prev = best
 	w.push(j, StepMovedFile, "from "+from)
-	return nil
+	return true, nil
 }
 
-// movedInto finds the tracked function in file p of commit j: by key or
-// name, with a body similar enough (identifier Jaccard sim ≥ minRenamed);
-// k is -1 when it is not there.
-func (w *walk) movedInto(ctx context.Context, j int, p string) (v *fileVersion, k int, sim float64, err error) {
-	v, err = w.t.files.get(ctx, w.repo, w.h.Commits[j].Hash, p)
+// movedInto finds the tracked function in the file of change c of commit
+// j: by key or name, with a body similar enough (identifier Jaccard sim ≥
+// minRenamed), and new there (CodeShovel's move rule: a method moves only
+// into a file that did not have it; jackson-core's UTF8DataInputJsonParser
+// has its own _parseNegNumber, which UTF8StreamJsonParser's, deleted in a
+// commit that changed both, did not become); k is -1 when it is not there.
+func (w *walk) movedInto(ctx context.Context, j int, c Change) (v *fileVersion, k int, sim float64, err error) {
+	v, err = w.t.files.get(ctx, w.repo, w.h.Commits[j].Hash, c.New)
 	if err != nil {
 		return nil, -1, 0, err
 	}
-	if v == nil || !bytes.Contains(v.src, []byte(nameOf(w.cur.Key)+"(")) && !bytes.Contains(v.src, []byte(nameOf(w.cur.Key)+" (")) {
+	if v == nil || !hasCallSite(v.src, nameOf(w.cur.Key)) {
 		return v, -1, 0, nil // no function of that name: no parse
 	}
 	k = v.byKey(w.cur.Key)
@@ -471,7 +529,42 @@ func (w *walk) movedInto(ctx context.Context, j int, p string) (v *fileVersion, 
 	if sim = jaccard(words(v.functions()[k].Text), words(w.text)); sim < minRenamed {
 		return v, -1, 0, nil
 	}
+	if had, err := w.hadBefore(ctx, j, c, &v.functions()[k]); err != nil || had {
+		return v, -1, 0, err
+	}
 	return v, k, sim, nil
+}
+
+// hasCallSite reports whether src names name followed by "(" (or " (").
+func hasCallSite(src []byte, name string) bool {
+	return bytes.Contains(src, []byte(name+"(")) || bytes.Contains(src, []byte(name+" ("))
+}
+
+// hadBefore reports whether the file of change c already held the
+// function cand (its key) before commit j with as many of the tracked
+// function's telling lines as cand holds now: a parallel implementation
+// that received nothing (jackson-core's UTF8DataInputJsonParser has its
+// own _parseNegNumber). A declaration that gained the tracked body is a
+// move target (commons-math merged ChiSquareTestImpl into its interface
+// ChiSquareTest). The file before j is read at the chain's previous
+// commit (the same version of every followed file as j's first parent),
+// a renamed one under its old name; a file the commit added or copied is
+// new (sympy's randtest.py was copied to sympy/testing/, a shim kept).
+func (w *walk) hadBefore(ctx context.Context, j int, c Change, cand *fn) (bool, error) {
+	if j == 0 || c.Status == 'A' || c.Status == 'C' {
+		return false, nil
+	}
+	pv, err := w.t.files.get(ctx, w.repo, w.h.Commits[j-1].Hash, c.Old)
+	if err != nil || pv == nil || !hasCallSite(pv.src, nameOf(cand.Key)) {
+		return false, err
+	}
+	k := pv.byKey(cand.Key)
+	if k < 0 {
+		return false, nil
+	}
+	old := fn{Text: w.text}
+	lines := telling(old.sourceLines())
+	return sharedLines(&pv.functions()[k], lines) >= sharedLines(cand, lines), nil
 }
 
 // sameName is the function of v with the tracked function's name (its
@@ -705,6 +798,36 @@ func appendNew(l []string, add ...string) []string {
 		}
 	}
 	return l
+}
+
+// keyed is the function of v with key key, of several the one whose body
+// is most like text (Gson's TypeAdapters has an anonymous adapter's
+// read(JsonReader) in many factories; the first is rarely the fix's); -1
+// when none.
+func keyed(v *fileVersion, key, text string) int {
+	fs := v.functions()
+	best, n := -1, 0
+	for i := range fs {
+		if fs[i].Key == key {
+			if best < 0 {
+				best = i
+			}
+			n++
+		}
+	}
+	if n < 2 || text == "" {
+		return best
+	}
+	ws, bestJ := words(text), -1.0
+	for i := range fs {
+		if fs[i].Key != key {
+			continue
+		}
+		if j := jaccard(ws, words(fs[i].Text)); j > bestJ {
+			best, bestJ = i, j
+		}
+	}
+	return best
 }
 
 // uniqueName is the one function of v named name (in class when given),
