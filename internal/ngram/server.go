@@ -854,6 +854,13 @@ func (r *wireReader) str() (string, bool) {
 	var buf []byte // nil until the first escape
 	start, ascii := r.i, true
 	for r.i < len(r.b) {
+		// Plain ASCII bytes, most of a prompt, skipped in a tight loop.
+		for r.i < len(r.b) && r.b[r.i] >= 0x20 && r.b[r.i] < utf8.RuneSelf && r.b[r.i] != '"' && r.b[r.i] != '\\' {
+			r.i++
+		}
+		if r.i == len(r.b) {
+			break
+		}
 		switch c := r.b[r.i]; {
 		case c == '"':
 			seg := r.b[start:r.i]
