@@ -642,7 +642,12 @@ func (m *Model) healCandidates(cands []cand, heal string, cache *cacheLM) ([]can
 // the running sums on either side of it, pick on the full list takes
 // the same branch and the same candidate, whose probability is exact.
 // Otherwise (a draw in 10^8 or so) the step is listed and pick decides
-// with the same random number, so draws are unchanged.
+// with the same random number, so draws are unchanged. A step visited
+// again (a third of a benchmark request's lazy steps) draws the same
+// way from a copy of its description made on its second visit and kept
+// in the memo with its draw at the last temperature (keepStep): a few
+// deep candidates, where a listed entry held up to maxCandidates and
+// their weights, and was listed, copied and weighted to be made.
 
 // freshMargin is the error bound of drawFresh's sums relative to their
 // scale (the flat weights' sum plus the deep ones', at least 1, the top
