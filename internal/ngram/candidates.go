@@ -231,6 +231,7 @@ type stepWeights struct {
 // traffic instead of keeping the first contexts it saw.
 type stepMemo struct {
 	m     shardMap[*stepEntry] // uint64(top)<<32 | node → entry
+	fresh shardMap[*freshStep] // the same keys → a lazy sampler's kept step
 	slots atomic.Int64
 	// seen has a bit per hashed key, set on a key's first visit. A
 	// map entry per mark cost a locked insert, and its growth, on every

@@ -14,7 +14,8 @@ import (
 // the boundaries between running sums (and next to them), where the
 // bound must hold or give up: whenever drawFresh decides, its candidate
 // (or its backoff draw, from a copy of the random source) is pick's,
-// with the same probability bits. Most random draws must be decided, or
+// with the same probability bits, and a kept copy of the step (a
+// revisit's) decides the same. Most random draws must be decided, or
 // the fast path would be a dead one.
 func TestDrawFreshMatchesPick(t *testing.T) {
 	models := []*Model{goldenModel(t)}
@@ -97,8 +98,16 @@ func checkFresh(t *testing.T, m *Model, s state, temp float64) (random, decided,
 		}
 		f := freshPool.Get().(*freshStep)
 		m.prepare(f, &s, tb, base, top)
-		c, backoff, ok := m.drawFresh(f, invT, r)
-		f.release()
+		c, backoff, ok := m.drawFresh(f, invT, r, &f.dw)
+		// A kept copy, drawing with its draw computed anew or kept
+		// from the first draw (keepStep), decides the same.
+		for _, kept := range []*freshStep{f.keptCopy(nil), f.keptCopy(new(m.drawSetup(f, invT, nil)))} {
+			kc, kb, kok := kept.decide(m.keptDraw(kept, invT), r)
+			if kc != c || kb != backoff || kok != ok {
+				t.Errorf("context %v, T=%v, r=%v: a kept step draws %v (backoff %v, decided %v), the prepared one %v (%v, %v)", s.ctx, temp, r, kc, kb, kok, c, backoff, ok)
+			}
+		}
+		freshPool.Put(f)
 		isEdge := k >= 8
 		if isEdge {
 			edges++

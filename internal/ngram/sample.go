@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/benchforge/benchforge/internal/errs"
 )
@@ -64,12 +65,30 @@ func (m *Model) Sample(ctx context.Context, prompt string, opts SampleOptions) (
 }
 
 func (m *Model) sample(ctx context.Context, prompt string, opts SampleOptions, topLogprobs int) ([]Completion, error) {
-	return m.sampleTokens(ctx, m.tokenize(prompt), opts, topLogprobs)
+	return m.sampleTokens(ctx, m.promptState(m.tokenize(prompt)), opts, topLogprobs)
 }
 
-// sampleTokens is sample of a prompt already tokenized (ptoks is not
+// promptState is a prompt's tokens and the model's context after all but
+// the last one (a sampler's base: the last one is healed). Both are pure
+// functions of the text, so the server keeps them for recent prompts;
+// they are shared read-only.
+type promptState struct {
+	toks []Token
+	ctx  []uint32
+}
+
+// promptState returns the state of the prompt of tokens toks.
+func (m *Model) promptState(toks []Token) *promptState {
+	s := m.newState(false)
+	for _, t := range toks[:max(0, len(toks)-1)] {
+		m.push(&s, m.id(t.Text))
+	}
+	return &promptState{toks: toks, ctx: s.ctx}
+}
+
+// sampleTokens is sample of a prompt already tokenized (p is not
 // modified), for the server, which also counts the prompt's tokens.
-func (m *Model) sampleTokens(ctx context.Context, ptoks []Token, opts SampleOptions, topLogprobs int) ([]Completion, error) {
+func (m *Model) sampleTokens(ctx context.Context, p *promptState, opts SampleOptions, topLogprobs int) ([]Completion, error) {
 	if opts.N == 0 {
 		opts.N = 1
 	}
@@ -77,7 +96,7 @@ func (m *Model) sampleTokens(ctx context.Context, ptoks []Token, opts SampleOpti
 		opts.TopP < 0 || opts.TopP > 1 || math.IsNaN(opts.Temperature) || math.IsNaN(opts.TopP) {
 		return nil, fmt.Errorf("ngram.Sample: invalid options %+v: %w", opts, errs.ErrUsage)
 	}
-	sp := m.newSampler(ptoks, opts, topLogprobs)
+	sp := m.newSampler(p, opts, topLogprobs)
 	// A pooled buffer: steps computed afresh fill it, and a first step
 	// would otherwise grow it to a few hundred candidates per request.
 	bp := candPool.Get().(*[]cand)
@@ -112,21 +131,17 @@ type sampler struct {
 	lazy bool
 }
 
-func (m *Model) newSampler(ptoks []Token, opts SampleOptions, topLogprobs int) *sampler {
-	sp := &sampler{m: m, opts: opts, topLogprobs: topLogprobs, base: m.newState(false)}
+func (m *Model) newSampler(p *promptState, opts SampleOptions, topLogprobs int) *sampler {
+	sp := &sampler{m: m, opts: opts, topLogprobs: topLogprobs, base: state{ctx: p.ctx}}
 	sp.cache = m.newCache()
 	sp.lazy = freshOK(opts, topLogprobs, sp.cache)
-	if n := len(ptoks); n > 0 {
-		sp.heal = ptoks[n-1].Text
-		ptoks = ptoks[:n-1]
-	}
-	for _, t := range ptoks {
-		m.push(&sp.base, m.id(t.Text))
-		if sp.cache != nil {
-			sp.cache.add(t.Text)
-		}
+	if n := len(p.toks); n > 0 {
+		sp.heal = p.toks[n-1].Text
 	}
 	if sp.cache != nil {
+		for _, t := range p.toks[:max(0, len(p.toks)-1)] {
+			sp.cache.add(t.Text)
+		}
 		sp.markH, sp.markL = sp.cache.mark()
 	}
 	return sp
@@ -627,7 +642,12 @@ func (m *Model) healCandidates(cands []cand, heal string, cache *cacheLM) ([]can
 // the running sums on either side of it, pick on the full list takes
 // the same branch and the same candidate, whose probability is exact.
 // Otherwise (a draw in 10^8 or so) the step is listed and pick decides
-// with the same random number, so draws are unchanged.
+// with the same random number, so draws are unchanged. A step visited
+// again (a third of a benchmark request's lazy steps) draws the same
+// way from a copy of its description made on its second visit and kept
+// in the memo with its draw at the last temperature (keepStep): a few
+// deep candidates, where a listed entry held up to maxCandidates and
+// their weights, and was listed, copied and weighted to be made.
 
 // freshMargin is the error bound of drawFresh's sums relative to their
 // scale (the flat weights' sum plus the deep ones', at least 1, the top
@@ -657,59 +677,118 @@ type deepEntry struct {
 	p float64
 }
 
-// freshStep is a first-visit step described for drawFresh: its base
-// table, the γ of the deeper levels and the deep candidates.
+// freshStep is a step described for drawFresh: its base table (level
+// base) and deepest usable context length (depth), the γ of the deeper
+// levels and the deep candidates. Once prepared it is read-only (a
+// revisited step's is kept in the memo and shared, with its draw); dw,
+// dv2 and keys are the scratch of the pooled one that prepares.
 type freshStep struct {
-	t        *ctxTable
-	gs       []float64 // γ of levels base+1..top, in order
-	logScale float64   // Σ log γ, summed as fromTable sums it
-	dv, dv2  []deepEntry
-	deep     []cand    // the deep candidates in candCmp order
-	dw       []float64 // their weights
-	mark     []bool    // mark[i]: word i of the table is deep
-	keys     []uint64  // sortEntries' scratch
+	t           *ctxTable
+	base, depth int       // the table's level and the deepest usable context length
+	gs          []float64 // γ of levels base+1..top, in order
+	logScale    float64   // Σ log γ, summed as fromTable sums it
+	dv, dv2     []deepEntry
+	deep        []cand                    // the deep candidates in candCmp order
+	dw          []float64                 // their weights (scratch)
+	keys        []uint64                  // sortEntries' scratch
+	draw        atomic.Pointer[freshDraw] // a kept step's (keptDraw)
+	// mark has a bit per deep word of the table: a table with deep
+	// candidates is the base's, which has at most maxCandidates
+	// children (see base; nextLazy checks it), so all are covered.
+	mark [maxCandidates / 64]uint64
 }
 
 var freshPool = sync.Pool{New: func() any { return new(freshStep) }}
 
 // nextLazy draws the next token after s as pick would from the step's
-// list (see Fresh steps).
+// list (see Fresh steps). A step visited before draws the same way from
+// its description kept in the memo (a few deep candidates, where an
+// entry would hold the whole list and its weights), made on its second
+// visit as entries are.
 func (sp *sampler) nextLazy(s *state, rng *rand.Rand) (uint32, float64) {
 	m := sp.m
 	v := m.visitStep(s)
-	if !v.first || v.top == 0 {
-		var d draw
-		if v.first {
-			d.cands, d.rest, d.ids = m.candidatesAt(s, v.top, sp.buf)
-		} else {
-			d.cands, d.rest, d.ent, d.ids = m.revisit(s, v, sp.buf)
+	if v.top == 0 {
+		return sp.pickListed(s, v, rng)
+	}
+	if !v.first {
+		if f, ok := v.g.fresh.Load(v.key); ok {
+			return sp.drawStep(s, f, m.keptDraw(f, 1/sp.opts.Temperature), rng)
 		}
-		if d.ent == nil {
-			sp.buf = d.cands
-		}
-		return m.pick(s, d.cands, d.rest, sp.opts, rng, d.ent, d.ids)
 	}
 	base := m.base(s, v.top)
 	t := m.table(s, base)
-	if !t.kept || len(t.words) == 0 || len(t.words) > maxFreshCands {
+	if !t.kept || len(t.words) == 0 || len(t.words) > maxFreshCands || base < v.top && len(t.words) > maxCandidates {
+		if !v.first {
+			return sp.pickListed(s, v, rng)
+		}
 		cands, rest := m.fromTable(s, t, base, v.top, sp.buf)
 		sp.buf = cands
 		return m.pick(s, cands, rest, sp.opts, rng, nil, t.words)
 	}
 	f := freshPool.Get().(*freshStep)
-	defer f.release()
+	defer freshPool.Put(f)
 	m.prepare(f, s, t, base, v.top)
+	d := m.drawSetup(f, 1/sp.opts.Temperature, f.dw)
+	f.dw = d.dw
+	if !v.first {
+		m.keepStep(v, f, d)
+	}
+	return sp.drawStep(s, f, &d, rng)
+}
+
+// pickListed is the step of s picked from its list: the unigram
+// candidates (top 0) or a revisited step's memo entry.
+func (sp *sampler) pickListed(s *state, v stepVisit, rng *rand.Rand) (uint32, float64) {
+	m := sp.m
+	var d draw
+	if v.first {
+		d.cands, d.rest, d.ids = m.candidatesAt(s, v.top, sp.buf)
+	} else {
+		d.cands, d.rest, d.ent, d.ids = m.revisit(s, v, sp.buf)
+	}
+	if d.ent == nil {
+		sp.buf = d.cands
+	}
+	return m.pick(s, d.cands, d.rest, sp.opts, rng, d.ent, d.ids)
+}
+
+// keepStep stores a copy of the prepared step f, with its draw d, in
+// the memo when the generation has room for its slots.
+func (m *Model) keepStep(v stepVisit, f *freshStep, d freshDraw) {
+	if m.memo.charge(v.g, len(f.dv)+2*len(f.deep)+len(f.gs)+1) {
+		v.g.fresh.Store(v.key, f.keptCopy(&d)) // a racing writer's equal copy may be replaced
+	}
+}
+
+// keptCopy is a copy of the prepared step f of its own, to be shared
+// read-only, with the draw d when d is set.
+func (f *freshStep) keptCopy(d *freshDraw) *freshStep {
+	kept := &freshStep{t: f.t, base: f.base, depth: f.depth, gs: slices.Clone(f.gs), logScale: f.logScale,
+		dv: slices.Clone(f.dv), deep: slices.Clone(f.deep), mark: f.mark}
+	if d != nil {
+		dc := *d
+		dc.dw = slices.Clone(d.dw)
+		kept.draw.Store(&dc)
+	}
+	return kept
+}
+
+// drawStep draws the next token after s from the prepared step f with
+// its draw d at the sampler's temperature.
+func (sp *sampler) drawStep(s *state, f *freshStep, d *freshDraw, rng *rand.Rand) (uint32, float64) {
+	m := sp.m
 	r := rng.Float64()
-	c, backoff, ok := m.drawFresh(f, 1/sp.opts.Temperature, r)
+	c, backoff, ok := f.decide(d, r)
 	switch {
 	case !ok:
-		cands, rest := m.fromTable(s, t, base, v.top, sp.buf)
+		cands, rest := m.fromTable(s, f.t, f.base, f.depth, sp.buf)
 		sp.buf = cands
-		return m.pickWith(s, cands, rest, sp.opts, r, rng, nil, t.words)
+		return m.pickWith(s, cands, rest, sp.opts, r, rng, nil, f.t.words)
 	case !backoff:
 		return c.id, c.p
 	}
-	if w, ok := m.drawBackoff(s, nil, rng, t.words); ok {
+	if w, ok := m.drawBackoff(s, nil, rng, f.t.words); ok {
 		return w, m.prob(s, w)
 	}
 	return c.id, c.p // the top candidate, as pick falls back to it
@@ -718,7 +797,7 @@ func (sp *sampler) nextLazy(s *state, rng *rand.Rand) (uint32, float64) {
 // prepare describes in f the step of s with base table t (level base)
 // and deepest usable context length top.
 func (m *Model) prepare(f *freshStep, s *state, t *ctxTable, base, top int) {
-	f.t, f.gs, f.logScale, f.dv = t, f.gs[:0], 0, f.dv[:0]
+	f.t, f.base, f.depth, f.gs, f.logScale, f.dv = t, base, top, f.gs[:0], 0, f.dv[:0]
 	for j := base + 1; j <= top; j++ {
 		h := s.ctx[j-1]
 		l := &m.lv[j-1]
@@ -729,23 +808,23 @@ func (m *Model) prepare(f *freshStep, s *state, t *ctxTable, base, top int) {
 		out := m.deepen(j, f, m.lv[j].word[lo:hi], m.lv[j].adj[lo:hi], float64(l.den[h]))
 		f.dv, f.dv2 = out, f.dv
 	}
-	if cap(f.mark) < len(t.words) {
-		f.mark = make([]bool, len(t.words))
-	}
-	f.mark = f.mark[:len(t.words)]
-	for _, e := range f.dv {
-		f.mark[e.i] = true
-	}
+	f.setMarks()
 	f.deep, f.keys = sortEntries(f.dv, t.words, f.deep, f.keys)
 }
 
-// release clears f's marks and returns it to the pool.
-func (f *freshStep) release() {
+// isDeep reports whether word i of the table is a deep candidate. The
+// mask keeps the index in the array: a table of more words has no deep
+// candidates, so no marks.
+func (f *freshStep) isDeep(i int) bool {
+	return f.mark[uint(i)>>6%uint(len(f.mark))]>>(uint(i)%64)&1 != 0
+}
+
+// setMarks marks the deep candidates in f.mark.
+func (f *freshStep) setMarks() {
+	f.mark = [maxCandidates / 64]uint64{}
 	for _, e := range f.dv {
-		f.mark[e.i] = false
+		f.mark[e.i>>6] |= 1 << (e.i & 63)
 	}
-	f.t = nil
-	freshPool.Put(f)
 }
 
 // deepen applies level j (children words with adjusted counts adj,
@@ -803,7 +882,7 @@ func scaled(p float64, gs []float64) float64 {
 func (f *freshStep) nextFlat(pos int) (c cand, i, next int, ok bool) {
 	t := f.t
 	for ; pos < len(t.order); pos++ {
-		if i = int(t.order[pos]); !f.mark[i] {
+		if i = int(t.order[pos]); !f.isDeep(i) {
 			return cand{id: t.words[i], p: scaled(t.p[i], f.gs), lw: t.lp[i] + f.logScale}, i, pos + 1, true
 		}
 	}
@@ -817,28 +896,71 @@ type freshSums struct {
 	restLo, restHi float64
 }
 
+// freshDraw is what drawFresh needs of a step at one temperature,
+// whatever the random number: the table's weights, the top candidate
+// and the flat words' factor, the sums and the deep candidates'
+// weights; ok is false when the bound cannot be used.
+type freshDraw struct {
+	invT float64
+	tw   *tableWeights
+	c0   cand
+	e    float64
+	sm   freshSums
+	dw   []float64
+	ok   bool
+}
+
 // drawFresh draws from f's step at 1/T = invT with the random number r:
 // the candidate pick would return, or backoff (then c is the top
-// candidate); decided is false when the bound cannot tell.
-func (m *Model) drawFresh(f *freshStep, invT, r float64) (c cand, backoff, decided bool) {
-	tw := m.weightsAt(f.t, invT)
-	c0, ok := f.top()
-	if !ok || !tw.ok {
+// candidate); decided is false when the bound cannot tell. The deep
+// candidates' weights go to *dw, so f is only read.
+func (m *Model) drawFresh(f *freshStep, invT, r float64, dw *[]float64) (c cand, backoff, decided bool) {
+	d := m.drawSetup(f, invT, *dw)
+	*dw = d.dw
+	return f.decide(&d, r)
+}
+
+// drawSetup computes the draw of f at invT, the deep weights in dw's
+// storage.
+func (m *Model) drawSetup(f *freshStep, invT float64, dw []float64) freshDraw {
+	d := freshDraw{invT: invT, tw: m.weightsAt(f.t, invT), dw: dw[:0]}
+	var ok bool
+	if d.c0, ok = f.top(); !ok || !d.tw.ok {
+		return d
+	}
+	if d.e = f.factor(d.c0, invT); math.IsInf(d.e, 0) || math.IsNaN(d.e) {
+		return d
+	}
+	d.sm, d.dw = f.sums(d.tw, d.c0, invT, d.e, d.dw)
+	d.ok = true
+	return d
+}
+
+// keptDraw is drawSetup for a kept step, whose draw at the temperature
+// last used is kept with it (the same values, so draws are unchanged).
+func (m *Model) keptDraw(f *freshStep, invT float64) *freshDraw {
+	if d := f.draw.Load(); d != nil && d.invT == invT {
+		return d
+	}
+	d := m.drawSetup(f, invT, nil)
+	f.draw.Store(&d) // racing writers store equal draws
+	return &d
+}
+
+// decide is drawFresh's decision for the random number r.
+func (f *freshStep) decide(d *freshDraw, r float64) (c cand, backoff, decided bool) {
+	if !d.ok {
 		return cand{}, false, false
 	}
-	e := f.factor(c0, invT)
-	if math.IsInf(e, 0) || math.IsNaN(e) {
-		return cand{}, false, false
-	}
-	sm := f.sums(tw, c0, invT, e)
+	sm := &d.sm
 	uLo := r * (sm.total - sm.err + sm.restLo) * (1 - freshMargin)
 	uHi := r * (sm.total + sm.err + sm.restHi) * (1 + freshMargin)
 	switch {
 	case uHi < sm.total-sm.err:
-		c, ok = f.walk(tw, e, uLo, uHi, sm.err)
+		c, ok := f.walk(d.tw, d.dw, d.e, uLo, uHi, sm.err)
 		return c, false, ok
 	case uLo >= sm.total+sm.err:
-		return c0, true, true
+		return d.c0, true, true
 	}
 	return cand{}, false, false
 }
@@ -864,13 +986,13 @@ func (f *freshStep) factor(c0 cand, invT float64) float64 {
 
 // sums estimates the total weight (the flat words' from the table's sum
 // less the deep words' share) and the rest mass, as fromTable's
-// 1 − Σ p, and the rest weight's range.
-func (f *freshStep) sums(tw *tableWeights, c0 cand, invT, e float64) freshSums {
-	f.dw = f.dw[:0]
+// 1 − Σ p, and the rest weight's range; the deep candidates' weights
+// are appended to ws.
+func (f *freshStep) sums(tw *tableWeights, c0 cand, invT, e float64, ws []float64) (freshSums, []float64) {
 	dw := 0.0
 	for _, c := range f.deep {
 		w := pickWeight(c, c0, invT)
-		f.dw = append(f.dw, w)
+		ws = append(ws, w)
 		dw += w
 	}
 	var dwt, dtp, dp float64
@@ -885,7 +1007,7 @@ func (f *freshStep) sums(tw *tableWeights, c0 cand, invT, e float64) freshSums {
 	sm := freshSums{total: e*(tw.total-dwt) + dw, err: freshMargin * (e*tw.total + dw)}
 	sm.restLo = restWeight(max(0, 1-sum-sumErr), c0, invT) * (1 - freshMargin)
 	sm.restHi = restWeight(max(0, 1-sum+sumErr), c0, invT) * (1 + freshMargin)
-	return sm
+	return sm, ws
 }
 
 // restWeight is pick's weight of the rest bucket of mass rest.
@@ -897,14 +1019,14 @@ func restWeight(rest float64, c0 cand, invT float64) float64 {
 }
 
 // walk merges the flat words (in the table's order) with the deep ones
-// and returns the candidate where u, in [uLo, uHi], falls, when every
+// (weights dw) and returns the candidate where u, in [uLo, uHi], falls, when every
 // running sum (each within err) is clear of u. Scaling can make
 // neighbours of the table's order tie, and candCmp orders ties by id,
 // which the table's order need not: so each flat word taken must
 // precede the next in candCmp order, and so must the words of the run
 // of equal probabilities the first one not taken starts (flatRunOK);
 // then the list's first candidates are the ones walked.
-func (f *freshStep) walk(tw *tableWeights, e, uLo, uHi, err float64) (cand, bool) {
+func (f *freshStep) walk(tw *tableWeights, dw []float64, e, uLo, uHi, err float64) (cand, bool) {
 	x, xi, next, okx := f.nextFlat(0)
 	cum, k := 0.0, 0
 	for {
@@ -912,7 +1034,7 @@ func (f *freshStep) walk(tw *tableWeights, e, uLo, uHi, err float64) (cand, bool
 		switch {
 		case k < len(f.deep) && (!okx || candCmp(f.deep[k], x) < 0):
 			c = f.deep[k]
-			cum += f.dw[k]
+			cum += dw[k]
 			k++
 		case okx:
 			c = x

@@ -198,7 +198,7 @@ func TestAppendCompletion(t *testing.T) {
 	}
 }
 
-// TestPromptCache checks the server's prompt tokens are the model's,
+// TestPromptCache checks the server's prompt states are the model's,
 // from the cache or not, and that the cache stays within its bounds.
 func TestPromptCache(t *testing.T) {
 	testServer(t) // trains serverModel once
@@ -211,8 +211,9 @@ func TestPromptCache(t *testing.T) {
 			p = long + p
 		}
 		for range 2 {
-			if got, want := s.tokens(p), m.tokenize(p); !slices.Equal(got, want) {
-				t.Fatalf("prompt %q: cached tokens %v, want %v", p, got, want)
+			got, want := s.tokens(p), m.promptState(m.tokenize(p))
+			if !slices.Equal(got.toks, want.toks) || !slices.Equal(got.ctx, want.ctx) {
+				t.Fatalf("prompt %q: cached state %v, want %v", p, got, want)
 			}
 		}
 	}

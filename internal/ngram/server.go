@@ -55,14 +55,15 @@ type server struct {
 	prompts  promptCache
 }
 
-// promptCache keeps the tokens of recent prompts. Clients send the same
-// prompt again and again (n samples in separate requests, a benchmark's
-// or a retry's), and its tokens are a pure function of the text; they
-// are shared read-only (the sampler does not modify them). Bounded by
-// entries and by prompt bytes; the oldest entry goes first.
+// promptCache keeps the state of recent prompts (promptState: their
+// tokens and the context after them). Clients send the same prompt
+// again and again (n samples in separate requests, a benchmark's or a
+// retry's), and its state is a pure function of the text; it is shared
+// read-only (the sampler does not modify it). Bounded by entries and by
+// prompt bytes; the oldest entry goes first.
 type promptCache struct {
 	mu    sync.Mutex
-	toks  map[string][]Token
+	toks  map[string]*promptState
 	order []string // insertion order, oldest first
 	bytes int
 }
@@ -72,9 +73,9 @@ const (
 	promptCacheBytes   = 4 << 20
 )
 
-// tokens returns the model's tokens of prompt, from the cache when it
+// tokens returns the model's state of prompt, from the cache when it
 // was seen recently.
-func (s *server) tokens(prompt string) []Token {
+func (s *server) tokens(prompt string) *promptState {
 	c := &s.prompts
 	c.mu.Lock()
 	t, ok := c.toks[prompt]
@@ -82,14 +83,14 @@ func (s *server) tokens(prompt string) []Token {
 	if ok {
 		return t
 	}
-	t = s.m.tokenize(prompt)
+	t = s.m.promptState(s.m.tokenize(prompt))
 	if len(prompt) > promptCacheBytes/promptCacheEntries {
 		return t // a long prompt would evict many short ones
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.toks == nil {
-		c.toks = map[string][]Token{}
+		c.toks = map[string]*promptState{}
 	}
 	if _, ok := c.toks[prompt]; ok {
 		return t
@@ -558,7 +559,7 @@ func (s *server) complete(ctx context.Context, resp *completionResponse, q *comp
 		promptScores, promptTop = s.m.scoreWithTop(prompt, nlp)
 		resp.Usage.PromptTokens += len(promptScores)
 	} else {
-		resp.Usage.PromptTokens += len(ptoks)
+		resp.Usage.PromptTokens += len(ptoks.toks)
 	}
 	comps, err := s.m.sampleTokens(ctx, ptoks, opts, nlp)
 	if err != nil {
@@ -702,7 +703,7 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 		"created": time.Now().Unix(), "model": s.id,
 	}
 	choices := make([]chatChoice, len(comps))
-	u := usage{PromptTokens: len(ptoks)}
+	u := usage{PromptTokens: len(ptoks.toks)}
 	for i, c := range comps {
 		choices[i] = chatChoice{Index: i, Message: chatMessage{Role: "assistant", Content: c.Text}, FinishReason: c.FinishReason}
 		u.CompletionTokens += len(c.Tokens)
@@ -853,6 +854,13 @@ func (r *wireReader) str() (string, bool) {
 	var buf []byte // nil until the first escape
 	start, ascii := r.i, true
 	for r.i < len(r.b) {
+		// Plain ASCII bytes, most of a prompt, skipped in a tight loop.
+		for r.i < len(r.b) && r.b[r.i] >= 0x20 && r.b[r.i] < utf8.RuneSelf && r.b[r.i] != '"' && r.b[r.i] != '\\' {
+			r.i++
+		}
+		if r.i == len(r.b) {
+			break
+		}
 		switch c := r.b[r.i]; {
 		case c == '"':
 			seg := r.b[start:r.i]
