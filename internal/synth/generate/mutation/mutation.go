@@ -24,7 +24,14 @@
 // (`s.length()`, `s.charAt(i)`, `substring`) StringIndexOutOfBoundsException.
 // Every guard-removing operator requires the guarded use to follow (the
 // null-tested x dereferenced, the bounds-tested array indexed, the
-// instanceof-tested object cast), so the buggy method can actually throw.
+// instanceof-tested object cast), so the buggy method can actually throw;
+// a removed early-exit null guard needs the dereference in the statement
+// it protects, so that the exception surfaces at the patched site.
+//
+// Pairs keep their host method's comments, as the seeds keep theirs
+// (rxsynth §6.1 counts comment lines in PLOC on both sides), except the
+// comments at the mutated site, which may describe the guard the operator
+// removes (comments.go); the gate leaves a mutation pair's comments.
 //
 // IAE and ISE follow rxsynth §3.2 F4: a real IAE/ISE fix must remove or
 // restructure an unintended throw, never add a missing one (that would teach
