@@ -45,8 +45,8 @@ func newSynthGateCmd(a *app) *cobra.Command {
 fenced Java blocks for model answers, one parseable method per side,
 identical signatures, non-trivial patch, size, novelty against the seeds of
 the type, near-duplicates (MinHash-LSH over token 5-grams, exact check) and
-rename-blind clones — and writes DIR/pairs.jsonl (accepted pairs, comments
-stripped), DIR/rejections.jsonl (one line per rejection with its cause) and
+rename-blind clones — and writes DIR/pairs.jsonl (accepted pairs: a model's
+comments stripped, a mutation's host comments kept), DIR/rejections.jsonl (one line per rejection with its cause) and
 DIR/gate_summary.json, then prints the per-cause table.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -47,3 +47,22 @@ func FuzzMeasure(f *testing.F) {
 		}
 	})
 }
+
+// TestParseReferenceSetRecords: the file `seeds extract --reference-set`
+// writes is read as it is — its in_reference records listed, the others
+// left out — and a record without in_reference is an error naming its line.
+func TestParseReferenceSetRecords(t *testing.T) {
+	in := "{\"bug_id\":\"Cli-5\",\"exception\":\"NullPointerException\",\"lloc\":5,\"in_reference\":true}\n" +
+		"{\"bug_id\":\"Math-1\",\"lloc\":90,\"in_reference\":false}\nLang-2\n"
+	ids, err := ParseReferenceSet("ref.jsonl", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(ids, ",") != "Cli-5,Lang-2" {
+		t.Errorf("ids = %q, want Cli-5 and Lang-2", ids)
+	}
+	_, err = ParseReferenceSet("ref.jsonl", strings.NewReader("Lang-2\n{\"bug_id\":\"Cli-5\"}\n"))
+	if !errors.Is(err, errs.ErrInput) || !strings.Contains(err.Error(), "ref.jsonl:2") {
+		t.Errorf("record without in_reference: err = %v, want ErrInput naming ref.jsonl:2", err)
+	}
+}

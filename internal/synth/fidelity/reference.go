@@ -2,6 +2,7 @@ package fidelity
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -134,8 +135,10 @@ func compareStrings(a, b string) int {
 
 // ParseReferenceSet reads a --reference-set file: one seed bug_id per
 // line; blank lines and lines starting with # are ignored, surrounding
-// space is trimmed. A repeated id is an error naming both lines, as is an
-// empty list.
+// space is trimmed. A line starting with "{" is a record of the file
+// `seeds extract --reference-set` writes ({"bug_id", "in_reference", …}):
+// its bug_id is listed when in_reference is true. A repeated id is an
+// error naming both lines, as is an empty list.
 func ParseReferenceSet(name string, r io.Reader) ([]string, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
@@ -147,6 +150,16 @@ func ParseReferenceSet(name string, r io.Reader) ([]string, error) {
 		s := strings.TrimSpace(sc.Text())
 		if s == "" || strings.HasPrefix(s, "#") {
 			continue
+		}
+		if strings.HasPrefix(s, "{") {
+			id, in, err := referenceRecord(s)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+			}
+			if !in {
+				continue
+			}
+			s = id
 		}
 		if prev, dup := seen[s]; dup {
 			return nil, fmt.Errorf("%s:%d: %w: bug_id %q already listed on line %d", name, line, errs.ErrInput, s, prev)
@@ -161,6 +174,23 @@ func ParseReferenceSet(name string, r io.Reader) ([]string, error) {
 		return nil, fmt.Errorf("%s: %w: no bug_ids listed (one per line)", name, errs.ErrInput)
 	}
 	return ids, nil
+}
+
+// referenceRecord reads one line of the reference-set file `seeds extract
+// --reference-set` writes: a JSON record naming a seed (bug_id) and
+// whether the upper-tail rule keeps it (in_reference).
+func referenceRecord(s string) (id string, in bool, err error) {
+	var rec struct {
+		BugID       string `json:"bug_id"`
+		InReference *bool  `json:"in_reference"`
+	}
+	if err := json.Unmarshal([]byte(s), &rec); err != nil {
+		return "", false, fmt.Errorf("%w: not a bug_id and not a JSON record: %v", errs.ErrInput, err)
+	}
+	if id := rec.BugID; id == "" || id != strings.TrimSpace(id) || strings.HasPrefix(id, "#") || rec.InReference == nil {
+		return "", false, fmt.Errorf("%w: a JSON line needs a bug_id (no surrounding space, no leading #) and in_reference, as seeds extract --reference-set writes them", errs.ErrInput)
+	}
+	return rec.BugID, *rec.InReference, nil
 }
 
 // ReferenceSeeds returns the seeds of the fidelity reference set — the

@@ -33,7 +33,9 @@
 //     and literals): a pair is dropped when either method is a clone of
 //     either method of an accepted pair (clone).
 //
-// Accepted methods have their comments stripped (§4.3). Normalised tokens
+// Accepted methods have their comments stripped (§4.3), but for a
+// mutation generator's (real host code with a source location), which
+// keep the host's comments away from the mutated site. Normalised tokens
 // are internal/code's lexical tokens without comments, so layout and
 // comments never matter. Candidates are visited in input order, so for
 // near-duplicates and clones the first one wins.
@@ -338,7 +340,7 @@ func check(c corpus.Candidate, seedSh map[string][][]uint64, mh *textsim.MinHash
 		return prepared{rej: rej}
 	}
 	for k := range p.sides {
-		p.sides[k] = method{text: info[k].stripped, tokens: info[k].tokens, shingles: textsim.Shingles(info[k].tokens, N), blind: info[k].blind}
+		p.sides[k] = method{text: emitted(c, [2]string{buggy, fixed}[k], info[k]), tokens: info[k].tokens, shingles: textsim.Shingles(info[k].tokens, N), blind: info[k].blind}
 	}
 	if j := textsim.JaccardSorted(p.sides[0].shingles, p.sides[1].shingles); j >= opts.MaxPairSim {
 		return prepared{rej: reject(CausePairSimilar, "buggy/fixed 5-gram Jaccard %.4f ≥ %.4g", j, opts.MaxPairSim)}
@@ -404,6 +406,19 @@ func novelty(m method, side, typ string, seedSh map[string][][]uint64, maxSim fl
 		}
 	}
 	return nil
+}
+
+// emitted is the text an accepted side carries: without comments (§4.3),
+// unless the candidate is real code an operator edited (a mutation
+// generator's: it has a source location). Such a pair keeps the host's
+// comments, as the seeds keep theirs, so that PLOC (non-blank lines,
+// comment lines counted: §6.1) measures both alike; the generator has
+// already cut the comments at the mutated site, which could name the fix.
+func emitted(c corpus.Candidate, src string, p parsed) string {
+	if c.Source != nil {
+		return src
+	}
+	return p.stripped
 }
 
 // parsed is what the gates need of one method.

@@ -177,3 +177,29 @@ func TestAcceptedPairKeepsSource(t *testing.T) {
 		t.Errorf("plain corpus pair has source %+v", s)
 	}
 }
+
+// TestMutationKeepsHostComments: a candidate with a source location (real
+// host code an operator edited) keeps its comments; the same candidate
+// without one (a model's) has them stripped (§4.3).
+func TestMutationKeepsHostComments(t *testing.T) {
+	fixed := "int f(String s) {\n    // count the characters\n    if (s == null) {\n        return 0;\n    }\n    int n = s.length();\n    return n;\n}"
+	buggy := "int f(String s) {\n    // count the characters\n    int n = s.length();\n    return n;\n}"
+	c := corpus.Candidate{ID: "m", ErrorType: "NullPointerException", Generator: "mutation/v2", BuggyMethod: buggy, FixedMethod: fixed,
+		Source: &corpus.CandidateSource{File: "C.java", Method: "C: int f(String s)"}}
+	llm := c
+	llm.ID, llm.Source = "l", nil
+	for _, tc := range []struct {
+		c    corpus.Candidate
+		want bool
+	}{{c, true}, {llm, false}} {
+		res, err := Run(context.Background(), []corpus.Candidate{tc.c}, nil, Options{MinLLOC: 1, NoClones: true})
+		testcheck.Must(t, err)
+		if len(res.Accepted) != 1 {
+			t.Fatalf("%s: rejected: %+v", tc.c.ID, res.Rejected)
+		}
+		p := res.Accepted[0]
+		if got := strings.Contains(p.BuggyMethod, "// count") && strings.Contains(p.FixedMethod, "// count"); got != tc.want {
+			t.Errorf("%s: comments kept = %v, want %v:\n%s", tc.c.ID, got, tc.want, p.BuggyMethod)
+		}
+	}
+}

@@ -613,6 +613,9 @@ func parsedSources(out string, bad map[string]bool) []string {
 
 // javacOut is javac that also returns javac's output.
 func (p *Project) javacOut(ctx context.Context, jdk JDK, work string, files []string, extra ...string) (map[string]bool, string, error) {
+	if abs, err := filepath.Abs(work); err == nil {
+		work = abs // it is javac's working directory below
+	}
 	argfile := filepath.Join(work, "files.txt")
 	if err := os.WriteFile(argfile, []byte(strings.Join(files, "\n")+"\n"), 0o644); err != nil {
 		return nil, "", fmt.Errorf("build project %s: %w", p.Repo, err)
@@ -632,7 +635,11 @@ func (p *Project) javacOut(ctx context.Context, jdk JDK, work string, files []st
 	if !slices.Contains(args, "-verbose") {
 		args = append(args, "-verbose") // for the jars it reads (noteJars)
 	}
-	out, err := exec.CommandContext(ctx, jdk.Javac, append(args, "@"+argfile)...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, jdk.Javac, append(args, "@"+argfile)...)
+	// In the build's own directory: a javac that crashes writes
+	// javac.<date>.args to its working directory, which was the user's.
+	cmd.Dir = work
+	out, err := cmd.CombinedOutput()
 	p.noteJars(string(out))
 	if err == nil {
 		return nil, string(out), nil

@@ -41,31 +41,25 @@ var importLine = regexp.MustCompile(`(?m)^\s*import\s+[\w.*\s]+;`)
 
 // newRealClass reads the pair's source file from the project tree and
 // splices both methods into it.
-func newRealClass(p *Project, h *harness) (*realClass, string) {
+func newRealClass(p *Project, h *harness, files *realFiles) (*realClass, string) {
 	src := h.pair.Source
-	path := filepath.Join(p.Root, filepath.FromSlash(src.Path))
-	data, err := os.ReadFile(path)
+	rf, err := files.read(p, src.Path)
 	if err != nil {
 		return nil, fmt.Sprintf("project source %s: %v", src.Path, err)
 	}
-	data = p.toUTF8(data)
-	lines := strings.SplitAfter(string(data), "\n")
+	lines := rf.lines
 	if src.Span.Start < 1 || src.Span.End < src.Span.Start || src.Span.End > len(lines) {
 		return nil, fmt.Sprintf("project source %s has %d lines; the method span %d-%d is outside it", src.Path, len(lines), src.Span.Start, src.Span.End)
 	}
 	// "O" is the real file as it is, to which the variants are added.
-	rc := &realClass{start: src.Span.Start, texts: map[string]string{"O": string(data)}}
-	if m := packageDecl.FindStringSubmatch(string(data)); m != nil {
-		rc.pkg = m[1]
-	}
-	rc.imports = strings.Join(importLine.FindAllString(string(data), -1), "\n")
+	rc := &realClass{start: src.Span.Start, texts: map[string]string{"O": rf.text}, pkg: rf.pkg, imports: rf.imports}
 	for kind, method := range map[string]string{"B": h.pair.BuggyMethod, "F": h.pair.FixedMethod} {
 		if !strings.HasSuffix(method, "\n") {
 			method += "\n"
 		}
 		rc.texts[kind] = strings.Join(lines[:src.Span.Start-1], "") + method + strings.Join(lines[src.Span.End:], "")
 	}
-	if why := rc.locate(h, p); why != "" {
+	if why := rc.locate(h, p, files); why != "" {
 		return nil, why
 	}
 	return rc, ""
@@ -74,19 +68,17 @@ func newRealClass(p *Project, h *harness) (*realClass, string) {
 // locate finds the method's class chain in the buggy file and, for an
 // instance method of a class without a no-argument constructor, adds one
 // that delegates to the shortest public constructor with ordinary values.
-func (rc *realClass) locate(h *harness, p *Project) string {
-	f, err := code.Parse(code.LangJava, h.pair.Source.Path, []byte(rc.texts["B"]))
-	if err != nil {
-		return fmt.Sprintf("project source %s does not parse: %v", h.pair.Source.Path, err)
+func (rc *realClass) locate(h *harness, p *Project, files *realFiles) string {
+	f, owned, last, chain, why := rc.parsed(h, files)
+	if why != "" {
+		return why
 	}
-	defer f.Close()
-	chain := rc.methodClass(f, h)
-	if chain == "" {
-		return fmt.Sprintf("method %s not found at line %d of %s", h.bsig.Name, rc.start, h.pair.Source.Path)
+	if owned {
+		defer f.Close()
 	}
 	rc.chain = chain
 	for _, fn := range f.Functions() {
-		rc.overloaded = rc.overloaded || fn.Class == chain && fn.Name == h.bsig.Name && (fn.StartLine < rc.start || fn.StartLine > rc.start+strings.Count(h.pair.BuggyMethod, "\n"))
+		rc.overloaded = rc.overloaded || fn.Class == chain && fn.Name == h.bsig.Name && (fn.StartLine < rc.start || fn.StartLine > last)
 	}
 	parts := strings.Split(chain, ".")
 	if strings.Contains(chain, "<") { // <anonymous>, or an enum constant's <BODY>
@@ -151,10 +143,89 @@ func staticNested(f *code.File, decl int) bool {
 	return body >= 0 && nodes[body].Parent >= 0 && nodes[nodes[body].Parent].Kind == "interface_declaration"
 }
 
+// parsed is the file locate reads, the method's last line in it and its
+// class chain. That is the real file as it is, parsed once for all its
+// pairs (files), with the method's real span: only the method differs
+// from the buggy file, and locate reads the class structure around it.
+// Without files, or when the real file has no such method there, it is
+// the buggy file, parsed for this pair alone; owned says the caller
+// closes f.
+func (rc *realClass) parsed(h *harness, files *realFiles) (f *code.File, owned bool, last int, chain, why string) {
+	path := h.pair.Source.Path
+	if files != nil {
+		if f, err := files.parse(path, rc.texts["O"]); err == nil {
+			last := h.pair.Source.Span.End
+			if chain := rc.methodClass(f, h, last); chain != "" {
+				return f, false, last, chain, ""
+			}
+		}
+	}
+	f, err := code.Parse(code.LangJava, path, []byte(rc.texts["B"]))
+	if err != nil {
+		return nil, false, 0, "", fmt.Sprintf("project source %s does not parse: %v", path, err)
+	}
+	last = rc.start + strings.Count(h.pair.BuggyMethod, "\n")
+	if chain = rc.methodClass(f, h, last); chain == "" {
+		f.Close()
+		return nil, false, 0, "", fmt.Sprintf("method %s not found at line %d of %s", h.bsig.Name, rc.start, path)
+	}
+	return f, true, last, chain, ""
+}
+
+// realFiles holds the parse of the real file the last pair lived in:
+// byFile puts a file's pairs together, and each pair used to parse its
+// whole file again (commons-lang's StringUtils, 8,000 lines: most of
+// harness building's CPU time).
+type realFiles struct {
+	path, text, pkg, imports string
+	lines                    []string
+	parsedOK                 bool
+	f                        *code.File
+	err                      error
+}
+
+// read loads the real file at path (project-relative) as UTF-8, with its
+// package and imports, unless it is the one already held.
+func (c *realFiles) read(p *Project, path string) (*realFiles, error) {
+	if c.path == path && c.text != "" {
+		return c, nil
+	}
+	c.close()
+	data, err := os.ReadFile(filepath.Join(p.Root, filepath.FromSlash(path)))
+	if err != nil {
+		return nil, err
+	}
+	c.path, c.text = path, string(p.toUTF8(data))
+	c.lines = strings.SplitAfter(c.text, "\n")
+	if m := packageDecl.FindStringSubmatch(c.text); m != nil {
+		c.pkg = m[1]
+	}
+	c.imports = strings.Join(importLine.FindAllString(c.text, -1), "\n")
+	return c, nil
+}
+
+// parse returns the parse of the file read last (text is its content).
+func (c *realFiles) parse(path, text string) (*code.File, error) {
+	if c.path != path || text != c.text {
+		return nil, fmt.Errorf("%s is not the file held", path)
+	}
+	if !c.parsedOK {
+		c.f, c.err = code.Parse(code.LangJava, path, []byte(text))
+		c.parsedOK = true
+	}
+	return c.f, c.err
+}
+
+func (c *realFiles) close() {
+	if c.f != nil {
+		c.f.Close()
+	}
+	*c = realFiles{}
+}
+
 // methodClass is the class chain ("Outer.Inner") of the function named as
-// the buggy method within its lines, or "".
-func (rc *realClass) methodClass(f *code.File, h *harness) string {
-	last := rc.start + strings.Count(h.pair.BuggyMethod, "\n")
+// the buggy method within lines rc.start..last, or "".
+func (rc *realClass) methodClass(f *code.File, h *harness, last int) string {
 	for _, fn := range f.Functions() {
 		if fn.StartLine >= rc.start && fn.StartLine <= last && fn.Name == h.bsig.Name {
 			return fn.Class
@@ -274,7 +345,7 @@ func (rc *realClass) topNames() []string { return append([]string{rc.outer}, rc.
 
 // useProject switches a harness to project mode: the methods go into
 // their real class and the inputs come from the project's real types.
-func (h *harness) useProject(p *Project) {
+func (h *harness) useProject(p *Project, files *realFiles) {
 	h.project = p
 	if h.failed != "" {
 		return
@@ -283,7 +354,7 @@ func (h *harness) useProject(p *Project) {
 		h.failed = "project mode: the pair has no source (repository, commit, path, span)"
 		return
 	}
-	rc, why := newRealClass(p, h)
+	rc, why := newRealClass(p, h, files)
 	if why != "" {
 		h.failed = "cannot compile: " + why
 		return

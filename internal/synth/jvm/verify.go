@@ -280,13 +280,15 @@ func byFile(pairs []corpus.Pair, props []*ModelHarness) ([]corpus.Pair, []*Model
 // harnessBatches builds the pairs' harnesses, in batches of opts.Batch.
 func (v *Verifier) harnessBatches(pairs []corpus.Pair, props []*ModelHarness) [][]*harness {
 	var batches [][]*harness
+	var files realFiles
+	defer files.close()
 	for start := 0; start < len(pairs); start += v.opts.Batch {
 		batch := pairs[start:min(start+v.opts.Batch, len(pairs))]
 		hs := make([]*harness, len(batch))
 		for i, p := range batch {
 			hs[i] = newHarness(v.next, p)
 			if v.opts.Project != nil {
-				hs[i].useProject(v.opts.Project)
+				hs[i].useProject(v.opts.Project, &files)
 			}
 			if props != nil {
 				hs[i].useModel(props[start+i])

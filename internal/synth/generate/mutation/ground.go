@@ -26,14 +26,13 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/benchforge/benchforge/internal/code"
 	"github.com/benchforge/benchforge/internal/metrics"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/generate"
 )
 
 // GroundedID is the generator id of grounded runs.
-const GroundedID = "mutation-grounded/v2"
+const GroundedID = "mutation-grounded/v3"
 
 // Grounding configures grounded selection.
 type Grounding struct {
@@ -467,11 +466,11 @@ func (g *Generator) poolMethod(fs fileSites, ms methodSites, host uint64, want m
 // measure (checkBuggy parsed it; a fixed member that does not parse alone
 // cannot be measured either).
 func groundedPair(fs fileSites, c generate.Candidate, att generate.Attempt, host uint64) (*poolPair, bool) {
-	// Measured as the gate will emit them, without comments (§4.3):
-	// comment lines would otherwise count towards PLOC here and not in
-	// the corpus.
-	mb, errB := metrics.OfMethodSource(code.StripComments(code.LangJava, []byte(c.BuggyMethod)))
-	mf, errF := metrics.OfMethodSource(code.StripComments(code.LangJava, []byte(c.FixedMethod)))
+	// Measured as the gate will emit them: a mutation pair keeps its
+	// host's comments but for the site's (comments.go), as the seeds it is
+	// matched with keep theirs.
+	mb, errB := metrics.OfMethodSource([]byte(c.BuggyMethod))
+	mf, errF := metrics.OfMethodSource([]byte(c.FixedMethod))
 	if errB != nil || errF != nil {
 		return nil, false
 	}

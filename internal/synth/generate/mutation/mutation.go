@@ -24,7 +24,14 @@
 // (`s.length()`, `s.charAt(i)`, `substring`) StringIndexOutOfBoundsException.
 // Every guard-removing operator requires the guarded use to follow (the
 // null-tested x dereferenced, the bounds-tested array indexed, the
-// instanceof-tested object cast), so the buggy method can actually throw.
+// instanceof-tested object cast), so the buggy method can actually throw;
+// a removed early-exit null guard needs the dereference in the statement
+// it protects, so that the exception surfaces at the patched site.
+//
+// Pairs keep their host method's comments, as the seeds keep theirs
+// (rxsynth §6.1 counts comment lines in PLOC on both sides), except the
+// comments at the mutated site, which may describe the guard the operator
+// removes (comments.go); the gate leaves a mutation pair's comments.
 //
 // IAE and ISE follow rxsynth §3.2 F4: a real IAE/ISE fix must remove or
 // restructure an unintended throw, never add a missing one (that would teach
@@ -79,7 +86,7 @@ import (
 )
 
 // ID is the generator id recorded in candidates.
-const ID = "mutation/v1"
+const ID = "mutation/v2"
 
 // Options configure New.
 type Options struct {
@@ -265,6 +272,9 @@ type methodSites struct {
 	fn    code.Function
 	start int // byte offset of the method's first line
 	sites []Site
+	// comments are the method's comment spans (file offsets): the host's
+	// real comments, which its pairs keep but for the site's (comments.go).
+	comments [][2]int
 }
 
 // Generate implements generate.Generator.
@@ -391,13 +401,15 @@ func (g *Generator) try(fs fileSites, ms methodSites, s Site, typ, fixed string)
 	sp := g.specs[fs.ref.c]
 	loc := &generate.Source{Repo: sp.Repo, Commit: sp.Commit, File: fs.name, Method: method,
 		StartLine: ms.fn.StartLine, EndLine: ms.fn.EndLine, SiteLine: s.Line}
-	edits := make([]Edit, len(s.Edits))
-	for k, e := range s.Edits {
-		edits[k] = Edit{Start: e.Start - ms.start, End: e.End - ms.start, Text: e.Text}
-	}
 	a := generate.Attempt{Generator: ID, Operator: s.Operator, ErrorType: typ, Source: loc}
-	a.ID = generate.HashID("att-", ID, fs.name, method, s.Operator, strconv.Itoa(s.Line), strconv.Itoa(edits[0].Start))
-	buggyB, ok := apply(fs.src[ms.start:ms.fn.EndByte], edits)
+	a.ID = generate.HashID("att-", ID, fs.name, method, s.Operator, strconv.Itoa(s.Line), strconv.Itoa(s.Edits[0].Start-ms.start))
+	cut := siteComments(fs.src, ms.comments, s.Edits)
+	buggyB, ok := withoutSiteComments(fs.src, ms.start, ms.fn.EndByte, cut, s.Edits)
+	if len(cut) > 0 && ok {
+		var fixedB []byte
+		fixedB, ok = withoutSiteComments(fs.src, ms.start, ms.fn.EndByte, cut, nil)
+		fixed = dedent(string(fixedB))
+	}
 	buggy := dedent(string(buggyB))
 	switch detail := checkBuggy(fixed, buggy); {
 	case !ok:
@@ -524,7 +536,8 @@ func (g *Generator) scanFile(ref fileRef, want map[string]int, ops []*Operator) 
 			continue
 		}
 		if sites := findSites(newMethod(f, fn), ops, want); len(sites) > 0 {
-			fs.methods = append(fs.methods, methodSites{fn: fn, start: lineStart(src, fn.StartByte), sites: sites})
+			start := lineStart(src, fn.StartByte)
+			fs.methods = append(fs.methods, methodSites{fn: fn, start: start, sites: sites, comments: commentSpans(f, start, fn.EndByte)})
 		}
 	}
 	return fs

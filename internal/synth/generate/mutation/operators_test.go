@@ -41,6 +41,8 @@ var opCases = []opCase{
 		want: []string{"void f() {\n    this.cache.clear();\n}"}},
 	{op: "remove_null_guard", name: "no later dereference",
 		src: "int f(String s) {\n    if (s == null) return 0;\n    return 1;\n}"},
+	{op: "remove_null_guard", name: "dereference past the protected statement",
+		src: "int f(int[] a, int i) {\n    if (a == null) return 0;\n    if (i < 0) {\n        i = 0;\n    }\n    return a[i];\n}"},
 	{op: "remove_null_guard", name: "guard with else",
 		src: "int f(String s) {\n    if (s == null) return 0; else log();\n    return s.length();\n}"},
 	{op: "remove_null_guard", name: "guard does not exit",
