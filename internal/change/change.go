@@ -149,8 +149,8 @@ func bodies(f *code.File, fns []code.Function) map[string][2]int {
 		if f.Lang == code.LangPython {
 			lo, hi = fn.BodyStartLine, fn.EndLine
 			for c := range f.Children(fn.Node) {
-				if nodes[c].Kind == ":" {
-					lo = min(lo, nodes[c].EndLine+1)
+				if nodes[c].Kind() == ":" {
+					lo = min(lo, nodes[c].EndLine()+1)
 				}
 			}
 		}

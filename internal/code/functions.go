@@ -91,22 +91,22 @@ func (f *File) Functions() []Function {
 func (f *File) javaFunction(i int, kind string) Function {
 	n := &f.nodes[i]
 	fn := Function{Kind: kind, Node: i, Params: []Param{},
-		StartByte: n.StartByte, EndByte: n.EndByte, StartLine: n.StartLine, EndLine: endLine(n)}
+		StartByte: n.StartByte(), EndByte: n.EndByte(), StartLine: n.StartLine(), EndLine: endLine(n)}
 	if c := f.ChildByField(i, "name"); c >= 0 {
 		fn.Name = f.Text(c)
 	}
-	sigEnd := n.EndByte
+	sigEnd := n.EndByte()
 	if b := f.ChildByField(i, "body"); b >= 0 {
 		f.setBody(&fn, b)
-		sigEnd = f.nodes[b].StartByte
+		sigEnd = f.nodes[b].StartByte()
 	} else {
-		fn.BodyStartByte, fn.BodyEndByte = n.EndByte, n.EndByte
+		fn.BodyStartByte, fn.BodyEndByte = n.EndByte(), n.EndByte()
 		fn.BodyStartLine, fn.BodyEndLine = fn.EndLine, fn.EndLine
 	}
 	if ps := f.ChildByField(i, "parameters"); ps >= 0 {
 		fn.Params = f.javaParams(ps)
 	}
-	fn.Signature = strings.TrimSuffix(f.signature(i, n.StartByte, sigEnd), ";")
+	fn.Signature = strings.TrimSuffix(f.signature(i, n.StartByte(), sigEnd), ";")
 	fn.Class = f.classChain(i)
 	return fn
 }
@@ -114,8 +114,8 @@ func (f *File) javaFunction(i int, kind string) Function {
 // setBody records fn's body, node b.
 func (f *File) setBody(fn *Function, b int) {
 	bn := &f.nodes[b]
-	fn.BodyStartByte, fn.BodyEndByte = bn.StartByte, bn.EndByte
-	fn.BodyStartLine, fn.BodyEndLine = bn.StartLine, endLine(bn)
+	fn.BodyStartByte, fn.BodyEndByte = bn.StartByte(), bn.EndByte()
+	fn.BodyStartLine, fn.BodyEndLine = bn.StartLine(), endLine(bn)
 }
 
 // javaParams reads the formal and varargs parameters of the Java
@@ -123,7 +123,7 @@ func (f *File) setBody(fn *Function, b int) {
 func (f *File) javaParams(ps int) []Param {
 	params := []Param{}
 	for c := range f.Children(ps) {
-		switch f.nodes[c].Kind {
+		switch f.nodes[c].Kind() {
 		case "formal_parameter":
 			p := Param{Type: f.squash(f.ChildByField(c, "type"))}
 			if nm := f.ChildByField(c, "name"); nm >= 0 {
@@ -145,14 +145,14 @@ func (f *File) javaParams(ps int) []Param {
 func (f *File) javaSpreadParam(c int) Param {
 	p := Param{}
 	for cc := range f.Children(c) {
-		switch f.nodes[cc].Kind {
+		switch f.nodes[cc].Kind() {
 		case "variable_declarator":
 			if nm := f.ChildByField(cc, "name"); nm >= 0 {
 				p.Name = f.Text(nm)
 			}
 		case "modifiers", "...", "annotation", "marker_annotation":
 		default:
-			if f.nodes[cc].Named {
+			if f.nodes[cc].Named() {
 				p.Type = f.squash(cc)
 			}
 		}
@@ -164,20 +164,20 @@ func (f *File) javaSpreadParam(c int) Param {
 func (f *File) pythonFunction(i int) Function {
 	n := &f.nodes[i]
 	fn := Function{Kind: "function", Node: i, Params: []Param{},
-		StartByte: n.StartByte, EndByte: n.EndByte, StartLine: n.StartLine, EndLine: endLine(n)}
+		StartByte: n.StartByte(), EndByte: n.EndByte(), StartLine: n.StartLine(), EndLine: endLine(n)}
 	f.pythonScope(&fn, n)
 	if c := f.ChildByField(i, "name"); c >= 0 {
 		fn.Name = f.Text(c)
 	}
-	sigEnd := n.EndByte
+	sigEnd := n.EndByte()
 	if b := f.ChildByField(i, "body"); b >= 0 {
 		f.setBody(&fn, b)
-		sigEnd = f.pythonSignatureEnd(i, f.nodes[b].StartByte)
+		sigEnd = f.pythonSignatureEnd(i, f.nodes[b].StartByte())
 	}
 	if ps := f.ChildByField(i, "parameters"); ps >= 0 {
 		fn.Params = f.pythonParams(ps)
 	}
-	fn.Signature = f.signature(i, n.StartByte, sigEnd)
+	fn.Signature = f.signature(i, n.StartByte(), sigEnd)
 	fn.Class = f.classChain(i)
 	return fn
 }
@@ -185,14 +185,14 @@ func (f *File) pythonFunction(i int) Function {
 // pythonScope starts fn at its decorators, when it has any, and makes it
 // a method when a class body holds it.
 func (f *File) pythonScope(fn *Function, n *Node) {
-	scope := n.Parent
-	if scope >= 0 && f.nodes[scope].Kind == "decorated_definition" {
+	scope := n.Parent()
+	if scope >= 0 && f.nodes[scope].Kind() == "decorated_definition" {
 		d := &f.nodes[scope]
-		fn.StartByte, fn.StartLine = d.StartByte, d.StartLine
-		scope = d.Parent
+		fn.StartByte, fn.StartLine = d.StartByte(), d.StartLine()
+		scope = d.Parent()
 	}
-	if scope >= 0 && f.nodes[scope].Kind == "block" {
-		if p := f.nodes[scope].Parent; p >= 0 && f.nodes[p].Kind == "class_definition" {
+	if scope >= 0 && f.nodes[scope].Kind() == "block" {
+		if p := f.nodes[scope].Parent(); p >= 0 && f.nodes[p].Kind() == "class_definition" {
 			fn.Kind = "method"
 		}
 	}
@@ -203,8 +203,8 @@ func (f *File) pythonScope(fn *Function, n *Node) {
 func (f *File) pythonSignatureEnd(i, bodyStart int) int {
 	sigEnd := bodyStart
 	for c := range f.Children(i) {
-		if f.nodes[c].Kind == ":" && f.nodes[c].StartByte < bodyStart {
-			sigEnd = f.nodes[c].StartByte
+		if f.nodes[c].Kind() == ":" && f.nodes[c].StartByte() < bodyStart {
+			sigEnd = f.nodes[c].StartByte()
 		}
 	}
 	return sigEnd
@@ -215,13 +215,13 @@ func (f *File) pythonSignatureEnd(i, bodyStart int) int {
 func (f *File) pythonParams(ps int) []Param {
 	params := []Param{}
 	for c := range f.Children(ps) {
-		switch f.nodes[c].Kind {
+		switch f.nodes[c].Kind() {
 		case "identifier", "list_splat_pattern", "dictionary_splat_pattern", "tuple_pattern":
 			params = append(params, Param{Name: f.squash(c)})
 		case "typed_parameter":
 			p := Param{Type: f.squash(f.ChildByField(c, "type"))}
 			for cc := range f.Children(c) {
-				if f.nodes[cc].Field == "" && f.nodes[cc].Named {
+				if f.nodes[cc].Field() == "" && f.nodes[cc].Named() {
 					p.Name = f.squash(cc)
 					break
 				}
@@ -240,10 +240,10 @@ func (f *File) pythonParams(ps int) []Param {
 // endLine is the last line holding a byte of n: a node ending at column 1
 // ends on the previous line.
 func endLine(n *Node) int {
-	if n.EndCol == 1 && n.EndLine > n.StartLine {
-		return n.EndLine - 1
+	if n.EndCol() == 1 && n.EndLine() > n.StartLine() {
+		return n.EndLine() - 1
 	}
-	return n.EndLine
+	return n.EndLine()
 }
 
 // ClassBody is the index of the body node (class_body, enum_body, …) of
@@ -254,7 +254,7 @@ func (f *File) ClassBody(chain string) int {
 		return -1
 	}
 	for i := range f.nodes {
-		if !javaTypeDecls[f.nodes[i].Kind] {
+		if !javaTypeDecls[f.nodes[i].Kind()] {
 			continue
 		}
 		name := f.ChildByField(i, "name")
@@ -276,17 +276,17 @@ func (f *File) ClassBody(chain string) int {
 // node i, outermost first.
 func (f *File) classChain(i int) string {
 	var names []string
-	for p := f.nodes[i].Parent; p >= 0; p = f.nodes[p].Parent {
+	for p := f.nodes[i].Parent(); p >= 0; p = f.nodes[p].Parent() {
 		pn := &f.nodes[p]
 		switch {
 		case p == f.wrapClass:
-		case f.Lang == LangJava && javaTypeDecls[pn.Kind], f.Lang == LangPython && pn.Kind == "class_definition":
+		case f.Lang == LangJava && javaTypeDecls[pn.Kind()], f.Lang == LangPython && pn.Kind() == "class_definition":
 			if c := f.ChildByField(p, "name"); c >= 0 {
 				names = append(names, f.Text(c))
 			}
-		case f.Lang == LangJava && pn.Kind == "class_body" && pn.Parent >= 0 &&
-			!javaTypeDecls[f.nodes[pn.Parent].Kind]:
-			names = append(names, f.anonymousName(pn.Parent))
+		case f.Lang == LangJava && pn.Kind() == "class_body" && pn.Parent() >= 0 &&
+			!javaTypeDecls[f.nodes[pn.Parent()].Kind()]:
+			names = append(names, f.anonymousName(pn.Parent()))
 		}
 	}
 	for l, r := 0, len(names)-1; l < r; l, r = l+1, r-1 {
@@ -301,7 +301,7 @@ func (f *File) classChain(i int) string {
 // one name for all made their methods one key); any other is
 // "<anonymous>".
 func (f *File) anonymousName(owner int) string {
-	if f.nodes[owner].Kind == "enum_constant" {
+	if f.nodes[owner].Kind() == "enum_constant" {
 		if c := f.ChildByField(owner, "name"); c >= 0 {
 			return "<" + f.Text(c) + ">"
 		}
@@ -321,15 +321,15 @@ func (f *File) signature(decl, start, end int) string {
 		b.WriteByte(' ')
 		pos = max(pos, e)
 	}
-	for j := decl; j < f.nodes[decl].End; j++ {
+	for j := decl; j < f.nodes[decl].End(); j++ {
 		n := &f.nodes[j]
-		if n.StartByte >= end {
+		if n.StartByte() >= end {
 			break
 		}
-		switch n.Kind {
+		switch n.Kind() {
 		case "line_comment", "block_comment", "comment", "annotation", "marker_annotation", "decorator":
-			skip(n.StartByte, n.EndByte)
-			j = n.End - 1
+			skip(n.StartByte(), n.EndByte())
+			j = n.End() - 1
 		}
 	}
 	if end > pos {

@@ -50,11 +50,11 @@ func ordered(xs ...int) bool {
 // and within the nnodes nodes, and has 1-based positions in order.
 func checkNodeBounds(t *testing.T, i int, nd Node, n, nnodes int) {
 	t.Helper()
-	if !ordered(0, nd.StartByte, nd.EndByte, n) || !ordered(i+1, nd.End, nnodes) {
-		t.Fatalf("node %d %s span [%d,%d) end %d out of bounds (len %d)", i, nd.Kind, nd.StartByte, nd.EndByte, nd.End, n)
+	if !ordered(0, nd.StartByte(), nd.EndByte(), n) || !ordered(i+1, nd.End(), nnodes) {
+		t.Fatalf("node %d %s span [%d,%d) end %d out of bounds (len %d)", i, nd.Kind(), nd.StartByte(), nd.EndByte(), nd.End(), n)
 	}
-	if !ordered(1, nd.StartLine, nd.EndLine) || nd.StartCol < 1 {
-		t.Fatalf("node %d %s bad position %d:%d-%d:%d", i, nd.Kind, nd.StartLine, nd.StartCol, nd.EndLine, nd.EndCol)
+	if !ordered(1, nd.StartLine(), nd.EndLine()) || nd.StartCol() < 1 {
+		t.Fatalf("node %d %s bad position %d:%d-%d:%d", i, nd.Kind(), nd.StartLine(), nd.StartCol(), nd.EndLine(), nd.EndCol())
 	}
 }
 

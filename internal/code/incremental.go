@@ -61,9 +61,9 @@ type baseTree struct {
 	lang  Lang
 	src   []byte
 	tree  *cTree
-	lines map[uint64]bool // hashes of src's lines
-	file  *File           // its parse, shared by a parse of the same text
-	recs  []rec           // its flattening, indexed into base on first use
+	lines *lineSet // hashes of src's lines
+	file  *File    // its parse, shared by a parse of the same text
+	recs  []rec    // its flattening, indexed into base on first use
 	once  sync.Once
 	flat  *flat
 }
@@ -125,7 +125,7 @@ func (ts *Trees) Parse(lang Lang, key, path string, src []byte) (*File, error) {
 	if f := ts.same(key, lang, path, src); f != nil {
 		return f, nil
 	}
-	hashes := hashLines(splitLines(src))
+	hashes := lineHashes(src)
 	base := ts.nearest(key, lang, hashes)
 	f, k, err := parseFrom(g, p, base, lang, path, src)
 	if err != nil {
@@ -137,7 +137,7 @@ func (ts *Trees) Parse(lang Lang, key, path string, src []byte) (*File, error) {
 	}
 	if k.tree != nil {
 		kept := *f // its own copy: the caller may Close f
-		ts.put(&baseTree{key: key, lang: lang, src: src, tree: k.tree, recs: k.recs, lines: hashSet(hashes), file: &kept})
+		ts.put(&baseTree{key: key, lang: lang, src: src, tree: k.tree, recs: k.recs, lines: newLineSet(hashes), file: &kept})
 	}
 	return f, nil
 }
@@ -182,7 +182,7 @@ func (ts *Trees) nearest(key string, lang Lang, hashes []uint64) *edit {
 		}
 		n := 0
 		for _, h := range hashes {
-			if b.lines[h] {
+			if b.lines.has(h) {
 				n++
 			}
 		}
@@ -308,12 +308,12 @@ func redundant(l []*list.Element) *list.Element {
 	for _, e := range l[1:] {
 		b := e.Value.(*baseTree)
 		n := 0
-		for h := range b.lines {
-			if nb.lines[h] {
+		for _, h := range b.lines.keys {
+			if nb.lines.has(h) {
 				n++
 			}
 		}
-		if s := float64(n) / float64(max(1, len(b.lines))); s > bestS {
+		if s := float64(n) / float64(max(1, b.lines.len())); s > bestS {
 			best, bestS = e, s
 		}
 	}
@@ -339,6 +339,19 @@ func (ts *Trees) drop(e *list.Element) {
 	deleteTree(b.tree)
 }
 
+// lineHashes is hashLines(splitLines(src)), without the slice of lines.
+func lineHashes(src []byte) []uint64 {
+	out := make([]uint64, 0, bytes.Count(src, []byte{'\n'})+1)
+	for len(src) > 0 {
+		i := bytes.IndexByte(src, '\n')
+		if i < 0 {
+			return append(out, lineHash(src))
+		}
+		out, src = append(out, lineHash(src[:i+1])), src[i+1:]
+	}
+	return out
+}
+
 // splitLines cuts src after each newline (the last line may lack one).
 func splitLines(src []byte) [][]byte {
 	var out [][]byte
@@ -350,12 +363,4 @@ func splitLines(src []byte) [][]byte {
 		out, src = append(out, src[:i+1]), src[i+1:]
 	}
 	return out
-}
-
-func hashSet(hashes []uint64) map[uint64]bool {
-	m := make(map[uint64]bool, len(hashes))
-	for _, h := range hashes {
-		m[h] = true
-	}
-	return m
 }

@@ -175,7 +175,7 @@ func TestTreesMatchFreshParses(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !slices.Equal(got.Nodes(), want.Nodes()) {
-				t.Fatalf("%s step %d: incremental tree differs from a fresh parse:\n%s", tc.path, i, cmp.Diff(want.Nodes(), got.Nodes()))
+				t.Fatalf("%s step %d: incremental tree differs from a fresh parse:\n%s", tc.path, i, cmp.Diff(views(want.Nodes()), views(got.Nodes())))
 			}
 			if g, w := strings.Join(got.NormalizedLines(nil), "\n"), strings.Join(want.NormalizedLines(nil), "\n"); g != w {
 				t.Fatalf("%s step %d: normalised lines differ:\n%s", tc.path, i, cmp.Diff(w, g))
@@ -258,7 +258,7 @@ func TestTreesRandomHistories(t *testing.T) {
 			}
 			want, _ := Parse(lang, path, []byte(src))
 			if !slices.Equal(got.Nodes(), want.Nodes()) || !slices.Equal(got.ids, want.ids) {
-				t.Fatalf("%s step %d: incremental tree differs from a fresh parse of\n%s\n%s", path, step, src, cmp.Diff(want.Nodes(), got.Nodes()))
+				t.Fatalf("%s step %d: incremental tree differs from a fresh parse of\n%s\n%s", path, step, src, cmp.Diff(views(want.Nodes()), views(got.Nodes())))
 			}
 			nodes += len(want.Nodes())
 		}

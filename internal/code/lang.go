@@ -80,6 +80,7 @@ func DetectLang(path string) (Lang, error) {
 // calls into C for names), token classes by kind id, and a pool of parsers.
 type grammar struct {
 	ptr    unsafe.Pointer // the TSLanguage
+	idx    uint8          // its index in grammarList (Node.lang)
 	kinds  []string       // kind id -> name
 	named  []bool         // kind id -> named
 	fields []string       // field id -> name
@@ -125,18 +126,19 @@ func (g *grammar) putParser(p cParser) {
 var (
 	grammarsOnce sync.Once
 	grammars     map[Lang]*grammar
+	// grammarList is indexed by Node.lang; it is filled before any Node
+	// exists, since Nodes come only from parses.
+	grammarList []*grammar
 )
 
 func loadGrammars() {
-	grammars = map[Lang]*grammar{
-		LangJava:   newGrammar(LangJava, tsjava.Language()),
-		LangPython: newGrammar(LangPython, tspython.Language()),
-	}
+	grammarList = []*grammar{newGrammar(LangJava, tsjava.Language(), 0), newGrammar(LangPython, tspython.Language(), 1)}
+	grammars = map[Lang]*grammar{LangJava: grammarList[0], LangPython: grammarList[1]}
 }
 
-func newGrammar(name Lang, ptr unsafe.Pointer) *grammar {
+func newGrammar(name Lang, ptr unsafe.Pointer, idx uint8) *grammar {
 	l := ts.NewLanguage(ptr)
-	g := &grammar{ptr: ptr}
+	g := &grammar{ptr: ptr, idx: idx}
 	n := l.NodeKindCount()
 	g.kinds = make([]string, n)
 	g.named = make([]bool, n)
@@ -158,7 +160,7 @@ func newGrammar(name Lang, ptr unsafe.Pointer) *grammar {
 		if k, ok := atomicKinds[name][g.kinds[id]]; ok {
 			g.atomic[id] = int8(k)
 		}
-		g.leaf[id] = classifyLeaf(&Node{Kind: g.kinds[id], Named: g.named[id]}, leafKinds[name], separators[name])
+		g.leaf[id] = classifyLeaf(g.kinds[id], g.named[id], false, leafKinds[name], separators[name])
 	}
 	return g
 }

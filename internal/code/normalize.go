@@ -193,8 +193,8 @@ func (f *File) indent(cur *strings.Builder, t Token) {
 	if f.Lang != LangPython {
 		return
 	}
-	for p := f.nodes[t.Node].Parent; p >= 0; p = f.nodes[p].Parent {
-		if f.nodes[p].Kind == "block" {
+	for p := f.nodes[t.Node].Parent(); p >= 0; p = f.nodes[p].Parent() {
+		if f.nodes[p].Kind() == "block" {
 			cur.WriteString("    ")
 		}
 	}
@@ -204,41 +204,41 @@ func (f *File) indent(cur *strings.Builder, t Token) {
 // line.
 func (f *File) lineCuts() []int {
 	var cuts []int
-	cut := func(i int) { cuts = append(cuts, f.nodes[i].StartByte, f.nodes[i].EndByte) }
+	cut := func(i int) { cuts = append(cuts, f.nodes[i].StartByte(), f.nodes[i].EndByte()) }
 	for i := range f.nodes {
 		n := &f.nodes[i]
 		switch f.Lang {
 		case LangJava:
 			switch {
-			case n.Kind == "local_variable_declaration" && n.Field == "init":
-			case n.Kind == "if_statement" && n.Field == "alternative":
+			case n.Kind() == "local_variable_declaration" && n.Field() == "init":
+			case n.Kind() == "if_statement" && n.Field() == "alternative":
 				// "else if" stays on one line.
-				cuts = append(cuts, n.EndByte)
-			case n.Kind == "switch_label":
-				cuts = append(cuts, n.StartByte)
-			case javaLineNodes[n.Kind]:
+				cuts = append(cuts, n.EndByte())
+			case n.Kind() == "switch_label":
+				cuts = append(cuts, n.StartByte())
+			case javaLineNodes[n.Kind()]:
 				cut(i)
-			case javaBraceBodies[n.Kind] && n.End > i+1:
-				if first := i + 1; f.nodes[first].Kind == "{" {
-					cuts = append(cuts, f.nodes[first].EndByte)
+			case javaBraceBodies[n.Kind()] && n.End() > i+1:
+				if first := i + 1; f.nodes[first].Kind() == "{" {
+					cuts = append(cuts, f.nodes[first].EndByte())
 				}
 				last := i + 1
 				for c := range f.Children(i) {
 					last = c
 				}
-				if f.nodes[last].Kind == "}" {
-					cuts = append(cuts, f.nodes[last].StartByte)
+				if f.nodes[last].Kind() == "}" {
+					cuts = append(cuts, f.nodes[last].StartByte())
 				}
 			}
 		case LangPython:
-			if !n.Named || n.Kind == "comment" || n.Parent < 0 {
+			if !n.Named() || n.Kind() == "comment" || n.Parent() < 0 {
 				continue
 			}
-			switch pk := f.nodes[n.Parent].Kind; {
+			switch pk := f.nodes[n.Parent()].Kind(); {
 			case pk == "module", pk == "block", pk == "decorated_definition":
 				cut(i)
-			case pythonClauses[n.Kind]:
-				cuts = append(cuts, n.StartByte)
+			case pythonClauses[n.Kind()]:
+				cuts = append(cuts, n.StartByte())
 			}
 		}
 	}
@@ -256,20 +256,20 @@ func (f *File) docstrings() [][2]int {
 	var out [][2]int
 	for i := range f.nodes {
 		n := &f.nodes[i]
-		if n.Kind != "module" && n.Kind != "block" {
+		if n.Kind() != "module" && n.Kind() != "block" {
 			continue
 		}
-		if n.Kind == "block" {
-			if p := n.Parent; p < 0 || f.nodes[p].Kind != "function_definition" && f.nodes[p].Kind != "class_definition" {
+		if n.Kind() == "block" {
+			if p := n.Parent(); p < 0 || f.nodes[p].Kind() != "function_definition" && f.nodes[p].Kind() != "class_definition" {
 				continue
 			}
 		}
 		for c := range f.Children(i) {
-			if f.nodes[c].Kind == "comment" {
+			if f.nodes[c].Kind() == "comment" {
 				continue
 			}
 			if f.isDocstring(c) {
-				out = append(out, [2]int{f.nodes[c].StartByte, f.nodes[c].EndByte})
+				out = append(out, [2]int{f.nodes[c].StartByte(), f.nodes[c].EndByte()})
 			}
 			break
 		}
@@ -279,12 +279,12 @@ func (f *File) docstrings() [][2]int {
 }
 
 func (f *File) isDocstring(i int) bool {
-	if f.nodes[i].Kind != "expression_statement" {
+	if f.nodes[i].Kind() != "expression_statement" {
 		return false
 	}
 	n := 0
 	for c := range f.Children(i) {
-		if k := f.nodes[c].Kind; k != "string" && k != "concatenated_string" {
+		if k := f.nodes[c].Kind(); k != "string" && k != "concatenated_string" {
 			return false
 		}
 		n++
@@ -362,15 +362,15 @@ func StripComments(lang Lang, src []byte) []byte {
 func (f *File) loneDocstring(off int) bool {
 	for i := range f.nodes {
 		n := &f.nodes[i]
-		if n.StartByte != off || n.Kind != "expression_statement" {
+		if n.StartByte() != off || n.Kind() != "expression_statement" {
 			continue
 		}
-		if n.Parent < 0 || f.nodes[n.Parent].Kind != "block" {
+		if n.Parent() < 0 || f.nodes[n.Parent()].Kind() != "block" {
 			return false
 		}
 		count := 0
-		for c := range f.Children(n.Parent) {
-			if f.nodes[c].Kind != "comment" {
+		for c := range f.Children(n.Parent()) {
+			if f.nodes[c].Kind() != "comment" {
 				count++
 			}
 		}

@@ -37,7 +37,7 @@ func samePairParse(t *testing.T, a, b []byte) {
 	}
 	for k, pair := range [][2]*File{{fa, wa}, {fb, wb}} {
 		if !slices.Equal(pair[0].Nodes(), pair[1].Nodes()) {
-			t.Fatalf("side %d: incremental tree differs from a fresh parse:\n%s", k, cmp.Diff(pair[1].Nodes(), pair[0].Nodes()))
+			t.Fatalf("side %d: incremental tree differs from a fresh parse:\n%s", k, cmp.Diff(views(pair[1].Nodes()), views(pair[0].Nodes())))
 		}
 		if pair[0].wrapClass != pair[1].wrapClass {
 			t.Fatalf("side %d: wrapper class %d, fresh %d", k, pair[0].wrapClass, pair[1].wrapClass)

@@ -12,22 +12,71 @@ import (
 
 // Node is one node of a File's flattened syntax tree. Nodes are stored in
 // pre-order, so the subtree of node i is the index range [i, End).
+//
+// A Node holds no pointers, only 32-bit offsets and the ids of its kind
+// and field (names come from its grammar's tables): a Stage II run keeps
+// millions of nodes, which the garbage collector then need not scan, and
+// copying a parsed version's unchanged subtrees moves 40 bytes a node.
 type Node struct {
-	Kind    string // grammar kind: "if_statement", "identifier", "==", "ERROR", …
-	Field   string // field name in the parent ("condition", "body", …) or ""
-	Named   bool   // a named grammar node rather than an anonymous token
-	Error   bool   // an ERROR node (parser recovery)
-	Missing bool   // a zero-width node inserted by error recovery
-	// Byte span, and 1-based line / 1-based byte column of its two ends.
-	StartByte, EndByte  int
-	StartLine, StartCol int
-	EndLine, EndCol     int
-	Parent              int // index of the parent, -1 for the root
-	End                 int // one past the last node of this subtree
+	startByte, endByte  int32
+	startLine, startCol int32
+	endLine, endCol     int32
+	parent, end         int32
+	kind                uint16 // kind id; errorKind for ERROR
+	field               uint16 // field id, 0 for none
+	lang                uint8  // index of the grammar in grammarList
+	flags               uint8  // named, missing
 }
 
+const (
+	flagNamed uint8 = 1 << iota
+	flagMissing
+)
+
+// errorKind is tree-sitter's ts_builtin_sym_error.
+const errorKind = 0xFFFF
+
+// Kind is the grammar kind: "if_statement", "identifier", "==", "ERROR", …
+func (n Node) Kind() string { return grammarList[n.lang].kind(n.kind) }
+
+// Field is the field name in the parent ("condition", "body", …) or "".
+func (n Node) Field() string { return grammarList[n.lang].fields[n.field] }
+
+// Named reports a named grammar node rather than an anonymous token.
+func (n Node) Named() bool { return n.flags&flagNamed != 0 }
+
+// Error reports an ERROR node (parser recovery).
+func (n Node) Error() bool { return n.kind == errorKind }
+
+// Missing reports a zero-width node inserted by error recovery.
+func (n Node) Missing() bool { return n.flags&flagMissing != 0 }
+
+// StartByte is the offset of the node's first byte.
+func (n Node) StartByte() int { return int(n.startByte) }
+
+// EndByte is one past the node's last byte.
+func (n Node) EndByte() int { return int(n.endByte) }
+
+// StartLine is the 1-based line of the node's start.
+func (n Node) StartLine() int { return int(n.startLine) }
+
+// StartCol is the 1-based byte column of the node's start.
+func (n Node) StartCol() int { return int(n.startCol) }
+
+// EndLine is the 1-based line of the node's end.
+func (n Node) EndLine() int { return int(n.endLine) }
+
+// EndCol is the 1-based byte column of the node's end.
+func (n Node) EndCol() int { return int(n.endCol) }
+
+// Parent is the index of the parent, -1 for the root.
+func (n Node) Parent() int { return int(n.parent) }
+
+// End is one past the last node of this subtree.
+func (n Node) End() int { return int(n.end) }
+
 // Leaf reports whether node i has no children.
-func (f *File) Leaf(i int) bool { return f.nodes[i].End == i+1 }
+func (f *File) Leaf(i int) bool { return f.nodes[i].End() == i+1 }
 
 // File is a parsed source file. Its syntax tree is copied out of tree-sitter
 // into Go memory at parse time, so a File holds no C resources; Close only
@@ -51,8 +100,8 @@ func (f *File) Nodes() []Node { return f.nodes }
 // Children yields the indices of the direct children of node i in order.
 func (f *File) Children(i int) iter.Seq[int] {
 	return func(yield func(int) bool) {
-		end := f.nodes[i].End
-		for c := i + 1; c < end; c = f.nodes[c].End {
+		end := f.nodes[i].End()
+		for c := i + 1; c < end; c = f.nodes[c].End() {
 			if !yield(c) {
 				return
 			}
@@ -64,7 +113,7 @@ func (f *File) Children(i int) iter.Seq[int] {
 // or -1.
 func (f *File) ChildByField(i int, field string) int {
 	for c := range f.Children(i) {
-		if f.nodes[c].Field == field {
+		if f.nodes[c].Field() == field {
 			return c
 		}
 	}
@@ -74,7 +123,7 @@ func (f *File) ChildByField(i int, field string) int {
 // Text returns the source text of node i.
 func (f *File) Text(i int) string {
 	n := &f.nodes[i]
-	return string(f.Src[n.StartByte:n.EndByte])
+	return string(f.Src[n.StartByte():n.EndByte()])
 }
 
 // Close releases the File's tree. The File must not be used afterwards
@@ -177,7 +226,7 @@ func buildNodes(g *grammar, recs []rec, src []byte, off int, b *flat) (nodes []N
 				return nil, nil, -1, false
 			}
 			i = copyNodes(nodes, ids, i, b, from) - 1
-			nb.sl = nodes[i].StartLine - 1
+			nb.sl = nodes[i].StartLine() - 1
 		}
 	}
 	return nodes, ids, wrap, true
@@ -187,7 +236,7 @@ func buildNodes(g *grammar, recs []rec, src []byte, off int, b *flat) (nodes []N
 // at from: what copying its subtree assumes.
 func sameText(src []byte, n Node, b *flat, from int) bool {
 	o := b.nodes[from]
-	return string(src[n.StartByte:n.EndByte]) == string(b.src[o.StartByte:o.EndByte])
+	return string(src[n.StartByte():n.EndByte()]) == string(b.src[o.StartByte():o.EndByte()])
 }
 
 // nodeBuilder makes Nodes from records, one after another.
@@ -202,27 +251,33 @@ type nodeBuilder struct {
 
 // node is record i as a Node.
 func (nb *nodeBuilder) node(i int) Node {
-	r, g, n := &nb.recs[i], nb.g, len(nb.src)
+	r, g, size := &nb.recs[i], nb.g, len(nb.src)
 	id := uint16(r.symbol)
-	start := clamp(int(r.start)-nb.off, 0, n)
-	end := clamp(int(r.end)-nb.off, start, n)
+	start := clamp(int(r.start)-nb.off, 0, size)
+	end := clamp(int(r.end)-nb.off, start, size)
 	nb.sl = lineOf(nb.lines, start, nb.sl)
 	el := lineOf(nb.lines, end, nb.sl)
-	field := ""
-	if fid := int(r.field); fid < len(g.fields) {
-		field = g.fields[fid]
-	}
 	parent, last := int(r.parent), int(r.last)
 	if parent >= i || parent < -1 || last <= i || last > len(nb.recs) { // never from tree-sitter
 		parent, last = max(-1, min(parent, i-1)), clamp(last, i+1, len(nb.recs))
 	}
-	return Node{
-		Kind: g.kind(id), Field: field, Named: g.isNamed(id), Error: id == 0xFFFF, Missing: r.missing != 0,
-		StartByte: start, EndByte: end,
-		StartLine: nb.sl + 1, StartCol: start - nb.lines[nb.sl] + 1,
-		EndLine: el + 1, EndCol: end - nb.lines[el] + 1,
-		Parent: parent, End: last,
+	n := Node{
+		startByte: int32(start), endByte: int32(end),
+		startLine: int32(nb.sl + 1), startCol: int32(start - nb.lines[nb.sl] + 1),
+		endLine: int32(el + 1), endCol: int32(end - nb.lines[el] + 1),
+		parent: int32(parent), end: int32(last),
+		kind: id, lang: g.idx,
 	}
+	if fid := int(r.field); fid < len(g.fields) {
+		n.field = uint16(fid)
+	}
+	if g.isNamed(id) {
+		n.flags |= flagNamed
+	}
+	if r.missing != 0 {
+		n.flags |= flagMissing
+	}
+	return n
 }
 
 // copyNodes fills the descendants of nodes[i], whose subtree is b's at
@@ -231,19 +286,21 @@ func (nb *nodeBuilder) node(i int) Node {
 // the index after the subtree.
 func copyNodes(nodes []Node, ids []uint16, i int, b *flat, from int) int {
 	root, old := nodes[i], b.nodes[from]
-	db, dl, dc := root.StartByte-old.StartByte, root.StartLine-old.StartLine, root.StartCol-old.StartCol
-	size := old.End - from
+	db, dl, dc := root.StartByte()-old.StartByte(), root.StartLine()-old.StartLine(), root.StartCol()-old.StartCol()
+	size := old.End() - from
+	db32, dl32, dc32, shift := int32(db), int32(dl), int32(dc), int32(i-from)
+	first := int32(old.StartLine())
 	for k := 1; k < size; k++ {
 		n := b.nodes[from+k]
-		if n.StartLine == old.StartLine {
-			n.StartCol += dc
+		if n.startLine == first {
+			n.startCol += dc32
 		}
-		if n.EndLine == old.StartLine {
-			n.EndCol += dc
+		if n.endLine == first {
+			n.endCol += dc32
 		}
-		n.StartByte, n.EndByte = n.StartByte+db, n.EndByte+db
-		n.StartLine, n.EndLine = n.StartLine+dl, n.EndLine+dl
-		n.Parent, n.End = n.Parent-from+i, n.End-from+i
+		n.startByte, n.endByte = n.startByte+db32, n.endByte+db32
+		n.startLine, n.endLine = n.startLine+dl32, n.endLine+dl32
+		n.parent, n.end = n.parent+shift, n.end+shift
 		nodes[i+k] = n
 	}
 	copy(ids[i+1:i+size], b.ids[from+1:from+size])
@@ -356,8 +413,8 @@ func fileFromTree(g *grammar, tree *cTree, count int, src []byte) (*File, error)
 }
 
 func hasErrorNode(f *File) bool {
-	for _, n := range f.nodes {
-		if n.Error || n.Missing {
+	for i := range f.nodes {
+		if n := &f.nodes[i]; n.kind == errorKind || n.flags&flagMissing != 0 {
 			return true
 		}
 	}
@@ -414,13 +471,13 @@ func (f *File) SyntaxErrors() []SyntaxError {
 	for i := 0; i < len(f.nodes); i++ {
 		n := &f.nodes[i]
 		switch {
-		case n.Error:
-			out = append(out, SyntaxError{Path: f.Path, Line: n.StartLine, Col: n.StartCol,
-				Msg: "syntax error at " + quoteSnippet(f.Src[n.StartByte:n.EndByte])})
-			i = n.End - 1 // report the outermost ERROR only
-		case n.Missing:
-			out = append(out, SyntaxError{Path: f.Path, Line: n.StartLine, Col: n.StartCol,
-				Msg: fmt.Sprintf("missing %q", n.Kind)})
+		case n.Error():
+			out = append(out, SyntaxError{Path: f.Path, Line: n.StartLine(), Col: n.StartCol(),
+				Msg: "syntax error at " + quoteSnippet(f.Src[n.StartByte():n.EndByte()])})
+			i = n.End() - 1 // report the outermost ERROR only
+		case n.Missing():
+			out = append(out, SyntaxError{Path: f.Path, Line: n.StartLine(), Col: n.StartCol(),
+				Msg: fmt.Sprintf("missing %q", n.Kind())})
 		}
 	}
 	return out

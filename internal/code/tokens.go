@@ -89,7 +89,7 @@ func (f *File) Tokens() []Token {
 func (f *File) leaves() int {
 	n := 0
 	for i := range f.nodes {
-		if f.nodes[i].End == i+1 {
+		if f.nodes[i].End() == i+1 {
 			n++
 		}
 	}
@@ -114,44 +114,44 @@ func (f *File) eachToken(fn func(Token)) {
 		switch {
 		case id < len(g.atomic) && g.atomic[id] >= 0:
 			k = TokenKind(g.atomic[id])
-		case n.End != i+1: // inner node: descend
+		case n.End() != i+1: // inner node: descend
 			continue
 		case id < len(g.leaf):
 			k = g.leaf[id]
 		default: // ERROR (id 0xFFFF) has no table entry
-			k = classifyLeaf(n, leaves, seps)
+			k = classifyLeaf(n.Kind(), n.Named(), n.Error(), leaves, seps)
 		}
-		if n.EndByte > n.StartByte && n.Kind != "line_continuation" {
-			text := n.Kind
-			if b := src[n.StartByte:n.EndByte]; n.Named || b != text {
+		if n.EndByte() > n.StartByte() && n.Kind() != "line_continuation" {
+			text := n.Kind()
+			if b := src[n.StartByte():n.EndByte()]; n.Named() || b != text {
 				text = b
 			}
 			fn(Token{Kind: k, Text: text,
-				StartByte: n.StartByte, EndByte: n.EndByte, Line: n.StartLine, Col: n.StartCol, Node: i})
+				StartByte: n.StartByte(), EndByte: n.EndByte(), Line: n.StartLine(), Col: n.StartCol(), Node: i})
 		}
-		i = n.End - 1
+		i = n.End() - 1
 	}
 }
 
-func classifyLeaf(n *Node, leaves map[string]TokenKind, seps map[string]bool) TokenKind {
-	if n.Named {
-		if k, ok := leaves[n.Kind]; ok {
+func classifyLeaf(kind string, named, isErr bool, leaves map[string]TokenKind, seps map[string]bool) TokenKind {
+	if named {
+		if k, ok := leaves[kind]; ok {
 			return k
 		}
-		if n.Error { // an ERROR leaf: classify by its first byte below
+		if isErr { // an ERROR leaf: classify by its first byte below
 			return Operator
 		}
 		// Other named leaves (Python escape_sequence outside strings,
 		// line_continuation, Java shebangs …) read best as identifiers.
 		return Identifier
 	}
-	if seps[n.Kind] {
+	if seps[kind] {
 		return Separator
 	}
-	if n.Kind == "" {
+	if kind == "" {
 		return Operator
 	}
-	if c := n.Kind[0]; c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+	if c := kind[0]; c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
 		return Keyword
 	}
 	return Operator

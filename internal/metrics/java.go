@@ -42,16 +42,16 @@ func javaTree(f *code.File, root int, m *Method) {
 	nodes := f.Nodes()
 	cyc := 1
 	var nest nester
-	for i := root; i < nodes[root].End; i++ {
+	for i := root; i < nodes[root].End(); i++ {
 		n := &nodes[i]
 		nest.at(i)
-		r := javaKinds[n.Kind]
+		r := javaKinds[n.Kind()]
 		// An else-if is one level with its if; a for loop's init is part
 		// of the loop's statement.
-		if r.nesting && !(n.Kind == "if_statement" && n.Field == "alternative") {
-			nest.open(n.End)
+		if r.nesting && !(n.Kind() == "if_statement" && n.Field() == "alternative") {
+			nest.open(n.End())
 		}
-		if r.statement && !(n.Kind == "local_variable_declaration" && n.Field == "init") {
+		if r.statement && !(n.Kind() == "local_variable_declaration" && n.Field() == "init") {
 			m.Metrics.LLOC++
 		}
 		cyc += r.apply(f, i, &m.Constructs)
@@ -63,7 +63,7 @@ func javaTree(f *code.File, root int, m *Method) {
 // javaSwitchLabel adds one for a "case" label (not "default").
 func javaSwitchLabel(f *code.File, i int, _ *Constructs) int {
 	nodes := f.Nodes()
-	if first := i + 1; first < nodes[i].End && nodes[first].Kind == "case" {
+	if first := i + 1; first < nodes[i].End() && nodes[first].Kind() == "case" {
 		return 1
 	}
 	return 0
@@ -114,8 +114,8 @@ func javaInvocation(f *code.File, i int, c *Constructs) int {
 // returnsNull reports whether return statement i returns a (possibly
 // parenthesised) null literal.
 func returnsNull(nodes []code.Node, i int) bool {
-	for j := i + 1; j < nodes[i].End; j++ {
-		switch nodes[j].Kind {
+	for j := i + 1; j < nodes[i].End(); j++ {
+		switch nodes[j].Kind() {
 		case "return", "(", ")", "parenthesized_expression":
 			continue
 		case "null_literal":

@@ -189,7 +189,7 @@ func measure(f *code.File, fn code.Function, toks []code.Token) Method {
 	m.Metrics.Tokens, m.Metrics.Identifiers = countTokens(toks, fn)
 	root := fn.Node
 	nodes := f.Nodes()
-	if p := nodes[root].Parent; p >= 0 && nodes[p].Kind == "decorated_definition" {
+	if p := nodes[root].Parent(); p >= 0 && nodes[p].Kind() == "decorated_definition" {
 		root = p
 	}
 	switch f.Lang {
@@ -242,7 +242,7 @@ func nonBlankLines(b []byte) int {
 // operator returns the text of node i's child in field "operator", or "".
 func operator(f *code.File, i int) string {
 	if c := f.ChildByField(i, "operator"); c >= 0 {
-		return f.Nodes()[c].Kind
+		return f.Nodes()[c].Kind()
 	}
 	return ""
 }

@@ -36,14 +36,14 @@ func pythonTree(f *code.File, root int, m *Method) {
 	cyc := 1
 	var nest nester
 	docs := map[int]bool{}
-	for i := root; i < nodes[root].End; i++ {
+	for i := root; i < nodes[root].End(); i++ {
 		n := &nodes[i]
 		nest.at(i)
-		r := pythonKinds[n.Kind]
+		r := pythonKinds[n.Kind()]
 		if r.nesting {
-			nest.open(n.End)
+			nest.open(n.End())
 		}
-		if n.Kind == "block" {
+		if n.Kind() == "block" {
 			markDocstring(f, i, docs)
 		}
 		if i != root && pythonStatement(nodes, i) && !docs[i] {
@@ -60,12 +60,12 @@ func pythonTree(f *code.File, root int, m *Method) {
 // docstring, not a logical line.
 func markDocstring(f *code.File, i int, docs map[int]bool) {
 	nodes := f.Nodes()
-	p := nodes[i].Parent
-	if p < 0 || nodes[p].Kind != "function_definition" && nodes[p].Kind != "class_definition" {
+	p := nodes[i].Parent()
+	if p < 0 || nodes[p].Kind() != "function_definition" && nodes[p].Kind() != "class_definition" {
 		return
 	}
 	for s := range f.Children(i) {
-		if nodes[s].Kind != "comment" {
+		if nodes[s].Kind() != "comment" {
 			if isStringStatement(f, s) {
 				docs[s] = true
 			}
@@ -78,7 +78,7 @@ func markDocstring(f *code.File, i int, docs map[int]bool) {
 // logical lines LLOC counts.
 func pythonStatement(nodes []code.Node, i int) bool {
 	n := &nodes[i]
-	return n.Named && n.Kind != "comment" && n.Parent >= 0 && nodes[n.Parent].Kind == "block"
+	return n.Named() && n.Kind() != "comment" && n.Parent() >= 0 && nodes[n.Parent()].Kind() == "block"
 }
 
 // pythonCase adds one for a case clause other than "case _:".
@@ -94,10 +94,10 @@ func pythonCase(f *code.File, i int, _ *Constructs) int {
 func pythonComparison(f *code.File, i int, c *Constructs) int {
 	nodes := f.Nodes()
 	for o := range f.Children(i) {
-		if nodes[o].Field != "operators" {
+		if nodes[o].Field() != "operators" {
 			continue
 		}
-		switch nodes[o].Kind {
+		switch nodes[o].Kind() {
 		case "==":
 			c.EqualityChecks++
 			c.EqualsCalls++
@@ -126,10 +126,10 @@ func pythonCall(f *code.File, i int, c *Constructs) int {
 func pythonReturn(f *code.File, i int, c *Constructs) int {
 	nodes := f.Nodes()
 	n := &nodes[i]
-	if j := i + 1; j+1 == n.End && nodes[j].Kind == "return" {
+	if j := i + 1; j+1 == n.End() && nodes[j].Kind() == "return" {
 		return 0 // bare return
 	}
-	if last := n.End - 1; nodes[last].Kind == "none" && nodes[last].Parent == i {
+	if last := n.End() - 1; nodes[last].Kind() == "none" && nodes[last].Parent() == i {
 		c.ReturnNull++
 	}
 	return 0
@@ -144,7 +144,7 @@ func pythonBinary(f *code.File, i int, c *Constructs) int {
 		c.Division++
 	case "%":
 		if l := f.ChildByField(i, "left"); l < 0 ||
-			nodes[l].Kind != "string" && nodes[l].Kind != "concatenated_string" {
+			nodes[l].Kind() != "string" && nodes[l].Kind() != "concatenated_string" {
 			c.Modulo++
 		}
 	}
@@ -163,12 +163,12 @@ func pythonAugmented(f *code.File, i int, c *Constructs) int {
 
 func isStringStatement(f *code.File, i int) bool {
 	nodes := f.Nodes()
-	if nodes[i].Kind != "expression_statement" {
+	if nodes[i].Kind() != "expression_statement" {
 		return false
 	}
 	n := 0
 	for c := range f.Children(i) {
-		if k := nodes[c].Kind; k != "string" && k != "concatenated_string" {
+		if k := nodes[c].Kind(); k != "string" && k != "concatenated_string" {
 			return false
 		}
 		n++
@@ -179,7 +179,7 @@ func isStringStatement(f *code.File, i int) bool {
 // wildcardCase reports whether case clause i is "case _:" (the default).
 func wildcardCase(f *code.File, i int) bool {
 	for c := range f.Children(i) {
-		if f.Nodes()[c].Kind == "case_pattern" {
+		if f.Nodes()[c].Kind() == "case_pattern" {
 			return f.Text(c) == "_"
 		}
 	}

@@ -44,15 +44,15 @@ type tree struct {
 
 func newTree(f *code.File, root int) *tree {
 	nodes := f.Nodes()
-	n := nodes[root].End - root
+	n := nodes[root].End() - root
 	t := &tree{f: f, nodes: nodes, root: root, height: make([]int32, n), hash: make([]uint64, n)}
 	h := fnv.New64a()
 	var b [8]byte
-	for i := nodes[root].End - 1; i >= root; i-- {
+	for i := nodes[root].End() - 1; i >= root; i-- {
 		h.Reset()
-		h.Write([]byte(nodes[i].Kind))
+		h.Write([]byte(nodes[i].Kind()))
 		ht := int32(1)
-		if nodes[i].End == i+1 {
+		if nodes[i].End() == i+1 {
 			h.Write([]byte{0})
 			h.Write([]byte(f.Text(i)))
 		} else {
@@ -70,14 +70,14 @@ func newTree(f *code.File, root int) *tree {
 	return t
 }
 
-func (t *tree) size(i int) int { return t.nodes[i].End - i }
+func (t *tree) size(i int) int { return t.nodes[i].End() - i }
 
 func (t *tree) heightOf(i int) int { return int(t.height[i-t.root]) }
 
 func (t *tree) hashOf(i int) uint64 { return t.hash[i-t.root] }
 
 // contains reports whether node i lies in t's subtree.
-func (t *tree) contains(i int) bool { return i >= t.root && i < t.nodes[t.root].End }
+func (t *tree) contains(i int) bool { return i >= t.root && i < t.nodes[t.root].End() }
 
 // mapping is one direction of a node mapping: partner[i-root] is node i's
 // partner, or -1.
@@ -275,7 +275,7 @@ func (m *matcher) mapCandidates(cands []cand) {
 	}
 	ss := make([]scored, len(cands))
 	for i, c := range cands {
-		ss[i] = scored{c, m.dice(m.a.nodes[c.x].Parent, m.b.nodes[c.y].Parent)}
+		ss[i] = scored{c, m.dice(m.a.nodes[c.x].Parent(), m.b.nodes[c.y].Parent())}
 	}
 	sort.SliceStable(ss, func(i, j int) bool { return ss[i].d > ss[j].d })
 	for _, s := range ss {
@@ -296,8 +296,8 @@ func (m *matcher) dice(x, y int) float64 {
 		return 0
 	}
 	common := 0
-	for k := x + 1; k < m.a.nodes[x].End; k++ {
-		if p, ok := m.ab.get(k); ok && p > y && p < m.b.nodes[y].End {
+	for k := x + 1; k < m.a.nodes[x].End(); k++ {
+		if p, ok := m.ab.get(k); ok && p > y && p < m.b.nodes[y].End() {
 			common++
 		}
 	}
@@ -305,8 +305,8 @@ func (m *matcher) dice(x, y int) float64 {
 }
 
 func (m *matcher) bottomUp() {
-	for x := m.a.nodes[m.a.root].End - 1; x >= m.a.root; x-- {
-		if m.ab.mapped(x) || m.a.nodes[x].End == x+1 {
+	for x := m.a.nodes[m.a.root].End() - 1; x >= m.a.root; x-- {
+		if m.ab.mapped(x) || m.a.nodes[x].End() == x+1 {
 			continue
 		}
 		if best := m.bestContainer(x); best >= 0 {
@@ -327,8 +327,8 @@ func (m *matcher) bottomUp() {
 // ancestors above it (the counts are those of walking every node up).
 func (m *matcher) bestContainer(x int) int {
 	counts := map[int]int{}
-	kind := m.a.nodes[x].Kind
-	for k := x + 1; k < m.a.nodes[x].End; k++ {
+	kind := m.a.nodes[x].Kind()
+	for k := x + 1; k < m.a.nodes[x].End(); k++ {
 		p, ok := m.ab.get(k)
 		if !ok {
 			continue
@@ -336,10 +336,10 @@ func (m *matcher) bestContainer(x int) int {
 		n := 1
 		if m.whole[k-m.a.root] {
 			n = m.a.size(k)
-			k = m.a.nodes[k].End - 1
+			k = m.a.nodes[k].End() - 1
 		}
-		for q := m.b.nodes[p].Parent; q >= m.b.root; q = m.b.nodes[q].Parent {
-			if !m.ba.mapped(q) && m.b.nodes[q].Kind == kind {
+		for q := m.b.nodes[p].Parent(); q >= m.b.root; q = m.b.nodes[q].Parent() {
+			if !m.ba.mapped(q) && m.b.nodes[q].Kind() == kind {
 				counts[q] += n
 			}
 		}

@@ -29,13 +29,13 @@ func TestBestContainerCountsWholeSubtreesExactly(t *testing.T) {
 		ta, tb := newTree(parseJava(t, a), 0), newTree(parseJava(t, b), 0)
 		m := &matcher{a: ta, b: tb, ab: newMapping(ta), ba: newMapping(tb), whole: make([]bool, ta.size(ta.root))}
 		m.topDown(2)
-		for x := m.a.nodes[m.a.root].End - 1; x >= m.a.root; x-- {
-			if m.ab.mapped(x) || m.a.nodes[x].End == x+1 {
+		for x := m.a.nodes[m.a.root].End() - 1; x >= m.a.root; x-- {
+			if m.ab.mapped(x) || m.a.nodes[x].End() == x+1 {
 				continue
 			}
 			got, want := m.bestContainer(x), bestContainerByNode(m, x)
 			if got != want {
-				t.Fatalf("node %d (%s): chose %d, walking every node %d", x, m.a.nodes[x].Kind, got, want)
+				t.Fatalf("node %d (%s): chose %d, walking every node %d", x, m.a.nodes[x].Kind(), got, want)
 			}
 			checked++
 			if got >= 0 {
@@ -63,14 +63,14 @@ func parseJava(t *testing.T, src string) *code.File {
 // descendant.
 func bestContainerByNode(m *matcher, x int) int {
 	counts := map[int]int{}
-	kind := m.a.nodes[x].Kind
-	for k := x + 1; k < m.a.nodes[x].End; k++ {
+	kind := m.a.nodes[x].Kind()
+	for k := x + 1; k < m.a.nodes[x].End(); k++ {
 		p, ok := m.ab.get(k)
 		if !ok {
 			continue
 		}
-		for q := m.b.nodes[p].Parent; q >= m.b.root; q = m.b.nodes[q].Parent {
-			if !m.ba.mapped(q) && m.b.nodes[q].Kind == kind {
+		for q := m.b.nodes[p].Parent(); q >= m.b.root; q = m.b.nodes[q].Parent() {
+			if !m.ba.mapped(q) && m.b.nodes[q].Kind() == kind {
 				counts[q]++
 			}
 		}

@@ -56,11 +56,11 @@ func withMembers(mod []byte, snap *code.File, ts []transplant) (out, added []byt
 	for cls, group := range byClass(ts) {
 		body := mf.ClassBody(cls)
 		sbody := snap.ClassBody(group[0].snapClass)
-		if body < 0 || sbody < 0 || mf.Nodes()[body].Kind == "enum_body" {
+		if body < 0 || sbody < 0 || mf.Nodes()[body].Kind() == "enum_body" {
 			continue // an enum's members go after its constants' ";": not handled
 		}
 		if add := missingMembers(snap, sbody, group, memberNames(mf, body)); len(add) > 0 {
-			ins = append(ins, insert{mf.Nodes()[body].EndByte - 1, add})
+			ins = append(ins, insert{mf.Nodes()[body].EndByte() - 1, add})
 			added = append(added, add...)
 		}
 	}
@@ -131,7 +131,7 @@ type memberDecl struct {
 func memberDecls(f *code.File, body int) []memberDecl {
 	var out []memberDecl
 	for c := range f.Children(body) {
-		if !memberKinds[f.Nodes()[c].Kind] {
+		if !memberKinds[f.Nodes()[c].Kind()] {
 			continue
 		}
 		out = append(out, memberDecl{node: c, names: declaredNames(f, c)})
@@ -147,7 +147,7 @@ func declaredNames(f *code.File, d int) []string {
 	}
 	var out []string
 	for c := range f.Children(d) {
-		if f.Nodes()[c].Field == "declarator" {
+		if f.Nodes()[c].Field() == "declarator" {
 			if n := f.ChildByField(c, "name"); n >= 0 {
 				out = append(out, f.Text(n))
 			}
@@ -172,15 +172,15 @@ func memberNames(f *code.File, body int) map[string]bool {
 func usedNames(f *code.File, i int, need map[string]bool) {
 	nodes := f.Nodes()
 	local := map[string]bool{}
-	for j := i; j < nodes[i].End; j++ {
-		if localNameOwners[nodes[j].Kind] {
+	for j := i; j < nodes[i].End(); j++ {
+		if localNameOwners[nodes[j].Kind()] {
 			if n := f.ChildByField(j, "name"); n >= 0 {
 				local[f.Text(n)] = true
 			}
 		}
 	}
-	for j := i; j < nodes[i].End; j++ {
-		if k := nodes[j].Kind; k == "identifier" || k == "type_identifier" {
+	for j := i; j < nodes[i].End(); j++ {
+		if k := nodes[j].Kind(); k == "identifier" || k == "type_identifier" {
 			if t := f.Text(j); !local[t] {
 				need[t] = true
 			}

@@ -241,7 +241,7 @@ func normLines(f *code.File) []nline {
 			sb.WriteString(t.Text)
 			l.leaves[i] = t.Node
 		}
-		l.end = nodes[toks[len(toks)-1].Node].EndLine
+		l.end = nodes[toks[len(toks)-1].Node].EndLine()
 		l.text = sb.String()
 		l.trivial = lineForms.trivial(l.text)
 		out = append(out, l)
@@ -414,9 +414,9 @@ func (v *version) identifiers(fi int) map[string]bool {
 	}
 	fn := v.funcs[fi]
 	nodes := v.file.Nodes()
-	for i := fn.Node; i < nodes[fn.Node].End && i < len(nodes); i++ {
+	for i := fn.Node; i < nodes[fn.Node].End() && i < len(nodes); i++ {
 		n := nodes[i]
-		if n.End == i+1 && (n.Kind == "identifier" || n.Kind == "type_identifier") {
+		if n.End() == i+1 && (n.Kind() == "identifier" || n.Kind() == "type_identifier") {
 			set[v.file.Text(i)] = true
 		}
 	}

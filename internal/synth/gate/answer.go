@@ -78,9 +78,9 @@ func Method(block string) (string, *Reject) {
 	var types []int
 	for c := range f.Children(0) {
 		switch {
-		case n[c].Kind == "package_declaration" || n[c].Kind == "import_declaration":
-			cut = append(cut, [2]int{n[c].StartByte, n[c].EndByte})
-		case typeDecls[n[c].Kind]:
+		case n[c].Kind() == "package_declaration" || n[c].Kind() == "import_declaration":
+			cut = append(cut, [2]int{n[c].StartByte(), n[c].EndByte()})
+		case typeDecls[n[c].Kind()]:
 			types = append(types, c)
 		}
 	}
@@ -101,16 +101,16 @@ func Method(block string) (string, *Reject) {
 // declaration of the block, types), or why the block is not one.
 func unwrap(f *code.File, block string, types []int) (string, *Reject) {
 	n := f.Nodes()
-	if len(types) > 1 || n[types[0]].Kind != "class_declaration" {
+	if len(types) > 1 || n[types[0]].Kind() != "class_declaration" {
 		return "", reject(CauseTypeDecl, "block declares %s", declNames(f, types))
 	}
 	members := classMembers(f, f.ChildByField(types[0], "body"))
-	if len(members) != 1 || (n[members[0]].Kind != "method_declaration" && n[members[0]].Kind != "constructor_declaration") {
+	if len(members) != 1 || (n[members[0]].Kind() != "method_declaration" && n[members[0]].Kind() != "constructor_declaration") {
 		return "", reject(CauseTypeDecl, "block is a class (%s) with %d members, not a wrapper around one method", declNames(f, types), len(members))
 	}
 	m := members[0]
-	start := strings.LastIndexByte(block[:n[m].StartByte], '\n') + 1
-	return dedent(block[start:n[m].EndByte]), nil
+	start := strings.LastIndexByte(block[:n[m].StartByte()], '\n') + 1
+	return dedent(block[start:n[m].EndByte()]), nil
 }
 
 // classMembers returns the members of class body node body (-1 for
@@ -122,7 +122,7 @@ func classMembers(f *code.File, body int) []int {
 	n := f.Nodes()
 	var members []int
 	for c := range f.Children(body) {
-		if n[c].Named && n[c].Kind != "line_comment" && n[c].Kind != "block_comment" {
+		if n[c].Named() && n[c].Kind() != "line_comment" && n[c].Kind() != "block_comment" {
 			members = append(members, c)
 		}
 	}
@@ -136,7 +136,7 @@ func declNames(f *code.File, types []int) string {
 		if nm := f.ChildByField(t, "name"); nm >= 0 {
 			name = f.Text(nm)
 		}
-		out = append(out, strings.TrimSuffix(f.Nodes()[t].Kind, "_declaration")+" "+name)
+		out = append(out, strings.TrimSuffix(f.Nodes()[t].Kind(), "_declaration")+" "+name)
 	}
 	return strings.Join(out, ", ")
 }

@@ -509,12 +509,12 @@ func measure(f *code.File, src string) (parsed, *Reject) {
 func declaresType(f *code.File) *Reject {
 	nodes := f.Nodes()
 	for i := 2; i < len(nodes); i++ { // nodes[1] is the dummy wrapper class
-		if typeDecls[nodes[i].Kind] {
+		if typeDecls[nodes[i].Kind()] {
 			name := "?"
 			if nm := f.ChildByField(i, "name"); nm >= 0 {
 				name = f.Text(nm)
 			}
-			return reject(CauseTypeDecl, "method declares %s %s", strings.TrimSuffix(nodes[i].Kind, "_declaration"), name)
+			return reject(CauseTypeDecl, "method declares %s %s", strings.TrimSuffix(nodes[i].Kind(), "_declaration"), name)
 		}
 	}
 	return nil

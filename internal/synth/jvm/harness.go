@@ -363,7 +363,7 @@ func ownAnnotations(f *code.File) [][2]int {
 		}
 		var spans [][2]int
 		for m := range f.Children(fn.Node) {
-			if nodes[m].Kind == "modifiers" {
+			if nodes[m].Kind() == "modifiers" {
 				spans = append(spans, annotationsIn(f, m)...)
 			}
 		}
@@ -378,8 +378,8 @@ func annotationsIn(f *code.File, m int) [][2]int {
 	nodes := f.Nodes()
 	var spans [][2]int
 	for c := range f.Children(m) {
-		if k := nodes[c].Kind; k == "annotation" || k == "marker_annotation" {
-			spans = append(spans, [2]int{nodes[c].StartByte, nodes[c].EndByte})
+		if k := nodes[c].Kind(); k == "annotation" || k == "marker_annotation" {
+			spans = append(spans, [2]int{nodes[c].StartByte(), nodes[c].EndByte()})
 		}
 	}
 	return spans

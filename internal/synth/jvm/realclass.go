@@ -110,7 +110,7 @@ var typeDecls = map[string]bool{"class_declaration": true, "interface_declaratio
 // or -1.
 func classDecl(f *code.File, chain string) int {
 	for i, n := range f.Nodes() {
-		if n.Kind == "class_declaration" && typeChain(f, i) == chain {
+		if n.Kind() == "class_declaration" && typeChain(f, i) == chain {
 			return i
 		}
 	}
@@ -122,8 +122,8 @@ func classDecl(f *code.File, chain string) int {
 func typeChain(f *code.File, i int) string {
 	nodes := f.Nodes()
 	var names []string
-	for p := i; p >= 0; p = nodes[p].Parent {
-		if c := f.ChildByField(p, "name"); typeDecls[nodes[p].Kind] && c >= 0 {
+	for p := i; p >= 0; p = nodes[p].Parent() {
+		if c := f.ChildByField(p, "name"); typeDecls[nodes[p].Kind()] && c >= 0 {
 			names = append([]string{f.Text(c)}, names...)
 		}
 	}
@@ -135,12 +135,12 @@ func typeChain(f *code.File, i int) string {
 func staticNested(f *code.File, decl int) bool {
 	nodes := f.Nodes()
 	for c := range f.Children(decl) {
-		if nodes[c].Kind == "modifiers" && slices.Contains(strings.Fields(f.Text(c)), "static") {
+		if nodes[c].Kind() == "modifiers" && slices.Contains(strings.Fields(f.Text(c)), "static") {
 			return true
 		}
 	}
-	body := nodes[decl].Parent
-	return body >= 0 && nodes[body].Parent >= 0 && nodes[nodes[body].Parent].Kind == "interface_declaration"
+	body := nodes[decl].Parent()
+	return body >= 0 && nodes[body].Parent() >= 0 && nodes[nodes[body].Parent()].Kind() == "interface_declaration"
 }
 
 // parsed is the file locate reads, the method's last line in it and its
@@ -312,10 +312,10 @@ func topLevelTypes(f *code.File, skip string) []string {
 	var out []string
 	nodes := f.Nodes()
 	for i, n := range nodes {
-		if n.Parent < 0 || nodes[n.Parent].Parent >= 0 {
+		if n.Parent() < 0 || nodes[n.Parent()].Parent() >= 0 {
 			continue
 		}
-		switch n.Kind {
+		switch n.Kind() {
 		case "class_declaration", "interface_declaration", "enum_declaration", "record_declaration", "annotation_type_declaration":
 			if c := f.ChildByField(i, "name"); c >= 0 && f.Text(c) != skip {
 				out = append(out, f.Text(c))
@@ -456,7 +456,7 @@ func classBodyEnd(text, path, chain string) int {
 	defer f.Close()
 	i := -1
 	for k, n := range f.Nodes() {
-		if typeDecls[n.Kind] && typeChain(f, k) == chain {
+		if typeDecls[n.Kind()] && typeChain(f, k) == chain {
 			i = k // a class, or an enum holding the method (joda's TimeZoneId)
 			break
 		}
@@ -464,7 +464,7 @@ func classBodyEnd(text, path, chain string) int {
 	if i < 0 {
 		return -1
 	}
-	return strings.LastIndex(text[:f.Nodes()[i].EndByte], "}")
+	return strings.LastIndex(text[:f.Nodes()[i].EndByte()], "}")
 }
 
 // receiverArg is a constructor argument for the receiver: the ordinary

@@ -57,17 +57,17 @@ func variantMethod(method, old, name string, self bool) (string, error) {
 	nodes := f.Nodes()
 	decl := fns[0].Node
 	if c := f.ChildByField(decl, "name"); c >= 0 {
-		edits = append(edits, edit{nodes[c].StartByte, nodes[c].EndByte})
+		edits = append(edits, edit{nodes[c].StartByte(), nodes[c].EndByte()})
 	}
 	var blanks []edit
-	for i := decl; i < nodes[decl].End; i++ {
+	for i := decl; i < nodes[decl].End(); i++ {
 		n := nodes[i]
 		switch {
-		case n.Kind == "marker_annotation" && f.Text(i) == "@Override":
-			blanks = append(blanks, edit{n.StartByte, n.EndByte})
-		case self && n.Kind == "method_invocation" && selfCall(f, i, old):
+		case n.Kind() == "marker_annotation" && f.Text(i) == "@Override":
+			blanks = append(blanks, edit{n.StartByte(), n.EndByte()})
+		case self && n.Kind() == "method_invocation" && selfCall(f, i, old):
 			c := f.ChildByField(i, "name")
-			edits = append(edits, edit{nodes[c].StartByte, nodes[c].EndByte})
+			edits = append(edits, edit{nodes[c].StartByte(), nodes[c].EndByte()})
 		}
 	}
 	out := []byte(method)

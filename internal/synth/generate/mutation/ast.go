@@ -31,7 +31,7 @@ func newMethod(f *code.File, fn code.Function) *method {
 	if m.body < 0 {
 		return m
 	}
-	for i := m.body; i < m.n[m.body].End; i++ {
+	for i := m.body; i < m.n[m.body].End(); i++ {
 		for _, name := range m.declared(i) {
 			m.locals[name] = true
 		}
@@ -44,7 +44,7 @@ func newMethod(f *code.File, fn code.Function) *method {
 func isStatic(f *code.File, decl int) bool {
 	n := f.Nodes()
 	for c := range f.Children(decl) {
-		if n[c].Kind == "modifiers" && strings.Contains(" "+f.Text(c)+" ", " static ") {
+		if n[c].Kind() == "modifiers" && strings.Contains(" "+f.Text(c)+" ", " static ") {
 			return true
 		}
 	}
@@ -55,19 +55,19 @@ func isStatic(f *code.File, decl int) bool {
 // resource variable, or lambda parameters.
 func (m *method) declared(i int) []string {
 	f := m.f
-	switch m.n[i].Kind {
+	switch m.n[i].Kind() {
 	case "variable_declarator", "formal_parameter", "catch_formal_parameter", "enhanced_for_statement", "resource", "spread_parameter":
 		if name := f.ChildByField(i, "name"); name >= 0 {
 			return []string{f.Text(name)}
 		}
 	case "lambda_expression":
-		if p := f.ChildByField(i, "parameters"); p >= 0 && m.n[p].Kind == "identifier" {
+		if p := f.ChildByField(i, "parameters"); p >= 0 && m.n[p].Kind() == "identifier" {
 			return []string{f.Text(p)}
 		}
 	case "inferred_parameters":
 		var names []string
 		for c := range f.Children(i) {
-			if m.n[c].Kind == "identifier" {
+			if m.n[c].Kind() == "identifier" {
 				names = append(names, f.Text(c))
 			}
 		}
@@ -76,7 +76,7 @@ func (m *method) declared(i int) []string {
 	return nil
 }
 
-func (m *method) kind(i int) string { return m.n[i].Kind }
+func (m *method) kind(i int) string { return m.n[i].Kind() }
 func (m *method) text(i int) string { return m.f.Text(i) }
 func (m *method) field(i int, name string) int {
 	if i < 0 {
@@ -89,7 +89,7 @@ func (m *method) field(i int, name string) int {
 func (m *method) named(i int) []int {
 	var out []int
 	for c := range m.f.Children(i) {
-		if m.n[c].Named && m.n[c].Kind != "line_comment" && m.n[c].Kind != "block_comment" {
+		if m.n[c].Named() && m.n[c].Kind() != "line_comment" && m.n[c].Kind() != "block_comment" {
 			out = append(out, c)
 		}
 	}
@@ -128,7 +128,7 @@ func (m *method) condition(i int) int {
 // inBlock reports whether statement i sits directly in a block, so it can
 // be removed or replaced by several statements.
 func (m *method) inBlock(i int) bool {
-	p := m.n[i].Parent
+	p := m.n[i].Parent()
 	return p >= 0 && m.kind(p) == "block"
 }
 
@@ -204,7 +204,7 @@ func (m *method) derefs(x string, from, to int) bool {
 }
 
 // bodyEnd is one past the last node of the method body.
-func (m *method) bodyEnd() int { return m.n[m.decl].End }
+func (m *method) bodyEnd() int { return m.n[m.decl].End() }
 
 // nameRefs returns the identifier nodes in [from, to) used as variable
 // references: not method names, field names of a field access, or labels.
@@ -214,7 +214,7 @@ func (m *method) nameRefs(from, to int) []int {
 		if m.kind(i) != "identifier" {
 			continue
 		}
-		switch m.n[i].Field {
+		switch m.n[i].Field() {
 		case "name", "field", "label":
 			continue
 		}
@@ -248,7 +248,7 @@ func indentOf(src []byte, off int) string {
 // too, so no blank line is left behind.
 func (m *method) removal(i int) Edit {
 	src := m.f.Src
-	s, e := m.n[i].StartByte, m.n[i].EndByte
+	s, e := m.n[i].StartByte(), m.n[i].EndByte()
 	ls := lineStart(src, s)
 	if strings.TrimSpace(string(src[ls:s])) == "" {
 		le := e
@@ -267,7 +267,7 @@ func (m *method) removal(i int) Edit {
 
 // replace replaces node i with text.
 func (m *method) replace(i int, text string) Edit {
-	return Edit{Start: m.n[i].StartByte, End: m.n[i].EndByte, Text: text}
+	return Edit{Start: m.n[i].StartByte(), End: m.n[i].EndByte(), Text: text}
 }
 
 // unwrap replaces statement stmt with the statements of block blk,
@@ -281,8 +281,8 @@ func (m *method) unwrap(stmt, blk int) Edit {
 	if len(ch) == 0 {
 		return m.removal(stmt)
 	}
-	for i := blk; i < m.n[blk].End; i++ {
-		if m.kind(i) == "variable_declarator" && m.n[m.n[i].Parent].Kind == "local_variable_declaration" {
+	for i := blk; i < m.n[blk].End(); i++ {
+		if m.kind(i) == "variable_declarator" && m.n[m.n[i].Parent()].Kind() == "local_variable_declaration" {
 			name := m.text(m.field(i, "name"))
 			if m.declaredOutside(name, blk) {
 				return m.replace(stmt, m.text(blk))
@@ -290,9 +290,9 @@ func (m *method) unwrap(stmt, blk int) Edit {
 		}
 	}
 	src := m.f.Src
-	outer := indentOf(src, m.n[stmt].StartByte)
-	inner := indentOf(src, m.n[ch[0]].StartByte)
-	first, last := m.n[ch[0]].StartByte, m.n[ch[len(ch)-1]].EndByte
+	outer := indentOf(src, m.n[stmt].StartByte())
+	inner := indentOf(src, m.n[ch[0]].StartByte())
+	first, last := m.n[ch[0]].StartByte(), m.n[ch[len(ch)-1]].EndByte()
 	// Keep comments between the first and last statement; drop the
 	// block's own braces.
 	lines := strings.Split(string(src[first:last]), "\n")
@@ -307,8 +307,8 @@ func (m *method) unwrap(stmt, blk int) Edit {
 // declaredOutside reports whether name is declared in the method outside
 // the subtree of node in.
 func (m *method) declaredOutside(name string, in int) bool {
-	for i := m.decl; i < m.n[m.decl].End; i++ {
-		if i >= in && i < m.n[in].End {
+	for i := m.decl; i < m.n[m.decl].End(); i++ {
+		if i >= in && i < m.n[in].End() {
 			continue
 		}
 		switch m.kind(i) {

@@ -90,7 +90,7 @@ func OperatorByName(name string) *Operator {
 }
 
 func (m *method) site(op string, typ string, node int, edits ...Edit) Site {
-	return Site{Operator: op, Type: typ, Node: node, Line: m.n[node].StartLine, Edits: edits}
+	return Site{Operator: op, Type: typ, Node: node, Line: m.n[node].StartLine(), Edits: edits}
 }
 
 // matcher finds an operator's sites at node i of a method whose body ends
@@ -163,7 +163,7 @@ func (m *method) nullGuardIf(i, _ int) []Site {
 		return nil
 	}
 	xs, ok := m.nullChain(m.condition(i))
-	if ok && slices.ContainsFunc(xs, func(x string) bool { return m.derefs(x, next, m.n[next].End) }) {
+	if ok && slices.ContainsFunc(xs, func(x string) bool { return m.derefs(x, next, m.n[next].End()) }) {
 		return []Site{m.site("remove_null_guard", corpus.NullPointer, i, m.removal(i))}
 	}
 	return nil
@@ -171,10 +171,10 @@ func (m *method) nullGuardIf(i, _ int) []Site {
 
 // nextStatement is the statement after statement i in its block, or -1.
 func (m *method) nextStatement(i int) int {
-	if m.n[i].Parent < 0 {
+	if m.n[i].Parent() < 0 {
 		return -1
 	}
-	ch := m.named(m.n[i].Parent)
+	ch := m.named(m.n[i].Parent())
 	for k, c := range ch {
 		if c == i && k+1 < len(ch) {
 			return ch[k+1]
@@ -195,7 +195,7 @@ func (m *method) nullGuardOperand(i, _ int) []Site {
 		return nil
 	}
 	r := m.field(i, "right")
-	if x, ok := m.nullCompare(m.field(i, "left"), cmp); ok && m.derefs(x, r, m.n[r].End) {
+	if x, ok := m.nullCompare(m.field(i, "left"), cmp); ok && m.derefs(x, r, m.n[r].End()) {
 		return []Site{m.site("remove_null_guard", corpus.NullPointer, i, m.replace(i, m.text(r)))}
 	}
 	return nil
@@ -205,10 +205,10 @@ func (m *method) nullGuardOperand(i, _ int) []Site {
 // != form).
 func (m *method) nullGuardTernary(i, _ int) []Site {
 	c, a, b := m.field(i, "condition"), m.field(i, "consequence"), m.field(i, "alternative")
-	if x, ok := m.nullCompare(c, "=="); ok && m.derefs(x, b, m.n[b].End) {
+	if x, ok := m.nullCompare(c, "=="); ok && m.derefs(x, b, m.n[b].End()) {
 		return []Site{m.site("remove_null_guard", corpus.NullPointer, i, m.replace(i, m.text(b)))}
 	}
-	if x, ok := m.nullCompare(c, "!="); ok && m.derefs(x, a, m.n[a].End) {
+	if x, ok := m.nullCompare(c, "!="); ok && m.derefs(x, a, m.n[a].End()) {
 		return []Site{m.site("remove_null_guard", corpus.NullPointer, i, m.replace(i, m.text(a)))}
 	}
 	return nil
@@ -350,7 +350,7 @@ func (m *method) boundsCheckIf(i, end int) []Site {
 		return nil
 	}
 	for k, e := range es {
-		if m.indexes(e, ts[k], "", m.n[i].End, end) {
+		if m.indexes(e, ts[k], "", m.n[i].End(), end) {
 			return []Site{m.site("remove_bounds_check", ts[k], i, m.removal(i))}
 		}
 	}
@@ -367,7 +367,7 @@ func (m *method) boundsCheckOperand(i, _ int) []Site {
 	if m.kind(l) != "binary_expression" || !comparisons[m.op(l)] {
 		return nil
 	}
-	if es, ts, _ := m.boundsTests(l); len(es) == 1 && m.indexes(es[0], ts[0], "", r, m.n[r].End) {
+	if es, ts, _ := m.boundsTests(l); len(es) == 1 && m.indexes(es[0], ts[0], "", r, m.n[r].End()) {
 		return []Site{m.site("remove_bounds_check", ts[0], i, m.replace(i, m.text(r)))}
 	}
 	return nil
@@ -399,7 +399,7 @@ func (m *method) loosenedComparison(i, end int) []Site {
 		idx, lenSide, repl = r, l, v[1]
 	}
 	e, t, ok := m.lengthOf(lenSide)
-	if !ok || m.kind(idx) != "identifier" || !m.indexes(e, t, m.text(idx), m.n[i].End, end) {
+	if !ok || m.kind(idx) != "identifier" || !m.indexes(e, t, m.text(idx), m.n[i].End(), end) {
 		return nil
 	}
 	return []Site{m.site("loosen_comparison", t, i, m.replace(m.field(i, "operator"), repl))}
@@ -429,20 +429,20 @@ func (m *method) lengthMinusOne(i, end int) []Site {
 // usedAsIndex reports whether expression i indexes e directly, or is the
 // value given to a variable that indexes e later.
 func (m *method) usedAsIndex(i int, e, t string, end int) bool {
-	p := m.n[i].Parent
+	p := m.n[i].Parent()
 	for p >= 0 && m.kind(p) == "parenthesized_expression" {
-		p = m.n[p].Parent
+		p = m.n[p].Parent()
 	}
 	switch m.kind(p) {
 	case "array_access":
 		return t == corpus.ArrayIndexOOB && m.text(m.unparen(m.field(p, "array"))) == e
 	case "argument_list":
-		return t == corpus.StringIndexOOB && m.pointIndexOn(m.n[p].Parent, e)
+		return t == corpus.StringIndexOOB && m.pointIndexOn(m.n[p].Parent(), e)
 	case "variable_declarator":
-		return m.indexes(e, t, m.text(m.field(p, "name")), m.n[p].End, end)
+		return m.indexes(e, t, m.text(m.field(p, "name")), m.n[p].End(), end)
 	case "assignment_expression":
 		lhs := m.unparen(m.field(p, "left"))
-		return m.op(p) == "=" && m.kind(lhs) == "identifier" && m.indexes(e, t, m.text(lhs), m.n[p].End, end)
+		return m.op(p) == "=" && m.kind(lhs) == "identifier" && m.indexes(e, t, m.text(lhs), m.n[p].End(), end)
 	}
 	return false
 }
@@ -475,7 +475,7 @@ func (m *method) numberParser(k int) bool {
 
 // parsesNumber reports whether the subtree of i calls a NumberFormatException-throwing parser.
 func (m *method) parsesNumber(i int) bool {
-	for k := i; k < m.n[i].End; k++ {
+	for k := i; k < m.n[i].End(); k++ {
 		if m.numberParser(k) {
 			return true
 		}
@@ -532,7 +532,7 @@ func (m *method) dropNFE(try, body, c int, others bool) (Edit, bool) {
 	case len(alts) > 1:
 		return m.dropAlternative(alts, nfe), true
 	case others:
-		return Edit{Start: m.prevEnd(try, c), End: m.n[c].EndByte}, true
+		return Edit{Start: m.prevEnd(try, c), End: m.n[c].EndByte()}, true
 	case !m.inBlock(try):
 		return Edit{}, false
 	}
@@ -580,20 +580,20 @@ func lastNFE(m *method, alts []int) int {
 func (m *method) dropAlternative(alts []int, k int) Edit {
 	a := alts[k]
 	if k+1 < len(alts) {
-		return Edit{Start: m.n[a].StartByte, End: m.n[alts[k+1]].StartByte}
+		return Edit{Start: m.n[a].StartByte(), End: m.n[alts[k+1]].StartByte()}
 	}
-	return Edit{Start: m.n[alts[k-1]].EndByte, End: m.n[a].EndByte}
+	return Edit{Start: m.n[alts[k-1]].EndByte(), End: m.n[a].EndByte()}
 }
 
 // prevEnd returns where the sibling before child c of node p ends, or c's
 // own start when c is the first child.
 func (m *method) prevEnd(p, c int) int {
 	for k := c - 1; k >= p; k-- {
-		if m.n[k].Parent == p {
-			return m.n[k].EndByte
+		if m.n[k].Parent() == p {
+			return m.n[k].EndByte()
 		}
 	}
-	return m.n[c].StartByte
+	return m.n[c].StartByte()
 }
 
 // parsedArg returns the text of the first argument of a number parser at
@@ -625,7 +625,7 @@ func (m *method) parses(x string, from, to int) bool {
 // mentions returns the identifiers and field accesses read in c, in order.
 func (m *method) mentions(c int) []string {
 	var out []string
-	for k := c; k < m.n[c].End; k++ {
+	for k := c; k < m.n[c].End(); k++ {
 		switch m.kind(k) {
 		case "identifier", "field_access":
 			out = append(out, m.text(k))
@@ -653,7 +653,7 @@ func findParseGuards(m *method) []Site { return m.sites(parseGuardMatchers) }
 
 // parseGuardIf deletes `if (<test on x>) <exit>` before a parser of x.
 func (m *method) parseGuardIf(i, end int) []Site {
-	if m.exitGuard(i) && m.guardsParse(m.condition(i), m.n[i].End, end) {
+	if m.exitGuard(i) && m.guardsParse(m.condition(i), m.n[i].End(), end) {
 		return []Site{m.site("remove_parse_guard", corpus.NumberFormat, i, m.removal(i))}
 	}
 	return nil
@@ -666,7 +666,7 @@ func (m *method) parseGuardOperand(i, _ int) []Site {
 		return nil
 	}
 	l, r := m.field(i, "left"), m.field(i, "right")
-	if r >= 0 && m.guardsParse(l, r, m.n[r].End) {
+	if r >= 0 && m.guardsParse(l, r, m.n[r].End()) {
 		return []Site{m.site("remove_parse_guard", corpus.NumberFormat, i, m.replace(i, m.text(r)))}
 	}
 	return nil
@@ -715,15 +715,15 @@ func (m *method) matchCheckIf(i, end int) []Site {
 		return nil
 	}
 	c, cons := m.condition(i), m.field(i, "consequence")
-	if x, ok := m.matchAttempt(c); ok && !m.strandsLater(i, cons) && m.readsMatch(x, cons, m.n[cons].End) {
+	if x, ok := m.matchAttempt(c); ok && !m.strandsLater(i, cons) && m.readsMatch(x, cons, m.n[cons].End()) {
 		// The attempt must still run (it moves the matcher): keep it
 		// as a statement before the unwrapped body.
 		ed := m.unwrap(i, cons)
-		ed.Text = m.text(m.unparen(c)) + ";\n" + indentOf(m.f.Src, m.n[i].StartByte) + ed.Text
+		ed.Text = m.text(m.unparen(c)) + ";\n" + indentOf(m.f.Src, m.n[i].StartByte()) + ed.Text
 		return []Site{m.site(op, corpus.IllegalState, i, ed)}
 	}
 	attempt := m.negated(c)
-	if x, ok := m.matchAttempt(attempt); ok && m.earlyExit(cons) && m.readsMatch(x, m.n[i].End, end) {
+	if x, ok := m.matchAttempt(attempt); ok && m.earlyExit(cons) && m.readsMatch(x, m.n[i].End(), end) {
 		return []Site{m.site(op, corpus.IllegalState, i, m.replace(i, m.text(m.unparen(attempt))+";"))}
 	}
 	return nil
@@ -733,7 +733,7 @@ func (m *method) matchCheckIf(i, end int) []Site {
 // statement i would leave the statements after i unreachable, which javac
 // rejects: cons exits early and i is not its block's last statement.
 func (m *method) strandsLater(i, cons int) bool {
-	sib := m.named(m.n[i].Parent)
+	sib := m.named(m.n[i].Parent())
 	return m.earlyExit(cons) && sib[len(sib)-1] != i
 }
 
@@ -743,7 +743,7 @@ func (m *method) matchCheckOperand(i, _ int) []Site {
 		return nil
 	}
 	r := m.field(i, "right")
-	if x, ok := m.matchAttempt(m.field(i, "left")); ok && m.readsMatch(x, r, m.n[r].End) {
+	if x, ok := m.matchAttempt(m.field(i, "left")); ok && m.readsMatch(x, r, m.n[r].End()) {
 		return []Site{m.site("remove_match_check", corpus.IllegalState, i, m.replace(i, m.text(r)))}
 	}
 	return nil
@@ -807,7 +807,7 @@ func (m *method) instanceofOperand(i, _ int) []Site {
 		return nil
 	}
 	r := m.field(i, "right")
-	if m.guardsCast(m.field(i, "left"), r, m.n[r].End) {
+	if m.guardsCast(m.field(i, "left"), r, m.n[r].End()) {
 		return []Site{m.site("remove_instanceof_guard", corpus.ClassCast, i, m.replace(i, m.text(r)))}
 	}
 	return nil
@@ -816,7 +816,7 @@ func (m *method) instanceofOperand(i, _ int) []Site {
 // instanceofTernary collapses `o instanceof T ? …(T) o… : d`.
 func (m *method) instanceofTernary(i, _ int) []Site {
 	a := m.field(i, "consequence")
-	if m.guardsCast(m.field(i, "condition"), a, m.n[a].End) {
+	if m.guardsCast(m.field(i, "condition"), a, m.n[a].End()) {
 		return []Site{m.site("remove_instanceof_guard", corpus.ClassCast, i, m.replace(i, m.text(a)))}
 	}
 	return nil
@@ -829,10 +829,10 @@ func (m *method) instanceofIf(i, end int) []Site {
 		return nil
 	}
 	c, cons := m.condition(i), m.field(i, "consequence")
-	if m.guardsCast(c, cons, m.n[cons].End) {
+	if m.guardsCast(c, cons, m.n[cons].End()) {
 		return []Site{m.site("remove_instanceof_guard", corpus.ClassCast, i, m.unwrap(i, cons))}
 	}
-	if m.earlyExit(cons) && m.guardsCast(m.negated(c), m.n[i].End, end) {
+	if m.earlyExit(cons) && m.guardsCast(m.negated(c), m.n[i].End(), end) {
 		return []Site{m.site("remove_instanceof_guard", corpus.ClassCast, i, m.removal(i))}
 	}
 	return nil
@@ -843,7 +843,7 @@ func (m *method) instanceofIf(i, end int) []Site {
 // plainCondition reports whether condition c only reads: no assignments,
 // increments, object creation or lambdas.
 func (m *method) plainCondition(c int) bool {
-	for k := c; k < m.n[c].End; k++ {
+	for k := c; k < m.n[c].End(); k++ {
 		switch m.kind(k) {
 		case "assignment_expression", "update_expression", "object_creation_expression", "lambda_expression", "switch_expression":
 			return false
@@ -893,7 +893,7 @@ func (m *method) lenientArg(i, _ int) []Site {
 // testedParam returns the first parameter (not shadowed by a local)
 // condition c reads, or "".
 func (m *method) testedParam(c int) string {
-	for _, id := range m.nameRefs(c, m.n[c].End) {
+	for _, id := range m.nameRefs(c, m.n[c].End()) {
 		if t := m.text(id); m.params[t] && !m.locals[t] {
 			return t
 		}
@@ -936,7 +936,7 @@ func (m *method) throwInstead(cons int, stmts []int, throwStmt string) Edit {
 	if m.kind(cons) != "block" {
 		return m.replace(cons, throwStmt)
 	}
-	return Edit{Start: m.n[stmts[0]].StartByte, End: m.n[stmts[len(stmts)-1]].EndByte, Text: throwStmt}
+	return Edit{Start: m.n[stmts[0]].StartByte(), End: m.n[stmts[len(stmts)-1]].EndByte(), Text: throwStmt}
 }
 
 func findLenientState(m *method) []Site {
@@ -969,7 +969,7 @@ func (m *method) lenientState(i, _ int) []Site {
 // nothing else by name.
 func (m *method) testsStateOnly(c int) bool {
 	state := false
-	for _, id := range m.nameRefs(c, m.n[c].End) {
+	for _, id := range m.nameRefs(c, m.n[c].End()) {
 		t := m.text(id)
 		if m.params[t] || m.locals[t] {
 			return false
@@ -981,7 +981,7 @@ func (m *method) testsStateOnly(c int) bool {
 
 // readsThisField reports whether condition c reads this.f.
 func (m *method) readsThisField(c int) bool {
-	for k := c; k < m.n[c].End; k++ {
+	for k := c; k < m.n[c].End(); k++ {
 		if m.kind(k) == "field_access" && m.kind(m.field(k, "object")) == "this" {
 			return true
 		}

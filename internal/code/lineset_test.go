@@ -1,0 +1,67 @@
+package code
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestLineSetMatchesMap checks membership and the distinct count against
+// a map, with repeated hashes, the zero hash and colliding low bits.
+func TestLineSetMatchesMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 200; trial++ {
+		n := r.IntN(300)
+		var hs []uint64
+		want := map[uint64]bool{}
+		for i := 0; i < n; i++ {
+			h := r.Uint64()
+			switch r.IntN(5) {
+			case 0:
+				h = 0
+			case 1:
+				h &= 0xFF00000000000000 // same low bits: one probe chain
+			case 2:
+				if len(hs) > 0 {
+					h = hs[r.IntN(len(hs))]
+				}
+			}
+			hs = append(hs, h)
+			want[h] = true
+		}
+		s := newLineSet(hs)
+		if s.len() != len(want) {
+			t.Fatalf("trial %d: len %d, want %d", trial, s.len(), len(want))
+		}
+		for _, k := range s.keys {
+			if !want[k] {
+				t.Fatalf("trial %d: key %x not inserted", trial, k)
+			}
+		}
+		for i := 0; i < 2*n+10; i++ {
+			h := r.Uint64()
+			if i < len(hs) {
+				h = hs[i]
+			} else if i%3 == 0 {
+				h &= 0xFF00000000000000
+			}
+			if s.has(h) != want[h] {
+				t.Fatalf("trial %d: has(%x) = %v, want %v", trial, h, s.has(h), want[h])
+			}
+		}
+	}
+}
+
+func TestLineHashesMatchSplit(t *testing.T) {
+	for _, s := range []string{"", "a", "a\n", "a\nb", "\n\n", "x\r\ny\n\nz"} {
+		want := hashLines(splitLines([]byte(s)))
+		got := lineHashes([]byte(s))
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d hashes, want %d", s, len(got), len(want))
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("%q: hash %d differs", s, i)
+			}
+		}
+	}
+}
