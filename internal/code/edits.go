@@ -1,5 +1,7 @@
 package code
 
+import "bytes"
+
 // maxEditScript bounds the line diff behind an incremental parse: texts
 // further apart than this many inserted and deleted lines are edited as
 // one span, which costs about a fresh parse, instead.
@@ -9,17 +11,16 @@ const maxEditScript = 256
 // [b0, b1).
 type region struct{ a0, a1, b0, b1 int }
 
-// editToText tells tree that the text it was parsed from, old, became new:
-// one edit per changed run of lines, so tree-sitter can reuse the unchanged
-// subtrees between them.
-func editToText(tree *cTree, old, new []byte) {
-	ol, nl := splitLines(old), splitLines(new)
-	rs, ok := lineRegions(ol, nl)
-	if !ok || !unchangedEqual(ol, nl, rs) {
+// editToText tells tree that the text it was parsed from, old, became new
+// (oh and nh are their lineHashes): one edit per changed run of lines, so
+// tree-sitter can reuse the unchanged subtrees between them.
+func editToText(tree *cTree, old, new []byte, oh, nh []uint64) {
+	oOff, nOff := lineOffsets(old), lineOffsets(new)
+	rs, ok := lineRegions(oh, nh)
+	if !ok || !unchangedEqual(old, new, oOff, nOff, rs) {
 		editTree(tree, old, new)
 		return
 	}
-	oOff, nOff := lineOffsets(ol), lineOffsets(nl)
 	// Back to front: the text before each region is still old's.
 	for i := len(rs) - 1; i >= 0; i-- {
 		r := rs[i]
@@ -30,30 +31,38 @@ func editToText(tree *cTree, old, new []byte) {
 }
 
 // unchangedEqual checks, byte for byte, the lines the regions leave
-// unchanged: the diff compares line hashes, and a collision would tell
-// tree-sitter that a changed line did not change.
-func unchangedEqual(ol, nl [][]byte, rs []region) bool {
+// unchanged (oOff and nOff are lineOffsets of old and new): the diff
+// compares line hashes, and a collision would tell tree-sitter that a
+// changed line did not change.
+func unchangedEqual(old, new []byte, oOff, nOff []int, rs []region) bool {
+	na, nb := len(oOff)-1, len(nOff)-1
 	a, b := 0, 0
-	for _, r := range append(rs, region{len(ol), len(ol), len(nl), len(nl)}) {
+	for _, r := range append(rs, region{na, na, nb, nb}) {
 		if r.a0-a != r.b0-b {
 			return false
 		}
-		for ; a < r.a0; a, b = a+1, b+1 {
-			if string(ol[a]) != string(nl[b]) {
-				return false
-			}
+		// Runs of whole lines with the same text are cut into the same
+		// lines.
+		if string(old[oOff[a]:oOff[r.a0]]) != string(new[nOff[b]:nOff[r.b0]]) {
+			return false
 		}
 		a, b = r.a1, r.b1
 	}
 	return true
 }
 
-// lineOffsets is the byte offset of each line's start, and the text's
-// length last.
-func lineOffsets(lines [][]byte) []int {
-	out := make([]int, len(lines)+1)
-	for i, l := range lines {
-		out[i+1] = out[i] + len(l)
+// lineOffsets is the byte offset of each line's start (lines as
+// lineHashes cuts them), and the text's length last.
+func lineOffsets(src []byte) []int {
+	out := make([]int, 1, bytes.Count(src, []byte{'\n'})+2)
+	for off := 0; off < len(src); {
+		i := bytes.IndexByte(src[off:], '\n')
+		if i < 0 {
+			off = len(src)
+		} else {
+			off += i + 1
+		}
+		out = append(out, off)
 	}
 	return out
 }
@@ -73,19 +82,19 @@ func editSpan(tree *cTree, old []byte, start, oldEnd int, ins []byte) {
 	applyEdit(tree, start, oldEnd, start+len(ins), sp, pointOf(old, oldEnd), np)
 }
 
-// lineRegions is the changed runs of lines between a and b (Myers' O(ND)
-// diff on line hashes), false when they differ by more than
+// lineRegions is the changed runs of lines between a and b, given as
+// line hashes (Myers' O(ND) diff), false when they differ by more than
 // maxEditScript lines.
-func lineRegions(a, b [][]byte) ([]region, bool) {
+func lineRegions(a, b []uint64) ([]region, bool) {
 	pre := 0
-	for pre < len(a) && pre < len(b) && string(a[pre]) == string(b[pre]) {
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
 		pre++
 	}
 	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && string(a[len(a)-1-suf]) == string(b[len(b)-1-suf]) {
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
 		suf++
 	}
-	ha, hb := hashLines(a[pre:len(a)-suf]), hashLines(b[pre:len(b)-suf])
+	ha, hb := a[pre:len(a)-suf], b[pre:len(b)-suf]
 	if len(ha) == 0 && len(hb) == 0 {
 		return nil, true
 	}
@@ -94,14 +103,6 @@ func lineRegions(a, b [][]byte) ([]region, bool) {
 		rs[i].a0, rs[i].a1, rs[i].b0, rs[i].b1 = rs[i].a0+pre, rs[i].a1+pre, rs[i].b0+pre, rs[i].b1+pre
 	}
 	return rs, ok
-}
-
-func hashLines(lines [][]byte) []uint64 {
-	out := make([]uint64, len(lines))
-	for i, l := range lines {
-		out[i] = lineHash(l)
-	}
-	return out
 }
 
 // myers returns the changed regions of a shortest edit script from a to

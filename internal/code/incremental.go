@@ -57,15 +57,16 @@ type kept struct {
 
 // baseTree is a parsed tree kept for the next versions of its key.
 type baseTree struct {
-	key   string
-	lang  Lang
-	src   []byte
-	tree  *cTree
-	lines *lineSet // hashes of src's lines
-	file  *File    // its parse, shared by a parse of the same text
-	recs  []rec    // its flattening, indexed into base on first use
-	once  sync.Once
-	flat  *flat
+	key    string
+	lang   Lang
+	src    []byte
+	tree   *cTree
+	hashes []uint64 // lineHashes(src)
+	lines  *lineSet // the same, as a set
+	file   *File    // its parse, shared by a parse of the same text
+	recs   []rec    // its flattening, indexed into base on first use
+	once   sync.Once
+	flat   *flat
 }
 
 // reuse is b's records, nodes and subtree index, for a parse from b.
@@ -127,7 +128,7 @@ func (ts *Trees) Parse(lang Lang, key, path string, src []byte) (*File, error) {
 	}
 	hashes := lineHashes(src)
 	base := ts.nearest(key, lang, hashes)
-	f, k, err := parseFrom(g, p, base, lang, path, src)
+	f, k, err := parseFrom(g, p, base, lang, path, src, hashes)
 	if err != nil {
 		return nil, fmt.Errorf("parse(%s): %w", path, err)
 	}
@@ -137,7 +138,7 @@ func (ts *Trees) Parse(lang Lang, key, path string, src []byte) (*File, error) {
 	}
 	if k.tree != nil {
 		kept := *f // its own copy: the caller may Close f
-		ts.put(&baseTree{key: key, lang: lang, src: src, tree: k.tree, recs: k.recs, lines: newLineSet(hashes), file: &kept})
+		ts.put(&baseTree{key: key, lang: lang, src: src, tree: k.tree, recs: k.recs, hashes: hashes, lines: newLineSet(hashes), file: &kept})
 	}
 	return f, nil
 }
@@ -162,10 +163,11 @@ func (ts *Trees) same(key string, lang Lang, path string, src []byte) *File {
 // edit is a base tree's copy, the text it was parsed from, and its
 // flattening.
 type edit struct {
-	tree *cTree
-	src  []byte
-	flat *flat
-	pin  *cTree // another copy, see nearest
+	tree   *cTree
+	src    []byte
+	hashes []uint64 // lineHashes(src)
+	flat   *flat
+	pin    *cTree // another copy, see nearest
 }
 
 // nearest returns a copy of the kept tree of key and lang that shares most
@@ -197,7 +199,7 @@ func (ts *Trees) nearest(key string, lang Lang, hashes []uint64) *edit {
 	// parsed, even if the cache drops the base meanwhile: an edit changes
 	// a subtree in place when nothing else holds it, and the base's
 	// records, which flat's copying trusts, would no longer describe it.
-	return &edit{tree: copyTree(best.tree), src: best.src, flat: best.reuse(), pin: copyTree(best.tree)}
+	return &edit{tree: copyTree(best.tree), src: best.src, hashes: best.hashes, flat: best.reuse(), pin: copyTree(best.tree)}
 }
 
 // keep is a parse to keep as a base: its tree and records.
@@ -207,13 +209,14 @@ type keep struct {
 	copied int // nodes copied from the base
 }
 
-// parseFrom parses src from base (nil: afresh) and returns its File and,
-// when it has no syntax error, its tree and records to keep.
-func parseFrom(g *grammar, p cParser, base *edit, lang Lang, path string, src []byte) (*File, keep, error) {
+// parseFrom parses src (whose lineHashes are hashes) from base (nil:
+// afresh) and returns its File and, when it has no syntax error, its tree
+// and records to keep.
+func parseFrom(g *grammar, p cParser, base *edit, lang Lang, path string, src []byte, hashes []uint64) (*File, keep, error) {
 	if base == nil {
 		return fileFrom(g, p, nil, lang, path, src)
 	}
-	editToText(base.tree, base.src, src)
+	editToText(base.tree, base.src, src, base.hashes, hashes)
 	defer deleteTree(base.tree)
 	defer deleteTree(base.pin)
 	f, k, err := fileFrom(g, p, base, lang, path, src)
@@ -339,7 +342,8 @@ func (ts *Trees) drop(e *list.Element) {
 	deleteTree(b.tree)
 }
 
-// lineHashes is hashLines(splitLines(src)), without the slice of lines.
+// lineHashes is the hash of each line of src, cut after each newline (the
+// last line may lack one).
 func lineHashes(src []byte) []uint64 {
 	out := make([]uint64, 0, bytes.Count(src, []byte{'\n'})+1)
 	for len(src) > 0 {
@@ -348,19 +352,6 @@ func lineHashes(src []byte) []uint64 {
 			return append(out, lineHash(src))
 		}
 		out, src = append(out, lineHash(src[:i+1])), src[i+1:]
-	}
-	return out
-}
-
-// splitLines cuts src after each newline (the last line may lack one).
-func splitLines(src []byte) [][]byte {
-	var out [][]byte
-	for len(src) > 0 {
-		i := bytes.IndexByte(src, '\n')
-		if i < 0 {
-			return append(out, src)
-		}
-		out, src = append(out, src[:i+1]), src[i+1:]
 	}
 	return out
 }

@@ -383,13 +383,13 @@ func reversed(s []string) []string {
 // TestUnchangedEqual: the byte check of the lines a diff leaves unchanged
 // accepts a true diff and refuses one that calls a changed line equal.
 func TestUnchangedEqual(t *testing.T) {
-	ol := splitLines([]byte("a\nb\nc\nd\n"))
-	nl := splitLines([]byte("a\nB\nc\nd\ne\n"))
-	if rs, ok := lineRegions(ol, nl); !ok || !unchangedEqual(ol, nl, rs) {
+	old, new := []byte("a\nb\nc\nd\n"), []byte("a\nB\nc\nd\ne\n")
+	oOff, nOff := lineOffsets(old), lineOffsets(new)
+	if rs, ok := lineRegions(lineHashes(old), lineHashes(new)); !ok || !unchangedEqual(old, new, oOff, nOff, rs) {
 		t.Fatalf("a true diff %v refused", rs)
 	}
 	// As if "b" and "B" had collided: no region for line 1.
-	if unchangedEqual(ol, nl, []region{{4, 4, 4, 5}}) {
+	if unchangedEqual(old, new, oOff, nOff, []region{{4, 4, 4, 5}}) {
 		t.Fatal("a changed line passed as unchanged")
 	}
 }

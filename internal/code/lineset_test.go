@@ -1,7 +1,9 @@
 package code
 
 import (
+	"bytes"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -51,17 +53,42 @@ func TestLineSetMatchesMap(t *testing.T) {
 	}
 }
 
+// TestLineHashesMatchSplit: lineHashes and lineOffsets cut lines as
+// splitLines does.
 func TestLineHashesMatchSplit(t *testing.T) {
 	for _, s := range []string{"", "a", "a\n", "a\nb", "\n\n", "x\r\ny\n\nz"} {
-		want := hashLines(splitLines([]byte(s)))
-		got := lineHashes([]byte(s))
-		if len(got) != len(want) {
-			t.Fatalf("%q: %d hashes, want %d", s, len(got), len(want))
+		off, want := lineOffsets([]byte(s)), []int{0}
+		for _, l := range splitLines([]byte(s)) {
+			want = append(want, want[len(want)-1]+len(l))
 		}
-		for i := range got {
-			if got[i] != want[i] {
-				t.Fatalf("%q: hash %d differs", s, i)
-			}
+		if !slices.Equal(off, want) {
+			t.Fatalf("%q: offsets %v, want %v", s, off, want)
+		}
+		wantH := hashLines(splitLines([]byte(s)))
+		if got := lineHashes([]byte(s)); !slices.Equal(got, wantH) {
+			t.Fatalf("%q: hashes %x, want %x", s, got, wantH)
 		}
 	}
+}
+
+// splitLines cuts src after each newline (the last line may lack one):
+// the reference lineHashes and lineOffsets must agree with.
+func splitLines(src []byte) [][]byte {
+	var out [][]byte
+	for len(src) > 0 {
+		i := bytes.IndexByte(src, '\n')
+		if i < 0 {
+			return append(out, src)
+		}
+		out, src = append(out, src[:i+1]), src[i+1:]
+	}
+	return out
+}
+
+func hashLines(lines [][]byte) []uint64 {
+	out := make([]uint64, len(lines))
+	for i, l := range lines {
+		out[i] = lineHash(l)
+	}
+	return out
 }
