@@ -110,18 +110,15 @@ func parseBatchHeader(line string) (oid, typ string, size int, err error) {
 	return f[0], f[1], n, nil
 }
 
-// batch sends specs to cat-file and returns one answer per spec, in order.
-// Requests are written by a separate goroutine while answers are read, so
-// hundreds of requests cost one round trip, not hundreds. A cancelled ctx
-// kills the child; the next call starts a new one.
+// batch sends specs to a cat-file child and returns one answer per spec,
+// in order. Requests are written by a separate goroutine while answers are
+// read, so hundreds of requests cost one round trip, not hundreds. A
+// cancelled ctx kills the child; a later call starts a new one.
 func (r *Repo) batch(ctx context.Context, specs []string) ([]object, error) {
 	if err := r.checkSpecs(specs); err != nil {
 		return nil, err
 	}
-	h := r.cat
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	c, err := r.running(ctx)
+	c, err := r.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -129,9 +126,8 @@ func (r *Repo) batch(ctx context.Context, specs []string) ([]object, error) {
 	out, rerr, wErr := c.exchange(specs)
 	cancelled := !stop()
 	if cancelled || rerr != nil || wErr != nil {
-		// The child's state is unknown: drop it; the next call starts anew.
-		c.close()
-		h.proc = nil
+		// The child's state is unknown: drop it; a later call starts anew.
+		r.release(c, false)
 		if cancelled {
 			return nil, fmt.Errorf("gitrepo: reading objects from %s: %w", r.path, ctx.Err())
 		}
@@ -140,27 +136,54 @@ func (r *Repo) batch(ctx context.Context, specs []string) ([]object, error) {
 		}
 		return nil, fmt.Errorf("gitrepo: reading objects from %s: %v: %w", r.path, rerr, errs.ErrUnavailable)
 	}
+	r.release(c, true)
 	return out, nil
 }
 
-// running returns the repository's cat-file child, starting it if there is
-// none. The caller holds r.cat.mu.
-func (r *Repo) running(ctx context.Context) (*catFile, error) {
+// acquire returns a cat-file child for one batch: an idle one, else a new
+// one while fewer than maxCatFiles run, else the next one released.
+func (r *Repo) acquire(ctx context.Context) (*catFile, error) {
 	h := r.cat
+	select {
+	case h.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	if h.closed {
+		<-h.slots
 		return nil, fmt.Errorf("gitrepo: %s is closed: %w", r.path, errs.ErrUsage)
 	}
 	if err := ctx.Err(); err != nil {
+		<-h.slots
 		return nil, err
 	}
-	if h.proc == nil {
-		p, err := startCatFile(h.gitDir)
-		if err != nil {
-			return nil, fmt.Errorf("gitrepo: starting git cat-file in %s: %w", r.path, err)
-		}
-		h.proc = p
+	if n := len(h.idle); n > 0 {
+		c := h.idle[n-1]
+		h.idle = h.idle[:n-1]
+		return c, nil
 	}
-	return h.proc, nil
+	c, err := startCatFile(h.gitDir)
+	if err != nil {
+		<-h.slots
+		return nil, fmt.Errorf("gitrepo: starting git cat-file in %s: %w", r.path, err)
+	}
+	return c, nil
+}
+
+// release hands c back after a batch: kept for the next one when ok and
+// the repository is open, else stopped.
+func (r *Repo) release(c *catFile, ok bool) {
+	h := r.cat
+	h.mu.Lock()
+	if ok && !h.closed {
+		h.idle = append(h.idle, c)
+	} else {
+		c.close()
+	}
+	h.mu.Unlock()
+	<-h.slots
 }
 
 // checkSpecs rejects object names that would break the line protocol.

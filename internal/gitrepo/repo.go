@@ -28,23 +28,33 @@ type Repo struct {
 	cat *catHolder
 }
 
-// catHolder owns the batch process. It is separate from Repo so that a
-// runtime cleanup can stop the process of a Repo that was never closed.
+// catHolder owns the batch processes. It is separate from Repo so that a
+// runtime cleanup can stop the processes of a Repo that was never closed.
+// Up to maxCatFiles children serve concurrent callers, one caller each:
+// with one child, a Stage II worker waited for the other's blobs.
 type catHolder struct {
 	mu     sync.Mutex
 	gitDir string
-	proc   *catFile // nil until first use and after a failure
+	idle   []*catFile    // children ready for a batch
+	slots  chan struct{} // one token per child that may run
 	closed bool
+}
+
+// maxCatFiles bounds a repository's concurrent cat-file children.
+const maxCatFiles = 4
+
+func newCatHolder(gitDir string) *catHolder {
+	return &catHolder{gitDir: gitDir, slots: make(chan struct{}, maxCatFiles)}
 }
 
 func (h *catHolder) shutdown() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.closed = true
-	if h.proc != nil {
-		h.proc.close()
-		h.proc = nil
+	for _, p := range h.idle {
+		p.close()
 	}
+	h.idle = nil
 }
 
 // Path is the repository's root (work tree for normal repositories, the git
@@ -92,7 +102,7 @@ func Open(ctx context.Context, path string) (*Repo, error) {
 		gitDir: lines[0],
 		bare:   lines[1] == "true",
 	}
-	r.cat = &catHolder{gitDir: r.gitDir}
+	r.cat = newCatHolder(r.gitDir)
 	runtime.AddCleanup(r, (*catHolder).shutdown, r.cat)
 	return r, nil
 }

@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -300,7 +301,7 @@ func TestCloseAndCancel(t *testing.T) {
 	if _, err := r.Resolve(context.Background(), "main"); err != nil {
 		t.Fatal(err)
 	}
-	pid := r.cat.proc.cmd.Process.Pid
+	pid := r.cat.idle[0].cmd.Process.Pid
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -322,6 +323,52 @@ func TestCloseAndCancel(t *testing.T) {
 	}
 	if _, err := r.Resolve(context.Background(), "main"); err == nil || !strings.Contains(err.Error(), "closed") {
 		t.Errorf("Resolve after Close = %v, want closed error", err)
+	}
+}
+
+// TestConcurrentBatches: concurrent readers get their own answers from at
+// most maxCatFiles children, and Close stops every child.
+func TestConcurrentBatches(t *testing.T) {
+	f := sharedFixture(t)
+	r, err := Open(context.Background(), f.b.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"README.md": "# demo\nmore\n", "src/util/B.java": "class B {}\n"}
+	var wg sync.WaitGroup
+	errc := make(chan error, 16)
+	for g := 0; g < 16; g++ {
+		wg.Go(func() {
+			for i := 0; i < 20; i++ {
+				for p, w := range want {
+					b, err := r.ReadFile(context.Background(), f.c3, p)
+					if err != nil || string(b) != w {
+						errc <- fmt.Errorf("ReadFile(%s) = %q, %v; want %q", p, b, err, w)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Fatal(err)
+	}
+	r.cat.mu.Lock()
+	var pids []int
+	for _, c := range r.cat.idle {
+		pids = append(pids, c.cmd.Process.Pid)
+	}
+	r.cat.mu.Unlock()
+	if len(pids) == 0 || len(pids) > maxCatFiles {
+		t.Fatalf("%d idle cat-file children after the readers, want 1..%d", len(pids), maxCatFiles)
+	}
+	r.Close()
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("cat-file pid %d still exists after Close (kill -0: %v)", pid, err)
+		}
 	}
 }
 
