@@ -49,30 +49,6 @@ func (h *History) Index(hash string) int {
 	return -1
 }
 
-// LoadHistory streams one `git log --first-parent --reverse --name-status
-// -M -C` of tip (per-commit rename and copy detection against the first
-// parent; merges diffed against their first parent), limited to files
-// with the extensions exts (".java"; none: every file), and indexes it.
-// Limiting the file set keeps the log fast and away from the large data
-// files a partial clone may lack.
-func LoadHistory(ctx context.Context, repo *gitrepo.Repo, tip string, exts []string) (*History, error) {
-	args := []string{"-c", "diff.renameLimit=10000", "log", "--first-parent", "--reverse", "-M", "-C",
-		"--name-status", "-z", "--no-color", "--format=%x01%H %ct", tip, "--"}
-	for _, e := range exts {
-		args = append(args, "*"+e)
-	}
-	var h *History
-	err := repo.GitWildStream(ctx, func(r io.Reader) error {
-		var err error
-		h, err = parseLog(r)
-		return err
-	}, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read the first-parent history of %s: %w", repo.Path(), err)
-	}
-	return h, nil
-}
-
 // parseLog parses `git log --name-status -z --format=%x01%H %ct`: tokens
 // split on NUL; "\x01<hash> <time>" starts a commit (preceded by a newline
 // after the first), then "<status>" and one path, or two for R and C.
