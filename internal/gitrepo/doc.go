@@ -17,11 +17,13 @@
 //
 // # Implementation: the git CLI, chosen by measurement
 //
-// Every object read (commits, files) goes through one long-lived
-// `git cat-file --batch` process per Repo, guarded by a mutex and fed by a
-// writer goroutine so a batch of N reads is pipelined rather than N round
-// trips; it is killed on Close, on context cancellation (and restarted by
-// the next call), and by a runtime cleanup if a Repo is dropped unclosed.
+// Every object read (commits, files) goes through a long-lived
+// `git cat-file --batch` process of the Repo (up to four, one per
+// concurrent caller, so parallel workers do not queue for one pipe), fed
+// by a writer goroutine so a batch of N reads is pipelined rather than N
+// round trips; each is killed on Close, on context cancellation (and
+// replaced by the next call), and by a runtime cleanup if a Repo is
+// dropped unclosed.
 // The first-parent walk streams `git rev-list --first-parent` and stops it
 // at the first match; listing uses `git ls-tree -r -z`; history uses
 // `git log --follow --name-status -z`. All children run with

@@ -17,10 +17,10 @@
 // that brought it in). A fix that lands after a snapshot is absent there,
 // exactly: "fix not merged before the cutoff".
 //
-// The walk. The chain is read once per repository with one streamed
+// The walk. The chain is read once per repository with
 // `git log --first-parent --reverse -M -C --name-status` (per-commit
-// rename and copy detection against the first parent) and indexed by
-// path, so a walk visits only the commits that touch the tracked file.
+// rename and copy detection against the first parent; a long chain in
+// parts, one git per core, cut at chain commits) and indexed by path, so a walk visits only the commits that touch the tracked file.
 // At each such commit the tracked function is followed as CodeShovel
 // (Grund et al., ICSE 2021) follows a method: a rename of its file; its
 // text unchanged (a byte search, no parse); the same key; the same name
