@@ -134,7 +134,7 @@ stage2() (
 	cat >"$tmp/rec/git" <<-WRAP
 		#!/bin/sh
 		case " \$* " in
-		*" cat-file --batch "*) tee -a "$tmp/requests" | "$realgit" "\$@"; exit ;;
+		*" cat-file --batch "*) tee "$tmp/requests.\$\$" | "$realgit" "\$@"; exit ;;
 		esac
 		exec "$realgit" "\$@"
 	WRAP
@@ -147,7 +147,7 @@ stage2() (
 		echo "skipped: audit patch failed: $(tail -1 "$tmp/rec.jsonl.err")"
 		return
 	fi
-	grep ':' "$tmp/requests" >"$tmp/blobs" || true
+	cat "$tmp"/requests.* 2>/dev/null | grep ":" >"$tmp/blobs" || true
 	local n
 	n=$(wc -l <"$tmp/blobs")
 	if [ "$n" -eq 0 ]; then
