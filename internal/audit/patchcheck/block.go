@@ -130,8 +130,10 @@ func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *
 	if err != nil {
 		return b, false, err
 	}
-	b.Similarity = round(score)
-	b.Passed = b.Similarity >= c.opts.threshold()
+	if pb.kind == "added" && sfi >= 0 && !c.opts.NoFacts && score < c.opts.threshold() {
+		b.Facts = factEvidence(fw, pb, sf.v, descendantRoots(sf.v, sfi, hint))
+	}
+	c.setScore(&b, score)
 	return b, exact && b.Passed, nil
 }
 
