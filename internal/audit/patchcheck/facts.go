@@ -31,8 +31,8 @@ import (
 //	throw:TYPE       an exception thrown or raised
 //	lit:VALUE        a string, character or number literal (quotes and
 //	                 prefixes stripped, numbers lower-cased without an L)
-//	cmp:OP:OPERAND   a comparison against an operand (is/is not read as
-//	                 ==/!=, > as <, >= as <=: one fact for a < b and b > a)
+//	cmp:L OP R       a comparison of two operands (is/is not read as
+//	                 ==/!=, a > b as b < a; == and != unordered)
 //	op:OP:OPERAND    an arithmetic or bitwise operator against an operand
 //	not:OPERAND      a negation
 //	instanceof:TYPE  a type test
@@ -203,32 +203,51 @@ func throwFacts(f *code.File, i int, add func(string)) {
 	}
 }
 
-// cmpOps are the comparison operators, canonical: a < b and b > a are one
-// fact, `is` reads as ==.
-var cmpOps = map[string]string{"==": "==", "!=": "!=", "<": "<", ">": "<", "<=": "<=", ">=": "<=",
-	"is": "==", "is not": "!=", "in": "in", "not in": "not in"}
+// cmpOps are the comparison operators, canonical: `is` reads as ==, and
+// a > b as b < a (swap).
+var cmpOps = map[string]struct {
+	op   string
+	swap bool
+}{"==": {"==", false}, "!=": {"!=", false}, "<": {"<", false}, ">": {"<", true}, "<=": {"<=", false}, ">=": {"<=", true},
+	"is": {"==", false}, "is not": {"!=", false}, "in": {"in", false}, "not in": {"not in", false}}
 
-// operatorFacts: a binary operator with each of its operands (boolean
-// connectives carry none: their operands' own facts do).
+// relation is the fact of comparison l op r: a relation between both
+// operands (each operand alone recurs in other comparisons of the
+// function: `r > hi` is not `hi < lo`), with == and != unordered.
+func relation(op, l, r string) string {
+	c, ok := cmpOps[op]
+	if !ok {
+		return ""
+	}
+	if c.swap || (c.op == "==" || c.op == "!=") && r < l {
+		l, r = r, l
+	}
+	return "cmp:" + l + " " + c.op + " " + r
+}
+
+// operatorFacts: a comparison as a relation, an arithmetic or bitwise
+// operator with each of its operands (boolean connectives carry none:
+// their operands' own facts do).
 func operatorFacts(f *code.File, i int, add func(string)) {
 	op := childText(f, i, "operator")
-	prefix := "op:"
-	if c, ok := cmpOps[op]; ok {
-		op, prefix = c, "cmp:"
+	l, r := f.ChildByField(i, "left"), f.ChildByField(i, "right")
+	if _, ok := cmpOps[op]; ok && l >= 0 && r >= 0 {
+		add(relation(op, head(f, l), head(f, r)))
+		return
 	}
 	switch op {
 	case "", "&&", "||", "and", "or":
 		return
 	}
-	for _, side := range []string{"left", "right"} {
-		if c := f.ChildByField(i, side); c >= 0 {
-			add(prefix + op + ":" + head(f, c))
+	for _, c := range []int{l, r} {
+		if c >= 0 {
+			add("op:" + op + ":" + head(f, c))
 		}
 	}
 }
 
-// comparisonFacts: a Python comparison (possibly chained) with its
-// operands.
+// comparisonFacts: a Python comparison (possibly chained) as the
+// relations of its neighbouring operands.
 func comparisonFacts(f *code.File, i int, add func(string)) {
 	var ops, operands []int
 	for c := range f.Children(i) {
@@ -239,9 +258,9 @@ func comparisonFacts(f *code.File, i int, add func(string)) {
 		}
 	}
 	for k, o := range ops {
-		op := cmpOps[strings.Join(strings.Fields(f.Text(o)), " ")]
-		for _, c := range operands[k:min(k+2, len(operands))] {
-			add("cmp:" + op + ":" + head(f, c))
+		if k+1 < len(operands) {
+			op := strings.Join(strings.Fields(f.Text(o)), " ")
+			add(relation(op, head(f, operands[k]), head(f, operands[k+1])))
 		}
 	}
 }
@@ -473,4 +492,89 @@ func (c *Checker) setScore(b *Block, line float64) {
 		}
 	}
 	b.Passed = b.Similarity >= c.opts.threshold()
+}
+
+// A factExample pins the extraction on one fix: the facts its added lines
+// introduce (Facts, all of them), descendants that keep the fix's logic
+// in other words (MustMatch: fact score at least the default threshold)
+// and descendants whose logic superseded it (MustNotMatch: below it).
+// TestFactExamples enforces them; Buggy, Fixed and the descendants are
+// whole files.
+type factExample struct {
+	Name, Path   string
+	Buggy, Fixed string
+	Facts        []string
+	MustMatch    []string
+	MustNotMatch []string
+}
+
+// factExamples are the examples of the fact kinds (Lang-16's prefix
+// chain, sympy-15875's emptiness test, Mockito's argument check).
+var factExamples = []factExample{
+	{
+		Name: "java prefix chain become a loop", Path: "N.java",
+		Buggy: "class N {\n  int radix(String s) {\n    if (s.startsWith(\"0x\")) {\n      return 16;\n    }\n    return 10;\n  }\n}\n",
+		Fixed: "class N {\n  int radix(String s) {\n    if (s.startsWith(\"0x\") || s.startsWith(\"#\")) {\n      return 16;\n    }\n" +
+			"    if (s.startsWith(\"0\") && s.length() > 1) {\n      return 8;\n    }\n    return 10;\n  }\n}\n",
+		// "0" is generic; startsWith, 0x and s were in the bug already.
+		Facts: []string{"call:length", "cmp:1 < length()", "guard:length", "lit:#", "lit:8", "name:length"},
+		MustMatch: []string{
+			"class N {\n  int radix(String s) {\n    for (String p : new String[] {\"0x\", \"#\"}) {\n      if (s.startsWith(p)) {\n        return 16;\n      }\n    }\n" +
+				"    return s.length() > 1 && s.charAt(0) == '0' ? 8 : 10;\n  }\n}\n",
+			// 1 < s.length() is s.length() > 1
+			"class N {\n  int radix(String s) {\n    if (s.startsWith(\"#\") || s.startsWith(\"0x\")) return 16;\n    if (1 < s.length() && s.startsWith(\"0\")) return 8;\n    return 10;\n  }\n}\n",
+		},
+		MustNotMatch: []string{
+			// the octal case dropped: two of the three lines' logic gone
+			"class N {\n  int radix(String s) {\n    if (s.startsWith(\"0x\") || s.startsWith(\"#\")) {\n      return 16;\n    }\n    return 10;\n  }\n}\n",
+			// reverted
+			"class N {\n  int radix(String s) {\n    if (s.startsWith(\"0x\")) {\n      return 16;\n    }\n    return 10;\n  }\n}\n",
+		},
+	},
+	{
+		Name: "python emptiness test rewritten", Path: "z.py",
+		Buggy: "def is_zero(args):\n    nz = [a for a in args if a != 0]\n    if not nz:\n        return True\n    return None\n",
+		Fixed: "def is_zero(args):\n    nz = [a for a in args if a != 0]\n    if len(nz) == 0 or len(nz) == len(args):\n        return None\n    return False\n",
+		// nz was guarded by the bug already; return False carries none.
+		Facts: []string{"call:len", "cmp:0 == len()", "cmp:len() == len()", "guard:args", "guard:len", "name:len"},
+		MustMatch: []string{
+			"def is_zero(args):\n    nz = [a for a in args if a != 0]\n    if len(nz) == 0:\n        return None\n    if len(nz) == len(args):\n        return None\n    return False\n",
+			"def is_zero(args):\n    nz = [a for a in args if a]\n    if 0 == len(nz) or len(args) == len(nz):\n        return None\n    return False\n",
+		},
+		MustNotMatch: []string{
+			// a comparison is a relation of its operands: through a
+			// local alias it is another relation (a known limit)
+			"def is_zero(args):\n    nz = [a for a in args if a != 0]\n    n = len(nz)\n    if n == 0 or n == len(args):\n        return None\n    return False\n",
+			"def is_zero(args):\n    if all(a == 0 for a in args):\n        return True\n    return None\n",
+		},
+	},
+	{
+		Name: "java argument check", Path: "T.java",
+		Buggy: "class T {\n  long millis;\n  void timeout(long millis) {\n    this.millis = millis;\n  }\n}\n",
+		Fixed: "class T {\n  long millis;\n  void timeout(long millis) {\n    if (millis < 0) {\n      throw new IllegalArgumentException(\"negative timeout: \" + millis);\n    }\n" +
+			"    this.millis = millis;\n  }\n}\n",
+		Facts: []string{"cmp:millis < 0", "guard:millis", "lit:negative timeout: ", "new:IllegalArgumentException",
+			"op:+:millis", "op:+:negative timeout: ", "throw:IllegalArgumentException"},
+		MustMatch: []string{
+			"class T {\n  long millis;\n  void timeout(long millis) {\n    if (0 > millis) throw new IllegalArgumentException(\"negative timeout: \" + millis);\n    this.millis = millis;\n  }\n}\n",
+		},
+		MustNotMatch: []string{
+			// clamped instead of rejected: the guard stays, the throw goes
+			"class T {\n  long millis;\n  void timeout(long millis) {\n    if (millis < 0) {\n      millis = 0;\n    }\n    this.millis = millis;\n  }\n}\n",
+		},
+	},
+	{
+		Name: "python argument check", Path: "s.py",
+		Buggy: "def scale(x, factor):\n    return x * factor\n",
+		Fixed: "def scale(x, factor):\n    if factor <= 0:\n        raise ValueError('factor must be positive')\n    return x * factor\n",
+		Facts: []string{"call:ValueError", "cmp:factor <= 0", "guard:factor", "lit:factor must be positive", "name:ValueError", "throw:ValueError"},
+		MustMatch: []string{
+			// 0 >= factor is factor <= 0; the quotes and the f prefix go
+			"def scale(x, factor):\n    if 0 >= factor:\n        raise ValueError(f\"factor must be positive\")\n    return x * factor\n",
+		},
+		MustNotMatch: []string{
+			// a bad factor is replaced, not rejected
+			"def scale(x, factor):\n    if factor <= 0:\n        factor = 1\n    return x * factor\n",
+		},
+	},
 }
