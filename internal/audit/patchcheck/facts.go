@@ -1,6 +1,7 @@
 package patchcheck
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -382,42 +383,47 @@ func firstToken(nodes []code.Node, lineOf map[int]int, i int) int {
 	}
 }
 
-// withoutFacts drops the facts of drop from every set, and the sets left
-// empty.
+// withoutFacts drops the facts of drop from every set; a set left empty
+// becomes nil (its line carries no fact evidence).
 func withoutFacts(sets []factSet, drop factSet) []factSet {
-	var out []factSet
-	for _, fs := range sets {
+	for i, fs := range sets {
 		for k := range drop {
 			delete(fs, k)
 		}
-		if len(fs) > 0 {
-			out = append(out, fs)
+		if len(fs) == 0 {
+			sets[i] = nil
 		}
 	}
-	return out
+	return sets
 }
 
 // FactScore is the fact evidence for one block (issue 13 item 4): how
 // many of the facts its fix introduced the descendant function holds.
-// Score is the weakest added line's share (every line's logic must be
-// kept, as every line must be present for the line score); Share is the
-// block's overall share.
+// Lines is each added line's share of its facts (-1: the line has none);
+// Score is the weakest of them (every line's logic must be kept, as every
+// line must be present for the line score); Share is the block's overall
+// share.
 type FactScore struct {
-	Score   float64  `json:"score"`
-	Share   float64  `json:"share"`
-	Facts   int      `json:"facts"`
-	Missing []string `json:"missing,omitempty"`
-	// Decided: the fact score is the block's similarity (see setScore).
+	Score   float64   `json:"score"`
+	Share   float64   `json:"share"`
+	Facts   int       `json:"facts"`
+	Lines   []float64 `json:"lines"`
+	Missing []string  `json:"missing,omitempty"`
+	// Decided: the facts decided the block's similarity (see setScore).
 	Decided bool `json:"decided,omitempty"`
 }
 
-// scoreFacts scores the per-line facts want on the functions at roots of
-// snap's file.
+// scoreFacts scores the per-line facts want (nil for a line without) on
+// the functions at roots of snap's file.
 func scoreFacts(want []factSet, snap *version, roots []int) *FactScore {
 	have := factsOf(snap.file, roots, nil)
-	fs := &FactScore{Score: 1, Missing: []string{}}
+	fs := &FactScore{Score: 1, Lines: make([]float64, len(want)), Missing: []string{}}
 	all := factSet{}
-	for _, w := range want {
+	for j, w := range want {
+		fs.Lines[j] = -1
+		if w == nil {
+			continue
+		}
 		found := 0
 		for k := range w {
 			all[k] = true
@@ -425,7 +431,8 @@ func scoreFacts(want []factSet, snap *version, roots []int) *FactScore {
 				found++
 			}
 		}
-		fs.Score = min(fs.Score, float64(found)/float64(len(w)))
+		fs.Lines[j] = round(float64(found) / float64(len(w)))
+		fs.Score = min(fs.Score, fs.Lines[j])
 	}
 	for k := range all {
 		if !have[k] {
@@ -434,7 +441,6 @@ func scoreFacts(want []factSet, snap *version, roots []int) *FactScore {
 	}
 	sort.Strings(fs.Missing)
 	fs.Facts = len(all)
-	fs.Score = round(fs.Score)
 	fs.Share = round(float64(len(all)-len(fs.Missing)) / float64(len(all)))
 	return fs
 }
@@ -466,7 +472,7 @@ func factEvidence(fw *fileWork, pb *pblock, snap *version, roots []int) *FactSco
 		return nil
 	}
 	want := blockFacts(fw.fix, fw.bug, pb)
-	if len(want) == 0 {
+	if !slices.ContainsFunc(want, func(s factSet) bool { return s != nil }) {
 		return nil
 	}
 	return scoreFacts(want, snap, roots)
@@ -478,17 +484,28 @@ func factEvidence(fw *fileWork, pb *pblock, snap *version, roots []int) *FactSco
 const minFacts = 2
 
 // setScore sets b's similarity from its line score and its fact evidence,
-// and whether it passes. The fact score is used only where the line score
-// falls short of the threshold, and never for a block with a line matched
-// to its buggy form (a revert: the descendant is the bug), so it can only
-// lift a block the lines fail: block = max(line, facts).
+// and whether it passes. The fact evidence is used only where the line
+// score falls short of the threshold, and never for a block with a line
+// matched to its buggy form (a revert: the descendant is the bug). It
+// stands in for the line evidence only on the lines that have facts: a
+// line without (sb.append(text); return sb;) keeps its line score, so a
+// kept condition does not vouch for the consequence it guards. The block
+// scores the greater of its line score and that combination.
 func (c *Checker) setScore(b *Block, line float64) {
 	b.LineSimilarity = round(line)
 	b.Similarity = b.LineSimilarity
-	if fs := b.Facts; fs != nil {
-		fs.Decided = b.Similarity < c.opts.threshold() && fs.Facts >= minFacts && fs.Score > b.Similarity && !reverted(*b)
+	if fs := b.Facts; fs != nil && len(fs.Lines) == len(b.MatchedLines) {
+		comb := 1.0
+		for j, ml := range b.MatchedLines {
+			if fs.Lines[j] >= 0 {
+				comb = min(comb, fs.Lines[j])
+			} else {
+				comb = min(comb, ml.Similarity)
+			}
+		}
+		fs.Decided = b.Similarity < c.opts.threshold() && fs.Facts >= minFacts && comb > b.Similarity && !reverted(*b)
 		if fs.Decided {
-			b.Similarity = fs.Score
+			b.Similarity = round(comb)
 		}
 	}
 	b.Passed = b.Similarity >= c.opts.threshold()

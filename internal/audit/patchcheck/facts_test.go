@@ -144,3 +144,26 @@ func checkFactsUsed(t *testing.T, v Verdict, o Options, want string, share float
 		}
 	}
 }
+
+// TestFactsNeedIdentity: in the one-jump ablation a patched function that
+// was deleted is localised by context to its look-alike neighbour, which
+// holds the fix's facts (self._print): facts judge only a descendant whose
+// identity is known, so the sample stays absent (sympy-14531's
+// _print_Normal).
+func TestFactsNeedIdentity(t *testing.T) {
+	const head = "class P:\n    def _print(self, x):\n        return repr(x)\n\n"
+	const other = "    def _print_other(self, e):\n        out = 'Other: ' + self._print(e.mu)\n        return out + ' and ' + self._print(e.sigma)\n"
+	hc := histCase{name: "deleted, look-alike kept", path: "src/p.py",
+		buggy: head + "    def _print_normal(self, e):\n        return 'Normal(%s, %s)' % (str(e.mu), str(e.sigma))\n\n" + other,
+		fixed: head + "    def _print_normal(self, e):\n        return 'Normal(%s, %s)' % (self._print(e.mu), self._print(e.sigma))\n\n" + other,
+		later: []edit{{date: d(2016), write: map[string]string{"src/p.py": head + other}}}}
+	r, s := hc.build(t)
+	vs, err := New(Options{NoHistory: true}).CheckAll(context.Background(), s, r, snapshotsAt(t, r, []time.Time{d(2020)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := vs[0]
+	if v.Verdict != Absent || len(v.Blocks) != 1 || v.Blocks[0].Localized != "function:context" || v.Blocks[0].Facts != nil {
+		t.Errorf("%s (score %.2f), want absent with a block localised by context and no facts\n%s", v.Verdict, v.Score, dump(v))
+	}
+}
