@@ -52,7 +52,7 @@ type auditPatchOptions struct {
 	noPreprocess, noLocalize, exactOnly, noTests bool
 	testCmd, junitXML                            string
 	testTimeout                                  time.Duration
-	noHistory                                    bool
+	noHistory, noFacts                           bool
 	recheck                                      string
 	retryFlags
 }
@@ -108,6 +108,7 @@ Defects4J project name (bare or not), through --mapping, or cloned into
 	f.BoolVar(&o.exactOnly, "exact-only", false, "ablation: exact line matching only")
 	f.BoolVar(&o.noTests, "no-tests", false, "ablation: never run test verification")
 	f.BoolVar(&o.noHistory, "no-history", false, "ablation: compare the fix with the snapshot in one jump instead of following it through the history")
+	f.BoolVar(&o.noFacts, "no-facts", false, "ablation: score blocks by line similarity alone, without the fix's syntax-tree facts")
 	return cmd
 }
 
@@ -237,7 +238,7 @@ func patchNames(o auditPatchOptions) pipeline.PatchNames {
 // func closes the embedder session.
 func patchOptions(o auditPatchOptions) (patchcheck.Options, func(), error) {
 	opts := patchcheck.Options{Threshold: o.threshold, InconclusiveLow: o.low, NoPreprocess: o.noPreprocess, NoLocalize: o.noLocalize,
-		ExactOnly: o.exactOnly, NoTests: o.noTests || !o.testFallback, NoHistory: o.noHistory}
+		ExactOnly: o.exactOnly, NoTests: o.noTests || !o.testFallback, NoHistory: o.noHistory, NoFacts: o.noFacts}
 	var err error
 	if o.testFallback && !o.noTests {
 		if opts.Verifier, err = newTestVerifier(o); err != nil {

@@ -130,8 +130,13 @@ func (c *Checker) matchBlock(ctx context.Context, fw *fileWork, pb *pblock, sf *
 	if err != nil {
 		return b, false, err
 	}
-	b.Similarity = round(score)
-	b.Passed = b.Similarity >= c.opts.threshold()
+	// Facts judge a descendant whose identity is known (followed by the
+	// walk, or the same key or name), not one guessed by context: a
+	// function the printer's fix added to is not the one beside it.
+	if pb.kind == "added" && sfi >= 0 && !c.opts.NoFacts && score < c.opts.threshold() && b.Localized != "function:context" {
+		b.Facts = factEvidence(fw, pb, sf.v, descendantRoots(sf.v, sfi, hint))
+	}
+	c.setScore(&b, score)
 	return b, exact && b.Passed, nil
 }
 

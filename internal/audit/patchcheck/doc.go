@@ -75,6 +75,32 @@
 // the function's identity (the walk followed it through re-signatures),
 // not by its parameter types.
 //
+// Facts (facts.go, issue 13 item 4; Options.NoFacts, --no-facts, for the
+// ablation). Line similarity cannot see a rewrite that keeps the fix's
+// logic in other lines (a startsWith chain become a loop over prefixes).
+// An added block's logic is therefore also read as syntax-tree facts:
+// the methods called, objects created, types thrown, literals, comparisons
+// as relations of their two operands (a > b read as b < a), operators
+// against an operand, negations, names guarded by a condition, names used.
+// A block's facts are those of the nodes starting on its added lines,
+// minus every fact of the buggy function (not evidence of the fix) and
+// generic ones (one-letter names, self, "", 0, 1); a line left without
+// facts carries none. Each line with facts scores the share of them found
+// in the descendant function (with the functions fix lines were
+// extracted into); the fact score is the weakest of them: as for the line
+// score, every line's logic must be kept — superseded logic removes a
+// line's facts, a rewrite keeps them. A line without facts keeps its line
+// score (a kept condition does not vouch for a replaced consequence). The
+// evidence is used only where the line score falls short of the
+// threshold, for a block of at least two facts, no line matched to its
+// buggy form (a revert stays absent) and a descendant whose identity is
+// known (not one localised by context alone): the block scores the
+// greater of its line score and the weakest line under that rule.
+// Every such block records its line_similarity and its facts (score,
+// overall share, the missing ones, whether they decided). A comparison
+// through a local alias (n = len(x); n == 0) is another relation: such a
+// rewrite is not recognised.
+//
 // Test verification (§3.4 "Testing Verification"; Options.NoTests): when
 // Score falls in the inconclusive band [InconclusiveLow, Threshold) and a
 // TestVerifier is configured, a modified patch is built that replaces each

@@ -138,8 +138,7 @@ func (c *Checker) applyChains(b *Block, chains []lineChain, snap *version) {
 		}
 		score = min(score, ml.Similarity)
 	}
-	b.Similarity = round(score)
-	b.Passed = b.Similarity >= c.opts.threshold()
+	c.setScore(b, score)
 }
 
 // lineOf is the first line of v with text, or 0.

@@ -27,7 +27,7 @@ const (
 // part of every verdict's run key, so a resumed run never reuses a verdict
 // an older logic decided; bump it whenever a change can alter a verdict or
 // score.
-const DecisionVersion = "stage2/track-11"
+const DecisionVersion = "stage2/track-12"
 
 // Verdict is the PatchVerdict record of DESIGN.md, one per sample and
 // cutoff.
@@ -90,6 +90,11 @@ type Block struct {
 	// (with history: the first commit of the tracked state in force at the
 	// snapshot; the function's text is the same at the snapshot).
 	EvidenceCommit string `json:"evidence_commit,omitempty"`
+	// LineSimilarity is the block's line score (its weakest line) before
+	// the fact evidence is taken into account; Facts is that evidence
+	// (nil when not computed: a deletion, top-level code, --no-facts).
+	LineSimilarity float64    `json:"line_similarity"`
+	Facts          *FactScore `json:"facts,omitempty"`
 	// Reason says why a tracked block has no descendant.
 	Reason string `json:"reason,omitempty"`
 }
@@ -163,8 +168,11 @@ type Options struct {
 	// localisation of benchchecker §3.4) instead of following the fix
 	// through the history (internal/audit/track).
 	NoHistory bool
-	Embedder  Embedder
-	Verifier  TestVerifier
+	// NoFacts scores blocks by line similarity alone, without the fact
+	// evidence of facts.go (issue 13 item 4).
+	NoFacts  bool
+	Embedder Embedder
+	Verifier TestVerifier
 }
 
 func (o Options) threshold() float64 {

@@ -44,6 +44,9 @@ func PatchSettings(o patchcheck.Options, cutoff time.Time, n PatchNames) runkey.
 		"embedder":      n.Embedder,
 		"decision":      Stage2Logic,
 	}
+	if o.NoFacts {
+		s["no_facts"] = true // absent at the default, as before it was a setting
+	}
 	if o.Candidates > 0 {
 		s["candidates"] = o.Candidates // absent at the default, as before it was a setting
 	}
