@@ -114,8 +114,8 @@ func factsOf(f *code.File, roots []int, keep func(int) bool) factSet {
 	add := func(s string) { out[s] = true }
 	nodes := f.Nodes()
 	for _, r := range roots {
-		for i := r; i < nodes[r].End; i++ {
-			if rule := factRules[nodes[i].Kind]; rule != nil && (keep == nil || keep(i)) {
+		for i := r; i < nodes[r].End(); i++ {
+			if rule := factRules[nodes[i].Kind()]; rule != nil && (keep == nil || keep(i)) {
 				rule(f, i, add)
 			}
 		}
@@ -134,7 +134,7 @@ func childText(f *code.File, i int, field string) string {
 // namedChild is node i's k-th named child, or -1.
 func namedChild(f *code.File, i, k int) int {
 	for c := range f.Children(i) {
-		if f.Nodes()[c].Named {
+		if f.Nodes()[c].Named() {
 			if k == 0 {
 				return c
 			}
@@ -150,7 +150,7 @@ func callee(f *code.File, fn int) string {
 	if fn < 0 {
 		return ""
 	}
-	if f.Nodes()[fn].Kind == "attribute" {
+	if f.Nodes()[fn].Kind() == "attribute" {
 		return childText(f, fn, "attribute")
 	}
 	return f.Text(fn)
@@ -173,7 +173,7 @@ func typeName(f *code.File, t int) string {
 // without its long suffix or digit separators.
 func litValue(f *code.File, i int) string {
 	s := f.Text(i)
-	switch f.Nodes()[i].Kind {
+	switch f.Nodes()[i].Kind() {
 	case "string":
 		s = strings.TrimLeft(s, "rRbBuUfF")
 		for _, q := range []string{`"""`, `'''`, `"`, `'`} {
@@ -194,7 +194,7 @@ func throwFacts(f *code.File, i int, add func(string)) {
 	if x < 0 {
 		return
 	}
-	switch f.Nodes()[x].Kind {
+	switch f.Nodes()[x].Kind() {
 	case "object_creation_expression":
 		add("throw:" + typeName(f, f.ChildByField(x, "type")))
 	case "call":
@@ -252,9 +252,9 @@ func operatorFacts(f *code.File, i int, add func(string)) {
 func comparisonFacts(f *code.File, i int, add func(string)) {
 	var ops, operands []int
 	for c := range f.Children(i) {
-		if f.Nodes()[c].Field == "operators" {
+		if f.Nodes()[c].Field() == "operators" {
 			ops = append(ops, c)
-		} else if f.Nodes()[c].Named {
+		} else if f.Nodes()[c].Named() {
 			operands = append(operands, c)
 		}
 	}
@@ -270,7 +270,7 @@ func comparisonFacts(f *code.File, i int, add func(string)) {
 // carry no fact of their own).
 func notFacts(f *code.File, i int, add func(string)) {
 	x := f.ChildByField(i, "operand")
-	if f.Nodes()[i].Kind == "not_operator" {
+	if f.Nodes()[i].Kind() == "not_operator" {
 		x = f.ChildByField(i, "argument")
 	} else if childText(f, i, "operator") != "!" {
 		return
@@ -286,8 +286,8 @@ func guardFacts(f *code.File, c int, add func(string)) {
 		return
 	}
 	nodes := f.Nodes()
-	for j := c; j < nodes[c].End; j++ {
-		if nodes[j].Kind == "identifier" {
+	for j := c; j < nodes[c].End(); j++ {
+		if nodes[j].Kind() == "identifier" {
 			addName(add, "guard:", f.Text(j))
 		}
 	}
@@ -318,7 +318,7 @@ func head(f *code.File, i int) string {
 	if i < 0 {
 		return ""
 	}
-	k := f.Nodes()[i].Kind
+	k := f.Nodes()[i].Kind()
 	if h := headKinds[k]; h != nil {
 		return h(f, i)
 	}
@@ -352,8 +352,8 @@ func blockFacts(fix, bug *version, pb *pblock) []factSet {
 	sets := make([]factSet, len(pb.adds))
 	nodes := fix.file.Nodes()
 	root := fix.funcs[pb.fn].Node
-	for i := root; i < nodes[root].End; i++ {
-		rule := factRules[nodes[i].Kind]
+	for i := root; i < nodes[root].End(); i++ {
+		rule := factRules[nodes[i].Kind()]
 		if k := firstToken(nodes, lineOf, i); rule != nil && k >= 0 {
 			if sets[k] == nil {
 				sets[k] = factSet{}
@@ -377,7 +377,7 @@ func firstToken(nodes []code.Node, lineOf map[int]int, i int) int {
 		if k, ok := lineOf[i]; ok {
 			return k
 		}
-		if nodes[i].End == i+1 {
+		if nodes[i].End() == i+1 {
 			return -1
 		}
 	}
