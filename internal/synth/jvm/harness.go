@@ -47,6 +47,10 @@ type harness struct {
 	// its real class, compiled against the project.
 	project *Project
 	real    *realClass
+	// argAlone and argNoSourcePath are its argument class's source-path
+	// state (splitArgFault); a pair whose unit compiled without the
+	// source path starts without it.
+	argAlone, argNoSourcePath bool
 	// anchors are the patch-anchored vectors (anchor.go), one expression
 	// per parameter ("" the ordinary candidate), tried before the
 	// boundary search; anchorRules the rules that derived them, and

@@ -108,7 +108,7 @@ type ProjectOptions struct {
 
 // buildVersion is part of a build's cache key: builds made by older rules
 // are not reused.
-const buildVersion = "v6"
+const buildVersion = "v7"
 
 // maxBuildRounds bounds the javac runs of a project build: a run that
 // wrote no class is repeated without the files javac named.
@@ -569,16 +569,9 @@ func (p *Project) compileRoots(ctx context.Context, jdk JDK, work, gen, done str
 		return err
 	}
 	if len(bad) > 0 {
-		// Once a file has errors, javac writes no class for many files it
-		// read only through the source path (commons-collections 3's
-		// FunctorException, behind MultiKeyMap's clash with Java 8's
-		// Map.remove): naming every file it read but the bad ones has it
-		// generate each that compiles, as a full build does.
-		more, _, err := p.javacOut(ctx, jdk, work, parsedSources(out, bad), args...)
-		if err != nil {
+		if bad, err = p.compileReached(ctx, jdk, work, parsedSources(out, bad), bad); err != nil {
 			return err
 		}
-		maps.Copy(bad, more)
 	}
 	for f := range bad {
 		rel, _ := filepath.Rel(p.SrcRoot, f)
@@ -587,6 +580,32 @@ func (p *Project) compileRoots(ctx context.Context, jdk JDK, work, gen, done str
 	slices.Sort(p.Dropped)
 	p.Compiled = classCount(p.Classes)
 	return p.writeBuildMark(done)
+}
+
+// compileReached compiles the files the first run of an on-demand build
+// read but those in bad, without the main source path, dropping the files
+// javac reports until a run is clean (at most maxBuildRounds runs); it
+// returns every file dropped. Once a file has errors, javac writes no
+// class for many files it read only through the source path
+// (commons-collections 3's FunctorException, behind MultiKeyMap's clash
+// with Java 8's Map.remove; commons-cli's Util, behind TypeHandler's
+// absent commons-lang), and it reads the bad file again through the
+// source path whenever another file names it; without the source path a
+// file naming a dropped one fails itself, and the rest compile as a full
+// build's would.
+func (p *Project) compileReached(ctx context.Context, jdk JDK, work string, files []string, bad map[string]bool) (map[string]bool, error) {
+	for round := 0; round < maxBuildRounds && len(files) > 0; round++ {
+		if err := os.RemoveAll(p.Classes); err != nil {
+			return nil, fmt.Errorf("build project %s: %w", p.Repo, err)
+		}
+		more, err := p.javac(ctx, jdk, work, files)
+		if err != nil || len(more) == 0 {
+			return bad, err
+		}
+		maps.Copy(bad, more)
+		files = slices.DeleteFunc(files, func(f string) bool { return more[f] })
+	}
+	return bad, nil
 }
 
 // javac compiles files into p.Classes and returns the files it reported
@@ -745,7 +764,13 @@ func (p *Project) noteJars(out string) {
 	for _, m := range loadedJar.FindAllStringSubmatch(out, -1) {
 		p.used[m[1]] = true
 	}
-	p.UsedJars = p.UsedJars[:0]
+	// Never nil once a build ran: nil is a build without the record
+	// (CompileClasspath: every jar), and a fresh build that read no jar
+	// must compile its pairs as its cached copy does, against no jar
+	// (before, commons-cli's fresh build put Debian's commons-cli 1.5 on
+	// the pairs' classpath and its cached copy did not, so two runs
+	// disagreed on two pairs).
+	p.UsedJars = []string{}
 	for _, j := range p.Jars {
 		if p.used[j] {
 			p.UsedJars = append(p.UsedJars, j)

@@ -1,0 +1,167 @@
+package jvm
+
+import (
+	"archive/zip"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
+)
+
+// faultProject is commons-cli's shape at b0e1b80: Alpha needs Util,
+// which compiles; Zeta needs Bad, whose dependency (org.absent, as
+// TypeHandler's commons-lang) is not there. An on-demand build of Alpha
+// and Zeta reads Bad through the source path, and javac then writes no
+// class for Util. Alpha also imports a package whole that no class
+// needs (mockito's shape), so its unit compiles only with the source
+// path.
+var faultProject = map[string]string{
+	"src/org/det/Util.java": `package org.det;
+
+public class Util {
+    public static String strip(String s) {
+        return s.startsWith("-") ? s.substring(1) : s;
+    }
+}
+`,
+	"src/org/det/Bad.java": `package org.det;
+
+import org.absent.Missing;
+
+public class Bad {
+    public static int size(String s) {
+        return Missing.size(s);
+    }
+}
+`,
+	"src/org/det/Alpha.java": `package org.det;
+
+import org.det.extra.*;
+
+public class Alpha {
+    public int check(String opt) {
+        String o = Util.strip(opt);
+        if (o.isEmpty()) {
+            throw new IllegalArgumentException("empty option");
+        }
+        return o.length();
+    }
+}
+`,
+	"src/org/det/extra/Unused.java": "package org.det.extra;\n\npublic class Unused {\n}\n",
+	"src/org/det/Zeta.java": `package org.det;
+
+public class Zeta {
+    public int width(String s) {
+        return Bad.size(s) + s.length();
+    }
+}
+`,
+}
+
+// faultPairs are a pair of each of faultProject's two classes.
+func faultPairs(commit string) []corpus.Pair {
+	src := func(path string, start, end int) *corpus.Source {
+		return &corpus.Source{Repo: "demo/det", Commit: commit, Path: path, Span: corpus.Span{Start: start, End: end}}
+	}
+	alpha := "    public int check(String opt) {\n        String o = Util.strip(opt);\n        if (o.isEmpty()) {\n            %s\n        }\n        return o.length();\n    }\n"
+	return []corpus.Pair{
+		{PairID: "alpha-1", ErrorType: corpus.IllegalArgument, Generator: "hand", Source: src("src/org/det/Alpha.java", 6, 12),
+			BuggyMethod: strings.Replace(alpha, "%s", `throw new IllegalArgumentException("empty option");`, 1),
+			FixedMethod: strings.Replace(alpha, "%s", "return 0;", 1)},
+		{PairID: "zeta-1", ErrorType: corpus.NullPointer, Generator: "hand", Source: src("src/org/det/Zeta.java", 4, 6),
+			BuggyMethod: "    public int width(String s) {\n        return Bad.size(s) + s.length();\n    }\n",
+			FixedMethod: "    public int width(String s) {\n        return s == null ? 0 : Bad.size(s) + s.length();\n    }\n"},
+	}
+}
+
+// TestVerifyVerdictsIndependentOfBatchAndCache runs faultProject's two
+// pairs in one batch on a fresh build, then one pair a batch on the cached
+// build: each pair's verdict must be the same. Before, Zeta's unit named
+// Bad.java, which turned the source path off for the rest of the run, so
+// Alpha compiled with it (batched first) or without it (batched with
+// Zeta), and without it org.det.extra does not exist; and the build,
+// stopped by Bad's errors, had no Util class. Now a layer that names a
+// source-path file goes again one unit a layer, so Alpha keeps the
+// source path, the build writes every class that compiles (Util
+// included), and Alpha is confirmed by (c) in both; Zeta cannot compile
+// in both.
+func TestVerifyVerdictsIndependentOfBatchAndCache(t *testing.T) {
+	opts := needJDK(t)
+	gitDir, commit := gitProject(t, faultProject)
+	repos := t.TempDir()
+	testcheck.Must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__det.git")))
+	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	verdicts := func(batch int) map[string]string {
+		o := opts
+		o.Batch = batch
+		out := t.TempDir()
+		if _, err := Run(context.Background(), faultPairs(commit), out, o); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := jsonl.ReadFile[Execution](filepath.Join(out, ExecutionsFile))
+		testcheck.Must(t, err)
+		got := map[string]string{}
+		for _, e := range recs {
+			got[e.PairID] = e.Status + " " + e.Reason
+		}
+		return got
+	}
+	together, apart := verdicts(2), verdicts(1)
+	for _, id := range []string{"alpha-1", "zeta-1"} {
+		if together[id] != apart[id] {
+			t.Errorf("%s: %q in one batch on a fresh build, %q alone on the cached build; want one verdict", id, together[id], apart[id])
+		}
+	}
+	if together["alpha-1"] != StatusConfirmed+" " {
+		t.Errorf("alpha-1: %q, want confirmed (Util compiled by the build)", together["alpha-1"])
+	}
+	if !strings.HasPrefix(together["zeta-1"], StatusUnconfirmed+" cannot compile") {
+		t.Errorf("zeta-1: %q, want cannot compile (Bad's dependency is absent)", together["zeta-1"])
+	}
+}
+
+// TestBuildProjectCachedClasspath: a fresh build that read no jar and its
+// cached copy give the pairs the same compile classpath, without the jar
+// folder's jars (before, the fresh build's nil record meant every jar).
+func TestBuildProjectCachedClasspath(t *testing.T) {
+	opts := needJDK(t)
+	gitDir, commit := gitProject(t, faultProject)
+	jars := t.TempDir()
+	writeJar(t, filepath.Join(jars, "unrelated.jar"), "org/other/readme.txt", "not a class")
+	po := ProjectOptions{GitDir: gitDir, Commit: commit, Repo: "demo/det", JarDir: jars, CacheDir: t.TempDir(),
+		Roots: []string{"src/org/det/Alpha.java", "src/org/det/Zeta.java"}}
+	fresh, err := BuildProject(context.Background(), *opts.JDK, po)
+	testcheck.Must(t, err)
+	cached, err := BuildProject(context.Background(), *opts.JDK, po)
+	testcheck.Must(t, err)
+	if fresh.CompileClasspath() != cached.CompileClasspath() || strings.Contains(fresh.CompileClasspath(), "unrelated.jar") {
+		t.Errorf("compile classpath: fresh %q, cached %q; want the same, without unrelated.jar", fresh.CompileClasspath(), cached.CompileClasspath())
+	}
+	if !slices.Equal(fresh.Dropped, cached.Dropped) || !slices.Contains(fresh.Dropped, filepath.FromSlash("org/det/Bad.java")) {
+		t.Errorf("dropped: fresh %v, cached %v; want the same, with org/det/Bad.java", fresh.Dropped, cached.Dropped)
+	}
+	if _, err := os.Stat(filepath.Join(fresh.Classes, "org", "det", "Util.class")); err != nil {
+		t.Errorf("the build wrote no Util class: %v", err)
+	}
+}
+
+// writeJar writes a jar (a zip) holding one file.
+func writeJar(t *testing.T, path, name, text string) {
+	t.Helper()
+	f, err := os.Create(path)
+	testcheck.Must(t, err)
+	z := zip.NewWriter(f)
+	w, err := z.Create(name)
+	testcheck.Must(t, err)
+	_, err = w.Write([]byte(text))
+	testcheck.Must(t, err)
+	testcheck.Must(t, z.Close())
+	testcheck.Must(t, f.Close())
+}
