@@ -165,3 +165,92 @@ func writeJar(t *testing.T, path, name, text string) {
 	testcheck.Must(t, z.Close())
 	testcheck.Must(t, f.Close())
 }
+
+// recvProject has a method of an abstract class whose only concrete
+// subclass takes a Conf, whose constructor dereferences its Name: the
+// receiver exists only as a subclass built through public constructors,
+// each argument built the same way (a null Name fails in Conf's
+// constructor, before the method runs).
+var recvProject = map[string]string{
+	"src/main/java/org/r/Name.java": "package org.r;\n\npublic class Name {\n    final String text;\n    public Name(String text) { this.text = text; }\n}\n",
+	"src/main/java/org/r/Conf.java": "package org.r;\n\npublic class Conf {\n    private final int limit;\n    public Conf(Name n) { this.limit = n.text.length(); }\n    public int limit() { return limit; }\n}\n",
+	"src/main/java/org/r/Impl.java": "package org.r;\n\npublic class Impl extends Base<String> {\n    public Impl(Conf c) { super(c); }\n}\n",
+	"src/main/java/org/r/Base.java": `package org.r;
+
+public abstract class Base<T> implements Comparable<Base<T>> {
+    protected final Conf conf;
+
+    protected Base(Conf conf) {
+        this.conf = conf;
+    }
+
+    public int width(String s) {
+        if (s.length() > conf.limit()) {
+            throw new IllegalArgumentException("too long: " + s);
+        }
+        return s.length();
+    }
+
+    public int compareTo(Base<T> o) { return 0; }
+}
+`,
+}
+
+// TestVerifyAbstractReceiver: the method of an abstract class runs on a
+// receiver built through its concrete subclass's public constructor (an
+// on-demand build compiles the subclass, which no root names), with
+// Conf and Name constructed rather than null; (c) holds for a string
+// longer than the limit. Before, the worker's no-argument constructor of
+// Base raised InstantiationException.
+func TestVerifyAbstractReceiver(t *testing.T) {
+	opts := needJDK(t)
+	gitDir, commit := gitProject(t, recvProject)
+	repos := t.TempDir()
+	testcheck.Must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__recv.git")))
+	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	head := "    public int width(String s) {\n        if (s.length() > conf.limit()) {\n"
+	p := corpus.Pair{PairID: "recv-1", ErrorType: corpus.IllegalArgument, Generator: "hand",
+		BuggyMethod: head + "            throw new IllegalArgumentException(\"too long: \" + s);\n        }\n        return s.length();\n    }\n",
+		FixedMethod: head + "            return conf.limit();\n        }\n        return s.length();\n    }\n",
+		Source:      &corpus.Source{Repo: "demo/recv", Commit: commit, Path: "src/main/java/org/r/Base.java", Span: corpus.Span{Start: 10, End: 15}}}
+	out := t.TempDir()
+	if _, err := Run(context.Background(), []corpus.Pair{p}, out, opts); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := jsonl.ReadFile[Execution](filepath.Join(out, ExecutionsFile))
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("records %v, %v", recs, err)
+	}
+	want := "(new org.r.Impl((org.r.Conf) (new org.r.Conf((org.r.Name) (new org.r.Name((java.lang.String) (\"abc\"))))))).width("
+	if e := recs[0]; e.Status != StatusConfirmed || !strings.HasPrefix(inputOf(e.C), want) {
+		t.Errorf("abstract receiver: status %s (%s), (c) %q; want confirmed on input starting %q", e.Status, e.Reason, inputOf(e.C), want)
+	}
+}
+
+func TestSupertypes(t *testing.T) {
+	for head, want := range map[string][]string{
+		" extends Base<String> ":                                     {"Base"},
+		"<T extends Number> extends a.b.Base<T> implements X, Y<T> ": {"Base", "X", "Y"},
+		" implements Comparable<Base<T>> ":                           {"Comparable"},
+		"<K, V> ":                                                    nil,
+	} {
+		if got := supertypes(head); !slices.Equal(got, want) {
+			t.Errorf("supertypes(%q) = %q, want %q", head, got, want)
+		}
+	}
+}
+
+func TestWithIntLiterals(t *testing.T) {
+	method := "int f(int i, String s) { if (i > 10 && s.equals(\"7\")) return 2.5 > i ? 0 : 1; return i; }"
+	got := withIntLiterals([]string{"1", "0"}, "int", method)
+	want := []string{"1", "0", "9", "10", "11"}
+	if !slices.Equal(got, want) {
+		t.Errorf("withIntLiterals(int) = %q, want %q (10's neighbours; not the string's 7, not 2.5)", got, want)
+	}
+	if got := withIntLiterals([]string{"1L"}, "Long", method); !slices.Equal(got, []string{"1L", "9L", "10L", "11L"}) {
+		t.Errorf("withIntLiterals(Long) = %q", got)
+	}
+	if got := withIntLiterals([]string{`"abc"`}, "String", method); len(got) != 1 {
+		t.Errorf("withIntLiterals(String) = %q, want unchanged", got)
+	}
+}
