@@ -146,9 +146,13 @@ func (p *Project) receiverCandidates(class string) []string {
 	if t == nil {
 		return nil
 	}
-	var built []string
+	var built, variants []string
 	for _, c := range p.constructible(t) {
-		built = append(built, p.builtValues(c, 0)...)
+		vs := p.builtValues(c, 0)
+		if len(vs) > 0 && variants == nil {
+			variants = p.setterVariants(c, vs[0], 0)
+		}
+		built = append(built, vs...)
 	}
 	if len(built) == 0 {
 		return nil
@@ -157,7 +161,7 @@ func (p *Project) receiverCandidates(class string) []string {
 	if !t.Abstract && t.Kind == "class" {
 		out = append(out, "null") // an abstract class's would raise InstantiationException
 	}
-	for _, b := range append(built, p.setterVariants(p.lookup(ownerOf(built[0], t)), built[0], 0)...) {
+	for _, b := range append(built, variants...) {
 		if !slices.Contains(out, b) && len(out) < maxReceivers {
 			out = append(out, b)
 		}
@@ -178,19 +182,6 @@ func (p *Project) constructible(t *typeInfo) []*typeInfo {
 		}
 	}
 	return out
-}
-
-// ownerOf is the type a built value constructs: the subtype whose name
-// the expression starts with, else t.
-func ownerOf(expr string, t *typeInfo) string {
-	name := strings.TrimPrefix(expr, "new ")
-	if i := strings.IndexAny(name, "(<"); i >= 0 {
-		name = name[:i]
-	}
-	if i := strings.LastIndex(name, "."); i >= 0 && strings.HasPrefix(expr, "new ") {
-		return name[i+1:]
-	}
-	return t.Name
 }
 
 // simpleName is the last dotted part of a source name.
