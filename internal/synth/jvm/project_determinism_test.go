@@ -254,3 +254,24 @@ func TestWithIntLiterals(t *testing.T) {
 		t.Errorf("withIntLiterals(String) = %q, want unchanged", got)
 	}
 }
+
+// TestReceiverCandidatesNested: a static nested class's receivers are
+// its public constructors' values and a setter variant of the first
+// (before, the setter's owner was looked up by its last name only, and
+// a nested class's receiver panicked the run); an abstract class gets no
+// default receiver.
+func TestReceiverCandidatesNested(t *testing.T) {
+	p := &Project{types: map[string]*typeInfo{
+		"Outer.Counter": {Name: "org.n.Outer.Counter", Kind: "class", Ctors: [][]string{{"int"}},
+			Setters: []apiMethod{{"setBase", []string{"int"}}}},
+		"Shape":  {Name: "org.n.Shape", Kind: "class", Abstract: true},
+		"Square": {Name: "org.n.Square", Kind: "class", Ctors: [][]string{{"int"}}},
+	}, subtypes: subtypeScan{subs: map[string][]string{"Shape": {"Square"}}}}
+	got := p.receiverCandidates("Outer.Counter")
+	if len(got) < 3 || got[0] != "null" || got[1] != "new org.n.Outer.Counter((int) (1))" || !strings.HasPrefix(got[2], "bfWith(new org.n.Outer.Counter((int) (1)), x -> x.setBase(") {
+		t.Errorf("nested receivers = %q, want null, the constructor, then a setter variant", got)
+	}
+	if got := p.receiverCandidates("Shape"); !slices.Equal(got, []string{"new org.n.Square((int) (1))"}) {
+		t.Errorf("abstract receivers = %q, want the subclass's constructor only", got)
+	}
+}
