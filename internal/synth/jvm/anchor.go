@@ -437,7 +437,7 @@ func (h *harness) anchor() {
 		return
 	}
 	a := &anchorCtx{params: h.bsig.Params, vars: h.bsig.TypeVars}
-	for _, cs := range h.cands {
+	for _, cs := range h.cands[:len(h.bsig.Params)] {
 		a.ords = append(a.ords, cs[0])
 	}
 	vals, rules := deriveAnchors(a, changedLines(h.pair.BuggyMethod, h.pair.FixedMethod))
@@ -455,7 +455,7 @@ func (h *harness) anchor() {
 func (h *harness) anchoredIndexVectors() [][]int {
 	var out [][]int
 	for _, vec := range h.anchors {
-		iv := make([]int, len(vec))
+		iv := make([]int, len(h.cands)) // the receiver's, if any, stays the default
 		ok := true
 		for p, e := range vec {
 			if e == "" {

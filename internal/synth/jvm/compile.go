@@ -313,10 +313,17 @@ func (h *harness) dropCandidates(cands map[int][]int) {
 		slices.Sort(ks)
 		ks = slices.Compact(ks)
 		for i := len(ks) - 1; i >= 0; i-- {
-			if !h.dropCandidate(p, ks[i]) {
-				h.failed = fmt.Sprintf("cannot compile: no value of parameter %d (%s) compiles", p+1, h.bsig.Params[p].Type)
-				return
+			if h.dropCandidate(p, ks[i]) {
+				continue
 			}
+			if h.hasRecv && p == len(h.bsig.Params) {
+				// No built receiver compiles: the class's own
+				// no-argument constructor, as without receivers.
+				h.hasRecv, h.cands = false, h.cands[:p]
+				break
+			}
+			h.failed = fmt.Sprintf("cannot compile: no value of parameter %d (%s) compiles", p+1, h.bsig.Params[p].Type)
+			return
 		}
 	}
 }

@@ -125,6 +125,22 @@
 // concreteJDK). No stub is grown: a compile error is final ("cannot
 // compile against the project").
 //
+// A pair's verdict depends on its own pair and project only, never on
+// its batch, on timing or on whether the build was cached (issue 16: two
+// runs disagreed on two commons-cli pairs). A javac run of an on-demand
+// project whose diagnostics name a source-path file no unit of the run
+// owns (a file the build dropped: commons-cli's TypeHandler without
+// commons-lang) goes again one unit a run, and a unit that does so alone
+// goes again without the source path — before, the first such fault
+// turned the source path off for the rest of the run. A build records
+// the jars it read even when it read none (before, a fresh build that
+// read none put every jar of --jar-dir on the pairs' classpath, Debian's
+// commons-cli 1.5 among them, and its cached copy none). An on-demand
+// build whose first run had errors keeps the better of javac's output
+// with the source path and of a build without it that drops failing
+// files until clean (project.go compileAgain), so that classes such as
+// commons-cli's Util exist.
+//
 // Patch-anchored inputs (anchor.go; rxsynth §5's validation is anchored on
 // the patch). Before the boundary search, each rule of anchorRules reads
 // the lines the fix changed (deleted or added, and the unchanged if
@@ -147,19 +163,34 @@
 // examples; Options.NoAnchors (--no-anchors) turns them off.
 //
 // Inputs the search may build (both modes), and nothing else: literals of
-// the JDK types (values.go), the buggy method's own string literals (and
-// each with "1" appended) for a String parameter, JDK collections, maps
-// and arrays of those, the patch-anchored values above (literals, JDK
-// values, arrays and lists of ordinary elements, public constants the fix
-// compares with) and, for a project type, null and values built only
-// through the public API javap lists — public constructors and static
-// factories with ordinary arguments, and one public setter called with a
-// boundary value on such a value. The receiver is built by its own
-// constructor. No collaborator is made to return anything: there are no
-// mocks, and no value is built by writing a field or by reflection, so no
-// collaborator can be forced to return an exceptional value (§5.4's
-// independence rule).
+// the JDK types (values.go; strings include "", " ", "-", "0x", "1e"),
+// the buggy method's own string literals (and each with "1" appended)
+// for a String parameter and its integer literals above 1 as n-1, n,
+// n+1 for an integral one, JDK collections, maps and arrays of those,
+// the patch-anchored values above (literals, JDK values, arrays and
+// lists of ordinary elements, public constants the fix compares with)
+// and, for a project type, null and values built only through the public
+// API javap lists — public constructors (copy constructors only when
+// there is no other) and static factories, and one public setter called
+// with a boundary value on such a value. A constructor's or factory's
+// own project-type arguments are built the same way, to a nesting of
+// maxBuildDepth (receivers.go), and null only below it; an abstract type
+// or an interface is built through up to maxSubtypes concrete project
+// classes that extend or implement it (read from the sources' class
+// declarations; an on-demand build also compiles those of the pairs'
+// classes). Project mode: an instance method's receiver is one more
+// dimension of the search — the class's no-argument constructor
+// (declared, or added delegating to its shortest one) for a concrete
+// class, then up to maxReceivers values built as above through the
+// class's public constructors and factories, or its concrete subclasses'
+// for an abstract class, with one setter variant; a receiver whose
+// construction throws skips that input only (the worker reports it as
+// an argument error). No collaborator is made to return anything: there
+// are no mocks, and no value is built by writing a field or by
+// reflection, so no collaborator can be forced to return an exceptional
+// value (§5.4's independence rule).
 //
-// Not done: receiver field states beyond the stub defaults (the model
-// chooses arguments only); builders writing whole harnesses.
+// Not done: receiver field states beyond what public constructors,
+// factories and one setter give (the model chooses arguments only);
+// builders writing whole harnesses.
 package jvm

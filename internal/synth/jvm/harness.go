@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/code"
@@ -47,6 +48,13 @@ type harness struct {
 	// its real class, compiled against the project.
 	project *Project
 	real    *realClass
+	// argAlone and argNoSourcePath are its argument class's source-path
+	// state (splitArgFault); a pair whose unit compiled without the
+	// source path starts without it.
+	argAlone, argNoSourcePath bool
+	// hasRecv: the last candidate list is the receiver's
+	// (receiverCandidates), "null" its class's no-argument constructor.
+	hasRecv bool
 	// anchors are the patch-anchored vectors (anchor.go), one expression
 	// per parameter ("" the ordinary candidate), tried before the
 	// boundary search; anchorRules the rules that derived them, and
@@ -76,7 +84,7 @@ func newHarness(n int, p corpus.Pair) *harness {
 			h.failed = fmt.Sprintf("parameter %d is %s in the buggy and %s in the fixed method: no common input", i+1, prm.Type, h.fsig.Params[i].Type)
 			return h
 		}
-		h.cands = append(h.cands, withLiterals(candidates(prm.Type, h.bsig.TypeVars), prm.Type, p.BuggyMethod))
+		h.cands = append(h.cands, withIntLiterals(withLiterals(candidates(prm.Type, h.bsig.TypeVars), prm.Type, p.BuggyMethod), prm.Type, p.BuggyMethod))
 	}
 	return h
 }
@@ -124,6 +132,54 @@ func literalValues(method string) []string {
 		n++
 	}
 	return out
+}
+
+// intLiteral is a decimal integer literal not part of a name or a
+// floating-point number.
+var intLiteral = regexp.MustCompile(`(?:^|[^\w.])(\d+)(?:[^\w.]|$)`)
+
+// withIntLiterals adds, for an integral parameter, the buggy method's
+// integer literals above 1 (the bounds it compares against: "i > 10",
+// "len == 4") as n-1, n and n+1, for the first maxLiterals of them; read
+// from the buggy side only, like withLiterals, and outside its string
+// literals.
+func withIntLiterals(cands []string, typ, method string) []string {
+	t := parseType(typ)
+	if p, ok := boxes[simple(t.base)]; ok {
+		t.base = p
+	}
+	if t.dims > 0 || !integral[t.base] {
+		return cands
+	}
+	body := stringLiteral.ReplaceAllString(method, `""`)
+	n := 0
+	for _, m := range intLiteral.FindAllStringSubmatch(body, -1) {
+		v, err := strconv.ParseInt(m[1], 10, 32)
+		if err != nil || v < 2 || n == maxLiterals {
+			continue
+		}
+		n++
+		for _, x := range []int64{v - 1, v, v + 1} {
+			if c := integralLiteral(t.base, x); !slices.Contains(cands, c) {
+				cands = append(cands, c)
+			}
+		}
+	}
+	return cands
+}
+
+// integral are the integral primitive types.
+var integral = map[string]bool{"int": true, "long": true, "short": true, "byte": true}
+
+// integralLiteral is x as a Java expression of type base.
+func integralLiteral(base string, x int64) string {
+	switch base {
+	case "long":
+		return strconv.FormatInt(x, 10) + "L"
+	case "short", "byte":
+		return "(" + base + ") " + strconv.FormatInt(x, 10)
+	}
+	return strconv.FormatInt(x, 10)
 }
 
 func (h *harness) pkg() string              { return fmt.Sprintf("%s.p%d", pkgRoot, h.n) }
@@ -210,6 +266,9 @@ func (h *harness) argsClass(limit int) string {
 	w("@SuppressWarnings(\"all\") final class %s {\n", h.class("A"))
 	w("  static <M extends Map> M bfMap(M m, Object... kv) { for (int i = 0; i + 1 < kv.length; i += 2) m.put(kv[i], kv[i + 1]); return m; }\n")
 	w("  static <T> T bfWith(T t, java.util.function.Consumer<T> c) { c.accept(t); return t; }\n")
+	if h.hasRecv {
+		w("  static final boolean bfReceiver = true; // the last candidate list is the receiver's\n")
+	}
 	// v(p, k) is candidate k of parameter p; one candidate per line so a
 	// compile error names the candidate.
 	w("  static Object v(int p, int k) {\n    switch (p) {\n")
@@ -256,7 +315,11 @@ func (h *harness) input(i int) string {
 	for p, k := range h.vecs[i] {
 		args[p] = h.cands[p][k]
 	}
-	return h.bsig.Name + "(" + strings.Join(args, ", ") + ")"
+	call := h.bsig.Name + "(" + strings.Join(args[:len(h.bsig.Params)], ", ") + ")"
+	if h.hasRecv && args[len(args)-1] != "null" {
+		return "(" + args[len(args)-1] + ")." + call
+	}
+	return call
 }
 
 // dropCandidate removes candidate k of parameter p (it did not compile).
@@ -274,6 +337,7 @@ func (h *harness) dropCandidate(p, k int) bool {
 // not one argument expression are dropped here, with the reason.
 func (h *harness) useModel(mh *ModelHarness) {
 	h.model = mh
+	h.hasRecv = false
 	if h.failed != "" {
 		return
 	}

@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -35,33 +37,102 @@ const javapBatch = 400
 
 // readAPI lists the public constructors, static factories and setters of
 // the project's top-level and static nested classes — of those whose
-// simple name is in want, when want is not empty. Every other class is
-// known by name only (its values are null).
+// simple name is in want, when want is not empty, then of the project
+// types their constructors and factories take and of the concrete
+// subtypes of those that are abstract, for up to maxAPIRounds javap
+// rounds, so that an argument is built through its real constructor
+// rather than given null. Every other class is known by name only (its
+// values are null).
 func readAPI(ctx context.Context, jdk JDK, p *Project, want map[string]bool) (map[string]*typeInfo, error) {
-	names, known, err := listClasses(p.Classes, want)
+	byLast, known, err := listClasses(p.Classes)
 	if err != nil {
 		return nil, fmt.Errorf("read project API: %w", err)
 	}
-	sort.Strings(names)
-	javap := filepath.Join(filepath.Dir(jdk.Javac), "javap")
 	out := known
-	for start := 0; start < len(names); start += javapBatch {
-		batch := names[start:min(start+javapBatch, len(names))]
-		cmd := exec.CommandContext(ctx, javap, append([]string{"-public", "-cp", p.Classes}, batch...)...)
-		text, err := cmd.Output()
-		if err != nil && len(text) == 0 {
-			return nil, fmt.Errorf("read project API: javap: %w", err)
+	done := map[string]bool{}
+	for round := 0; round < maxAPIRounds; round++ {
+		names := apiNames(byLast, want, done)
+		if len(names) == 0 {
+			break
 		}
-		parseJavap(text, out)
+		if err := javapAPI(ctx, jdk, p.Classes, names, out); err != nil {
+			return nil, err
+		}
+		if len(want) == 0 {
+			break // every class was read
+		}
+		want = p.nextWant(out, want)
 	}
 	return out, nil
 }
 
+// apiNames are the binary names of the classes to read next: those whose
+// last simple name is wanted (all when want is empty) and not read yet.
+func apiNames(byLast map[string][]string, want, done map[string]bool) []string {
+	var names []string
+	for last, ns := range byLast {
+		if len(want) > 0 && !want[last] || done[last] {
+			continue
+		}
+		done[last] = true
+		names = append(names, ns...)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// nextWant adds to want the simple names of the project types that the
+// read types' constructors and factories take, and the concrete subtypes
+// of the abstract ones.
+func (p *Project) nextWant(types map[string]*typeInfo, want map[string]bool) map[string]bool {
+	next := maps.Clone(want)
+	for _, t := range types {
+		if !want[simpleName(t.Name)] {
+			continue
+		}
+		for _, c := range append(slices.Clone(t.Ctors), factoryParams(t)...) {
+			for _, n := range paramSimpleNames(c) {
+				next[n] = true
+			}
+		}
+		if t.Abstract {
+			for _, s := range p.subtypes.concreteSubtypes(simpleName(t.Name)) {
+				next[s] = true
+			}
+		}
+	}
+	return next
+}
+
+// factoryParams are the parameter lists of t's factories.
+func factoryParams(t *typeInfo) [][]string {
+	var out [][]string
+	for _, f := range t.Factories {
+		out = append(out, f.Params)
+	}
+	return out
+}
+
+// javapAPI reads the public API of the named classes into out.
+func javapAPI(ctx context.Context, jdk JDK, classes string, names []string, out map[string]*typeInfo) error {
+	javap := filepath.Join(filepath.Dir(jdk.Javac), "javap")
+	for start := 0; start < len(names); start += javapBatch {
+		batch := names[start:min(start+javapBatch, len(names))]
+		cmd := exec.CommandContext(ctx, javap, append([]string{"-public", "-cp", classes}, batch...)...)
+		text, err := cmd.Output()
+		if err != nil && len(text) == 0 {
+			return fmt.Errorf("read project API: javap: %w", err)
+		}
+		parseJavap(text, out)
+	}
+	return nil
+}
+
 // listClasses walks a class directory: known has every named class by
-// simple source name, as an abstract class of unknown API; names are the
-// binary names of those whose API is to be read (in want, or all).
-func listClasses(classes string, want map[string]bool) (names []string, known map[string]*typeInfo, err error) {
-	known = map[string]*typeInfo{}
+// simple source name, as an abstract class of unknown API; byLast maps
+// each class's last simple name to its binary names.
+func listClasses(classes string) (byLast map[string][]string, known map[string]*typeInfo, err error) {
+	known, byLast = map[string]*typeInfo{}, map[string][]string{}
 	err = filepath.WalkDir(classes, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".class") {
 			return err
@@ -75,12 +146,10 @@ func listClasses(classes string, want map[string]bool) (names []string, known ma
 		simple := src[strings.LastIndex(name[:strings.Index(name+"$", "$")], ".")+1:]
 		known[simple] = &typeInfo{Name: src, Kind: "class", Abstract: true}
 		last := simple[strings.LastIndex(simple, ".")+1:]
-		if len(want) == 0 || want[last] {
-			names = append(names, name)
-		}
+		byLast[last] = append(byLast[last], name)
 		return nil
 	})
-	return names, known, err
+	return byLast, known, err
 }
 
 var (
@@ -191,7 +260,7 @@ func (p *Project) realCandidates(typ string, depth int) []string {
 	if t == nil {
 		return nil
 	}
-	if depth > 1 {
+	if depth > maxBuildDepth {
 		return []string{"null"}
 	}
 	built := p.builtValues(t, depth)
@@ -211,21 +280,46 @@ func (p *Project) realCandidates(typ string, depth int) []string {
 
 // builtValues are the values of t built through its public API: its
 // first and last enum constants, up to maxCtors constructors (of a
-// concrete class) and maxFactories factories with ordinary arguments.
+// concrete class; of an abstract one, the shortest of each of its
+// concrete subtypes) and maxFactories factories with ordinary arguments.
 func (p *Project) builtValues(t *typeInfo, depth int) []string {
 	var built []string
 	if t.Kind == "enum" {
 		built = append(built, t.Name+".values()[0]", t.Name+".values()["+t.Name+".values().length - 1]")
 	}
 	if !t.Abstract {
-		for _, c := range t.Ctors[:min(len(t.Ctors), maxCtors)] {
+		for _, c := range p.usableCtors(t) {
 			built = append(built, "new "+t.Name+"("+p.ordinaryArgs(c, depth)+")")
+		}
+	} else if t.Kind != "enum" {
+		// An abstract class or an interface: its concrete subtypes'
+		// shortest public constructors (receivers.go).
+		for _, st := range p.constructible(t) {
+			if len(st.Ctors) > 0 {
+				built = append(built, "new "+st.Name+"("+p.ordinaryArgs(st.Ctors[0], depth)+")")
+			}
 		}
 	}
 	for _, f := range t.Factories[:min(len(t.Factories), maxFactories)] {
 		built = append(built, t.Name+"."+f.Name+"("+p.ordinaryArgs(f.Params, depth)+")")
 	}
 	return built
+}
+
+// usableCtors are up to maxCtors public constructors of t, but copy
+// constructors (taking t itself), which would need a t to build a t,
+// while another constructor exists.
+func (p *Project) usableCtors(t *typeInfo) [][]string {
+	var out [][]string
+	for _, c := range t.Ctors {
+		if !slices.Contains(paramSimpleNames(c), simpleName(t.Name)) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		out = t.Ctors
+	}
+	return out[:min(len(out), maxCtors)]
 }
 
 // setterVariants are the value base with one of up to maxSetters
@@ -246,7 +340,14 @@ func (p *Project) setterVariants(t *typeInfo, base string, depth int) []string {
 func (p *Project) ordinaryArgs(params []string, depth int) string {
 	args := make([]string, len(params))
 	for i, prm := range params {
-		args[i] = cast(prm, p.valuesOf(prm, depth+1)[0])
+		v := p.valuesOf(prm, depth+1)[0]
+		if v == "new "+parseType(strings.ReplaceAll(prm, "$", ".")).erasure()+"()" && p.lookup(prm) == nil {
+			// candidatesOf's guess for a type neither the project nor
+			// values.go knows (a dependency's interface): inside a built
+			// value a guess that does not compile would lose the value.
+			v = "null"
+		}
+		args[i] = cast(prm, v)
 	}
 	return strings.Join(args, ", ")
 }
@@ -257,7 +358,9 @@ func (p *Project) valuesOf(typ string, depth int) []string {
 	if c := p.realCandidates(typ, depth); c != nil {
 		return c
 	}
-	return candidatesOf(parseType(strings.ReplaceAll(typ, "$", ".")), nil, depth)
+	// A JDK value nested in a constructed project value is an ordinary
+	// one, not null: candidatesOf's depth bounds its own containers.
+	return candidatesOf(parseType(strings.ReplaceAll(typ, "$", ".")), nil, min(depth, 2))
 }
 
 // cast prefixes a value with its parameter's erased type.

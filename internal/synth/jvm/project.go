@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,6 +54,7 @@ type Project struct {
 	roots      []string
 	Build      time.Duration
 	types      map[string]*typeInfo // simple name ("Outer.Inner") → public API
+	subtypes   subtypeScan          // the tree's class declarations (receivers.go)
 	used       map[string]bool      // jars javac read in the build (noteJars)
 	// Encoding is the sources' encoding, the pom's
 	// project.build.sourceEncoding (commons-lang 3.x: ISO-8859-1), else
@@ -93,8 +95,13 @@ type ProjectOptions struct {
 	// each. Empty compiles every production source once.
 	Roots []string
 	// Types limits the API read (public constructors, factories, setters)
-	// to classes of these simple names; empty reads every class.
+	// to classes of these simple names (and, transitively, their
+	// constructors' parameter types); empty reads every class.
 	Types []string
+	// Receivers are the simple names of the pairs' classes: their API
+	// and their concrete subclasses' is read (receivers.go), and an
+	// on-demand build also compiles those subclasses.
+	Receivers []string
 	// CacheDir holds exported trees and classes, keyed by repository and
 	// commit, so a project is built once across runs.
 	CacheDir string
@@ -108,7 +115,7 @@ type ProjectOptions struct {
 
 // buildVersion is part of a build's cache key: builds made by older rules
 // are not reused.
-const buildVersion = "v6"
+const buildVersion = "v9"
 
 // maxBuildRounds bounds the javac runs of a project build: a run that
 // wrote no class is repeated without the files javac named.
@@ -137,16 +144,18 @@ func BuildProject(ctx context.Context, jdk JDK, o ProjectOptions) (*Project, err
 	if p.Jars, err = jarList(o.Jars, o.JarDir); err != nil {
 		return nil, err
 	}
-	p.Classes = filepath.Join(base, "classes")
 	for _, r := range o.Roots {
 		p.roots = append(p.roots, filepath.Join(p.Root, filepath.FromSlash(r)))
 	}
 	p.OnDemand = len(p.roots) > 0
+	p.subtypes = scanSubtypes(p.sourceFiles())
+	recvTypes, subFiles := p.subtypes.receiverTypes(o.Receivers)
+	p.Classes = filepath.Join(base, p.classesDir(subFiles))
 	if err := p.compile(ctx, jdk, filepath.Join(base, "build")); err != nil {
 		return nil, err
 	}
 	want := map[string]bool{}
-	for _, t := range o.Types {
+	for _, t := range append(slices.Clone(o.Types), recvTypes...) {
 		want[t] = true
 	}
 	if p.types, err = readAPI(ctx, jdk, p, want); err != nil {
@@ -154,6 +163,25 @@ func BuildProject(ctx context.Context, jdk JDK, o ProjectOptions) (*Project, err
 	}
 	p.Build = time.Since(t0)
 	return p, nil
+}
+
+// classesDir is the classes folder's name in the build directory: an
+// on-demand build that also compiles the receivers' subclasses (files,
+// which follow from the tree and the roots) keeps them apart from one of
+// the roots alone, whose cached builds stay valid.
+func (p *Project) classesDir(files []string) string {
+	var extra []string
+	for _, f := range files {
+		if p.OnDemand && !slices.Contains(p.roots, f) {
+			p.roots = append(p.roots, f)
+			extra = append(extra, relTo(p.Root, f))
+		}
+	}
+	if len(extra) == 0 {
+		return "classes"
+	}
+	key := sha256.Sum256([]byte(strings.Join(extra, ":")))
+	return "classes-" + hex.EncodeToString(key[:6])
 }
 
 // buildDir is the build's cache directory, keyed by everything that
@@ -569,16 +597,9 @@ func (p *Project) compileRoots(ctx context.Context, jdk JDK, work, gen, done str
 		return err
 	}
 	if len(bad) > 0 {
-		// Once a file has errors, javac writes no class for many files it
-		// read only through the source path (commons-collections 3's
-		// FunctorException, behind MultiKeyMap's clash with Java 8's
-		// Map.remove): naming every file it read but the bad ones has it
-		// generate each that compiles, as a full build does.
-		more, _, err := p.javacOut(ctx, jdk, work, parsedSources(out, bad), args...)
-		if err != nil {
+		if bad, err = p.compileAgain(ctx, jdk, work, parsedSources(out, bad), bad, args); err != nil {
 			return err
 		}
-		maps.Copy(bad, more)
 	}
 	for f := range bad {
 		rel, _ := filepath.Rel(p.SrcRoot, f)
@@ -587,6 +608,127 @@ func (p *Project) compileRoots(ctx context.Context, jdk JDK, work, gen, done str
 	slices.Sort(p.Dropped)
 	p.Compiled = classCount(p.Classes)
 	return p.writeBuildMark(done)
+}
+
+// compileAgain is the rest of an on-demand build whose first run had
+// errors (in bad), over the files it read: once with the source path
+// (javac generates what it can, but once a file has errors it writes no
+// class for many files it read only through the source path:
+// commons-collections 3's FunctorException, behind MultiKeyMap's clash
+// with Java 8's Map.remove), and once by compileReached into a folder of
+// its own; the build keeps whichever wrote more classes (compileReached
+// loses every class that names a dropped one, which in a tightly knit
+// tree such as jackson-databind's can be nearly all). It returns the
+// dropped files of the one kept.
+func (p *Project) compileAgain(ctx context.Context, jdk JDK, work string, files []string, bad map[string]bool, args []string) (map[string]bool, error) {
+	first := maps.Clone(bad)
+	more, _, err := p.javacOut(ctx, jdk, work, files, args...)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(bad, more)
+	classes := p.Classes
+	p.Classes = classes + "-reached"
+	reached, err := p.compileReached(ctx, jdk, work, files, first)
+	alt := p.Classes
+	p.Classes = classes
+	if err != nil {
+		return nil, err
+	}
+	if classCount(alt) <= classCount(classes) {
+		return bad, wrapBuild(p.Repo, os.RemoveAll(alt))
+	}
+	if err := os.RemoveAll(classes); err != nil {
+		return nil, wrapBuild(p.Repo, err)
+	}
+	return reached, wrapBuild(p.Repo, os.Rename(alt, classes))
+}
+
+// wrapBuild wraps a build's file error with the project's name.
+func wrapBuild(repo string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("build project %s: %w", repo, err)
+}
+
+// compileReached compiles the files the first run of an on-demand build
+// read but those in bad, against a source path without the files
+// dropped so far, dropping the files javac reports until a run is clean
+// (at most maxBuildRounds runs); it returns every file dropped. With the
+// bad file on the source path javac reads it again whenever another file
+// names it, and then writes no class for many good ones (commons-cli's
+// Util, behind TypeHandler's absent commons-lang); without it a file
+// naming a dropped one fails itself, and the rest compile as a full
+// build's would.
+func (p *Project) compileReached(ctx context.Context, jdk JDK, work string, files []string, bad map[string]bool) (map[string]bool, error) {
+	for round := 0; round < maxBuildRounds && len(files) > 0; round++ {
+		if err := os.RemoveAll(p.Classes); err != nil {
+			return nil, fmt.Errorf("build project %s: %w", p.Repo, err)
+		}
+		sp, err := p.sourcePathWithout(filepath.Join(work, "sp"), bad)
+		if err != nil {
+			return nil, err
+		}
+		more, _, err := p.javacOut(ctx, jdk, work, files, "-sourcepath", sp, "-implicit:class", "-Xprefer:source")
+		if err != nil || len(more) == 0 {
+			return bad, err
+		}
+		more = linkTargets(more) // a source-path file is named by its link
+		maps.Copy(bad, more)
+		files = slices.DeleteFunc(files, func(f string) bool { return more[f] })
+	}
+	return bad, nil
+}
+
+// sourcePathWithout is the project's source path with the files in bad
+// hidden: the tree's roots mirrored under dir as symbolic links to every
+// other Java file (a package imported whole still exists: mockito's
+// org.mockito.exceptions.base), the dependencies' roots as they are.
+func (p *Project) sourcePathWithout(dir string, bad map[string]bool) (string, error) {
+	if err := os.RemoveAll(dir); err != nil {
+		return "", wrapBuild(p.Repo, err)
+	}
+	var roots []string
+	for i, root := range p.SourcePath {
+		if !strings.HasPrefix(root, p.Root) {
+			roots = append(roots, root)
+			continue
+		}
+		mirror := filepath.Join(dir, strconv.Itoa(i))
+		if err := linkTree(root, mirror, bad); err != nil {
+			return "", wrapBuild(p.Repo, err)
+		}
+		roots = append(roots, mirror)
+	}
+	return strings.Join(roots, string(os.PathListSeparator)), nil
+}
+
+// linkTargets maps each symbolic link in files to the file it names.
+func linkTargets(files map[string]bool) map[string]bool {
+	out := map[string]bool{}
+	for f := range files {
+		if to, err := os.Readlink(f); err == nil {
+			f = to
+		}
+		out[f] = true
+	}
+	return out
+}
+
+// linkTree links every Java file under root but those in skip into the
+// same place under mirror.
+func linkTree(root, mirror string, skip map[string]bool) error {
+	return filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".java") || skip[path] {
+			return err
+		}
+		to := filepath.Join(mirror, relTo(root, path))
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		return os.Symlink(path, to)
+	})
 }
 
 // javac compiles files into p.Classes and returns the files it reported
@@ -745,7 +887,13 @@ func (p *Project) noteJars(out string) {
 	for _, m := range loadedJar.FindAllStringSubmatch(out, -1) {
 		p.used[m[1]] = true
 	}
-	p.UsedJars = p.UsedJars[:0]
+	// Never nil once a build ran: nil is a build without the record
+	// (CompileClasspath: every jar), and a fresh build that read no jar
+	// must compile its pairs as its cached copy does, against no jar
+	// (before, commons-cli's fresh build put Debian's commons-cli 1.5 on
+	// the pairs' classpath and its cached copy did not, so two runs
+	// disagreed on two pairs).
+	p.UsedJars = []string{}
 	for _, j := range p.Jars {
 		if p.used[j] {
 			p.UsedJars = append(p.UsedJars, j)

@@ -69,7 +69,11 @@ func (v *Verifier) compileRealBatch(ctx context.Context, hs []*harness, batch in
 
 // nextLayer takes from pending the units with sides still in play whose
 // file names are not yet taken (names maps each to its unit); rest are
-// those left for a later layer.
+// those left for a later layer. A unit that must compile alone (its layer
+// named a source-path file: splitFault) makes a layer of its own, and
+// units without the source path share a layer only with each other, so
+// that a unit's source path never depends on the other units of its
+// batch.
 func nextLayer(pending []*unit) (layer []*unit, names map[string]*unit, rest []*unit) {
 	names = map[string]*unit{}
 	for _, u := range pending {
@@ -77,7 +81,7 @@ func nextLayer(pending []*unit) (layer []*unit, names map[string]*unit, rest []*
 			continue
 		}
 		base := filepath.Base(filepath.FromSlash(u.path))
-		if names[base] != nil {
+		if names[base] != nil || !layerTakes(layer, u) {
 			rest = append(rest, u)
 			continue
 		}
@@ -85,6 +89,14 @@ func nextLayer(pending []*unit) (layer []*unit, names map[string]*unit, rest []*
 		layer = append(layer, u)
 	}
 	return layer, names, rest
+}
+
+// layerTakes reports whether u may join layer.
+func layerTakes(layer []*unit, u *unit) bool {
+	if len(layer) == 0 {
+		return true
+	}
+	return !u.alone && !layer[0].alone && u.noSourcePath == layer[0].noSourcePath
 }
 
 // compileLayer writes the layer's units and runs javac once on them, into
@@ -98,7 +110,11 @@ func (v *Verifier) compileLayer(ctx context.Context, batch int, runs *int, srcRo
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("compile batch %d: %w", batch, err)
 	}
-	args := append(javacArgs(out, v.compileClasspath(), v.unitSourcePath()), "--release", "8")
+	sp := v.unitSourcePath()
+	if layer[0].noSourcePath {
+		sp = v.emptyDir
+	}
+	args := append(javacArgs(out, v.compileClasspath(), sp), "--release", "8")
 	for i, u := range layer {
 		path, err := u.write(filepath.Join(srcRoot, "u"+run+"-"+strconv.Itoa(i)))
 		if err != nil {
@@ -119,8 +135,9 @@ func (v *Verifier) compileLayer(ctx context.Context, batch int, runs *int, srcRo
 	v.stats.javacRuns++
 	*runs++
 	if rc != 0 {
-		if v.sourcePathFault(diag, func(f string) bool { return names[f] != nil }) {
-			return layer, os.RemoveAll(out) // again, without the source path
+		if sp != v.emptyDir && sourcePathFault(diag, func(f string) bool { return names[f] != nil }) {
+			splitFault(layer)
+			return layer, os.RemoveAll(out)
 		}
 		if err := failVariants(batch, rc, diag, names); err != nil {
 			return nil, err
@@ -147,28 +164,41 @@ func (v *Verifier) compileLayer(ctx context.Context, batch int, runs *int, srcRo
 // (commons-collections' IteratorUtils compiles there and not against the
 // JDK 17 API).
 func (v *Verifier) unitSourcePath() string {
-	if p := v.opts.Project; p != nil && p.OnDemand && !v.noSourcePath {
+	if p := v.opts.Project; p != nil && p.OnDemand {
 		return strings.Join(p.SourcePath, string(os.PathListSeparator))
 	}
 	return v.emptyDir
 }
 
 // sourcePathFault reports whether a failed run's diagnostics name a file
-// that is not one of the run's own (ours: a source-path file the build
+// that is not one of the run's own (ours): a source-path file the build
 // never compiled, such as one needing a source only a build tool
-// generates, jackson-dataformat-xml's PackageVersion), and if so turns the
-// source path off for the rest of the run.
-func (v *Verifier) sourcePathFault(diag string, ours func(file string) bool) bool {
-	if v.unitSourcePath() == v.emptyDir {
-		return false
-	}
+// generates (jackson-dataformat-xml's PackageVersion) or one whose
+// dependency is absent (commons-cli's TypeHandler without commons-lang).
+func sourcePathFault(diag string, ours func(file string) bool) bool {
 	for _, d := range parseDiagnostics(diag) {
 		if !ours(d.File) {
-			v.noSourcePath = true
 			return true
 		}
 	}
 	return false
+}
+
+// splitFault handles a source-path fault of a layer: a layer of several
+// units goes again one unit a layer, since any of them may be the one
+// that reached the file; a unit that faults alone goes again without the
+// source path. The decision is the unit's own, never its batch's: before,
+// the first fault turned the source path off for the rest of the run, so
+// a pair compiled with it or without it depending on which pairs were
+// batched and compiled before it.
+func splitFault(layer []*unit) {
+	if len(layer) > 1 {
+		for _, u := range layer {
+			u.alone = true
+		}
+		return
+	}
+	layer[0].alone, layer[0].noSourcePath = false, true
 }
 
 // write writes the unit's file, with its live variants, under dir as its
@@ -229,6 +259,9 @@ func (v *Verifier) takeLayer(batch int, out string, layer []*unit) (retry []*uni
 			return nil, fmt.Errorf("compile batch %d: %w", batch, err)
 		}
 		if ok {
+			for _, s := range u.live() {
+				s.h.argNoSourcePath = u.noSourcePath // the same imports
+			}
 			continue
 		}
 		if u.tries++; u.tries >= maxSideTries {
@@ -243,7 +276,8 @@ func (v *Verifier) takeLayer(batch int, out string, layer []*unit) (retry []*uni
 }
 
 // compileArgs compiles the argument classes of the pairs still in play,
-// dropping candidates javac rejects, in at most maxStubRounds runs.
+// dropping candidates javac rejects, in at most maxStubRounds rounds. A
+// round is one javac run per argGroups group.
 func (v *Verifier) compileArgs(ctx context.Context, hs []*harness, srcRoot string, runs *int) error {
 	var active []*harness
 	for _, h := range hs {
@@ -258,29 +292,87 @@ func (v *Verifier) compileArgs(ctx context.Context, hs []*harness, srcRoot strin
 			}
 			return nil
 		}
-		args := javacArgs(v.classes, v.compileClasspath(), v.unitSourcePath()) // it has the file's imports
-		files, err := v.writeArgClasses(active, srcRoot)
-		if err != nil {
-			return err
-		}
-		rc, diag, err := v.javac.compile(ctx, filepath.Join(v.work, "diag.txt"), append(args, files.paths...))
-		if err != nil {
-			return fmt.Errorf("compile argument classes (%d pairs, first %s): %w", len(active), active[0].pair.PairID, err)
-		}
-		v.stats.javacRuns++
-		*runs++
-		per := map[*harness][]diagnostic{}
-		if rc != 0 && v.sourcePathFault(diag, func(f string) bool { return files.byFile[f] != nil }) {
-			continue // again, without the source path
-		}
-		if rc != 0 {
-			if per, err = files.diagnosticsByPair(rc, diag); err != nil {
+		var next []*harness
+		for _, g := range v.argGroups(active) {
+			more, err := v.compileArgGroup(ctx, g, srcRoot, runs)
+			if err != nil {
 				return err
 			}
+			next = append(next, more...)
 		}
-		active = v.repairArgs(active, per, files.texts)
+		active = next
 	}
 	return nil
+}
+
+// argGroup are argument classes compiled in one javac run with one
+// source path.
+type argGroup struct {
+	hs []*harness
+	sp string
+}
+
+// argGroups splits active by source-path state, as nextLayer does units:
+// the pairs with the source path together, those without it together,
+// and each pair that must compile alone (splitArgFault) by itself.
+func (v *Verifier) argGroups(active []*harness) []argGroup {
+	with, without := argGroup{sp: v.unitSourcePath()}, argGroup{sp: v.emptyDir}
+	var alone []argGroup
+	for _, h := range active {
+		switch {
+		case h.argNoSourcePath:
+			without.hs = append(without.hs, h)
+		case h.argAlone:
+			alone = append(alone, argGroup{hs: []*harness{h}, sp: with.sp})
+		default:
+			with.hs = append(with.hs, h)
+		}
+	}
+	var out []argGroup
+	for _, g := range append([]argGroup{with, without}, alone...) {
+		if len(g.hs) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// compileArgGroup is one javac run over a group's argument classes; it
+// returns the pairs going round again.
+func (v *Verifier) compileArgGroup(ctx context.Context, g argGroup, srcRoot string, runs *int) ([]*harness, error) {
+	args := javacArgs(v.classes, v.compileClasspath(), g.sp) // it has the file's imports
+	files, err := v.writeArgClasses(g.hs, srcRoot)
+	if err != nil {
+		return nil, err
+	}
+	rc, diag, err := v.javac.compile(ctx, filepath.Join(v.work, "diag.txt"), append(args, files.paths...))
+	if err != nil {
+		return nil, fmt.Errorf("compile argument classes (%d pairs, first %s): %w", len(g.hs), g.hs[0].pair.PairID, err)
+	}
+	v.stats.javacRuns++
+	*runs++
+	per := map[*harness][]diagnostic{}
+	if rc != 0 && g.sp != v.emptyDir && sourcePathFault(diag, func(f string) bool { return files.byFile[f] != nil }) {
+		splitArgFault(g.hs)
+		return g.hs, nil
+	}
+	if rc != 0 {
+		if per, err = files.diagnosticsByPair(rc, diag); err != nil {
+			return nil, err
+		}
+	}
+	return v.repairArgs(g.hs, per, files.texts), nil
+}
+
+// splitArgFault is splitFault for argument classes.
+func splitArgFault(hs []*harness) {
+	if len(hs) > 1 {
+		for _, h := range hs {
+			h.argAlone = true
+		}
+		return
+	}
+	hs[0].argNoSourcePath = true
 }
 
 // argFiles are one round's argument class sources.

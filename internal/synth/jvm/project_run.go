@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/benchforge/benchforge/internal/audit/repos"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -198,6 +199,7 @@ func projectOptions(key string, pairs []corpus.Pair, opts Options) (ProjectOptio
 		po.Hint = src.Path
 	}
 	po.Types = paramTypes(pairs)
+	po.Receivers = receiverNames(pairs)
 	if opts.Projects.Dir == "" && opts.Projects.Repo == "" {
 		po.Roots = sourcePaths(pairs) // each pair's own commit: build on demand
 	}
@@ -221,6 +223,21 @@ func paramTypes(pairs []corpus.Pair) []string {
 					out = append(out, w)
 				}
 			}
+		}
+	}
+	return out
+}
+
+// receiverNames are the top-level class names of the pairs' files.
+func receiverNames(pairs []corpus.Pair) []string {
+	var out []string
+	for _, p := range pairs {
+		if p.Source == nil {
+			continue
+		}
+		name := strings.TrimSuffix(path.Base(p.Source.Path), ".java")
+		if !slices.Contains(out, name) {
+			out = append(out, name)
 		}
 	}
 	return out

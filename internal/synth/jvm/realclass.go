@@ -365,6 +365,12 @@ func (h *harness) useProject(p *Project, files *realFiles) {
 			h.cands[i] = c
 		}
 	}
+	if !h.bsig.Static {
+		if rs := p.receiverCandidates(strings.ReplaceAll(rc.chain, "$", ".")); len(rs) > 0 {
+			h.cands = append(h.cands, rs) // the receiver dimension (receivers.go)
+			h.hasRecv = true
+		}
+	}
 }
 
 // offset is the number of file lines above side kind's method in its
@@ -474,7 +480,16 @@ func receiverArg(p *Project, typ string) string {
 	// The constructor is in the real class, where the argument class's
 	// helpers (bfMap, bfWith) do not exist: a candidate using one does not
 	// compile there (jackson-databind's ObjectReader, 22 pairs).
-	for _, c := range p.realCandidates(typ, 1) {
+	//
+	// It stays as it was before receivers were built (receivers.go): an
+	// abstract project type gets null and a concrete one its first
+	// constructor with null for project types below it, since a value
+	// that does not compile here fails the pair, while a receiver built
+	// in the argument class only loses that candidate.
+	if t := p.lookup(parseType(typ).erasure()); t != nil && t.Abstract && t.Kind != "enum" {
+		return "null"
+	}
+	for _, c := range p.realCandidates(typ, maxBuildDepth) {
 		if !harnessHelper.MatchString(c) {
 			return c
 		}
@@ -482,6 +497,9 @@ func receiverArg(p *Project, typ string) string {
 	c := candidates(typ, nil)
 	if len(c) > 2 && (strings.HasPrefix(c[2], "new java.util.") && strings.HasSuffix(c[2], "()")) {
 		return c[2]
+	}
+	if c[0] == "new "+parseType(typ).erasure()+"()" {
+		return "null" // a guessed default instance: an interface or abstract class has none
 	}
 	return c[0]
 }

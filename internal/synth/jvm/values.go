@@ -41,12 +41,12 @@ func candidatesOf(t jtype, vars map[string]string, depth int) []string {
 	if t.dims > 0 {
 		return arrayCandidates(t, vars, depth)
 	}
-	if depth > 2 {
-		return []string{"null"}
-	}
 	b := simple(t.base)
 	if vs, ok := valueCandidates(b); ok {
-		return vs
+		return vs // no recursion: a primitive is never null however deep
+	}
+	if depth > 2 {
+		return []string{"null"}
 	}
 	if gen, ok := containerCandidates[b]; ok {
 		return gen(func(i int) []string { return candidatesOf(typeArg(t, i, vars), vars, depth+1) })
@@ -102,8 +102,10 @@ var primitiveCandidates = map[string][]string{
 // jdkValueCandidates are the candidates of the JDK value types, null
 // second.
 var jdkValueCandidates = map[string][]string{
-	"String":        {`"abc"`, "null", `""`, `" "`, `"a"`, `"-"`, `"1.5"`, `"0x1"`, `"12"`, `"a,b"`, `"x".repeat(100000)`},
-	"CharSequence":  {`"abc"`, "null", `""`, `" "`, `"a"`, `"-"`, `"1.5"`, `"0x1"`, `"12"`, `"a,b"`, `"x".repeat(100000)`},
+	// "0x" and "1e" last: number texts cut after their prefix (a parser
+	// reading past the end).
+	"String":        {`"abc"`, "null", `""`, `" "`, `"a"`, `"-"`, `"1.5"`, `"0x1"`, `"12"`, `"a,b"`, `"x".repeat(100000)`, `"0x"`, `"1e"`},
+	"CharSequence":  {`"abc"`, "null", `""`, `" "`, `"a"`, `"-"`, `"1.5"`, `"0x1"`, `"12"`, `"a,b"`, `"x".repeat(100000)`, `"0x"`, `"1e"`},
 	"Object":        {`"abc"`, "null", "Integer.valueOf(1)", "new Object()", `new String[]{"a"}`, "new java.util.ArrayList<Object>()", "Double.valueOf(1.5)"},
 	"Serializable":  {`"abc"`, "null", "Integer.valueOf(1)", "new Object()", `new String[]{"a"}`, "new java.util.ArrayList<Object>()", "Double.valueOf(1.5)"},
 	"Number":        {"Integer.valueOf(1)", "null", "Double.valueOf(1.5)", "Long.valueOf(-1)", "Double.valueOf(Double.NaN)"},

@@ -102,6 +102,10 @@ type unit struct {
 	base  string // the file's text before the variants go in
 	sides []*side
 	tries int
+	// alone and noSourcePath are the unit's source-path state
+	// (splitFault): compiled in a layer of its own, or without the
+	// on-demand source path.
+	alone, noSourcePath bool
 	// inserted are the unit-file lines the variants took, to map a line
 	// back to the real file's.
 	inserted [][2]int // first line, line count

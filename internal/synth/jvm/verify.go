@@ -110,8 +110,6 @@ type Verifier struct {
 	workers   []*worker
 	next      int // pair counter: package bfv.p<next>
 	stats     struct{ javacRuns int }
-	// noSourcePath turns the on-demand source path off (sourcePathFault).
-	noSourcePath bool
 	// compiled, when set (by the floor benchmark), sees each batch's
 	// harnesses once compileBatch is done with them.
 	compiled func([]*harness)

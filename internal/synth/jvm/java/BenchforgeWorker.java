@@ -225,6 +225,8 @@ public final class BenchforgeWorker {
 
     static String call(Loader loader, String cls, String name, String argsCls, int[] idx) {
         Object[] argv = new Object[idx.length];
+        Object given = null; // the receiver the argument class built, if any
+        boolean hasRecv = false;
         ClassLoader cl = loader != null ? loader : BenchforgeWorker.class.getClassLoader();
         Thread.currentThread().setContextClassLoader(cl); // code that loads by name sees the pair's classes
         try {
@@ -232,6 +234,14 @@ public final class BenchforgeWorker {
             Method v = ac.getDeclaredMethod("v", int.class, int.class);
             v.setAccessible(true);
             for (int p = 0; p < idx.length; p++) argv[p] = v.invoke(null, p, idx[p]);
+            // An argument class with a receiver dimension (bfReceiver) has
+            // the receiver as its last candidate list: null is the class's
+            // no-argument constructor. A receiver whose construction throws
+            // is an arg_error above: that input only is skipped.
+            if (hasRecv = hasReceiver(ac)) {
+                given = argv[argv.length - 1];
+                argv = java.util.Arrays.copyOf(argv, argv.length - 1);
+            }
         } catch (InvocationTargetException e) {
             return reply("arg_error", e.getCause(), null, null);
         } catch (Throwable e) {
@@ -243,13 +253,19 @@ public final class BenchforgeWorker {
             Class<?> c = Class.forName(cls, true, cl);
             m = lookup(loader != null ? loader.methods : methods, c, name, argv.length);
             if (m == null) return reply("harness_error", null, "no method " + name + "/" + argv.length + " in " + cls, null);
-            if (!Modifier.isStatic(m.getModifiers())) {
+            if (!Modifier.isStatic(m.getModifiers()) && given != null) {
+                if (!c.isInstance(given)) return reply("harness_error", null, "receiver " + given.getClass().getName() + " is not a " + cls, null);
+                recv = given;
+            } else if (!Modifier.isStatic(m.getModifiers())) {
                 Constructor<?> k = c.getDeclaredConstructor();
                 k.setAccessible(true);
                 recv = k.newInstance();
             }
         } catch (Throwable e) {
             Throwable c = e instanceof InvocationTargetException ? e.getCause() : e;
+            // With other receivers to try, a default receiver that cannot
+            // be built skips this input only.
+            if (hasRecv) return reply("arg_error", c, "setup: " + c, null);
             return reply("harness_error", c, "setup: " + c, null);
         }
         try {
@@ -263,6 +279,16 @@ public final class BenchforgeWorker {
             return reply("arg_error", e, null, null);
         } catch (Throwable e) {
             return reply("harness_error", e, "invoke: " + e, null);
+        }
+    }
+
+    // hasReceiver reports whether an argument class declares bfReceiver.
+    static boolean hasReceiver(Class<?> ac) {
+        try {
+            ac.getDeclaredField("bfReceiver");
+            return true;
+        } catch (NoSuchFieldException e) {
+            return false;
         }
     }
 
