@@ -374,14 +374,7 @@ func flattenTree(tree *C.TSTree, count int, b *flat) (recs []rec, buf *[]rec, er
 // by replacing one span: the bytes between the common prefix and the
 // common suffix of the two texts.
 func editTree(tree *C.TSTree, old, new []byte) {
-	pre := 0
-	for pre < len(old) && pre < len(new) && old[pre] == new[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(old)-pre && suf < len(new)-pre && old[len(old)-1-suf] == new[len(new)-1-suf] {
-		suf++
-	}
+	pre, suf := commonEnds(old, new)
 	e := C.TSInputEdit{
 		start_byte:    C.uint32_t(pre),
 		old_end_byte:  C.uint32_t(len(old) - suf),

@@ -45,7 +45,7 @@ const perKey = 8
 // costs tens of times its text (for a Java file, about 40 bytes of Go
 // memory per source byte in its Nodes, records and subtree index, beside
 // tree-sitter's tree).
-const keptBytes = 2 << 20
+const keptBytes = 4 << 20
 
 // kept is the cache's content, apart from Trees so that a cleanup can free
 // its C trees once the Trees is unreachable.
@@ -132,7 +132,7 @@ func (ts *Trees) Parse(lang Lang, key, path string, src []byte) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse(%s): %w", path, err)
 	}
-	if base != nil && k.tree != nil {
+	if k.fromBase && k.tree != nil {
 		ts.reused.Add(1)
 		ts.copied.Add(int64(k.copied))
 	}
@@ -168,6 +168,7 @@ type edit struct {
 	hashes []uint64 // lineHashes(src)
 	flat   *flat
 	pin    *cTree // another copy, see nearest
+	added  int    // lines of the new text that src lacks
 }
 
 // nearest returns a copy of the kept tree of key and lang that shares most
@@ -199,14 +200,15 @@ func (ts *Trees) nearest(key string, lang Lang, hashes []uint64) *edit {
 	// parsed, even if the cache drops the base meanwhile: an edit changes
 	// a subtree in place when nothing else holds it, and the base's
 	// records, which flat's copying trusts, would no longer describe it.
-	return &edit{tree: copyTree(best.tree), src: best.src, hashes: best.hashes, flat: best.reuse(), pin: copyTree(best.tree)}
+	return &edit{tree: copyTree(best.tree), src: best.src, hashes: best.hashes, flat: best.reuse(), pin: copyTree(best.tree), added: len(hashes) - bestN}
 }
 
 // keep is a parse to keep as a base: its tree and records.
 type keep struct {
-	tree   *cTree
-	recs   []rec
-	copied int // nodes copied from the base
+	tree     *cTree
+	recs     []rec
+	copied   int  // nodes copied from the base
+	fromBase bool // parsed from a base
 }
 
 // parseFrom parses src (whose lineHashes are hashes) from base (nil:
@@ -216,10 +218,14 @@ func parseFrom(g *grammar, p cParser, base *edit, lang Lang, path string, src []
 	if base == nil {
 		return fileFrom(g, p, nil, lang, path, src)
 	}
-	editToText(base.tree, base.src, src, base.hashes, hashes)
 	defer deleteTree(base.tree)
 	defer deleteTree(base.pin)
+	if !editToText(base.tree, base.src, src, base.hashes, hashes, base.added) {
+		// Too far from the base to reuse much: a fresh parse is cheaper.
+		return fileFrom(g, p, nil, lang, path, src)
+	}
 	f, k, err := fileFrom(g, p, base, lang, path, src)
+	k.fromBase = true
 	if err != nil || k.tree != nil || !hasErrorNode(f) {
 		return f, k, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -432,4 +433,54 @@ func TestTreesConcurrentEvictions(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestTreesFarVersions: a version too far from every kept base for an
+// edit script is parsed afresh when its changes are spread over the file
+// (reparsing one span over most of it costs more), and from the base when
+// they are one run (one span, most of the text unchanged); both give a
+// fresh parse's tree.
+func TestTreesFarVersions(t *testing.T) {
+	methods := func(n int, body func(i int) string) []string {
+		var out []string
+		for i := range n {
+			out = append(out, fmt.Sprintf("    int m%d() { return %s; }", i, body(i)))
+		}
+		return out
+	}
+	class := func(lines []string) []byte {
+		return []byte("class Far {\n" + strings.Join(lines, "\n") + "\n}\n")
+	}
+	base := methods(900, strconv.Itoa)
+	spread := slices.Clone(base)
+	for i := 0; i < len(spread); i += 3 { // 300 changed lines: 600 edits
+		spread[i] = fmt.Sprintf("    int m%d() { return %d + 1; }", i, i)
+	}
+	run := slices.Concat(base[:450], methods(400, func(i int) string { return "-" + strconv.Itoa(i) }), base[450:])
+	for _, tc := range []struct {
+		name  string
+		next  []string
+		reuse bool
+	}{
+		{"spread", spread, false},
+		{"one run", run, true},
+	} {
+		ts := NewTrees(4)
+		if _, err := ts.Parse(LangJava, "k", "Far.java", class(base)); err != nil {
+			t.Fatal(err)
+		}
+		src := class(tc.next)
+		got, err := ts.Parse(LangJava, "k", "Far.java", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := Parse(LangJava, "Far.java", src)
+		if !slices.Equal(got.Nodes(), want.Nodes()) {
+			t.Errorf("%s: the tree differs from a fresh parse", tc.name)
+		}
+		if reused := ts.reused.Load() > 0; reused != tc.reuse {
+			t.Errorf("%s: parsed from the base = %v, want %v", tc.name, reused, tc.reuse)
+		}
+		ts.Close()
+	}
 }

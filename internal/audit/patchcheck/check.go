@@ -28,7 +28,7 @@ type Checker struct {
 
 // keptTrees bounds the incremental-parse cache (a syntax tree per file:
 // the buggy, fixed and history versions of the files being checked).
-const keptTrees = 128
+const keptTrees = 1024
 
 // parsedFiles bounds the parse cache (files; a large Java file parsed and
 // normalised is a few MB). Every sample of a repository reads the same
