@@ -630,12 +630,16 @@ func extractedInto(oldLines []string, now *fn, v, prev *fileVersion) []string {
 			continue
 		}
 		n := sharedLines(f, left)
+		took, del := n >= 2 || n == len(left), delegates(was, is, now.Name, f.Name)
+		if !took && !del {
+			continue // nothing to add whatever prev holds: no parse of prev
+		}
 		switch {
 		case newOrGrown(f, prev):
-			if n >= 2 || n == len(left) {
+			if took {
 				out = append(out, f.Key)
 			}
-		case delegates(was, is, now.Name, f.Name):
+		case del:
 			// f did not change: it must hold most of what left, not
 			// two lines any method of the class has ("continue;").
 			if t := sharedLines(f, telling(left)); t >= 2 && 2*t >= len(telling(left)) {
