@@ -8,7 +8,7 @@ import (
 
 // javaLineNodes are the Java statement and declaration kinds that Normalize
 // puts on lines of their own.
-var javaLineNodes = map[string]bool{
+var javaLineNodes = newKindSet(map[string]bool{
 	"local_variable_declaration": true, "expression_statement": true, "if_statement": true,
 	"for_statement": true, "enhanced_for_statement": true, "while_statement": true,
 	"do_statement": true, "return_statement": true, "throw_statement": true,
@@ -23,22 +23,22 @@ var javaLineNodes = map[string]bool{
 	"annotation_type_element_declaration": true, "constant_declaration": true,
 	"import_declaration": true, "package_declaration": true, "module_declaration": true,
 	"static_initializer": true,
-}
+})
 
 // javaBraceBodies are the Java nodes whose "{" ends a line and whose "}"
 // starts one.
-var javaBraceBodies = map[string]bool{
+var javaBraceBodies = newKindSet(map[string]bool{
 	"block": true, "class_body": true, "interface_body": true, "enum_body": true,
 	"annotation_type_body": true, "constructor_body": true, "switch_block": true,
 	"module_body": true,
-}
+})
 
 // pythonClauses are the Python clauses that start a line although they are
 // not direct children of a block.
-var pythonClauses = map[string]bool{
+var pythonClauses = newKindSet(map[string]bool{
 	"elif_clause": true, "else_clause": true, "except_clause": true,
 	"except_group_clause": true, "finally_clause": true, "case_clause": true,
-}
+})
 
 // pythonBuiltins are kept verbatim by RenameBlind, like Java keywords.
 var pythonBuiltins = map[string]bool{
@@ -216,9 +216,9 @@ func (f *File) lineCuts() []int {
 				cuts = append(cuts, n.EndByte())
 			case n.Kind() == "switch_label":
 				cuts = append(cuts, n.StartByte())
-			case javaLineNodes[n.Kind()]:
+			case javaLineNodes.has(*n):
 				cut(i)
-			case javaBraceBodies[n.Kind()] && n.End() > i+1:
+			case javaBraceBodies.has(*n) && n.End() > i+1:
 				if first := i + 1; f.nodes[first].Kind() == "{" {
 					cuts = append(cuts, f.nodes[first].EndByte())
 				}
@@ -237,7 +237,7 @@ func (f *File) lineCuts() []int {
 			switch pk := f.nodes[n.Parent()].Kind(); {
 			case pk == "module", pk == "block", pk == "decorated_definition":
 				cut(i)
-			case pythonClauses[n.Kind()]:
+			case pythonClauses.has(*n):
 				cuts = append(cuts, n.StartByte())
 			}
 		}
