@@ -115,6 +115,10 @@ type matcher struct {
 	// whole[i-a.root] marks a node of a whose subtree mapSubtrees mapped
 	// node by node onto its partner's (see bestContainer).
 	whole []bool
+	// counts and touched are bestContainer's tally over b's nodes (by
+	// q-b.root) and the nodes it touched, zeroed again after each use.
+	counts  []int32
+	touched []int
 }
 
 // gumtree maps nodes of a's subtree at ra to nodes of b's subtree at rb.
@@ -335,32 +339,41 @@ func (m *matcher) bottomUp() {
 // the partner's subtree, which is all mapped, so each adds one to the same
 // ancestors above it (the counts are those of walking every node up).
 func (m *matcher) bestContainer(x int) int {
-	counts := map[int]int{}
+	if m.counts == nil {
+		m.counts = make([]int32, m.b.size(m.b.root))
+	}
 	kind := m.a.nodes[x].Kind()
+	touched := m.touched[:0]
 	for k := x + 1; k < m.a.nodes[x].End(); k++ {
 		p, ok := m.ab.get(k)
 		if !ok {
 			continue
 		}
-		n := 1
+		n := int32(1)
 		if m.whole[k-m.a.root] {
-			n = m.a.size(k)
+			n = int32(m.a.size(k))
 			k = m.a.nodes[k].End() - 1
 		}
 		for q := m.b.nodes[p].Parent(); q >= m.b.root; q = m.b.nodes[q].Parent() {
 			if !m.ba.mapped(q) && m.b.nodes[q].Kind() == kind {
-				counts[q] += n
+				if m.counts[q-m.b.root] == 0 {
+					touched = append(touched, q)
+				}
+				m.counts[q-m.b.root] += n
 			}
 		}
 	}
 	best, bestD := -1, 0.5
 	dx := m.a.size(x) - 1
-	for q, c := range counts {
+	for _, q := range touched {
+		c := m.counts[q-m.b.root]
+		m.counts[q-m.b.root] = 0
 		d := 2 * float64(c) / float64(dx+m.b.size(q)-1)
 		if d > bestD || d == bestD && (best < 0 || q < best) {
 			best, bestD = q, d
 		}
 	}
+	m.touched = touched
 	return best
 }
 
