@@ -79,8 +79,13 @@ func (c *Checker) similarity(ctx context.Context, a, b string) (float64, error) 
 		}
 		return math.Max(0, cosine(vs[0], vs[1])), nil
 	}
-	return tokenSimilarity(a, b), nil
+	return similarities.get([2]string{a, b}, func(p [2]string) float64 { return tokenSimilarity(p[0], p[1]) }), nil
 }
+
+// similarities memoises tokenSimilarity: the states of a walk share most
+// of their lines, so the same fix line meets the same candidate line in
+// state after state (and sample after sample).
+var similarities = newMemo[[2]string, float64]()
 
 // tokenSimilarity is the mean of the token SequenceMatcher ratio and the
 // ratio of the rename-blind token sequences (identifiers → ID, literals →

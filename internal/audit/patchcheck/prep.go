@@ -1,7 +1,6 @@
 package patchcheck
 
 import (
-	"hash/maphash"
 	"path"
 	"strings"
 	"sync"
@@ -253,67 +252,24 @@ func normLines(f *code.File) []nline {
 // modernise and trivialLine: the versions of a file a run parses (a
 // sample's buggy and fixed files, every state of a history walk) share
 // nearly all their lines, and these ran once per line per version.
-var lineForms = formCache{shards: make([]formShard, 16)}
+var lineForms = formCache{trivialOf: newMemo[string, bool](), modernOf: newMemo[langText, string]()}
 
-type formCache struct{ shards []formShard }
-
-type formShard struct {
-	mu sync.Mutex
-	m  map[string]*form // by line text
+type formCache struct {
+	trivialOf *memo[string, bool]
+	modernOf  *memo[langText, string]
 }
 
-// form is what is known of one line text.
-type form struct {
-	trivial bool
-	lang    code.Lang // of modern ("": not computed yet)
-	modern  string
-}
-
-// formShardMax bounds each shard (a shard is emptied when full): 16 shards
-// of 8,192 lines of ~50 bytes are a few MB.
-const formShardMax = 8192
-
-var formSeed = maphash.MakeSeed()
-
-// get is t's form, created (trivial computed) on first sight.
-func (c *formCache) get(t string) (*formShard, *form) {
-	sh := &c.shards[maphash.String(formSeed, t)%uint64(len(c.shards))]
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	f := sh.m[t]
-	if f == nil {
-		if sh.m == nil || len(sh.m) >= formShardMax {
-			sh.m = map[string]*form{}
-		}
-		f = &form{trivial: trivialLine(t)}
-		sh.m[t] = f
-	}
-	return sh, f
+type langText struct {
+	lang code.Lang
+	text string
 }
 
 // trivial is trivialLine(t).
-func (c *formCache) trivial(t string) bool {
-	_, f := c.get(t)
-	return f.trivial
-}
+func (c *formCache) trivial(t string) bool { return c.trivialOf.get(t, trivialLine) }
 
 // modern is modernise(lang, t).
 func (c *formCache) modern(lang code.Lang, t string) string {
-	sh, f := c.get(t)
-	sh.mu.Lock()
-	l, m := f.lang, f.modern
-	sh.mu.Unlock()
-	switch {
-	case l == lang:
-		return m
-	case l != "": // the same text in another language: not kept
-		return modernise(lang, t)
-	}
-	m = modernise(lang, t)
-	sh.mu.Lock()
-	f.lang, f.modern = lang, m
-	sh.mu.Unlock()
-	return m
+	return c.modernOf.get(langText{lang, t}, func(k langText) string { return modernise(k.lang, k.text) })
 }
 
 // rawLines splits src into trimmed non-blank lines. With collapse, runs of
