@@ -2,6 +2,7 @@ package track
 
 import (
 	"bytes"
+	"maps"
 	"math/rand"
 	"strings"
 	"testing"
@@ -40,6 +41,30 @@ func TestContainsText(t *testing.T) {
 	for _, c := range []struct{ src, text string }{{"", "x"}, {"abc", ""}, {"short", "short"}, {header, header + "x"}} {
 		if got, want := containsText([]byte(c.src), c.text), strings.Contains(c.src, c.text); got != want {
 			t.Errorf("containsText(%q, %q) = %v, want %v", c.src, c.text, got, want)
+		}
+	}
+}
+
+// TestWords: words splits as strings.FieldsFunc on the identifier
+// characters would, on multi-byte runes and invalid UTF-8 too.
+func TestWords(t *testing.T) {
+	ref := func(s string) map[string]bool {
+		out := map[string]bool{}
+		for _, w := range strings.FieldsFunc(s, func(r rune) bool {
+			return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+		}) {
+			if len(w) > 1 {
+				out[w] = true
+			}
+		}
+		return out
+	}
+	for _, s := range []string{
+		"", "a", "ab", "int size() { return n_1 + $x; }", "naïve_x é1 ab\u00e9cd",
+		"x\xffyz \xe2\x82", "_ __ a_b 12 3", "déjà-vu über_cool",
+	} {
+		if got, want := words(s), ref(s); !maps.Equal(got, want) {
+			t.Errorf("words(%q) = %v, want %v", s, got, want)
 		}
 	}
 }

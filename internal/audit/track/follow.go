@@ -92,6 +92,18 @@ type walk struct {
 	text string       // the tracked function's source at cur
 	prev *fileVersion // the tracked file at cur
 	out  []State
+	// tw is words(twOf), the words of the tracked text last asked for.
+	tw   map[string]bool
+	twOf string
+}
+
+// textWords is words(w.text), computed once per tracked text: every
+// commit the fast path visits compares the new span with it.
+func (w *walk) textWords() map[string]bool {
+	if w.tw == nil || w.twOf != w.text {
+		w.tw, w.twOf = words(w.text), w.text
+	}
+	return w.tw
 }
 
 func (w *walk) step(i int, kind, detail string) Step {
@@ -281,7 +293,7 @@ func (w *walk) intoExtra(j int, v *fileVersion) bool {
 // lines in 4bb9d9c while its body went to indexing.py's new
 // PandasIndexingAdapter.__init__).
 func (w *walk) splitAway(ctx context.Context, j int, now *fn) (bool, error) {
-	sim := jaccard(words(now.Text), words(w.text))
+	sim := jaccard(words(now.Text), w.textWords())
 	if sim >= minRenamed {
 		return false, nil
 	}
@@ -348,7 +360,7 @@ func linesFlipped(lines []string, prev, v *fileVersion) (gone, back int) {
 // function.
 func (w *walk) fast(j int, v *fileVersion, renamed bool, oldPath string) bool {
 	text, ok, anchored := fastSpan(v.src, w.text, nameOf(w.cur.Key), path.Ext(w.cur.Path) == ".py", w.prevSrc())
-	if !ok || jaccard(words(text), words(w.text)) < minRenamed {
+	if !ok || jaccard(words(text), w.textWords()) < minRenamed {
 		return false // not found so, or rewritten: its body may have gone to another file (splitAway)
 	}
 	now := fn{Text: text}
@@ -526,7 +538,7 @@ func (w *walk) movedInto(ctx context.Context, j int, c Change) (v *fileVersion, 
 	if k < 0 {
 		return v, -1, 0, nil
 	}
-	if sim = jaccard(words(v.functions()[k].Text), words(w.text)); sim < minRenamed {
+	if sim = jaccard(words(v.functions()[k].Text), w.textWords()); sim < minRenamed {
 		return v, -1, 0, nil
 	}
 	if had, err := w.hadBefore(ctx, j, c, &v.functions()[k]); err != nil || had {
@@ -576,7 +588,7 @@ func (w *walk) sameName(v *fileVersion) int {
 	if k := uniqueName(v, class, name); k >= 0 {
 		return k
 	}
-	ws := words(w.text)
+	ws := w.textWords()
 	best, bestJ, n := -1, minRenamed, 0
 	for i, f := range v.functions() {
 		if f.Name != name {
@@ -596,7 +608,7 @@ func (w *walk) sameName(v *fileVersion) int {
 // similar is the function of v, absent from prev, whose body is most
 // similar to the tracked one (≥ minRenamed), or -1.
 func (w *walk) similar(v, prev *fileVersion) int {
-	ws := words(w.text)
+	ws := w.textWords()
 	best, bestJ := -1, minRenamed
 	for i, f := range v.functions() {
 		if prev != nil && prev.hasKey(f.Key) {

@@ -149,16 +149,28 @@ func parseFuncs(trees *code.Trees, key, path string, src []byte) []fn {
 }
 
 // words is the set of identifier-like words of s, for body similarity.
+// Words are runs of ASCII letters, digits and '_' (any other byte, every
+// byte of a multi-byte rune included, separates them).
 func words(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range strings.FieldsFunc(s, func(r rune) bool {
-		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
-	}) {
-		if len(w) > 1 {
-			out[w] = true
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && isWordByte(s[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
 		}
+		if start >= 0 && i-start > 1 {
+			out[s[start:i]] = true
+		}
+		start = -1
 	}
 	return out
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 func jaccard(a, b map[string]bool) float64 {
