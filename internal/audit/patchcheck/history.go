@@ -67,11 +67,17 @@ type trackedBlock struct {
 // walk; a snapshot's verdict reads the states in force there. With
 // Options.NoHistory every snapshot is decided by Check (one jump).
 func (c *Checker) CheckAll(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, snaps []gitrepo.Commit) ([]Verdict, error) {
+	return c.checkAll(ctx, s, repo, snaps, nil)
+}
+
+// checkAll is CheckAll for item sl of a run (nil: alone), which prepares
+// the run's next samples while the history is still loading.
+func (c *Checker) checkAll(ctx context.Context, s bench.Sample, repo *gitrepo.Repo, snaps []gitrepo.Commit, sl *aheadSlot) ([]Verdict, error) {
 	if c.opts.NoHistory || repo == nil {
 		return c.each(ctx, s, repo, snaps)
 	}
-	v0 := Verdict{SampleID: s.ID, Repo: s.Repo, Threshold: c.opts.threshold(), Blocks: []Block{}}
-	files, v, done := c.prepare(ctx, s, repo, v0)
+	v0 := c.blank(s)
+	files, v, done := sl.prepare(ctx, c, s, repo)
 	if done {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -81,6 +87,9 @@ func (c *Checker) CheckAll(ctx context.Context, s bench.Sample, repo *gitrepo.Re
 	tip, err := c.tip(ctx, repo)
 	if err != nil {
 		return c.unknownAll(ctx, v0, snaps, CauseNoSnapshot, fmt.Sprintf("default branch of %s: %v", s.Repo, err))
+	}
+	for !c.tr.Loaded(repo, tip) && sl.prepareNext(ctx, c, s) {
+		// Each turn prepares one later sample while the log is read.
 	}
 	h, err := c.tr.History(ctx, repo, tip)
 	if err != nil {
@@ -94,6 +103,11 @@ func (c *Checker) CheckAll(ctx context.Context, s bench.Sample, repo *gitrepo.Re
 		return c.unanchored(ctx, s, repo, snaps, an, v0)
 	}
 	return c.tracked(ctx, s, repo, h, an, files, v0, snaps)
+}
+
+// blank is s's verdict before any check.
+func (c *Checker) blank(s bench.Sample) Verdict {
+	return Verdict{SampleID: s.ID, Repo: s.Repo, Threshold: c.opts.threshold(), Blocks: []Block{}}
 }
 
 // unanchored decides the snapshots of a sample whose fix was not found in

@@ -81,8 +81,10 @@ func (c *Checker) Run(ctx context.Context, samples []bench.Sample, src RepoSourc
 		defer emu.Unlock()
 		return emit(v)
 	}
-	err := step.Each(ctx, workers, spread(samples, workers), func(ctx context.Context, s bench.Sample) error {
-		return c.sample(ctx, s, src, cutoffs, ro.Done, snapshot, emitOne)
+	items := spread(samples, workers)
+	ah := newAhead(items, src, func(s bench.Sample) bool { return len(pending(s.ID, cutoffs, ro.Done)) == 0 })
+	err := step.EachIndex(ctx, workers, len(items), func(ctx context.Context, i int) error {
+		return c.sample(ctx, items[i], src, cutoffs, ro.Done, snapshot, emitOne, ah.begin(i))
 	})
 	if err != nil {
 		return err
@@ -104,7 +106,7 @@ type snapshotFunc func(context.Context, *gitrepo.Repo, time.Time) (gitrepo.Commi
 
 // sample emits sample s's verdict at every cutoff not yet done, all
 // decided in one pass (CheckAll).
-func (c *Checker) sample(ctx context.Context, s bench.Sample, src RepoSource, cutoffs []time.Time, done func(string, time.Time) bool, snapshot snapshotFunc, emit func(Verdict) error) error {
+func (c *Checker) sample(ctx context.Context, s bench.Sample, src RepoSource, cutoffs []time.Time, done func(string, time.Time) bool, snapshot snapshotFunc, emit func(Verdict) error, sl *aheadSlot) error {
 	todo := pending(s.ID, cutoffs, done)
 	if len(todo) == 0 {
 		return nil
@@ -124,7 +126,7 @@ func (c *Checker) sample(ctx context.Context, s bench.Sample, src RepoSource, cu
 	if len(snaps) == 0 {
 		return nil
 	}
-	vs, err := c.CheckAll(ctx, s, r, snaps)
+	vs, err := c.checkAll(ctx, s, r, snaps, sl)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/benchforge/benchforge/internal/code"
 	"github.com/benchforge/benchforge/internal/gitrepo"
@@ -25,6 +26,7 @@ type histEntry struct {
 	once sync.Once
 	h    *History
 	err  error
+	done atomic.Bool // once has run
 }
 
 // versionBudget bounds the parsed file versions a run keeps (bytes of
@@ -55,8 +57,20 @@ func (t *Tracker) History(ctx context.Context, repo *gitrepo.Repo, tip string) (
 		t.hists[key] = e
 	}
 	t.mu.Unlock()
-	e.once.Do(func() { e.h, e.err = LoadHistory(ctx, repo, tip, t.exts) })
+	e.once.Do(func() {
+		e.h, e.err = LoadHistory(ctx, repo, tip, t.exts)
+		e.done.Store(true)
+	})
 	return e.h, e.err
+}
+
+// Loaded reports whether History(repo, tip) would return at once (the
+// history is loaded, or failed to load).
+func (t *Tracker) Loaded(repo *gitrepo.Repo, tip string) bool {
+	t.mu.Lock()
+	e := t.hists[repo.GitDir()+"\x00"+tip]
+	t.mu.Unlock()
+	return e != nil && e.done.Load()
 }
 
 // Anchor is where a fix landed on the chain.
