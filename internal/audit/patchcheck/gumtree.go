@@ -2,6 +2,7 @@ package patchcheck
 
 import (
 	"hash/fnv"
+	"slices"
 	"sort"
 	"sync"
 
@@ -119,6 +120,10 @@ type matcher struct {
 	// q-b.root) and the nodes it touched, zeroed again after each use.
 	counts  []int32
 	touched []int
+	// first, next and used are matchLevel's index of one level's b side.
+	first map[uint64]int32
+	next  []int32
+	used  []bool
 }
 
 // gumtree maps nodes of a's subtree at ra to nodes of b's subtree at rb.
@@ -249,16 +254,16 @@ func (m *matcher) topDown(minHeight int) {
 // mapped, ambiguous ones appended to cands (in x, then y order); the
 // unpaired are opened into their children.
 func (m *matcher) matchLevel(la, lb *heightList, xs, ys []int, h int, countA, countB map[uint64]int, cands []cand) []cand {
-	byHash := map[uint64][]int{}
-	for _, y := range ys {
-		byHash[m.b.hashOf(y)] = append(byHash[m.b.hashOf(y)], y)
-	}
-	usedB := map[int]bool{}
+	first, next, used := m.indexLevel(ys)
 	for _, x := range xs {
 		hx := m.a.hashOf(x)
-		same := byHash[hx]
-		for _, y := range same {
-			usedB[y] = true
+		k, ok := first[hx]
+		if !ok {
+			la.open(x)
+		}
+		for ; ok && k >= 0; k = next[k] {
+			y := ys[k]
+			used[k] = true
 			switch {
 			case countA[hx] == 1 && countB[hx] == 1:
 				m.mapSubtrees(x, y)
@@ -268,16 +273,36 @@ func (m *matcher) matchLevel(la, lb *heightList, xs, ys []int, h int, countA, co
 				cands = append(cands, cand{x, y})
 			}
 		}
-		if len(same) == 0 {
-			la.open(x)
-		}
 	}
-	for _, y := range ys {
-		if !usedB[y] {
+	for k, y := range ys {
+		if !used[k] {
 			lb.open(y)
 		}
 	}
 	return cands
+}
+
+// indexLevel indexes ys by hash for matchLevel: first[h] is the first
+// position in ys with hash h, next[k] the next position after k with the
+// same hash (-1 for none), used a cleared flag per position. The tables
+// are the matcher's, reused level after level.
+func (m *matcher) indexLevel(ys []int) (first map[uint64]int32, next []int32, used []bool) {
+	if m.first == nil {
+		m.first = map[uint64]int32{}
+	}
+	clear(m.first)
+	m.next, m.used = slices.Grow(m.next[:0], len(ys))[:len(ys)], slices.Grow(m.used[:0], len(ys))[:len(ys)]
+	clear(m.used)
+	for k := len(ys) - 1; k >= 0; k-- {
+		hy := m.b.hashOf(ys[k])
+		if f, ok := m.first[hy]; ok {
+			m.next[k] = f
+		} else {
+			m.next[k] = -1
+		}
+		m.first[hy] = int32(k)
+	}
+	return m.first, m.next, m.used
 }
 
 // Ambiguous candidates: best parent dice first, then source order.
