@@ -29,7 +29,7 @@ type snapFile struct {
 	path string
 	via  string // same-path | rename | basename | missing
 	v    *version
-	leaf map[int]int
+	leaf leafIndex
 }
 
 // locateFile finds the fixed file p in the snapshot: at the same path,

@@ -28,27 +28,48 @@ func (sc scope) free(li int) bool {
 	return sc.avail == nil || sc.avail[sc.snap.lines[li].text] > 0
 }
 
+// leafIndex is the index of each token node's logical line, -1 for a node
+// on none (by node index).
+type leafIndex []int32
+
 // leafLines maps every token node of v to the index of its logical line.
-func leafLines(v *version) map[int]int {
-	m := make(map[int]int, len(v.lines)*6)
+func leafLines(v *version) leafIndex {
+	n := 0
+	for _, l := range v.lines {
+		for _, k := range l.leaves {
+			n = max(n, k+1)
+		}
+	}
+	m := make(leafIndex, n)
+	for i := range m {
+		m[i] = -1
+	}
 	for i, l := range v.lines {
-		for _, n := range l.leaves {
-			m[n] = i
+		for _, k := range l.leaves {
+			m[k] = int32(i)
 		}
 	}
 	return m
 }
 
+// line is node n's line index, false when n is on none.
+func (m leafIndex) line(n int) (int, bool) {
+	if n < 0 || n >= len(m) || m[n] < 0 {
+		return -1, false
+	}
+	return int(m[n]), true
+}
+
 // alignLines turns a node mapping into a line alignment: each fixed line
 // goes to the snapshot line holding most of its mapped tokens (ties: the
 // earlier line).
-func alignLines(fix *version, lines []int, nodeMap mapping, snapLeaf map[int]int) map[int]int {
+func alignLines(fix *version, lines []int, nodeMap mapping, snapLeaf leafIndex) map[int]int {
 	out := map[int]int{}
 	for _, li := range lines {
 		votes := map[int]int{}
 		for _, n := range fix.lines[li].leaves {
 			if p, ok := nodeMap.get(n); ok {
-				if sl, ok := snapLeaf[p]; ok {
+				if sl, ok := snapLeaf.line(p); ok {
 					votes[sl]++
 				}
 			}
