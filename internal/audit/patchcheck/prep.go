@@ -229,43 +229,39 @@ func normLines(f *code.File) []nline {
 	nodes := f.Nodes()
 	groups := f.LineTokens()
 	out := make([]nline, 0, len(groups))
-	var sb strings.Builder
+	var buf []byte // one line's text, reused: the string is its only allocation
 	for _, toks := range groups {
 		l := nline{start: toks[0].Line, startByte: toks[0].StartByte, leaves: make([]int, len(toks))}
-		sb.Reset()
+		buf = buf[:0]
 		for i, t := range toks {
 			if i > 0 {
-				sb.WriteByte(' ')
+				buf = append(buf, ' ')
 			}
-			sb.WriteString(t.Text)
+			buf = append(buf, t.Text...)
 			l.leaves[i] = t.Node
 		}
 		l.end = nodes[toks[len(toks)-1].Node].EndLine()
-		l.text = sb.String()
-		l.trivial = lineForms.trivial(l.text)
+		l.text = string(buf)
+		l.trivial = trivialLine(l.text)
 		out = append(out, l)
 	}
 	return out
 }
 
-// lineForms memoises two pure functions of a normalised line's text,
-// modernise and trivialLine: the versions of a file a run parses (a
-// sample's buggy and fixed files, every state of a history walk) share
-// nearly all their lines, and these ran once per line per version.
-var lineForms = formCache{trivialOf: newMemo[string, bool](), modernOf: newMemo[langText, string]()}
+// lineForms memoises modernise, a pure function of a normalised line's
+// text: the versions of a file a run parses (a sample's buggy and fixed
+// files, every state of a history walk) share nearly all their lines, and
+// it ran once per line per version.
+var lineForms = formCache{modernOf: newMemo[langText, string]()}
 
 type formCache struct {
-	trivialOf *memo[string, bool]
-	modernOf  *memo[langText, string]
+	modernOf *memo[langText, string]
 }
 
 type langText struct {
 	lang code.Lang
 	text string
 }
-
-// trivial is trivialLine(t).
-func (c *formCache) trivial(t string) bool { return c.trivialOf.get(t, trivialLine) }
 
 // modern is modernise(lang, t).
 func (c *formCache) modern(lang code.Lang, t string) string {
@@ -303,12 +299,14 @@ func rawLines(f *code.File, src []byte, collapse bool) []nline {
 
 // trivialLine reports lines that carry no fix logic on their own: lone
 // punctuation ("}", "{", ");"), imports and package declarations.
+//
+// It allocates nothing: it runs on every line of every version parsed.
 func trivialLine(t string) bool {
 	if strings.Trim(t, "{}();, ") == "" {
 		return true
 	}
 	structural := true
-	for _, f := range strings.Fields(t) {
+	for f := range strings.FieldsSeq(t) {
 		switch f {
 		case "{", "}", "else", "try", "finally", ":", ";":
 		default:
