@@ -98,11 +98,17 @@ func (m *method) site(op string, typ string, node int, edits ...Edit) Site {
 type matcher func(m *method, i, end int) []Site
 
 // sites runs the matchers, chosen by node kind, over every node of the
-// method body in order.
+// method body in order, except the bodies of classes declared inside it:
+// a call of the method runs none of an anonymous class's methods, so a
+// mutation there raises nothing the harness can see (rxsynth §5.4).
 func (m *method) sites(byKind map[string]matcher) []Site {
 	var out []Site
 	end := m.bodyEnd()
 	for i := m.body; i >= 0 && i < end; i++ {
+		if m.kind(i) == "class_body" {
+			i = m.n[i].End() - 1
+			continue
+		}
 		if match := byKind[m.kind(i)]; match != nil {
 			out = append(out, match(m, i, end)...)
 		}
@@ -829,7 +835,10 @@ func (m *method) instanceofIf(i, end int) []Site {
 		return nil
 	}
 	c, cons := m.condition(i), m.field(i, "consequence")
-	if m.guardsCast(c, cons, m.n[cons].End()) {
+	// An unwrapped body that exits would strand the statements after it,
+	// which javac rejects: on the 1,036 grounded Defects4J pairs 21 of
+	// the 50 CCE pairs did not compile for it (issue 16).
+	if m.guardsCast(c, cons, m.n[cons].End()) && !m.strandsLater(i, cons) {
 		return []Site{m.site("remove_instanceof_guard", corpus.ClassCast, i, m.unwrap(i, cons))}
 	}
 	if m.earlyExit(cons) && m.guardsCast(m.negated(c), m.n[i].End(), end) {
