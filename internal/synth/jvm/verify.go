@@ -424,6 +424,7 @@ func (r *pairRun) try(i int) (final bool, err error) {
 		return false, err
 	}
 	e.InputsTried++
+	e.noteOutcome(bo)
 	switch bo.Kind {
 	case "timeout", "exited":
 		r.hazards++

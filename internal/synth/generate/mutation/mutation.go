@@ -13,6 +13,7 @@
 //	remove_bounds_check        AIOOBE/SIOOBE  inverse of an added bounds check
 //	loosen_comparison          AIOOBE/SIOOBE  inverse of a changed comparison (< vs <=)
 //	index_off_by_one           AIOOBE/SIOOBE  inverse of a corrected index or length (length-1)
+//	remove_index_guard         AIOOBE/SIOOBE  inverse of an added negative-index guard (indexOf's -1)
 //	remove_nfe_catch           NFE            inverse of a caught NumberFormatException
 //	remove_parse_guard         NFE            inverse of text validated before a number parser
 //	remove_match_check         ISE            inverse of a Matcher state check before group/start/end
@@ -253,8 +254,8 @@ func (g *Generator) Chunks() int {
 var triggers = map[string][]string{
 	corpus.NullPointer:     {"null"},
 	corpus.ArrayIndexOOB:   {".length"},
-	corpus.StringIndexOOB:  {".length()"},
-	corpus.NumberFormat:    {"NumberFormatException"},
+	corpus.StringIndexOOB:  {".length()", "indexOf("},
+	corpus.NumberFormat:    {"NumberFormatException", "parseInt(", "parseLong(", "parseDouble(", "parseFloat(", "valueOf(", "decode(", "new BigDecimal(", "new BigInteger("},
 	corpus.ClassCast:       {"instanceof"},
 	corpus.IllegalArgument: {"if"},
 	corpus.IllegalState:    {"if"},
