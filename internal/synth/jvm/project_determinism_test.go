@@ -275,3 +275,23 @@ func TestReceiverCandidatesNested(t *testing.T) {
 		t.Errorf("abstract receivers = %q, want the subclass's constructor only", got)
 	}
 }
+
+// TestReceiverCandidatesAscending: a constructor with two or more
+// numeric bounds also gets them ascending, since one value for all
+// breaks a lower < upper precondition; a string parameter keeps its
+// ordinary value, and one numeric parameter gets no second value.
+func TestReceiverCandidatesAscending(t *testing.T) {
+	p := &Project{types: map[string]*typeInfo{
+		"Tri": {Name: "org.n.Tri", Kind: "class", Ctors: [][]string{{"double", "String", "int", "long"}}},
+		"One": {Name: "org.n.One", Kind: "class", Ctors: [][]string{{"int", "String"}}},
+	}}
+	want := []string{"null",
+		`new org.n.Tri((double) (1.5), (String) "abc", (int) (1), (long) (1L))`,
+		`new org.n.Tri((double) (1.5), (String) "abc", (int) (2), (long) (3L))`}
+	if got := p.receiverCandidates("Tri"); !slices.Equal(got, want) {
+		t.Errorf("receivers = %q\nwant %q", got, want)
+	}
+	if got := p.receiverCandidates("One"); len(got) != 2 {
+		t.Errorf("one numeric parameter: receivers = %q, want null and the ordinary constructor", got)
+	}
+}

@@ -2,6 +2,7 @@ package mutation
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 )
@@ -34,14 +35,23 @@ func (m *method) negativeTest(c int) (string, bool) {
 	if l < 0 || r < 0 {
 		return "", false
 	}
-	lt, rt := m.text(l), m.text(r)
+	lt, rt := m.text(l), notFound(m.text(r))
 	switch {
 	case m.kind(l) == "identifier" && negativeBound[m.op(c)+" "+rt]:
 		return lt, true
-	case m.kind(r) == "identifier" && negativeBound[mirrored[m.op(c)]+" "+lt]:
+	case m.kind(r) == "identifier" && negativeBound[mirrored[m.op(c)]+" "+notFound(lt)]:
 		return rt, true
 	}
 	return "", false
+}
+
+// notFound reads a search's not-found constant (commons-lang's
+// StringUtils.INDEX_NOT_FOUND, ArrayUtils.INDEX_NOT_FOUND: -1) as -1.
+func notFound(t string) string {
+	if strings.HasSuffix(t, "INDEX_NOT_FOUND") {
+		return "-1"
+	}
+	return t
 }
 
 // negativeBound are the (operator, bound) pairs of a test that holds for
@@ -121,7 +131,7 @@ func (m *method) indexGuardOperand(i, _ int) []Site {
 		return nil
 	}
 	x := m.text(m.unparen(m.field(l, "left")))
-	test := m.op(l) + " " + m.text(m.unparen(m.field(l, "right")))
+	test := m.op(l) + " " + notFound(m.text(m.unparen(m.field(l, "right"))))
 	guards := m.op(i) == "&&" && nonNegative[test] || m.op(i) == "||" && negativeBound[test]
 	if t := m.indexedBy(x, r, m.n[r].End()); guards && t != "" {
 		return []Site{m.site("remove_index_guard", t, i, m.replace(i, m.text(r)))}
