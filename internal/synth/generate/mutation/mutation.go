@@ -254,7 +254,7 @@ func (g *Generator) Chunks() int {
 var triggers = map[string][]string{
 	corpus.NullPointer:     {"null"},
 	corpus.ArrayIndexOOB:   {".length"},
-	corpus.StringIndexOOB:  {".length()", "indexOf("},
+	corpus.StringIndexOOB:  {".length()", "indexOf(", "isEmpty("},
 	corpus.NumberFormat:    {"NumberFormatException", "parseInt(", "parseLong(", "parseDouble(", "parseFloat(", "valueOf(", "decode(", "new BigDecimal(", "new BigInteger("},
 	corpus.ClassCast:       {"instanceof"},
 	corpus.IllegalArgument: {"if"},

@@ -37,7 +37,7 @@ var Operators = []*Operator{
 			"collapse `x == null ? d : x.f()` to `x.f()` (and the != form)",
 		find: findNullGuards},
 	{Name: "remove_bounds_check", Fix: FixBoundsCheck, Types: []string{corpus.ArrayIndexOOB, corpus.StringIndexOOB},
-		Doc: "delete `if (<comparisons with a.length / s.length()>) <exit>` when a is indexed (s.charAt/substring/…) later, " +
+		Doc: "delete `if (<comparisons with a.length / s.length()>, or isEmpty tests>) <exit>` when a is indexed (s.charAt/substring/…) later, " +
 			"or drop such a comparison as the left operand of `&&` guarding the access; arrays give AIOOBE, strings SIOOBE",
 		find: findBoundsChecks},
 	{Name: "loosen_comparison", Fix: FixComparison, Types: []string{corpus.ArrayIndexOOB, corpus.StringIndexOOB},
@@ -325,7 +325,16 @@ var comparisons = map[string]bool{"<": true, "<=": true, ">": true, ">=": true, 
 // c is anything else.
 func (m *method) boundsTests(c int) (es, types []string, ok bool) {
 	c = m.unparen(c)
-	if c < 0 || m.kind(c) != "binary_expression" {
+	if c < 0 {
+		return nil, nil, false
+	}
+	if e, ok := m.emptyTest(c); ok {
+		// A length test by another name: s.isEmpty(), isEmpty(s),
+		// StringUtils.isEmpty(s), ArrayUtils.isEmpty(a) — which of a
+		// string or an array, the access that follows says.
+		return []string{e, e}, []string{corpus.StringIndexOOB, corpus.ArrayIndexOOB}, true
+	}
+	if m.kind(c) != "binary_expression" {
 		return nil, nil, false
 	}
 	if m.op(c) == "||" {
@@ -342,6 +351,23 @@ func (m *method) boundsTests(c int) (es, types []string, ok bool) {
 		}
 	}
 	return nil, nil, true // a comparison not involving a length (e.g. i < 0)
+}
+
+// emptyTest matches `e.isEmpty()` or a one-argument `isEmpty(e)` (a
+// static helper, qualified or not) and returns e.
+func (m *method) emptyTest(c int) (string, bool) {
+	if m.kind(c) != "method_invocation" || m.text(m.field(c, "name")) != "isEmpty" {
+		return "", false
+	}
+	args := m.named(m.field(c, "arguments"))
+	obj := m.field(c, "object")
+	switch {
+	case len(args) == 0 && obj >= 0:
+		return m.text(m.unparen(obj)), true
+	case len(args) == 1 && (obj < 0 || m.kind(obj) == "identifier" && m.text(obj)[0] >= 'A' && m.text(obj)[0] <= 'Z'):
+		return m.text(m.unparen(args[0])), true
+	}
+	return "", false
 }
 
 var boundsCheckMatchers = map[string]matcher{
