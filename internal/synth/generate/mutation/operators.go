@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/benchforge/benchforge/internal/code"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 )
 
@@ -504,11 +505,33 @@ func (m *method) numberParser(k int) bool {
 	case "method_invocation":
 		name := m.text(m.field(k, "name"))
 		obj := m.field(k, "object")
-		return parseMethods[name] || (obj >= 0 && boxedParsers[name] && boxedNumbers[m.text(obj)])
+		return parseMethods[name] || (obj >= 0 && boxedParsers[name] && boxedNumbers[m.text(obj)] && !m.boxes(k))
 	case "object_creation_expression":
-		return bigNumbers[m.text(m.field(k, "type"))]
+		return bigNumbers[m.text(m.field(k, "type"))] && !m.boxes(k)
 	}
 	return false
+}
+
+// primitives are the Java primitive types.
+var primitives = map[string]bool{"byte": true, "short": true, "int": true, "long": true, "float": true, "double": true, "char": true, "boolean": true}
+
+// boxes reports whether the call or creation k takes a number, not text:
+// its first argument is a number literal or a parameter of a primitive
+// type (Byte.valueOf(oldValue), new BigDecimal(1.5)), which raises no
+// NumberFormatException. Reading every valueOf as a parser made NFE pairs
+// from java.awt.Component's firePropertyChange overloads, which no input
+// can make raise it (issue 16).
+func (m *method) boxes(k int) bool {
+	args := m.named(m.field(k, "arguments"))
+	if len(args) == 0 {
+		return false
+	}
+	a := m.unparen(args[0])
+	if strings.HasSuffix(m.kind(a), "_literal") && m.kind(a) != "string_literal" {
+		return true
+	}
+	t := m.text(a)
+	return m.kind(a) == "identifier" && !m.locals[t] && slices.ContainsFunc(m.fn.Params, func(p code.Param) bool { return p.Name == t && primitives[p.Type] })
 }
 
 // parsesNumber reports whether the subtree of i calls a NumberFormatException-throwing parser.

@@ -162,6 +162,11 @@ var opCases = []opCase{
 		src: "int f(String s, String t) {\n    if (t.isEmpty()) return 0;\n    return Integer.parseInt(s);\n}"},
 	{op: "remove_parse_guard", name: "guard that parses is a try-parse",
 		src: "int f(String s) {\n    if (Integer.parseInt(s) < 0) return 0;\n    return Integer.parseInt(s);\n}"},
+	{op: "remove_parse_guard", name: "boxing a primitive is not parsing",
+		src: "void fire(String name, byte oldValue, byte newValue) {\n    if (support == null || oldValue == newValue) {\n        return;\n    }\n    fire(name, Byte.valueOf(oldValue), Byte.valueOf(newValue));\n}"},
+	{op: "remove_parse_guard", name: "a literal is not parsed",
+		src:  "Object f(String s) {\n    if (s.isEmpty()) return null;\n    return new java.math.BigDecimal(1.5).add(new java.math.BigDecimal(s));\n}",
+		want: []string{"Object f(String s) {\n    return new java.math.BigDecimal(1.5).add(new java.math.BigDecimal(s));\n}"}, typ: corpus.NumberFormat},
 	{op: "remove_parse_guard", name: "String.valueOf is not a parser",
 		src: "String f(String s) {\n    if (s.isEmpty()) return \"\";\n    return String.valueOf(s);\n}"},
 
