@@ -252,10 +252,12 @@ func (g *Generator) Chunks() int {
 
 // triggers are substrings a file must contain to be worth parsing for a type.
 var triggers = map[string][]string{
-	corpus.NullPointer:     {"null"},
-	corpus.ArrayIndexOOB:   {".length"},
-	corpus.StringIndexOOB:  {".length()", "indexOf(", "isEmpty("},
-	corpus.NumberFormat:    {"NumberFormatException", "parseInt(", "parseLong(", "parseDouble(", "parseFloat(", "valueOf(", "decode(", "new BigDecimal(", "new BigInteger("},
+	corpus.NullPointer:    {"null"},
+	corpus.ArrayIndexOOB:  {".length"},
+	corpus.StringIndexOOB: {".length()", "indexOf(", "isEmpty("},
+	corpus.NumberFormat: {"NumberFormatException", "parseInt(", "parseLong(", "parseDouble(", "parseFloat(", "parseShort(", "parseByte(",
+		"Integer.valueOf(", "Long.valueOf(", "Double.valueOf(", "Float.valueOf(", "Short.valueOf(", "Byte.valueOf(",
+		"Integer.decode(", "Long.decode(", "new BigDecimal(", "new BigInteger("},
 	corpus.ClassCast:       {"instanceof"},
 	corpus.IllegalArgument: {"if"},
 	corpus.IllegalState:    {"if"},
