@@ -295,3 +295,35 @@ func TestReceiverCandidatesAscending(t *testing.T) {
 		t.Errorf("one numeric parameter: receivers = %q, want null and the ordinary constructor", got)
 	}
 }
+
+// TestVerifyAbstractReceiverNone: an abstract class no concrete class
+// extends has no receiver the search can build; the record says so, in
+// place of the worker's bare InstantiationException, and counts the
+// one input tried.
+func TestVerifyAbstractReceiverNone(t *testing.T) {
+	opts := needJDK(t)
+	src := "package org.r;\n\npublic abstract class Lone {\n    public int width(String s) {\n        return s.length();\n    }\n}\n"
+	gitDir, commit := gitProject(t, map[string]string{"src/main/java/org/r/Lone.java": src})
+	repos := t.TempDir()
+	testcheck.Must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__lone.git")))
+	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	p := corpus.Pair{PairID: "lone-1", ErrorType: corpus.NullPointer, Generator: "hand",
+		BuggyMethod: "    public int width(String s) {\n        return s.length();\n    }\n",
+		FixedMethod: "    public int width(String s) {\n        return s == null ? 0 : s.length();\n    }\n",
+		Source:      &corpus.Source{Repo: "demo/lone", Commit: commit, Path: "src/main/java/org/r/Lone.java", Span: corpus.Span{Start: 4, End: 6}}}
+	out := t.TempDir()
+	if _, err := Run(context.Background(), []corpus.Pair{p}, out, opts); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := jsonl.ReadFile[Execution](filepath.Join(out, ExecutionsFile))
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("records %v, %v", recs, err)
+	}
+	e := recs[0]
+	if e.Status != StatusUnconfirmed || !strings.HasPrefix(e.Reason, "harness error: no receiver: the method's class is abstract") {
+		t.Errorf("status %s, reason %q; want unconfirmed for want of a receiver", e.Status, e.Reason)
+	}
+	if e.Outcomes["harness_error"] != 1 || e.InputsTried != 1 {
+		t.Errorf("outcomes %v after %d inputs, want one harness error", e.Outcomes, e.InputsTried)
+	}
+}
