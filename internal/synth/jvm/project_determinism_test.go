@@ -327,3 +327,17 @@ func TestVerifyAbstractReceiverNone(t *testing.T) {
 		t.Errorf("outcomes %v after %d inputs, want one harness error", e.Outcomes, e.InputsTried)
 	}
 }
+
+// TestReceiverArgArray: the harness-added constructor passes an empty
+// array where the element would be a guessed default instance (an
+// interface: `new Predicate[]{new Predicate()}` does not compile), and
+// keeps the ordinary array otherwise.
+func TestReceiverArgArray(t *testing.T) {
+	p := &Project{types: map[string]*typeInfo{}}
+	if got := receiverArg(p, "Predicate[]"); got != "new Predicate[0]" {
+		t.Errorf("receiverArg(Predicate[]) = %q, want an empty array", got)
+	}
+	if got := receiverArg(p, "int[]"); strings.HasSuffix(got, "[0]") {
+		t.Errorf("receiverArg(int[]) = %q, want the ordinary array", got)
+	}
+}
