@@ -58,6 +58,11 @@
 //     inserted guard, the statement it protects), and the added lines
 //     plus context on the fixed side. A pair is confirmed when (c) holds.
 //
+// Each record counts the buggy side's outcomes over the inputs tried
+// (outcomes: returned, arg_error, threw <class>), so that "no input tried
+// raised T" says whether every input returned, raised something else,
+// or never got a receiver (issue 16's breakdown of unconfirmed pairs).
+//
 // Results go to executions.jsonl (append-only, resumable by pair_id) and
 // a per-type table with Wilson 95% intervals (Tables 8 and 9's shape).
 //
@@ -172,7 +177,10 @@
 // and, for a project type, null and values built only through the public
 // API javap lists — public constructors (copy constructors only when
 // there is no other) and static factories, and one public setter called
-// with a boundary value on such a value. A constructor's or factory's
+// with a boundary value on such a value. A constructor with two or more
+// numeric primitive parameters is also called with them ascending (1,
+// 2, 3; 1.5, 2.5, 3.5), since one ordinary value for every bound breaks
+// a lower < upper precondition (commons-math's distributions). A constructor's or factory's
 // own project-type arguments are built the same way, to a nesting of
 // maxBuildDepth (receivers.go), and null only below it; an abstract type
 // or an interface is built through up to maxSubtypes concrete project

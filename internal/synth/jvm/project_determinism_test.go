@@ -275,3 +275,69 @@ func TestReceiverCandidatesNested(t *testing.T) {
 		t.Errorf("abstract receivers = %q, want the subclass's constructor only", got)
 	}
 }
+
+// TestReceiverCandidatesAscending: a constructor with two or more
+// numeric bounds also gets them ascending, since one value for all
+// breaks a lower < upper precondition; a string parameter keeps its
+// ordinary value, and one numeric parameter gets no second value.
+func TestReceiverCandidatesAscending(t *testing.T) {
+	p := &Project{types: map[string]*typeInfo{
+		"Tri": {Name: "org.n.Tri", Kind: "class", Ctors: [][]string{{"double", "String", "int", "long"}}},
+		"One": {Name: "org.n.One", Kind: "class", Ctors: [][]string{{"int", "String"}}},
+	}}
+	want := []string{"null",
+		`new org.n.Tri((double) (1.5), (String) "abc", (int) (1), (long) (1L))`,
+		`new org.n.Tri((double) (1.5), (String) "abc", (int) (2), (long) (3L))`}
+	if got := p.receiverCandidates("Tri"); !slices.Equal(got, want) {
+		t.Errorf("receivers = %q\nwant %q", got, want)
+	}
+	if got := p.receiverCandidates("One"); len(got) != 2 {
+		t.Errorf("one numeric parameter: receivers = %q, want null and the ordinary constructor", got)
+	}
+}
+
+// TestVerifyAbstractReceiverNone: an abstract class no concrete class
+// extends has no receiver the search can build; the record says so, in
+// place of the worker's bare InstantiationException, and counts the
+// one input tried.
+func TestVerifyAbstractReceiverNone(t *testing.T) {
+	opts := needJDK(t)
+	src := "package org.r;\n\npublic abstract class Lone {\n    public int width(String s) {\n        return s.length();\n    }\n}\n"
+	gitDir, commit := gitProject(t, map[string]string{"src/main/java/org/r/Lone.java": src})
+	repos := t.TempDir()
+	testcheck.Must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__lone.git")))
+	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	p := corpus.Pair{PairID: "lone-1", ErrorType: corpus.NullPointer, Generator: "hand",
+		BuggyMethod: "    public int width(String s) {\n        return s.length();\n    }\n",
+		FixedMethod: "    public int width(String s) {\n        return s == null ? 0 : s.length();\n    }\n",
+		Source:      &corpus.Source{Repo: "demo/lone", Commit: commit, Path: "src/main/java/org/r/Lone.java", Span: corpus.Span{Start: 4, End: 6}}}
+	out := t.TempDir()
+	if _, err := Run(context.Background(), []corpus.Pair{p}, out, opts); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := jsonl.ReadFile[Execution](filepath.Join(out, ExecutionsFile))
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("records %v, %v", recs, err)
+	}
+	e := recs[0]
+	if e.Status != StatusUnconfirmed || !strings.HasPrefix(e.Reason, "harness error: no receiver: the method's class is abstract") {
+		t.Errorf("status %s, reason %q; want unconfirmed for want of a receiver", e.Status, e.Reason)
+	}
+	if e.Outcomes["harness_error"] != 1 || e.InputsTried != 1 {
+		t.Errorf("outcomes %v after %d inputs, want one harness error", e.Outcomes, e.InputsTried)
+	}
+}
+
+// TestReceiverArgArray: the harness-added constructor passes an empty
+// array where the element would be a guessed default instance (an
+// interface: `new Predicate[]{new Predicate()}` does not compile), and
+// keeps the ordinary array otherwise.
+func TestReceiverArgArray(t *testing.T) {
+	p := &Project{types: map[string]*typeInfo{}}
+	if got := receiverArg(p, "Predicate[]"); got != "new Predicate[0]" {
+		t.Errorf("receiverArg(Predicate[]) = %q, want an empty array", got)
+	}
+	if got := receiverArg(p, "int[]"); strings.HasSuffix(got, "[0]") {
+		t.Errorf("receiverArg(int[]) = %q, want the ordinary array", got)
+	}
+}

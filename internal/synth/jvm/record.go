@@ -53,6 +53,13 @@ type Execution struct {
 	A *Trigger `json:"a,omitempty"`
 	B *Trigger `json:"b,omitempty"`
 	C *Trigger `json:"c,omitempty"`
+	// Outcomes counts what the buggy method did on the inputs tried, by
+	// kind ("returned", "arg_error": its receiver or an argument failed to
+	// construct) and, for "threw", by the thrown class ("threw
+	// java.lang.NullPointerException"; "threw off the method" when the
+	// exception did not pass through it): it says why no input raised the
+	// labelled type (issue 16's breakdown of unconfirmed pairs).
+	Outcomes map[string]int `json:"outcomes,omitempty"`
 	// Hazards are calls that timed out or exited the JVM.
 	Hazards []Hazard `json:"hazards,omitempty"`
 	// Network is how the worker was isolated ("isolated", "shared");
@@ -271,4 +278,19 @@ func confirmedPairs(pairs []corpus.Pair, recs []Execution) []corpus.Pair {
 		}
 	}
 	return keep
+}
+
+// noteOutcome counts the buggy method's outcome o in e.Outcomes.
+func (e *Execution) noteOutcome(o Outcome) {
+	key := o.Kind
+	if o.Kind == "threw" {
+		key += " " + o.Exception
+		if o.Line == 0 {
+			key += " off the method"
+		}
+	}
+	if e.Outcomes == nil {
+		e.Outcomes = map[string]int{}
+	}
+	e.Outcomes[key]++
 }

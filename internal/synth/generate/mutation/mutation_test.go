@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -100,6 +101,29 @@ public class B {
     }
 }
 `,
+	// Hosts no harness can call (a constructor, an anonymous class's
+	// method): their null guards must make no pair.
+	"p/C.java": `package p;
+public class C {
+    private final String name;
+    public C(String name) {
+        if (name == null) {
+            throw new IllegalArgumentException("name");
+        }
+        this.name = name.trim();
+    }
+    public Runnable task(final String s) {
+        return new Runnable() {
+            public void run() {
+                if (s == null) {
+                    return;
+                }
+                System.out.println(s.trim());
+            }
+        };
+    }
+}
+`,
 	"p/module-info.java": "module p {}\n",
 }
 
@@ -162,6 +186,9 @@ func checkMutationProvenance(t *testing.T, c generate.Candidate) {
 	}
 	if c.Source.Method == "B: private int hidden(int[] a)" {
 		t.Errorf("private method mutated with PublicOnly")
+	}
+	if strings.HasPrefix(c.Source.Method, "C") {
+		t.Errorf("%s: a constructor or an anonymous class's method hosts a mutation: %s", c.ID, c.Source.Method)
 	}
 }
 
