@@ -318,3 +318,40 @@ func TestAsUTF8(t *testing.T) {
 		t.Errorf("AsUTF8 = %q", got)
 	}
 }
+
+// TestSameKind: SameKind agrees with comparing Kind() names for every
+// pair of node kinds of a Java and a Python file, across the two too.
+func TestSameKind(t *testing.T) {
+	j, err := Parse(LangJava, "A.java", []byte("class A { int f(int x) { if (x > 0) { return x; } else { return -x; } } }"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Parse(LangPython, "a.py", []byte("def f(x):\n    if x > 0:\n        return x\n    return -x\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range grammarList { // every id pair, ERROR's too
+		for a := range len(g.kinds) + 1 {
+			for b := range len(g.kinds) + 1 {
+				ia, ib := uint16(a), uint16(b)
+				if a == len(g.kinds) {
+					ia = errorKind
+				}
+				if b == len(g.kinds) {
+					ib = errorKind
+				}
+				if got, want := g.canonKind(ia) == g.canonKind(ib), g.kind(ia) == g.kind(ib); got != want {
+					t.Fatalf("ids %d (%s) and %d (%s): same canonical id %v, want %v", ia, g.kind(ia), ib, g.kind(ib), got, want)
+				}
+			}
+		}
+	}
+	nodes := append(slices.Clone(j.Nodes()), p.Nodes()...)
+	for _, a := range nodes {
+		for _, b := range nodes {
+			if got, want := a.SameKind(b), a.Kind() == b.Kind(); got != want {
+				t.Fatalf("SameKind(%s, %s) = %v, want %v", a.Kind(), b.Kind(), got, want)
+			}
+		}
+	}
+}

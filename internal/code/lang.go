@@ -82,6 +82,7 @@ type grammar struct {
 	ptr    unsafe.Pointer // the TSLanguage
 	idx    uint8          // its index in grammarList (Node.lang)
 	kinds  []string       // kind id -> name
+	canon  []uint16       // kind id -> the first id of the same name
 	named  []bool         // kind id -> named
 	fields []string       // field id -> name
 	// Token classes by kind id (see eachToken): atomic[id] is the class of
@@ -151,6 +152,7 @@ func newGrammar(name Lang, ptr unsafe.Pointer, idx uint8) *grammar {
 	for id := uint32(1); id <= fc; id++ {
 		g.fields[id] = l.FieldNameForId(uint16(id))
 	}
+	g.canon = canonKinds(g.kinds)
 	g.atomic = make([]int8, n)
 	g.leaf = make([]TokenKind, n)
 	g.fnKinds = make([]string, n)
@@ -212,4 +214,33 @@ func (s *kindSet) has(n Node) bool {
 	})
 	t := s.ids[n.lang]
 	return int(n.kind) < len(t) && t[n.kind]
+}
+
+// canonKinds maps each kind id to the first id with the same name: a
+// grammar may give one name several ids, and Kind() compares names.
+func canonKinds(kinds []string) []uint16 {
+	first := map[string]uint16{}
+	out := make([]uint16, len(kinds))
+	for id, k := range kinds {
+		if _, ok := first[k]; !ok {
+			first[k] = uint16(id)
+		}
+		out[id] = first[k]
+	}
+	return out
+}
+
+// canonKind is id's canonical id (canonKinds); an id past the table
+// (tree-sitter's ERROR) is itself unless a kind in the table has its name.
+func (g *grammar) canonKind(id uint16) uint16 {
+	if int(id) < len(g.canon) {
+		return g.canon[id]
+	}
+	k := g.kind(id)
+	for i, name := range g.kinds {
+		if name == k {
+			return uint16(i)
+		}
+	}
+	return id
 }

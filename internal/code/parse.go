@@ -39,6 +39,19 @@ const errorKind = 0xFFFF
 // Kind is the grammar kind: "if_statement", "identifier", "==", "ERROR", …
 func (n Node) Kind() string { return grammarList[n.lang].kind(n.kind) }
 
+// SameKind reports whether n.Kind() == o.Kind(), by kind id when both come
+// from one grammar (GumTree compares kinds for every ancestor it climbs).
+func (n Node) SameKind(o Node) bool {
+	if n.lang != o.lang {
+		return n.Kind() == o.Kind()
+	}
+	if n.kind == o.kind {
+		return true
+	}
+	g := grammarList[n.lang]
+	return g.canonKind(n.kind) == g.canonKind(o.kind)
+}
+
 // Field is the field name in the parent ("condition", "body", …) or "".
 func (n Node) Field() string { return grammarList[n.lang].fields[n.field] }
 

@@ -367,7 +367,7 @@ func (m *matcher) bestContainer(x int) int {
 	if m.counts == nil {
 		m.counts = make([]int32, m.b.size(m.b.root))
 	}
-	kind := m.a.nodes[x].Kind()
+	xn := m.a.nodes[x]
 	touched := m.touched[:0]
 	for k := x + 1; k < m.a.nodes[x].End(); k++ {
 		p, ok := m.ab.get(k)
@@ -380,7 +380,7 @@ func (m *matcher) bestContainer(x int) int {
 			k = m.a.nodes[k].End() - 1
 		}
 		for q := m.b.nodes[p].Parent(); q >= m.b.root; q = m.b.nodes[q].Parent() {
-			if !m.ba.mapped(q) && m.b.nodes[q].Kind() == kind {
+			if !m.ba.mapped(q) && m.b.nodes[q].SameKind(xn) {
 				if m.counts[q-m.b.root] == 0 {
 					touched = append(touched, q)
 				}
