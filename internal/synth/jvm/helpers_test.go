@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/benchforge/benchforge/internal/jsonl"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/testcheck"
 )
@@ -98,4 +100,18 @@ func inputOf(tr *Trigger) string {
 		return ""
 	}
 	return tr.Input
+}
+
+// verifyOne verifies pair p alone and returns its one record.
+func verifyOne(t *testing.T, p corpus.Pair, opts Options) Execution {
+	t.Helper()
+	out := t.TempDir()
+	if _, err := Run(context.Background(), []corpus.Pair{p}, out, opts); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := jsonl.ReadFile[Execution](filepath.Join(out, ExecutionsFile))
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("records %v, %v", recs, err)
+	}
+	return recs[0]
 }

@@ -213,16 +213,9 @@ func TestVerifyAbstractReceiver(t *testing.T) {
 		BuggyMethod: head + "            throw new IllegalArgumentException(\"too long: \" + s);\n        }\n        return s.length();\n    }\n",
 		FixedMethod: head + "            return conf.limit();\n        }\n        return s.length();\n    }\n",
 		Source:      &corpus.Source{Repo: "demo/recv", Commit: commit, Path: "src/main/java/org/r/Base.java", Span: corpus.Span{Start: 10, End: 15}}}
-	out := t.TempDir()
-	if _, err := Run(context.Background(), []corpus.Pair{p}, out, opts); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := jsonl.ReadFile[Execution](filepath.Join(out, ExecutionsFile))
-	if err != nil || len(recs) != 1 {
-		t.Fatalf("records %v, %v", recs, err)
-	}
+	e := verifyOne(t, p, opts)
 	want := "(new org.r.Impl((org.r.Conf) (new org.r.Conf((org.r.Name) (new org.r.Name((java.lang.String) (\"abc\"))))))).width("
-	if e := recs[0]; e.Status != StatusConfirmed || !strings.HasPrefix(inputOf(e.C), want) {
+	if e.Status != StatusConfirmed || !strings.HasPrefix(inputOf(e.C), want) {
 		t.Errorf("abstract receiver: status %s (%s), (c) %q; want confirmed on input starting %q", e.Status, e.Reason, inputOf(e.C), want)
 	}
 }
@@ -311,15 +304,7 @@ func TestVerifyAbstractReceiverNone(t *testing.T) {
 		BuggyMethod: "    public int width(String s) {\n        return s.length();\n    }\n",
 		FixedMethod: "    public int width(String s) {\n        return s == null ? 0 : s.length();\n    }\n",
 		Source:      &corpus.Source{Repo: "demo/lone", Commit: commit, Path: "src/main/java/org/r/Lone.java", Span: corpus.Span{Start: 4, End: 6}}}
-	out := t.TempDir()
-	if _, err := Run(context.Background(), []corpus.Pair{p}, out, opts); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := jsonl.ReadFile[Execution](filepath.Join(out, ExecutionsFile))
-	if err != nil || len(recs) != 1 {
-		t.Fatalf("records %v, %v", recs, err)
-	}
-	e := recs[0]
+	e := verifyOne(t, p, opts)
 	if e.Status != StatusUnconfirmed || !strings.HasPrefix(e.Reason, "harness error: no receiver: the method's class is abstract") {
 		t.Errorf("status %s, reason %q; want unconfirmed for want of a receiver", e.Status, e.Reason)
 	}

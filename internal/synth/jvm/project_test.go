@@ -277,15 +277,7 @@ func TestVerifyStaticNestedReceiver(t *testing.T) {
 		BuggyMethod: "        public int count(String s) {\n            return base + s.length();\n        }\n",
 		FixedMethod: "        public int count(String s) {\n            return base + (s == null ? 0 : s.length());\n        }\n",
 		Source:      &corpus.Source{Repo: "demo/nest", Commit: commit, Path: "src/main/java/org/nest/Outer.java", Span: corpus.Span{Start: 7, End: 9}}}
-	out := t.TempDir()
-	if _, err := Run(context.Background(), []corpus.Pair{p}, out, opts); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := jsonl.ReadFile[Execution](filepath.Join(out, ExecutionsFile))
-	if err != nil || len(recs) != 1 {
-		t.Fatalf("records %v, %v", recs, err)
-	}
-	if e := recs[0]; !e.Compile.OK || e.Status != StatusConfirmed || inputOf(e.C) != "count(null)" {
+	if e := verifyOne(t, p, opts); !e.Compile.OK || e.Status != StatusConfirmed || inputOf(e.C) != "count(null)" {
 		t.Errorf("nested receiver: compile %+v, status %s (%s), (c) %+v; want confirmed with count(null)", e.Compile, e.Status, e.Reason, e.C)
 	}
 }
