@@ -369,6 +369,10 @@ func (m *matcher) bestContainer(x int) int {
 	}
 	xn := m.a.nodes[x]
 	touched := m.touched[:0]
+	// A container q qualifies only when 2c/(dx+|desc(q)|) ≥ 0.5 with c ≤
+	// dx, so |q| ≤ 3dx+1: the climb stops at the first larger ancestor
+	// (every one above is larger still).
+	limit := 3*(m.a.size(x)-1) + 1
 	for k := x + 1; k < m.a.nodes[x].End(); k++ {
 		p, ok := m.ab.get(k)
 		if !ok {
@@ -379,7 +383,7 @@ func (m *matcher) bestContainer(x int) int {
 			n = int32(m.a.size(k))
 			k = m.a.nodes[k].End() - 1
 		}
-		for q := m.b.nodes[p].Parent(); q >= m.b.root; q = m.b.nodes[q].Parent() {
+		for q := m.b.nodes[p].Parent(); q >= m.b.root && m.b.size(q) <= limit; q = m.b.nodes[q].Parent() {
 			if !m.ba.mapped(q) && m.b.nodes[q].SameKind(xn) {
 				if m.counts[q-m.b.root] == 0 {
 					touched = append(touched, q)
