@@ -33,7 +33,8 @@ import (
 //	lit:VALUE        a string, character or number literal (quotes and
 //	                 prefixes stripped, numbers lower-cased without an L)
 //	cmp:L OP R       a comparison of two operands (is/is not read as
-//	                 ==/!=, a > b as b < a; == and != unordered)
+//	                 ==/!=, a > b as b < a; == and != unordered; a
+//	                 case label as the switch's value == its own)
 //	op:OP:OPERAND    an arithmetic or bitwise operator against an operand
 //	not:OPERAND      a negation
 //	instanceof:TYPE  a type test
@@ -64,6 +65,7 @@ func init() {
 		"binary_expression":          operatorFacts,
 		"binary_operator":            operatorFacts,
 		"comparison_operator":        comparisonFacts,
+		"switch_label":               comparisonFacts,
 		"instanceof_expression": func(f *code.File, i int, add func(string)) {
 			add("instanceof:" + typeName(f, f.ChildByField(i, "right")))
 		},
@@ -107,15 +109,14 @@ func addLit(add func(string), v string) {
 	}
 }
 
-// factsOf collects the facts of the subtrees of f at roots, of the nodes
-// keep accepts (nil: all).
-func factsOf(f *code.File, roots []int, keep func(int) bool) factSet {
+// factsOf collects the facts of the subtrees of f at roots.
+func factsOf(f *code.File, roots []int) factSet {
 	out := factSet{}
 	add := func(s string) { out[s] = true }
 	nodes := f.Nodes()
 	for _, r := range roots {
 		for i := r; i < nodes[r].End(); i++ {
-			if rule := factRules[nodes[i].Kind()]; rule != nil && (keep == nil || keep(i)) {
+			if rule := factRules[nodes[i].Kind()]; rule != nil {
 				rule(f, i, add)
 			}
 		}
@@ -169,8 +170,9 @@ func typeName(f *code.File, t int) string {
 }
 
 // litValue is a literal's value: a string without its quotes and prefix
-// letters ('x' and "x" are one fact in Python), a number lower-cased
-// without its long suffix or digit separators.
+// letters ('x' and "x" are one fact in Python) and with its format
+// fields read as {} (fieldsRead), a number lower-cased without its long
+// suffix or digit separators.
 func litValue(f *code.File, i int) string {
 	s := f.Text(i)
 	switch f.Nodes()[i].Kind() {
@@ -178,11 +180,13 @@ func litValue(f *code.File, i int) string {
 		s = strings.TrimLeft(s, "rRbBuUfF")
 		for _, q := range []string{`"""`, `'''`, `"`, `'`} {
 			if len(s) >= 2*len(q) && strings.HasPrefix(s, q) && strings.HasSuffix(s, q) {
-				return s[len(q) : len(s)-len(q)]
+				return fieldsRead(s[len(q) : len(s)-len(q)])
 			}
 		}
-		return s
-	case "string_literal", "character_literal":
+		return fieldsRead(s)
+	case "string_literal":
+		return fieldsRead(s[min(1, len(s)) : len(s)-min(1, len(s))])
+	case "character_literal":
 		return s[min(1, len(s)) : len(s)-min(1, len(s))]
 	}
 	return strings.TrimSuffix(strings.ReplaceAll(strings.ToLower(s), "_", ""), "l")
@@ -231,39 +235,25 @@ func relation(op, l, r string) string {
 // their operands' own facts do).
 func operatorFacts(f *code.File, i int, add func(string)) {
 	op := childText(f, i, "operator")
-	l, r := f.ChildByField(i, "left"), f.ChildByField(i, "right")
-	if _, ok := cmpOps[op]; ok && l >= 0 && r >= 0 {
-		add(relation(op, head(f, l), head(f, r)))
+	if _, ok := cmpOps[op]; ok {
+		comparisonFacts(f, i, add)
 		return
 	}
 	switch op {
 	case "", "&&", "||", "and", "or":
 		return
 	}
-	for _, c := range []int{l, r} {
+	for _, c := range []int{f.ChildByField(i, "left"), f.ChildByField(i, "right")} {
 		if c >= 0 {
 			add("op:" + op + ":" + head(f, c))
 		}
 	}
 }
 
-// comparisonFacts: a Python comparison (possibly chained) as the
-// relations of its neighbouring operands.
+// comparisonFacts: a comparison (a Python chain: each neighbouring pair)
+// as the relation of its operands.
 func comparisonFacts(f *code.File, i int, add func(string)) {
-	var ops, operands []int
-	for c := range f.Children(i) {
-		if f.Nodes()[c].Field() == "operators" {
-			ops = append(ops, c)
-		} else if f.Nodes()[c].Named() {
-			operands = append(operands, c)
-		}
-	}
-	for k, o := range ops {
-		if k+1 < len(operands) {
-			op := strings.Join(strings.Fields(f.Text(o)), " ")
-			add(relation(op, head(f, operands[k]), head(f, operands[k+1])))
-		}
-	}
+	eachComparison(f, i, func(op string, l, r int) { add(relation(op, head(f, l), head(f, r))) })
 }
 
 // notFacts: a negation of its operand (Java's unary minus and friends
@@ -364,7 +354,7 @@ func blockFacts(fix, bug *version, pb *pblock) []factSet {
 	var buggy factSet
 	if bug != nil && bug.file != nil {
 		if bi, _ := localize(fix, pb.fn, bug); bi >= 0 {
-			buggy = factsOf(bug.file, []int{bug.funcs[bi].Node}, nil)
+			buggy = readFacts(bug.file, []int{bug.funcs[bi].Node})
 		}
 	}
 	return withoutFacts(sets, buggy)
@@ -416,7 +406,7 @@ type FactScore struct {
 // scoreFacts scores the per-line facts want (nil for a line without) on
 // the functions at roots of snap's file.
 func scoreFacts(want []factSet, snap *version, roots []int) *FactScore {
-	have := factsOf(snap.file, roots, nil)
+	have := readFacts(snap.file, roots)
 	fs := &FactScore{Score: 1, Lines: make([]float64, len(want)), Missing: []string{}}
 	all := factSet{}
 	for j, w := range want {

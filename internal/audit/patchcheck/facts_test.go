@@ -13,7 +13,7 @@ import (
 // threshold and each MustNotMatch one below it.
 func TestFactExamples(t *testing.T) {
 	th := Options{}.threshold()
-	for _, ex := range factExamples {
+	for _, ex := range append(slices.Clone(factExamples), readExamples...) {
 		if len(ex.MustMatch) == 0 || len(ex.MustNotMatch) == 0 {
 			t.Errorf("%s: needs must-match and must-not-match examples", ex.Name)
 		}

@@ -300,6 +300,15 @@ func histCases() []histCase {
 				"    if r > hi:\n        raise ValueError(\"value %s above the limit\" % r)\n    return r\n",
 				"    return _check_high(r, hi)\n\n\ndef _check_high(r, hi):\n    if r > hi:\n        raise ValueError(\"value %s above the limit\" % r)\n    return r\n", 1)}}},
 			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"extracted"}, wantIntervals: 1, patchOnly: true},
+		{name: "java unchanged lines gone, an added copy of theirs stays", path: "src/p/Loc.java", buggy: locBuggy, fixed: locFixed,
+			// As Lang-5's toLocale: the fix's branch repeats the throw of
+			// the checks around it; those checks later leave the function
+			// (Lang-5: to parseLocale), so it holds fewer copies of that
+			// line than the fixed function's unchanged lines claim. The
+			// syntax-tree alignment, not the count, says which copy is
+			// the fix's.
+			later:   []edit{{date: d(2018), write: map[string]string{"src/p/Loc.java": locLater}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantIntervals: 1},
 		{name: "python fix reverted", path: "pkg/limits.py", buggy: pyBuggy, fixed: pyFixed,
 			later:   []edit{{date: d(2018), write: map[string]string{"pkg/limits.py": pyBuggy}}},
 			cutoffs: []time.Time{d(2017), d(2020)}, want: []string{Present, Absent}, wantIntervals: 1, patchOnly: true, wantCause: CauseLinesMissing},
@@ -307,6 +316,40 @@ func histCases() []histCase {
 			cutoffs: []time.Time{d(2020)}, want: []string{Absent}, wantIntervals: -1, patchOnly: true, wantReason: "fix not merged before the cutoff", wantCause: CauseNotMerged},
 	}
 }
+
+const locBuggy = `package p;
+
+public class Loc {
+    public String parse(String s) {
+        if (s.length() < 2) {
+            throw new IllegalArgumentException("bad: " + s);
+        }
+        char c0 = s.charAt(0);
+        char c1 = s.charAt(1);
+        if (!Character.isLowerCase(c0)) {
+            throw new IllegalArgumentException("bad: " + s);
+        }
+        if (!Character.isLowerCase(c1)) {
+            throw new IllegalArgumentException("bad: " + s);
+        }
+        return s.substring(0, 2);
+    }
+}
+`
+
+var locBranch = `        if (c0 == '_') {
+            if (s.length() < 3) {
+                throw new IllegalArgumentException("bad: " + s);
+            }
+            return s.substring(1, 3);
+        }
+`
+
+var locFixed = strings.Replace(locBuggy, "        char c1 = s.charAt(1);\n", locBranch+"        char c1 = s.charAt(1);\n", 1)
+
+// locLater drops the lower-case checks around the fix's branch.
+var locLater = strings.Replace(locFixed, locFixed[strings.Index(locFixed, "        char c1"):strings.Index(locFixed, "    }\n}\n")],
+	"        return s.substring(0, 2).toLowerCase();\n", 1)
 
 // between is the part of s from the line starting with from up to (not
 // including) the line starting with to.

@@ -302,7 +302,13 @@ func (c *Checker) matchPresent(ctx context.Context, text, buggy, role string, sc
 	if role != "added" {
 		sc.avail = nil
 	}
-	if aligned >= 0 && !sc.free(aligned) {
+	// The unchanged lines' claims count copies of a text; the alignment
+	// says which copy descends from this line. An added line aligned
+	// with its own text keeps that copy even when the count is spent:
+	// the unchanged lines that claimed it left the function (Lang-5's
+	// toLocale kept its branch's throws when the checks around it went
+	// to parseLocale).
+	if aligned >= 0 && !sc.free(aligned) && !(role == "added" && snap.lines[aligned].text == text) {
 		aligned = -1
 	}
 	if li, via := exactLine(text, sc, aligned); li >= 0 {
