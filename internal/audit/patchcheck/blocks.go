@@ -23,6 +23,9 @@ type pblock struct {
 	// newName caches namesNew for adds (0 unknown, 1 no, 2 yes): a block
 	// is matched once per state of its history.
 	newName int8
+	// facts caches blockFacts (factsDone: computed), for the same reason.
+	facts     []factSet
+	factsDone bool
 }
 
 // lineDiff diffs two versions at the level of their logical lines.

@@ -461,7 +461,10 @@ func factEvidence(fw *fileWork, pb *pblock, snap *version, roots []int) *FactSco
 	if snap.file == nil {
 		return nil
 	}
-	want := blockFacts(fw.fix, fw.bug, pb)
+	if !pb.factsDone {
+		pb.facts, pb.factsDone = blockFacts(fw.fix, fw.bug, pb), true
+	}
+	want := pb.facts
 	if !slices.ContainsFunc(want, func(s factSet) bool { return s != nil }) {
 		return nil
 	}
