@@ -368,7 +368,32 @@ func (c *Checker) matchDeletion(ctx context.Context, fw *fileWork, pb *pblock, s
 		// for the fix.
 		score = 0
 	}
+	// The context shows where the deleted lines would be; a walk that
+	// followed the function needs no place: a deleted line nowhere in
+	// the function is not back (Compress-9's write() lost every line
+	// around its deletion to later rewrites, pytest's Package.collect
+	// its pathlib-era neighbours).
+	if score < c.opts.threshold() && sfi >= 0 && strings.HasPrefix(b.Localized, "function:history") {
+		if whole, err := c.absentFromScope(ctx, fw, pb, sc); err != nil || whole > score {
+			return max(score, whole), exact, err
+		}
+	}
 	return score, exact, nil
+}
+
+// absentFromScope is the weakest absence of pb's deleted lines from the
+// whole scope (the tracked function, with the functions its lines were
+// extracted into).
+func (c *Checker) absentFromScope(ctx context.Context, fw *fileWork, pb *pblock, sc scope) (float64, error) {
+	score := 1.0
+	for _, d := range pb.dels {
+		ml, err := c.matchAbsent(ctx, fw.bug.lines[d].text, sc.snap, sc.lines)
+		if err != nil {
+			return 0, err
+		}
+		score = min(score, ml.Similarity)
+	}
+	return score, nil
 }
 
 // matchDeletionContext matches a deletion block's context lines. It

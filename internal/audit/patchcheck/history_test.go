@@ -62,6 +62,9 @@ func withLimit(src string) string {
 		"    public int limit(int x, int low, int high) {\n        return clamp(x, low, high);\n    }\n", 1)
 }
 
+// clampBody is calcBuggy's clamp body.
+const clampBody = "        int r = v;\n        if (r < lo) {\n            r = lo;\n        }\n        return r;\n"
+
 // delBuggy has a line too many after the guard: its fix deletes it.
 var delBuggy = strings.Replace(calcBuggy, "            r = lo;\n        }\n", "            r = lo;\n        }\n        r = lo + 1;\n", 1)
 
@@ -235,6 +238,16 @@ func histCases() []histCase {
 			// rewritten, "r = lo;" and "return r;" still show the place.
 			later:   []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(calcBuggy, "if (r < lo) {", "if (lo > r && Limits.check(lo, hi)) {", 1)}}},
 			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantIntervals: 1},
+		{name: "java deletion whose context was rewritten", path: "src/p/Calc.java", buggy: delBuggy, fixed: calcBuggy,
+			// As Compress-9's write(): no line around the deletion point
+			// survives, but the walk followed the function and the
+			// deleted line is nowhere in it.
+			later:   []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(calcBuggy, clampBody, "        return Math.max(v, this.min);\n", 1)}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantIntervals: 1},
+		{name: "java deleted line back in rewritten context", path: "src/p/Calc.java", buggy: delBuggy, fixed: calcBuggy,
+			later: []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(calcBuggy, clampBody,
+				"        int r = Math.max(v, lo);\n        r = lo + 1;\n        return Math.min(r, Integer.MAX_VALUE);\n", 1)}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Absent}, wantIntervals: 1, wantCause: CauseDeletedKept},
 		{name: "java deleted line back", path: "src/p/Calc.java", buggy: delBuggy, fixed: calcBuggy,
 			later:   []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": delBuggy}}},
 			cutoffs: []time.Time{d(2020)}, want: []string{Absent}, wantIntervals: 1, wantCause: CauseDeletedKept},
