@@ -247,6 +247,24 @@ var modRules = []modRule{
 		},
 	},
 	{
+		Name: "python-def-annotations", Lang: code.LangPython,
+		Needs: "def ",
+		// def f ( a : int = 1 ) -> T : → def f ( a = 1 ) : (PEP 3107
+		// annotations add no behaviour; type comments became them).
+		Fn: dropDefAnnotations,
+		MustMatch: [][2]string{
+			{`def collect ( self ) -> Iterable [ Union [ nodes . Item , nodes . Collector ] ] :`, `def collect ( self ) :`},
+			{`def f ( self , a : Dict [ str , int ] , b : str = "x" , * args : Any , ** kw ) -> None :`, `def f ( self , a , b = "x" , * args , ** kw ) :`},
+			{`async def g ( x : int ) -> int :`, `async def g ( x ) :`},
+		},
+		MustNotMatch: [][2]string{
+			{`def f ( a : int = 1 ) :`, `def f ( a = 2 ) :`},
+			// a lambda default keeps its colon
+			{`def f ( key = lambda v : v ) :`, `def f ( key = lambda v : - v ) :`},
+			{`def f ( a , b ) :`, `def f ( a ) :`},
+		},
+	},
+	{
 		Name: "python-fstring-spacing", Lang: code.LangPython,
 		Needs: "{ ",
 		// f"… { x } …" and f"…{x}…" are the same f-string.
@@ -334,6 +352,44 @@ func dropVarAnnotation(t string) string {
 		return t
 	}
 	return t[:m[3]] + " = " + t[m[1]:]
+}
+
+// dropDefAnnotations removes the parameter and return annotations of a
+// normalised def line: within the parameter list, a ":" at the list's
+// own depth and outside a default value starts an annotation, which runs
+// to the next "," or "=" there; after the list, "-> T" up to the final
+// ":" goes.
+func dropDefAnnotations(t string) string {
+	toks := strings.Split(t, " ")
+	i := 0
+	if i < len(toks) && toks[i] == "async" {
+		i++
+	}
+	if i+2 >= len(toks) || toks[i] != "def" || toks[i+2] != "(" {
+		return t
+	}
+	out := append([]string{}, toks[:i+3]...)
+	depth, skip, inDefault := 1, false, false
+	j := i + 3
+	for ; j < len(toks) && depth > 0; j++ {
+		switch tok := toks[j]; {
+		case tok == "(" || tok == "[" || tok == "{":
+			depth++
+		case tok == ")" || tok == "]" || tok == "}":
+			depth--
+		case depth == 1 && (tok == "," || tok == "="):
+			skip, inDefault = false, tok == "="
+		case depth == 1 && tok == ":" && !inDefault:
+			skip = true
+		}
+		if depth == 0 || !skip {
+			out = append(out, toks[j])
+		}
+	}
+	if j+1 < len(toks) && toks[j] == "->" && toks[len(toks)-1] == ":" {
+		return strings.Join(append(out, ":"), " ")
+	}
+	return strings.Join(append(out, toks[j:]...), " ")
 }
 
 // percentTuple matches a %-format string and a parenthesised argument

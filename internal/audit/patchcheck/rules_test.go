@@ -41,6 +41,7 @@ func TestModernisationThroughNormaliser(t *testing.T) {
 		{code.LangPython, "a.py", "def f(v):\n    raise ValueError('bad value %s' % v)\n", "def f(v):\n    raise ValueError(f\"bad value {v}\")\n"},
 		{code.LangPython, "a.py", "def f(v):\n    return 'x'.join(v)\n", "def f(v):\n    return \"x\".join(v)\n"},
 		{code.LangPython, "a.py", "def f(v):\n    return f'<{v}>'\n", "def f(v):\n    return f\"<{v}>\"\n"},
+		{code.LangPython, "a.py", "def f(v, n=1):\n    return v * n\n", "def f(v: \"Optional[int]\", n: int = 1) -> int:\n    return v * n\n"},
 		{code.LangJava, "A.java", "class A { boolean f(String s) { return s == null || s.length() == 0; } }", "class A { boolean f(String s) { return StringUtils.isEmpty(s); } }"},
 		{code.LangPython, "a.py", "def f(s, c):\n    raise ValueError(\"{} is bad, expected {} \"\n                     \"here\".format(s.name, g(c)))\n",
 			"def f(s, c):\n    raise ValueError(f\"{s.name} is bad, expected\"\n                     f\" {g(c)} here\")\n"},
