@@ -10,7 +10,8 @@ import (
 
 // This file reads a function's facts as its logic rather than its
 // spelling (issue 13 item 4: behaviour-neutral rewrites). Three rewrites
-// keep a fix's logic while removing the facts its lines wrote:
+// keep a fix's logic while removing the facts its lines wrote, so the
+// facts of the buggy and the descendant functions are read through them:
 //
 //   - a guard inverted into an early exit (`if (x != null) {…}` become
 //     `return x == null ? EMPTY : x;`, jackson-core's getTextBuffer): a
@@ -23,8 +24,10 @@ import (
 //     `Objects.equals(a, b)`, Compress's ZipArchiveEntry.equals): its call
 //     states the null checks of its arguments.
 //
-// The same reading applies to the buggy function, so what the bug already
-// stated in other words is no evidence of the fix either.
+// Two more readings hold on both sides, the fix's facts included: a Java
+// case label is a comparison (eachComparison), and a literal's format
+// fields read as {} (fieldsRead). So what the bug already stated in other
+// words is no evidence of the fix either.
 
 // readFacts are the facts of the subtrees of f at roots (factsOf), with
 // what the rewrites above state.
