@@ -3,6 +3,7 @@ package jvm
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/benchforge/benchforge/internal/pom"
 	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
@@ -117,5 +119,47 @@ func TestArgsImportsOneLine(t *testing.T) {
 	got := h.argsImports()
 	if strings.ContainsAny(got, "\r\n") || !strings.Contains(got, "import java.lang.reflect.Type;") || !strings.HasSuffix(got, "import org.x.*;") {
 		t.Errorf("argsImports = %q: want one line ending in the package import", got)
+	}
+}
+
+// TestExportReleaseTemplates: a dependency clone exported at its release
+// tag brings the sources its build generates from "*.java.in" templates
+// (jackson-core's PackageVersion, which JsonFactory needs) as a second
+// root beside its source root; a dependency without templates brings its
+// source root alone.
+func TestExportReleaseTemplates(t *testing.T) {
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  int // roots returned
+	}{
+		{name: "template", want: 2, files: map[string]string{
+			"pom.xml":                             "<project/>",
+			"src/main/java/org/core/Factory.java": "package org.core;\npublic class Factory { public Object v() { return org.core.json.PackageVersion.VERSION; } }\n",
+			"src/main/java/org/core/json/PackageVersion.java.in": "package @package@;\npublic final class PackageVersion { public static final String VERSION = \"@projectversion@\"; }\n",
+		}},
+		{name: "no template", want: 1, files: map[string]string{
+			"pom.xml":                             "<project/>",
+			"src/main/java/org/core/Factory.java": "package org.core;\npublic class Factory {}\n",
+		}},
+	}
+	for _, c := range cases {
+		gitDir, commit := gitProject(t, c.files)
+		cmd := exec.Command("git", "--git-dir", gitDir, "tag", "core-1.0", commit)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git tag: %v\n%s", err, out)
+		}
+		srcs, tag, ok := exportRelease(context.Background(), gitDir, "demo/core", pom.Dep{ArtifactID: "core", Version: "1.0"}, t.TempDir())
+		if !ok || tag != "core-1.0" || len(srcs) != c.want {
+			t.Fatalf("%s: exportRelease = %v, %q, %v; want %d roots at core-1.0", c.name, srcs, tag, ok, c.want)
+		}
+		if c.want < 2 {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(srcs[1], "org", "core", "json", "PackageVersion.java"))
+		testcheck.Must(t, err)
+		if !strings.HasPrefix(string(data), "package org.core.json;") || strings.Contains(string(data), "@") {
+			t.Errorf("%s: generated PackageVersion = %q: want package org.core.json and no placeholder left", c.name, data)
+		}
 	}
 }
