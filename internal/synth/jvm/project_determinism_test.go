@@ -269,6 +269,26 @@ func TestReceiverCandidatesNested(t *testing.T) {
 	}
 }
 
+// TestConstructibleNestedSubtype: an interface whose implementation is
+// a class nested in it (jackson-core's InputAccessor.Std) is built
+// through that class's constructor; a simple name two outer classes nest
+// is ambiguous and builds nothing.
+func TestConstructibleNestedSubtype(t *testing.T) {
+	p := &Project{types: map[string]*typeInfo{
+		"Accessor":     {Name: "org.n.Accessor", Kind: "interface", Abstract: true},
+		"Accessor.Std": {Name: "org.n.Accessor.Std", Kind: "class", Ctors: [][]string{{"int"}}},
+		"Codec":        {Name: "org.n.Codec", Kind: "interface", Abstract: true},
+		"A.Impl":       {Name: "org.n.A.Impl", Kind: "class", Ctors: [][]string{{}}},
+		"B.Impl":       {Name: "org.n.B.Impl", Kind: "class", Ctors: [][]string{{}}},
+	}, subtypes: subtypeScan{subs: map[string][]string{"Accessor": {"Std"}, "Codec": {"Impl"}}}}
+	if got := p.valuesOf("Accessor", 0); !slices.Contains(got, "new org.n.Accessor.Std((int) (1))") {
+		t.Errorf("values of Accessor = %q, want the nested implementation's constructor", got)
+	}
+	if got := p.valuesOf("Codec", 0); len(got) != 1 || got[0] != "null" {
+		t.Errorf("values of Codec = %q, want null alone (Impl is nested in A and in B)", got)
+	}
+}
+
 // TestReceiverCandidatesAscending: a constructor with two or more
 // numeric bounds also gets them ascending, since one value for all
 // breaks a lower < upper precondition; a string parameter keeps its
