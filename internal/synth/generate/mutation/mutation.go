@@ -574,7 +574,7 @@ func (g *Generator) eligible(fn code.Function, errLines map[int]bool) bool {
 	if fn.Kind == "constructor" || strings.Contains(fn.Class, "<") {
 		return false
 	}
-	if g.opts.PublicOnly && !strings.HasPrefix(fn.Signature, "public ") && !strings.Contains(fn.Signature, " public ") {
+	if g.opts.PublicOnly && !publicSignature(fn.Signature) {
 		return false
 	}
 	for l := fn.StartLine; l <= fn.EndLine; l++ {
