@@ -190,7 +190,9 @@
 // or an interface is built through up to maxSubtypes concrete project
 // classes that extend or implement it (read from the sources' class
 // declarations; an on-demand build also compiles those of the pairs'
-// classes). Project mode: an instance method's receiver is one more
+// classes); an Object parameter also gets a value of the method's own
+// class built the same way (equals, compareTo). Project mode: an
+// instance method's receiver is one more
 // dimension of the search — the class's no-argument constructor
 // (declared, or added delegating to its shortest one) for a concrete
 // class, then up to maxReceivers values built as above through the
