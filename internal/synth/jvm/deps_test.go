@@ -163,3 +163,20 @@ func TestExportReleaseTemplates(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildDirFollowsJarDir: a jar installed in --jar-dir after a build
+// gives another build directory, so the cached build, which could not
+// compile what needed the jar, is not reused; the same folder gives the
+// same directory.
+func TestBuildDirFollowsJarDir(t *testing.T) {
+	jars := t.TempDir()
+	o := ProjectOptions{Repo: "demo/p", Commit: "c", JarDir: jars, CacheDir: t.TempDir()}
+	before := buildDir(o)
+	if again := buildDir(o); again != before {
+		t.Fatalf("same jar folder: %s then %s", before, again)
+	}
+	testcheck.Must(t, os.WriteFile(filepath.Join(jars, "objenesis.jar"), []byte("PK"), 0o644))
+	if after := buildDir(o); after == before {
+		t.Errorf("a jar added to the folder kept build directory %s", before)
+	}
+}

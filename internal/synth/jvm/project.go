@@ -188,8 +188,27 @@ func (p *Project) classesDir(files []string) string {
 // shapes it.
 func buildDir(o ProjectOptions) string {
 	key := sha256.Sum256([]byte(buildVersion + "\x00" + o.Repos + "\x00" + o.GitDir + "\x00" + o.Commit + "\x00" + o.Dir + "\x00" + o.SrcRoot + "\x00" + o.Hint + "\x00" +
-		strings.Join(o.Jars, ":") + o.JarDir + "\x00" + strings.Join(o.Roots, ":")))
+		strings.Join(o.Jars, ":") + o.JarDir + "\x00" + strings.Join(o.Roots, ":") + "\x00" + jarDirStamp(o.JarDir)))
 	return filepath.Join(o.CacheDir, "projects", hex.EncodeToString(key[:8]))
+}
+
+// jarDirStamp names the jars of dir with their sizes, so that a build
+// made before a jar was installed there (Debian's objenesis for mockito)
+// is not reused after: the classes it could not compile then would stay
+// missing.
+func jarDirStamp(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	m, _ := filepath.Glob(filepath.Join(dir, "*.jar"))
+	slices.Sort(m)
+	var b strings.Builder
+	for _, j := range m {
+		if fi, err := os.Stat(j); err == nil {
+			fmt.Fprintf(&b, "%s:%d\n", filepath.Base(j), fi.Size())
+		}
+	}
+	return b.String()
 }
 
 // exportSources exports the commit's tree into root, deriving the source
