@@ -180,3 +180,33 @@ func TestBuildDirFollowsJarDir(t *testing.T) {
 		t.Errorf("a jar added to the folder kept build directory %s", before)
 	}
 }
+
+// TestOnDemandBuildKeepsNamers: a file that fails to compile (Bad, as
+// mockito's LocalizedMatcher against Debian's hamcrest 2.2) and files
+// that only name it (Uses, as everything importing Mockito) leave the
+// rest of an on-demand build standing: A, B and Uses are built, and
+// only the failing files are dropped. Dropping every file that names a
+// dropped one, as compileReached does, loses A and Uses.
+func TestOnDemandBuildKeepsNamers(t *testing.T) {
+	opts := needJDK(t)
+	dir := t.TempDir()
+	files := map[string]string{
+		"A.java":    "package p;\npublic class A { public int f() { return new B().g() + new Uses().h(); } }\n",
+		"B.java":    "package p;\npublic class B { public int g() { return 1; } }\n",
+		"Uses.java": "package p;\npublic class Uses { Bad bad; public int h() { return 2; } }\n",
+		"Bad.java":  "package p;\npublic class Bad implements java.util.Map<Object, Object> { public Object remove(Object k, Object v) { return null; } }\n",
+	}
+	for name, text := range files {
+		path := filepath.Join(dir, "src", "main", "java", "p", name)
+		testcheck.Must(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		testcheck.Must(t, os.WriteFile(path, []byte(text), 0o644))
+	}
+	p, err := BuildProject(context.Background(), *opts.JDK, ProjectOptions{Dir: dir, Repo: "demo/namers", CacheDir: t.TempDir(),
+		Roots: []string{"src/main/java/p/A.java"}})
+	testcheck.Must(t, err)
+	for _, c := range []string{"A", "B", "Uses"} {
+		if _, err := os.Stat(filepath.Join(p.Classes, "p", c+".class")); err != nil {
+			t.Errorf("class %s not built: %v (dropped %v)", c, err, p.Dropped)
+		}
+	}
+}
