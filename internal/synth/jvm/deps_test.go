@@ -182,11 +182,11 @@ func TestBuildDirFollowsJarDir(t *testing.T) {
 }
 
 // TestOnDemandBuildKeepsNamers: a file that fails to compile (Bad, as
-// mockito's LocalizedMatcher against Debian's hamcrest 2.2) and files
-// that only name it (Uses, as everything importing Mockito) leave the
-// rest of an on-demand build standing: A, B and Uses are built, and
-// only the failing files are dropped. Dropping every file that names a
-// dropped one, as compileReached does, loses A and Uses.
+// mockito's LocalizedMatcher against Debian's hamcrest 2.2) and a file
+// that only names it (Uses, as everything importing Mockito) leave the
+// rest of an on-demand build standing: A, B and Uses are built. (This
+// small tree builds under the old rules too; mockito's, where only 25 of
+// 425 classes survived, is measured in the README.)
 func TestOnDemandBuildKeepsNamers(t *testing.T) {
 	opts := needJDK(t)
 	dir := t.TempDir()
