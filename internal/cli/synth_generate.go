@@ -187,7 +187,7 @@ func (f *generateFlags) addFlags(cmd *cobra.Command) {
 	fl.StringVar(&f.types, "types", strings.Join(corpus.Types, ","), "exception types to generate, comma-separated")
 	fl.IntVar(&f.perType, "per-type", 250, "candidates per exception type (before gating)")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed: corpus order and mutation sites; exemplar and scaffold schedules")
-	fl.BoolVar(&f.mopts.PublicOnly, "public-only", true, "mutate public methods only")
+	fl.BoolVar(&f.mopts.PublicOnly, "public-only", true, "mutate public methods only (grounded: default false, hosts of any visibility as the seeds, each seed preferring its own)")
 	fl.IntVar(&f.mopts.MinLines, "min-lines", 0, "smallest method to mutate, in lines (0: 5, grounded 3)")
 	fl.IntVar(&f.mopts.MaxLines, "max-lines", 0, "largest method to mutate, in lines (0: 60, grounded 300)")
 	addJSON(fl, &f.asJSON)
@@ -208,6 +208,11 @@ func runSynthGenerate(a *app, cmd *cobra.Command, f *generateFlags) error {
 		}
 	}
 	isGrounded := f.genSpec == "mutation" && f.ground && len(seeds) > 0
+	if isGrounded && !cmd.Flags().Changed("public-only") {
+		// Grounded hosts are of any visibility, as the seeds are; each
+		// seed prefers hosts of its own (mutation.DefaultVisibilityPenalty).
+		f.mopts.PublicOnly = false
+	}
 	if err := runkey.CheckPass(filepath.Join(f.out, generate.CandidatesFile), "--out", generateSettings(f, isGrounded)); err != nil {
 		return fmt.Errorf("synth generate: %w", err)
 	}

@@ -47,6 +47,12 @@ type anchorCtx struct {
 	params []Param
 	vars   map[string]string
 	ords   []string
+	// owner is the method's class as the argument class names it
+	// ("Outer.Inner"; project mode only, else ""), for the constants it
+	// declares; build renders a value of a named type through the
+	// project's public API ("" when it cannot; nil outside project mode).
+	owner string
+	build func(typ string) string
 }
 
 // anchorRules in the order their values are tried: the rules naming one
@@ -100,9 +106,43 @@ var anchorRules = []anchorRule{
 			n, _ := strconv.ParseInt(m["n"]+m["n2"], 10, 64)
 			return numberValues(t, n-1, n, n+1)
 		})},
-	{Name: "instanceof_test", Doc: "`p instanceof T`: for a parameter p declared Object (or Serializable, Comparable), values of other types: new Object(), 1, \"abc\"",
-		re:     regexp.MustCompile(`(?:^|[^.\w])(?P<p>[A-Za-z_]\w*)\s+instanceof\s+[\w.]+`),
-		derive: forParam(func(a *anchorCtx, t jtype, m map[string]string) []string { return otherTypes(t) })},
+	{Name: "instanceof_test", Doc: "`p instanceof T`: for a parameter p declared Object (or Serializable, Comparable), values of other types: new Object(), 1, \"abc\"; " +
+		"in project mode also a T built through the project's public API (the branch the test guards runs for a T)",
+		re: regexp.MustCompile(`(?:^|[^.\w])(?P<p>[A-Za-z_]\w*)\s+instanceof\s+(?P<t>[\w.]+)`),
+		derive: forParam(func(a *anchorCtx, t jtype, m map[string]string) []string {
+			out := otherTypes(t)
+			if a.build != nil && t.dims == 0 && !primitives[t.base] {
+				if v := a.build(m["t"]); v != "" {
+					out = append(out, v)
+				}
+			}
+			return out
+		})},
+	{Name: "class_test", Doc: "`p == T.class` (or !=, either side; `T.class.equals(p)`, `p.equals(T.class)`, `T.class.isAssignableFrom(p)`): the class literal T.class for a Class parameter p",
+		re: regexp.MustCompile(`(?:^|[^.\w])(?P<p>[a-z_]\w*)\s*(?:[=!]=\s*|\.\s*equals\s*\(\s*)(?P<c>[A-Za-z_][\w.]*\.class)\b` +
+			`|\b(?P<c2>[A-Za-z_][\w.]*\.class)\s*(?:[=!]=\s*|\.\s*(?:equals|isAssignableFrom)\s*\(\s*)(?P<q>[a-z_]\w*)\b(?:[^.(\w]|$)`),
+		derive: forParam(func(a *anchorCtx, t jtype, m map[string]string) []string {
+			if t.dims > 0 || simple(t.base) != "Class" {
+				return nil
+			}
+			return []string{m["c"] + m["c2"]}
+		})},
+	{Name: "constant_equals", Doc: "`C.equals(p)` or `p.equals(C)` with a constant C (upper-case name, the method's class's own or qualified): C for the reference parameter p",
+		re: regexp.MustCompile(`(?:^|[^.\w])(?P<c>(?:[A-Z]\w*\.)*[A-Z][A-Z0-9_]+)\s*\.\s*equals(?:IgnoreCase)?\s*\(\s*(?P<p>[a-z_]\w*)\s*\)` +
+			`|(?:^|[^.\w])(?P<q>[a-z_]\w*)\s*\.\s*equals(?:IgnoreCase)?\s*\(\s*(?P<c2>(?:[A-Z]\w*\.)*[A-Z][A-Z0-9_]+)\s*\)`),
+		derive: forParam(func(a *anchorCtx, t jtype, m map[string]string) []string {
+			c := m["c"] + m["c2"]
+			if primitives[t.base] || t.dims > 0 || len(c) < 2 {
+				return nil
+			}
+			if !strings.Contains(c, ".") {
+				if a.owner == "" {
+					return nil // the argument class cannot name the method's class
+				}
+				c = a.owner + "." + c
+			}
+			return []string{c}
+		})},
 	{Name: "number_text", Doc: "the fix parses a number or catches NumberFormatException (parseInt, parseLong, valueOf, decode, createNumber, isDigits …): " +
 		"number texts at the edges of the parsers' ranges and syntax",
 		re:     regexp.MustCompile(`\b(?:NumberFormatException|parse(?:Int|Long|Short|Byte|Double|Float)|(?:Integer|Long|Short|Byte|Double|Float)\.(?:valueOf|decode)|createNumber|isDigits|isNumber|Character\.isDigit)\b`),
@@ -437,6 +477,10 @@ func (h *harness) anchor() {
 		return
 	}
 	a := &anchorCtx{params: h.bsig.Params, vars: h.bsig.TypeVars}
+	if h.real != nil && h.project != nil {
+		a.owner = strings.ReplaceAll(h.real.chain, "$", ".")
+		a.build = h.project.builtValue
+	}
 	for _, cs := range h.cands[:len(h.bsig.Params)] {
 		a.ords = append(a.ords, cs[0])
 	}

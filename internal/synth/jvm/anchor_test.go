@@ -83,6 +83,26 @@ var anchorCases = []anchorCase{
 		want: []string{"v=new Object()", "v=Integer.valueOf(1)", `v="abc"`}},
 	{rule: "instanceof_test", name: "narrow type", header: "void f(Number n)", line: "if (n instanceof Integer) {"},
 	{rule: "instanceof_test", name: "local", header: "void f(Object o)", line: "if (actual instanceof Class) {"},
+	{rule: "instanceof_test", name: "project type", header: "boolean equals(Object obj)", line: "if (obj instanceof LeapYearPatternType) {",
+		want: []string{"obj=new Object()", "obj=Integer.valueOf(1)", `obj="abc"`, "obj=new LeapYearPatternType(1)"}},
+	{rule: "instanceof_test", name: "project type, narrow parameter", header: "boolean f(Pattern p)", line: "if (p instanceof LeapYearPatternType) {",
+		want: []string{"p=new LeapYearPatternType(1)"}},
+
+	{rule: "class_test", name: "identity", header: "JsonDeserializer<?> find(Class<?> rawType, String clsName)", line: "if (rawType == Timestamp.class) {",
+		want: []string{"rawType=Timestamp.class"}},
+	{rule: "class_test", name: "reversed equals", header: "boolean f(Class<?> c)", line: "return java.io.File.class.equals(c);", want: []string{"c=java.io.File.class"}},
+	{rule: "class_test", name: "assignable", header: "boolean f(Class<?> c)", line: "if (Number.class.isAssignableFrom(c)) {", want: []string{"c=Number.class"}},
+	{rule: "class_test", name: "not a Class", header: "boolean f(Object o)", line: "return o == String.class;"},
+	{rule: "class_test", name: "local", header: "boolean f(Class<?> c)", line: "return raw == String.class;"},
+	{rule: "class_test", name: "getClass", header: "boolean f(Class<?> c)", line: "return c.getClass() == String.class;"},
+
+	{rule: "constant_equals", name: "own constant", header: "double parseDouble(String numStr)", line: "if (NASTY_SMALL_DOUBLE.equals(numStr)) {",
+		want: []string{"numStr=Owner.NASTY_SMALL_DOUBLE"}},
+	{rule: "constant_equals", name: "qualified, reversed", header: "boolean f(String name)", line: "return name.equals(Names.DEFAULT_NAME);",
+		want: []string{"name=Names.DEFAULT_NAME"}},
+	{rule: "constant_equals", name: "not a constant", header: "boolean f(String name)", line: "return name.equals(other);"},
+	{rule: "constant_equals", name: "local", header: "boolean f(String name)", line: "return KEY.equals(value);"},
+	{rule: "constant_equals", name: "primitive", header: "boolean f(int n)", line: "return MAX.equals(n);"},
 
 	{rule: "constant_test", name: "enum", header: "String f(JsonToken t)", line: "if (t == JsonToken.VALUE_NULL) {", want: []string{"t=JsonToken.VALUE_NULL"}},
 	{rule: "constant_test", name: "reversed", header: "boolean f(Object o)", line: "return Boolean.TRUE != o;", want: []string{"o=Boolean.TRUE"}},
@@ -137,7 +157,12 @@ func testAnchorCtx(t *testing.T, header string) *anchorCtx {
 	if err != nil {
 		t.Fatalf("%s: %v", header, err)
 	}
-	a := &anchorCtx{params: sig.Params, vars: sig.TypeVars}
+	a := &anchorCtx{params: sig.Params, vars: sig.TypeVars, owner: "Owner", build: func(typ string) string {
+		if typ == "LeapYearPatternType" { // the one project type of the examples
+			return "new LeapYearPatternType(1)"
+		}
+		return ""
+	}}
 	for _, p := range sig.Params {
 		a.ords = append(a.ords, candidates(p.Type, sig.TypeVars)[0])
 	}

@@ -76,8 +76,8 @@ func dependencySources(ctx context.Context, root, repo, repos, cacheDir string) 
 		if err != nil {
 			continue
 		}
-		if src, tag, ok := exportRelease(ctx, gitDir, name, d, cacheDir); ok {
-			dirs = append(dirs, src)
+		if srcs, tag, ok := exportRelease(ctx, gitDir, name, d, cacheDir); ok {
+			dirs = append(dirs, srcs...)
 			names = append(names, name+"@"+tag)
 		}
 	}
@@ -85,22 +85,31 @@ func dependencySources(ctx context.Context, root, repo, repos, cacheDir string) 
 }
 
 // exportRelease exports the clone of dependency d at the first of its
-// release tags that it has and returns its production source root; ok
-// is false when no tag is there or the export fails.
-func exportRelease(ctx context.Context, gitDir, name string, d pom.Dep, cacheDir string) (src, tag string, ok bool) {
+// release tags that it has and returns its production source root, and
+// beside it the folder of the sources its build would generate from
+// "*.java.in" templates when it has any; ok is false when no tag is there
+// or the export fails. Without the generated sources javac finds no
+// jackson-core PackageVersion for JsonFactory, so every jackson-databind
+// class that reaches JsonFactory failed to build and its pairs missed
+// classes at run time (issue 16).
+func exportRelease(ctx context.Context, gitDir, name string, d pom.Dep, cacheDir string) (srcs []string, tag string, ok bool) {
 	for _, tag := range releaseTags(d.ArtifactID, d.Version) {
 		if exec.CommandContext(ctx, "git", "--git-dir", gitDir, "rev-parse", "--verify", "-q", "refs/tags/"+tag+"^{commit}").Run() != nil {
 			continue
 		}
 		dir := filepath.Join(cacheDir, strings.ReplaceAll(name, "/", "__")+"@"+strings.ReplaceAll(tag, "/", "_"))
 		if exportTree(ctx, gitDir, "refs/tags/"+tag, dir, "") != nil {
-			return "", "", false
+			return nil, "", false
 		}
 		src, err := sourceRoot(dir, "")
 		if err != nil {
-			return "", "", false
+			return nil, "", false
 		}
-		return src, tag, true
+		srcs = []string{src}
+		if gen, err := expandTemplates(dir, src, dir+".generated"); err == nil && len(gen) > 0 {
+			srcs = append(srcs, dir+".generated")
+		}
+		return srcs, tag, true
 	}
-	return "", "", false
+	return nil, "", false
 }

@@ -157,7 +157,10 @@
 // comparisons ("&#"), the length of another parameter's ordinary value
 // for `i > s.length()`, the empty value for `p.isEmpty()`, sizes n-1, n,
 // n+1 for `p.length() OP n`, integers n-1, n, n+1 for `p OP n`, other
-// types for `p instanceof T` on an Object parameter, and number texts at
+// types for `p instanceof T` on an Object parameter (and, in project
+// mode, a T built through its public API), the class literal of
+// `p == T.class` for a Class parameter, the constant C of `C.equals(p)`
+// (the method's class's own, in project mode), and number texts at
 // the parsers' edges ("2147483648", "1.", "0x") when the fix parses or
 // catches NumberFormatException. The all-ordinary vector with one
 // parameter set to a derived value is tried first, then two derived
@@ -173,7 +176,8 @@
 // for a String parameter and its integer literals above 1 as n-1, n,
 // n+1 for an integral one, JDK collections, maps and arrays of those,
 // the patch-anchored values above (literals, JDK values, arrays and
-// lists of ordinary elements, public constants the fix compares with)
+// lists of ordinary elements, constants and class literals the fix
+// compares with, project values built as below)
 // and, for a project type, null and values built only through the public
 // API javap lists — public constructors (copy constructors only when
 // there is no other) and static factories, and one public setter called
@@ -186,7 +190,9 @@
 // or an interface is built through up to maxSubtypes concrete project
 // classes that extend or implement it (read from the sources' class
 // declarations; an on-demand build also compiles those of the pairs'
-// classes). Project mode: an instance method's receiver is one more
+// classes); an Object parameter also gets a value of the method's own
+// class built the same way (equals, compareTo). Project mode: an
+// instance method's receiver is one more
 // dimension of the search — the class's no-argument constructor
 // (declared, or added delegating to its shortest one) for a concrete
 // class, then up to maxReceivers values built as above through the

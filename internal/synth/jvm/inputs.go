@@ -388,6 +388,20 @@ func (p *Project) ascendingArgs(params []string, depth int) (string, bool) {
 	return strings.Join(args, ", "), n >= 2
 }
 
+// builtValue is the first value of project type typ built through its
+// public API (builtValues), or "" when typ is no project type or none can
+// be built: what a patch-anchored rule may pass for a type a guard names.
+func (p *Project) builtValue(typ string) string {
+	t := p.lookup(typ)
+	if t == nil {
+		return ""
+	}
+	if vs := p.builtValues(t, 1); len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
 // valuesOf is the candidate list for a type: the project's own types
 // through realCandidates, others through the JDK defaults.
 func (p *Project) valuesOf(typ string, depth int) []string {

@@ -115,7 +115,7 @@ type ProjectOptions struct {
 
 // buildVersion is part of a build's cache key: builds made by older rules
 // are not reused.
-const buildVersion = "v9"
+const buildVersion = "v11"
 
 // maxBuildRounds bounds the javac runs of a project build: a run that
 // wrote no class is repeated without the files javac named.
@@ -188,8 +188,27 @@ func (p *Project) classesDir(files []string) string {
 // shapes it.
 func buildDir(o ProjectOptions) string {
 	key := sha256.Sum256([]byte(buildVersion + "\x00" + o.Repos + "\x00" + o.GitDir + "\x00" + o.Commit + "\x00" + o.Dir + "\x00" + o.SrcRoot + "\x00" + o.Hint + "\x00" +
-		strings.Join(o.Jars, ":") + o.JarDir + "\x00" + strings.Join(o.Roots, ":")))
+		strings.Join(o.Jars, ":") + o.JarDir + "\x00" + strings.Join(o.Roots, ":") + "\x00" + jarDirStamp(o.JarDir)))
 	return filepath.Join(o.CacheDir, "projects", hex.EncodeToString(key[:8]))
+}
+
+// jarDirStamp names the jars of dir with their sizes, so that a build
+// made before a jar was installed there (Debian's objenesis for mockito)
+// is not reused after: the classes it could not compile then would stay
+// missing.
+func jarDirStamp(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	m, _ := filepath.Glob(filepath.Join(dir, "*.jar"))
+	slices.Sort(m)
+	var b strings.Builder
+	for _, j := range m {
+		if fi, err := os.Stat(j); err == nil {
+			fmt.Fprintf(&b, "%s:%d\n", filepath.Base(j), fi.Size())
+		}
+	}
+	return b.String()
 }
 
 // exportSources exports the commit's tree into root, deriving the source
@@ -629,19 +648,62 @@ func (p *Project) compileAgain(ctx context.Context, jdk JDK, work string, files 
 	maps.Copy(bad, more)
 	classes := p.Classes
 	p.Classes = classes + "-reached"
-	reached, err := p.compileReached(ctx, jdk, work, files, first)
+	reached, clean, err := p.compileReached(ctx, jdk, work, files, first)
 	alt := p.Classes
+	if err != nil {
+		p.Classes = classes
+		return nil, err
+	}
+	// The files compileReached kept, compiled with the whole source path:
+	// a file naming a dropped one then still compiles, and javac reads
+	// the dropped file through the source path without failing the rest
+	// (mockito: LocalizedMatcher against Debian's hamcrest 2.2 failed
+	// every file importing Mockito in compileReached, 0 classes, and a
+	// run naming them all wrote 25; this run writes 425).
+	p.Classes = classes + "-clean"
+	cleanBad, _, err := p.javacOut(ctx, jdk, work, clean, args...)
+	full := p.Classes
 	p.Classes = classes
 	if err != nil {
 		return nil, err
 	}
-	if classCount(alt) <= classCount(classes) {
-		return bad, wrapBuild(p.Repo, os.RemoveAll(alt))
+	for f := range reached {
+		if !slices.Contains(clean, f) {
+			cleanBad = mapsWith(cleanBad, f)
+		}
+	}
+	best, keep := classes, bad
+	for _, c := range []struct {
+		dir  string
+		drop map[string]bool
+	}{{alt, reached}, {full, cleanBad}} {
+		if classCount(c.dir) > classCount(best) {
+			best, keep = c.dir, c.drop
+		}
+	}
+	for _, d := range []string{alt, full} {
+		if d != best {
+			if err := os.RemoveAll(d); err != nil {
+				return nil, wrapBuild(p.Repo, err)
+			}
+		}
+	}
+	if best == classes {
+		return keep, nil
 	}
 	if err := os.RemoveAll(classes); err != nil {
 		return nil, wrapBuild(p.Repo, err)
 	}
-	return reached, wrapBuild(p.Repo, os.Rename(alt, classes))
+	return keep, wrapBuild(p.Repo, os.Rename(best, classes))
+}
+
+// mapsWith is m (a new map when nil) with k set.
+func mapsWith(m map[string]bool, k string) map[string]bool {
+	if m == nil {
+		m = map[string]bool{}
+	}
+	m[k] = true
+	return m
 }
 
 // wrapBuild wraps a build's file error with the project's name.
@@ -661,24 +723,25 @@ func wrapBuild(repo string, err error) error {
 // Util, behind TypeHandler's absent commons-lang); without it a file
 // naming a dropped one fails itself, and the rest compile as a full
 // build's would.
-func (p *Project) compileReached(ctx context.Context, jdk JDK, work string, files []string, bad map[string]bool) (map[string]bool, error) {
+func (p *Project) compileReached(ctx context.Context, jdk JDK, work string, files []string, bad map[string]bool) (map[string]bool, []string, error) {
+	files = slices.Clone(files)
 	for round := 0; round < maxBuildRounds && len(files) > 0; round++ {
 		if err := os.RemoveAll(p.Classes); err != nil {
-			return nil, fmt.Errorf("build project %s: %w", p.Repo, err)
+			return nil, nil, fmt.Errorf("build project %s: %w", p.Repo, err)
 		}
 		sp, err := p.sourcePathWithout(filepath.Join(work, "sp"), bad)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		more, _, err := p.javacOut(ctx, jdk, work, files, "-sourcepath", sp, "-implicit:class", "-Xprefer:source")
 		if err != nil || len(more) == 0 {
-			return bad, err
+			return bad, files, err
 		}
 		more = linkTargets(more) // a source-path file is named by its link
 		maps.Copy(bad, more)
 		files = slices.DeleteFunc(files, func(f string) bool { return more[f] })
 	}
-	return bad, nil
+	return bad, files, nil
 }
 
 // sourcePathWithout is the project's source path with the files in bad

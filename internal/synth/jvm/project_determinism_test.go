@@ -269,6 +269,26 @@ func TestReceiverCandidatesNested(t *testing.T) {
 	}
 }
 
+// TestConstructibleNestedSubtype: an interface whose implementation is
+// a class nested in it (jackson-core's InputAccessor.Std) is built
+// through that class's constructor; a simple name two outer classes nest
+// is ambiguous and builds nothing.
+func TestConstructibleNestedSubtype(t *testing.T) {
+	p := &Project{types: map[string]*typeInfo{
+		"Accessor":     {Name: "org.n.Accessor", Kind: "interface", Abstract: true},
+		"Accessor.Std": {Name: "org.n.Accessor.Std", Kind: "class", Ctors: [][]string{{"int"}}},
+		"Codec":        {Name: "org.n.Codec", Kind: "interface", Abstract: true},
+		"A.Impl":       {Name: "org.n.A.Impl", Kind: "class", Ctors: [][]string{{}}},
+		"B.Impl":       {Name: "org.n.B.Impl", Kind: "class", Ctors: [][]string{{}}},
+	}, subtypes: subtypeScan{subs: map[string][]string{"Accessor": {"Std"}, "Codec": {"Impl"}}}}
+	if got := p.valuesOf("Accessor", 0); !slices.Contains(got, "new org.n.Accessor.Std((int) (1))") {
+		t.Errorf("values of Accessor = %q, want the nested implementation's constructor", got)
+	}
+	if got := p.valuesOf("Codec", 0); len(got) != 1 || got[0] != "null" {
+		t.Errorf("values of Codec = %q, want null alone (Impl is nested in A and in B)", got)
+	}
+}
+
 // TestReceiverCandidatesAscending: a constructor with two or more
 // numeric bounds also gets them ascending, since one value for all
 // breaks a lower < upper precondition; a string parameter keeps its
@@ -324,5 +344,29 @@ func TestReceiverArgArray(t *testing.T) {
 	}
 	if got := receiverArg(p, "int[]"); strings.HasSuffix(got, "[0]") {
 		t.Errorf("receiverArg(int[]) = %q, want the ordinary array", got)
+	}
+}
+
+// TestVerifyObjectParamOwnClass: an Object parameter also gets a value
+// of the method's own class, built through its public constructor, so a
+// method that only works on its own type (equals, compareTo, diff) runs
+// past its type test; none of the JDK values ("abc", 1, new Object()) is
+// a Box, so before, the lenient branch was never reached.
+func TestVerifyObjectParamOwnClass(t *testing.T) {
+	opts := needJDK(t)
+	head := "    public int diff(Object o) {\n        if (!(o instanceof Box)) {\n            return -1;\n        }\n        Box b = (Box) o;\n        if (b.size == size) {\n"
+	tail := "        }\n        return b.size - size;\n    }\n"
+	fixed := head + "            return 0;\n" + tail
+	src := "package org.b;\n\npublic class Box {\n    private final int size;\n    public Box(int size) { this.size = size; }\n" + fixed + "}\n"
+	gitDir, commit := gitProject(t, map[string]string{"src/main/java/org/b/Box.java": src})
+	repos := t.TempDir()
+	testcheck.Must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__box.git")))
+	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	p := corpus.Pair{PairID: "box-1", ErrorType: corpus.IllegalArgument, Generator: "hand",
+		BuggyMethod: head + "            throw new IllegalArgumentException(\"same size\");\n" + tail, FixedMethod: fixed,
+		Source: &corpus.Source{Repo: "demo/box", Commit: commit, Path: "src/main/java/org/b/Box.java", Span: corpus.Span{Start: 6, End: 15}}}
+	e := verifyOne(t, p, opts)
+	if e.Status != StatusConfirmed || !strings.Contains(inputOf(e.C), "new org.b.Box(") {
+		t.Errorf("status %s (%s), (c) %q; want confirmed on a Box argument", e.Status, e.Reason, inputOf(e.C))
 	}
 }

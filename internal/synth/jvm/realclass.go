@@ -360,9 +360,16 @@ func (h *harness) useProject(p *Project, files *realFiles) {
 		return
 	}
 	h.real = rc
+	own := p.builtValue(strings.ReplaceAll(rc.chain, "$", "."))
 	for i, prm := range h.bsig.Params {
 		if c := p.realCandidates(prm.Type, 0); c != nil {
 			h.cands[i] = c
+		}
+		if own != "" && isObjectType(prm.Type) && !slices.Contains(h.cands[i], own) {
+			// An Object parameter also gets a value of the method's own
+			// class (equals, compareTo, a copy-from): the one type such
+			// methods test for or cast to before the code under test runs.
+			h.cands[i] = append(h.cands[i], own)
 		}
 	}
 	if !h.bsig.Static {
@@ -517,4 +524,9 @@ func ordinaryReceiverArg(p *Project, typ string) string {
 		return "null" // a guessed default instance: an interface or abstract class has none
 	}
 	return c[0]
+}
+
+// isObjectType reports whether a parameter type is java.lang.Object.
+func isObjectType(typ string) bool {
+	return typ == "Object" || typ == "java.lang.Object"
 }

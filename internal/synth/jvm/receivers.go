@@ -177,11 +177,33 @@ func (p *Project) constructible(t *typeInfo) []*typeInfo {
 	}
 	var out []*typeInfo
 	for _, s := range p.subtypes.concreteSubtypes(simpleName(t.Name)) {
-		if st := p.lookup(s); st != nil && !st.Abstract {
+		if st := p.lookupSubtype(s); st != nil && !st.Abstract {
 			out = append(out, st)
 		}
 	}
 	return out
+}
+
+// lookupSubtype finds a subtype the declaration scan names by its simple
+// name: a top-level class, or else the one nested class of that name
+// (jackson-core's InputAccessor.Std, the implementation its interface
+// declares; before, lookup knew it only as "InputAccessor.Std", so
+// InputAccessor parameters got null alone). nil when no class or more
+// than one nested class has the name.
+func (p *Project) lookupSubtype(name string) *typeInfo {
+	if t := p.lookup(name); t != nil {
+		return t
+	}
+	var found *typeInfo
+	for key, t := range p.types {
+		if strings.HasSuffix(key, "."+name) {
+			if found != nil && found != t {
+				return nil
+			}
+			found = t
+		}
+	}
+	return found
 }
 
 // simpleName is the last dotted part of a source name.

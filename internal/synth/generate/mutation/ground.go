@@ -13,7 +13,10 @@ package mutation
 // seed only draws pairs whose both members lie within the gate's size band
 // around the seed's LLOC (the §4.3 size target, recorded on the candidate
 // so the gate checks it), and pairs whose operator inverts the seed's own
-// repair pattern (ClassifyFix) are preferred. Each candidate names the seed
+// repair pattern (ClassifyFix) are preferred, and so are hosts of the
+// seed's own visibility: the pool holds methods of any visibility (the
+// command line's grounded default), as the seeds are real methods of any
+// visibility. Each candidate names the seed
 // it was grounded on (example_bug_ids[0], which the gate copies to the
 // pair's source) beside repository, commit, path, method and operator.
 
@@ -25,14 +28,16 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/benchforge/benchforge/internal/code"
 	"github.com/benchforge/benchforge/internal/metrics"
 	"github.com/benchforge/benchforge/internal/synth/corpus"
 	"github.com/benchforge/benchforge/internal/synth/generate"
 )
 
 // GroundedID is the generator id of grounded runs.
-const GroundedID = "mutation-grounded/v3"
+const GroundedID = "mutation-grounded/v4"
 
 // Grounding configures grounded selection.
 type Grounding struct {
@@ -49,6 +54,11 @@ type Grounding struct {
 	// operator of its type; in units of squared standard deviations of the
 	// log metrics. Zero: DefaultPatternPenalty; negative: no preference.
 	PatternPenalty float64
+	// VisibilityPenalty is added to the distance of a pair whose host
+	// method is public when its seed's method is not, or the other way
+	// round, in the same units. Zero: DefaultVisibilityPenalty; negative:
+	// no preference.
+	VisibilityPenalty float64
 }
 
 // DefaultPatternPenalty trades one squared standard deviation of a
@@ -56,12 +66,23 @@ type Grounding struct {
 // taken unless a pair of another pattern is clearly closer in shape.
 const DefaultPatternPenalty = 0.5
 
+// DefaultVisibilityPenalty trades half a squared standard deviation of a
+// log-metric for the seed's own visibility. The seeds are real methods of
+// any visibility (50 of the 139 Defects4J seeds are private, protected or
+// package-private: parsers' and builders' helpers, where many of the
+// large NumberFormatException and StringIndexOutOfBounds bugs are), so a
+// grounded pool holds hosts of any visibility, and each seed prefers a
+// host of its own kind: the corpus follows the seeds' public share per
+// type as it follows their size.
+const DefaultVisibilityPenalty = 0.5
+
 // refSeed is one reference seed as matching sees it.
 type refSeed struct {
 	id      string
 	lloc    int
 	feat    [7]float64
 	pattern string
+	public  bool
 }
 
 // poolPair is one pair the operators can make, with its measurements.
@@ -73,6 +94,7 @@ type poolPair struct {
 	llocBuggy int
 	llocFixed int
 	fix       string // the pattern its operator inverts
+	public    bool   // the host method is public
 }
 
 // plan is the grounded selection: rounds[k] is what chunk k emits (one
@@ -167,6 +189,9 @@ func (gr Grounding) withDefaults() Grounding {
 	if gr.PatternPenalty == 0 {
 		gr.PatternPenalty = DefaultPatternPenalty
 	}
+	if gr.VisibilityPenalty == 0 {
+		gr.VisibilityPenalty = DefaultVisibilityPenalty
+	}
 	return gr
 }
 
@@ -181,7 +206,8 @@ func referenceSeeds(seeds []corpus.Seed) (map[string][]refSeed, []refSeed) {
 		if err != nil || !corpus.ValidType(s.Exception) {
 			continue
 		}
-		r := refSeed{id: s.BugID, lloc: m.Metrics.LLOC, feat: features(m.Metrics), pattern: ClassifyFix(s.BuggyMethod, s.FixedMethod)}
+		r := refSeed{id: s.BugID, lloc: m.Metrics.LLOC, feat: features(m.Metrics), pattern: ClassifyFix(s.BuggyMethod, s.FixedMethod),
+			public: publicMethod(s.BuggyMethod)}
 		refs[s.Exception] = append(refs[s.Exception], r)
 		all = append(all, r)
 	}
@@ -381,6 +407,9 @@ func (d *draw) distance(pp *poolPair, r refSeed) float64 {
 	if d.gr.PatternPenalty > 0 && d.hasFix[r.pattern] && pp.fix != r.pattern {
 		dist += d.gr.PatternPenalty
 	}
+	if d.gr.VisibilityPenalty > 0 && pp.public != r.public {
+		dist += d.gr.VisibilityPenalty
+	}
 	return dist
 }
 
@@ -455,7 +484,7 @@ func (g *Generator) poolMethod(fs fileSites, ms methodSites, host uint64, want m
 		if !ok || !got {
 			continue
 		}
-		if pp, ok := groundedPair(fs, c, att, host); ok {
+		if pp, ok := groundedPair(fs, ms, c, att, host); ok {
 			pool[k.typ] = append(pool[k.typ], pp)
 		}
 	}
@@ -465,7 +494,7 @@ func (g *Generator) poolMethod(fs fileSites, ms methodSites, host uint64, want m
 // as the grounded generator's; ok is false when a member does not
 // measure (checkBuggy parsed it; a fixed member that does not parse alone
 // cannot be measured either).
-func groundedPair(fs fileSites, c generate.Candidate, att generate.Attempt, host uint64) (*poolPair, bool) {
+func groundedPair(fs fileSites, ms methodSites, c generate.Candidate, att generate.Attempt, host uint64) (*poolPair, bool) {
 	// Measured as the gate will emit them: a mutation pair keeps its
 	// host's comments but for the site's (comments.go), as the seeds it is
 	// matched with keep theirs.
@@ -480,5 +509,25 @@ func groundedPair(fs fileSites, c generate.Candidate, att generate.Attempt, host
 	att.CandidateID = c.ID
 	op := OperatorByName(c.Operator)
 	return &poolPair{cand: c, att: att, host: host, feat: features(mb.Metrics),
-		llocBuggy: mb.Metrics.LLOC, llocFixed: mf.Metrics.LLOC, fix: op.Fix}, true
+		llocBuggy: mb.Metrics.LLOC, llocFixed: mf.Metrics.LLOC, fix: op.Fix, public: publicSignature(ms.fn.Signature)}, true
+}
+
+// publicMethod reports whether the one method in src is declared public
+// (false when it does not parse as one method).
+func publicMethod(src string) bool {
+	f, err := code.ParseJavaMethod([]byte(src))
+	if err != nil {
+		return false
+	}
+	for _, fn := range f.Functions() {
+		if fn.Class == "" {
+			return publicSignature(fn.Signature)
+		}
+	}
+	return false
+}
+
+// publicSignature reports whether a method signature declares it public.
+func publicSignature(sig string) bool {
+	return strings.HasPrefix(sig, "public ") || strings.Contains(sig, " public ")
 }

@@ -120,3 +120,45 @@ func readCandidates(t *testing.T, g *Generator, n int) ([]generate.Candidate, er
 	}
 	return out[:n], nil
 }
+
+// TestGroundedVisibility: hosts of any visibility enter a grounded pool
+// unless PublicOnly, and each seed prefers a host of its own visibility:
+// a private seed draws the private host, a public one the public host of
+// the same shape. With PublicOnly the private seed takes a public host.
+func TestGroundedVisibility(t *testing.T) {
+	extra := strings.Repeat("        n = n * 2;\n", 5)
+	body := "(String s) {\n        if (s == null) {\n            return 0;\n        }\n        int n = s.length();\n" + extra + "        return n;\n    }\n"
+	dir := t.TempDir()
+	src := "package p;\npublic class C {\n    public int pub" + body + "    private int hid" + body + "}\n"
+	testcheck.Must(t, os.MkdirAll(filepath.Join(dir, "src/main/java/p"), 0o755))
+	testcheck.Must(t, os.WriteFile(filepath.Join(dir, "src/main/java/p/C.java"), []byte(src), 0o644))
+	spec := []CorpusSpec{{Path: dir, Repo: "o/r", Commit: strings.Repeat("0", 40)}}
+	seedExtra := strings.Repeat("    n = n + 3;\n", 5)
+	seedBody := "(String s) {\n    int n = s.length();\n" + seedExtra + "    return n;\n}"
+	seedFixed := "(String s) {\n    if (s == null) {\n        return 0;\n    }\n    int n = s.length();\n" + seedExtra + "    return n;\n}"
+	seeds := []corpus.Seed{
+		{BugID: "Priv-1", Exception: corpus.NullPointer, BuggyMethod: "private int f" + seedBody, FixedMethod: "private int f" + seedFixed},
+		{BugID: "Pub-1", Exception: corpus.NullPointer, BuggyMethod: "public int g" + seedBody, FixedMethod: "public int g" + seedFixed},
+	}
+	for _, c := range []struct {
+		publicOnly bool
+		want       map[string]string // seed → host method name
+	}{
+		{false, map[string]string{"Priv-1": "hid", "Pub-1": "pub"}},
+		{true, map[string]string{"Priv-1": "pub"}}, // the only host left, drawn by the first seed
+	} {
+		g, err := New(Options{Corpora: spec, Seed: 1, PublicOnly: c.publicOnly, Ground: &Grounding{Reference: seeds}})
+		testcheck.Must(t, err)
+		cands, err := readCandidates(t, g, len(c.want))
+		g.Close()
+		testcheck.Must(t, err)
+		got := map[string]string{}
+		for _, cd := range cands {
+			name := cd.Source.Method[strings.Index(cd.Source.Method, " int ")+5 : strings.Index(cd.Source.Method, "(")]
+			got[cd.ExampleBugIDs[0]] = name
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("PublicOnly %v: hosts by seed %v, want %v", c.publicOnly, got, c.want)
+		}
+	}
+}

@@ -25,7 +25,9 @@
 // (`s.length()`, `s.charAt(i)`, `substring`) StringIndexOutOfBoundsException.
 // Every guard-removing operator requires the guarded use to follow (the
 // null-tested x dereferenced, the bounds-tested array indexed, the
-// instanceof-tested object cast), so the buggy method can actually throw;
+// instanceof-tested object cast; for a removed bounds check, an access no
+// loop around it bounds by the same length), so the buggy method can
+// actually throw;
 // a removed early-exit null guard needs the dereference in the statement
 // it protects, so that the exception surfaces at the patched site.
 //
@@ -574,7 +576,7 @@ func (g *Generator) eligible(fn code.Function, errLines map[int]bool) bool {
 	if fn.Kind == "constructor" || strings.Contains(fn.Class, "<") {
 		return false
 	}
-	if g.opts.PublicOnly && !strings.HasPrefix(fn.Signature, "public ") && !strings.Contains(fn.Signature, " public ") {
+	if g.opts.PublicOnly && !publicSignature(fn.Signature) {
 		return false
 	}
 	for l := fn.StartLine; l <= fn.EndLine; l++ {
