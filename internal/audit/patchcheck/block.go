@@ -373,7 +373,7 @@ func (c *Checker) matchDeletion(ctx context.Context, fw *fileWork, pb *pblock, s
 	// the function is not back (Compress-9's write() lost every line
 	// around its deletion to later rewrites, pytest's Package.collect
 	// its pathlib-era neighbours).
-	if score < c.opts.threshold() && sfi >= 0 && strings.HasPrefix(b.Localized, "function:history") {
+	if score < c.opts.threshold() && sfi >= 0 && len(pb.dels) > 0 && strings.HasPrefix(b.Localized, "function:history") {
 		if whole, err := c.absentFromScope(ctx, fw, pb, sc); err != nil || whole > score {
 			return max(score, whole), exact, err
 		}
