@@ -260,13 +260,24 @@ func fileFrom(g *grammar, p cParser, base *edit, lang Lang, path string, src []b
 		deleteTree(tree)
 		return f, keep{}, nil
 	}
-	k := keep{tree: tree, recs: slices.Clone(recs)}
+	k := keep{tree: tree, recs: keepRecs(recs, buf)}
 	for i := range recs {
 		if from := recs[i].from; from >= 0 {
 			k.copied += int(recs[i].last) - i
 		}
 	}
 	return f, k, nil
+}
+
+// keepRecs is recs to keep with a base: the pooled buffer itself when
+// recs fill most of it (the pool then allocates afresh, as a copy would),
+// else a copy, so a small file's records do not pin a large buffer.
+func keepRecs(recs []rec, buf *[]rec) []rec {
+	if 2*len(recs) < cap(*buf) {
+		return slices.Clone(recs)
+	}
+	*buf = nil
+	return recs[:len(recs):len(recs)]
 }
 
 // treeNodes flattens tree and builds its Nodes, copying the subtrees it

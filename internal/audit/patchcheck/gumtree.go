@@ -119,6 +119,8 @@ type matcher struct {
 	// counts and touched are bestContainer's tally over b's nodes (by
 	// q-b.root) and the nodes it touched, zeroed again after each use.
 	counts  []int32
+	seen    []uint32 // seen[q-b.root] == gen: q is in touched
+	gen     uint32
 	touched []int
 	// first, next and used are matchLevel's index of one level's b side.
 	first map[uint64]int32
@@ -364,9 +366,11 @@ func (m *matcher) bottomUp() {
 // the partner's subtree, which is all mapped, so each adds one to the same
 // ancestors above it (the counts are those of walking every node up).
 func (m *matcher) bestContainer(x int) int {
+	nb := m.b.size(m.b.root)
 	if m.counts == nil {
-		m.counts = make([]int32, m.b.size(m.b.root))
+		m.counts, m.seen = make([]int32, nb), make([]uint32, nb)
 	}
+	m.gen++
 	xn := m.a.nodes[x]
 	touched := m.touched[:0]
 	// A container q qualifies only when 2c/(dx+|desc(q)|) ≥ 0.5 with c ≤
@@ -383,20 +387,33 @@ func (m *matcher) bestContainer(x int) int {
 			n = int32(m.a.size(k))
 			k = m.a.nodes[k].End() - 1
 		}
-		for q := m.b.nodes[p].Parent(); q >= m.b.root && m.b.size(q) <= limit; q = m.b.nodes[q].Parent() {
-			if !m.ba.mapped(q) && m.b.nodes[q].SameKind(xn) {
-				if m.counts[q-m.b.root] == 0 {
-					touched = append(touched, q)
-				}
-				m.counts[q-m.b.root] += n
-			}
+		q := m.b.nodes[p].Parent()
+		if q < m.b.root || m.b.size(q) > limit {
+			continue
+		}
+		m.counts[q-m.b.root] += n
+		// Each partner adds its count to its parent only; the ancestors are
+		// listed once (the climb stops at one already listed) and summed
+		// children first below, which gives every ancestor the counts of
+		// walking each partner up.
+		for ; q >= m.b.root && m.b.size(q) <= limit && m.seen[q-m.b.root] != m.gen; q = m.b.nodes[q].Parent() {
+			m.seen[q-m.b.root] = m.gen
+			touched = append(touched, q)
 		}
 	}
+	slices.Sort(touched) // a parent comes before its children
 	best, bestD := -1, 0.5
 	dx := m.a.size(x) - 1
-	for _, q := range touched {
+	for i := len(touched) - 1; i >= 0; i-- {
+		q := touched[i]
 		c := m.counts[q-m.b.root]
 		m.counts[q-m.b.root] = 0
+		if up := m.b.nodes[q].Parent(); up >= m.b.root && m.seen[up-m.b.root] == m.gen {
+			m.counts[up-m.b.root] += c
+		}
+		if c == 0 || m.ba.mapped(q) || !m.b.nodes[q].SameKind(xn) {
+			continue
+		}
 		d := 2 * float64(c) / float64(dx+m.b.size(q)-1)
 		if d > bestD || d == bestD && (best < 0 || q < best) {
 			best, bestD = q, d

@@ -305,15 +305,7 @@ func trivialLine(t string) bool {
 	if strings.Trim(t, "{}();, ") == "" {
 		return true
 	}
-	structural := true
-	for f := range strings.FieldsSeq(t) {
-		switch f {
-		case "{", "}", "else", "try", "finally", ":", ";":
-		default:
-			structural = false
-		}
-	}
-	if structural {
+	if structuralLine(t) {
 		return true // "} else {", "try {", "else :"
 	}
 	for _, p := range []string{"import ", "package ", "from "} {
@@ -322,6 +314,19 @@ func trivialLine(t string) bool {
 		}
 	}
 	return false
+}
+
+// structuralLine reports whether every field of t is a brace, else, try,
+// finally, ':' or ';'.
+func structuralLine(t string) bool {
+	for f := range strings.FieldsSeq(t) {
+		switch f {
+		case "{", "}", "else", "try", "finally", ":", ";":
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // enclosing returns the index of the innermost function of v whose span

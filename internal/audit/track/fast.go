@@ -91,11 +91,35 @@ func uniqueLine(src []byte, header, above string) int {
 
 // headerCount is how many lines of src read header (trimmed).
 func headerCount(src []byte, header string) int {
+	if header == "" {
+		n := 0
+		for l := range bytes.SplitSeq(src, []byte("\n")) {
+			if len(bytes.TrimSpace(l)) == 0 {
+				n++
+			}
+		}
+		return n
+	}
+	// Only lines holding header can read it: find those, not every line.
+	hb := []byte(header)
 	n := 0
-	for _, l := range bytes.Split(src, []byte("\n")) {
-		if string(bytes.TrimSpace(l)) == header {
+	for off := 0; off < len(src); {
+		i := bytes.Index(src[off:], hb)
+		if i < 0 {
+			break
+		}
+		p := off + i
+		ls := bytes.LastIndexByte(src[:p], '\n') + 1
+		le := bytes.IndexByte(src[p:], '\n')
+		if le < 0 {
+			le = len(src)
+		} else {
+			le += p
+		}
+		if string(bytes.TrimSpace(src[ls:le])) == header {
 			n++
 		}
+		off = le + 1
 	}
 	return n
 }

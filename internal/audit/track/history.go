@@ -3,9 +3,11 @@ package track
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,6 +41,9 @@ type History struct {
 
 	mu  sync.Mutex
 	pos map[string]int // Position answers
+
+	landMu sync.Mutex
+	land   map[string]int // see landings
 }
 
 // Index returns the position of commit hash on the chain, or -1.
@@ -206,29 +211,97 @@ func (h *History) Position(ctx context.Context, repo *gitrepo.Repo, hash string)
 // Landing is the first commit of the chain that contains commit fix (fix
 // itself when it is on the chain, else the merge that brought it in), or
 // -1 when no commit of the chain does (or git cannot tell: an unknown
-// commit). One `git rev-list --ancestry-path fix..tip` lists the commits
-// that descend from fix; the earliest of them on the chain is the landing
-// (ancestry is monotonic along the chain).
+// commit). fix must be a full hash (Resolve gives one).
 func (h *History) Landing(ctx context.Context, repo *gitrepo.Repo, fix string) (int, error) {
 	if i := h.Index(fix); i >= 0 {
 		return i, nil
 	}
-	n := len(h.Commits)
-	if n == 0 {
+	if len(h.Commits) == 0 {
 		return -1, nil
 	}
-	out, err := repo.Git(ctx, "rev-list", "--ancestry-path", fix+".."+h.Commits[n-1].Hash)
+	lt, err := h.landings(ctx, repo)
 	if err != nil {
-		if ctx.Err() != nil {
-			return -1, ctx.Err()
-		}
+		return -1, err
+	}
+	k, ok := lt[fix]
+	if !ok {
 		return -1, nil
 	}
-	first := -1
-	for _, c := range strings.Fields(string(out)) {
-		if i := h.Index(c); i >= 0 && (first < 0 || i < first) {
-			first = i
+	// The listed commits are chain commits, oldest first: the landing is
+	// the first at or after chain position k.
+	i, _ := slices.BinarySearchFunc(h.Commits, k, func(c Commit, k int) int { return cmp.Compare(lt[c.Hash], k) })
+	if i == len(h.Commits) {
+		return -1, nil
+	}
+	return i, nil
+}
+
+// landings is, for every commit the last listed commit reaches, the chain
+// position of the first chain commit that contains it. It is read once,
+// with one `git rev-list --parents`, when Landing first meets a commit
+// that is not listed: a Defects4J project's fixes made on branches, or a
+// snapshot touching no followed file, each used to cost a `rev-list
+// --ancestry-path` over everything after it (8 on Jsoup), while the whole
+// graph costs about one of them. A git that fails gives an empty table
+// (every such commit lands nowhere, as an unknown commit does); a stopped
+// run is not remembered.
+func (h *History) landings(ctx context.Context, repo *gitrepo.Repo) (map[string]int, error) {
+	h.landMu.Lock()
+	defer h.landMu.Unlock()
+	if h.land != nil {
+		return h.land, nil
+	}
+	out, err := repo.Git(ctx, "rev-list", "--parents", h.Commits[len(h.Commits)-1].Hash, "--")
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	h.land = map[string]int{}
+	if err == nil {
+		h.land = landingTable(out, h.Commits[len(h.Commits)-1].Hash)
+	}
+	return h.land, nil
+}
+
+// landingTable reads `git rev-list --parents tip` (one line per commit:
+// the commit, then its parents, first parent first) and gives each commit
+// the position on tip's first-parent chain (oldest 0) of the first chain
+// commit whose history holds it: walking the chain oldest first, each
+// chain commit claims itself and whatever its other parents reach that no
+// earlier chain commit claimed (its first parent's history already is).
+func landingTable(out []byte, tip string) map[string]int {
+	parents := map[string][]string{}
+	for line := range bytes.Lines(out) {
+		f := strings.Fields(string(line))
+		if len(f) > 0 {
+			parents[f[0]] = f[1:]
 		}
 	}
-	return first, nil
+	var chain []string // newest first
+	for c := tip; c != ""; {
+		chain = append(chain, c)
+		ps, ok := parents[c]
+		if !ok || len(ps) == 0 {
+			break
+		}
+		c = ps[0]
+	}
+	slices.Reverse(chain)
+	at := make(map[string]int, len(parents))
+	var stack []string
+	for k, c := range chain {
+		at[c] = k
+		for _, p := range parents[c][min(1, len(parents[c])):] {
+			stack = append(stack, p)
+		}
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if _, seen := at[x]; seen {
+				continue
+			}
+			at[x] = k
+			stack = append(stack, parents[x]...)
+		}
+	}
+	return at
 }

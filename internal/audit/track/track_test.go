@@ -244,3 +244,111 @@ func TestLandByClassName(t *testing.T) {
 		t.Errorf("landed on %q: a name two other classes share is no landing", w.cur.Key)
 	}
 }
+
+// TestLandingMatchesAncestryPath: on a history with nested, back- and
+// late merges, every commit lands where `git rev-list --ancestry-path
+// commit..tip` says (the earliest listed commit descending from it), as
+// it did when each landing was its own git.
+func TestLandingMatchesAncestryPath(t *testing.T) {
+	b := gittest.New(t)
+	day := 0
+	commit := func(path, text string) string {
+		day++
+		b.Write(path, text)
+		return b.Commit("c"+path, gittest.Date(2020, 1, day))
+	}
+	commit("a/A.java", "class A {}\n")
+	b.Branch("x")
+	commit("a/X.java", "class X {}\n")
+	b.Branch("y")
+	commit("a/Y.java", "class Y {}\n")
+	b.Checkout("x")
+	commit("doc.txt", "x\n")
+	b.Merge("y", "y into x", gittest.Date(2020, 2, 1))
+	b.Checkout("main")
+	commit("a/A.java", "class A { int a; }\n")
+	commit("notes.txt", "not followed\n")
+	b.Branch("z")
+	commit("a/Z.java", "class Z {}\n")
+	b.Checkout("main")
+	b.Merge("x", "x into main", gittest.Date(2020, 3, 1))
+	b.Checkout("z")
+	b.Merge("main", "main into z", gittest.Date(2020, 3, 2))
+	commit("a/Z.java", "class Z { int z; }\n")
+	b.Checkout("main")
+	commit("notes.txt", "still not followed\n")
+	b.Merge("z", "z into main", gittest.Date(2020, 4, 1))
+	commit("a/A.java", "class A { int b; }\n")
+	b.Branch("stray")
+	commit("a/S.java", "class S {}\n")
+	b.Checkout("main")
+
+	ctx := context.Background()
+	r, err := gitrepo.Open(ctx, b.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	h, err := LoadHistory(ctx, r, "main", []string{".java"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tip := h.Commits[len(h.Commits)-1].Hash
+	all := strings.Fields(b.Git("rev-list", "--all"))
+	landed := 0
+	for _, c := range all {
+		want := h.Index(c)
+		if want < 0 {
+			want = -1
+			for _, d := range strings.Fields(b.Git("rev-list", "--ancestry-path", c+".."+tip)) {
+				if i := h.Index(d); i >= 0 && (want < 0 || i < want) {
+					want = i
+				}
+			}
+		}
+		got, err := h.Landing(ctx, r, c)
+		if err != nil || got != want {
+			t.Errorf("commit %s lands at %d (%v), want %d", c[:8], got, err, want)
+		}
+		if got >= 0 {
+			landed++
+		}
+	}
+	if len(all) != 15 || landed != 14 {
+		t.Fatalf("%d commits, %d landed: the history is not the one the test means", len(all), landed)
+	}
+}
+
+// TestHeaderCount: lines are counted whole and trimmed (a longer line
+// holding the header does not count), at the start and end of the text,
+// without a final newline, and blank lines for an empty header, as
+// splitting every line counts them.
+func TestHeaderCount(t *testing.T) {
+	byLines := func(src, header string) int {
+		n := 0
+		for _, l := range strings.Split(src, "\n") {
+			if strings.TrimSpace(l) == header {
+				n++
+			}
+		}
+		return n
+	}
+	srcs := []string{
+		"",
+		"void f() {",
+		"void f() {\n  void f() {\r\n\tvoid f() {  \nvoid f() {}\n// void f() {\nvoid f() {",
+		"\n\n  \nx\n",
+		"void f() {void f() {\nvoid f() {\n",
+		"a\nvoid f() {\n\n   \nb void f() {\nvoid f() {\n",
+	}
+	for _, src := range srcs {
+		for _, h := range []string{"void f() {", "", "x", "void f() {}"} {
+			if got, want := headerCount([]byte(src), h), byLines(src, h); got != want {
+				t.Errorf("headerCount(%q, %q) = %d, want %d", src, h, got, want)
+			}
+		}
+	}
+	if n := headerCount([]byte(srcs[2]), "void f() {"); n != 4 {
+		t.Fatalf("counted %d headers in %q, want 4", n, srcs[2])
+	}
+}
