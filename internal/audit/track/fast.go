@@ -2,6 +2,7 @@ package track
 
 import (
 	"bytes"
+	"iter"
 	"strings"
 )
 
@@ -63,36 +64,22 @@ func headerLine(text, name string) string {
 // line above is above (trimmed); -1 when there is none, -2 when several.
 // The offset skips the line's indentation.
 func uniqueLine(src []byte, header, above string) int {
-	hb := []byte(header)
 	found := -1
-	for off := 0; off < len(src); {
-		i := bytes.Index(src[off:], hb)
-		if i < 0 {
-			break
-		}
-		p := off + i
-		ls := bytes.LastIndexByte(src[:p], '\n') + 1
-		le := bytes.IndexByte(src[p:], '\n')
-		if le < 0 {
-			le = len(src)
-		} else {
-			le += p
-		}
-		if string(bytes.TrimSpace(src[ls:le])) == header && (above == "" || prevLine(src, ls) == above) {
+	for ls, p := range headerLines(src, header) {
+		if above == "" || prevLine(src, ls) == above {
 			if found >= 0 {
 				return -2
 			}
 			found = p
 		}
-		off = p + len(hb)
 	}
 	return found
 }
 
 // headerCount is how many lines of src read header (trimmed).
 func headerCount(src []byte, header string) int {
+	n := 0
 	if header == "" {
-		n := 0
 		for l := range bytes.SplitSeq(src, []byte("\n")) {
 			if len(bytes.TrimSpace(l)) == 0 {
 				n++
@@ -100,28 +87,38 @@ func headerCount(src []byte, header string) int {
 		}
 		return n
 	}
-	// Only lines holding header can read it: find those, not every line.
-	hb := []byte(header)
-	n := 0
-	for off := 0; off < len(src); {
-		i := bytes.Index(src[off:], hb)
-		if i < 0 {
-			break
-		}
-		p := off + i
-		ls := bytes.LastIndexByte(src[:p], '\n') + 1
-		le := bytes.IndexByte(src[p:], '\n')
-		if le < 0 {
-			le = len(src)
-		} else {
-			le += p
-		}
-		if string(bytes.TrimSpace(src[ls:le])) == header {
-			n++
-		}
-		off = le + 1
+	for range headerLines(src, header) {
+		n++
 	}
 	return n
+}
+
+// headerLines yields the start of each line of src whose trimmed text is
+// header (not empty), and where header starts in it. Only lines holding
+// header can read it: they are found by searching for it, not by
+// splitting every line.
+func headerLines(src []byte, header string) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		hb := []byte(header)
+		for off := 0; off < len(src); {
+			i := bytes.Index(src[off:], hb)
+			if i < 0 {
+				return
+			}
+			p := off + i
+			ls := bytes.LastIndexByte(src[:p], '\n') + 1
+			le := bytes.IndexByte(src[p:], '\n')
+			if le < 0 {
+				le = len(src)
+			} else {
+				le += p
+			}
+			if string(bytes.TrimSpace(src[ls:le])) == header && !yield(ls, p) {
+				return
+			}
+			off = le + 1
+		}
+	}
 }
 
 // lineAbove is the trimmed non-blank line above text's header line in

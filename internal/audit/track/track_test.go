@@ -14,16 +14,7 @@ import (
 // commit off the default branch does not land at all.
 func TestLoadHistoryAndLanding(t *testing.T) {
 	lf := buildLandingRepo(t)
-	ctx := context.Background()
-	r, err := gitrepo.Open(ctx, lf.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	h, err := LoadHistory(ctx, r, "main", []string{".java"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, h := openHistory(t, lf.dir)
 	if len(h.Commits) != 3 || h.Commits[0].Hash != lf.c1 || h.Commits[2].Hash != lf.merge {
 		t.Fatalf("chain %+v", h.Commits)
 	}
@@ -284,15 +275,7 @@ func TestLandingMatchesAncestryPath(t *testing.T) {
 	b.Checkout("main")
 
 	ctx := context.Background()
-	r, err := gitrepo.Open(ctx, b.Dir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	h, err := LoadHistory(ctx, r, "main", []string{".java"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, h := openHistory(t, b.Dir())
 	tip := h.Commits[len(h.Commits)-1].Hash
 	all := strings.Fields(b.Git("rev-list", "--all"))
 	landed := 0
@@ -351,4 +334,21 @@ func TestHeaderCount(t *testing.T) {
 	if n := headerCount([]byte(srcs[2]), "void f() {"); n != 4 {
 		t.Fatalf("counted %d headers in %q, want 4", n, srcs[2])
 	}
+}
+
+// openHistory opens the repository at dir and loads main's Java history;
+// the repository is closed when the test ends.
+func openHistory(t *testing.T, dir string) (*gitrepo.Repo, *History) {
+	t.Helper()
+	ctx := context.Background()
+	r, err := gitrepo.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	h, err := LoadHistory(ctx, r, "main", []string{".java"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, h
 }
