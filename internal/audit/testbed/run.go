@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/benchforge/benchforge/internal/audit/repoprobe"
@@ -280,36 +279,8 @@ func prepare(ctx context.Context, opts Options, seed uint64) (*seedData, error) 
 	if err := trainSmall(ctx, opts, d, seed); err != nil {
 		return nil, err
 	}
-	d.composition.index = append(append(filesOf(d.repos), bgRepos...), jdkIndexRepos(opts.Manifest.JDKModules, bg)...)
+	d.composition.index = append(filesOf(d.repos), bgRepos...)
 	return d, nil
-}
-
-// jdkIndexRepos are the background's JDK sample as the reference index
-// sees it, one repository per module (as the quick testbed counts them).
-// The index stands for the public code the target's general knowledge
-// comes from (benchchecker §3.3, Challenge 2: a reference corpus whose
-// common words are the training set's); the background repositories are
-// indexed, and so must the JDK sample the target reads beside them be, or
-// a JDK name (javax.crypto's BadPaddingException) used by one or two
-// testbed repositories counts as distinctive although the target learnt
-// it from the background.
-func jdkIndexRepos(modules []string, bg []ngram.Doc) [][]repoprobe.File {
-	byMod := map[string][]repoprobe.File{}
-	for _, d := range bg {
-		rest, ok := strings.CutPrefix(d.Name, "jdk/")
-		if !ok {
-			continue
-		}
-		mod, _, _ := strings.Cut(rest, "/")
-		byMod[mod] = append(byMod[mod], repoprobe.File{Path: rest, Content: d.Text})
-	}
-	var out [][]repoprobe.File
-	for _, m := range modules {
-		if fs := byMod[m]; len(fs) > 0 {
-			out = append(out, fs)
-		}
-	}
-	return out
 }
 
 // read reads the manifest's repositories at the seed's file sample: the

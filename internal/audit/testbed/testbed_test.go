@@ -11,7 +11,6 @@ import (
 	"github.com/benchforge/benchforge/internal/audit/repoprobe"
 	"github.com/benchforge/benchforge/internal/errs"
 	"github.com/benchforge/benchforge/internal/gitrepo/gittest"
-	"github.com/benchforge/benchforge/internal/ngram"
 )
 
 // javaRepos commits n small Java repositories (each with its own invented
@@ -125,32 +124,6 @@ func TestBoilerplate(t *testing.T) {
 	files := []repoprobe.File{{Content: []byte("package org.apache.commons.csv;\n")}, {Content: []byte("package org.apache.commons.csv.io;\n")}, {Content: []byte("class X {}")}}
 	if p := OwnPrefix(files); p != "org.apache.commons.csv" {
 		t.Errorf("OwnPrefix = %q", p)
-	}
-}
-
-// TestJDKIndexRepos: the reference index counts the background's JDK
-// sample, one repository per module, so a JDK name that one testbed
-// repository uses is common, not distinctive.
-func TestJDKIndexRepos(t *testing.T) {
-	bg := []ngram.Doc{
-		{Name: "background/src/X.java", Text: []byte("class X { BadPaddingException e; }")},
-		{Name: "boilerplate/csv/src/Y.java", Text: []byte("import javax.crypto.BadPaddingException;")},
-		{Name: "jdk/java.xml/javax/xml/A.java", Text: []byte("class A { XMLStreamException x; }")},
-		{Name: "jdk/java.base/javax/crypto/BadPaddingException.java", Text: []byte("class BadPaddingException {}")},
-		{Name: "jdk/java.base/java/util/List.java", Text: []byte("interface List { BadPaddingException y; }")},
-		{Name: "jdk/java.sql/java/sql/S.java", Text: []byte("class S {}")},
-	}
-	got := jdkIndexRepos([]string{"java.base", "java.xml", "java.logging"}, bg)
-	if len(got) != 2 || len(got[0]) != 2 || len(got[1]) != 1 || got[0][0].Path != "java.base/javax/crypto/BadPaddingException.java" || got[1][0].Path != "java.xml/javax/xml/A.java" {
-		t.Fatalf("jdkIndexRepos = %+v, want java.base's two files then java.xml's one, in the manifest's module order, nothing else", got)
-	}
-	testbedRepo := []repoprobe.File{{Path: "C.java", Content: []byte("class C { BadPaddingException z; Zorbulator q; }")}}
-	freq := repoprobe.NewMapFreq(append([][]repoprobe.File{testbedRepo}, got...))
-	if n := freq.RepoFreq("BadPaddingException"); n != 2 {
-		t.Errorf("BadPaddingException in %d indexed repositories, want 2 (the testbed repository and java.base, once however many of its files hold it)", n)
-	}
-	if n := freq.RepoFreq("Zorbulator"); n != 1 {
-		t.Errorf("Zorbulator in %d indexed repositories, want 1", n)
 	}
 }
 
