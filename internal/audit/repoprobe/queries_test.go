@@ -91,7 +91,8 @@ func TestCooccurQueryPrompt(t *testing.T) {
 }
 
 func TestSingleQueries(t *testing.T) {
-	qs := SingleQueries(testRepo(), 5, 1, QueryOptions{})
+	files := testRepo()
+	qs := SingleQueries(files, 5, 1, QueryOptions{})
 	if len(qs) == 0 || len(qs) > 5 {
 		t.Fatalf("got %d queries", len(qs))
 	}
@@ -99,6 +100,29 @@ func TestSingleQueries(t *testing.T) {
 		if q.Kind != KindSingle || q.Prompt == "" || !isWord(q.Target) {
 			t.Errorf("bad single query %+v", q)
 		}
+	}
+	// The ablation changes where targets come from, not how a prompt is
+	// cut: it is the MaxQueryChars bytes before the target (fewer at the
+	// file's start), as for a pattern query, never just the target's line.
+	const maxChars = 120
+	qs = SingleQueries(files, 40, 1, QueryOptions{MaxQueryChars: maxChars})
+	multiLine := 0
+	for _, q := range qs {
+		var src []byte
+		for _, f := range files {
+			if f.Path == q.Path {
+				src = f.Content
+			}
+		}
+		if want := string(src[max(0, q.Offset-maxChars):q.Offset]); q.Prompt != want {
+			t.Errorf("query at %s:%d: prompt %q, want the %d bytes before the target %q", q.Path, q.Offset, q.Prompt, maxChars, want)
+		}
+		if strings.Contains(q.Prompt, "\n") {
+			multiLine++
+		}
+	}
+	if multiLine < len(qs)/2 {
+		t.Errorf("%d of %d prompts span more than the target's line", multiLine, len(qs))
 	}
 }
 

@@ -355,7 +355,7 @@ func (q *quickRun) selectQueries(ctx context.Context) error {
 		qo := repoprobe.QueryOptions{MaxQueryChars: 400}
 		cands := repoprobe.BuildQueries(r.files, pats, qo)
 		r.Candidates = len(cands)
-		single := repoprobe.SingleQueries(r.files, 4*opts.MaxQueries, opts.Seed, qo)
+		single := repoprobe.SingleQueries(r.files, singlePool*opts.MaxQueries, opts.Seed, qo)
 		so := repoprobe.SelectOptions{Freq: freq, MaxRepoFrac: maxFrac, Reference: q.refLMs[r.Fold], MinEntropy: opts.MinEntropy,
 			MaxQueries: opts.MaxQueries, Seed: opts.Seed}
 		qs, stats, err := selectConfigs(ctx, cands, single, so)

@@ -494,7 +494,7 @@ func selectRepo(ctx context.Context, opts Options, r *repo, freq *repoprobe.MapF
 	}
 	qo := repoprobe.QueryOptions{MaxQueryChars: 400}
 	cands := repoprobe.BuildQueries(r.files, pats, qo)
-	single := repoprobe.SingleQueries(r.files, 4*opts.MaxQueries, seed, qo)
+	single := repoprobe.SingleQueries(r.files, singlePool*opts.MaxQueries, seed, qo)
 	so := repoprobe.SelectOptions{Freq: freq, MaxRepoFrac: maxFrac, Reference: ref, MinEntropy: opts.MinEntropy,
 		MaxQueries: opts.MaxQueries, Seed: seed}
 	sel, stats, err := selectConfigs(ctx, cands, single, so)
@@ -509,11 +509,24 @@ func selectRepo(ctx context.Context, opts Options, r *repo, freq *repoprobe.MapF
 	return nil
 }
 
+// singlePool is how many random single-word candidates the "without
+// repetitiveness" ablation draws per repository, in multiples of
+// MaxQueries: about one in ten passes distinctiveness and
+// context-independence (apache-java: 2,483 of 25,800), so a pool of 16
+// reaches any count the full method can select (at most MaxQueries).
+const singlePool = 16
+
 // selectConfigs selects one repository's probes for every configuration:
 // the full method, its sequential variant (the same probes, asked in
 // turn) and the three ablations of benchchecker Table 5, which drop the
 // repetitive candidates (random single-word queries instead), the
-// distinctiveness filter or the context-independence filter.
+// distinctiveness filter or the context-independence filter. Without
+// repetitiveness the repository is probed as many times as the full
+// method probes it: the ablation changes which snippets are asked, not
+// how many (a random position is always available, so uncapped it would
+// be probed up to MaxQueries times where the full method found fewer
+// patterns, and with a small pool fewer times: either changes the test's
+// power besides its snippets).
 func selectConfigs(ctx context.Context, cands, single []repoprobe.Query, so repoprobe.SelectOptions) (map[string][]repoprobe.Query, map[string]repoprobe.SelectStats, error) {
 	sel, stats := map[string][]repoprobe.Query{}, map[string]repoprobe.SelectStats{}
 	for _, c := range []struct {
@@ -522,12 +535,18 @@ func selectConfigs(ctx context.Context, cands, single []repoprobe.Query, so repo
 		mutate func(*repoprobe.SelectOptions)
 	}{
 		{ConfigFull, cands, func(*repoprobe.SelectOptions) {}},
-		{ConfigNoRepetitive, single, func(*repoprobe.SelectOptions) {}},
+		{ConfigNoRepetitive, single, func(o *repoprobe.SelectOptions) { o.MaxQueries = len(sel[ConfigFull]) }},
 		{ConfigNoDistinct, cands, func(o *repoprobe.SelectOptions) { o.NoDistinct = true }},
 		{ConfigNoContext, cands, func(o *repoprobe.SelectOptions) { o.NoContext = true }},
 	} {
 		o := so
 		c.mutate(&o)
+		if o.MaxQueries == 0 {
+			// The full method found nothing to ask: neither does the
+			// ablation (Select reads 0 as its default cap).
+			sel[c.name], stats[c.name] = nil, repoprobe.SelectStats{Candidates: len(c.cands), Unscored: len(c.cands)}
+			continue
+		}
 		qs, st, err := repoprobe.Select(ctx, c.cands, o)
 		if err != nil {
 			return nil, nil, err

@@ -3,6 +3,7 @@ package testbed
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,5 +158,32 @@ func TestShippedManifest(t *testing.T) {
 	}
 	if n := m.count(RoleMember) + m.count(RoleNonMember); n < 40 || m.count(RoleMember)*2 < n-1 || m.count(RoleMember)*2 > n+1 {
 		t.Errorf("%d members of %d testbed repositories; want ≥ 40, half members", m.count(RoleMember), n)
+	}
+}
+
+// TestSelectConfigsMatchesProbeCount: without repetitiveness a
+// repository is probed as many times as under the full method, however
+// many random positions are available, and not at all when the full
+// method found nothing to ask.
+func TestSelectConfigsMatchesProbeCount(t *testing.T) {
+	mk := func(kind repoprobe.PatternKind, n int) []repoprobe.Query {
+		var qs []repoprobe.Query
+		for i := range n {
+			qs = append(qs, repoprobe.Query{ID: fmt.Sprintf("%s%d", kind, i), Kind: kind, Prompt: "x = ", Target: fmt.Sprintf("word%d", i)})
+		}
+		return qs
+	}
+	so := repoprobe.SelectOptions{MaxQueries: 150, Seed: 1}
+	for _, full := range []int{7, 0} {
+		sel, stats, err := selectConfigs(context.Background(), mk(repoprobe.KindClone, full), mk(repoprobe.KindSingle, 60), so)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(sel[ConfigNoRepetitive]); got != full || len(sel[ConfigFull]) != full {
+			t.Errorf("full method %d queries: w/o-repetitiveness selected %d, want %d", len(sel[ConfigFull]), got, full)
+		}
+		if st := stats[ConfigNoRepetitive]; st.Candidates != 60 || st.Selected != full {
+			t.Errorf("full method %d queries: w/o-repetitiveness stats %+v", full, st)
+		}
 	}
 }
