@@ -1,0 +1,64 @@
+package jvm
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/benchforge/benchforge/internal/jsonl"
+	"github.com/benchforge/benchforge/internal/synth/corpus"
+	"github.com/benchforge/benchforge/internal/testcheck"
+)
+
+// TestVerifyProjectsPipeline runs the pairs of two projects and of one
+// whose clone is missing in one run, one pair a batch, so that the
+// pipeline compiles across batches and projects on its shared javac
+// server; every record must be the one the project's pairs get in a run
+// of their own (timing aside), in project order, and the reports must
+// say which build failed.
+func TestVerifyProjectsPipeline(t *testing.T) {
+	opts := needJDK(t)
+	opts.Batch = 1
+	shelfGit, shelfCommit := demoGit(t)
+	detGit, detCommit := gitProject(t, faultProject)
+	repos := t.TempDir()
+	testcheck.Must(t, os.Symlink(shelfGit, filepath.Join(repos, "demo__shelf.git")))
+	testcheck.Must(t, os.Symlink(detGit, filepath.Join(repos, "demo__det.git")))
+	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	missing := demoPair(shelfCommit)
+	missing.PairID, missing.Source = "missing-1", &corpus.Source{Repo: "demo/gone", Commit: shelfCommit, Path: missing.Source.Path, Span: missing.Source.Span}
+	det, shelf := faultPairs(detCommit), demoPair(shelfCommit)
+	all := append([]corpus.Pair{shelf, missing}, det...)
+
+	run := func(pairs []corpus.Pair) ([]string, Summary) {
+		out := t.TempDir()
+		s, err := Run(context.Background(), pairs, out, opts)
+		testcheck.Must(t, err)
+		recs, err := jsonl.ReadFile[Execution](filepath.Join(out, ExecutionsFile))
+		testcheck.Must(t, err)
+		var lines []string
+		for _, e := range recs {
+			e.Millis = 0
+			b, err := json.Marshal(e)
+			testcheck.Must(t, err)
+			lines = append(lines, string(b))
+		}
+		return lines, s
+	}
+	together, s := run(all)
+	var alone []string
+	for _, ps := range [][]corpus.Pair{det, {missing}, {shelf}} { // project order: demo/det, demo/gone, demo/shelf
+		recs, _ := run(ps)
+		alone = append(alone, recs...)
+	}
+	if strings.Join(together, "\n") != strings.Join(alone, "\n") {
+		t.Errorf("pipeline records:\n%s\nwant, as each project alone:\n%s", strings.Join(together, "\n"), strings.Join(alone, "\n"))
+	}
+	if len(s.Builds) != 3 || s.Builds[1].Project != "demo/gone@"+shelfCommit || s.Builds[1].Error == "" ||
+		s.Builds[0].Error != "" || s.Builds[2].Error != "" || s.Builds[0].Pairs != 2 {
+		t.Errorf("builds = %+v; want demo/det (2 pairs), demo/gone (failed), demo/shelf", s.Builds)
+	}
+}
