@@ -87,7 +87,9 @@ func runPipeline(ctx context.Context, jdk JDK, runs []*projectRun, opts Options,
 	defer share.close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ch := make(chan compiledBatch)
+	// The compile side may run a few batches ahead: while a batch's runs
+	// wait out a call's timeout the CPU is the compile side's.
+	ch := make(chan compiledBatch, pipelineAhead)
 	compileErr := make(chan error, 1)
 	go func() {
 		defer close(ch)
@@ -110,6 +112,9 @@ func runPipeline(ctx context.Context, jdk JDK, runs []*projectRun, opts Options,
 	rs.finish()
 	return <-compileErr
 }
+
+// pipelineAhead is how many compiled batches may wait for the run side.
+const pipelineAhead = 4
 
 // compileProjects is runPipeline's compile side. A verifier goes to the
 // run side with its first batch and is closed there; one that fails
@@ -146,6 +151,7 @@ func compileProject(ctx context.Context, jdk JDK, pr *projectRun, opts Options, 
 	if err != nil {
 		return err
 	}
+	v.prestart(ctx)
 	sent := false
 	defer func() {
 		if !sent {

@@ -62,3 +62,26 @@ func TestVerifyProjectsPipeline(t *testing.T) {
 		t.Errorf("builds = %+v; want demo/det (2 pairs), demo/gone (failed), demo/shelf", s.Builds)
 	}
 }
+
+// TestPrestartWorkers: prestart leaves every worker JVM running before
+// the first call, and Close stops them; the first call then needs no
+// start of its own.
+func TestPrestartWorkers(t *testing.T) {
+	opts := needJDK(t)
+	opts.Workers = 2
+	v, err := New(context.Background(), opts)
+	testcheck.Must(t, err)
+	v.prestart(context.Background())
+	v.awaitStart()
+	for i, w := range v.workers {
+		if w.p == nil {
+			t.Errorf("worker %d not started by prestart", i)
+		}
+	}
+	testcheck.Must(t, v.Close())
+	for i, w := range v.workers {
+		if w.p != nil {
+			t.Errorf("worker %d still running after Close", i)
+		}
+	}
+}

@@ -109,7 +109,8 @@ type Verifier struct {
 	javac     *compiler
 	ownJavac  bool // false when the javac server is a javacShare's
 	workers   []*worker
-	next      int // pair counter: package bfv.p<next>
+	started   chan struct{} // closed when prestart is done; nil without prestart
+	next      int           // pair counter: package bfv.p<next>
 	stats     struct{ javacRuns int }
 	// compiled, when set (by the floor benchmark), sees each batch's
 	// harnesses once compileBatch is done with them.
@@ -193,6 +194,7 @@ func (v *Verifier) JDK() JDK { return v.jdk }
 
 // Close stops the JVMs and removes the work directory.
 func (v *Verifier) Close() error {
+	v.awaitStart() // a worker JVM starting now is stopped below, not left behind
 	if v.javac != nil && v.ownJavac {
 		v.javac.close()
 	}
@@ -203,6 +205,28 @@ func (v *Verifier) Close() error {
 		v.release()
 	}
 	return nil
+}
+
+// prestart starts the worker JVMs in the background, so that the first
+// batch need not wait for them (runPipeline: the previous project's runs
+// and this one's compilation hide the start). A worker that fails to
+// start here is started again, and its error reported, on its first
+// call, as without prestart.
+func (v *Verifier) prestart(ctx context.Context) {
+	v.started = make(chan struct{})
+	go func() {
+		defer close(v.started)
+		for _, w := range v.workers {
+			_ = w.start(ctx) // on error w.p stays nil: the first call starts it
+		}
+	}()
+}
+
+// awaitStart waits for prestart, if any, to finish.
+func (v *Verifier) awaitStart() {
+	if v.started != nil {
+		<-v.started
+	}
 }
 
 // Verify checks pairs batch by batch and calls emit with each record as
@@ -347,6 +371,7 @@ func (v *Verifier) compileAll(ctx context.Context, batches [][]*harness, compile
 // per worker JVM (each owns its JVM, so the pool is not a SetLimit one),
 // fed from one channel; the first error stops the batch.
 func (v *Verifier) runBatch(ctx context.Context, hs []*harness, emit func(Execution) error) error {
+	v.awaitStart()
 	g, gctx := errgroup.WithContext(ctx)
 	jobs := make(chan *harness)
 	var mu sync.Mutex // emit is called serially
