@@ -3,6 +3,7 @@ package jvm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,5 +84,39 @@ func TestPrestartWorkers(t *testing.T) {
 		if w.p != nil {
 			t.Errorf("worker %d still running after Close", i)
 		}
+	}
+}
+
+// TestPipelineStopsOnEmitError: when a record cannot be written the
+// pipeline returns that error at once, with every project's batches
+// queued or compiling, and leaves no work directory (hence no verifier
+// or javac server) behind.
+func TestPipelineStopsOnEmitError(t *testing.T) {
+	opts := needJDK(t)
+	opts.Batch = 1
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	shelfGit, shelfCommit := demoGit(t)
+	detGit, detCommit := gitProject(t, faultProject)
+	repos := t.TempDir()
+	testcheck.Must(t, os.Symlink(shelfGit, filepath.Join(repos, "demo__shelf.git")))
+	testcheck.Must(t, os.Symlink(detGit, filepath.Join(repos, "demo__det.git")))
+	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	pairs := append([]corpus.Pair{demoPair(shelfCommit)}, faultPairs(detCommit)...)
+	stop := errors.New("disk full")
+	n := 0
+	_, err := verifyProjects(context.Background(), pairs, opts, func(Execution) error {
+		if n++; n == 1 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || n != 1 {
+		t.Fatalf("verifyProjects = %v after %d records; want the emit error after the first", err, n)
+	}
+	left, err := filepath.Glob(filepath.Join(tmp, "benchforge-jvm-*"))
+	testcheck.Must(t, err)
+	if len(left) > 0 {
+		t.Errorf("left behind: %v", left)
 	}
 }
