@@ -102,6 +102,12 @@ func runPipeline(ctx context.Context, jdk JDK, runs []*projectRun, opts Options,
 			l.share.close()
 		}
 	}()
+	prev := make(chan struct{})
+	close(prev) // the first project's workers start at once
+	for _, pr := range runs {
+		pr.after, pr.begun = prev, make(chan struct{})
+		prev = pr.begun
+	}
 	for i := 0; i < min(compileLanes, len(runs)); i++ {
 		share, err := startJavacShare(ctx, jdk, opts.CacheDir)
 		if err != nil {
@@ -190,7 +196,7 @@ func compileProject(ctx context.Context, jdk JDK, pr *projectRun, opts Options, 
 	if err != nil {
 		return err
 	}
-	v.prestart(ctx)
+	v.prestart(ctx, pr.after)
 	sent := false
 	defer func() {
 		if !sent {
@@ -234,6 +240,7 @@ type runSide struct {
 func (rs *runSide) project(ctx context.Context, pr *projectRun, l *lane) error {
 	rs.finish()
 	rs.cur = pr
+	close(pr.begun) // the next project's workers may start
 	for b := range l.ch {
 		if b.pr != pr {
 			return fmt.Errorf("jvm pipeline: lane sent project %s while %s was due", b.pr.r.Project, pr.r.Project)

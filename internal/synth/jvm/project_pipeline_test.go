@@ -64,15 +64,22 @@ func TestVerifyProjectsPipeline(t *testing.T) {
 	}
 }
 
-// TestPrestartWorkers: prestart leaves every worker JVM running before
-// the first call, and Close stops them; the first call then needs no
-// start of its own.
+// TestPrestartWorkers: prestart waits for its signal, then leaves every
+// worker JVM running before the first call, and Close stops them; a
+// verifier closed before the signal starts none.
 func TestPrestartWorkers(t *testing.T) {
 	opts := needJDK(t)
 	opts.Workers = 2
 	v, err := New(context.Background(), opts)
 	testcheck.Must(t, err)
-	v.prestart(context.Background())
+	after := make(chan struct{})
+	v.prestart(context.Background(), after)
+	for i, w := range v.workers {
+		if w.p != nil {
+			t.Errorf("worker %d started before its signal", i)
+		}
+	}
+	close(after)
 	v.awaitStart()
 	for i, w := range v.workers {
 		if w.p == nil {
@@ -83,6 +90,15 @@ func TestPrestartWorkers(t *testing.T) {
 	for i, w := range v.workers {
 		if w.p != nil {
 			t.Errorf("worker %d still running after Close", i)
+		}
+	}
+	idle, err := New(context.Background(), opts)
+	testcheck.Must(t, err)
+	idle.prestart(context.Background(), make(chan struct{})) // never signalled
+	testcheck.Must(t, idle.Close())                          // must not wait for the signal
+	for i, w := range idle.workers {
+		if w.p != nil {
+			t.Errorf("worker %d of the closed verifier started", i)
 		}
 	}
 }

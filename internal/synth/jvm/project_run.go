@@ -153,6 +153,9 @@ type projectRun struct {
 	pairs []corpus.Pair
 	proj  *Project
 	fail  string
+	// begun is closed when the run side begins the project; after is the
+	// previous project's begun, when this one's workers start.
+	begun, after chan struct{}
 }
 
 // buildForRun builds the project of key for its pairs; an error is

@@ -110,7 +110,9 @@ type Verifier struct {
 	ownJavac  bool // false when the javac server is a javacShare's
 	workers   []*worker
 	started   chan struct{} // closed when prestart is done; nil without prestart
-	next      int           // pair counter: package bfv.p<next>
+	noStart   chan struct{} // closed by Close: a prestart still waiting starts nothing
+	closeOnce sync.Once
+	next      int // pair counter: package bfv.p<next>
 	stats     struct{ javacRuns int }
 	// compiled, when set (by the floor benchmark), sees each batch's
 	// harnesses once compileBatch is done with them.
@@ -194,6 +196,11 @@ func (v *Verifier) JDK() JDK { return v.jdk }
 
 // Close stops the JVMs and removes the work directory.
 func (v *Verifier) Close() error {
+	v.closeOnce.Do(func() {
+		if v.noStart != nil {
+			close(v.noStart)
+		}
+	})
 	v.awaitStart() // a worker JVM starting now is stopped below, not left behind
 	if v.javac != nil && v.ownJavac {
 		v.javac.close()
@@ -207,15 +214,24 @@ func (v *Verifier) Close() error {
 	return nil
 }
 
-// prestart starts the worker JVMs in the background, so that the first
-// batch need not wait for them (runPipeline: the previous project's runs
-// and this one's compilation hide the start). A worker that fails to
-// start here is started again, and its error reported, on its first
-// call, as without prestart.
-func (v *Verifier) prestart(ctx context.Context) {
-	v.started = make(chan struct{})
+// prestart starts the worker JVMs in the background once after is
+// closed, so that the first batch need not wait for them (runPipeline:
+// the previous project's runs and this one's compilation hide the start;
+// after is the previous project's start, so that at most two projects'
+// workers are up, not every queued one's). A worker that fails to start
+// here is started again, and its error reported, on its first call, as
+// without prestart; Close or ctx before after starts nothing.
+func (v *Verifier) prestart(ctx context.Context, after <-chan struct{}) {
+	v.started, v.noStart = make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(v.started)
+		select {
+		case <-after:
+		case <-v.noStart:
+			return
+		case <-ctx.Done():
+			return
+		}
 		for _, w := range v.workers {
 			_ = w.start(ctx) // on error w.p stays nil: the first call starts it
 		}
