@@ -31,7 +31,13 @@
 //     classes were not written goes first in the next round. The record
 //     keeps the pair's rounds and its batch's javac runs. The compile
 //     server (C1 only) compiles the next batch while the workers run
-//     this one.
+//     this one. In project mode with pairs of several projects, every
+//     project is built first, then one pipeline runs across them
+//     (project_pipeline.go): two compile lanes, each a long-lived javac
+//     server, take the projects in turn and may run four batches ahead,
+//     the next project's worker JVMs start while the previous one runs,
+//     and the run side emits in project order; the javac runs of every
+//     batch are the ones a project alone would get, so records are too.
 //  4. Inputs: per parameter type a list of candidates — an ordinary value
 //     first, then null and boundary values (0, ±1, MIN/MAX, NaN, "", " ",
 //     "-", "1.5", "0x1", a 100k-char string, empty/one/three-element

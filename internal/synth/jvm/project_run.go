@@ -98,9 +98,11 @@ func (ps *ProjectSource) options(key string) (ProjectOptions, error) {
 	return o, nil
 }
 
-// verifyProjects builds each pair's project once and verifies its pairs on
-// a Verifier compiling against it. A pair without a project, or whose
-// project does not build, is recorded unconfirmed with the reason.
+// verifyProjects builds each pair's project once and verifies its pairs
+// against it. A pair without a project, or whose project does not build,
+// is recorded unconfirmed with the reason. Every build comes first, so
+// that a report's RunSec is the time after the builds; the pairs then go
+// through one pipeline across the projects (project_pipeline.go).
 func verifyProjects(ctx context.Context, pairs []corpus.Pair, opts Options, emit func(Execution) error) ([]BuildReport, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
@@ -123,15 +125,18 @@ func verifyProjects(ctx context.Context, pairs []corpus.Pair, opts Options, emit
 	if err != nil {
 		return nil, err
 	}
-	var reports []BuildReport
-	for _, k := range keys {
-		r, err := verifyProject(ctx, jdk, k, groups[k], opts, emit)
-		reports = append(reports, r)
-		if err != nil {
-			return reports, err
+	runs := make([]*projectRun, len(keys))
+	for i, k := range keys {
+		if runs[i], err = buildForRun(ctx, jdk, k, groups[k], opts); err != nil {
+			return nil, err
 		}
 	}
-	return reports, nil
+	err = runPipeline(ctx, jdk, runs, opts, emit)
+	reports := make([]BuildReport, len(runs))
+	for i, r := range runs {
+		reports[i] = r.r
+	}
+	return reports, err
 }
 
 func projectJDK(ctx context.Context, opts Options) (JDK, error) {
@@ -141,36 +146,45 @@ func projectJDK(ctx context.Context, opts Options) (JDK, error) {
 	return FindJDK(ctx)
 }
 
-// verifyProject is verifyProjects for the pairs of one project.
-func verifyProject(ctx context.Context, jdk JDK, key string, pairs []corpus.Pair, opts Options, emit func(Execution) error) (BuildReport, error) {
-	r := BuildReport{Project: key, Pairs: len(pairs)}
-	fail := func(why string) (BuildReport, error) {
-		r.Error = why
-		return r, emitUncompiled(pairs, jdk, opts, why, emit)
+// projectRun is one project of verifyProjects: its report, its pairs and
+// its build, or why its pairs cannot compile.
+type projectRun struct {
+	r     BuildReport
+	pairs []corpus.Pair
+	proj  *Project
+	fail  string
+	// begun is closed when the run side begins the project; after is the
+	// previous project's begun, when this one's workers start.
+	begun, after chan struct{}
+}
+
+// buildForRun builds the project of key for its pairs; an error is
+// returned only when ctx ended, a failed build is the run's fail.
+func buildForRun(ctx context.Context, jdk JDK, key string, pairs []corpus.Pair, opts Options) (*projectRun, error) {
+	pr := &projectRun{r: BuildReport{Project: key, Pairs: len(pairs)}, pairs: pairs}
+	failed := func(why string) (*projectRun, error) {
+		pr.fail, pr.r.Error = why, why
+		return pr, nil
 	}
 	if key == "" {
-		return fail("project mode: the pair has no source repository and commit; pass --project")
+		return failed("project mode: the pair has no source repository and commit; pass --project")
 	}
 	po, err := projectOptions(key, pairs, opts)
 	if err != nil {
-		return fail(err.Error())
+		return failed(err.Error())
 	}
 	t0 := time.Now()
 	proj, err := BuildProject(ctx, jdk, po)
-	r.BuildSec = time.Since(t0).Seconds()
+	pr.r.BuildSec = time.Since(t0).Seconds()
 	if err != nil {
 		if ctx.Err() != nil {
-			return r, err
+			return nil, err
 		}
-		return fail("project build: " + err.Error())
+		return failed("project build: " + err.Error())
 	}
-	r.Files, r.Compiled, r.Dropped, r.OnDemand, r.Deps = proj.Files, proj.Compiled, len(proj.Dropped), proj.OnDemand, proj.Deps
-	o := opts
-	o.Project, o.Projects, o.JDK = proj, nil, &jdk
-	t1 := time.Now()
-	err = verifyOnce(ctx, pairs, nil, o, emit)
-	r.RunSec = time.Since(t1).Seconds()
-	return r, err
+	pr.proj = proj
+	pr.r.Files, pr.r.Compiled, pr.r.Dropped, pr.r.OnDemand, pr.r.Deps = proj.Files, proj.Compiled, len(proj.Dropped), proj.OnDemand, proj.Deps
+	return pr, nil
 }
 
 // emitUncompiled records every pair of a project that could not be

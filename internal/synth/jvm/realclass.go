@@ -22,7 +22,7 @@ type realClass struct {
 	outer   string            // the top-level class's name in the file
 	nested  string            // "$Inner" chain of the method's class below it
 	start   int               // first line of the method in both files
-	texts   map[string]string // kind ("B", "F") → file text, class still named outer
+	texts   map[string]string // "O" the real file; "B", "F" with the method replaced, until located
 	imports string            // the file's import lines, for the argument class
 	others  []string          // other top-level types of the file, renamed too
 	// chain is the method's class ("Outer.Inner"); overloaded is set when
@@ -62,6 +62,10 @@ func newRealClass(p *Project, h *harness, files *realFiles) (*realClass, string)
 	if why := rc.locate(h, p, files); why != "" {
 		return nil, why
 	}
+	// Only the real file is compiled, with the variants (variants.go):
+	// the buggy and fixed copies served to locate the method.
+	delete(rc.texts, "B")
+	delete(rc.texts, "F")
 	return rc, ""
 }
 
@@ -99,7 +103,11 @@ func (rc *realClass) locate(h *harness, p *Project, files *realFiles) string {
 	if !need {
 		return ""
 	}
-	return rc.addConstructor(h.pair.Source.Path, chain, receiverArgs(p, best))
+	var realParse *code.File
+	if !owned {
+		realParse = f // files' parse of texts["O"]
+	}
+	return rc.addConstructor(h.pair.Source.Path, chain, receiverArgs(p, best), realParse)
 }
 
 // typeDecls are the tree-sitter kinds of Java type declarations.
@@ -281,31 +289,29 @@ func receiverArgs(p *Project, params []code.Param) []string {
 }
 
 // addConstructor adds to the method's class (chain: the outer class or a
-// static nested one), in both files, a no-argument constructor
-// delegating with args.
-func (rc *realClass) addConstructor(path, chain string, args []string) string {
+// static nested one) a no-argument constructor delegating with args, in
+// the real file ("O"), which is the one compiled: the pair's variants go
+// into it (variants.go). real, when not nil, is the parse of that file,
+// reused rather than parsed again (before, each such pair parsed three
+// whole files here: most of harness building's CPU time).
+func (rc *realClass) addConstructor(path, chain string, args []string, real *code.File) string {
 	name := chain[strings.LastIndex(chain, ".")+1:]
-	for kind, text := range rc.texts {
-		end := classBodyEnd(text, path, chain)
-		if end < 0 {
-			return "no closing brace of class " + chain + " in " + path
-		}
-		// Same line as the closing brace: no line of the method moves.
-		// "throws Exception": the delegated constructor may declare
-		// checked exceptions (a stream's IOException).
-		rc.texts[kind] = text[:end] + fmt.Sprintf(" %s() throws Exception { this(%s); } ", name, strings.Join(args, ", ")) + text[end:]
+	text := rc.texts["O"]
+	var end int
+	if real != nil {
+		end = classBodyEndIn(real, text, chain)
+	} else {
+		end = classBodyEnd(text, path, chain)
 	}
+	if end < 0 {
+		return "no closing brace of class " + chain + " in " + path
+	}
+	// Same line as the closing brace: no line of the method moves.
+	// "throws Exception": the delegated constructor may declare
+	// checked exceptions (a stream's IOException).
+	rc.texts["O"] = text[:end] + fmt.Sprintf(" %s() throws Exception { this(%s); } ", name, strings.Join(args, ", ")) + text[end:]
 	return ""
 }
-
-// source is the file for kind as javac compiles it: the real file with
-// the method replaced, under its real name. Each side is compiled into a
-// directory of its own and loaded by a loader of its own (project_compile.go),
-// so the buggy and fixed copies never clash, and every project class —
-// one taking the class as a parameter, casting to it, overriding its
-// methods in an anonymous class — links against the patched copy rather
-// than against a renamed stranger.
-func (rc *realClass) source(kind string) string { return rc.texts[kind] }
 
 // topLevelTypes names the file's top-level type declarations but skip.
 func topLevelTypes(f *code.File, skip string) []string {
@@ -467,6 +473,11 @@ func classBodyEnd(text, path, chain string) int {
 		return -1
 	}
 	defer f.Close()
+	return classBodyEndIn(f, text, chain)
+}
+
+// classBodyEndIn is classBodyEnd on f, the parse of text.
+func classBodyEndIn(f *code.File, text, chain string) int {
 	i := -1
 	for k, n := range f.Nodes() {
 		if typeDecls[n.Kind()] && typeChain(f, k) == chain {

@@ -108,7 +108,8 @@ type unit struct {
 	alone, noSourcePath bool
 	// inserted are the unit-file lines the variants took, to map a line
 	// back to the real file's.
-	inserted [][2]int // first line, line count
+	inserted [][2]int       // first line, line count
+	ends     map[string]int // class chain → closing brace in base (bodyEnds)
 }
 
 // fileUnits groups the batch's pairs in play by source file: pairs whose
@@ -168,18 +169,12 @@ func (u *unit) text() (string, error) {
 		at int
 		s  *side
 	}
+	if err := u.bodyEnds(); err != nil {
+		return "", err
+	}
 	var all []ins
-	ends := map[string]int{}
 	for _, s := range u.live() {
-		chain := s.h.real.chain
-		at, ok := ends[chain]
-		if !ok {
-			if at = classBodyEnd(u.base, u.path, chain); at < 0 {
-				return "", fmt.Errorf("no closing brace of class %s in %s", chain, u.path)
-			}
-			ends[chain] = at
-		}
-		all = append(all, ins{at, s})
+		all = append(all, ins{u.ends[s.h.real.chain], s})
 	}
 	sort.SliceStable(all, func(a, b int) bool { return all[a].at < all[b].at })
 	var b strings.Builder
@@ -202,6 +197,39 @@ func (u *unit) text() (string, error) {
 	}
 	b.WriteString(u.base[prev:])
 	return b.String(), nil
+}
+
+// bodyEnds fills u.ends with the closing brace of each live side's
+// class in the unit's base, which never changes: the base is parsed once
+// for every layer the unit goes through, not once per class and layer.
+func (u *unit) bodyEnds() error {
+	if u.ends == nil {
+		u.ends = map[string]int{}
+	}
+	var f *code.File
+	defer func() {
+		if f != nil {
+			f.Close()
+		}
+	}()
+	for _, s := range u.live() {
+		chain := s.h.real.chain
+		if _, ok := u.ends[chain]; ok {
+			continue
+		}
+		if f == nil {
+			var err error
+			if f, err = code.Parse(code.LangJava, u.path, []byte(u.base)); err != nil {
+				return fmt.Errorf("no closing brace of class %s in %s", chain, u.path)
+			}
+		}
+		at := classBodyEndIn(f, u.base, chain)
+		if at < 0 {
+			return fmt.Errorf("no closing brace of class %s in %s", chain, u.path)
+		}
+		u.ends[chain] = at
+	}
+	return nil
 }
 
 // origLine maps a line of the unit's file to the real file's.

@@ -107,7 +107,11 @@ type Verifier struct {
 	emptyDir  string
 	workerDir string
 	javac     *compiler
+	ownJavac  bool // false when the javac server is a javacShare's
 	workers   []*worker
+	started   chan struct{} // closed when prestart is done; nil without prestart
+	noStart   chan struct{} // closed by Close: a prestart still waiting starts nothing
+	closeOnce sync.Once
 	next      int // pair counter: package bfv.p<next>
 	stats     struct{ javacRuns int }
 	// compiled, when set (by the floor benchmark), sees each batch's
@@ -118,6 +122,13 @@ type Verifier struct {
 // New locates the JDK, compiles (or reuses) the worker and starts the
 // javac server. Close it when done.
 func New(ctx context.Context, opts Options) (*Verifier, error) {
+	return newVerifier(ctx, opts, nil)
+}
+
+// newVerifier is New; with share, the verifier compiles on share's javac
+// server and works in a directory under share's, which it removes on
+// Close, leaving the server running.
+func newVerifier(ctx context.Context, opts Options, share *javacShare) (*Verifier, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
@@ -129,7 +140,13 @@ func New(ctx context.Context, opts Options) (*Verifier, error) {
 	if v.workerDir, err = prepareWorker(ctx, v.jdk, opts.CacheDir); err != nil {
 		return nil, err
 	}
-	if v.work, v.release, err = sandbox.MkdirTemp("benchforge-jvm-*"); err != nil {
+	if share != nil {
+		v.work, v.release, err = share.workDir()
+		v.javac = share.javac
+	} else {
+		v.work, v.release, err = sandbox.MkdirTemp("benchforge-jvm-*")
+	}
+	if err != nil {
 		return nil, fmt.Errorf("jvm verifier: %w", err)
 	}
 	if err := v.start(ctx); err != nil {
@@ -156,9 +173,12 @@ func (v *Verifier) start(ctx context.Context) error {
 			return fmt.Errorf("jvm verifier: %w", err)
 		}
 	}
-	var err error
-	if v.javac, err = startCompiler(ctx, v.jdk, v.workerDir, filepath.Join(v.work, "run"), v.work); err != nil {
-		return err
+	if v.javac == nil {
+		var err error
+		if v.javac, err = startCompiler(ctx, v.jdk, v.workerDir, filepath.Join(v.work, "run"), v.work); err != nil {
+			return err
+		}
+		v.ownJavac = true
 	}
 	for i := 0; i < v.opts.Workers; i++ {
 		dir := filepath.Join(v.work, "run", fmt.Sprint(i))
@@ -176,7 +196,13 @@ func (v *Verifier) JDK() JDK { return v.jdk }
 
 // Close stops the JVMs and removes the work directory.
 func (v *Verifier) Close() error {
-	if v.javac != nil {
+	v.closeOnce.Do(func() {
+		if v.noStart != nil {
+			close(v.noStart)
+		}
+	})
+	v.awaitStart() // a worker JVM starting now is stopped below, not left behind
+	if v.javac != nil && v.ownJavac {
 		v.javac.close()
 	}
 	for _, w := range v.workers {
@@ -186,6 +212,37 @@ func (v *Verifier) Close() error {
 		v.release()
 	}
 	return nil
+}
+
+// prestart starts the worker JVMs in the background once after is
+// closed, so that the first batch need not wait for them (runPipeline:
+// the previous project's runs and this one's compilation hide the start;
+// after is the previous project's start, so that at most two projects'
+// workers are up, not every queued one's). A worker that fails to start
+// here is started again, and its error reported, on its first call, as
+// without prestart; Close or ctx before after starts nothing.
+func (v *Verifier) prestart(ctx context.Context, after <-chan struct{}) {
+	v.started, v.noStart = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(v.started)
+		select {
+		case <-after:
+		case <-v.noStart:
+			return
+		case <-ctx.Done():
+			return
+		}
+		for _, w := range v.workers {
+			_ = w.start(ctx) // on error w.p stays nil: the first call starts it
+		}
+	}()
+}
+
+// awaitStart waits for prestart, if any, to finish.
+func (v *Verifier) awaitStart() {
+	if v.started != nil {
+		<-v.started
+	}
 }
 
 // Verify checks pairs batch by batch and calls emit with each record as
@@ -281,23 +338,33 @@ func (v *Verifier) harnessBatches(pairs []corpus.Pair, props []*ModelHarness) []
 	var files realFiles
 	defer files.close()
 	for start := 0; start < len(pairs); start += v.opts.Batch {
-		batch := pairs[start:min(start+v.opts.Batch, len(pairs))]
-		hs := make([]*harness, len(batch))
-		for i, p := range batch {
-			hs[i] = newHarness(v.next, p)
-			if v.opts.Project != nil {
-				hs[i].useProject(v.opts.Project, &files)
-			}
-			if props != nil {
-				hs[i].useModel(props[start+i])
-			} else if !v.opts.NoAnchors {
-				hs[i].anchor() // after useProject: from the real types' candidates
-			}
-			v.next++
+		end := min(start+v.opts.Batch, len(pairs))
+		var pr []*ModelHarness
+		if props != nil {
+			pr = props[start:end]
 		}
-		batches = append(batches, hs)
+		batches = append(batches, v.harnessBatch(pairs[start:end], pr, &files))
 	}
 	return batches
+}
+
+// harnessBatch builds the harnesses of one batch (props nil for the
+// boundary search), numbering them on from the verifier's last pair.
+func (v *Verifier) harnessBatch(batch []corpus.Pair, props []*ModelHarness, files *realFiles) []*harness {
+	hs := make([]*harness, len(batch))
+	for i, p := range batch {
+		hs[i] = newHarness(v.next, p)
+		if v.opts.Project != nil {
+			hs[i].useProject(v.opts.Project, files)
+		}
+		if props != nil {
+			hs[i].useModel(props[i])
+		} else if !v.opts.NoAnchors {
+			hs[i].anchor() // after useProject: from the real types' candidates
+		}
+		v.next++
+	}
+	return hs
 }
 
 // compileAll compiles the batches in order, handing each to the run side
@@ -320,6 +387,7 @@ func (v *Verifier) compileAll(ctx context.Context, batches [][]*harness, compile
 // per worker JVM (each owns its JVM, so the pool is not a SetLimit one),
 // fed from one channel; the first error stops the batch.
 func (v *Verifier) runBatch(ctx context.Context, hs []*harness, emit func(Execution) error) error {
+	v.awaitStart()
 	g, gctx := errgroup.WithContext(ctx)
 	jobs := make(chan *harness)
 	var mu sync.Mutex // emit is called serially
