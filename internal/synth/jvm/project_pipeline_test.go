@@ -23,12 +23,7 @@ import (
 func TestVerifyProjectsPipeline(t *testing.T) {
 	opts := needJDK(t)
 	opts.Batch = 1
-	shelfGit, shelfCommit := demoGit(t)
-	detGit, detCommit := gitProject(t, faultProject)
-	repos := t.TempDir()
-	testcheck.Must(t, os.Symlink(shelfGit, filepath.Join(repos, "demo__shelf.git")))
-	testcheck.Must(t, os.Symlink(detGit, filepath.Join(repos, "demo__det.git")))
-	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	shelfCommit, detCommit := twoProjects(t, &opts)
 	missing := demoPair(shelfCommit)
 	missing.PairID, missing.Source = "missing-1", &corpus.Source{Repo: "demo/gone", Commit: shelfCommit, Path: missing.Source.Path, Span: missing.Source.Span}
 	det, shelf := faultPairs(detCommit), demoPair(shelfCommit)
@@ -112,12 +107,7 @@ func TestPipelineStopsOnEmitError(t *testing.T) {
 	opts.Batch = 1
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	shelfGit, shelfCommit := demoGit(t)
-	detGit, detCommit := gitProject(t, faultProject)
-	repos := t.TempDir()
-	testcheck.Must(t, os.Symlink(shelfGit, filepath.Join(repos, "demo__shelf.git")))
-	testcheck.Must(t, os.Symlink(detGit, filepath.Join(repos, "demo__det.git")))
-	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	shelfCommit, detCommit := twoProjects(t, &opts)
 	pairs := append([]corpus.Pair{demoPair(shelfCommit)}, faultPairs(detCommit)...)
 	stop := errors.New("disk full")
 	n := 0
@@ -135,4 +125,18 @@ func TestPipelineStopsOnEmitError(t *testing.T) {
 	if len(left) > 0 {
 		t.Errorf("left behind: %v", left)
 	}
+}
+
+// twoProjects puts the demo shelf project and the fault project in a
+// repository folder of their own and points opts at it; it returns their
+// commits.
+func twoProjects(t *testing.T, opts *Options) (shelfCommit, detCommit string) {
+	t.Helper()
+	shelfGit, shelfCommit := demoGit(t)
+	detGit, detCommit := gitProject(t, faultProject)
+	repos := t.TempDir()
+	testcheck.Must(t, os.Symlink(shelfGit, filepath.Join(repos, "demo__shelf.git")))
+	testcheck.Must(t, os.Symlink(detGit, filepath.Join(repos, "demo__det.git")))
+	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	return shelfCommit, detCommit
 }
