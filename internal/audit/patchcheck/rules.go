@@ -265,6 +265,34 @@ var modRules = []modRule{
 		},
 	},
 	{
+		Name: "python-membership", Lang: code.LangPython,
+		Needs: " ",
+		// x == a or x == b → x in [ a , b ]; x != a and x != b → x not in
+		// [ a , b ]; in ( a , b ) and in { a , b } → in [ a , b ]
+		// (membership.go).
+		Fn: membership,
+		MustMatch: [][2]string{
+			{"if len ( nz ) == 0 or len ( nz ) == len ( self . args ) :", "if len ( nz ) in [ 0 , len ( self . args ) ] :"},
+			{`if mode != "a" and mode != "b" :`, `if mode not in ( "a" , "b" ) :`},
+			{"return x == 1 or x == 2 or x == 3", "return x in { 1 , 2 , 3 }"},
+			{"ok = c and ( k == a or k == b )", "ok = c and ( k in ( a , b ) )"},
+			{"y = f ( x == 1 or x == 2 , z )", "y = f ( x in [ 1 , 2 ] , z )"},
+		},
+		MustNotMatch: [][2]string{
+			{"if x == 1 or x == 2 :", "if x in [ 1 , 3 ] :"},
+			{"if x == 1 or y == 2 :", "if x in [ 1 , 2 ] :"},
+			// and binds tighter: (a and x == 1) or x == 2
+			{"if a and x == 1 or x == 2 :", "if a and x in [ 1 , 2 ] :"},
+			// not binds tighter: (not x == 1) or x == 2
+			{"if not x == 1 or x == 2 :", "if not x in [ 1 , 2 ] :"},
+			{"if x == 1 and x == 2 :", "if x in [ 1 , 2 ] :"},
+			{"if x != 1 or x != 2 :", "if x not in [ 1 , 2 ] :"},
+			{"if a == b == c or a == d :", "if a in [ b == c , d ] :"},
+			{`if s == "a b" or s == "c" :`, `if s in [ "a b" , "c" ] :`},
+			{"if x in ( a ) :", "if x in [ a ] :"},
+		},
+	},
+	{
 		Name: "python-fstring-spacing", Lang: code.LangPython,
 		Needs: "{ ",
 		// f"… { x } …" and f"…{x}…" are the same f-string.

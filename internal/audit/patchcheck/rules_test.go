@@ -45,6 +45,7 @@ func TestModernisationThroughNormaliser(t *testing.T) {
 		{code.LangJava, "A.java", "class A { boolean f(String s) { return s == null || s.length() == 0; } }", "class A { boolean f(String s) { return StringUtils.isEmpty(s); } }"},
 		{code.LangPython, "a.py", "def f(s, c):\n    raise ValueError(\"{} is bad, expected {} \"\n                     \"here\".format(s.name, g(c)))\n",
 			"def f(s, c):\n    raise ValueError(f\"{s.name} is bad, expected\"\n                     f\" {g(c)} here\")\n"},
+		{code.LangPython, "a.py", "def f(nz, a):\n    if len(nz) == 0 or len(nz) == len(a):\n        return 1\n", "def f(nz, a):\n    if len(nz) in (0, len(a)):\n        return 1\n"},
 	}
 	for _, c := range cases {
 		a, b := newVersion(c.path, []byte(c.old), false), newVersion(c.path, []byte(c.new), false)
@@ -89,4 +90,24 @@ func TestRulePrefilters(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzMembership: the membership rule never panics, and its canonical
+// form is a fixed point (a rewritten chain is not rewritten again).
+func FuzzMembership(f *testing.F) {
+	for _, r := range modRules {
+		if r.Name != "python-membership" {
+			continue
+		}
+		for _, p := range append(r.MustMatch, r.MustNotMatch...) {
+			f.Add(p[0])
+			f.Add(p[1])
+		}
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		once := membership(s)
+		if twice := membership(once); twice != once {
+			t.Errorf("membership(%q) = %q, but membership of that is %q", s, once, twice)
+		}
+	})
 }

@@ -27,7 +27,7 @@ const (
 // part of every verdict's run key, so a resumed run never reuses a verdict
 // an older logic decided; bump it whenever a change can alter a verdict or
 // score.
-const DecisionVersion = "stage2/track-13"
+const DecisionVersion = "stage2/track-14"
 
 // Verdict is the PatchVerdict record of DESIGN.md, one per sample and
 // cutoff.
