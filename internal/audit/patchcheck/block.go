@@ -242,6 +242,7 @@ func (c *Checker) matchAdded(ctx context.Context, fw *fileWork, pb *pblock, sc s
 	fix, snap := fw.fix, sc.snap
 	allWeak := allWeakLines(fix, pb.adds) && !pb.namesNew(fix, fw.bug)
 	score, exact := 1.0, true
+	groups, stmts := initCauseGroups(fix, pb.adds), map[string]MatchedLine{}
 	for _, a := range pb.adds {
 		if sfi >= 0 && !c.opts.NoLocalize && a == headerLine(fix, pb.fn) {
 			ml := declaration(fix.lines[a].text, snap, sfi)
@@ -253,11 +254,36 @@ func (c *Checker) matchAdded(ctx context.Context, fw *fileWork, pb *pblock, sc s
 		if err != nil {
 			return 0, false, err
 		}
+		if stmt, ok := groups[a]; ok && ml.Similarity < 1 && !c.opts.ExactOnly {
+			if ml, err = c.matchInitCause(ctx, ml, stmt, stmts, sc); err != nil {
+				return 0, false, err
+			}
+		}
 		exact = exact && ml.Similarity == 1 && ml.Via[:min(len(ml.Via), 5)] == "exact"
 		score = min(score, ml.Similarity)
 		b.MatchedLines = append(b.MatchedLines, ml)
 	}
 	return score, exact, nil
+}
+
+// matchInitCause is ml, a line of the java-init-cause idiom
+// (initcause.go), or the match of the one statement stmt the idiom says
+// when that is better; stmts caches the statements' matches (the three
+// lines share one snapshot line).
+func (c *Checker) matchInitCause(ctx context.Context, ml MatchedLine, stmt string, stmts map[string]MatchedLine, sc scope) (MatchedLine, error) {
+	g, ok := stmts[stmt]
+	if !ok {
+		var err error
+		if g, _, err = c.matchPresent(ctx, stmt, "", "added", sc, -1); err != nil {
+			return ml, err
+		}
+		stmts[stmt] = g
+	}
+	if g.Similarity <= ml.Similarity {
+		return ml, nil
+	}
+	g.Patch, g.Via = ml.Patch, g.Via+"+init-cause"
+	return g, nil
 }
 
 // allWeakLines reports whether every line lis of v is weak.

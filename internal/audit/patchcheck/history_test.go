@@ -227,6 +227,17 @@ func histCases() []histCase {
 			fixed:   strings.Replace(calcBuggy, "        int r = v;\n", "        int r = v;\n        java.util.List<Integer> seen = new java.util.ArrayList<Integer>();\n", 1),
 			later:   []edit{{date: d(2016), write: map[string]string{"src/p/Calc.java": strings.Replace(calcBuggy, "        int r = v;\n", "        int r = v;\n        final java.util.List<Integer> seen = new java.util.ArrayList<>();\n", 1)}}},
 			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"modified"}, wantIntervals: 1},
+		{name: "java initCause idiom become a cause constructor", path: "src/p/Tar.java", buggy: tarSrc(tarBuggy), fixed: tarSrc(tarIdiom),
+			// As Compress-12's getNextTarEntry once the project required
+			// Java 6: the three lines of the idiom are one statement.
+			later:   []edit{{date: d(2016), write: map[string]string{"src/p/Tar.java": tarSrc(tarCause)}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Present}, wantKinds: []string{"modified"}, wantIntervals: 1},
+		{name: "java initCause idiom whose cause was dropped", path: "src/p/Tar.java", buggy: tarSrc(tarBuggy), fixed: tarSrc(tarIdiom),
+			// The catch now throws another exception without the cause:
+			// the fix's conversion of the parse error is gone.
+			later: []edit{{date: d(2016), write: map[string]string{"src/p/Tar.java": tarSrc(strings.Replace(tarCause,
+				`throw new IOException("Error detected parsing the header", e);`, `return null;`, 1))}}},
+			cutoffs: []time.Time{d(2020)}, want: []string{Absent}, wantIntervals: 1},
 		{name: "java fix line drifts in small steps", path: "src/p/Calc.java", buggy: calcBuggy, fixed: calcFixed,
 			// Each step stays within the threshold (0.75, then 0.91);
 			// one jump from the fix to 2017 sees 0.67.
@@ -581,4 +592,28 @@ func opEnum(bBody, local string) string {
 const (
 	opBuggyB = "            int y = x + 1;\n            return y;\n"
 	opFixedB = "            int y = x + 1;\n            if (y > Integer.MAX_VALUE - 8) {\n                throw new ArithmeticException(\"overflow past the limit\");\n            }\n            return y;\n"
+)
+
+// tarSrc is a Tar.java whose next() reads an entry by body.
+func tarSrc(body string) string {
+	return "package p;\n\nimport java.io.IOException;\n\npublic class Tar {\n    private Entry cur;\n\n    public Entry next(byte[] header) throws IOException {\n        if (header == null) {\n            return null;\n        }\n" +
+		body + "        cur.setOffset(0);\n        return cur;\n    }\n}\n"
+}
+
+const (
+	tarBuggy = "        cur = new Entry(header);\n"
+	tarIdiom = `        try {
+            cur = new Entry(header);
+        } catch (IllegalArgumentException e) {
+            IOException ioe = new IOException("Error detected parsing the header");
+            ioe.initCause(e);
+            throw ioe;
+        }
+`
+	tarCause = `        try {
+            cur = new Entry(header);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("Error detected parsing the header", e);
+        }
+`
 )

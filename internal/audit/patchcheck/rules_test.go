@@ -111,3 +111,17 @@ func FuzzMembership(f *testing.F) {
 		}
 	})
 }
+
+// TestInitCauseExamples enforces the java-init-cause rule's examples.
+func TestInitCauseExamples(t *testing.T) {
+	for _, e := range initCauseExamples.MustMatch {
+		if got := initCauseStatement(e[0], e[1], e[2]); got != e[3] {
+			t.Errorf("%q / %q / %q: %q, want %q", e[0], e[1], e[2], got, e[3])
+		}
+	}
+	for _, e := range initCauseExamples.MustNotMatch {
+		if got := initCauseStatement(e[0], e[1], e[2]); got != "" {
+			t.Errorf("%q / %q / %q must say no statement, said %q", e[0], e[1], e[2], got)
+		}
+	}
+}
