@@ -293,6 +293,26 @@ var modRules = []modRule{
 		},
 	},
 	{
+		Name: "python-asdict", Lang: code.LangPython,
+		Needs: ". copy ( )",
+		// x . __dict__ . copy ( ) and vars ( x ) . copy ( ) → dataclasses .
+		// asdict ( x ): a class turned into a data class (pytest's reports,
+		// attrs become dataclasses) gives its fields by asdict, as the
+		// copied instance dict gave them. The dict uncopied is a live
+		// view, not a snapshot, and stays apart.
+		Pattern: regexp.MustCompile(`(^|[^\w.] ?)(?:([A-Za-z_]\w*(?: \. [A-Za-z_]\w*)*) \. __dict__|vars \( ([A-Za-z_]\w*(?: \. [A-Za-z_]\w*)*) \)) \. copy \( \)`),
+		Replace: "${1}dataclasses . asdict ( $2$3 )",
+		MustMatch: [][2]string{
+			{"result = reprtraceback . __dict__ . copy ( )", "result = dataclasses . asdict ( reprtraceback )"},
+			{"return vars ( self . crash ) . copy ( )", "return dataclasses . asdict ( self . crash )"},
+		},
+		MustNotMatch: [][2]string{
+			{"result = reprtraceback . __dict__", "result = dataclasses . asdict ( reprtraceback )"},
+			{"result = other . __dict__ . copy ( )", "result = dataclasses . asdict ( reprtraceback )"},
+			{"result = x . __dict__ . copy ( )", "result = dataclasses . astuple ( x )"},
+		},
+	},
+	{
 		Name: "python-fstring-spacing", Lang: code.LangPython,
 		Needs: "{ ",
 		// f"… { x } …" and f"…{x}…" are the same f-string.

@@ -45,6 +45,7 @@ func TestModernisationThroughNormaliser(t *testing.T) {
 		{code.LangJava, "A.java", "class A { boolean f(String s) { return s == null || s.length() == 0; } }", "class A { boolean f(String s) { return StringUtils.isEmpty(s); } }"},
 		{code.LangPython, "a.py", "def f(s, c):\n    raise ValueError(\"{} is bad, expected {} \"\n                     \"here\".format(s.name, g(c)))\n",
 			"def f(s, c):\n    raise ValueError(f\"{s.name} is bad, expected\"\n                     f\" {g(c)} here\")\n"},
+		{code.LangPython, "a.py", "def f(r):\n    return r.__dict__.copy()\n", "def f(r):\n    return dataclasses.asdict(r)\n"},
 		{code.LangPython, "a.py", "def f(nz, a):\n    if len(nz) == 0 or len(nz) == len(a):\n        return 1\n", "def f(nz, a):\n    if len(nz) in (0, len(a)):\n        return 1\n"},
 	}
 	for _, c := range cases {
