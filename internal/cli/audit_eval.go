@@ -131,16 +131,26 @@ func writePatchROC(o auditEvalOptions, ev *patchcheck.Evaluation) error {
 	return nil
 }
 
+// rocThreshold prints a ROC point's threshold (+Inf: nothing called
+// present, "none").
+func rocThreshold(t float64) string {
+	if math.IsInf(t, 1) {
+		return "none"
+	}
+	return fmt.Sprintf("%.3f", t)
+}
+
 func printEvalSet(a *app, se *patchcheck.SetEvaluation, conf string) error {
 	ev := se.Overall
 	if conf == "" {
 		conf = "all"
 	}
 	fmt.Fprintf(a.stdout, "confidence %s (%d labels left out)\n", conf, se.Dropped)
-	t := output.Table{Header: []string{"LANGUAGE", "N", "PRESENT", "ABSENT", "AUC", "TPR", "FPR", "TP", "FP", "TN", "FN"}}
+	t := output.Table{Header: []string{"LANGUAGE", "N", "PRESENT", "ABSENT", "AUC", "TPR", "FPR", "TP", "FP", "TN", "FN", "TPR@FPR≤.05", "AT"}}
 	row := func(name string, e *patchcheck.Evaluation) {
-		c := e.Confusion
-		t.Add(name, e.N, e.Positives, e.Negatives, fmt.Sprintf("%.3f", e.AUC), fmt.Sprintf("%.3f", e.TPR), fmt.Sprintf("%.3f", e.FPR), c["tp"], c["fp"], c["tn"], c["fn"])
+		c, b := e.Confusion, e.AtFPR05
+		t.Add(name, e.N, e.Positives, e.Negatives, fmt.Sprintf("%.3f", e.AUC), fmt.Sprintf("%.3f", e.TPR), fmt.Sprintf("%.3f", e.FPR), c["tp"], c["fp"], c["tn"], c["fn"],
+			fmt.Sprintf("%.3f", b.TPR), rocThreshold(b.Threshold))
 	}
 	row("all", ev)
 	langs := make([]string, 0, len(se.ByLanguage))
@@ -154,7 +164,7 @@ func printEvalSet(a *app, se *patchcheck.SetEvaluation, conf string) error {
 	if err := t.Write(a.stdout); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "threshold %.2f\n", ev.Threshold)
+	fmt.Fprintf(a.stdout, "threshold %.2f (TPR@FPR≤.05: the ROC's best TPR with FPR ≤ 0.05, at threshold AT)\n", ev.Threshold)
 	for _, l := range langs {
 		if msg := se.LanguageErrors[l]; msg != "" {
 			fmt.Fprintf(a.stdout, "%s: %s\n", l, msg)

@@ -124,6 +124,17 @@ func checkEvalOfPatches(t *testing.T, out string) {
 	if b, err := os.ReadFile(svg); err != nil || !bytes.Contains(b, []byte("<svg")) {
 		t.Fatalf("svg: %v", err)
 	}
+	// Both labels ranked right: the best point within FPR 0.05 calls the
+	// present sample present and the absent one not.
+	if b := se.Overall.AtFPR05; b.TPR != 1 || b.FPR != 0 {
+		t.Fatalf("at FPR ≤ 0.05: %+v", b)
+	}
+	golden.Check(t, "testdata/audit_eval_json.golden", stdout.Bytes())
+	stdout.Reset()
+	if code := Run(context.Background(), []string{"benchforge", "audit", "eval", "--verdicts", out, "--labels", labels}, &stdout, &stderr); code != 0 {
+		t.Fatalf("eval exit %d: %s", code, stderr.String())
+	}
+	golden.Check(t, "testdata/audit_eval.golden", stdout.Bytes())
 }
 
 // runPatchJSON runs audit patch with args and decodes its JSON summary.

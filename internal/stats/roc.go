@@ -158,6 +158,21 @@ func Youden(scores []float64, labels []bool) (ROCPoint, error) {
 	return best, nil
 }
 
+// BestAtFPR returns the point of ROC curve pts with the highest TPR among
+// those with FPR ≤ maxFPR (the operating point a target such as "TPR ≥
+// 0.95 at FPR ≤ 0.05" asks about); among equal TPR, the one with the
+// highest threshold. pts must start at the +Inf point, as [ROC]'s do,
+// which always qualifies; an empty curve gives the zero point.
+func BestAtFPR(pts []ROCPoint, maxFPR float64) ROCPoint {
+	var best ROCPoint
+	for i, p := range pts {
+		if p.FPR <= maxFPR && (i == 0 || p.TPR > best.TPR) {
+			best = p
+		}
+	}
+	return best
+}
+
 // ECDFPoint is a step of an empirical CDF: F = #{x_i ≤ X}/n.
 type ECDFPoint struct {
 	X float64 `json:"x"`

@@ -180,3 +180,33 @@ func TestECDF(t *testing.T) {
 	_, err = ECDF([]float64{math.NaN()})
 	assertErrIs(t, err, errs.ErrInput)
 }
+
+// TestBestAtFPR: on the hand curve of TestROCHand, the best point within
+// each FPR bound, by hand.
+func TestBestAtFPR(t *testing.T) {
+	pts, err := ROC([]float64{0.9, 0.8, 0.8, 0.3}, []bool{true, false, true, false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		max  float64
+		want ROCPoint
+	}{
+		{0, ROCPoint{0.9, 0, 0.5}},    // ≥0.8 already calls one N positive
+		{0.49, ROCPoint{0.9, 0, 0.5}}, // still short of ≥0.8's FPR 0.5
+		{0.5, ROCPoint{0.8, 0.5, 1}},
+		{1, ROCPoint{0.8, 0.5, 1}}, // ≥0.3 has TPR 1 too, at a lower threshold
+	} {
+		if got := BestAtFPR(pts, c.max); got != c.want {
+			t.Errorf("BestAtFPR(%.2f) = %+v, want %+v", c.max, got, c.want)
+		}
+	}
+	// All negatives outrank the positives: only the +Inf point qualifies.
+	pts, err = ROC([]float64{0.1, 0.9}, []bool{true, false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := BestAtFPR(pts, 0.05); !math.IsInf(got.Threshold, 1) || got.TPR != 0 {
+		t.Errorf("BestAtFPR = %+v, want the +Inf point", got)
+	}
+}

@@ -25,9 +25,12 @@ type Evaluation struct {
 	TPR       float64          `json:"tpr"`
 	FPR       float64          `json:"fpr"`
 	ROC       []stats.ROCPoint `json:"roc"`
-	Skipped   map[string]int   `json:"skipped"` // unknown, not_applicable, unlabelled
-	Missing   []string         `json:"missing,omitempty"`
-	Confusion map[string]int   `json:"confusion"` // tp, fp, tn, fn
+	// AtFPR05 is the ROC's best operating point with FPR ≤ 0.05 (issue
+	// targets read "TPR ≥ 0.95 at FPR ≤ 0.05"), whatever the threshold.
+	AtFPR05   stats.ROCPoint `json:"at_fpr_05"`
+	Skipped   map[string]int `json:"skipped"` // unknown, not_applicable, unlabelled
+	Missing   []string       `json:"missing,omitempty"`
+	Confusion map[string]int `json:"confusion"` // tp, fp, tn, fn
 }
 
 // Evaluate joins verdicts with labels (sample id → patch present). Unknown
@@ -125,6 +128,7 @@ func (ev *Evaluation) curves(scores []float64, ys []bool) error {
 	if ev.ROC, err = stats.ROC(scores, ys); err != nil {
 		return fmt.Errorf("patchcheck: evaluate: %w", err)
 	}
+	ev.AtFPR05 = stats.BestAtFPR(ev.ROC, 0.05)
 	return nil
 }
 
