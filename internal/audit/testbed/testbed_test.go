@@ -175,7 +175,7 @@ func TestSelectConfigsMatchesProbeCount(t *testing.T) {
 	}
 	so := repoprobe.SelectOptions{MaxQueries: 150, Seed: 1}
 	for _, full := range []int{7, 0} {
-		sel, stats, err := selectConfigs(context.Background(), mk(repoprobe.KindClone, full), mk(repoprobe.KindSingle, 60), so)
+		sel, stats, err := selectConfigs(context.Background(), candidates{full: mk(repoprobe.KindClone, full), single: mk(repoprobe.KindSingle, 60)}, so)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,5 +185,66 @@ func TestSelectConfigsMatchesProbeCount(t *testing.T) {
 		if st := stats[ConfigNoRepetitive]; st.Candidates != 60 || st.Selected != full {
 			t.Errorf("full method %d queries: w/o-repetitiveness stats %+v", full, st)
 		}
+	}
+}
+
+// TestMineCandidatesAllWords: the "without distinctiveness" candidates
+// come from co-occurrences mined over every word, so a common word shared
+// by the repository's files is a target there and never in the full
+// method's candidates; clones and text duplications are the same in both.
+func TestMineCandidatesAllWords(t *testing.T) {
+	var files []repoprobe.File
+	for i := range 6 {
+		files = append(files, repoprobe.File{Path: fmt.Sprintf("src/F%d.java", i), Content: []byte(fmt.Sprintf(
+			"class F%d {\n  void run%d() {\n    zorbConfig.loadWidget(%d);\n    Logger log = getLogger(%d);\n  }\n}\n", i, i, i, i))})
+	}
+	index := [][]repoprobe.File{files}
+	for i := range 30 {
+		index = append(index, []repoprobe.File{{Path: "A.java", Content: []byte(fmt.Sprintf("class A%d { Logger log = getLogger(%d); }\n", i, i))}})
+	}
+	freq := repoprobe.NewMapFreq(index)
+	maxFrac := 2.5 / float64(freq.Repos())
+	cs, pats, err := mineCandidates(context.Background(), files, freq, maxFrac, 50, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := func(qs []repoprobe.Query, kind repoprobe.PatternKind) map[string]bool {
+		m := map[string]bool{}
+		for _, q := range qs {
+			if q.Kind == kind {
+				m[q.Target] = true
+			}
+		}
+		return m
+	}
+	full, all := targets(cs.full, repoprobe.KindCooccur), targets(cs.allWords, repoprobe.KindCooccur)
+	if !full["loadWidget"] || full["getLogger"] || full["Logger"] {
+		t.Errorf("full method co-occurrence targets %v: want loadWidget, no common word", full)
+	}
+	if !(all["getLogger"] || all["Logger"]) {
+		t.Errorf("w/o-distinctiveness co-occurrence targets %v: want a common word", all)
+	}
+	for _, k := range []repoprobe.PatternKind{repoprobe.KindClone, repoprobe.KindText} {
+		if a, b := fmt.Sprint(targets(cs.full, k)), fmt.Sprint(targets(cs.allWords, k)); a != b {
+			t.Errorf("%s targets differ: %s vs %s", k, a, b)
+		}
+	}
+	for _, p := range pats {
+		for _, w := range p.Words {
+			if w == "getLogger" || w == "Logger" {
+				t.Errorf("full method pattern %v holds a common word", p.Words)
+			}
+		}
+	}
+	if len(cs.single) == 0 {
+		t.Error("no random single-word candidates")
+	}
+	so := repoprobe.SelectOptions{Freq: freq, MaxRepoFrac: maxFrac, MaxQueries: 150, Seed: 1}
+	sel, _, err := selectConfigs(context.Background(), cs, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := targets(sel[ConfigNoDistinct], repoprobe.KindCooccur); !(got["getLogger"] || got["Logger"]) {
+		t.Errorf("w/o-distinctiveness selected co-occurrence targets %v: want the common word", got)
 	}
 }
