@@ -514,10 +514,10 @@ func selectRepo(ctx context.Context, opts Options, r *repo, freq *repoprobe.MapF
 const singlePool = 16
 
 // candidates are one repository's target–query pairs before selection:
-// full from the mined patterns, allWords from the same patterns with
-// the co-occurrences mined over every word (the "without
-// distinctiveness" ablation), single from random word occurrences (the
-// "without repetitiveness" ablation).
+// full from the mined patterns; allWords, for the "without
+// distinctiveness" ablation, from the same patterns plus the
+// co-occurrences mined over every word; single from random word
+// occurrences, for the "without repetitiveness" ablation.
 type candidates struct {
 	full, allWords, single []repoprobe.Query
 }
@@ -531,8 +531,14 @@ type candidates struct {
 // targets. The ablation's "unconstrained target selection" (§5.4) turns
 // off both; with only Select's filter off, the co-occurrence queries —
 // three quarters of the full method's on apache-java — kept their
-// distinctive targets under the ablation. Clones and text duplications
-// do not depend on the index and are mined once.
+// distinctive targets under the ablation. Its candidates are the full
+// method's followed by those of the co-occurrences mined over every
+// word (MineCooccur without the index, the same support, length and
+// count bounds), so turning the criterion off only adds candidates:
+// mined over every word alone, the bounds (the first 48 words of a file,
+// the 2,000 best-supported patterns) fill with licence-header words and
+// crowd out the distinctive patterns, which would change more than the
+// criterion. Clones and text duplications do not depend on the index.
 func mineCandidates(ctx context.Context, files []repoprobe.File, freq repoprobe.RepoFreq, maxFrac float64, singles int, seed uint64) (candidates, []repoprobe.Pattern, error) {
 	pats, err := repoprobe.Mine(ctx, files, repoprobe.MineOptions{Freq: freq, MaxRepoFrac: maxFrac, Workers: 1})
 	if err != nil {
@@ -542,8 +548,7 @@ func mineCandidates(ctx context.Context, files []repoprobe.File, freq repoprobe.
 	if err != nil {
 		return candidates{}, nil, err
 	}
-	all := slices.DeleteFunc(slices.Clone(pats), func(p repoprobe.Pattern) bool { return p.Kind == repoprobe.KindCooccur })
-	all = append(all, co...)
+	all := append(slices.Clone(pats), co...)
 	qo := repoprobe.QueryOptions{MaxQueryChars: 400}
 	return candidates{
 		full:     repoprobe.BuildQueries(files, pats, qo),
