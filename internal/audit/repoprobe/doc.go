@@ -20,6 +20,11 @@
 //     2001, implemented here with pseudo-projection) over per-file
 //     sequences of distinctive words, merged per Algorithm 2 (MergeClosed:
 //     a pattern absorbed by a super-pattern of equal support goes).
+//     MineCooccur is that step alone; without an index (Freq nil) its
+//     items are every word, as the "without distinctiveness" ablation
+//     of Table 5 mines (internal/audit/testbed): Algorithm 2's
+//     restriction to distinctive words is the distinctiveness criterion
+//     applied to the co-occurrence targets before Select sees them.
 //   - Templates and queries (BuildQueries): a clone or text pattern's
 //     template is textsim.Extract over its members' tokens; a template
 //     already seen is a structural duplicate. A target is a single fixed

@@ -120,6 +120,22 @@ func Mine(ctx context.Context, files []File, opts MineOptions) ([]Pattern, error
 	return append(pats, co...), nil
 }
 
+// MineCooccur is Mine's word co-occurrence step alone (Algorithm 2).
+// With Freq nil every word of four letters or more is a pattern item,
+// not only the distinctive ones: the "without distinctiveness" ablation
+// (benchchecker Table 5) mines so, since Algorithm 2's restriction to
+// distinctive words is the distinctiveness criterion applied to the
+// co-occurrence targets before Select sees them. It fails only when ctx
+// is done.
+func MineCooccur(ctx context.Context, files []File, opts MineOptions) ([]Pattern, error) {
+	opts.defaults()
+	co := mineCooccur(ctx, files, opts)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("repoprobe.MineCooccur: %w", err)
+	}
+	return co, nil
+}
+
 // block is a function declaration with its rename-blind token sequence.
 type block struct {
 	file, start, end int

@@ -126,3 +126,51 @@ func TestMineRejectsNothing(t *testing.T) {
 		t.Error("cancelled Mine returned no error")
 	}
 }
+
+// TestMineCooccurAllWords: with the index, co-occurrence items are the
+// distinctive words only (Algorithm 2); MineCooccur without it, as the
+// "without distinctiveness" ablation mines, keeps the common words too,
+// so a common word can be a co-occurrence target.
+func TestMineCooccurAllWords(t *testing.T) {
+	var files []File
+	for i := range 4 {
+		files = append(files, File{Path: fmt.Sprintf("f%d.py", i), Content: []byte(fmt.Sprintf(
+			"x%d = zorbConfig.loadWidget()\nres = getLogger(x%d)\n", i, i))})
+	}
+	// getLogger is in every indexed repository: common.
+	var index [][]File
+	for i := range 20 {
+		index = append(index, []File{{Path: "a.py", Content: []byte(fmt.Sprintf("getLogger(%d)\n", i))}})
+	}
+	index = append(index, files)
+	freq := NewMapFreq(index)
+	opts := MineOptions{MinSupport: 3, MinSupportFrac: 0.01, MaxPatternLen: 3, MaxSeqWords: 48, MaxCooccur: 100, Workers: 1}
+	words := func(pats []Pattern) string {
+		var out []string
+		for _, p := range pats {
+			out = append(out, strings.Join(p.Words, " "))
+		}
+		return strings.Join(out, "; ")
+	}
+	with := opts
+	with.Freq, with.MaxRepoFrac = freq, 0.1
+	distinct, err := MineCooccur(context.Background(), files, with)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := words(distinct); got != "zorbConfig loadWidget" {
+		t.Errorf("with the index: %q, want the distinctive pair only", got)
+	}
+	all, err := MineCooccur(context.Background(), files, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := words(all); got != "zorbConfig loadWidget getLogger" {
+		t.Errorf("without the index: %q, want the common word too", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := MineCooccur(ctx, files, opts); err == nil {
+		t.Error("cancelled MineCooccur returned no error")
+	}
+}

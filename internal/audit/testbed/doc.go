@@ -16,7 +16,10 @@
 // training seed: Stage I under the full method, sequential stopping and
 // the three ablations (repoprobe), all at the one P0 the full method's
 // controls calibrate (the ablations' own recalibrated P0 is reported
-// beside), the logit baselines Loss, Zlib, Min-K%
+// beside; each ablation turns off its criterion wherever the method
+// applies it — without distinctiveness, in Select and in the
+// co-occurrence mining of Algorithm 2, mineCandidates), the logit
+// baselines Loss, Zlib, Min-K%
 // and Ref (baselines; Ref against a smaller model trained on the target's
 // own text, as Ref is used in practice, and, reported beside as an
 // oracle, against a cross-fitted reference that never read the

@@ -344,7 +344,7 @@ func (q *quickRun) selectQueries(ctx context.Context) error {
 	q.sel = make([]map[string][]repoprobe.Query, len(q.repos))
 	return parallel(ctx, len(q.repos), func(i int) error {
 		r := &q.repos[i]
-		pats, err := repoprobe.Mine(ctx, r.files, repoprobe.MineOptions{Freq: freq, MaxRepoFrac: maxFrac, Workers: 1})
+		cs, pats, err := mineCandidates(ctx, r.files, freq, maxFrac, singlePool*opts.MaxQueries, opts.Seed)
 		if err != nil {
 			return err
 		}
@@ -352,13 +352,10 @@ func (q *quickRun) selectQueries(ctx context.Context) error {
 		for _, p := range pats {
 			r.Patterns[p.Kind]++
 		}
-		qo := repoprobe.QueryOptions{MaxQueryChars: 400}
-		cands := repoprobe.BuildQueries(r.files, pats, qo)
-		r.Candidates = len(cands)
-		single := repoprobe.SingleQueries(r.files, singlePool*opts.MaxQueries, opts.Seed, qo)
+		r.Candidates = len(cs.full)
 		so := repoprobe.SelectOptions{Freq: freq, MaxRepoFrac: maxFrac, Reference: q.refLMs[r.Fold], MinEntropy: opts.MinEntropy,
 			MaxQueries: opts.MaxQueries, Seed: opts.Seed}
-		qs, stats, err := selectConfigs(ctx, cands, single, so)
+		qs, stats, err := selectConfigs(ctx, cs, so)
 		if err != nil {
 			return fmt.Errorf("testbed repository %s: %w", r.Name, err)
 		}

@@ -488,21 +488,18 @@ func selectAll(ctx context.Context, opts Options, d *seedData, seed uint64) erro
 }
 
 func selectRepo(ctx context.Context, opts Options, r *repo, freq *repoprobe.MapFreq, maxFrac float64, ref, small llm.Model, seed uint64) error {
-	pats, err := repoprobe.Mine(ctx, r.files, repoprobe.MineOptions{Freq: freq, MaxRepoFrac: maxFrac, Workers: 1})
+	cs, _, err := mineCandidates(ctx, r.files, freq, maxFrac, singlePool*opts.MaxQueries, seed)
 	if err != nil {
 		return fmt.Errorf("testbed: %s: %w", r.Repo, err)
 	}
-	qo := repoprobe.QueryOptions{MaxQueryChars: 400}
-	cands := repoprobe.BuildQueries(r.files, pats, qo)
-	single := repoprobe.SingleQueries(r.files, singlePool*opts.MaxQueries, seed, qo)
 	so := repoprobe.SelectOptions{Freq: freq, MaxRepoFrac: maxFrac, Reference: ref, MinEntropy: opts.MinEntropy,
 		MaxQueries: opts.MaxQueries, Seed: seed}
-	sel, stats, err := selectConfigs(ctx, cands, single, so)
+	sel, stats, err := selectConfigs(ctx, cs, so)
 	if err != nil {
 		return fmt.Errorf("testbed: %s: %w", r.Repo, err)
 	}
 	so.Reference = small
-	if sel[ConfigSmallRef], stats[ConfigSmallRef], err = repoprobe.Select(ctx, cands, so); err != nil {
+	if sel[ConfigSmallRef], stats[ConfigSmallRef], err = repoprobe.Select(ctx, cs.full, so); err != nil {
 		return fmt.Errorf("testbed: %s: %w", r.Repo, err)
 	}
 	r.sel, r.stats = sel, stats
@@ -516,28 +513,73 @@ func selectRepo(ctx context.Context, opts Options, r *repo, freq *repoprobe.MapF
 // reaches any count the full method can select (at most MaxQueries).
 const singlePool = 16
 
+// candidates are one repository's target–query pairs before selection:
+// full from the mined patterns; allWords, for the "without
+// distinctiveness" ablation, from the same patterns plus the
+// co-occurrences mined over every word; single from random word
+// occurrences, for the "without repetitiveness" ablation.
+type candidates struct {
+	full, allWords, single []repoprobe.Query
+}
+
+// mineCandidates mines a repository's patterns and instantiates its
+// candidates for every configuration (pats are the full method's
+// patterns). Distinctiveness is applied in two places in benchchecker:
+// Algorithm 2 turns each file into its sequence of distinctive words
+// before mining co-occurrences, so every co-occurrence target is
+// distinctive before Select sees it, and Select drops the other common
+// targets. The ablation's "unconstrained target selection" (§5.4) turns
+// off both; with only Select's filter off, the co-occurrence queries —
+// three quarters of the full method's on apache-java — kept their
+// distinctive targets under the ablation. Its candidates are the full
+// method's followed by those of the co-occurrences mined over every
+// word (MineCooccur without the index, the same support, length and
+// count bounds), so turning the criterion off only adds candidates:
+// mined over every word alone, the bounds (the first 48 words of a file,
+// the 2,000 best-supported patterns) fill with licence-header words and
+// crowd out the distinctive patterns, which would change more than the
+// criterion. Clones and text duplications do not depend on the index.
+func mineCandidates(ctx context.Context, files []repoprobe.File, freq repoprobe.RepoFreq, maxFrac float64, singles int, seed uint64) (candidates, []repoprobe.Pattern, error) {
+	pats, err := repoprobe.Mine(ctx, files, repoprobe.MineOptions{Freq: freq, MaxRepoFrac: maxFrac, Workers: 1})
+	if err != nil {
+		return candidates{}, nil, err
+	}
+	co, err := repoprobe.MineCooccur(ctx, files, repoprobe.MineOptions{Workers: 1})
+	if err != nil {
+		return candidates{}, nil, err
+	}
+	all := append(slices.Clone(pats), co...)
+	qo := repoprobe.QueryOptions{MaxQueryChars: 400}
+	return candidates{
+		full:     repoprobe.BuildQueries(files, pats, qo),
+		allWords: repoprobe.BuildQueries(files, all, qo),
+		single:   repoprobe.SingleQueries(files, singles, seed, qo),
+	}, pats, nil
+}
+
 // selectConfigs selects one repository's probes for every configuration:
 // the full method, its sequential variant (the same probes, asked in
 // turn) and the three ablations of benchchecker Table 5, which drop the
 // repetitive candidates (random single-word queries instead), the
-// distinctiveness filter or the context-independence filter. Without
+// distinctiveness filter (in mining and in Select: see mineCandidates)
+// or the context-independence filter. Without
 // repetitiveness the repository is probed as many times as the full
 // method probes it: the ablation changes which snippets are asked, not
 // how many (a random position is always available, so uncapped it would
 // be probed up to MaxQueries times where the full method found fewer
 // patterns, and with a small pool fewer times: either changes the test's
 // power besides its snippets).
-func selectConfigs(ctx context.Context, cands, single []repoprobe.Query, so repoprobe.SelectOptions) (map[string][]repoprobe.Query, map[string]repoprobe.SelectStats, error) {
+func selectConfigs(ctx context.Context, cs candidates, so repoprobe.SelectOptions) (map[string][]repoprobe.Query, map[string]repoprobe.SelectStats, error) {
 	sel, stats := map[string][]repoprobe.Query{}, map[string]repoprobe.SelectStats{}
 	for _, c := range []struct {
 		name   string
 		cands  []repoprobe.Query
 		mutate func(*repoprobe.SelectOptions)
 	}{
-		{ConfigFull, cands, func(*repoprobe.SelectOptions) {}},
-		{ConfigNoRepetitive, single, func(o *repoprobe.SelectOptions) { o.MaxQueries = len(sel[ConfigFull]) }},
-		{ConfigNoDistinct, cands, func(o *repoprobe.SelectOptions) { o.NoDistinct = true }},
-		{ConfigNoContext, cands, func(o *repoprobe.SelectOptions) { o.NoContext = true }},
+		{ConfigFull, cs.full, func(*repoprobe.SelectOptions) {}},
+		{ConfigNoRepetitive, cs.single, func(o *repoprobe.SelectOptions) { o.MaxQueries = len(sel[ConfigFull]) }},
+		{ConfigNoDistinct, cs.allWords, func(o *repoprobe.SelectOptions) { o.NoDistinct = true }},
+		{ConfigNoContext, cs.full, func(o *repoprobe.SelectOptions) { o.NoContext = true }},
 	} {
 		o := so
 		c.mutate(&o)

@@ -175,7 +175,7 @@ func TestSelectConfigsMatchesProbeCount(t *testing.T) {
 	}
 	so := repoprobe.SelectOptions{MaxQueries: 150, Seed: 1}
 	for _, full := range []int{7, 0} {
-		sel, stats, err := selectConfigs(context.Background(), mk(repoprobe.KindClone, full), mk(repoprobe.KindSingle, 60), so)
+		sel, stats, err := selectConfigs(context.Background(), candidates{full: mk(repoprobe.KindClone, full), single: mk(repoprobe.KindSingle, 60)}, so)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,5 +185,77 @@ func TestSelectConfigsMatchesProbeCount(t *testing.T) {
 		if st := stats[ConfigNoRepetitive]; st.Candidates != 60 || st.Selected != full {
 			t.Errorf("full method %d queries: w/o-repetitiveness stats %+v", full, st)
 		}
+	}
+}
+
+// TestMineCandidatesAllWords: the "without distinctiveness" candidates
+// are the full method's plus those of co-occurrences mined over every
+// word, so a common word shared by the repository's files is a target
+// there and never among the full method's candidates, and turning the
+// criterion off only adds candidates.
+func TestMineCandidatesAllWords(t *testing.T) {
+	var files []repoprobe.File
+	for i := range 6 {
+		files = append(files, repoprobe.File{Path: fmt.Sprintf("src/F%d.java", i), Content: []byte(fmt.Sprintf(
+			"class F%d {\n  void run%d() {\n    zorbConfig.loadWidget(%d);\n    Logger log = getLogger(%d);\n  }\n}\n", i, i, i, i))})
+	}
+	index := [][]repoprobe.File{files}
+	for i := range 30 {
+		index = append(index, []repoprobe.File{{Path: "A.java", Content: []byte(fmt.Sprintf("class A%d { Logger log = getLogger(%d); }\n", i, i))}})
+	}
+	freq := repoprobe.NewMapFreq(index)
+	maxFrac := 2.5 / float64(freq.Repos())
+	cs, pats, err := mineCandidates(context.Background(), files, freq, maxFrac, 50, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	common := func(w string) bool { return w == "getLogger" || w == "Logger" }
+	ids := map[string]bool{}
+	for _, q := range cs.allWords {
+		ids[q.ID] = true
+	}
+	sawDistinct := false
+	for _, q := range cs.full {
+		if !ids[q.ID] {
+			t.Errorf("full method candidate %q (%s) missing without distinctiveness", q.Target, q.Kind)
+		}
+		if q.Kind == repoprobe.KindCooccur {
+			sawDistinct = sawDistinct || q.Target == "loadWidget"
+			if common(q.Target) {
+				t.Errorf("full method co-occurrence target %q is common", q.Target)
+			}
+		}
+	}
+	if !sawDistinct {
+		t.Error("full method: no co-occurrence query for loadWidget")
+	}
+	sawCommon := false
+	for _, q := range cs.allWords {
+		sawCommon = sawCommon || (q.Kind == repoprobe.KindCooccur && common(q.Target))
+	}
+	if !sawCommon {
+		t.Error("w/o-distinctiveness candidates: no common co-occurrence target")
+	}
+	for _, p := range pats {
+		for _, w := range p.Words {
+			if common(w) {
+				t.Errorf("full method pattern %v holds a common word", p.Words)
+			}
+		}
+	}
+	if len(cs.single) == 0 {
+		t.Error("no random single-word candidates")
+	}
+	so := repoprobe.SelectOptions{Freq: freq, MaxRepoFrac: maxFrac, MaxQueries: 150, Seed: 1}
+	sel, _, err := selectConfigs(context.Background(), cs, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sawCommon = false
+	for _, q := range sel[ConfigNoDistinct] {
+		sawCommon = sawCommon || (q.Kind == repoprobe.KindCooccur && common(q.Target))
+	}
+	if !sawCommon {
+		t.Errorf("w/o-distinctiveness selected no common co-occurrence target")
 	}
 }
