@@ -172,7 +172,15 @@
 // parameter set to a derived value is tried first, then two derived
 // values together (at most 60 vectors), then the boundary search; records
 // name the rules (anchors) and mark an anchored trigger. Nothing is
-// derived for fields or locals: the search chooses arguments only.
+// derived for locals, and no field is written: when the changed lines
+// read the receiver's state (a field, bare or through this., that is no
+// parameter or local), the receiver_state rule tries receivers built
+// through the class's public constructors and factories (its concrete
+// subclasses' for an abstract class) with one argument at a time set to
+// each of the first two values after its ordinary one (null, then a
+// built or boundary value: 0, -1, "", an empty array), up to 12, since a
+// constructor's arguments are what set the fields a guard tests
+// (a field-guarded hashCode or toString had no other input at all).
 // TestAnchorRules holds each rule's must-apply and must-not-apply
 // examples; Options.NoAnchors (--no-anchors) turns them off.
 //

@@ -384,6 +384,11 @@ func (p *Project) setterVariants(t *typeInfo, base string, depth int) []string {
 // ordinaryArgs renders the first (ordinary) candidate of each parameter,
 // cast to its declared type so overloads resolve.
 func (p *Project) ordinaryArgs(params []string, depth int) string {
+	return strings.Join(p.ordinaryArgList(params, depth), ", ")
+}
+
+// ordinaryArgList is ordinaryArgs, one argument a string.
+func (p *Project) ordinaryArgList(params []string, depth int) []string {
 	args := make([]string, len(params))
 	for i, prm := range params {
 		v := p.valuesOf(prm, depth+1)[0]
@@ -395,7 +400,7 @@ func (p *Project) ordinaryArgs(params []string, depth int) string {
 		}
 		args[i] = cast(prm, v)
 	}
-	return strings.Join(args, ", ")
+	return args
 }
 
 // ascendingNumbers are the k-th value (from 0) of the ascending

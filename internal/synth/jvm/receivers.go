@@ -26,6 +26,8 @@ const (
 	maxReceivers    = 8 // receiver candidates per pair
 	maxBuildDepth   = 2 // nesting of constructed project-type arguments
 	maxAPIRounds    = 3 // javap rounds following constructor parameter types
+	// maxStateReceivers bounds the receiver_state rule's receivers.
+	maxStateReceivers = 12
 )
 
 // typeHeader is a class or interface declaration's head: its name and
@@ -345,6 +347,52 @@ func blankCommentsAndLiterals(src []byte) []byte {
 			i = j + 1
 		default:
 			i++
+		}
+	}
+	return out
+}
+
+// stateReceivers are receivers of class built through the public
+// constructors and factories receiverCandidates uses, with one argument
+// at a time set to each of its type's first two values after the
+// ordinary one (null, then a built value or a boundary: 0, -1, "", an
+// empty array …), the first such value of every argument before the
+// second, up to maxStateReceivers (anchor.go's receiver_state rule).
+func (p *Project) stateReceivers(class string) []string {
+	t := p.lookup(class)
+	if t == nil {
+		return nil
+	}
+	type maker struct {
+		head   string // "new T(" or "T.f("
+		params []string
+	}
+	var makers []maker
+	for _, c := range p.constructible(t) {
+		if !c.Abstract {
+			for _, params := range p.usableCtors(c) {
+				makers = append(makers, maker{"new " + c.Name + "(", params})
+			}
+		}
+		for _, f := range c.Factories[:min(len(c.Factories), maxFactories)] {
+			makers = append(makers, maker{c.Name + "." + f.Name + "(", f.Params})
+		}
+	}
+	var out []string
+	for k := 1; k <= 2; k++ {
+		for _, m := range makers {
+			for i, prm := range m.params {
+				vals := p.valuesOf(prm, 1)
+				if k >= len(vals) {
+					continue
+				}
+				args := p.ordinaryArgList(m.params, 0)
+				args[i] = cast(prm, vals[k])
+				v := m.head + strings.Join(args, ", ") + ")"
+				if !slices.Contains(out, v) && len(out) < maxStateReceivers {
+					out = append(out, v)
+				}
+			}
 		}
 	}
 	return out
