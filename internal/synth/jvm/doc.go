@@ -44,7 +44,12 @@
 //     arrays and collections, collections and maps holding null, a
 //     default instance for other types) — combined in order of total
 //     deviation from the all-ordinary vector, up to the call budget
-//     (default 200 calls per pair).
+//     (default 200 calls per pair). A pair gets four vectors per call of
+//     its budget; a vector holding a candidate (an argument or the
+//     receiver) whose construction threw on an earlier input is skipped
+//     without a call (the record's skipped), so the budget goes to
+//     inputs that can be built — a pair none of whose vectors is skipped
+//     runs exactly the inputs it ran before.
 //  5. Execution: one long-lived worker JVM (more with Workers) invokes the
 //     methods reflectively, one call at a time on an executor thread with
 //     a per-call timeout. A timeout halts the worker; System.exit is

@@ -229,11 +229,12 @@ public final class BenchforgeWorker {
         boolean hasRecv = false;
         ClassLoader cl = loader != null ? loader : BenchforgeWorker.class.getClassLoader();
         Thread.currentThread().setContextClassLoader(cl); // code that loads by name sees the pair's classes
+        int p = 0; // the argument being built: an arg_error names it (1-based) in the line field
         try {
             Class<?> ac = Class.forName(argsCls, true, cl);
             Method v = ac.getDeclaredMethod("v", int.class, int.class);
             v.setAccessible(true);
-            for (int p = 0; p < idx.length; p++) argv[p] = v.invoke(null, p, idx[p]);
+            for (p = 0; p < idx.length; p++) argv[p] = v.invoke(null, p, idx[p]);
             // An argument class with a receiver dimension (bfReceiver) has
             // the receiver as its last candidate list: null is the class's
             // no-argument constructor. A receiver whose construction throws
@@ -243,7 +244,7 @@ public final class BenchforgeWorker {
                 argv = java.util.Arrays.copyOf(argv, argv.length - 1);
             }
         } catch (InvocationTargetException e) {
-            return reply("arg_error", e.getCause(), null, null);
+            return reply("arg_error", e.getCause(), null, new String[] {Integer.toString(p + 1), ""});
         } catch (Throwable e) {
             return reply("harness_error", e, "args: " + e, null);
         }
@@ -265,7 +266,7 @@ public final class BenchforgeWorker {
             Throwable c = e instanceof InvocationTargetException ? e.getCause() : e;
             // With other receivers to try, a default receiver that cannot
             // be built skips this input only.
-            if (hasRecv) return reply("arg_error", c, "setup: " + c, null);
+            if (hasRecv) return reply("arg_error", c, "setup: " + c, new String[] {Integer.toString(idx.length), ""});
             return reply("harness_error", c, "setup: " + c, null);
         }
         try {
