@@ -55,7 +55,14 @@ type anchorCtx struct {
 	// project's public API ("" when it cannot; nil outside project mode).
 	owner string
 	build func(typ string) string
+	// instance is set for an instance method (self_test).
+	instance bool
 }
+
+// selfArg is the argument expression that stands for the receiver
+// itself: the argument class declares it as a marker object, and the
+// worker passes the call's receiver where an argument is that marker.
+const selfArg = "bfSelf"
 
 // anchorRules in the order their values are tried: the rules naming one
 // value (null, a constant, a literal the fix tests) before those giving a
@@ -64,6 +71,14 @@ var anchorRules = []anchorRule{
 	{Name: "null_test", Doc: "`p == null`, `p != null`, `null == p`: null for the reference parameter p",
 		re:     regexp.MustCompile(`(?:^|[^.\w])(?P<p>[A-Za-z_]\w*)\s*[=!]=\s*null\b|\bnull\s*[=!]=\s*(?P<q>[A-Za-z_]\w*)\b(?:[^.(\w]|$)`),
 		derive: forParam(func(a *anchorCtx, t jtype, m map[string]string) []string { return nullValue(t) })},
+	{Name: "self_test", Doc: "`p == this`, `this == p` (or !=) in an instance method: the receiver itself for the reference parameter p (x.equals(x))",
+		re: regexp.MustCompile(`(?:^|[^.\w])(?P<p>[a-z_]\w*)\s*[=!]=\s*this\b|\bthis\s*[=!]=\s*(?P<q>[a-z_]\w*)\b(?:[^.(\w]|$)`),
+		derive: forParam(func(a *anchorCtx, t jtype, m map[string]string) []string {
+			if !a.instance || primitives[t.base] && t.dims == 0 {
+				return nil
+			}
+			return []string{selfArg}
+		})},
 	{Name: "element_null", Doc: "`p[i] == null` (or !=): an array parameter p holding a null element, alone and after an ordinary one",
 		re:     regexp.MustCompile(`(?:^|[^.\w])(?P<p>[A-Za-z_]\w*)\s*\[[^\]]*\]\s*[=!]=\s*null\b`),
 		derive: forParam(func(a *anchorCtx, t jtype, m map[string]string) []string { return nullElement(a, t) })},
@@ -478,7 +493,7 @@ func (h *harness) anchor() {
 	if h.failed != "" || len(h.bsig.Params) == 0 && !h.hasRecv {
 		return
 	}
-	a := &anchorCtx{params: h.bsig.Params, vars: h.bsig.TypeVars}
+	a := &anchorCtx{params: h.bsig.Params, vars: h.bsig.TypeVars, instance: !h.bsig.Static}
 	if h.real != nil && h.project != nil {
 		a.owner = strings.ReplaceAll(h.real.chain, "$", ".")
 		a.build = h.project.builtValue

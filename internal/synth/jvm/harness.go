@@ -273,6 +273,9 @@ func (h *harness) argsClass(limit int) string {
 	if h.hasRecv {
 		w("  static final boolean bfReceiver = true; // the last candidate list is the receiver's\n")
 	}
+	if slices.ContainsFunc(h.cands, func(cs []string) bool { return slices.Contains(cs, selfArg) }) {
+		w("  static final Object %s = new Object(); // the worker passes the receiver in its place (self_test)\n", selfArg)
+	}
 	// v(p, k) is candidate k of parameter p; one candidate per line so a
 	// compile error names the candidate.
 	w("  static Object v(int p, int k) {\n    switch (p) {\n")
@@ -325,9 +328,29 @@ func (h *harness) input(i int) string {
 	for p, k := range h.vecs[i] {
 		args[p] = h.cands[p][k]
 	}
-	call := h.bsig.Name + "(" + strings.Join(args[:len(h.bsig.Params)], ", ") + ")"
+	params := slices.Clone(args[:len(h.bsig.Params)])
+	self := slices.Contains(params, selfArg)
+	for p, a := range params {
+		if a == selfArg {
+			params[p] = "x" // the receiver itself
+		}
+	}
+	call := h.bsig.Name + "(" + strings.Join(params, ", ") + ")"
+	recv := ""
 	if h.hasRecv && args[len(args)-1] != "null" {
-		return "(" + args[len(args)-1] + ")." + call
+		recv = args[len(args)-1]
+	}
+	switch {
+	case self && recv != "":
+		return "bfWith(" + recv + ", x -> x." + call + ")"
+	case self: // the default receiver: the class's no-argument constructor
+		class := h.class("B")
+		if h.real != nil {
+			class = h.real.sourceName()
+		}
+		return "bfWith(new " + class + "(), x -> x." + call + ")"
+	case recv != "":
+		return "(" + recv + ")." + call
 	}
 	return call
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/synth/corpus"
@@ -69,5 +70,30 @@ func TestVerifyReceiverState(t *testing.T) {
 	opts.NoAnchors = true
 	if e := verifyOne(t, p, opts); e.Status != StatusUnconfirmed {
 		t.Errorf("without anchors: status %s, want unconfirmed (no receiver of the boundary search has a null key)", e.Status)
+	}
+}
+
+// TestVerifySelfArgument: a fix whose guard is `this == obj` gets the
+// receiver itself as obj (self_test), so x.equals(x) reaches the branch
+// the mutation made throw; no other input is the same object.
+func TestVerifySelfArgument(t *testing.T) {
+	opts := needJDK(t)
+	body := "    public boolean equals(Object obj) {\n        if (this == obj) {\n            %s\n        }\n        return obj instanceof Box && ((Box) obj).size == size;\n    }\n"
+	buggy := strings.Replace(body, "%s", `throw new IllegalArgumentException("illegal obj: " + obj);`, 1)
+	fixed := strings.Replace(body, "%s", "return true;", 1)
+	src := "package org.b;\n\npublic class Box {\n    private final int size;\n\n    public Box(int size) {\n        this.size = size;\n    }\n\n" + fixed + "\n    public int hashCode() {\n        return size;\n    }\n}\n"
+	gitDir, commit := gitProject(t, map[string]string{"src/main/java/org/b/Box.java": src})
+	repos := t.TempDir()
+	testcheck.Must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__box.git")))
+	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	p := corpus.Pair{PairID: "self-1", ErrorType: corpus.IllegalArgument, Generator: "hand", BuggyMethod: buggy, FixedMethod: fixed,
+		Source: &corpus.Source{Repo: "demo/box", Commit: commit, Path: "src/main/java/org/b/Box.java", Span: corpus.Span{Start: 10, End: 15}}}
+	e := verifyOne(t, p, opts)
+	if want := "bfWith(new org.b.Box(), x -> x.equals(x))"; e.Status != StatusConfirmed || inputOf(e.C) != want {
+		t.Errorf("status %s (%s), (c) %q; want confirmed on %q", e.Status, e.Reason, inputOf(e.C), want)
+	}
+	opts.NoAnchors = true
+	if e := verifyOne(t, p, opts); e.Status != StatusUnconfirmed {
+		t.Errorf("without anchors: status %s, want unconfirmed (no other argument is the receiver)", e.Status)
 	}
 }

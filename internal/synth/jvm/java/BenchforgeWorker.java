@@ -227,6 +227,7 @@ public final class BenchforgeWorker {
         Object[] argv = new Object[idx.length];
         Object given = null; // the receiver the argument class built, if any
         boolean hasRecv = false;
+        Object self = null; // the argument class's bfSelf marker: the receiver goes in its place
         ClassLoader cl = loader != null ? loader : BenchforgeWorker.class.getClassLoader();
         Thread.currentThread().setContextClassLoader(cl); // code that loads by name sees the pair's classes
         int p = 0; // the argument being built: an arg_error names it (1-based) in the line field
@@ -235,6 +236,7 @@ public final class BenchforgeWorker {
             Method v = ac.getDeclaredMethod("v", int.class, int.class);
             v.setAccessible(true);
             for (p = 0; p < idx.length; p++) argv[p] = v.invoke(null, p, idx[p]);
+            self = selfMarker(ac);
             // An argument class with a receiver dimension (bfReceiver) has
             // the receiver as its last candidate list: null is the class's
             // no-argument constructor. A receiver whose construction throws
@@ -269,6 +271,14 @@ public final class BenchforgeWorker {
             if (hasRecv) return reply("arg_error", c, "setup: " + c, new String[] {Integer.toString(idx.length), ""});
             return reply("harness_error", c, "setup: " + c, null);
         }
+        if (self != null) {
+            for (int i = 0; i < argv.length; i++) {
+                if (argv[i] == self) {
+                    if (recv == null) return reply("harness_error", null, "bfSelf in a static call", null);
+                    argv[i] = recv;
+                }
+            }
+        }
         try {
             m.invoke(recv, argv);
             return reply("returned", null, null, null);
@@ -280,6 +290,17 @@ public final class BenchforgeWorker {
             return reply("arg_error", e, null, null);
         } catch (Throwable e) {
             return reply("harness_error", e, "invoke: " + e, null);
+        }
+    }
+
+    // selfMarker is the argument class's bfSelf marker object, or null.
+    static Object selfMarker(Class<?> ac) {
+        try {
+            Field f = ac.getDeclaredField("bfSelf");
+            f.setAccessible(true);
+            return f.get(null);
+        } catch (ReflectiveOperationException e) {
+            return null;
         }
     }
 
