@@ -22,8 +22,10 @@ import (
 // A derived value is an argument a caller could pass, built like every
 // other candidate (values.go): a literal, a JDK value, an array or JDK
 // collection of ordinary elements, or a public constant the fix compares
-// with. Nothing is derived for a field or a local variable — the search
-// chooses arguments, not the receiver's state — and no collaborator is
+// with. Nothing is derived for a local variable and no field is written:
+// a guard on a field selects receivers built through the public
+// constructors with a boundary argument (receiver_state, stateReceivers)
+// — and no collaborator is
 // made to return anything (§5.4's independence rule). TestAnchorRules
 // holds every rule's must-apply and must-not-apply examples.
 type anchorRule struct {
@@ -53,7 +55,14 @@ type anchorCtx struct {
 	// project's public API ("" when it cannot; nil outside project mode).
 	owner string
 	build func(typ string) string
+	// instance is set for an instance method (self_test).
+	instance bool
 }
+
+// selfArg is the argument expression that stands for the receiver
+// itself: the argument class declares it as a marker object, and the
+// worker passes the call's receiver where an argument is that marker.
+const selfArg = "bfSelf"
 
 // anchorRules in the order their values are tried: the rules naming one
 // value (null, a constant, a literal the fix tests) before those giving a
@@ -62,6 +71,14 @@ var anchorRules = []anchorRule{
 	{Name: "null_test", Doc: "`p == null`, `p != null`, `null == p`: null for the reference parameter p",
 		re:     regexp.MustCompile(`(?:^|[^.\w])(?P<p>[A-Za-z_]\w*)\s*[=!]=\s*null\b|\bnull\s*[=!]=\s*(?P<q>[A-Za-z_]\w*)\b(?:[^.(\w]|$)`),
 		derive: forParam(func(a *anchorCtx, t jtype, m map[string]string) []string { return nullValue(t) })},
+	{Name: "self_test", Doc: "`p == this`, `this == p` (or !=) in an instance method: the receiver itself for the reference parameter p (x.equals(x))",
+		re: regexp.MustCompile(`(?:^|[^.\w])(?P<p>[a-z_]\w*)\s*[=!]=\s*this\b|\bthis\s*[=!]=\s*(?P<q>[a-z_]\w*)\b(?:[^.(\w]|$)`),
+		derive: forParam(func(a *anchorCtx, t jtype, m map[string]string) []string {
+			if !a.instance || primitives[t.base] && t.dims == 0 {
+				return nil
+			}
+			return []string{selfArg}
+		})},
 	{Name: "element_null", Doc: "`p[i] == null` (or !=): an array parameter p holding a null element, alone and after an ordinary one",
 		re:     regexp.MustCompile(`(?:^|[^.\w])(?P<p>[A-Za-z_]\w*)\s*\[[^\]]*\]\s*[=!]=\s*null\b`),
 		derive: forParam(func(a *anchorCtx, t jtype, m map[string]string) []string { return nullElement(a, t) })},
@@ -473,10 +490,10 @@ func anchoredVectors(vals []anchorValue, nparams int) [][]string {
 // that a candidate javac drops only drops the vectors using it.
 func (h *harness) anchor() {
 	h.anchors, h.anchorRules = nil, nil
-	if h.failed != "" || len(h.bsig.Params) == 0 {
+	if h.failed != "" || len(h.bsig.Params) == 0 && !h.hasRecv {
 		return
 	}
-	a := &anchorCtx{params: h.bsig.Params, vars: h.bsig.TypeVars}
+	a := &anchorCtx{params: h.bsig.Params, vars: h.bsig.TypeVars, instance: !h.bsig.Static}
 	if h.real != nil && h.project != nil {
 		a.owner = strings.ReplaceAll(h.real.chain, "$", ".")
 		a.build = h.project.builtValue
@@ -484,14 +501,89 @@ func (h *harness) anchor() {
 	for _, cs := range h.cands[:len(h.bsig.Params)] {
 		a.ords = append(a.ords, cs[0])
 	}
-	vals, rules := deriveAnchors(a, changedLines(h.pair.BuggyMethod, h.pair.FixedMethod))
+	lines := changedLines(h.pair.BuggyMethod, h.pair.FixedMethod)
+	vals, rules := deriveAnchors(a, lines)
+	if h.hasRecv {
+		// The receiver is the last candidate list (receiverCandidates).
+		if rs := h.stateReceivers(lines); len(rs) > 0 {
+			rules = append(rules, "receiver_state")
+			for _, r := range rs {
+				vals = append(vals, anchorValue{Param: len(h.bsig.Params), Expr: r})
+			}
+		}
+	}
 	for _, v := range vals {
 		if !slices.Contains(h.cands[v.Param], v.Expr) {
 			h.cands[v.Param] = append(h.cands[v.Param], v.Expr)
 		}
 	}
-	h.anchors, h.anchorRules = anchoredVectors(vals, len(h.bsig.Params)), rules
+	h.anchors, h.anchorRules = anchoredVectors(vals, len(h.cands)), rules
 }
+
+// stateReceivers are the receiver_state rule's values: when the fix's
+// changed lines read the receiver's state — a field (`f == null`,
+// `this.f`, `f.length`, `if (empty)`) rather than a parameter or a local
+// of the method — receivers built through the class's public
+// constructors and factories (of its concrete subclasses for an abstract
+// class) with one argument at a time set to a boundary value of its type
+// (null, 0, -1, "", an empty array …; receivers.go stateReceivers), since
+// the fields a guard tests are those the constructor's arguments set. The
+// receiver is still built by public API alone: no field is written.
+func (h *harness) stateReceivers(lines []string) []string {
+	if h.project == nil || h.real == nil || len(stateNames(h.pair.BuggyMethod, h.bsig.Params, lines)) == 0 {
+		return nil
+	}
+	return h.project.stateReceivers(h.real.sourceName())
+}
+
+// stateNames are the names the changed lines read that are neither a
+// parameter nor a local of the buggy method, nor a method, a type or a
+// constant: the receiver's fields (`this.f`, or f alone).
+func stateNames(method string, params []Param, lines []string) []string {
+	local := map[string]bool{"this": true, "super": true, "null": true, "true": true, "false": true, "length": true}
+	for _, p := range params {
+		local[p.Name] = true
+	}
+	for _, m := range localDecl.FindAllStringSubmatch(string(blankCommentsAndLiterals([]byte(method))), -1) {
+		if !slices.Contains(notTypes, m[1]) {
+			local[m[2]] = true
+		}
+	}
+	for _, k := range javaKeywords {
+		local[k] = true
+	}
+	var out []string
+	for _, line := range lines {
+		code := blankCommentsAndLiterals([]byte(codePart(line)))
+		for _, m := range nameUse.FindAllSubmatchIndex(code, -1) {
+			name := string(code[m[2]:m[3]])
+			before := strings.TrimRight(string(code[:m[2]]), " \t")
+			after := strings.TrimLeft(string(code[m[3]:]), " \t")
+			this := strings.HasSuffix(before, "this.")
+			switch {
+			case local[name] && !this, strings.HasPrefix(after, "("), !this && strings.HasSuffix(before, "."),
+				name[0] >= 'A' && name[0] <= 'Z', slices.Contains(out, name):
+				continue
+			}
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+var (
+	nameUse = regexp.MustCompile(`\b([A-Za-z_$][\w$]*)\b`)
+	// localDecl is a local variable, a for-each or catch variable the
+	// method declares: a type's last token, then the name.
+	localDecl = regexp.MustCompile(`([\w$]+|[>\]])\s+([a-z_$][\w$]*)\s*(?:=[^=]|;|:[^:]|,|\))`)
+	// notTypes are the words that precede a name without declaring it.
+	notTypes     = []string{"return", "throw", "case", "new", "else", "instanceof", "assert", "yield", "do"}
+	javaKeywords = []string{"abstract", "assert", "boolean", "break", "byte", "case", "catch", "char", "class", "const", "continue",
+		"default", "do", "double", "else", "enum", "extends", "final", "finally", "float", "for", "goto", "if", "implements",
+		"import", "instanceof", "int", "interface", "long", "native", "new", "package", "private", "protected", "public",
+		"return", "short", "static", "strictfp", "switch", "synchronized", "throw", "throws", "transient", "try", "void",
+		"volatile", "while", "var", "yield", "record"}
+)
 
 // anchoredIndexVectors resolves the anchored vectors against the
 // surviving candidates ("" is the ordinary candidate 0); a vector whose
@@ -504,6 +596,10 @@ func (h *harness) anchoredIndexVectors() [][]int {
 		for p, e := range vec {
 			if e == "" {
 				continue
+			}
+			if p >= len(h.cands) { // a receiver value, and no receiver compiled
+				ok = false
+				break
 			}
 			if iv[p] = slices.Index(h.cands[p], e); iv[p] < 0 {
 				ok = false

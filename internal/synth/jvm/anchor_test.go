@@ -26,6 +26,12 @@ var anchorCases = []anchorCase{
 	{rule: "null_test", name: "local", header: "int f(String s)", line: "if (value != null) c.set(value);"},
 	{rule: "null_test", name: "call result", header: "int f(Exception details)", line: "if (details.getCause() == null) {"},
 
+	{rule: "self_test", name: "equals", header: "public boolean equals(Object obj)", line: "if (this == obj) {", want: []string{"obj=bfSelf"}},
+	{rule: "self_test", name: "reversed", header: "int compare(Object a, Object other)", line: "if (other != this) return 1;", want: []string{"other=bfSelf"}},
+	{rule: "self_test", name: "static", header: "static boolean same(Object obj)", line: "if (this == obj) {"},
+	{rule: "self_test", name: "primitive", header: "boolean f(int n)", line: "if (n == this) {"},
+	{rule: "self_test", name: "field", header: "boolean f(Object o)", line: "if (this.parent == this) {"},
+
 	{rule: "element_null", name: "array element", header: "Class<?>[] f(Object[] array)", line: "classes[i] = array[i] == null ? null : array[i].getClass();",
 		want: []string{`array=new Object[]{null}`, `array=new Object[]{"abc", null}`}},
 	{rule: "element_null", name: "primitive elements", header: "int f(int[] a)", line: "if (a[i] == null) return 0;"},
@@ -157,7 +163,7 @@ func testAnchorCtx(t *testing.T, header string) *anchorCtx {
 	if err != nil {
 		t.Fatalf("%s: %v", header, err)
 	}
-	a := &anchorCtx{params: sig.Params, vars: sig.TypeVars, owner: "Owner", build: func(typ string) string {
+	a := &anchorCtx{params: sig.Params, vars: sig.TypeVars, owner: "Owner", instance: !sig.Static, build: func(typ string) string {
 		if typ == "LeapYearPatternType" { // the one project type of the examples
 			return "new LeapYearPatternType(1)"
 		}

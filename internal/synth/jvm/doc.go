@@ -44,7 +44,12 @@
 //     arrays and collections, collections and maps holding null, a
 //     default instance for other types) — combined in order of total
 //     deviation from the all-ordinary vector, up to the call budget
-//     (default 200 calls per pair).
+//     (default 200 calls per pair). A pair gets four vectors per call of
+//     its budget; a vector holding a candidate (an argument or the
+//     receiver) whose construction threw on an earlier input is skipped
+//     without a call (the record's skipped), so the budget goes to
+//     inputs that can be built — a pair none of whose vectors is skipped
+//     runs exactly the inputs it ran before.
 //  5. Execution: one long-lived worker JVM (more with Workers) invokes the
 //     methods reflectively, one call at a time on an executor thread with
 //     a per-call timeout. A timeout halts the worker; System.exit is
@@ -166,13 +171,24 @@
 // types for `p instanceof T` on an Object parameter (and, in project
 // mode, a T built through its public API), the class literal of
 // `p == T.class` for a Class parameter, the constant C of `C.equals(p)`
-// (the method's class's own, in project mode), and number texts at
+// (the method's class's own, in project mode), the receiver itself for
+// `p == this` in an instance method (self_test: the argument class's
+// bfSelf marker, which the worker replaces with the call's receiver, so
+// the input is x.m(x)), and number texts at
 // the parsers' edges ("2147483648", "1.", "0x") when the fix parses or
 // catches NumberFormatException. The all-ordinary vector with one
 // parameter set to a derived value is tried first, then two derived
 // values together (at most 60 vectors), then the boundary search; records
 // name the rules (anchors) and mark an anchored trigger. Nothing is
-// derived for fields or locals: the search chooses arguments only.
+// derived for locals, and no field is written: when the changed lines
+// read the receiver's state (a field, bare or through this., that is no
+// parameter or local), the receiver_state rule tries receivers built
+// through the class's public constructors and factories (its concrete
+// subclasses' for an abstract class) with one argument at a time set to
+// each of the first two values after its ordinary one (null, then a
+// built or boundary value: 0, -1, "", an empty array), up to 12, since a
+// constructor's arguments are what set the fields a guard tests
+// (a field-guarded hashCode or toString had no other input at all).
 // TestAnchorRules holds each rule's must-apply and must-not-apply
 // examples; Options.NoAnchors (--no-anchors) turns them off.
 //
@@ -194,8 +210,10 @@
 // own project-type arguments are built the same way, to a nesting of
 // maxBuildDepth (receivers.go), and null only below it; an abstract type
 // or an interface is built through up to maxSubtypes concrete project
-// classes that extend or implement it (read from the sources' class
-// declarations; an on-demand build also compiles those of the pairs'
+// classes that extend or implement it, directly or through abstract
+// classes and subinterfaces (to maxSubtypeDepth levels; read from the
+// sources' class declarations with comments and literals blanked, each
+// by its full name; an on-demand build also compiles those of the pairs'
 // classes); an Object parameter also gets a value of the method's own
 // class built the same way (equals, compareTo). Project mode: an
 // instance method's receiver is one more
@@ -203,14 +221,19 @@
 // (declared, or added delegating to its shortest one) for a concrete
 // class, then up to maxReceivers values built as above through the
 // class's public constructors and factories, or its concrete subclasses'
-// for an abstract class, with one setter variant; a receiver whose
-// construction throws skips that input only (the worker reports it as
-// an argument error). No collaborator is made to return anything: there
+// for an abstract class, with one setter variant (the class looked up
+// by its full name: a simple name can be another package's class); a
+// receiver whose construction throws skips that input only (the worker
+// reports it as an argument error, naming the argument, and later
+// vectors holding it are skipped without a call). No collaborator is made to return anything: there
 // are no mocks, and no value is built by writing a field or by
 // reflection, so no collaborator can be forced to return an exceptional
 // value (§5.4's independence rule).
 //
-// Not done: receiver field states beyond what public constructors,
-// factories and one setter give (the model chooses arguments only);
-// builders writing whole harnesses.
+// Not done: receiver field states beyond what public constructors
+// (with one boundary argument), factories and one setter give (the model
+// chooses arguments only); values produced by instance methods of other
+// objects (jackson's JsonParser from JsonFactory.createParser, a
+// configured DeserializationContext): most of jackson-databind's
+// unconfirmed pairs need them; builders writing whole harnesses.
 package jvm

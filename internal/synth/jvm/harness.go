@@ -254,6 +254,10 @@ func (h *harness) methodClass(kind, method string) string {
 	return b.String()
 }
 
+// vectorSlack is how many argument vectors a pair gets per call of its
+// budget.
+const vectorSlack = 4
+
 func (h *harness) argsClass(limit int) string {
 	var b strings.Builder
 	line := 1
@@ -268,6 +272,9 @@ func (h *harness) argsClass(limit int) string {
 	w("  static <T> T bfWith(T t, java.util.function.Consumer<T> c) { c.accept(t); return t; }\n")
 	if h.hasRecv {
 		w("  static final boolean bfReceiver = true; // the last candidate list is the receiver's\n")
+	}
+	if slices.ContainsFunc(h.cands, func(cs []string) bool { return slices.Contains(cs, selfArg) }) {
+		w("  static final Object %s = new Object(); // the worker passes the receiver in its place (self_test)\n", selfArg)
 	}
 	// v(p, k) is candidate k of parameter p; one candidate per line so a
 	// compile error names the candidate.
@@ -293,7 +300,13 @@ func (h *harness) argsClass(limit int) string {
 	for i, cs := range h.cands {
 		sizes[i] = len(cs)
 	}
-	h.vecs, h.nAnchored = withAnchored(h.anchoredIndexVectors(), vectors(sizes, limit), limit)
+	// More vectors than the call budget: the search skips those holding a
+	// candidate that failed to build (verify.go skip), and the budget
+	// then goes to the next ones. A pair none of whose vectors is skipped
+	// runs the same inputs as with limit vectors (the enumeration's
+	// prefix), since each run vector costs at least one call.
+	n := limit * vectorSlack
+	h.vecs, h.nAnchored = withAnchored(h.anchoredIndexVectors(), vectors(sizes, n), n)
 	return b.String()
 }
 
@@ -315,9 +328,29 @@ func (h *harness) input(i int) string {
 	for p, k := range h.vecs[i] {
 		args[p] = h.cands[p][k]
 	}
-	call := h.bsig.Name + "(" + strings.Join(args[:len(h.bsig.Params)], ", ") + ")"
+	params := slices.Clone(args[:len(h.bsig.Params)])
+	self := slices.Contains(params, selfArg)
+	for p, a := range params {
+		if a == selfArg {
+			params[p] = "x" // the receiver itself
+		}
+	}
+	call := h.bsig.Name + "(" + strings.Join(params, ", ") + ")"
+	recv := ""
 	if h.hasRecv && args[len(args)-1] != "null" {
-		return "(" + args[len(args)-1] + ")." + call
+		recv = args[len(args)-1]
+	}
+	switch {
+	case self && recv != "":
+		return "bfWith(" + recv + ", x -> x." + call + ")"
+	case self: // the default receiver: the class's no-argument constructor
+		class := h.class("B")
+		if h.real != nil {
+			class = h.real.sourceName()
+		}
+		return "bfWith(new " + class + "(), x -> x." + call + ")"
+	case recv != "":
+		return "(" + recv + ")." + call
 	}
 	return call
 }

@@ -102,7 +102,7 @@ func (p *Project) nextWant(types map[string]*typeInfo, want map[string]bool) map
 		}
 		if t.Abstract {
 			for _, s := range p.subtypes.concreteSubtypes(simpleName(t.Name)) {
-				next[s] = true
+				next[simpleName(s)] = true
 			}
 		}
 	}
@@ -178,7 +178,9 @@ func listClasses(classes string) (byLast map[string][]string, known map[string]*
 		name := strings.ReplaceAll(filepath.ToSlash(rel), "/", ".")
 		src := strings.ReplaceAll(name, "$", ".")
 		simple := src[strings.LastIndex(name[:strings.Index(name+"$", "$")], ".")+1:]
-		known[simple] = &typeInfo{Name: src, Kind: "class", Abstract: true}
+		t := &typeInfo{Name: src, Kind: "class", Abstract: true}
+		known[simple] = t
+		known[src] = t // the full name: simple names collide across packages
 		last := simple[strings.LastIndex(simple, ".")+1:]
 		byLast[last] = append(byLast[last], name)
 		return nil
@@ -194,7 +196,8 @@ var (
 )
 
 // parseJavap reads "javap -public" output into out, keyed by the class's
-// simple source name ("Outer.Inner" for a nested class).
+// simple source name ("Outer.Inner" for a nested class) and by its full
+// source name ("pkg.Outer.Inner").
 func parseJavap(text []byte, out map[string]*typeInfo) {
 	var cur *typeInfo
 	sc := bufio.NewScanner(bytes.NewReader(text))
@@ -204,6 +207,12 @@ func parseJavap(text []byte, out map[string]*typeInfo) {
 		if t, key := parseJavapHeader(line); t != nil {
 			cur = t
 			out[key] = cur
+			// Also under the full source name: two packages can declare
+			// the same simple name (commons-math's ml.clustering and
+			// stat.clustering KMeansPlusPlusClusterer, mockito's asm.Frame
+			// and asm.tree.analysis.Frame), and the simple key holds
+			// whichever javap listed last.
+			out[t.Name] = cur
 			continue
 		}
 		if cur != nil {
@@ -375,6 +384,11 @@ func (p *Project) setterVariants(t *typeInfo, base string, depth int) []string {
 // ordinaryArgs renders the first (ordinary) candidate of each parameter,
 // cast to its declared type so overloads resolve.
 func (p *Project) ordinaryArgs(params []string, depth int) string {
+	return strings.Join(p.ordinaryArgList(params, depth), ", ")
+}
+
+// ordinaryArgList is ordinaryArgs, one argument a string.
+func (p *Project) ordinaryArgList(params []string, depth int) []string {
 	args := make([]string, len(params))
 	for i, prm := range params {
 		v := p.valuesOf(prm, depth+1)[0]
@@ -386,7 +400,7 @@ func (p *Project) ordinaryArgs(params []string, depth int) string {
 		}
 		args[i] = cast(prm, v)
 	}
-	return strings.Join(args, ", ")
+	return args
 }
 
 // ascendingNumbers are the k-th value (from 0) of the ascending

@@ -242,7 +242,8 @@ func paramTypes(pairs []corpus.Pair) []string {
 	return out
 }
 
-// receiverNames are the top-level class names of the pairs' files.
+// receiverNames are the top-level class names of the pairs' files and
+// the simple names of their methods' nested classes.
 func receiverNames(pairs []corpus.Pair) []string {
 	var out []string
 	for _, p := range pairs {
@@ -252,6 +253,14 @@ func receiverNames(pairs []corpus.Pair) []string {
 		name := strings.TrimSuffix(path.Base(p.Source.Path), ".java")
 		if !slices.Contains(out, name) {
 			out = append(out, name)
+		}
+		// The method's own class when it is a nested one
+		// ("Outer.Inner: sig"): an abstract nested class's receivers
+		// are its concrete subtypes, whose API must be read too.
+		if chain, _, ok := strings.Cut(p.Source.Method, ":"); ok {
+			if n := simpleName(strings.TrimSpace(chain)); n != name && n != "" && !strings.ContainsAny(n, "<> ") && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
 		}
 	}
 	return out

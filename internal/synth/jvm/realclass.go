@@ -340,6 +340,16 @@ func (rc *realClass) fqcn() string {
 	return rc.pkg + "." + name
 }
 
+// sourceName is the full source name of the method's class
+// ("pkg.Outer.Inner").
+func (rc *realClass) sourceName() string {
+	name := strings.ReplaceAll(rc.chain, "$", ".")
+	if rc.pkg == "" {
+		return name
+	}
+	return rc.pkg + "." + name
+}
+
 // pkgDir is the package's directory under a class or source root.
 func (rc *realClass) pkgDir(root string) string {
 	return filepath.Join(root, filepath.FromSlash(strings.ReplaceAll(rc.pkg, ".", "/")))
@@ -366,7 +376,7 @@ func (h *harness) useProject(p *Project, files *realFiles) {
 		return
 	}
 	h.real = rc
-	own := p.builtValue(strings.ReplaceAll(rc.chain, "$", "."))
+	own := p.builtValue(rc.sourceName())
 	for i, prm := range h.bsig.Params {
 		if c := p.realCandidates(prm.Type, 0); c != nil {
 			h.cands[i] = c
@@ -379,7 +389,11 @@ func (h *harness) useProject(p *Project, files *realFiles) {
 		}
 	}
 	if !h.bsig.Static {
-		if rs := p.receiverCandidates(strings.ReplaceAll(rc.chain, "$", ".")); len(rs) > 0 {
+		// By the class's full name: its simple name may be another
+		// package's class too (a receiver of that class is "not a" the
+		// method's class, and which one the simple name meant depended
+		// on the pairs of the run).
+		if rs := p.receiverCandidates(rc.sourceName()); len(rs) > 0 {
 			h.cands = append(h.cands, rs) // the receiver dimension (receivers.go)
 			h.hasRecv = true
 		}

@@ -19,10 +19,15 @@ import (
 
 // Limits of the search through real types.
 const (
-	maxSubtypes   = 3 // concrete subtypes tried for an abstract type
-	maxReceivers  = 8 // receiver candidates per pair
-	maxBuildDepth = 2 // nesting of constructed project-type arguments
-	maxAPIRounds  = 3 // javap rounds following constructor parameter types
+	maxSubtypes = 3 // concrete subtypes tried for an abstract type
+	// maxSubtypeDepth is how many levels below an abstract type its
+	// concrete subtypes are looked for.
+	maxSubtypeDepth = 3
+	maxReceivers    = 8 // receiver candidates per pair
+	maxBuildDepth   = 2 // nesting of constructed project-type arguments
+	maxAPIRounds    = 3 // javap rounds following constructor parameter types
+	// maxStateReceivers bounds the receiver_state rule's receivers.
+	maxStateReceivers = 12
 )
 
 // typeHeader is a class or interface declaration's head: its name and
@@ -39,31 +44,60 @@ var (
 // directly extend or implement it (by simple name, in file order), and
 // each class to its file, reading the production sources' text (nothing
 // is compiled or run). A class declared abstract is not listed as a
-// subtype: it cannot be constructed.
+// subtype: it cannot be constructed; it is listed in between, with the
+// interfaces that extend an interface, so that the concrete classes below
+// it are found (jackson-databind's DeserializationContext, whose only
+// concrete class, DefaultDeserializationContext.Impl, extends the abstract
+// DefaultDeserializationContext: before, the search found no receiver).
 type subtypeScan struct {
-	subs  map[string][]string
-	files map[string]string // simple class name → source file
+	subs    map[string][]string
+	between map[string][]string // abstract classes and subinterfaces below a type
+	files   map[string]string   // simple class name → source file
 }
 
 // scanSubtypes reads the declarations of the files.
 func scanSubtypes(files []string) subtypeScan {
-	sc := subtypeScan{subs: map[string][]string{}, files: map[string]string{}}
+	sc := subtypeScan{subs: map[string][]string{}, between: map[string][]string{}, files: map[string]string{}}
 	slices.Sort(files)
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			continue // a file the build cannot read fails there, with its error
 		}
+		// Without comments and literals: "class for …" in a Javadoc
+		// comment matched typeHeader up to the next brace, swallowing the
+		// real declaration after it (commons-math's ArrayRealVector was
+		// no RealVector, and RealVector had no receiver).
+		data = blankCommentsAndLiterals(data)
+		pkg := ""
+		if m := packageDecl.FindSubmatch(data); m != nil {
+			pkg = string(m[1]) + "."
+		}
+		top := strings.TrimSuffix(filepath.Base(f), ".java")
 		for _, m := range typeHeader.FindAllSubmatchIndex(data, -1) {
 			kind, name, head := string(data[m[2]:m[3]]), string(data[m[4]:m[5]]), string(data[m[6]:m[7]])
 			if _, ok := sc.files[name]; !ok {
 				sc.files[name] = f
 			}
-			if kind != "class" || declaredAbstract(data[:m[0]]) {
+			if kind == "enum" {
 				continue
 			}
+			// The subtype by its full name, so that a simple name
+			// declared twice (commons-collections' HashBag and
+			// bag.HashBag, jackson's many nested Impl and Std classes)
+			// is the class the file declares; a nested class is taken to
+			// be one level inside the file's top-level class.
+			full := pkg + name
+			if name != top {
+				full = pkg + top + "." + name
+			}
+			sc.files[full] = f
+			to := sc.subs
+			if kind != "class" || declaredAbstract(data[:m[0]]) {
+				to = sc.between
+			}
 			for _, super := range supertypes(head) {
-				sc.subs[super] = append(sc.subs[super], name)
+				to[super] = append(to[super], full)
 			}
 		}
 	}
@@ -99,21 +133,32 @@ func supertypes(head string) []string {
 	return out
 }
 
-// concreteSubtypes are up to maxSubtypes classes below name (a subtype
-// that is itself an interface's implementation counts; one level of
-// abstract classes is looked through by the scan's exclusion).
+// concreteSubtypes are up to maxSubtypes classes below name (by their
+// full source names, or simple ones where the scan has none): its direct
+// concrete subtypes first, then, breadth first, those below its abstract
+// subclasses and subinterfaces (to maxSubtypeDepth levels).
 func (sc subtypeScan) concreteSubtypes(name string) []string {
-	seen := map[string]bool{}
+	seen := map[string]bool{name: true}
 	var out []string
-	queue := slices.Clone(sc.subs[name])
-	for len(queue) > 0 && len(out) < maxSubtypes {
-		s := queue[0]
-		queue = queue[1:]
-		if seen[s] {
-			continue
+	level := []string{name}
+	for d := 0; d < maxSubtypeDepth && len(level) > 0 && len(out) < maxSubtypes; d++ {
+		var next []string
+		for _, t := range level {
+			for _, s := range sc.subs[simpleName(t)] {
+				if !seen[s] && len(out) < maxSubtypes {
+					seen[s] = true
+					out = append(out, s)
+				}
+				next = append(next, s)
+			}
+			for _, s := range sc.between[simpleName(t)] {
+				if !seen[s] {
+					seen[s] = true
+					next = append(next, s)
+				}
+			}
 		}
-		seen[s] = true
-		out = append(out, s)
+		level = next
 	}
 	return out
 }
@@ -125,7 +170,7 @@ func (sc subtypeScan) receiverTypes(receivers []string) (names, files []string) 
 	for _, r := range receivers {
 		names = append(names, r)
 		for _, s := range sc.concreteSubtypes(r) {
-			names = append(names, s)
+			names = append(names, simpleName(s))
 			if f := sc.files[s]; f != "" && !slices.Contains(files, f) {
 				files = append(files, f)
 			}
@@ -194,6 +239,12 @@ func (p *Project) lookupSubtype(name string) *typeInfo {
 	if t := p.lookup(name); t != nil {
 		return t
 	}
+	// A full name the scan guessed wrong (a class nested two levels
+	// deep): by its simple name, as before full names.
+	name = simpleName(name)
+	if t := p.lookup(name); t != nil {
+		return t
+	}
 	var found *typeInfo
 	for key, t := range p.types {
 		if strings.HasSuffix(key, "."+name) {
@@ -244,4 +295,105 @@ func relTo(root, path string) string {
 		return path
 	}
 	return filepath.ToSlash(rel)
+}
+
+// blankCommentsAndLiterals is Java source text with every comment and
+// the contents of every string, text block and char literal replaced by
+// spaces (line ends kept), so that declarations are read from code only.
+func blankCommentsAndLiterals(src []byte) []byte {
+	out := slices.Clone(src)
+	blank := func(i, j int) {
+		for k := i; k < j && k < len(out); k++ {
+			if out[k] != '\n' {
+				out[k] = ' '
+			}
+		}
+	}
+	for i := 0; i < len(src); {
+		switch {
+		case src[i] == '/' && i+1 < len(src) && src[i+1] == '/':
+			j := i
+			for j < len(src) && src[j] != '\n' {
+				j++
+			}
+			blank(i, j)
+			i = j
+		case src[i] == '/' && i+1 < len(src) && src[i+1] == '*':
+			j := i + 2
+			for j+1 < len(src) && !(src[j] == '*' && src[j+1] == '/') {
+				j++
+			}
+			j = min(j+2, len(src))
+			blank(i, j)
+			i = j
+		case src[i] == '"' && i+2 < len(src) && src[i+1] == '"' && src[i+2] == '"':
+			j := i + 3
+			for j+2 < len(src) && !(src[j] == '"' && src[j+1] == '"' && src[j+2] == '"' && src[j-1] != '\\') {
+				j++
+			}
+			j = min(j+3, len(src))
+			blank(i+1, j-1)
+			i = j
+		case src[i] == '"' || src[i] == '\'':
+			q := src[i]
+			j := i + 1
+			for j < len(src) && src[j] != q && src[j] != '\n' {
+				if src[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			blank(i+1, j)
+			i = j + 1
+		default:
+			i++
+		}
+	}
+	return out
+}
+
+// stateReceivers are receivers of class built through the public
+// constructors and factories receiverCandidates uses, with one argument
+// at a time set to each of its type's first two values after the
+// ordinary one (null, then a built value or a boundary: 0, -1, "", an
+// empty array …), the first such value of every argument before the
+// second, up to maxStateReceivers (anchor.go's receiver_state rule).
+func (p *Project) stateReceivers(class string) []string {
+	t := p.lookup(class)
+	if t == nil {
+		return nil
+	}
+	type maker struct {
+		head   string // "new T(" or "T.f("
+		params []string
+	}
+	var makers []maker
+	for _, c := range p.constructible(t) {
+		if !c.Abstract {
+			for _, params := range p.usableCtors(c) {
+				makers = append(makers, maker{"new " + c.Name + "(", params})
+			}
+		}
+		for _, f := range c.Factories[:min(len(c.Factories), maxFactories)] {
+			makers = append(makers, maker{c.Name + "." + f.Name + "(", f.Params})
+		}
+	}
+	var out []string
+	for k := 1; k <= 2; k++ {
+		for _, m := range makers {
+			for i, prm := range m.params {
+				vals := p.valuesOf(prm, 1)
+				if k >= len(vals) {
+					continue
+				}
+				args := p.ordinaryArgList(m.params, 0)
+				args[i] = cast(prm, vals[k])
+				v := m.head + strings.Join(args, ", ") + ")"
+				if !slices.Contains(out, v) && len(out) < maxStateReceivers {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	return out
 }

@@ -40,8 +40,12 @@ type Execution struct {
 	// how many were run on the buggy method; Calls all calls made.
 	Candidates  int `json:"candidates"`
 	InputsTried int `json:"inputs_tried"`
-	Calls       int `json:"calls"`
-	Budget      int `json:"budget"`
+	// Skipped counts the vectors not run because one of their candidates
+	// had failed to build on an earlier input (the call would be the
+	// same arg_error).
+	Skipped int `json:"skipped,omitempty"`
+	Calls   int `json:"calls"`
+	Budget  int `json:"budget"`
 	// Anchors are the rules that derived patch-anchored inputs from the
 	// fix (anchor.go); Anchored how many vectors they gave, tried first.
 	Anchors  []string `json:"anchors,omitempty"`

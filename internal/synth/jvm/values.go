@@ -25,6 +25,12 @@ var concreteJDK = map[string][]string{
 	"Pattern":      {`java.util.regex.Pattern.compile("a")`, "null", `java.util.regex.Pattern.compile("")`},
 	"Random":       {"new java.util.Random(1)", "null"},
 	"Type":         {"String.class", "null", "int.class"},
+	// A parse position at the start, past a three-character text's end
+	// ("abc", the ordinary string) and before its start: commons-math's
+	// CompositeFormat parsers, Format.parseObject (issue 16: ten grounded
+	// pairs had only null, since ParsePosition has no no-argument
+	// constructor).
+	"ParsePosition": {"new java.text.ParsePosition(0)", "null", "new java.text.ParsePosition(3)", "new java.text.ParsePosition(1)", "new java.text.ParsePosition(-1)"},
 }
 
 // candidates returns Java expressions to try for a parameter of type s,

@@ -28,7 +28,8 @@ func TestWithLiterals(t *testing.T) {
 // instantiation of the abstract type itself.
 func TestConcreteJDK(t *testing.T) {
 	must := map[string]string{"Reader": "new java.io.StringReader(", "InputStream": "new java.io.ByteArrayInputStream(",
-		"Writer": "new java.io.StringWriter()", "File": "new java.io.File(\"", "java.io.OutputStream": "new java.io.ByteArrayOutputStream()"}
+		"Writer": "new java.io.StringWriter()", "File": "new java.io.File(\"", "java.io.OutputStream": "new java.io.ByteArrayOutputStream()",
+		"ParsePosition": "new java.text.ParsePosition(0)"}
 	for typ, prefix := range must {
 		c := candidates(typ, nil)
 		if !strings.HasPrefix(c[0], prefix) {

@@ -39,6 +39,10 @@ type Outcome struct {
 	// Frame is the top stack frame "class.method:line".
 	Frame   string `json:"frame,omitempty"`
 	Message string `json:"message,omitempty"`
+	// Arg is, for an arg_error raised while an argument (or the
+	// receiver, the last) was built, that argument's position, 1-based;
+	// 0 otherwise. Not recorded.
+	Arg int `json:"-"`
 }
 
 // prepareWorker compiles the embedded worker once per (source, JDK) into
@@ -313,5 +317,8 @@ func parseReply(l, nonce string) (o Outcome, dirty bool, err error) {
 		return Outcome{}, false, fmt.Errorf("malformed worker reply %q: line %q", l, f[3])
 	}
 	o.Line = n
+	if o.Kind == "arg_error" {
+		o.Arg, o.Line = n, 0 // the argument that failed to build, not a line
+	}
 	return o, f[5] == "1", nil
 }

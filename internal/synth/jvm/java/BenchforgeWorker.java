@@ -227,13 +227,16 @@ public final class BenchforgeWorker {
         Object[] argv = new Object[idx.length];
         Object given = null; // the receiver the argument class built, if any
         boolean hasRecv = false;
+        Object self = null; // the argument class's bfSelf marker: the receiver goes in its place
         ClassLoader cl = loader != null ? loader : BenchforgeWorker.class.getClassLoader();
         Thread.currentThread().setContextClassLoader(cl); // code that loads by name sees the pair's classes
+        int p = 0; // the argument being built: an arg_error names it (1-based) in the line field
         try {
             Class<?> ac = Class.forName(argsCls, true, cl);
             Method v = ac.getDeclaredMethod("v", int.class, int.class);
             v.setAccessible(true);
-            for (int p = 0; p < idx.length; p++) argv[p] = v.invoke(null, p, idx[p]);
+            for (p = 0; p < idx.length; p++) argv[p] = v.invoke(null, p, idx[p]);
+            self = selfMarker(ac);
             // An argument class with a receiver dimension (bfReceiver) has
             // the receiver as its last candidate list: null is the class's
             // no-argument constructor. A receiver whose construction throws
@@ -243,7 +246,7 @@ public final class BenchforgeWorker {
                 argv = java.util.Arrays.copyOf(argv, argv.length - 1);
             }
         } catch (InvocationTargetException e) {
-            return reply("arg_error", e.getCause(), null, null);
+            return reply("arg_error", e.getCause(), null, new String[] {Integer.toString(p + 1), ""});
         } catch (Throwable e) {
             return reply("harness_error", e, "args: " + e, null);
         }
@@ -265,8 +268,16 @@ public final class BenchforgeWorker {
             Throwable c = e instanceof InvocationTargetException ? e.getCause() : e;
             // With other receivers to try, a default receiver that cannot
             // be built skips this input only.
-            if (hasRecv) return reply("arg_error", c, "setup: " + c, null);
+            if (hasRecv) return reply("arg_error", c, "setup: " + c, new String[] {Integer.toString(idx.length), ""});
             return reply("harness_error", c, "setup: " + c, null);
+        }
+        if (self != null) {
+            for (int i = 0; i < argv.length; i++) {
+                if (argv[i] == self) {
+                    if (recv == null) return reply("harness_error", null, "bfSelf in a static call", null);
+                    argv[i] = recv;
+                }
+            }
         }
         try {
             m.invoke(recv, argv);
@@ -279,6 +290,17 @@ public final class BenchforgeWorker {
             return reply("arg_error", e, null, null);
         } catch (Throwable e) {
             return reply("harness_error", e, "invoke: " + e, null);
+        }
+    }
+
+    // selfMarker is the argument class's bfSelf marker object, or null.
+    static Object selfMarker(Class<?> ac) {
+        try {
+            Field f = ac.getDeclaredField("bfSelf");
+            f.setAccessible(true);
+            return f.get(null);
+        } catch (ReflectiveOperationException e) {
+            return null;
         }
     }
 
