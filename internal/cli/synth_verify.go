@@ -126,7 +126,7 @@ func runSynthVerify(a *app, cmd *cobra.Command, o verifyOptions) error {
 	// One log holds one set of the settings that decide an execution.
 	settings := runkey.Settings{
 		"budget": opts.Budget, "timeout": opts.Timeout.String(), "harness_model": o.harnessModel, "regime": o.regime,
-		"judgements": o.judge, "harness_prompts": jvm.HarnessPromptVersion,
+		"judgements": o.judge, "harness_prompts": jvm.HarnessPromptVersion, "search": jvm.SearchVersion,
 	}
 	if opts.NoAnchors {
 		settings["anchors"] = "off" // only when set: logs written before the flag keep resuming

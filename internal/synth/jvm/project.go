@@ -127,6 +127,11 @@ func BuildProject(ctx context.Context, jdk JDK, o ProjectOptions) (*Project, err
 	t0 := time.Now()
 	p := &Project{Repo: o.Repo, Commit: o.Commit, Root: o.Dir}
 	base := buildDir(o)
+	unlock, err := lockBuild(ctx, base)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if o.GitDir != "" {
 		p.Root = filepath.Join(base, "tree")
 		if err := exportSources(ctx, &o, p.Root); err != nil {
@@ -140,7 +145,6 @@ func BuildProject(ctx context.Context, jdk JDK, o ProjectOptions) (*Project, err
 		return nil, err
 	}
 	p.Encoding = pomEncoding(p.Root)
-	var err error
 	if p.Jars, err = jarList(o.Jars, o.JarDir); err != nil {
 		return nil, err
 	}
@@ -264,6 +268,11 @@ func gitRootOf(ctx context.Context, gitDir, commit, rel string) string {
 // "git archive" (nothing is executed from the repository); an existing
 // export is kept.
 func exportTree(ctx context.Context, gitDir, commit, dir, sub string) error {
+	unlock, err := lockBuild(ctx, dir) // a dependency's export is shared by builds
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	done := filepath.Join(dir, ".benchforge-export")
 	if _, err := os.Stat(done); err == nil {
 		return nil

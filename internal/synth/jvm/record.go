@@ -19,6 +19,14 @@ const (
 	StatusUnconfirmed = "unconfirmed"
 )
 
+// SearchVersion names the version of the input search (its candidates,
+// anchors and skipping rules), which decides an execution beyond the
+// settings of a run. It is part of an executions log's settings, so a
+// run never resumes a log an older search wrote; bump it whenever a
+// change can alter a record (search-2: receivers through subclasses,
+// the receiver_state and self_test anchors, skipped vectors).
+const SearchVersion = "search-2"
+
 // Execution is one pair's record in executions.jsonl.
 type Execution struct {
 	PairID    string `json:"pair_id"`
