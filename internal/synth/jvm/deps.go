@@ -4,6 +4,8 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/benchforge/benchforge/internal/pom"
@@ -93,7 +95,11 @@ func dependencySources(ctx context.Context, root, repo, repos, cacheDir string) 
 // class that reaches JsonFactory failed to build and its pairs missed
 // classes at run time (issue 16).
 func exportRelease(ctx context.Context, gitDir, name string, d pom.Dep, cacheDir string) (srcs []string, tag string, ok bool) {
-	for _, tag := range releaseTags(d.ArtifactID, d.Version) {
+	tags := releaseTags(d.ArtifactID, d.Version)
+	if near := nearestRelease(ctx, gitDir, d); near != "" {
+		tags = append(tags, near)
+	}
+	for _, tag := range tags {
 		if exec.CommandContext(ctx, "git", "--git-dir", gitDir, "rev-parse", "--verify", "-q", "refs/tags/"+tag+"^{commit}").Run() != nil {
 			continue
 		}
@@ -112,4 +118,51 @@ func exportRelease(ctx context.Context, gitDir, name string, d pom.Dep, cacheDir
 		return srcs, tag, true
 	}
 	return nil, "", false
+}
+
+// releaseTag matches a release tag's version: an optional artifact or
+// "v" prefix, then major.minor.patch and nothing after.
+var releaseTag = regexp.MustCompile(`^(?:[A-Za-z][\w-]*-|v)?(\d+)\.(\d+)\.(\d+)$`)
+
+// versionNumbers reads the major, minor and patch numbers at the start of
+// a Maven version ("2.8.0.rc2", "2.9.0-SNAPSHOT", "2.7"); ok is false
+// when it does not start with major.minor.
+var versionNumbers = regexp.MustCompile(`^(\d+)\.(\d+)(?:\.(\d+))?`)
+
+// nearestRelease is the tag of the release of d's major.minor line that
+// stands for a version the clone has no tag of: a pre-release or
+// snapshot (jackson-databind 2.8.0.rc1's pom names jackson-core
+// 2.8.0.rc2, and the clone tags only jackson-core-2.8.0) becomes the
+// release it led to (the lowest patch at or above its own), else the
+// last release before it. The label of the export names the tag, so the
+// substitution shows in the build report. "" when the line has no
+// release tag (the dependency is then left to the jars).
+func nearestRelease(ctx context.Context, gitDir string, d pom.Dep) string {
+	want := versionNumbers.FindStringSubmatch(d.Version)
+	if want == nil {
+		return ""
+	}
+	patch := 0
+	if want[3] != "" {
+		patch, _ = strconv.Atoi(want[3])
+	}
+	out, err := exec.CommandContext(ctx, "git", "--git-dir", gitDir, "tag", "--list").Output()
+	if err != nil {
+		return ""
+	}
+	best, bestPatch, above := "", -1, false
+	for _, t := range strings.Fields(string(out)) {
+		m := releaseTag.FindStringSubmatch(t)
+		if m == nil || m[1] != want[1] || m[2] != want[2] || !strings.HasPrefix(t, d.ArtifactID+"-") && t[0] != 'v' && (t[0] < '0' || t[0] > '9') {
+			continue
+		}
+		p, _ := strconv.Atoi(m[3])
+		switch {
+		case p >= patch && (!above || p < bestPatch):
+			best, bestPatch, above = t, p, true
+		case p < patch && !above && p > bestPatch:
+			best, bestPatch = t, p
+		}
+	}
+	return best
 }

@@ -210,3 +210,36 @@ func TestOnDemandBuildKeepsNamers(t *testing.T) {
 		}
 	}
 }
+
+// TestNearestRelease: a dependency version the clone has no tag of (a
+// pre-release or a snapshot) is exported at the release of its
+// major.minor line it led to, else the last one before it; another line,
+// a pre-release tag or another artifact's tag is never taken.
+func TestNearestRelease(t *testing.T) {
+	gitDir, commit := gitProject(t, map[string]string{
+		"pom.xml":                             "<project/>",
+		"src/main/java/org/core/Factory.java": "package org.core;\npublic class Factory {}\n",
+	})
+	for _, tag := range []string{"core-2.7.9", "core-2.8.0", "core-2.8.1", "core-2.8.2.rc1", "other-2.8.3", "core-2.9.1"} {
+		if out, err := exec.Command("git", "--git-dir", gitDir, "tag", tag, commit).CombinedOutput(); err != nil {
+			t.Fatalf("git tag: %v\n%s", err, out)
+		}
+	}
+	for _, c := range []struct{ version, want string }{
+		{"2.8.0.rc2", "core-2.8.0"},      // the release the candidate led to
+		{"2.8.1-SNAPSHOT", "core-2.8.1"}, // a snapshot of a released version
+		{"2.8.3-SNAPSHOT", "core-2.8.1"}, // unreleased here: the last release before
+		{"2.8", "core-2.8.0"},
+		{"2.9.0-SNAPSHOT", "core-2.9.1"},
+		{"3.0.0", ""}, // no release of the line
+		{"${jackson.version}", ""},
+	} {
+		if got := nearestRelease(context.Background(), gitDir, pom.Dep{ArtifactID: "core", Version: c.version}); got != c.want {
+			t.Errorf("nearestRelease(%s) = %q, want %q", c.version, got, c.want)
+		}
+	}
+	srcs, tag, ok := exportRelease(context.Background(), gitDir, "demo/core", pom.Dep{ArtifactID: "core", Version: "2.8.0.rc2"}, t.TempDir())
+	if !ok || tag != "core-2.8.0" || len(srcs) != 1 {
+		t.Fatalf("exportRelease(2.8.0.rc2) = %v, %q, %v; want the source root at core-2.8.0", srcs, tag, ok)
+	}
+}

@@ -113,7 +113,10 @@
 // release tag the pom names, ahead of any newer system jar
 // (-Xprefer:source); a version only the parent pom defines is the
 // parent's release train for a module of its group (jackson-bom 2.9.0.pr3
-// → jackson-core-2.9.0.pr3). A second source root that declares the main
+// → jackson-core-2.9.0.pr3); a pre-release or snapshot the clone has no
+// tag of is the release of its major.minor line it led to, else the last
+// one before it (jackson-core 2.8.0.rc2 → jackson-core-2.8.0), and the
+// build report's deps name the tag taken. A second source root that declares the main
 // root's classes (joda-time's GWT emulation) is another build's copy and
 // stays off the source path. A source encoding the pom declares
 // (project.build.sourceEncoding: commons-lang 3's ISO-8859-1) is the

@@ -115,7 +115,7 @@ type ProjectOptions struct {
 
 // buildVersion is part of a build's cache key: builds made by older rules
 // are not reused.
-const buildVersion = "v11"
+const buildVersion = "v12"
 
 // maxBuildRounds bounds the javac runs of a project build: a run that
 // wrote no class is repeated without the files javac named.
