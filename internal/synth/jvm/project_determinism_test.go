@@ -94,10 +94,7 @@ func faultPairs(commit string) []corpus.Pair {
 // in both.
 func TestVerifyVerdictsIndependentOfBatchAndCache(t *testing.T) {
 	opts := needJDK(t)
-	gitDir, commit := gitProject(t, faultProject)
-	repos := t.TempDir()
-	testcheck.Must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__det.git")))
-	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	commit := oneProject(t, &opts, "det", faultProject)
 	verdicts := func(batch int) map[string]string {
 		o := opts
 		o.Batch = batch
@@ -204,10 +201,7 @@ public abstract class Base<T> implements Comparable<Base<T>> {
 // Base raised InstantiationException.
 func TestVerifyAbstractReceiver(t *testing.T) {
 	opts := needJDK(t)
-	gitDir, commit := gitProject(t, recvProject)
-	repos := t.TempDir()
-	testcheck.Must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__recv.git")))
-	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	commit := oneProject(t, &opts, "recv", recvProject)
 	head := "    public int width(String s) {\n        if (s.length() > conf.limit()) {\n"
 	p := corpus.Pair{PairID: "recv-1", ErrorType: corpus.IllegalArgument, Generator: "hand",
 		BuggyMethod: head + "            throw new IllegalArgumentException(\"too long: \" + s);\n        }\n        return s.length();\n    }\n",
@@ -316,10 +310,7 @@ func TestReceiverCandidatesAscending(t *testing.T) {
 func TestVerifyAbstractReceiverNone(t *testing.T) {
 	opts := needJDK(t)
 	src := "package org.r;\n\npublic abstract class Lone {\n    public int width(String s) {\n        return s.length();\n    }\n}\n"
-	gitDir, commit := gitProject(t, map[string]string{"src/main/java/org/r/Lone.java": src})
-	repos := t.TempDir()
-	testcheck.Must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__lone.git")))
-	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	commit := oneProject(t, &opts, "lone", map[string]string{"src/main/java/org/r/Lone.java": src})
 	p := corpus.Pair{PairID: "lone-1", ErrorType: corpus.NullPointer, Generator: "hand",
 		BuggyMethod: "    public int width(String s) {\n        return s.length();\n    }\n",
 		FixedMethod: "    public int width(String s) {\n        return s == null ? 0 : s.length();\n    }\n",
@@ -358,10 +349,7 @@ func TestVerifyObjectParamOwnClass(t *testing.T) {
 	tail := "        }\n        return b.size - size;\n    }\n"
 	fixed := head + "            return 0;\n" + tail
 	src := "package org.b;\n\npublic class Box {\n    private final int size;\n    public Box(int size) { this.size = size; }\n" + fixed + "}\n"
-	gitDir, commit := gitProject(t, map[string]string{"src/main/java/org/b/Box.java": src})
-	repos := t.TempDir()
-	testcheck.Must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__box.git")))
-	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	commit := oneProject(t, &opts, "box", map[string]string{"src/main/java/org/b/Box.java": src})
 	p := corpus.Pair{PairID: "box-1", ErrorType: corpus.IllegalArgument, Generator: "hand",
 		BuggyMethod: head + "            throw new IllegalArgumentException(\"same size\");\n" + tail, FixedMethod: fixed,
 		Source: &corpus.Source{Repo: "demo/box", Commit: commit, Path: "src/main/java/org/b/Box.java", Span: corpus.Span{Start: 6, End: 15}}}

@@ -130,6 +130,18 @@ func TestPipelineStopsOnEmitError(t *testing.T) {
 // twoProjects puts the demo shelf project and the fault project in a
 // repository folder of their own and points opts at it; it returns their
 // commits.
+// oneProject makes files a git project (gitProject), links it into a
+// repos folder as demo/name, points opts at that folder with a cache of
+// its own, and returns the commit.
+func oneProject(t *testing.T, opts *Options, name string, files map[string]string) string {
+	t.Helper()
+	gitDir, commit := gitProject(t, files)
+	repos := t.TempDir()
+	testcheck.Must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__"+name+".git")))
+	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	return commit
+}
+
 func twoProjects(t *testing.T, opts *Options) (shelfCommit, detCommit string) {
 	t.Helper()
 	shelfGit, shelfCommit := demoGit(t)

@@ -214,10 +214,7 @@ public class Node {
 // separate javac layers), and each is confirmed by (c) with a null string.
 func TestVerifyRealNameLinks(t *testing.T) {
 	opts := needJDK(t)
-	gitDir, commit := gitProject(t, linkProject)
-	repos := t.TempDir()
-	testcheck.Must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__link.git")))
-	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	commit := oneProject(t, &opts, "link", linkProject)
 	pair := func(id, name string, start, end int, self string) corpus.Pair {
 		head := "    public int " + name + "(String s) {\n"
 		body := self + "        return new Visitor().visit(" + map[bool]string{true: "self", false: "this"}[self != ""] + ")"
@@ -269,10 +266,7 @@ public class Outer {
 // search stopped at a harness error).
 func TestVerifyStaticNestedReceiver(t *testing.T) {
 	opts := needJDK(t)
-	gitDir, commit := gitProject(t, nestedProject)
-	repos := t.TempDir()
-	testcheck.Must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__nest.git")))
-	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	commit := oneProject(t, &opts, "nest", nestedProject)
 	p := corpus.Pair{PairID: "nest-1", ErrorType: corpus.NullPointer, Generator: "hand",
 		BuggyMethod: "        public int count(String s) {\n            return base + s.length();\n        }\n",
 		FixedMethod: "        public int count(String s) {\n            return base + (s == null ? 0 : s.length());\n        }\n",

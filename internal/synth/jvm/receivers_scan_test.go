@@ -81,10 +81,7 @@ func TestScanSubtypesDeep(t *testing.T) {
 // not a").
 func TestVerifyDeepAbstractReceiver(t *testing.T) {
 	opts := needJDK(t)
-	gitDir, commit := gitProject(t, deepProject)
-	repos := t.TempDir()
-	testcheck.Must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__deep.git")))
-	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	commit := oneProject(t, &opts, "deep", deepProject)
 	head := "    public int width(String s) {\n        if (s.length() > 3) {\n"
 	p := corpus.Pair{PairID: "deep-1", ErrorType: corpus.IllegalArgument, Generator: "hand",
 		BuggyMethod: head + "            throw new IllegalArgumentException(\"too long: \" + s);\n        }\n        return s.length();\n    }\n",

@@ -2,12 +2,9 @@ package jvm
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/synth/corpus"
-	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // TestVerifySkipsUnbuiltReceiver: Gate's constructor throws for every
@@ -24,10 +21,7 @@ func TestVerifySkipsUnbuiltReceiver(t *testing.T) {
 	fixed := fmt.Sprintf(body, "return 3;")
 	src := "package org.g;\n\npublic class Gate {\n    public Gate(int n) {\n        if (n > 0) {\n            throw new IllegalStateException(\"closed\");\n        }\n    }\n\n" +
 		"    public static Gate open() {\n        return new Gate(0);\n    }\n\n" + fixed + "}\n"
-	gitDir, commit := gitProject(t, map[string]string{"src/main/java/org/g/Gate.java": src})
-	repos := t.TempDir()
-	testcheck.Must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__gate.git")))
-	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	commit := oneProject(t, &opts, "gate", map[string]string{"src/main/java/org/g/Gate.java": src})
 	p := corpus.Pair{PairID: "gate-1", ErrorType: corpus.IllegalArgument, Generator: "hand", BuggyMethod: buggy, FixedMethod: fixed,
 		Source: &corpus.Source{Repo: "demo/gate", Commit: commit, Path: "src/main/java/org/g/Gate.java", Span: corpus.Span{Start: 14, End: 19}}}
 	e := verifyOne(t, p, opts)

@@ -1,14 +1,11 @@
 package jvm
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/benchforge/benchforge/internal/synth/corpus"
-	"github.com/benchforge/benchforge/internal/testcheck"
 )
 
 // TestStateNames: the receiver_state rule applies when the changed lines
@@ -52,10 +49,7 @@ func TestVerifyReceiverState(t *testing.T) {
 	src := "package org.s;\n\npublic class KV {\n    private final String key;\n    private final String value;\n\n" +
 		"    public KV(String key, String value) {\n        this.key = key;\n        this.value = value;\n    }\n\n" +
 		"    public int hashCode() {\n        int h = key == null ? 0 : key.hashCode();\n        return 31 * h + value.length();\n    }\n}\n"
-	gitDir, commit := gitProject(t, map[string]string{"src/main/java/org/s/KV.java": src})
-	repos := t.TempDir()
-	testcheck.Must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__kv.git")))
-	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	commit := oneProject(t, &opts, "kv", map[string]string{"src/main/java/org/s/KV.java": src})
 	p := corpus.Pair{PairID: "kv-1", ErrorType: corpus.NullPointer, Generator: "hand",
 		BuggyMethod: "    public int hashCode() {\n        int h = key.hashCode();\n        return 31 * h + value.length();\n    }\n",
 		FixedMethod: "    public int hashCode() {\n        int h = key == null ? 0 : key.hashCode();\n        return 31 * h + value.length();\n    }\n",
@@ -82,10 +76,7 @@ func TestVerifySelfArgument(t *testing.T) {
 	buggy := strings.Replace(body, "%s", `throw new IllegalArgumentException("illegal obj: " + obj);`, 1)
 	fixed := strings.Replace(body, "%s", "return true;", 1)
 	src := "package org.b;\n\npublic class Box {\n    private final int size;\n\n    public Box(int size) {\n        this.size = size;\n    }\n\n" + fixed + "\n    public int hashCode() {\n        return size;\n    }\n}\n"
-	gitDir, commit := gitProject(t, map[string]string{"src/main/java/org/b/Box.java": src})
-	repos := t.TempDir()
-	testcheck.Must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__box.git")))
-	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	commit := oneProject(t, &opts, "box", map[string]string{"src/main/java/org/b/Box.java": src})
 	p := corpus.Pair{PairID: "self-1", ErrorType: corpus.IllegalArgument, Generator: "hand", BuggyMethod: buggy, FixedMethod: fixed,
 		Source: &corpus.Source{Repo: "demo/box", Commit: commit, Path: "src/main/java/org/b/Box.java", Span: corpus.Span{Start: 10, End: 15}}}
 	e := verifyOne(t, p, opts)

@@ -2,7 +2,6 @@ package jvm
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,10 +62,7 @@ var variantProject = map[string]string{
 // compile fails alone. Frames name the real method at its real line.
 func TestVerifyVariantsShareFile(t *testing.T) {
 	opts := needJDK(t)
-	gitDir, commit := gitProject(t, variantProject)
-	repos := t.TempDir()
-	testcheck.Must(t, os.Symlink(gitDir, filepath.Join(repos, "demo__var.git")))
-	opts.Projects = &ProjectSource{Repos: repos, JarDir: "", CacheDir: t.TempDir()}
+	commit := oneProject(t, &opts, "var", variantProject)
 	src := func(start, end int) *corpus.Source {
 		return &corpus.Source{Repo: "demo/var", Commit: commit, Path: "src/main/java/org/var/Chain.java", Span: corpus.Span{Start: start, End: end}}
 	}
